@@ -1,0 +1,1 @@
+"""Streamlit glue for the S3KG Workbench dashboard (may import streamlit)."""

