@@ -1,0 +1,150 @@
+"""Reading knowledge graphs from text cells and pair files.
+
+A KG cell is a JSON or Python-literal list of ``[head, relation, tail]`` lists, the format of the
+S3KG authors' released files. Parsing is strict (``json`` then ``ast.literal_eval``, never
+``eval``); items that are not three strings are dropped and counted, never guessed at.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import InputFormatError, KGParseError
+from .types import Triple
+
+__all__ = ["PairRow", "parse_kg_cell", "read_pairs_csv"]
+
+PAIR_COLUMNS = ("id", "kg_1", "kg_2")
+
+
+def _loads(cell: str) -> Any:
+    try:
+        return json.loads(cell)
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(cell)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+        raise KGParseError(
+            f"not a JSON or Python list of [head, relation, tail]: {cell[:60]!r}"
+            f"{'...' if len(cell) > 60 else ''} ({type(exc).__name__})"
+        ) from exc
+
+
+def parse_kg_cell(cell: str | None) -> tuple[list[Triple], int]:
+    """Parse one KG cell into triples.
+
+    Parameters
+    ----------
+    cell
+        Text such as ``'[["a", "r", "b"]]'`` or ``"[('a', 'r', 'b')]"``. ``None`` or a blank
+        cell is an empty KG.
+
+    Returns
+    -------
+    triples, dropped
+        The triples, and how many items were dropped for not being three strings.
+
+    Raises
+    ------
+    KGParseError
+        If the cell is not a list (or tuple) at all.
+
+    Examples
+    --------
+    >>> parse_kg_cell('[["He", "preached_in", "Otisville"]]')
+    ([Triple(head='He', relation='preached_in', tail='Otisville')], 0)
+    >>> parse_kg_cell("[('a', 'r', 'b'), ('only', 'two'), ['a', 'r', 'b', 'c']]")
+    ([Triple(head='a', relation='r', tail='b')], 2)
+    >>> parse_kg_cell("")
+    ([], 0)
+    >>> parse_kg_cell('[["a", "r", "b"]]137')
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.KGParseError: not a JSON or Python list of [head, relation, tail]: ...
+    """
+    if cell is None or not cell.strip():
+        return [], 0
+    value = _loads(cell.strip())
+    if not isinstance(value, list | tuple):
+        raise KGParseError(f"a KG cell must hold a list of triples; got {type(value).__name__}")
+    triples: list[Triple] = []
+    dropped = 0
+    for item in value:
+        if (
+            isinstance(item, list | tuple)
+            and len(item) == 3
+            and all(isinstance(part, str) for part in item)
+        ):
+            triples.append(Triple(item[0], item[1], item[2]))
+        else:
+            dropped += 1
+    return triples, dropped
+
+
+@dataclass
+class PairRow:
+    """One row of a pair file, parsed as far as it goes.
+
+    ``status`` is ``"ok"`` or why the pair cannot be scored (``"unparseable_kg_1"``, ...).
+    """
+
+    id: str
+    kg_1: list[Triple] = field(default_factory=list)
+    kg_2: list[Triple] = field(default_factory=list)
+    status: str = "ok"
+    dropped: int = 0
+    extra_fields: int = 0
+    replaced_bytes: bool = False
+
+
+def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
+    """Read a CSV with columns ``id,kg_1,kg_2`` (others are ignored), one :class:`PairRow` each.
+
+    Bytes that are not UTF-8 are replaced (U+FFFD) and flagged on their row; a row with more
+    fields than the header (a glued next row, a stray comma) is flagged with ``extra_fields``.
+
+    Raises
+    ------
+    InputFormatError
+        If the file cannot be read or lacks one of the required columns.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    text = raw.decode("utf-8-sig", errors="replace")
+    csv.field_size_limit(sys.maxsize)
+    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="__extra__")
+    header = reader.fieldnames or []
+    missing = [c for c in PAIR_COLUMNS if c not in header]
+    if missing:
+        raise InputFormatError(
+            f"{path.name}: missing column(s) {', '.join(missing)}; expected "
+            f"{', '.join(PAIR_COLUMNS)} (other columns are ignored), "
+            f"found {', '.join(header) or 'no header'}"
+        )
+    for number, record in enumerate(reader, start=1):
+        row = PairRow(id=(record.get("id") or "").strip() or f"row{number}")
+        extra = record.get("__extra__")
+        row.extra_fields = len(extra) if isinstance(extra, list) else 0
+        row.replaced_bytes = any("\ufffd" in (record.get(c) or "") for c in PAIR_COLUMNS)
+        for side, column in ((1, "kg_1"), (2, "kg_2")):
+            try:
+                triples, dropped = parse_kg_cell(record.get(column))
+            except KGParseError:
+                if row.status == "ok":
+                    row.status = f"unparseable_kg_{side}"
+                continue
+            row.dropped += dropped
+            setattr(row, column, triples)
+        yield row
