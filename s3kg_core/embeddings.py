@@ -184,6 +184,9 @@ class SentenceTransformerEncoder:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 try:
                     from sentence_transformers import SentenceTransformer
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()
 
                     self._model = SentenceTransformer(
                         str(self.model_dir), device=self.device, local_files_only=True

@@ -143,6 +143,8 @@ class KGScorer:
         An :class:`S3KGConfig`; keyword ``overrides`` replace its fields.
     cache
         An :class:`EmbeddingCache` to share (for example one persisted on disk or in DuckDB).
+    block_pairs
+        Pairs per encoding block (progress is reported after each block).
 
     Examples
     --------
@@ -164,8 +166,12 @@ class KGScorer:
         config: S3KGConfig | None = None,
         *,
         cache: EmbeddingCache | None = None,
+        block_pairs: int = _BLOCK_PAIRS,
         **overrides: Any,
     ) -> None:
+        if block_pairs < 1:
+            raise ConfigError(f"block_pairs must be >= 1; got {block_pairs}")
+        self.block_pairs = block_pairs
         base = config or S3KGConfig()
         if overrides:
             fields = {**base.__dict__, **overrides}
@@ -308,9 +314,9 @@ class KGScorer:
     ) -> list[ScoreResult]:
         """Score a list of ``(t1, t2)`` pairs.
 
-        Pairs are processed in blocks of 1,024: each block's distinct triple sentences are
-        encoded in one batch, then its distinct labels in another; strings already in the
-        cache are never encoded again.
+        Pairs are processed in blocks (``block_pairs``, 1,024 by default): each block's
+        distinct triple sentences are encoded in one batch, then its distinct labels in
+        another; strings already in the cache are never encoded again.
 
         Parameters
         ----------
@@ -328,8 +334,8 @@ class KGScorer:
         enc_before = self.cache.stats.seconds
         prepared = [self._prepare(t1, t2) for t1, t2 in pairs]
         results: list[ScoreResult] = []
-        for lo in range(0, len(prepared), _BLOCK_PAIRS):
-            block = prepared[lo : lo + _BLOCK_PAIRS]
+        for lo in range(0, len(prepared), self.block_pairs):
+            block = prepared[lo : lo + self.block_pairs]
             live = [p for p in block if p.status == "ok"]
             self.cache.add(s for p in live for s in (*p.one.sentences, *p.two.sentences))
             for p in live:
