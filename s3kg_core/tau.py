@@ -3,7 +3,7 @@
 Every gold and answer triple is normalised (as in S3KG's paper mode) and embedded as the sentence
 ``"head relation tail"``. Pairs with cosine >= ``triple_threshold`` (0.76) are aligned one-to-one,
 best first. The rest are compared part by part, each part matching when equal or when its label
-embeddings have cosine >= ``component_threshold`` (0.65, S3KG's alignment tau):
+embeddings have cosine >= ``component_threshold`` (by default the same 0.76):
 
 - relation mismatch: head and tail match, the relation differs;
 - entity mismatch: the relation matches and an entity differs (or head and tail are swapped);
@@ -90,7 +90,7 @@ class TauResult:
     extra: tuple[Triple, ...] = ()
     missing: tuple[Triple, ...] = ()
     triple_threshold: float = 0.76
-    component_threshold: float = 0.65
+    component_threshold: float = 0.76
     encoder: str = ""
 
     def counts(self) -> dict[str, int]:
@@ -163,7 +163,7 @@ class TauResult:
             extra=tuple(Triple.from_any(t) for t in data.get("extra", ())),
             missing=tuple(Triple.from_any(t) for t in data.get("missing", ())),
             triple_threshold=float(data.get("triple_threshold", 0.76)),
-            component_threshold=float(data.get("component_threshold", 0.65)),
+            component_threshold=float(data.get("component_threshold", 0.76)),
             encoder=str(data.get("encoder", "")),
         )
 
@@ -197,7 +197,10 @@ class TripletAnalyzer:
     triple_threshold
         Sentence cosine for two triples to be aligned (0.76).
     component_threshold
-        Label cosine for two heads, relations or tails to match (0.65).
+        Label cosine for two heads, relations or tails to match (0.76). Single words are a hard
+        case for sentence encoders: with MiniLM "france"/"germany" have cosine 0.75 and
+        "discover"/"find" 0.61, so no threshold separates synonyms from substitutes; 0.76 errs
+        on the side of reporting a mismatch, which the Annotate page lets people check.
     cache
         An :class:`EmbeddingCache` to share with a :class:`~s3kg_core.s3kg.KGScorer`.
     lemmatize
@@ -212,7 +215,7 @@ class TripletAnalyzer:
         encoder: str | Encoder = "minilm",
         *,
         triple_threshold: float = 0.76,
-        component_threshold: float = 0.65,
+        component_threshold: float = 0.76,
         cache: EmbeddingCache | None = None,
         lemmatize: bool = True,
         verify_components: bool = True,
@@ -339,7 +342,7 @@ def tau_analyse(
     *,
     encoder: str | Encoder = "minilm",
     triple_threshold: float = 0.76,
-    component_threshold: float = 0.65,
+    component_threshold: float = 0.76,
 ) -> TauResult:
     """Explain one answer's KG against its gold KG (see :class:`TripletAnalyzer`).
 

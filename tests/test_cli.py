@@ -1,0 +1,185 @@
+"""Tests of the s3kg command line (s3kg_core.cli)."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from s3kg_core.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+PAWS = "s3kg_release/benchmarks_kgs/paws_wiki_400_KGs.csv"
+
+
+def _write_pairs(path: Path, rows: list[list[str]], header=("id", "kg_1", "kg_2")) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+KG = json.dumps([["Griese", "was_injured_in", "season"], ["Griese", "relieved_by", "Grossman"]])
+
+
+def test_scores_good_and_bad_rows_without_stopping(tmp_path):
+    src = _write_pairs(
+        tmp_path / "in.csv",
+        [
+            ["a", KG, KG],
+            ["b", "[]", KG],
+            ["c", KG, "[]"],
+            ["d", KG, '[["x", "r", "y"]]137'],
+            ["e", "[('a', 'r')]", KG],
+            ["f", str([["a", "r", "b"], ["too", "many", "parts", "here"]]), KG],
+        ],
+    )
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = _read(out)
+    assert list(rows[0]) == ["id", "s_wl", "s_sbert", "s3kg", "status"]
+    status = {r["id"]: r["status"] for r in rows}
+    assert status == {
+        "a": "ok",
+        "b": "empty_kg_1",
+        "c": "empty_kg_2",
+        "d": "unparseable_kg_2",
+        "e": "empty_kg_1",
+        "f": "ok",
+    }
+    assert float(rows[0]["s3kg"]) == pytest.approx(1.0, abs=1e-6)
+    for r in rows[1:5]:
+        assert (float(r["s_wl"]), float(r["s_sbert"]), float(r["s3kg"])) == (0.0, 0.0, 0.0)
+    summary = result.output.strip().splitlines()[-1]
+    assert summary.startswith("scored 2/6 pairs")
+    assert "2 malformed triples dropped" in summary
+    assert "signature mode:paper|enc:minilm@" in summary and summary.endswith("|alpha:0.5")
+
+
+def test_non_utf8_bytes_and_ragged_rows_are_reported(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_bytes(
+        b'id,kg_1,kg_2\n1,"[[""caf\xe9"", ""serves"", ""tea""]]","[[""cafe"", ""serves"", ""tea""]]"\n'
+        b'2,"[[""a"", ""r"", ""b""]]","[[""a"", ""r"", ""b""]]",glued,fields\n'
+    )
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [r["status"] for r in _read(out)] == ["ok", "ok"]
+    assert "1 rows with non-UTF-8 bytes replaced" in result.output
+    assert "1 rows with extra fields" in result.output
+
+
+def test_missing_column_is_a_one_line_error_and_keeps_old_output(tmp_path):
+    src = _write_pairs(tmp_path / "in.csv", [["1", KG]], header=("id", "kg_1"))
+    out = tmp_path / "out.csv"
+    out.write_text("previous results\n")
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: in.csv: missing column(s) kg_2")
+    assert "found id, kg_1" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert out.read_text() == "previous results\n"
+
+
+def test_unknown_encoder_is_a_clean_error(tmp_path):
+    src = _write_pairs(tmp_path / "in.csv", [["1", KG, KG]])
+    result = CliRunner().invoke(
+        cli, ["pairs", "score", str(src), "-o", str(tmp_path / "o.csv"), "--encoder", "nope"]
+    )
+    assert result.exit_code == 1
+    assert "Error: unknown encoder 'nope'" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--alpha", "1.5"), ("--tau", "-0.1"), ("--wl-iterations", "0")]
+)
+def test_out_of_range_options_are_usage_errors(tmp_path, option, value):
+    src = _write_pairs(tmp_path / "in.csv", [["1", KG, KG]])
+    result = CliRunner().invoke(
+        cli, ["pairs", "score", str(src), "-o", str(tmp_path / "o.csv"), option, value]
+    )
+    assert result.exit_code == 2
+    assert option in result.output
+
+
+def test_alpha_changes_the_blend_but_not_the_components(tmp_path):
+    other = json.dumps([["Griese", "was_injured_in", "season"], ["Grossman", "relieved", "Griese"]])
+    src = _write_pairs(tmp_path / "in.csv", [["1", KG, other]])
+    runs = {}
+    for alpha in ("0", "1"):
+        out = tmp_path / f"o{alpha}.csv"
+        assert (
+            CliRunner()
+            .invoke(cli, ["pairs", "score", str(src), "-o", str(out), "--alpha", alpha])
+            .exit_code
+            == 0
+        )
+        runs[alpha] = _read(out)[0]
+    assert runs["0"]["s_wl"] == runs["1"]["s_wl"]
+    assert float(runs["0"]["s3kg"]) == pytest.approx(float(runs["0"]["s_wl"]))
+    assert float(runs["1"]["s3kg"]) == pytest.approx(float(runs["1"]["s_sbert"]))
+
+
+@pytest.mark.shared_data
+def test_kgx_no_align_reproduces_published_pure_wl(tmp_path, shared_data):
+    src_rows = [r for r in _read(shared_data / PAWS) if r["id"] in {"0", "2", "9", "12"}]
+    src = _write_pairs(tmp_path / "in.csv", [[r["id"], r["kg_1"], r["kg_2"]] for r in src_rows])
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(
+        cli, ["pairs", "score", str(src), "-o", str(out), "--mode", "kgx", "--no-align"]
+    )
+    assert result.exit_code == 0, result.output
+    got = {r["id"]: float(r["s_wl"]) for r in _read(out)}
+    expected = {
+        "0": 0.8333333333333334,
+        "2": 0.3333333333333333,
+        "9": 0.6708203932499369,
+        "12": 0.4444444444444444,
+    }
+    assert got == pytest.approx(expected, abs=1e-9)
+    assert "mode:kgx" in result.output and "align:no" in result.output
+
+
+def test_help_texts_name_every_option():
+    runner = CliRunner()
+    top = runner.invoke(cli, ["--help"])
+    assert top.exit_code == 0 and "pairs" in top.output
+    sub = runner.invoke(cli, ["pairs", "score", "--help"])
+    assert sub.exit_code == 0
+    for option in (
+        "--output",
+        "--mode",
+        "--no-align",
+        "--encoder",
+        "--alpha",
+        "--tau",
+        "--wl-iterations",
+    ):
+        assert option in sub.output
+
+
+def test_python_dash_m_runs_the_same_cli():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "s3kg_core", "pairs", "score", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage: s3kg pairs score" in proc.stdout
