@@ -70,7 +70,8 @@ def test_scores_good_and_bad_rows_without_stopping(tmp_path):
 def test_non_utf8_bytes_and_ragged_rows_are_reported(tmp_path):
     src = tmp_path / "in.csv"
     src.write_bytes(
-        b'id,kg_1,kg_2\n1,"[[""caf\xe9"", ""serves"", ""tea""]]","[[""cafe"", ""serves"", ""tea""]]"\n'
+        b"id,kg_1,kg_2\n"
+        b'1,"[[""caf\xe9"", ""serves"", ""tea""]]","[[""cafe"", ""serves"", ""tea""]]"\n'
         b'2,"[[""a"", ""r"", ""b""]]","[[""a"", ""r"", ""b""]]",glued,fields\n'
     )
     out = tmp_path / "out.csv"
