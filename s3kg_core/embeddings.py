@@ -186,7 +186,7 @@ class SentenceTransformerEncoder:
                     from sentence_transformers import SentenceTransformer
                     from transformers.utils import logging as hf_logging
 
-                    hf_logging.disable_progress_bar()
+                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
                     self._model = SentenceTransformer(
                         str(self.model_dir), device=self.device, local_files_only=True
@@ -200,7 +200,11 @@ class SentenceTransformerEncoder:
     @property
     def dim(self) -> int:
         """Embedding dimension."""
-        return int(self._load().get_sentence_embedding_dimension())
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None) or (
+            model.get_sentence_embedding_dimension
+        )
+        return int(getter())
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Encode texts into unit-norm float32 rows (shape ``(n, dim)``)."""
@@ -245,7 +249,7 @@ class CacheStats:
     """Counters of an :class:`EmbeddingCache`."""
 
     encoded: int = 0
-    hits: int = 0
+    hits: int = 0  # lookups served without encoding
     calls: int = 0
     seconds: float = 0.0
 
@@ -325,8 +329,8 @@ class EmbeddingCache:
 
     def rows(self, texts: Sequence[str]) -> np.ndarray:
         """Row numbers of ``texts`` in :attr:`matrix`, encoding the missing ones first."""
-        self.add(texts)
-        self.stats.hits += len(texts)
+        new = self.add(texts)
+        self.stats.hits += max(0, len(texts) - new)
         return np.fromiter((self._index[t] for t in texts), dtype=np.int64, count=len(texts))
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
@@ -342,11 +346,11 @@ class EmbeddingCache:
 
     def update(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
         """Add precomputed vectors (for example read back from a database)."""
-        texts, vecs = [], []
+        fresh: dict[str, np.ndarray] = {}
         for text, vec in items:
-            if text not in self._index:
-                texts.append(text)
-                vecs.append(np.asarray(vec, dtype=np.float32))
+            if text not in self._index and text not in fresh:
+                fresh[text] = np.asarray(vec, dtype=np.float32)
+        texts, vecs = list(fresh), list(fresh.values())
         if texts:
             for i, text in enumerate(texts, start=self._n):
                 self._index[text] = i

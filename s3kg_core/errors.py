@@ -8,10 +8,14 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "CorruptDatabaseError",
+    "DatabaseError",
+    "DatabaseLockedError",
     "EncoderError",
     "EncoderNotFoundError",
     "InputFormatError",
     "KGParseError",
+    "MappingError",
     "S3KGError",
     "TripleError",
 ]
@@ -43,3 +47,19 @@ class EncoderError(S3KGError, RuntimeError):
 
 class EncoderNotFoundError(EncoderError, FileNotFoundError):
     """The requested encoder is neither a packaged model nor a local model directory."""
+
+
+class DatabaseError(S3KGError, RuntimeError):
+    """The DuckDB store cannot be used (see the subclasses)."""
+
+
+class DatabaseLockedError(DatabaseError):
+    """Another process holds the database file's write lock."""
+
+
+class CorruptDatabaseError(DatabaseError):
+    """The database file is not a DuckDB database, or was written by a newer schema."""
+
+
+class MappingError(InputFormatError):
+    """A column mapping names columns the input does not have."""

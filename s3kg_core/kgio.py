@@ -110,7 +110,8 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
     """Read a CSV with columns ``id,kg_1,kg_2`` (others are ignored), one :class:`PairRow` each.
 
     Bytes that are not UTF-8 are replaced (U+FFFD) and flagged on their row; a row with more
-    fields than the header (a glued next row, a stray comma) is flagged with ``extra_fields``.
+    fields than the header (a glued next row, a stray comma) is flagged with ``extra_fields``;
+    a row too short to reach a KG column gets status ``missing_kg_1`` or ``missing_kg_2``.
 
     Raises
     ------
@@ -122,9 +123,12 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    text = raw.decode("utf-8-sig", errors="replace")
+    try:
+        text, lossy = raw.decode("utf-8-sig"), False
+    except UnicodeDecodeError:
+        text, lossy = raw.decode("utf-8-sig", errors="replace"), True
     csv.field_size_limit(sys.maxsize)
-    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="__extra__")
+    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="__extra__", restval=None)
     header = reader.fieldnames or []
     missing = [c for c in PAIR_COLUMNS if c not in header]
     if missing:
@@ -137,8 +141,12 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
         row = PairRow(id=(record.get("id") or "").strip() or f"row{number}")
         extra = record.get("__extra__")
         row.extra_fields = len(extra) if isinstance(extra, list) else 0
-        row.replaced_bytes = any("\ufffd" in (record.get(c) or "") for c in PAIR_COLUMNS)
+        row.replaced_bytes = lossy and any("\ufffd" in (record.get(c) or "") for c in PAIR_COLUMNS)
         for side, column in ((1, "kg_1"), (2, "kg_2")):
+            if record.get(column) is None:  # the row ended before this column
+                if row.status == "ok":
+                    row.status = f"missing_kg_{side}"
+                continue
             try:
                 triples, dropped = parse_kg_cell(record.get(column))
             except KGParseError:

@@ -2,8 +2,11 @@
 
 A label becomes comparable text: ``_`` replaced with a space, whitespace collapsed and stripped,
 lowercased, and every alphabetic token lemmatised with lemminflect. Lemmatisation is dictionary
-based and context free (a label is a short phrase, not a sentence): a token takes its noun lemma
-if it has one, else its adjective, verb, auxiliary or adverb lemma, else stays as it is.
+based and needs no tagger (a label is a short phrase, not a sentence); the label's role in the
+triple stands in for the part of speech. In an entity label a token takes its noun lemma if it has
+one, else its adjective, verb, auxiliary or adverb lemma; in a relation label adjective, verb and auxiliary
+lemmas come before the noun ("lives_in" -> "live in", not "life in"; "born_in" stays "born in",
+not "bear in"). A token with no lemma stays as it is.
 """
 
 from __future__ import annotations
@@ -11,30 +14,36 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Literal
 
 from .types import Triple
 
 __all__ = ["normalization_name", "normalize_label", "normalize_triples"]
 
+Role = Literal["entity", "relation"]
+
 _SPACE = re.compile(r"\s+")
-_UPOS_ORDER = ("NOUN", "ADJ", "VERB", "AUX", "ADV")
+_UPOS_ORDER = {
+    "entity": ("NOUN", "ADJ", "VERB", "AUX", "ADV"),
+    "relation": ("ADJ", "VERB", "AUX", "NOUN", "ADV"),
+}
 
 
 @lru_cache(maxsize=200_000)
-def _lemma(token: str) -> str:
+def _lemma(token: str, role: str) -> str:
     if not token.isalpha():
         return token
     from lemminflect import getAllLemmas
 
     lemmas = getAllLemmas(token)
-    for upos in _UPOS_ORDER:
+    for upos in _UPOS_ORDER[role]:
         if lemmas.get(upos):
             return str(lemmas[upos][0])
     return token
 
 
 @lru_cache(maxsize=200_000)
-def normalize_label(label: str, *, lemmatize: bool = True) -> str:
+def normalize_label(label: str, *, lemmatize: bool = True, role: Role = "entity") -> str:
     """Normalise one entity or relation label.
 
     Parameters
@@ -44,6 +53,8 @@ def normalize_label(label: str, *, lemmatize: bool = True) -> str:
     lemmatize
         Lemmatise every alphabetic token (default). Without it only case, underscores and
         whitespace are normalised.
+    role
+        ``"entity"`` (heads and tails: noun lemmas first) or ``"relation"`` (verb lemmas first).
 
     Returns
     -------
@@ -52,8 +63,10 @@ def normalize_label(label: str, *, lemmatize: bool = True) -> str:
 
     Examples
     --------
-    >>> normalize_label("Preached_in")
+    >>> normalize_label("Preached_in", role="relation")
     'preach in'
+    >>> normalize_label("lives_in", role="relation"), normalize_label("lives")
+    ('live in', 'life')
     >>> normalize_label("  North_Branch  Districts ")
     'north branch district'
     >>> normalize_label("Was__Injured_In", lemmatize=False)
@@ -62,9 +75,11 @@ def normalize_label(label: str, *, lemmatize: bool = True) -> str:
     ''
     """
     text = _SPACE.sub(" ", label.replace("_", " ")).strip().lower()
+    if role not in _UPOS_ORDER:
+        raise ValueError(f"role must be 'entity' or 'relation'; got {role!r}")
     if not lemmatize or not text:
         return text
-    return " ".join(_lemma(token) for token in text.split(" "))
+    return " ".join(_lemma(token, role) for token in text.split(" "))
 
 
 def normalize_triples(triples: Iterable[Triple], *, lemmatize: bool = True) -> tuple[Triple, ...]:
@@ -81,7 +96,7 @@ def normalize_triples(triples: Iterable[Triple], *, lemmatize: bool = True) -> t
     for t in triples:
         norm = Triple(
             normalize_label(t.head, lemmatize=lemmatize),
-            normalize_label(t.relation, lemmatize=lemmatize),
+            normalize_label(t.relation, lemmatize=lemmatize, role="relation"),
             normalize_label(t.tail, lemmatize=lemmatize),
         )
         if norm.head and norm.relation and norm.tail:

@@ -7,6 +7,7 @@ once, in large batches.
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -67,7 +68,7 @@ class S3KGConfig:
         if self.mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {self.mode!r}")
         check_alpha(self.alpha)
-        if not isinstance(self.tau, int | float) or not 0.0 <= self.tau <= 1.0:
+        if not isinstance(self.tau, numbers.Real) or not 0.0 <= float(self.tau) <= 1.0:
             raise ConfigError(f"tau must be a number in [0, 1]; got {self.tau!r}")
         if not isinstance(self.wl_iterations, int) or not 1 <= self.wl_iterations <= 50:
             raise ConfigError(
@@ -220,6 +221,15 @@ class KGScorer:
         idx, _ = best_matches(
             m[self.cache.rows(pair.one.sentences)], m[self.cache.rows(pair.two.sentences)]
         )
+        if self.config.mode == "paper":
+            # A T1 triple that occurs verbatim in T2 picks it, whatever near-duplicates with
+            # identical vectors say (MiniLM ignores accents: "josé" and "jose" embed alike).
+            exact: dict[str, int] = {}
+            for j, sentence in enumerate(pair.two.sentences):
+                exact.setdefault(sentence, j)
+            idx = np.array(
+                [exact.get(s, int(i)) for s, i in zip(pair.one.sentences, idx, strict=True)]
+            )
         pair.picks = list(dict.fromkeys(int(i) for i in idx))
 
     def _labels(self, pair: _Pair) -> list[str]:
@@ -263,10 +273,18 @@ class KGScorer:
                 variant="paper",
             )
         else:
-            edges_1 = kgx_graph((t.head, t.relation, t.tail) for t in one)
-            edges_2 = kgx_graph((t.head, t.relation, t.tail) for t in two)
+            # The released code relabels nodes through one map merged as
+            # {**entity_map, **relation_map}: a node whose label is also a relation label of its
+            # graph takes the relation's id. Reproduced on purpose.
+            merged_1 = {**ents.ids_1, **rels.ids_1}
+            merged_2 = {**ents.ids_2, **rels.ids_2}
             s_wl = wl_kernel(
-                edges_1, ents.ids_1, edges_2, ents.ids_2, cfg.wl_iterations, variant="kgx"
+                kgx_graph((t.head, t.relation, t.tail) for t in one),
+                {n: merged_1[n] for n in ents.ids_1},
+                kgx_graph((t.head, t.relation, t.tail) for t in two),
+                {n: merged_2[n] for n in ents.ids_2},
+                cfg.wl_iterations,
+                variant="kgx",
             )
         m = self.cache.matrix
         mean_1 = m[self.cache.rows(pair.one.sentences)].astype(np.float64).mean(axis=0)

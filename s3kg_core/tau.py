@@ -24,6 +24,7 @@ every sentence-aligned pair counts as aligned.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -224,7 +225,7 @@ class TripletAnalyzer:
             ("triple_threshold", triple_threshold),
             ("component_threshold", component_threshold),
         ):
-            if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+            if not isinstance(value, numbers.Real) or not 0.0 <= float(value) <= 1.0:
                 raise ConfigError(f"{name} must be a number in [0, 1]; got {value!r}")
         self.encoder: Encoder = load_encoder(encoder) if isinstance(encoder, str) else encoder
         self.cache = cache if cache is not None else EmbeddingCache(self.encoder)

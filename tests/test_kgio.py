@@ -1,0 +1,260 @@
+"""Tests of s3kg_core.kgio: KG cells and pair CSV files, including the raw files' defects."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from s3kg_core.errors import InputFormatError, KGParseError
+from s3kg_core.kgio import PAIR_COLUMNS, PairRow, parse_kg_cell, read_pairs_csv
+from s3kg_core.types import Triple
+
+A = Triple("a", "r", "b")
+
+
+# -- parse_kg_cell ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cell", "triples", "dropped"),
+    [
+        ('[["He", "preached_in", "Otisville"]]', [Triple("He", "preached_in", "Otisville")], 0),
+        ("[('a', 'r', 'b')]", [A], 0),  # Python literal, as in the released files
+        ("(('a', 'r', 'b'),)", [A], 0),  # a tuple of tuples is a list of triples too
+        ('  [["a", "r", "b"], ["a", "r", "b"]]  ', [A, A], 0),  # duplicates kept (normalise later)
+        ('[["Café", "naïve", "日本"]]', [Triple("Café", "naïve", "日本")], 0),
+        ('[["", "r", "b"]]', [Triple("", "r", "b")], 0),  # strings, dropped later by normalisation
+        ("[]", [], 0),
+        ("", [], 0),
+        ("   \n ", [], 0),
+        (None, [], 0),
+    ],
+)
+def test_parse_kg_cell_valid(cell, triples, dropped):
+    assert parse_kg_cell(cell) == (triples, dropped)
+
+
+@pytest.mark.parametrize(
+    ("cell", "triples", "dropped"),
+    [
+        ("[('a', 'r', 'b'), ('only', 'two'), ['a', 'r', 'b', 'c']]", [A], 2),  # 2- and 4-part
+        ('[["a", "r"]]', [], 1),
+        ('[["a", "r", "b", "c"]]', [], 1),
+        ("[[1, 2, 3]]", [], 1),  # numbers instead of strings
+        ('[["a", "r", 3]]', [], 1),
+        ('[["a", "r", null]]', [], 1),
+        ('[["a", "r", "b"], "a r b", 7, null, {"head": "a"}]', [A], 4),
+        ('[[["a"], "r", "b"]]', [], 1),
+        ("[" * 50 + "]" * 50, [], 1),  # nested, but shallow enough to parse: one bad item
+    ],
+)
+def test_parse_kg_cell_drops_and_counts_bad_items(cell, triples, dropped):
+    assert parse_kg_cell(cell) == (triples, dropped)
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        '[["a", "r", "b"]]137',  # the next row's id glued after ]] (raw release files)
+        '[["a", "r", "b"]]137,"next paragraph"',
+        '[["a", "r", "b"]',
+        "not a list",
+        '{"a": 1}',
+        '"a string"',
+        "42",
+        "None",
+        "{('a', 'r', 'b')}",  # a set has no order
+        "__import__('os').system('echo no')",  # never evaluated
+        "[" * 100_000 + "]" * 100_000,  # deeper than either parser goes
+        "[" * 100_000,
+    ],
+)
+def test_parse_kg_cell_rejects_malformed_cells(cell):
+    with pytest.raises(KGParseError) as info:
+        parse_kg_cell(cell)
+    assert len(str(info.value)) < 200  # the message quotes the cell, truncated
+
+
+def test_parse_kg_cell_error_message_quotes_the_start_of_the_cell():
+    with pytest.raises(
+        KGParseError, match=r"not a JSON or Python list.*\[\[\"a\", \"r\", \"b\"\]\]137"
+    ):
+        parse_kg_cell('[["a", "r", "b"]]137')
+    with pytest.raises(KGParseError, match="must hold a list of triples; got dict"):
+        parse_kg_cell('{"a": 1}')
+
+
+# -- read_pairs_csv --------------------------------------------------------------------------------
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+KG_AB = '[["a", "r", "b"]]'
+KG_CD = '[["c", "s", "d"], ["c", "s"]]'
+
+
+def test_read_pairs_csv_reads_rows_and_ignores_other_columns(tmp_path):
+    path = _write_csv(
+        tmp_path / "pairs.csv",
+        ["id", "paragraph_1", "kg_1", "paragraph_2", "kg_2", "label"],
+        [
+            ["0", "A text,\nwith a newline", KG_AB, "B", KG_CD, "1"],
+            ["1", "", "", "", "[]", "0"],
+            ["  ", "", KG_AB, "", "oops", "0"],
+        ],
+    )
+    rows = list(read_pairs_csv(path))
+    assert rows[0] == PairRow(id="0", kg_1=[A], kg_2=[Triple("c", "s", "d")], dropped=1)
+    assert rows[1] == PairRow(id="1")
+    assert rows[2].id == "row3"  # a blank id is replaced by the row number
+    assert rows[2].status == "unparseable_kg_2"
+    assert rows[2].kg_1 == [A]
+    assert rows[2].kg_2 == []
+
+
+def test_read_pairs_csv_accepts_str_path_and_bom(tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbfid,kg_1,kg_2\r\n7,\"[['a','r','b']]\",[]\r\n")
+    (row,) = read_pairs_csv(str(path))
+    assert (row.id, row.kg_1, row.kg_2, row.status) == ("7", [A], [], "ok")
+
+
+def test_read_pairs_csv_first_unparseable_side_is_the_status(tmp_path):
+    path = _write_csv(tmp_path / "p.csv", ["id", "kg_1", "kg_2"], [["0", "[[", "]]x"]])
+    (row,) = read_pairs_csv(path)
+    assert row.status == "unparseable_kg_1"
+
+
+@pytest.mark.parametrize(
+    ("header", "missing", "found"),
+    [
+        (["id", "kg1", "kg2"], "kg_1, kg_2", "id, kg1, kg2"),
+        (["pair_id", "kg_1", "kg_2"], "id", "pair_id, kg_1, kg_2"),
+        (["kg_2"], "id, kg_1", "kg_2"),
+    ],
+)
+def test_read_pairs_csv_missing_columns_name_expected_and_found(tmp_path, header, missing, found):
+    path = _write_csv(tmp_path / "bad.csv", header, [["x"] * len(header)])
+    with pytest.raises(InputFormatError) as info:
+        list(read_pairs_csv(path))
+    message = str(info.value)
+    assert f"missing column(s) {missing}" in message
+    assert f"expected {', '.join(PAIR_COLUMNS)}" in message
+    assert f"found {found}" in message
+    assert "bad.csv" in message
+
+
+def test_read_pairs_csv_empty_file_has_no_header(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    with pytest.raises(InputFormatError, match="found no header"):
+        list(read_pairs_csv(path))
+
+
+def test_read_pairs_csv_missing_file(tmp_path):
+    with pytest.raises(InputFormatError, match="cannot read"):
+        list(read_pairs_csv(tmp_path / "nope.csv"))
+
+
+def test_read_pairs_csv_replaces_and_flags_non_utf8_bytes(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(
+        b"id,kg_1,kg_2\n"
+        b'0,"[[""caf\xe9"", ""r"", ""b""]]","[]"\n'  # Latin-1 e-acute: not UTF-8
+        b'1,"[[""caf\xc3\xa9"", ""r"", ""b""]]","[]"\n'  # the same in UTF-8
+    )
+    bad, good = read_pairs_csv(path)
+    assert bad.replaced_bytes is True
+    assert bad.status == "ok"
+    assert bad.kg_1 == [Triple("caf\ufffd", "r", "b")]
+    assert good.replaced_bytes is False
+    assert good.kg_1 == [Triple("café", "r", "b")]
+
+
+def test_read_pairs_csv_counts_extra_fields_of_ragged_rows(tmp_path):
+    path = tmp_path / "ragged.csv"
+    path.write_text(
+        "id,kg_1,kg_2\n"
+        '0,"[[""a"", ""r"", ""b""]]",[],stray,more\n'
+        "1,[],[]\n"
+        "2,[]\n"  # a short row: kg_2 is absent, which is not the same as an empty KG
+    )
+    rows = list(read_pairs_csv(path))
+    assert [r.extra_fields for r in rows] == [2, 0, 0]
+    assert rows[0].kg_1 == [A]
+    # Regression: a short row used to be read silently as an empty kg_2.
+    assert [r.status for r in rows] == ["ok", "ok", "missing_kg_2"]
+    assert rows[2].kg_2 == []
+
+
+def test_read_pairs_csv_real_replacement_character_is_not_flagged(tmp_path):
+    # Regression: a genuine U+FFFD in a valid UTF-8 file was reported as replaced bytes.
+    path = tmp_path / "fffd.csv"
+    path.write_text('id,kg_1,kg_2\n0,"[[""a\ufffd"", ""r"", ""b""]]",[]\n', encoding="utf-8")
+    (row,) = read_pairs_csv(path)
+    assert row.replaced_bytes is False
+    assert row.kg_1 == [Triple("a\ufffd", "r", "b")]
+
+
+def test_read_pairs_csv_glued_next_row_as_in_the_raw_release(tmp_path):
+    # In four released files a row lost its line break: the next row's id follows the closing
+    # quote of kg_2 ("]]"137), so the cell reads '[[...]]137' and the rest of that row spills
+    # into four extra fields of this one.
+    path = tmp_path / "glued.csv"
+    path.write_text(
+        "id,paragraph_1,kg_1,paragraph_2,kg_2\n"
+        '136,"P1","[[""a"", ""r"", ""b""]]","P2","[[""c"", ""s"", ""d""]]"137,'
+        '"Q1","[[""e"", ""t"", ""f""]]","Q2","[[""e"", ""t"", ""f""]]"\n'
+        '138,"R1","[[""g"", ""u"", ""h""]]","R2","[]"\n'
+    )
+    rows = list(read_pairs_csv(path))
+    assert [r.id for r in rows] == ["136", "138"]
+    glued, after = rows
+    assert glued.status == "unparseable_kg_2"
+    assert glued.extra_fields == 4
+    assert glued.kg_1 == [A]
+    assert after.status == "ok"
+    assert after.extra_fields == 0
+
+
+# -- the released files ---------------------------------------------------------------------------
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    ("name", "n_rows", "bad_id", "bad_status", "bad_extra"),
+    [
+        ("paws_wiki_400_KGs.csv", 400, None, None, None),
+        ("semantic_kg_codex_400_KGs.csv", 409, "136", "unparseable_kg_2", 4),
+        ("semantic_kg_findkg_400_KGs.csv", 404, "122", "unparseable_kg_2", 4),
+        ("semantic_kg_oregano_400_KGs.csv", 406, "67", "unparseable_kg_2", 4),
+        ("pubmedqa_ranked_faithfulness_400_KGs.csv", 406, "97", "ok", 6),
+    ],
+)
+def test_released_files_read_with_their_known_defects(
+    benchmarks_kgs, name, n_rows, bad_id, bad_status, bad_extra
+):
+    rows = list(read_pairs_csv(benchmarks_kgs / name))
+    assert len(rows) == n_rows
+    odd = [r for r in rows if r.status != "ok" or r.extra_fields]
+    assert not any(r.replaced_bytes for r in rows)
+    if bad_id is None:
+        assert odd == []
+        assert all(r.dropped == 0 for r in rows)
+        return
+    assert [(r.id, r.status, r.extra_fields) for r in odd] == [(bad_id, bad_status, bad_extra)]
+
+
+@pytest.mark.shared_data
+def test_released_paws_pair_3_is_the_identical_griese_pair(paws_rows):
+    row = paws_rows["3"]
+    assert row.kg_1 == row.kg_2
+    assert row.kg_1[0] == Triple("Griese", "was_injured_in", "season")

@@ -1,0 +1,134 @@
+"""Tests of s3kg_core.normalize: label normalisation and triple clean-up (DESIGN step 1)."""
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from s3kg_core.normalize import normalization_name, normalize_label, normalize_triples
+from s3kg_core.types import Triple
+
+PROPERTY = settings(
+    max_examples=200,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("Preached_in", "preach in"),
+        ("won_against", "win against"),
+        ("was_born_in", "be born in"),
+        ("has_relationship_with", "have relationship with"),
+        ("North_Branch  Districts", "north branch district"),
+        ("Children\tof\nmen", "child of man"),
+        ("Mice", "mouse"),
+        ("\u00a0Paris\u00a0", "paris"),  # non-breaking spaces are whitespace too
+        ("Marie  Curie", "marie curie"),
+        ("U.S._Army", "u.s. army"),  # non-alphabetic tokens are kept as they are
+        ("co-founded", "co-founded"),
+        ("2020", "2020"),
+        ("ÉCOLE_normale", "école normale"),
+        ("___", ""),
+        ("   ", ""),
+        ("", ""),
+    ],
+)
+def test_normalize_label_table(label, expected):
+    assert normalize_label(label) == expected
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("Was__Injured_In", "was injured in"),
+        ("North_Branch  Districts", "north branch districts"),
+        ("  Mice ", "mice"),
+        ("a_\t_b", "a b"),
+        ("___", ""),
+    ],
+)
+def test_normalize_label_without_lemmas(label, expected):
+    assert normalize_label(label, lemmatize=False) == expected
+
+
+def test_lemmatize_is_keyword_only():
+    with pytest.raises(TypeError):
+        normalize_label("Mice", False)  # type: ignore[misc]
+
+
+def test_normalize_triples_drops_empty_parts_and_duplicates_first_kept():
+    ts = [
+        Triple("He", "preached_in", "Otisville"),
+        Triple("x", "_", "y"),  # relation empty after normalisation
+        Triple("Griese", "was_relieved_by", "Grossman"),
+        Triple("he", "Preached in", "otisville"),  # duplicate of the first once normalised
+        Triple("  ", "r", "y"),
+    ]
+    assert normalize_triples(ts) == (
+        Triple("he", "preach in", "otisville"),
+        Triple("griese", "be relieve by", "grossman"),
+    )
+
+
+def test_normalize_triples_without_lemmas_keeps_inflections():
+    ts = [Triple("Mice", "were_eating", "Cheese"), Triple("mice", "were eating", "cheese")]
+    assert normalize_triples(ts, lemmatize=False) == (Triple("mice", "were eating", "cheese"),)
+
+
+def test_normalize_triples_of_nothing_is_empty():
+    assert normalize_triples([]) == ()
+
+
+@pytest.mark.parametrize(("lemmatize", "name"), [(True, "lemma"), (False, "lower")])
+def test_normalization_name(lemmatize, name):
+    assert normalization_name(lemmatize) == name
+
+
+_PIECES = [*"abcXYZ_ -.1éÉ", "\t", "\n", "\u00a0", "Mice", "was", "Preached", "_in_", "Districts"]
+_LABEL_TEXT = st.lists(st.sampled_from(_PIECES), max_size=10).map("".join)
+
+
+@PROPERTY
+@given(_LABEL_TEXT)
+def test_lower_normalisation_is_idempotent_and_clean(label):
+    # Without lemmas, normalisation is a projection: applying it twice changes nothing. (With
+    # lemmas it is not: "founded" -> "found" -> "find"; lemminflect's lemmas are not fixed points.)
+    once = normalize_label(label, lemmatize=False)
+    assert normalize_label(once, lemmatize=False) == once
+    assert once == once.lower()
+    assert "_" not in once
+    assert once == once.strip()
+    assert not re.search(r"\s\s", once)
+
+
+@PROPERTY
+@given(_LABEL_TEXT)
+def test_lemma_normalisation_is_clean_and_keeps_the_token_count(label):
+    # Lemmatisation works token by token: same number of tokens as the lowercased label, every
+    # non-alphabetic token unchanged, output lowercase with single spaces.
+    lower = normalize_label(label, lemmatize=False)
+    lemma = normalize_label(label)
+    assert lemma == lemma.lower()
+    assert "_" not in lemma
+    assert lemma == lemma.strip()
+    assert not re.search(r"\s\s", lemma)
+    assert len(lemma.split()) == len(lower.split())
+    for before, after in zip(lower.split(), lemma.split(), strict=True):
+        if not before.isalpha():
+            assert after == before
+
+
+@PROPERTY
+@given(st.lists(st.tuples(_LABEL_TEXT, _LABEL_TEXT, _LABEL_TEXT), max_size=6))
+def test_normalize_triples_output_is_distinct_and_non_empty(raw):
+    out = normalize_triples([Triple(*t) for t in raw])
+    assert len(set(out)) == len(out)
+    assert all(t.head and t.relation and t.tail for t in out)
+    # normalising the output again keeps every triple (nothing new becomes empty or duplicate)
+    assert len(normalize_triples(out, lemmatize=False)) == len(out)
