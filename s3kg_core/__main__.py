@@ -2,4 +2,5 @@
 
 from .cli import main
 
-main()
+if __name__ == "__main__":  # worker processes re-import this module and must not run the CLI
+    main()

@@ -4,9 +4,9 @@ A label becomes comparable text: ``_`` replaced with a space, whitespace collaps
 lowercased, and every alphabetic token lemmatised with lemminflect. Lemmatisation is dictionary
 based and needs no tagger (a label is a short phrase, not a sentence); the label's role in the
 triple stands in for the part of speech. In an entity label a token takes its noun lemma if it has
-one, else its adjective, verb, auxiliary or adverb lemma; in a relation label adjective, verb and auxiliary
-lemmas come before the noun ("lives_in" -> "live in", not "life in"; "born_in" stays "born in",
-not "bear in"). A token with no lemma stays as it is.
+one, else its adjective, verb, auxiliary or adverb lemma; in a relation label adjective, verb
+and auxiliary lemmas come before the noun ("lives_in" -> "live in", not "life in"; "born_in"
+stays "born in", not "bear in"). A token with no lemma stays as it is.
 """
 
 from __future__ import annotations

@@ -286,3 +286,25 @@ def test_cache_rejects_a_misbehaving_encoder(mode):
         cache.add(["a", "b"])
     assert len(cache) == 0
     assert "a" not in cache
+
+
+def test_worker_pool_encodes_like_one_process():
+    # Large calls go to one single-threaded process per core; the vectors must not change.
+    from s3kg_core.embeddings import SentenceTransformerEncoder, resolve_encoder
+
+    name, path = resolve_encoder("minilm")
+    single = SentenceTransformerEncoder(path, name, processes=1)
+    pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
+    texts = [f"entity {i} is located in region {i % 7}" for i in range(40)]
+    try:
+        small = pooled.encode(texts[:4])  # below pool_min_texts: no pool
+        assert pooled._pool is None
+        big = pooled.encode(texts)
+        assert pooled._pool is not None
+    finally:
+        pooled.close()
+    assert pooled._pool is None
+    ref = single.encode(texts)
+    np.testing.assert_allclose(big, ref, atol=1e-5)
+    np.testing.assert_allclose(small, ref[:4], atol=1e-5)
+    assert np.allclose(np.linalg.norm(big, axis=1), 1.0, atol=1e-5)
