@@ -17,12 +17,13 @@ import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import numpy as np
+import pandas as pd
 
 from .errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
 from .types import Triple
@@ -30,6 +31,7 @@ from .types import Triple
 __all__ = [
     "DEFAULT_DB",
     "SCHEMA_VERSION",
+    "AnswerRecord",
     "ItemRecord",
     "KGRecord",
     "ScoreRecord",
@@ -154,6 +156,19 @@ class ItemRecord:
     question: str | None = None
     context: str | None = None
     gold_answer: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerRecord:
+    """A model's answer to an item, with what the collection recorded about it."""
+
+    item_id: int
+    answer: str | None
+    seed: int | None = None
+    latency_s: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -315,11 +330,11 @@ class Store:
     def _version(con: duckdb.DuckDBPyConnection) -> int:
         has_meta = con.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'"
-        ).fetchone()
-        if not has_meta or not has_meta[0]:
+        ).fetchall()
+        if not has_meta or not has_meta[0][0]:
             return 0
-        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        return int(row[0]) if row else 0
+        rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+        return int(rows[0][0]) if rows else 0
 
     def schema_version(self) -> int:
         """The schema version recorded in the file."""
@@ -335,28 +350,37 @@ class Store:
             "INSERT INTO datasets (name, source) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
             [name, source],
         )
-        row = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchone()
-        assert row is not None  # just inserted or already there
-        return int(row[0])
+        rows = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()
+        return int(rows[0][0])
 
     @staticmethod
     def upsert_items(
         con: duckdb.DuckDBPyConnection, dataset_id: int, items: Sequence[ItemRecord]
     ) -> dict[str, int]:
-        """Insert or update items by ``(dataset, ext_id)``; return ``ext_id -> item_id``."""
-        for it in items:
+        """Insert or update items by ``(dataset, ext_id)``; return ``ext_id -> item_id``.
+
+        When ``items`` repeats an ``ext_id``, the last record wins.
+        """
+        last = {it.ext_id: it for it in items}
+        frame = pd.DataFrame(
+            [[it.ext_id, it.question, it.context, it.gold_answer] for it in last.values()],
+            columns=["ext_id", "question", "context", "gold_answer"],
+        ).astype(object)
+        con.register("_new_items", frame)
+        try:
             con.execute(
                 "INSERT INTO items (dataset_id, ext_id, question, context, gold_answer) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (dataset_id, ext_id) DO UPDATE SET "
-                "question = excluded.question, context = excluded.context, "
-                "gold_answer = excluded.gold_answer",
-                [dataset_id, it.ext_id, it.question, it.context, it.gold_answer],
+                "SELECT ?, ext_id, question, context, gold_answer FROM _new_items "
+                "ON CONFLICT (dataset_id, ext_id) DO UPDATE SET question = excluded.question, "
+                "context = excluded.context, gold_answer = excluded.gold_answer",
+                [dataset_id],
             )
+        finally:
+            con.unregister("_new_items")
         rows = con.execute(
             "SELECT ext_id, item_id FROM items WHERE dataset_id = ?", [dataset_id]
         ).fetchall()
-        wanted = {it.ext_id for it in items}
-        return {ext: int(item) for ext, item in rows if ext in wanted}
+        return {ext: int(item) for ext, item in rows if ext in last}
 
     @staticmethod
     def ensure_run(
@@ -376,46 +400,72 @@ class Store:
             "ON CONFLICT (dataset_id, model, temperature, extractor) DO NOTHING",
             [dataset_id, model, float(temperature), extractor, source, json.dumps(settings or {})],
         )
-        row = con.execute(
+        rows = con.execute(
             "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
             "AND extractor = ?",
             [dataset_id, model, float(temperature), extractor],
-        ).fetchone()
-        assert row is not None
-        return int(row[0])
+        ).fetchall()
+        return int(rows[0][0])
 
     @staticmethod
-    def put_answer(
-        con: duckdb.DuckDBPyConnection, run_id: int, item_id: int, answer: str | None, **extra: Any
-    ) -> None:
-        """Insert or replace a model's answer to an item (``extra``: seed, latency_s, ...)."""
-        allowed = ("seed", "latency_s", "prompt_tokens", "completion_tokens", "error")
-        unknown = set(extra) - set(allowed)
-        if unknown:
-            raise TypeError(f"put_answer: unknown fields {sorted(unknown)}")
-        values = [extra.get(k) for k in allowed]
-        con.execute(
-            "INSERT OR REPLACE INTO answers (run_id, item_id, answer, seed, latency_s, "
-            "prompt_tokens, completion_tokens, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [run_id, item_id, answer, *values],
-        )
-
-    @staticmethod
-    def put_kg(con: duckdb.DuckDBPyConnection, kg: KGRecord) -> None:
-        """Insert or replace one KG and its triples."""
-        if kg.source not in SOURCES:
-            raise ValueError(f"KG source must be one of {SOURCES}; got {kg.source!r}")
-        key = [kg.run_id, kg.item_id, kg.source]
-        con.execute("DELETE FROM triples WHERE run_id = ? AND item_id = ? AND source = ?", key)
-        con.execute(
-            "INSERT OR REPLACE INTO kgs VALUES (?, ?, ?, ?, ?, ?)",
-            [*key, kg.status, len(kg.triples), kg.n_dropped],
-        )
-        if kg.triples:
-            con.executemany(
-                "INSERT INTO triples VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [[*key, i, t.head, t.relation, t.tail] for i, t in enumerate(kg.triples)],
+    def put_answers(
+        con: duckdb.DuckDBPyConnection, run_id: int, answers: Sequence[AnswerRecord]
+    ) -> int:
+        """Insert or replace a run's answers; return how many were written."""
+        if not answers:
+            return 0
+        frame = pd.DataFrame(
+            [[run_id, *astuple(a)] for a in answers],
+            columns=["run_id", *(f.name for f in fields(AnswerRecord))],
+        ).astype(object)
+        con.register("_new_answers", frame)
+        try:
+            con.execute(
+                "INSERT OR REPLACE INTO answers (run_id, item_id, answer, seed, latency_s, "
+                "prompt_tokens, completion_tokens, error) SELECT run_id, item_id, answer, seed, "
+                "latency_s, prompt_tokens, completion_tokens, error FROM _new_answers"
             )
+        finally:
+            con.unregister("_new_answers")
+        return len(answers)
+
+    @staticmethod
+    def put_kgs(con: duckdb.DuckDBPyConnection, kgs: Sequence[KGRecord]) -> int:
+        """Insert or replace KGs and their triples; return how many KGs were written."""
+        bad = {kg.source for kg in kgs} - set(SOURCES)
+        if bad:
+            raise ValueError(f"KG source must be one of {SOURCES}; got {sorted(bad)}")
+        if not kgs:
+            return 0
+        heads = pd.DataFrame(
+            [
+                [kg.run_id, kg.item_id, kg.source, kg.status, len(kg.triples), kg.n_dropped]
+                for kg in kgs
+            ],
+            columns=["run_id", "item_id", "source", "status", "n_triples", "n_dropped"],
+        ).astype(object)
+        body = pd.DataFrame(
+            [
+                [kg.run_id, kg.item_id, kg.source, pos, t.head, t.relation, t.tail]
+                for kg in kgs
+                for pos, t in enumerate(kg.triples)
+            ],
+            columns=["run_id", "item_id", "source", "pos", "head", "relation", "tail"],
+        ).astype(object)
+        con.register("_new_kgs", heads)
+        con.register("_new_triples", body)
+        try:
+            con.execute(
+                "DELETE FROM triples WHERE (run_id, item_id, source) IN "
+                "(SELECT (run_id, item_id, source) FROM _new_kgs)"
+            )
+            con.execute("INSERT OR REPLACE INTO kgs SELECT * FROM _new_kgs")
+            if len(body):
+                con.execute("INSERT INTO triples SELECT * FROM _new_triples")
+        finally:
+            con.unregister("_new_kgs")
+            con.unregister("_new_triples")
+        return len(kgs)
 
     @staticmethod
     def put_scores(con: duckdb.DuckDBPyConnection, records: Iterable[ScoreRecord]) -> int:
