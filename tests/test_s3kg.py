@@ -527,12 +527,17 @@ def test_batch_scoring_equals_pair_by_pair_and_encodes_less(make_counting_minilm
 
 
 def test_block_size_and_progress(minilm, session_cache):
-    seen: list[int] = []
-    small = KGScorer(minilm, cache=session_cache, block_pairs=3)
-    results = small.score_pairs(BATCH_PAIRS, progress=seen.append)
-    assert seen == [3, 6, 7]
+    seen: list[tuple[str, int, int]] = []
+    small = KGScorer(minilm, block_pairs=3)
+    results = small.score_pairs(BATCH_PAIRS, progress=lambda *event: seen.append(event))
+    assert seen[-1] == ("pairs", len(BATCH_PAIRS), len(BATCH_PAIRS))
+    assert {stage for stage, _, _ in seen} == {"triples", "labels", "pairs"}
+    assert all(0 < done <= total for _, done, total in seen)
+    assert small.cache.stats.calls > 2  # blocks are encoded separately, two jobs per block
     whole = KGScorer(minilm, cache=session_cache).score_pairs(BATCH_PAIRS)
-    assert results == whole
+    for a, b in zip(results, whole, strict=True):  # other batches: equal up to float noise
+        assert (a.s_wl, a.s_sbert) == pytest.approx((b.s_wl, b.s_sbert), abs=1e-6)
+        assert (a.matched, a.entity_map, a.status) == (b.matched, b.entity_map, b.status)
     assert small.stats.pairs == len(BATCH_PAIRS)
     assert small.stats.seconds_total >= small.stats.seconds_encoding >= 0.0
     assert small.stats.seconds_other >= 0.0
