@@ -418,10 +418,10 @@ class EmbeddingCache:
         out: np.ndarray = self.matrix[rows]
         return out
 
-    def items(self) -> Iterable[tuple[str, np.ndarray]]:
-        """Every cached ``(text, vector)``."""
+    def items(self, since: int = 0) -> Iterable[tuple[str, np.ndarray]]:
+        """Every cached ``(text, vector)``, or those added after the first ``since`` rows."""
         mat = self.matrix
-        return ((t, mat[i]) for t, i in self._index.items())
+        return ((t, mat[i]) for t, i in self._index.items() if i >= since)
 
     def update(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
         """Add precomputed vectors (for example read back from a database)."""

@@ -1,0 +1,396 @@
+"""Stages over a stored run: score (GoldSim, CtxSim, CUS) and TAU, resumable.
+
+Each stage reads what it needs, computes in memory and writes its results in short
+transactions, one batch of items at a time: a stage killed at any point loses at most the batch
+in flight, and running it again skips every item already done under the same signature.
+Embeddings are persisted with the scores, so re-scoring with another alpha or tau encodes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from .cus import score_cus_many
+from .embeddings import EmbeddingCache, Encoder, load_encoder
+from .errors import ConfigError
+from .s3kg import KGScorer, S3KGConfig
+from .store import KGRecord, ScoreRecord, Store
+from .tau import TripletAnalyzer, lowest_fraction
+from .types import ScoreResult, Triple
+
+__all__ = [
+    "ScoreReport",
+    "TauReport",
+    "cus_table",
+    "export_results",
+    "latest_signature",
+    "score_store",
+    "tau_store",
+]
+
+Progress = Callable[[str, int, int], None]
+TARGETS = ("cus", "gold_sim", "ctx_sim")
+
+
+@dataclass
+class ScoreReport:
+    """What a scoring pass did."""
+
+    signature: str
+    pending: int = 0
+    scored: int = 0
+    already_done: int = 0
+    encoded: int = 0
+    seconds: float = 0.0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+def _detail(result: ScoreResult) -> str:
+    return json.dumps(
+        {
+            "matched": [t.to_list() for t in result.matched],
+            "entity_map": result.entity_map,
+            "relation_map": result.relation_map,
+            "n_triples_1": result.n_triples_1,
+            "n_triples_2": result.n_triples_2,
+        }
+    )
+
+
+def _status(result: ScoreResult, kg_1: KGRecord | None, kg_2: KGRecord | None) -> str:
+    """The result's status, naming KGs that could not be parsed rather than calling them empty."""
+    if kg_1 is not None and kg_1.status == "unparseable":
+        return "unparseable_kg_1"
+    if kg_2 is not None and kg_2.status == "unparseable":
+        return "unparseable_kg_2"
+    return result.status
+
+
+def score_store(
+    store: Store,
+    *,
+    encoder: str | Encoder = "minilm",
+    config: S3KGConfig | None = None,
+    batch_items: int = 1000,
+    run_ids: Sequence[int] | None = None,
+    progress: Progress | None = None,
+) -> ScoreReport:
+    """Score every stored answer: GoldSim and CtxSim components, under one signature.
+
+    Parameters
+    ----------
+    store
+        The database (opened read-write).
+    encoder, config
+        As for :class:`~s3kg_core.s3kg.KGScorer`.
+    batch_items
+        Answers per write transaction (and the most a kill can lose).
+    run_ids
+        Only these runs (default: all).
+    progress
+        ``progress(stage, done, total)``; stage ``"answers"`` counts answers written.
+
+    Returns
+    -------
+    ScoreReport
+        Counts and the signature the scores were stored under.
+    """
+    if batch_items < 1:
+        raise ConfigError(f"batch_items must be >= 1; got {batch_items}")
+    config = config or S3KGConfig()
+    enc = load_encoder(encoder) if isinstance(encoder, str) else encoder
+    started = time.perf_counter()
+    cache = EmbeddingCache(enc)
+    scorer = KGScorer(enc, config, cache=cache)
+    report = ScoreReport(signature=scorer.signature)
+    with store.connect() as con:
+        runs_filter = ""
+        params: list[Any] = [scorer.signature]
+        if run_ids is not None:
+            runs_filter = f" AND a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})"
+            params += list(run_ids)
+        rows = con.execute(
+            "SELECT a.run_id, a.item_id, EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id "
+            "AND s.item_id = a.item_id AND s.signature = ?) AS done FROM answers a WHERE true"
+            + runs_filter
+            + " ORDER BY a.run_id, a.item_id",
+            params,
+        ).fetchall()
+        pending = [(int(r), int(i)) for r, i, done in rows if not done]
+        report.already_done = len(rows) - len(pending)
+        report.pending = len(pending)
+        kgs = store.load_kgs(con, sorted({r for r, _ in pending})) if pending else {}
+        if pending:
+            cache.update(store.load_embeddings(con, enc.name))
+    if report.already_done:
+        with store.transaction() as con:  # a new alpha only re-blends: no recomputation
+            con.execute(
+                "UPDATE scores SET alpha = ? WHERE signature = ? AND alpha <> ?",
+                [config.alpha, scorer.signature, config.alpha],
+            )
+    prepare = getattr(enc, "prepare", None)
+    if prepare is not None and pending:
+        prepare(4 * sum(len(kg.triples) for kg in kgs.values()))
+    encoded_before = cache.stats.encoded
+    for lo in range(0, len(pending), batch_items):
+        batch = pending[lo : lo + batch_items]
+        flushed = len(cache)
+
+        def kg(run: int, item: int, source: str) -> KGRecord | None:
+            return kgs.get((run, item, source))
+
+        def triples(rec: KGRecord | None) -> tuple[Triple, ...]:
+            return rec.triples if rec is not None else ()
+
+        results = score_cus_many(
+            [
+                (
+                    triples(kg(r, i, "answer")),
+                    triples(kg(r, i, "gold")),
+                    triples(kg(r, i, "context")),
+                )
+                for r, i in batch
+            ],
+            scorer,
+        )
+        records = []
+        for (run, item), res in zip(batch, results, strict=True):
+            answer = kg(run, item, "answer")
+            gold_status = _status(res.gold, answer, kg(run, item, "gold"))
+            ctx_status = _status(res.context, answer, kg(run, item, "context"))
+            for status in (gold_status, ctx_status):
+                report.statuses[status] = report.statuses.get(status, 0) + 1
+            records.append(
+                ScoreRecord(
+                    run,
+                    item,
+                    scorer.signature,
+                    config.mode,
+                    config.alpha,
+                    res.gold.s_wl,
+                    res.gold.s_sbert,
+                    gold_status,
+                    res.context.s_wl,
+                    res.context.s_sbert,
+                    ctx_status,
+                    _detail(res.gold),
+                    _detail(res.context),
+                )
+            )
+        with store.transaction() as con:
+            store.put_embeddings(con, enc.name, cache.items(since=flushed))
+            report.scored += store.put_scores(con, records)
+        if progress is not None:
+            progress("answers", report.scored, len(pending))
+    report.encoded = cache.stats.encoded - encoded_before
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def latest_signature(store: Store) -> str | None:
+    """The signature most recently scored under, or ``None`` if nothing is scored."""
+    with store.connect() as con:
+        rows = con.execute(
+            "SELECT signature FROM scores GROUP BY signature ORDER BY max(scored_at) DESC LIMIT 1"
+        ).fetchall()
+    return str(rows[0][0]) if rows else None
+
+
+def _scored_frame(
+    store: Store, signature: str, alpha: float | None, run_ids: Sequence[int] | None = None
+) -> pd.DataFrame:
+    with store.connect() as con:
+        frame = con.execute(
+            "SELECT d.name AS dataset, r.model, r.temperature, r.extractor, s.run_id, s.item_id, "
+            "s.mode, s.alpha, s.gold_s_wl, s.gold_s_sbert, s.gold_status, s.ctx_s_wl, "
+            "s.ctx_s_sbert, s.ctx_status FROM scores s JOIN runs r USING (run_id) "
+            "JOIN datasets d USING (dataset_id) WHERE s.signature = ? "
+            "ORDER BY dataset, r.model, r.temperature, r.extractor, s.item_id",
+            [signature],
+        ).df()
+    if run_ids is not None:
+        frame = frame[frame["run_id"].isin(list(run_ids))]
+    a = frame["alpha"] if alpha is None else pd.Series(alpha, index=frame.index)
+    paper = frame["mode"] == "paper"
+    frame["gold_sim"] = _blend_rows(frame["gold_s_wl"], frame["gold_s_sbert"], a, paper)
+    frame["ctx_sim"] = _blend_rows(frame["ctx_s_wl"], frame["ctx_s_sbert"], a, paper)
+    total = frame["gold_sim"] + frame["ctx_sim"]
+    frame["cus"] = (2 * frame["gold_sim"] * frame["ctx_sim"] / total.where(total > 0, 1.0)).where(
+        total > 0, 0.0
+    )
+    return frame
+
+
+def _blend_rows(wl: pd.Series, sbert: pd.Series, alpha: pd.Series, paper: pd.Series) -> pd.Series:
+    return ((1 - alpha) * wl + alpha * sbert).where(paper, alpha * wl + (1 - alpha) * sbert)
+
+
+def cus_table(
+    store: Store, *, signature: str | None = None, alpha: float | None = None
+) -> pd.DataFrame:
+    """GoldSim, CtxSim and CUS means per dataset x model x temperature x extractor.
+
+    ``alpha`` re-blends the stored components (default: the alpha each score was stored with).
+    Unscorable answers count as 0, as their scores are.
+    """
+    signature = signature or latest_signature(store)
+    columns = ["dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"]
+    if signature is None:
+        return pd.DataFrame(columns=columns)
+    frame = _scored_frame(store, signature, alpha)
+    grouped = frame.groupby(["dataset", "model", "temperature", "extractor"], sort=True)
+    table = grouped.agg(
+        n=("item_id", "size"),
+        gold_sim=("gold_sim", "mean"),
+        ctx_sim=("ctx_sim", "mean"),
+        cus=("cus", "mean"),
+    ).reset_index()
+    return table[columns]
+
+
+@dataclass
+class TauReport:
+    """What a TAU pass did."""
+
+    signature: str
+    target: str
+    fraction: float
+    analysed: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def tau_store(
+    store: Store,
+    *,
+    fraction: float = 0.05,
+    target: str = "cus",
+    signature: str | None = None,
+    alpha: float | None = None,
+    encoder: str | Encoder | None = None,
+) -> TauReport:
+    """Run TAU on the lowest-scoring ``fraction`` of each run's answers and store the results.
+
+    ``target`` picks the score that ranks answers (``cus``, ``gold_sim``, ``ctx_sim``); the
+    answer KG is explained against the gold KG, or against the context KG for ``ctx_sim``.
+    The encoder defaults to the one named in the signature.
+    """
+    if target not in TARGETS:
+        raise ConfigError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
+    signature = signature or latest_signature(store)
+    if signature is None:
+        raise ConfigError("nothing is scored yet: run `s3kg score` first")
+    if encoder is None:
+        enc_name = dict(p.split(":", 1) for p in signature.split("|")).get("enc", "minilm")
+        encoder = enc_name.split("@", 1)[0] if "@" in enc_name else enc_name
+    enc = load_encoder(encoder) if isinstance(encoder, str) else encoder
+    frame = _scored_frame(store, signature, alpha)
+    picks: list[tuple[int, int, float]] = []
+    for _, group in frame.groupby("run_id", sort=True):
+        scores = group[target].tolist()
+        keys = list(zip(group["run_id"], group["item_id"], strict=True))
+        picks += [
+            (int(keys[i][0]), int(keys[i][1]), float(scores[i]))
+            for i in lowest_fraction(scores, fraction)
+        ]
+    report = TauReport(signature=signature, target=target, fraction=fraction)
+    if not picks:
+        return report
+    with store.connect() as con:
+        kgs = store.load_kgs(con, sorted({r for r, _, _ in picks}))
+        cache = EmbeddingCache(enc)
+        cache.update(store.load_embeddings(con, enc.name))
+    analyzer = TripletAnalyzer(enc, cache=cache)
+    reference = "context" if target == "ctx_sim" else "gold"
+
+    def triples(run: int, item: int, source: str) -> tuple[Triple, ...]:
+        rec = kgs.get((run, item, source))
+        return rec.triples if rec is not None else ()
+
+    flushed = len(cache)
+    results = analyzer.analyse_many(
+        [(triples(r, i, reference), triples(r, i, "answer")) for r, i, _ in picks]
+    )
+    used_alpha = alpha if alpha is not None else -1.0
+    rows = []
+    for (run, item, score), res in zip(picks, results, strict=True):
+        counts = res.counts()
+        for key, value in counts.items():
+            report.counts[key] = report.counts.get(key, 0) + value
+        rows.append(
+            [
+                run,
+                item,
+                signature,
+                target,
+                fraction,
+                used_alpha,
+                score,
+                counts["aligned"],
+                counts["relation_mismatch"],
+                counts["entity_mismatch"],
+                counts["extra"],
+                counts["missing"],
+                json.dumps(res.to_dict()),
+            ]
+        )
+    with store.transaction() as con:
+        con.execute(
+            "DELETE FROM tau_results WHERE signature = ? AND target = ?", [signature, target]
+        )
+        con.executemany(
+            "INSERT INTO tau_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+        )
+        store.put_embeddings(con, enc.name, cache.items(since=flushed))
+    report.analysed = len(rows)
+    return report
+
+
+def export_results(
+    store: Store, out: str | Path, *, fmt: str = "csv", signature: str | None = None
+) -> int:
+    """Write one row per scored answer (texts, statuses, components, scores) as csv/parquet/json.
+
+    Returns the number of rows written.
+    """
+    signature = signature or latest_signature(store)
+    if signature is None:
+        raise ConfigError("nothing is scored yet: run `s3kg score` first")
+    frame = _scored_frame(store, signature, None)
+    with store.connect() as con:
+        texts = con.execute(
+            "SELECT i.item_id, i.ext_id, i.question, i.context, i.gold_answer FROM items i"
+        ).df()
+        answers = con.execute("SELECT run_id, item_id, answer FROM answers").df()
+    frame = frame.merge(texts, on="item_id", how="left").merge(
+        answers, on=["run_id", "item_id"], how="left"
+    )
+    frame["signature"] = signature
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "csv":
+        frame.to_csv(out, index=False)
+    elif fmt == "parquet":  # DuckDB writes Parquet itself: no pyarrow needed
+        mem = duckdb.connect()
+        try:
+            mem.register("results", frame)
+            mem.execute(f"COPY results TO '{_sql_path(out)}' (FORMAT parquet)")
+        finally:
+            mem.close()
+    elif fmt == "json":
+        frame.to_json(out, orient="records", indent=2)
+    else:
+        raise ConfigError(f"format must be csv, parquet or json; got {fmt!r}")
+    return len(frame)
+
+
+def _sql_path(path: Path) -> str:
+    """A path as a single-quoted SQL literal body (COPY TO takes no parameters)."""
+    return str(path).replace("'", "''")
