@@ -290,6 +290,21 @@ def _scoring_options(func: F) -> F:
     show_default=True,
     help="Answers per write transaction (the most a kill can lose).",
 )
+@click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="local",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Score on Ray: a local cluster, or the cluster at ADDRESS (auto, ray://host:port).",
+)
+@click.option(
+    "--ray-workers",
+    type=click.IntRange(1),
+    default=None,
+    help="Ray workers, each loading the encoder once (default: the cluster's CPUs).",
+)
 @_friendly_errors
 def score_cmd(
     db_path: Path,
@@ -299,6 +314,8 @@ def score_cmd(
     tau: float,
     wl_iterations: int,
     batch_items: int,
+    ray_address: str | None,
+    ray_workers: int | None,
 ) -> None:
     """Score every stored answer: GoldSim, CtxSim and CUS with their components.
 
@@ -322,6 +339,8 @@ def score_cmd(
             config=config,
             batch_items=batch_items,
             progress=bar.update,
+            ray_address=ray_address,
+            ray_workers=ray_workers,
         )
     problems = ", ".join(f"{n} {s}" for s, n in sorted(report.statuses.items()) if s != "ok")
     click.echo(

@@ -27,11 +27,13 @@ from .tau import TripletAnalyzer, lowest_fraction
 from .types import ScoreResult, Triple
 
 __all__ = [
+    "ScoreJob",
     "ScoreReport",
     "TauReport",
     "cus_table",
     "export_results",
     "latest_signature",
+    "score_batch",
     "score_store",
     "tau_store",
 ]
@@ -82,6 +84,8 @@ def score_store(
     batch_items: int = 1000,
     run_ids: Sequence[int] | None = None,
     progress: Progress | None = None,
+    ray_address: str | None = None,
+    ray_workers: int | None = None,
 ) -> ScoreReport:
     """Score every stored answer: GoldSim and CtxSim components, under one signature.
 
@@ -97,6 +101,12 @@ def score_store(
         Only these runs (default: all).
     progress
         ``progress(stage, done, total)``; stage ``"answers"`` counts answers written.
+    ray_address
+        Score on Ray: ``"local"`` starts a local cluster, anything else is a cluster address
+        (``"auto"``, ``"ray://host:10001"``). Each worker loads the encoder once; results are
+        written here, batch by batch, exactly as without Ray.
+    ray_workers
+        Number of Ray workers (default: the cluster's CPUs).
 
     Returns
     -------
@@ -136,63 +146,91 @@ def score_store(
                 "UPDATE scores SET alpha = ? WHERE signature = ? AND alpha <> ?",
                 [config.alpha, scorer.signature, config.alpha],
             )
-    prepare = getattr(enc, "prepare", None)
-    if prepare is not None and pending:
-        prepare(4 * sum(len(kg.triples) for kg in kgs.values()))
-    encoded_before = cache.stats.encoded
-    for lo in range(0, len(pending), batch_items):
-        batch = pending[lo : lo + batch_items]
-        flushed = len(cache)
-
-        def kg(run: int, item: int, source: str) -> KGRecord | None:
-            return kgs.get((run, item, source))
-
-        def triples(rec: KGRecord | None) -> tuple[Triple, ...]:
-            return rec.triples if rec is not None else ()
-
-        results = score_cus_many(
-            [
-                (
-                    triples(kg(r, i, "answer")),
-                    triples(kg(r, i, "gold")),
-                    triples(kg(r, i, "context")),
-                )
-                for r, i in batch
-            ],
-            scorer,
+    jobs = [
+        ScoreJob(
+            run,
+            item,
+            kgs.get((run, item, "answer")),
+            kgs.get((run, item, "gold")),
+            kgs.get((run, item, "context")),
         )
-        records = []
-        for (run, item), res in zip(batch, results, strict=True):
-            answer = kg(run, item, "answer")
-            gold_status = _status(res.gold, answer, kg(run, item, "gold"))
-            ctx_status = _status(res.context, answer, kg(run, item, "context"))
-            for status in (gold_status, ctx_status):
+        for run, item in pending
+    ]
+    batches = [jobs[lo : lo + batch_items] for lo in range(0, len(jobs), batch_items)]
+    if ray_address is not None and batches:
+        from .distributed import score_on_ray
+
+        if not isinstance(encoder, str):
+            raise ConfigError("scoring on Ray needs the encoder by name or path, not an object")
+        outputs = score_on_ray(
+            batches,
+            encoder=encoder,
+            config=config,
+            embeddings=list(cache.items()),
+            address=ray_address,
+            workers=ray_workers,
+        )
+    else:
+        prepare = getattr(enc, "prepare", None)
+        if prepare is not None and jobs:
+            prepare(4 * sum(len(kg.triples) for kg in kgs.values()))
+        outputs = (score_batch(scorer, batch) for batch in batches)
+    for records, embeddings in outputs:
+        for rec in records:
+            for status in (rec.gold_status, rec.ctx_status):
                 report.statuses[status] = report.statuses.get(status, 0) + 1
-            records.append(
-                ScoreRecord(
-                    run,
-                    item,
-                    scorer.signature,
-                    config.mode,
-                    config.alpha,
-                    res.gold.s_wl,
-                    res.gold.s_sbert,
-                    gold_status,
-                    res.context.s_wl,
-                    res.context.s_sbert,
-                    ctx_status,
-                    _detail(res.gold),
-                    _detail(res.context),
-                )
-            )
         with store.transaction() as con:
-            store.put_embeddings(con, enc.name, cache.items(since=flushed))
+            report.encoded += store.put_embeddings(con, enc.name, embeddings)
             report.scored += store.put_scores(con, records)
         if progress is not None:
             progress("answers", report.scored, len(pending))
-    report.encoded = cache.stats.encoded - encoded_before
     report.seconds = time.perf_counter() - started
     return report
+
+
+@dataclass(frozen=True)
+class ScoreJob:
+    """One answer to score, with its three stored KGs (``None`` where none is stored)."""
+
+    run_id: int
+    item_id: int
+    answer: KGRecord | None
+    gold: KGRecord | None
+    context: KGRecord | None
+
+
+def _triples(rec: KGRecord | None) -> tuple[Triple, ...]:
+    return rec.triples if rec is not None else ()
+
+
+def score_batch(
+    scorer: KGScorer, jobs: Sequence[ScoreJob]
+) -> tuple[list[ScoreRecord], list[tuple[str, Any]]]:
+    """Score a batch of answers: their score records and the embeddings newly computed."""
+    flushed = len(scorer.cache)
+    results = score_cus_many(
+        [(_triples(j.answer), _triples(j.gold), _triples(j.context)) for j in jobs], scorer
+    )
+    cfg = scorer.config
+    records = [
+        ScoreRecord(
+            j.run_id,
+            j.item_id,
+            scorer.signature,
+            cfg.mode,
+            cfg.alpha,
+            res.gold.s_wl,
+            res.gold.s_sbert,
+            _status(res.gold, j.answer, j.gold),
+            res.context.s_wl,
+            res.context.s_sbert,
+            _status(res.context, j.answer, j.context),
+            _detail(res.gold),
+            _detail(res.context),
+        )
+        for j, res in zip(jobs, results, strict=True)
+    ]
+    return records, list(scorer.cache.items(since=flushed))
 
 
 def latest_signature(store: Store) -> str | None:

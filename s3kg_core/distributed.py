@@ -1,0 +1,85 @@
+"""Scoring on Ray: the only module that imports ray.
+
+A pool of actors, each loading the encoder once, scores batches of answers; the driver receives
+each batch's score records and new embeddings in order and writes them itself, so the database
+sees the same writes as a single-process run. ``address="local"`` starts a local cluster;
+anything else is passed to ``ray.init(address=...)``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .errors import ConfigError
+from .s3kg import S3KGConfig
+
+__all__ = ["score_on_ray"]
+
+
+class _Worker:
+    """A Ray actor: one encoder, one cache, many batches."""
+
+    def __init__(self, encoder: str, config: dict[str, Any], embeddings: Any) -> None:
+        os.environ["S3KG_ENCODE_PROCESSES"] = "1"  # Ray already gives each worker its CPU
+        from .embeddings import EmbeddingCache, load_encoder
+        from .s3kg import KGScorer
+
+        enc = load_encoder(encoder, processes=1)
+        cache = EmbeddingCache(enc)
+        cache.update(embeddings)
+        self.scorer = KGScorer(enc, S3KGConfig(**config), cache=cache)
+
+    def score(self, batch: Sequence[Any]) -> Any:
+        from .pipeline import score_batch
+
+        return score_batch(self.scorer, batch)
+
+
+def score_on_ray(
+    batches: Sequence[Sequence[Any]],
+    *,
+    encoder: str,
+    config: S3KGConfig,
+    embeddings: list[tuple[str, Any]],
+    address: str = "local",
+    workers: int | None = None,
+) -> Iterator[Any]:
+    """Score ``batches`` of :class:`~s3kg_core.pipeline.ScoreJob` on Ray; yield results in order.
+
+    Raises
+    ------
+    ConfigError
+        If ray is not installed or the cluster cannot be reached.
+    """
+    try:
+        import ray
+    except ImportError as exc:
+        raise ConfigError("scoring on Ray needs the ray package: pip install 'ray==2.*'") from exc
+    started_here = False
+    if not ray.is_initialized():
+        try:
+            if address == "local":
+                ray.init(
+                    num_cpus=workers or os.cpu_count() or 1,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                )
+            else:
+                ray.init(address=address, log_to_driver=False)
+        except Exception as exc:  # ray raises many kinds; say which cluster
+            raise ConfigError(f"cannot start or reach the Ray cluster {address!r}: {exc}") from exc
+        started_here = True
+    try:
+        resources = ray.cluster_resources()  # type: ignore[no-untyped-call]
+        n = workers or max(1, int(resources.get("CPU", 1)))
+        actor: Any = ray.remote(num_cpus=1)(_Worker)
+        shared = ray.put(embeddings)
+        pool = [actor.remote(encoder, config.__dict__, shared) for _ in range(n)]
+        pending = [pool[i % n].score.remote(batch) for i, batch in enumerate(batches)]
+        for ref in pending:
+            yield ray.get(ref)
+    finally:
+        if started_here:
+            ray.shutdown()
