@@ -364,13 +364,22 @@ def score_cmd(
     help="The score that ranks answers; ctx_sim explains answers against the context KG.",
 )
 @click.option("--signature", default=None, help="Scores to use (default: the latest).")
+@click.option(
+    "--encoder",
+    default=None,
+    help="Encoder to embed triples with (default: the one the scores were made with).",
+)
 @_friendly_errors
-def tau_cmd(db_path: Path, fraction: float, target: str, signature: str | None) -> None:
+def tau_cmd(
+    db_path: Path, fraction: float, target: str, signature: str | None, encoder: str | None
+) -> None:
     """Explain the lowest-scoring answers of every run triple by triple (TAU)."""
     from .pipeline import tau_store
     from .store import Store
 
-    report = tau_store(Store(db_path), fraction=fraction, target=target, signature=signature)
+    report = tau_store(
+        Store(db_path), fraction=fraction, target=target, signature=signature, encoder=encoder
+    )
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.counts.items())
     click.echo(
         f"TAU on {report.analysed} answers (lowest {fraction:g} by {target}): {counts or 'none'}"

@@ -144,6 +144,12 @@ def import_s3kg_release(store: Store, directory: str | Path) -> list[ImportRepor
         extractor = _release_layout(path, header)
         cols = _RELEASE_LAYOUTS[extractor]
         report = ImportReport(source=path.name, dataset=dataset, model=model)
+        by_id = {r[cols["id"]].strip(): r for r in rows}
+        if len(by_id) < len(rows):
+            report.problems.append(
+                f"{len(rows) - len(by_id)} rows repeat an id; the last row of each id is kept"
+            )
+            rows = list(by_id.values())
         with store.transaction() as con:
             ds = store.ensure_dataset(con, dataset, source="s3kg_release")
             records = [
@@ -323,9 +329,13 @@ def import_table(
         )
         for number, r in enumerate(rows, start=1)
     ]
-    dupes = len(records) - len({r.ext_id for r in records})
-    if dupes:
-        report.problems.append(f"{dupes} rows repeat an id; the last one of each id is kept")
+    last = {rec.ext_id: (rec, row) for rec, row in zip(records, rows, strict=True)}
+    if len(last) < len(records):
+        report.problems.append(
+            f"{len(records) - len(last)} rows repeat an id; the last row of each id is kept"
+        )
+        records = [rec for rec, _ in last.values()]
+        rows = [row for _, row in last.values()]
     with store.transaction() as con:
         ds = store.ensure_dataset(con, name, source=f"table/{path.name}")
         ids = store.upsert_items(con, ds, records)

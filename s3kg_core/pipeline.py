@@ -31,6 +31,7 @@ __all__ = [
     "ScoreReport",
     "TauReport",
     "cus_table",
+    "encoder_for",
     "export_results",
     "latest_signature",
     "score_batch",
@@ -140,12 +141,15 @@ def score_store(
         kgs = store.load_kgs(con, sorted({r for r, _ in pending})) if pending else {}
         if pending:
             cache.update(store.load_embeddings(con, enc.name))
-    if report.already_done:
-        with store.transaction() as con:  # a new alpha only re-blends: no recomputation
+    with store.transaction() as con:
+        if report.already_done:  # a new alpha only re-blends: no recomputation
             con.execute(
                 "UPDATE scores SET alpha = ? WHERE signature = ? AND alpha <> ?",
                 [config.alpha, scorer.signature, config.alpha],
             )
+        store.set_meta(con, "latest_signature", scorer.signature)
+        if isinstance(encoder, str):  # how to load this encoder again (tau, dashboard)
+            store.set_meta(con, f"encoder:{enc.name}", encoder)
     jobs = [
         ScoreJob(
             run,
@@ -234,12 +238,38 @@ def score_batch(
 
 
 def latest_signature(store: Store) -> str | None:
-    """The signature most recently scored under, or ``None`` if nothing is scored."""
+    """The signature of the latest `score` pass (even one that only re-blended), or ``None``."""
     with store.connect() as con:
+        latest = store.get_meta(con, "latest_signature")
+        if latest is not None:
+            return latest
         rows = con.execute(
             "SELECT signature FROM scores GROUP BY signature ORDER BY max(scored_at) DESC LIMIT 1"
         ).fetchall()
     return str(rows[0][0]) if rows else None
+
+
+def encoder_for(store: Store, signature: str) -> str:
+    """The name or path to load the encoder a signature was scored with.
+
+    Raises
+    ------
+    ConfigError
+        If the database does not record it (pass the encoder explicitly then).
+    """
+    fields = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+    name = fields.get("enc", "")
+    with store.connect() as con:
+        recorded = store.get_meta(con, f"encoder:{name}")
+    if recorded is not None:
+        return recorded
+    base = name.split("@", 1)[0]
+    if base in ("minilm", "mpnet"):
+        return base
+    raise ConfigError(
+        f"this database does not record where encoder {name!r} was loaded from; "
+        "pass it with --encoder PATH"
+    )
 
 
 def _scored_frame(
@@ -326,8 +356,7 @@ def tau_store(
     if signature is None:
         raise ConfigError("nothing is scored yet: run `s3kg score` first")
     if encoder is None:
-        enc_name = dict(p.split(":", 1) for p in signature.split("|")).get("enc", "minilm")
-        encoder = enc_name.split("@", 1)[0] if "@" in enc_name else enc_name
+        encoder = encoder_for(store, signature)
     enc = load_encoder(encoder) if isinstance(encoder, str) else encoder
     frame = _scored_frame(store, signature, alpha)
     picks: list[tuple[int, int, float]] = []

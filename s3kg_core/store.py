@@ -344,6 +344,20 @@ class Store:
     # -- writing ---------------------------------------------------------------------------------
 
     @staticmethod
+    def set_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
+        """Record ``key = value`` in the meta table."""
+        con.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+
+    @staticmethod
+    def get_meta(con: duckdb.DuckDBPyConnection, key: str) -> str | None:
+        """The value recorded for ``key``, or ``None``."""
+        rows = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchall()
+        return str(rows[0][0]) if rows else None
+
+    @staticmethod
     def ensure_dataset(con: duckdb.DuckDBPyConnection, name: str, source: str | None = None) -> int:
         """The id of dataset ``name``, created if new."""
         con.execute(
@@ -411,9 +425,10 @@ class Store:
     def put_answers(
         con: duckdb.DuckDBPyConnection, run_id: int, answers: Sequence[AnswerRecord]
     ) -> int:
-        """Insert or replace a run's answers; return how many were written."""
+        """Insert or replace a run's answers (the last one per item wins); return how many."""
         if not answers:
             return 0
+        answers = list({a.item_id: a for a in answers}.values())  # last one per item wins
         frame = pd.DataFrame(
             [[run_id, *astuple(a)] for a in answers],
             columns=["run_id", *(f.name for f in fields(AnswerRecord))],
@@ -431,12 +446,13 @@ class Store:
 
     @staticmethod
     def put_kgs(con: duckdb.DuckDBPyConnection, kgs: Sequence[KGRecord]) -> int:
-        """Insert or replace KGs and their triples; return how many KGs were written."""
+        """Insert or replace KGs and their triples (the last one per key wins); return how many."""
         bad = {kg.source for kg in kgs} - set(SOURCES)
         if bad:
             raise ValueError(f"KG source must be one of {SOURCES}; got {sorted(bad)}")
         if not kgs:
             return 0
+        kgs = list({(kg.run_id, kg.item_id, kg.source): kg for kg in kgs}.values())  # last wins
         heads = pd.DataFrame(
             [
                 [kg.run_id, kg.item_id, kg.source, kg.status, len(kg.triples), kg.n_dropped]
