@@ -255,6 +255,16 @@ def import_csv(
         click.echo(f"  {problem}")
 
 
+def _existing(db_path: Path) -> Path:
+    """``db_path``, or a one-line error if it does not exist yet."""
+    if not db_path.exists():
+        raise click.ClickException(
+            f"database {db_path} does not exist; import data first "
+            f"(`s3kg import ... --db {db_path}`)"
+        )
+    return db_path
+
+
 def _scoring_options(func: F) -> F:
     for option in reversed(
         [
@@ -334,7 +344,7 @@ def score_cmd(
     )
     with _StageBar() as bar:
         report = score_store(
-            Store(db_path),
+            Store(_existing(db_path)),
             encoder=encoder,
             config=config,
             batch_items=batch_items,
@@ -378,7 +388,11 @@ def tau_cmd(
     from .store import Store
 
     report = tau_store(
-        Store(db_path), fraction=fraction, target=target, signature=signature, encoder=encoder
+        Store(_existing(db_path)),
+        fraction=fraction,
+        target=target,
+        signature=signature,
+        encoder=encoder,
     )
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.counts.items())
     click.echo(

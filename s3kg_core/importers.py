@@ -127,23 +127,31 @@ def import_s3kg_release(store: Store, directory: str | Path) -> list[ImportRepor
     ------
     InputFormatError
         If the folder has no CSV, a file name has no ``dataset_model`` form, or a file has
-        neither column layout (nothing of that file is written).
+        neither column layout. Every file is checked first: on an error nothing is written.
     """
     folder = Path(directory)
     files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
     if not files:
         raise InputFormatError(f"{folder}: no *.csv files to import (is it the qa/ folder?)")
-    reports = []
-    for path in files:
+    checked = []
+    for path in files:  # check every file before writing any
         dataset, sep, model = path.stem.partition("_")
         if not sep or not dataset or not model:
             raise InputFormatError(
                 f"{path.name}: file name must be DATASET_MODEL.csv, e.g. mesaqa_gemma-7b-it.csv"
             )
         header, rows = _read_csv(path)
-        extractor = _release_layout(path, header)
+        checked.append((path, dataset, model, _release_layout(path, header), rows))
+    reports = []
+    for path, dataset, model, extractor, rows in checked:
         cols = _RELEASE_LAYOUTS[extractor]
         report = ImportReport(source=path.name, dataset=dataset, model=model)
+        short = [r for r in rows if any(r.get(c) is None for c in cols.values())]
+        for r in short:
+            report.problems.append(
+                f"row {r.get(cols['id']) or '?'}: too few fields; the missing ones are empty"
+            )
+        rows = [{k: (v if v is not None else "") for k, v in r.items()} for r in rows]
         by_id = {r[cols["id"]].strip(): r for r in rows}
         if len(by_id) < len(rows):
             report.problems.append(

@@ -147,7 +147,8 @@ def score_store(
                 "UPDATE scores SET alpha = ? WHERE signature = ? AND alpha <> ?",
                 [config.alpha, scorer.signature, config.alpha],
             )
-        store.set_meta(con, "latest_signature", scorer.signature)
+        if not pending:  # a re-blend pass: it is now the latest
+            store.set_meta(con, "latest_signature", scorer.signature)
         if isinstance(encoder, str):  # how to load this encoder again (tau, dashboard)
             store.set_meta(con, f"encoder:{enc.name}", encoder)
     jobs = [
@@ -186,6 +187,7 @@ def score_store(
         with store.transaction() as con:
             report.encoded += store.put_embeddings(con, enc.name, embeddings)
             report.scored += store.put_scores(con, records)
+            store.set_meta(con, "latest_signature", scorer.signature)
         if progress is not None:
             progress("answers", report.scored, len(pending))
     report.seconds = time.perf_counter() - started
@@ -385,9 +387,13 @@ def tau_store(
     results = analyzer.analyse_many(
         [(triples(r, i, reference), triples(r, i, "answer")) for r, i, _ in picks]
     )
-    used_alpha = alpha if alpha is not None else -1.0
+    stored_alpha = {
+        (int(r), int(i)): float(a)
+        for r, i, a in zip(frame["run_id"], frame["item_id"], frame["alpha"], strict=True)
+    }
     rows = []
     for (run, item, score), res in zip(picks, results, strict=True):
+        used_alpha = alpha if alpha is not None else stored_alpha[(run, item)]
         counts = res.counts()
         for key, value in counts.items():
             report.counts[key] = report.counts.get(key, 0) + value

@@ -1,0 +1,201 @@
+"""Small stored runs and released-run files for the store, importer, pipeline and CLI tests.
+
+Everything here is made from a seeded vocabulary of a few words, so MiniLM encodes few strings.
+Nothing is read from ``../shared/data``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from s3kg_core.importers import _RELEASE_LAYOUTS
+from s3kg_core.store import AnswerRecord, ItemRecord, KGRecord, Store
+from s3kg_core.types import Triple
+
+REPO = Path(__file__).resolve().parents[1]
+
+ENTITIES = (
+    "aspirin",
+    "fever",
+    "headache",
+    "ibuprofen",
+    "inflammation",
+    "patient",
+    "doctor",
+    "stomach",
+)
+RELATIONS = ("reduces", "treats", "causes", "is taken by", "irritates")
+
+
+def random_triples(rng: random.Random, n: int, *, suffix: str = "") -> tuple[Triple, ...]:
+    """``n`` distinct triples over the small vocabulary (entities get ``suffix`` appended)."""
+    out: dict[Triple, None] = {}
+    while len(out) < n:
+        head, tail = rng.sample(ENTITIES, 2)
+        out[Triple(head + suffix, rng.choice(RELATIONS), tail + suffix)] = None
+    return tuple(out)
+
+
+def build_store(
+    path: Path,
+    *,
+    dataset: str = "toy",
+    models: Sequence[str] = ("model-a", "model-b"),
+    n_items: int = 4,
+    n_triples: int = 3,
+    seed: int = 0,
+    distinct_per_item: bool = False,
+) -> Store:
+    """A database with one dataset, one run per model and answer / gold / context KGs per item.
+
+    The answer KG shares its first triple with the gold KG and its second with the context KG,
+    so the scores spread over (0, 1). ``distinct_per_item`` gives every item its own entity
+    labels (more strings to encode: a slower, longer scoring job).
+    """
+    rng = random.Random(seed)
+    store = Store(path)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, dataset, source="test")
+        ids = store.upsert_items(
+            con,
+            ds,
+            [
+                ItemRecord(f"q{i}", f"question {i}?", f"context {i}.", f"gold {i}.")
+                for i in range(n_items)
+            ],
+        )
+        for model in models:
+            run = store.ensure_run(con, ds, model, 0.0, "test")
+            store.put_answers(
+                con, run, [AnswerRecord(ids[f"q{i}"], f"{model} says {i}") for i in range(n_items)]
+            )
+            kgs = []
+            for i in range(n_items):
+                suffix = f" {i}" if distinct_per_item else ""
+                gold = random_triples(rng, n_triples, suffix=suffix)
+                context = random_triples(rng, n_triples + 1, suffix=suffix)
+                extra = random_triples(rng, max(1, n_triples - 2), suffix=suffix)
+                answer = tuple(dict.fromkeys((gold[0], context[0], *extra)))
+                item = ids[f"q{i}"]
+                kgs += [
+                    KGRecord(run, item, "gold", gold),
+                    KGRecord(run, item, "context", context),
+                    KGRecord(run, item, "answer", answer),
+                ]
+            store.put_kgs(con, kgs)
+    return store
+
+
+def count(store: Store, table: str) -> int:
+    """Rows of ``table`` (a fixed schema name, never user input)."""
+    with store.connect() as con:
+        return int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+
+RELEASE_FIELDS = (
+    "id",
+    "question",
+    "gold",
+    "answer",
+    "context",
+    "kg_gold",
+    "kg_answer",
+    "kg_context",
+)
+
+
+def write_release_csv(
+    path: Path, layout: str, rows: Sequence[dict[str, str]], *, reverse_columns: bool = False
+) -> Path:
+    """A released QA run file in ``layout`` (a key of the importer's layouts).
+
+    ``rows`` use the logical names of :data:`RELEASE_FIELDS`.
+    """
+    columns = _RELEASE_LAYOUTS[layout]
+    order = list(reversed(RELEASE_FIELDS)) if reverse_columns else list(RELEASE_FIELDS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow([columns[f] for f in order])
+        for row in rows:
+            writer.writerow([row.get(f, "") for f in order])
+    return path
+
+
+def kg_cell(*triples: tuple[str, str, str], python: bool = False) -> str:
+    """A KG cell as the released files write it (JSON, or Python literal with ``python``)."""
+    if python:
+        return str([list(t) for t in triples])
+    return json.dumps([list(t) for t in triples])
+
+
+def release_rows(n: int, *, start: int = 0) -> list[dict[str, str]]:
+    """``n`` well-formed rows of a released run (three small KGs each)."""
+    rows = []
+    for i in range(start, start + n):
+        rows.append(
+            {
+                "id": str(i),
+                "question": f"What does aspirin do {i}?",
+                "gold": f"Aspirin reduces fever {i}.",
+                "answer": f"Aspirin treats headache {i}.",
+                "context": f"Aspirin reduces fever and treats headache {i}.",
+                "kg_gold": kg_cell(("aspirin", "reduces", "fever")),
+                "kg_answer": kg_cell(("aspirin", "treats", "headache"), python=True),
+                "kg_context": kg_cell(
+                    ("aspirin", "reduces", "fever"), ("aspirin", "treats", "headache")
+                ),
+            }
+        )
+    return rows
+
+
+# A second process that holds the write lock: it opens a transaction, writes, says "holding",
+# waits, and (after the transaction commits and the file is closed) says "released".
+HOLDER = """
+import sys, time
+from s3kg_core.store import ItemRecord, Store
+path, n_rows, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[4])
+hold, gap = float(sys.argv[3]), float(sys.argv[5])
+store = Store(path, lock_timeout=60)
+for r in range(rounds):
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "held")
+        for i in range(n_rows):
+            store.upsert_items(con, ds, [ItemRecord(f"r{r}-{i}", "q", "c", "g")])
+            if i == 0:
+                print("holding", flush=True)
+            time.sleep(hold / n_rows)
+    print("released", flush=True)
+    time.sleep(gap)
+print("done", flush=True)
+"""
+
+
+def start_lock_holder(
+    path: Path, *, n_rows: int = 5, hold: float = 2.0, rounds: int = 1, gap: float = 0.0
+) -> subprocess.Popen[str]:
+    """Start a real second process writing ``rounds`` transactions of ``n_rows`` items to
+    ``path``; return once it holds the lock (it has printed ``holding``)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), str(n_rows), str(hold), str(rounds), str(gap)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if line.strip() != "holding":
+        proc.kill()
+        _, err = proc.communicate(timeout=30)
+        raise AssertionError(f"lock holder did not start: {line!r} {err}")
+    return proc

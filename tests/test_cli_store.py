@@ -1,0 +1,465 @@
+"""Tests of the database commands of the s3kg command line: import, score, tau, cus, export.
+
+Includes the kill -9 test: a real ``python -m s3kg_core score`` killed mid-run and resumed gives
+the same tables as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+from store_helpers import (
+    REPO,
+    build_store,
+    release_rows,
+    start_lock_holder,
+    write_release_csv,
+)
+
+from s3kg_core.cli import cli
+from s3kg_core.errors import DatabaseLockedError
+from s3kg_core.store import SCHEMA_VERSION, Store
+
+JSON_KEYS = {"dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    """Encode with one torch thread: this module's batches are tiny, and on a small, busy CPU
+    a second intra-op thread makes each call many times slower."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _invoke(*args: str | Path):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def _one_line_error(result) -> str:
+    """The single ``Error: ...`` line of a failed command (exit status 1, no traceback)."""
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("Error: ")
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+# -- help ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        (["import"], ["s3kg-release", "pubmedqa", "csv"]),
+        (["import", "s3kg-release"], ["DIRECTORY", "--db", "mesaqa_gemma-7b-it.csv"]),
+        (["import", "pubmedqa"], ["PATH", "--db", "--dataset"]),
+        (["import", "csv"], ["PATH", "--db", "--map", "--dataset", "--model", "--temperature"]),
+        (
+            ["score"],
+            ["--db", "--encoder", "--mode", "--alpha", "--tau", "--wl-iterations", "--batch-items"],
+        ),
+        (["tau"], ["--db", "--fraction", "--target", "--signature", "--encoder"]),
+        (["cus"], ["--db", "--signature", "--alpha", "--json"]),
+        (["export"], ["--db", "--format", "--out", "--signature", "csv|parquet|json"]),
+    ],
+)
+def test_every_database_command_has_help(command, options):
+    result = _invoke(*command, "--help")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"Usage: cli {' '.join(command)}") or result.output.startswith(
+        f"Usage: s3kg {' '.join(command)}"
+    )
+    for option in options:
+        assert option in result.output, (command, option)
+
+
+def test_top_level_help_lists_the_database_commands():
+    result = _invoke("--help")
+    assert result.exit_code == 0
+    for name in ("import", "score", "tau", "cus", "export", "pairs"):
+        assert name in result.output
+
+
+# -- happy path ----------------------------------------------------------------------------------
+
+
+def test_import_score_tau_cus_export(tmp_path, minilm):
+    qa = tmp_path / "qa"
+    write_release_csv(qa / "mesaqa_gemma-7b-it.csv", "released-small", release_rows(3))
+    rows = release_rows(3, start=10)
+    rows[1]["kg_answer"] = "not a list"
+    write_release_csv(qa / "pubmedqa_llama-2-7b-chat.csv", "released", rows)
+    db = tmp_path / "db" / "s3kg.duckdb"
+
+    result = _invoke("import", "s3kg-release", qa, "--db", db)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "mesaqa_gemma-7b-it.csv: mesaqa / gemma-7b-it: 3 items, 3 answers, 9 KGs"
+    assert lines[1] == (
+        "pubmedqa_llama-2-7b-chat.csv: pubmedqa / llama-2-7b-chat: 3 items, 3 answers, 9 KGs; "
+        "1 problems"
+    )
+    assert lines[2].startswith("  row 11: answer KG unparseable (")
+
+    result = _invoke("score", "--db", db)
+    assert result.exit_code == 0, result.output
+    out = result.output.strip()
+    assert out.startswith("scored 6 answers (0 already done; comparisons not scorable: ")
+    assert "2 unparseable_kg_1" in out
+    assert "strings encoded; signature mode:paper|enc:minilm@" in out and out.endswith("|alpha:0.5")
+
+    result = _invoke("score", "--db", db, "--alpha", "0.25")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("scored 0 answers (6 already done) in ")
+    assert ", 0 strings encoded;" in result.output and result.output.strip().endswith("|alpha:0.25")
+
+    out_json = tmp_path / "tables" / "cus.json"
+    result = _invoke("cus", "--db", db, "--json", out_json)
+    assert result.exit_code == 0, result.output
+    header, *body, sig = result.output.strip().splitlines()
+    assert header.split() == [
+        "dataset",
+        "model",
+        "temperature",
+        "extractor",
+        "n",
+        "gold_sim",
+        "ctx_sim",
+        "cus",
+    ]
+    assert len(body) == 2 and body[0].split()[:4] == [
+        "mesaqa",
+        "gemma-7b-it",
+        "0.0000",
+        "released-small",
+    ]
+    assert sig.startswith("signature mode:paper|") and "alpha" not in sig
+    records = json.loads(out_json.read_text(encoding="utf-8"))
+    assert isinstance(records, list) and len(records) == 2
+    for rec in records:
+        assert set(rec) == JSON_KEYS
+        assert isinstance(rec["n"], int) and rec["n"] == 3
+        assert rec["temperature"] == 0.0
+        assert all(0.0 <= rec[k] <= 1.0 for k in ("gold_sim", "ctx_sim", "cus"))
+    assert [(r["dataset"], r["model"], r["extractor"]) for r in records] == [
+        ("mesaqa", "gemma-7b-it", "released-small"),
+        ("pubmedqa", "llama-2-7b-chat", "released"),
+    ]
+
+    reblended = _invoke("cus", "--db", db, "--alpha", "0", "--json", tmp_path / "cus0.json")
+    assert reblended.exit_code == 0, reblended.output
+    assert reblended.output.strip().endswith("|alpha:0")
+    records_0 = json.loads((tmp_path / "cus0.json").read_text(encoding="utf-8"))
+    assert records_0 != records
+
+    result = _invoke("tau", "--db", db, "--fraction", "0.5")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("TAU on 4 answers (lowest 0.5 by cus): ")
+    with Store(db, read_only=True).connect() as con:
+        assert con.execute("SELECT count(*) FROM tau_results").fetchall() == [(4,)]
+
+    for fmt in ("csv", "parquet", "json"):
+        target = tmp_path / "exports" / f"r.{fmt}"
+        result = _invoke("export", "--db", db, "--format", fmt, "--out", target)
+        assert result.exit_code == 0, result.output
+        assert result.output == f"wrote 6 rows to {target}\n"
+    con = duckdb.connect()
+    parquet = con.execute(
+        "SELECT count(*), min(cus), max(cus) FROM read_parquet(?)",
+        [str(tmp_path / "exports" / "r.parquet")],
+    ).fetchall()[0]
+    con.close()
+    assert parquet[0] == 6 and 0.0 <= parquet[1] <= parquet[2] <= 1.0
+
+    result = _invoke("export", "--db", db, "--format", "xlsx", "--out", tmp_path / "r.xlsx")
+    assert result.exit_code == 2 and "--format" in result.output
+
+
+def test_import_pubmedqa_and_mapped_csv(tmp_path):
+    db = tmp_path / "db.duckdb"
+    pqal = tmp_path / "ori_pqal.json"
+    pqal.write_text(
+        json.dumps({"1": {"QUESTION": "q?", "CONTEXTS": ["a.", "b."], "LONG_ANSWER": "yes."}}),
+        encoding="utf-8",
+    )
+    result = _invoke("import", "pubmedqa", pqal, "--db", db)
+    assert result.exit_code == 0, result.output
+    assert result.output == "ori_pqal.json: pubmedqa_pqal: 1 items, 0 answers, 0 KGs\n"
+
+    table = tmp_path / "mine.csv"
+    table.write_text("Q,C,G,A\nwhy?,ctx,gold,ans\nhow?,ctx2,gold2,ans2\n", encoding="utf-8")
+    result = _invoke(
+        "import", "csv", table, "--db", db, "--map", "question=Q,context=C,gold=G,answer=A",
+        "--model", "smol", "--temperature", "0.7", "--dataset", "custom",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.output == "mine.csv: custom / smol: 2 items, 2 answers, 0 KGs\n"
+    with Store(db, read_only=True).connect() as con:
+        assert con.execute("SELECT model, temperature, extractor FROM runs").fetchall() == [
+            ("smol", 0.7, "none")
+        ]
+
+    no_model = _invoke(
+        "import", "csv", table, "--db", db, "--map", "question=Q,context=C,gold=G,answer=A"
+    )
+    assert _one_line_error(no_model) == (
+        "Error: an answer column is mapped: name its model with --model NAME"
+    )
+    bad_field = _invoke("import", "csv", table, "--db", db, "--map", "question=Q,context=C,label=G")
+    assert "unknown field 'label'" in _one_line_error(bad_field)
+    absent = _invoke("import", "csv", table, "--db", db, "--map", "question=Q,context=C,gold=gold")
+    assert _one_line_error(absent) == (
+        "Error: mine.csv: mapped column(s) not found: gold=gold; columns in the file: Q, C, G, A"
+    )
+    missing_map = _invoke("import", "csv", table, "--db", db)
+    assert missing_map.exit_code == 2 and "--map" in missing_map.output
+
+
+def test_import_release_errors_are_one_line(tmp_path):
+    qa = tmp_path / "qa"
+    qa.mkdir()
+    (qa / "toy_m.csv").write_text("id,question\n1,q\n", encoding="utf-8")
+    line = _one_line_error(_invoke("import", "s3kg-release", qa, "--db", tmp_path / "db.duckdb"))
+    assert line.startswith("Error: toy_m.csv: not a released QA run; expected columns (")
+    assert line.endswith("found id, question")
+    (qa / "toy_m.csv").unlink()
+    write_release_csv(qa / "toy.csv", "released", release_rows(1))
+    line = _one_line_error(_invoke("import", "s3kg-release", qa, "--db", tmp_path / "db.duckdb"))
+    assert "file name must be DATASET_MODEL.csv" in line
+    assert not (tmp_path / "db.duckdb").exists()
+
+
+# -- errors on the database file -----------------------------------------------------------------
+
+
+def test_cus_on_a_missing_database_says_to_import(tmp_path):
+    db = tmp_path / "none.duckdb"
+    line = _one_line_error(_invoke("cus", "--db", db))
+    assert (
+        line == f"Error: database {db} does not exist; create it with `s3kg import ... --db {db}`"
+    )
+    assert not db.exists()
+    line = _one_line_error(
+        _invoke("export", "--db", db, "--format", "csv", "--out", tmp_path / "o.csv")
+    )
+    assert "does not exist" in line
+
+
+def test_commands_on_a_corrupt_file_name_it(tmp_path):
+    db = tmp_path / "corrupt.duckdb"
+    db.write_text("id,question\n1,q\n" * 100, encoding="utf-8")
+    expected = (
+        f"Error: {db} is not a DuckDB database file; move it aside and re-import into a new file"
+    )
+    assert _one_line_error(_invoke("cus", "--db", db)) == expected
+    assert _one_line_error(_invoke("tau", "--db", db)) == expected
+    assert _one_line_error(_invoke("score", "--db", db)) == expected
+    qa = tmp_path / "qa"
+    write_release_csv(qa / "toy_m.csv", "released", release_rows(1))
+    assert _one_line_error(_invoke("import", "s3kg-release", qa, "--db", db)) == expected
+
+
+def test_newer_schema_and_unscored_database_are_one_line_errors(tmp_path):
+    db = tmp_path / "db.duckdb"
+    build_store(db, n_items=1)
+    assert _one_line_error(_invoke("cus", "--db", db)) == (
+        f"Error: no scores in {db}: run `s3kg score --db {db}`"
+    )
+    assert _one_line_error(_invoke("tau", "--db", db)) == (
+        "Error: nothing is scored yet: run `s3kg score` first"
+    )
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION + 1)])
+    con.close()
+    line = _one_line_error(_invoke("cus", "--db", db))
+    assert str(db) in line and "newer than this s3kg" in line and "upgrade" in line
+
+
+def test_cus_on_a_locked_database_names_it_and_says_what_to_do(tmp_path):
+    db = tmp_path / "locked.duckdb"
+    build_store(db, n_items=1)
+    holder = start_lock_holder(db, n_rows=5, hold=14.0)  # longer than the CLI's 10 s of retries
+    try:
+        started = time.monotonic()
+        line = _one_line_error(_invoke("cus", "--db", db))
+        waited = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    assert line.startswith(f"Error: database {db} is locked by another process (")
+    assert "wait for it to finish" in line and "then retry" in line
+    assert 9.0 <= waited < 14.0  # it retried for its lock timeout, then gave up
+
+
+# -- kill -9 in the middle of `s3kg score` -------------------------------------------------------
+
+
+def _scored_rows(db: Path) -> list[tuple] | None:
+    """Committed score rows, or None while the writer holds the file."""
+    try:
+        with Store(db, read_only=True, lock_timeout=1.0).connect() as con:
+            return con.execute(
+                "SELECT run_id, item_id, scored_at FROM scores ORDER BY run_id, item_id"
+            ).fetchall()
+    except DatabaseLockedError:
+        return None
+
+
+def _components(db: Path) -> dict[tuple[int, int], tuple]:
+    with Store(db, read_only=True).connect() as con:
+        rows = con.execute(
+            "SELECT run_id, item_id, gold_s_wl, gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, "
+            "ctx_status FROM scores"
+        ).fetchall()
+    return {(r[0], r[1]): tuple(r[2:]) for r in rows}
+
+
+def test_kill_9_mid_score_then_rerun_equals_an_uninterrupted_run(tmp_path, minilm):
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    build_store(a, n_items=20, n_triples=2, seed=3, distinct_per_item=True)
+    shutil.copy(a, b)
+    total = 40
+    command = [sys.executable, "-m", "s3kg_core", "score", "--db", str(a), "--batch-items", "2"]
+    env = {
+        **os.environ,
+        "S3KG_ENCODE_PROCESSES": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONPATH": str(REPO),
+    }
+
+    proc = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    seen: list[tuple] = []
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            rows = _scored_rows(a)
+            if rows:
+                seen = rows
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None, (
+            "scoring finished before it could be interrupted: make the data larger\n"
+            + (proc.stdout.read() if proc.stdout else "")
+        )
+        assert seen, "no batch was committed in time"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    committed = _scored_rows(a)
+    assert committed is not None
+    assert set(seen) <= set(committed)  # what a reader saw is still there after the kill
+    k = len(committed)
+    assert 2 <= k < total and k % 2 == 0  # whole batches only
+
+    # The rerun (a real process) and the uninterrupted run (in this process) side by side.
+    rerun = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        straight = _invoke("score", "--db", b, "--batch-items", "2")
+        out, err = rerun.communicate(timeout=300)
+    finally:
+        if rerun.poll() is None:
+            rerun.kill()
+            rerun.wait(timeout=30)
+    assert straight.exit_code == 0, straight.output
+    assert straight.output.startswith(f"scored {total} answers (0 already done)")
+    assert rerun.returncode == 0, err
+    assert out.startswith(f"scored {total - k} answers ({k} already done)"), out
+
+    resumed_rows = _scored_rows(a)
+    assert resumed_rows is not None and len(resumed_rows) == total
+    assert set(committed) <= set(resumed_rows)  # committed items kept their scored_at: not redone
+
+    tables = {}
+    for name, db in (("resumed", a), ("straight", b)):
+        path = tmp_path / f"{name}.json"
+        result = _invoke("cus", "--db", db, "--json", path)
+        assert result.exit_code == 0, result.output
+        tables[name] = json.loads(path.read_text(encoding="utf-8"))
+    assert len(tables["resumed"]) == len(tables["straight"]) == 2
+    for got, want in zip(tables["resumed"], tables["straight"], strict=True):
+        assert {k: got[k] for k in ("dataset", "model", "temperature", "extractor", "n")} == {
+            k: want[k] for k in ("dataset", "model", "temperature", "extractor", "n")
+        }
+        for key in ("gold_sim", "ctx_sim", "cus"):
+            assert got[key] == pytest.approx(want[key], abs=1e-6), key
+
+    resumed, straight_c = _components(a), _components(b)
+    assert set(resumed) == set(straight_c) and len(resumed) == total
+    for key, comps in resumed.items():
+        other = straight_c[key]
+        assert (comps[2], comps[5]) == (other[2], other[5]), key
+        assert comps[:2] + comps[3:5] == pytest.approx(other[:2] + other[3:5], abs=1e-6), key
+
+
+# -- the released runs (opt-in) ------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_released_small_runs_import_score_and_cus(tmp_path, shared_data, minilm):
+    small = shared_data / "s3kg_release" / "qa" / "small"
+    if not small.is_dir():
+        pytest.skip(f"{small} is missing")
+    files = sorted(small.glob("*.csv"))
+    db = tmp_path / "release.duckdb"
+    result = _invoke("import", "s3kg-release", small, "--db", db)
+    assert result.exit_code == 0, result.output
+    result = _invoke("score", "--db", db)
+    assert result.exit_code == 0, result.output
+    out_json = tmp_path / "cus.json"
+    result = _invoke("cus", "--db", db, "--json", out_json)
+    assert result.exit_code == 0, result.output
+    records = json.loads(out_json.read_text(encoding="utf-8"))
+    expected = {tuple(f.stem.split("_", 1)) for f in files}
+    assert {(r["dataset"], r["model"]) for r in records} == expected
+    assert (
+        len(records)
+        == len(files)
+        == len({(r["dataset"], r["model"], r["extractor"]) for r in records})
+    )
+    with Store(db, read_only=True).connect() as con:
+        answers = dict(
+            con.execute(
+                "SELECT d.name || '_' || r.model, count(*) FROM answers a "
+                "JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id) GROUP BY 1"
+            ).fetchall()
+        )
+    for rec in records:
+        assert set(rec) == JSON_KEYS
+        assert rec["extractor"] == "released-small" and rec["temperature"] == 0.0
+        assert rec["n"] == answers[f"{rec['dataset']}_{rec['model']}"] > 0
+        for key in ("gold_sim", "ctx_sim", "cus"):
+            assert 0.0 <= rec[key] <= 1.0, (rec, key)
+
+
+def test_score_on_a_missing_database_says_to_import_first(tmp_path):
+    # Regression: `score` on a missing file created an empty database and "scored 0 answers".
+    missing = tmp_path / "nothing.duckdb"
+    result = CliRunner().invoke(cli, ["score", "--db", str(missing)])
+    assert result.exit_code == 1
+    assert "does not exist; import data first" in result.output
+    assert not missing.exists()

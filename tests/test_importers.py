@@ -1,0 +1,486 @@
+"""Tests of the importers (s3kg_core.importers): released QA runs, PubMedQA, mapped tables."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from store_helpers import count, kg_cell, release_rows, write_release_csv
+
+from s3kg_core.errors import InputFormatError, MappingError
+from s3kg_core.importers import (
+    _RELEASE_LAYOUTS,
+    import_pubmedqa,
+    import_s3kg_release,
+    import_table,
+    parse_mapping,
+)
+from s3kg_core.store import Store
+from s3kg_core.types import Triple
+
+LAYOUTS = sorted(_RELEASE_LAYOUTS)
+
+
+def _query(store: Store, sql: str, params=()) -> list[tuple]:
+    with store.connect() as con:
+        return con.execute(sql, list(params)).fetchall()
+
+
+def _counts(store: Store) -> dict[str, int]:
+    return {t: count(store, t) for t in ("datasets", "items", "runs", "answers", "kgs", "triples")}
+
+
+# -- released QA runs ----------------------------------------------------------------------------
+
+
+def test_both_release_layouts_are_named_as_the_released_files_name_them():
+    assert LAYOUTS == ["released", "released-small"]
+    assert _RELEASE_LAYOUTS["released"]["kg_answer"] == "kg_llm"
+    assert _RELEASE_LAYOUTS["released-small"]["id"] == "row_id"
+    assert _RELEASE_LAYOUTS["released-small"]["kg_context"] == "context_kg"
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_release_import_reads_either_layout(tmp_path, layout):
+    folder = tmp_path / "qa"
+    write_release_csv(folder / "mesaqa_gemma-7b-it.csv", layout, release_rows(3))
+    write_release_csv(
+        folder / "pubmedqa_llama-2-7b-chat.csv", layout, release_rows(2), reverse_columns=True
+    )
+    store = Store(tmp_path / "db.duckdb")
+    reports = import_s3kg_release(store, folder)
+    assert [(r.source, r.dataset, r.model) for r in reports] == [
+        ("mesaqa_gemma-7b-it.csv", "mesaqa", "gemma-7b-it"),
+        ("pubmedqa_llama-2-7b-chat.csv", "pubmedqa", "llama-2-7b-chat"),
+    ]
+    assert [(r.items, r.answers, r.kgs, r.problems) for r in reports] == [
+        (3, 3, 9, []),
+        (2, 2, 6, []),
+    ]
+    assert (
+        reports[0].summary()
+        == "mesaqa_gemma-7b-it.csv: mesaqa / gemma-7b-it: 3 items, 3 answers, 9 KGs"
+    )
+    runs = _query(
+        store,
+        "SELECT d.name, r.model, r.temperature, r.extractor, r.source FROM runs r "
+        "JOIN datasets d USING (dataset_id) ORDER BY d.name",
+    )
+    assert runs == [
+        ("mesaqa", "gemma-7b-it", 0.0, layout, "s3kg_release/mesaqa_gemma-7b-it.csv"),
+        ("pubmedqa", "llama-2-7b-chat", 0.0, layout, "s3kg_release/pubmedqa_llama-2-7b-chat.csv"),
+    ]
+    item = _query(
+        store,
+        "SELECT i.ext_id, i.question, i.context, i.gold_answer, a.answer FROM items i "
+        "JOIN answers a USING (item_id) JOIN datasets d USING (dataset_id) "
+        "WHERE d.name = 'mesaqa' AND i.ext_id = '1'",
+    )
+    assert item == [
+        (
+            "1",
+            "What does aspirin do 1?",
+            "Aspirin reduces fever and treats headache 1.",
+            "Aspirin reduces fever 1.",
+            "Aspirin treats headache 1.",
+        )
+    ]
+    with store.connect() as con:
+        kgs = store.load_kgs(con, [reports[0].run_id])
+    item_id = _query(store, "SELECT item_id FROM items WHERE ext_id = '1' AND dataset_id = 1")[0][0]
+    assert kgs[(reports[0].run_id, item_id, "answer")].triples == (
+        Triple("aspirin", "treats", "headache"),
+    )
+    assert kgs[(reports[0].run_id, item_id, "context")].triples == (
+        Triple("aspirin", "reduces", "fever"),
+        Triple("aspirin", "treats", "headache"),
+    )
+    assert {k.status for k in kgs.values()} == {"ok"}
+
+
+def test_unparseable_and_malformed_kg_cells_are_counted_by_row(tmp_path):
+    rows = release_rows(4)
+    rows[1]["kg_answer"] = '[["aspirin", "treats", "headache"]]137'
+    rows[2]["kg_context"] = "aspirin treats headache"
+    rows[2]["kg_gold"] = "{'a': 1}"
+    rows[3]["kg_gold"] = str([["a", "r", "b"], ["only", "two"], ["a", "r", "b", "c"]])
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    store = Store(tmp_path / "db.duckdb")
+    (report,) = import_s3kg_release(store, tmp_path / "qa")
+    assert report.kgs == 12
+    assert len(report.problems) == 4
+    assert report.problems[0].startswith("row 1: answer KG unparseable (")
+    assert report.problems[1].startswith("row 2: gold KG unparseable (")
+    assert report.problems[2].startswith("row 2: context KG unparseable (")
+    assert report.problems[3] == "row 3: gold KG: 2 malformed triples dropped"
+    assert report.summary().endswith("; 4 problems")
+    status = {
+        (ext, source): (st, n, dropped)
+        for ext, source, st, n, dropped in _query(
+            store,
+            "SELECT i.ext_id, k.source, k.status, k.n_triples, k.n_dropped FROM kgs k "
+            "JOIN items i USING (item_id)",
+        )
+    }
+    assert status[("1", "answer")] == ("unparseable", 0, 0)
+    assert status[("2", "gold")] == ("unparseable", 0, 0)
+    assert status[("2", "context")] == ("unparseable", 0, 0)
+    assert status[("3", "gold")] == ("ok", 1, 2)
+    assert status[("0", "answer")] == ("ok", 1, 0)
+
+
+def test_empty_texts_and_kgs_are_stored_with_status_empty(tmp_path):
+    rows = release_rows(3)
+    rows[0].update(answer="", kg_answer="")
+    rows[1].update(kg_gold="[]", kg_context="   ", question="", context="")
+    rows[2]["kg_answer"] = str([["only", "two"]])  # nothing left after dropping: empty
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released-small", rows)
+    store = Store(tmp_path / "db.duckdb")
+    (report,) = import_s3kg_release(store, tmp_path / "qa")
+    assert report.problems == ["row 2: answer KG: 1 malformed triples dropped"]
+    status = {
+        (ext, source): (st, n)
+        for ext, source, st, n in _query(
+            store,
+            "SELECT i.ext_id, k.source, k.status, k.n_triples FROM kgs k "
+            "JOIN items i USING (item_id)",
+        )
+    }
+    assert status[("0", "answer")] == ("empty", 0)
+    assert status[("1", "gold")] == ("empty", 0)
+    assert status[("1", "context")] == ("empty", 0)
+    assert status[("2", "answer")] == ("empty", 0)
+    assert status[("0", "gold")] == ("ok", 1)
+    assert _query(
+        store, "SELECT answer FROM answers a JOIN items i USING (item_id) WHERE ext_id = '0'"
+    ) == [("",)]
+
+
+def test_reimport_is_idempotent_and_replaces_what_changed(tmp_path):
+    folder = tmp_path / "qa"
+    rows = release_rows(3)
+    write_release_csv(folder / "toy_m.csv", "released", rows)
+    store = Store(tmp_path / "db.duckdb")
+    first = import_s3kg_release(store, folder)
+    counts = _counts(store)
+    assert counts["triples"] == 3 * (1 + 1 + 2)
+    second = import_s3kg_release(store, folder)
+    assert [(r.run_id, r.items, r.answers, r.kgs) for r in second] == [
+        (r.run_id, r.items, r.answers, r.kgs) for r in first
+    ]
+    assert _counts(store) == counts
+    rows[0]["kg_context"] = kg_cell(("aspirin", "reduces", "fever"))
+    rows[0]["answer"] = "changed"
+    write_release_csv(folder / "toy_m.csv", "released", rows)
+    import_s3kg_release(store, folder)
+    assert _counts(store) == {**counts, "triples": counts["triples"] - 1}
+    assert ("changed",) in _query(store, "SELECT answer FROM answers")
+
+
+def test_unknown_layout_names_expected_and_found_columns_and_writes_nothing(tmp_path):
+    folder = tmp_path / "qa"
+    folder.mkdir()
+    (folder / "toy_m.csv").write_text("id,question,answer,kg\n1,q,a,[]\n", encoding="utf-8")
+    db = tmp_path / "db.duckdb"
+    with pytest.raises(InputFormatError) as info:
+        import_s3kg_release(Store(db), folder)
+    message = str(info.value)
+    assert message.startswith("toy_m.csv: not a released QA run; expected columns (")
+    for layout in _RELEASE_LAYOUTS.values():
+        assert "(" + ", ".join(layout.values()) + ")" in message
+    assert message.endswith("found id, question, answer, kg")
+    assert not db.exists()
+
+
+def test_a_file_missing_one_column_is_refused(tmp_path):
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", release_rows(1))
+    path = tmp_path / "qa" / "toy_m.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text(lines[0].replace("kg_context", "kg_ctx") + "\n" + lines[1] + "\n")
+    with pytest.raises(InputFormatError, match=r"found .*kg_ctx"):
+        import_s3kg_release(Store(tmp_path / "db.duckdb"), tmp_path / "qa")
+    assert not (tmp_path / "db.duckdb").exists()
+
+
+@pytest.mark.parametrize("name", ["mesaqa.csv", "_gemma.csv", "mesaqa_.csv"])
+def test_file_name_must_be_dataset_model(tmp_path, name):
+    write_release_csv(tmp_path / "qa" / name, "released", release_rows(1))
+    with pytest.raises(InputFormatError, match=r"file name must be DATASET_MODEL\.csv") as info:
+        import_s3kg_release(Store(tmp_path / "db.duckdb"), tmp_path / "qa")
+    assert str(info.value).startswith(name)
+
+
+def test_a_folder_without_csv_files_is_an_error(tmp_path):
+    (tmp_path / "qa").mkdir()
+    with pytest.raises(InputFormatError, match=r"no \*\.csv files"):
+        import_s3kg_release(Store(tmp_path / "db.duckdb"), tmp_path / "qa")
+    with pytest.raises(InputFormatError, match=r"no \*\.csv files"):
+        import_s3kg_release(Store(tmp_path / "db.duckdb"), tmp_path / "nowhere")
+
+
+def test_a_repeated_id_in_a_release_file_keeps_the_last_row_and_reports_it(tmp_path):
+    rows = release_rows(3)
+    rows[2]["id"] = "0"
+    rows[2]["kg_answer"] = kg_cell(("aspirin", "reduces", "fever"), ("aspirin", "is", "drug"))
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    store = Store(tmp_path / "db.duckdb")
+    (report,) = import_s3kg_release(store, tmp_path / "qa")
+    assert report.problems == ["1 rows repeat an id; the last row of each id is kept"]
+    assert (report.items, report.answers, report.kgs) == (2, 2, 6)
+    assert _query(
+        store,
+        "SELECT i.question, a.answer, k.n_triples FROM items i JOIN answers a USING (item_id) "
+        "JOIN kgs k USING (run_id, item_id) WHERE i.ext_id = '0' AND k.source = 'answer'",
+    ) == [("What does aspirin do 2?", "Aspirin treats headache 2.", 2)]
+    assert count(store, "triples") == (1 + 1 + 2) + (1 + 2 + 2)
+
+
+# -- PubMedQA ------------------------------------------------------------------------------------
+
+
+def _pqal(path, records):
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return path
+
+
+PQAL = {
+    "21645374": {
+        "QUESTION": "Do mitochondria play a role in remodelling lace plant leaves?",
+        "CONTEXTS": ["Programmed cell death occurs.", "Mitochondria were observed."],
+        "LABELS": ["BACKGROUND", "RESULTS"],
+        "LONG_ANSWER": "Results depict mitochondria as playing a role.",
+        "final_decision": "yes",
+    },
+    "16418930": {
+        "QUESTION": "Is a short course enough?",
+        "CONTEXTS": ["One context only."],
+        "LONG_ANSWER": "Yes, it is.",
+    },
+}
+
+
+def test_pubmedqa_import_joins_contexts_and_keys_items_by_pmid(tmp_path):
+    store = Store(tmp_path / "db.duckdb")
+    report = import_pubmedqa(store, _pqal(tmp_path / "ori_pqal.json", PQAL))
+    assert (report.dataset, report.items, report.answers, report.kgs) == ("pubmedqa_pqal", 2, 0, 0)
+    assert report.summary() == "ori_pqal.json: pubmedqa_pqal: 2 items, 0 answers, 0 KGs"
+    rows = _query(
+        store,
+        "SELECT d.name, i.ext_id, i.question, i.context, i.gold_answer FROM items i "
+        "JOIN datasets d USING (dataset_id) ORDER BY i.ext_id",
+    )
+    assert rows == [
+        (
+            "pubmedqa_pqal",
+            "16418930",
+            "Is a short course enough?",
+            "One context only.",
+            "Yes, it is.",
+        ),
+        (
+            "pubmedqa_pqal",
+            "21645374",
+            "Do mitochondria play a role in remodelling lace plant leaves?",
+            "Programmed cell death occurs. Mitochondria were observed.",
+            "Results depict mitochondria as playing a role.",
+        ),
+    ]
+    assert count(store, "runs") == 0
+    import_pubmedqa(store, tmp_path / "ori_pqal.json")
+    import_pubmedqa(store, tmp_path / "ori_pqal.json", dataset="pqa_copy")
+    assert count(store, "items") == 4 and count(store, "datasets") == 2
+
+
+def test_pubmedqa_record_missing_keys_names_them_and_writes_nothing(tmp_path):
+    bad = {**PQAL, "999": {"QUESTION": "q", "CONTEXTS": ["c"], "final_decision": "no"}}
+    db = tmp_path / "db.duckdb"
+    with pytest.raises(InputFormatError) as info:
+        import_pubmedqa(Store(db), _pqal(tmp_path / "ori_pqal.json", bad))
+    assert str(info.value) == (
+        "ori_pqal.json: record 999 lacks LONG_ANSWER; expected QUESTION, CONTEXTS, LONG_ANSWER, "
+        "found CONTEXTS, QUESTION, final_decision"
+    )
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("{not json", "cannot read .* as JSON"),
+        ("[1, 2]", "expected an object of PMID -> record"),
+        ('{"1": "just text"}', "record 1 lacks QUESTION, CONTEXTS, LONG_ANSWER.*found str"),
+    ],
+)
+def test_pubmedqa_file_that_is_not_pqal_json(tmp_path, text, match):
+    path = tmp_path / "x.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputFormatError, match=match):
+        import_pubmedqa(Store(tmp_path / "db.duckdb"), path)
+
+
+# -- mapped CSV / JSONL --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("question=q,context=c,gold=g", {"question": "q", "context": "c", "gold": "g"}),
+        (
+            " question = Q col , context=C,gold=G, answer=A, id=key ,",
+            {"question": "Q col", "context": "C", "gold": "G", "answer": "A", "id": "key"},
+        ),
+        ("question=q,context=c,gold=g,gold=g2", {"question": "q", "context": "c", "gold": "g2"}),
+    ],
+)
+def test_parse_mapping(spec, expected):
+    assert parse_mapping(spec) == expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        (
+            "question=q,context=c,gold=g,label=l",
+            "unknown field 'label' in mapping; fields are id, ",
+        ),
+        ("question=q,context=c", "mapping must name the gold column"),
+        ("context=c,gold=g", "mapping must name the question column"),
+        ("question=q,context,gold=g", "mapping entry 'context' must be FIELD=COLUMN"),
+        ("question=q,context=,gold=g", "mapping entry 'context=' must be FIELD=COLUMN"),
+        ("", "mapping must name the question column"),
+    ],
+)
+def test_parse_mapping_errors(spec, match):
+    with pytest.raises(MappingError, match=match):
+        parse_mapping(spec)
+
+
+def _table_csv(path):
+    path.write_text(
+        "key,q,ctx,long,model_answer,extra\n"
+        "a,Why?,Because.,So.,It is so.,x\n"
+        'b,"Who, then?",Him.,He did.,,y\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def _table_jsonl(path):
+    lines = [
+        {"key": "a", "q": "Why?", "ctx": "Because.", "long": "So.", "model_answer": "It is so."},
+        {"key": "b", "q": "Who, then?", "ctx": "Him.", "long": "He did.", "model_answer": None},
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("maker", [_table_csv, _table_jsonl], ids=["csv", "jsonl"])
+def test_import_table_with_answers(tmp_path, maker):
+    suffix = ".csv" if maker is _table_csv else ".jsonl"
+    path = maker(tmp_path / f"my_set{suffix}")
+    store = Store(tmp_path / "db.duckdb")
+    mapping = parse_mapping("id=key,question=q,context=ctx,gold=long,answer=model_answer")
+    report = import_table(store, path, mapping, model="smol", temperature=0.7)
+    assert (report.dataset, report.model, report.items, report.answers) == ("my_set", "smol", 2, 2)
+    assert report.problems == []
+    assert _query(store, "SELECT model, temperature, extractor FROM runs") == [
+        ("smol", 0.7, "none")
+    ]
+    rows = _query(
+        store,
+        "SELECT i.ext_id, i.question, i.context, i.gold_answer, a.answer FROM items i "
+        "JOIN answers a USING (item_id) ORDER BY i.ext_id",
+    )
+    empty = "" if maker is _table_csv else None
+    assert rows == [
+        ("a", "Why?", "Because.", "So.", "It is so."),
+        ("b", "Who, then?", "Him.", "He did.", empty),
+    ]
+    again = import_table(store, path, mapping, model="smol", temperature=0.7)
+    assert again.run_id == report.run_id
+    assert (count(store, "items"), count(store, "answers"), count(store, "runs")) == (2, 2, 1)
+
+
+def test_import_table_without_answers_numbers_rows_and_names_the_dataset(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text(
+        '{"q": "one?", "c": 1, "g": true}\n{"q": "two?", "c": [1, 2], "g": "yes"}\n',
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    report = import_table(store, path, parse_mapping("question=q,context=c,gold=g"), dataset="mine")
+    assert (report.dataset, report.model, report.items, report.answers) == ("mine", None, 2, 0)
+    assert _query(store, "SELECT ext_id, question, context, gold_answer FROM items ORDER BY 1") == [
+        ("1", "one?", "1", "True"),
+        ("2", "two?", "[1, 2]", "yes"),
+    ]
+    assert count(store, "runs") == 0
+
+
+def test_import_table_mapped_column_absent_lists_found_columns(tmp_path):
+    path = _table_csv(tmp_path / "t.csv")
+    db = tmp_path / "db.duckdb"
+    with pytest.raises(MappingError) as info:
+        import_table(Store(db), path, parse_mapping("question=q,context=context,gold=gold"))
+    assert str(info.value) == (
+        "t.csv: mapped column(s) not found: context=context, gold=gold; "
+        "columns in the file: key, q, ctx, long, model_answer, extra"
+    )
+    assert not db.exists()
+
+
+def test_import_table_answer_column_needs_a_model(tmp_path):
+    path = _table_csv(tmp_path / "t.csv")
+    db = tmp_path / "db.duckdb"
+    with pytest.raises(MappingError, match="name its model with --model NAME"):
+        import_table(
+            Store(db), path, parse_mapping("question=q,context=ctx,gold=long,answer=model_answer")
+        )
+    assert not db.exists()
+
+
+def test_import_table_bad_jsonl_line_is_named(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"q": 1}\nnot json\n', encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r"t\.jsonl: line 2 is not JSON"):
+        import_table(
+            Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=q,gold=q")
+        )
+    path.write_text('{"q": 1}\n[1, 2]\n', encoding="utf-8")
+    with pytest.raises(InputFormatError, match="line 2 is not a JSON object"):
+        import_table(
+            Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=q,gold=q")
+        )
+
+
+def test_import_table_repeated_id_keeps_the_last_row_for_item_and_answer(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("id,q,c,g,a\n1,q1,c1,g1,a1\n1,q2,c2,g2,a2\n", encoding="utf-8")
+    store = Store(tmp_path / "db.duckdb")
+    report = import_table(
+        store, path, parse_mapping("id=id,question=q,context=c,gold=g,answer=a"), model="m"
+    )
+    assert report.problems == ["1 rows repeat an id; the last row of each id is kept"]
+    rows = _query(store, "SELECT i.question, a.answer FROM items i JOIN answers a USING (item_id)")
+    assert rows == [("q2", "a2")]
+    assert report.answers == 1
+
+
+def test_a_bad_file_in_the_folder_stops_the_import_before_anything_is_written(tmp_path):
+    # Regression: a good file sorting before a bad one used to be written before the error.
+    write_release_csv(tmp_path / "qa" / "aaa_good.csv", "released", release_rows(2))
+    (tmp_path / "qa" / "zzz_bad.csv").write_text("x,y\n1,2\n", encoding="utf-8")
+    store = Store(tmp_path / "db.duckdb")
+    with pytest.raises(InputFormatError, match=r"zzz_bad\.csv"):
+        import_s3kg_release(store, tmp_path / "qa")
+    assert not store.path.exists() or _counts(store)["items"] == 0
+
+
+def test_short_rows_of_a_release_file_are_reported(tmp_path):
+    # Regression: a row too short to reach the KG columns was imported silently as empty KGs.
+    path = write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", release_rows(2))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines, "7,only the gold answer"]) + "\n", encoding="utf-8")
+    (report,) = import_s3kg_release(Store(tmp_path / "db.duckdb"), tmp_path / "qa")
+    assert any(p.startswith("row 7: too few fields") for p in report.problems)
+    assert report.items == 3

@@ -1,0 +1,344 @@
+"""Tests of the DuckDB store (s3kg_core.store): schema, versions, errors, writes, locking."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+from store_helpers import build_store, count, start_lock_holder
+
+from s3kg_core.errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
+from s3kg_core.store import (
+    SCHEMA_VERSION,
+    AnswerRecord,
+    ItemRecord,
+    KGRecord,
+    ScoreRecord,
+    Store,
+)
+from s3kg_core.types import Triple
+
+TABLES = {
+    "meta",
+    "datasets",
+    "items",
+    "runs",
+    "answers",
+    "kgs",
+    "triples",
+    "scores",
+    "tau_results",
+    "annotations",
+    "embeddings",
+}
+
+
+def _tables(path: Path) -> set[str]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return {
+            r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        }
+    finally:
+        con.close()
+
+
+def _set_version(path: Path, value: str) -> None:
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [value])
+    finally:
+        con.close()
+
+
+# -- schema and versions -------------------------------------------------------------------------
+
+
+def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
+    path = tmp_path / "sub" / "new.duckdb"
+    store = Store(path)
+    assert store.schema_version() == SCHEMA_VERSION == 1
+    assert path.exists()
+    assert _tables(path) >= TABLES
+    con = duckdb.connect(str(path), read_only=True)
+    rows = con.execute("SELECT key, value FROM meta").fetchall()
+    con.close()
+    assert rows == [("schema_version", str(SCHEMA_VERSION))]
+
+
+def test_reopening_is_idempotent_and_keeps_data(tmp_path):
+    path = tmp_path / "s.duckdb"
+    build_store(path, n_items=2)
+    before = {t: count(Store(path), t) for t in ("items", "runs", "answers", "kgs", "triples")}
+    for _ in range(3):
+        assert Store(path).schema_version() == SCHEMA_VERSION
+        assert Store(path, read_only=True).schema_version() == SCHEMA_VERSION
+    assert {t: count(Store(path), t) for t in before} == before
+    con = duckdb.connect(str(path), read_only=True)
+    assert con.execute("SELECT count(*) FROM meta").fetchall() == [(1,)]
+    con.close()
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_newer_schema_version_is_refused(tmp_path, read_only):
+    path = tmp_path / "future.duckdb"
+    Store(path).schema_version()
+    _set_version(path, str(SCHEMA_VERSION + 1))
+    with (
+        pytest.raises(CorruptDatabaseError, match="newer than this s3kg") as info,
+        Store(path, read_only=read_only).connect(),
+    ):
+        pass
+    assert str(path) in str(info.value)
+    assert "upgrade" in str(info.value)
+    assert f"schema version {SCHEMA_VERSION + 1}" in str(info.value)
+
+
+def test_plain_duckdb_file_is_migrated_by_a_writer_and_refused_by_a_reader(tmp_path):
+    path = tmp_path / "plain.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE unrelated (x INTEGER)")
+    con.close()
+    with pytest.raises(DatabaseError, match="schema version 0") as info:
+        Store(path, read_only=True).schema_version()
+    assert "s3kg score" in str(info.value) and str(path) in str(info.value)
+    assert Store(path).schema_version() == SCHEMA_VERSION
+    assert _tables(path) >= TABLES | {"unrelated"}
+
+
+@pytest.mark.parametrize("content", [b"this is not a database\n" * 200, b""], ids=["text", "empty"])
+@pytest.mark.parametrize("read_only", [False, True])
+def test_non_duckdb_file_is_a_corrupt_database_error_naming_the_path(tmp_path, content, read_only):
+    path = tmp_path / "notes.duckdb"
+    path.write_bytes(content)
+    with pytest.raises(CorruptDatabaseError) as info:
+        Store(path, read_only=read_only).schema_version()
+    message = str(info.value)
+    assert str(path) in message
+    assert "not a DuckDB database" in message and "re-import" in message
+    assert path.read_bytes() == content  # untouched
+
+
+def test_read_only_open_of_a_missing_file_says_to_import_first(tmp_path):
+    path = tmp_path / "missing" / "none.duckdb"
+    with pytest.raises(DatabaseError) as info:
+        Store(path, read_only=True).schema_version()
+    assert not isinstance(info.value, DatabaseLockedError | CorruptDatabaseError)
+    assert str(path) in str(info.value)
+    assert "does not exist" in str(info.value) and "s3kg import" in str(info.value)
+    assert not path.exists() and not path.parent.exists()
+
+
+def test_a_read_only_store_refuses_transactions(tmp_path):
+    path = tmp_path / "ro.duckdb"
+    Store(path).schema_version()
+    with pytest.raises(DatabaseError, match="read-only"), Store(path, read_only=True).transaction():
+        pass
+
+
+# -- writes --------------------------------------------------------------------------------------
+
+
+def test_transaction_rolls_back_everything_on_an_exception(tmp_path):
+    store = Store(tmp_path / "t.duckdb")
+    with pytest.raises(RuntimeError, match="boom"), store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        ids = store.upsert_items(con, ds, [ItemRecord("a", "q")])
+        run = store.ensure_run(con, ds, "m", 0.0, "x")
+        store.put_answers(con, run, [AnswerRecord(ids["a"], "ans")])
+        store.put_kgs(con, [KGRecord(run, ids["a"], "gold", (Triple("a", "r", "b"),))])
+        store.put_embeddings(con, "enc", [("a r b", np.ones(4))])
+        raise RuntimeError("boom")
+    for table in ("datasets", "items", "runs", "answers", "kgs", "triples", "embeddings"):
+        assert count(store, table) == 0, table
+    assert store.schema_version() == SCHEMA_VERSION  # the migration itself was committed
+
+
+def test_ensure_dataset_and_run_are_idempotent(tmp_path):
+    store = Store(tmp_path / "t.duckdb")
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy", source="a")
+        assert store.ensure_dataset(con, "toy", source="b") == ds
+        run = store.ensure_run(con, ds, "m", 0.0, "x", settings={"k": 1})
+        assert store.ensure_run(con, ds, "m", 0, "x") == run
+        assert store.ensure_run(con, ds, "m", 0.7, "x") != run
+        assert store.ensure_run(con, ds, "m", 0.0, "y") != run
+    assert count(store, "datasets") == 1
+    assert count(store, "runs") == 3
+
+
+def test_upsert_items_last_wins_and_keeps_ids(tmp_path):
+    store = Store(tmp_path / "t.duckdb")
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        other = store.ensure_dataset(con, "other")
+        first = store.upsert_items(
+            con,
+            ds,
+            [ItemRecord("a", "q1", "c1", "g1"), ItemRecord("b", "qb"), ItemRecord("a", "q2")],
+        )
+        assert sorted(first) == ["a", "b"]
+        store.upsert_items(con, other, [ItemRecord("a", "elsewhere")])
+        second = store.upsert_items(con, ds, [ItemRecord("a", "q3", "c3", "g3")])
+        assert second == {"a": first["a"]}
+    with store.connect() as con:
+        rows = con.execute(
+            "SELECT ext_id, question, context, gold_answer FROM items WHERE dataset_id = ? "
+            "ORDER BY ext_id",
+            [ds],
+        ).fetchall()
+    assert rows == [("a", "q3", "c3", "g3"), ("b", "qb", None, None)]
+    assert count(store, "items") == 3
+
+
+def test_put_answers_replaces_by_run_and_item(tmp_path):
+    store = Store(tmp_path / "t.duckdb")
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        ids = store.upsert_items(con, ds, [ItemRecord("a"), ItemRecord("b")])
+        run = store.ensure_run(con, ds, "m", 0.0, "x")
+        assert store.put_answers(con, run, []) == 0
+        store.put_answers(con, run, [AnswerRecord(ids["a"], "old"), AnswerRecord(ids["b"], "b")])
+        store.put_answers(con, run, [AnswerRecord(ids["a"], "new", seed=3, error=None)])
+        rows = con.execute("SELECT item_id, answer, seed FROM answers ORDER BY item_id").fetchall()
+    assert rows == [(ids["a"], "new", 3), (ids["b"], "b", None)]
+
+
+def test_put_kgs_replaces_triples_and_load_kgs_keeps_their_order(tmp_path):
+    store = Store(tmp_path / "t.duckdb")
+    zebra = (Triple("zebra", "eats", "grass"), Triple("ant", "is", "small"), Triple("m", "r", "b"))
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        ids = store.upsert_items(con, ds, [ItemRecord("a"), ItemRecord("b")])
+        run = store.ensure_run(con, ds, "m", 0.0, "x")
+        run2 = store.ensure_run(con, ds, "m2", 0.0, "x")
+        a, b = ids["a"], ids["b"]
+        store.put_kgs(
+            con,
+            [
+                KGRecord(run, a, "answer", zebra),
+                KGRecord(run, a, "gold", zebra[:2]),
+                KGRecord(run, b, "context", (), "unparseable"),
+                KGRecord(run2, a, "answer", zebra[1:], n_dropped=2),
+            ],
+        )
+        assert store.put_kgs(con, [KGRecord(run, a, "answer", (Triple("x", "y", "z"),))]) == 1
+        assert store.put_kgs(con, []) == 0
+        with pytest.raises(ValueError, match="source must be one of"):
+            store.put_kgs(con, [KGRecord(run, a, "question", ())])
+    with store.connect() as con:
+        kgs = store.load_kgs(con)
+        only_2 = store.load_kgs(con, [run2])
+        none = store.load_kgs(con, [])
+        n_rows = con.execute(
+            "SELECT n_triples FROM kgs WHERE run_id = ? AND item_id = ? AND source = 'answer'",
+            [run, a],
+        ).fetchall()
+    assert set(kgs) == {
+        (run, a, "answer"),
+        (run, a, "gold"),
+        (run, b, "context"),
+        (run2, a, "answer"),
+    }
+    assert kgs[(run, a, "answer")].triples == (Triple("x", "y", "z"),)
+    assert n_rows == [(1,)]
+    assert kgs[(run, a, "gold")].triples == zebra[:2]  # insertion order, not sorted
+    assert kgs[(run, b, "context")] == KGRecord(run, b, "context", (), "unparseable", 0)
+    assert only_2 == {(run2, a, "answer"): KGRecord(run2, a, "answer", zebra[1:], "ok", 2)}
+    assert none == {}
+    assert count(store, "triples") == 1 + 2 + 2
+
+
+def test_put_scores_replaces_by_signature(tmp_path):
+    store = Store(tmp_path / "t.duckdb")
+
+    def record(sig: str, wl: float) -> ScoreRecord:
+        return ScoreRecord(1, 1, sig, "paper", 0.5, wl, 0.5, "ok", 0.1, 0.2, "ok", "{}", None)
+
+    with store.transaction() as con:
+        assert store.put_scores(con, []) == 0
+        store.put_scores(con, [record("s1", 0.1), record("s2", 0.2)])
+        store.put_scores(con, [record("s1", 0.9)])
+        rows = con.execute("SELECT signature, gold_s_wl FROM scores ORDER BY signature").fetchall()
+    assert rows == [("s1", 0.9), ("s2", 0.2)]
+
+
+def test_embeddings_round_trip_as_float32_and_first_write_wins(tmp_path):
+    store = Store(tmp_path / "t.duckdb")
+    rng = np.random.default_rng(0)
+    vectors = {f"text {i}": rng.standard_normal(384).astype(np.float32) for i in range(5)}
+    vectors["ünïcode 'quoted' text"] = rng.standard_normal(384).astype(np.float32)
+    with store.transaction() as con:
+        assert store.put_embeddings(con, "enc-a", vectors.items()) == 6
+        assert store.put_embeddings(con, "enc-a", [("text 0", np.zeros(384))]) == 1
+        store.put_embeddings(con, "enc-b", [("text 0", np.ones(384, dtype=np.float64))])
+        assert store.put_embeddings(con, "enc-a", []) == 0
+    with store.connect() as con:
+        got = dict(store.load_embeddings(con, "enc-a"))
+        other = dict(store.load_embeddings(con, "enc-b"))
+        assert dict(store.load_embeddings(con, "nobody")) == {}
+    assert set(got) == set(vectors)
+    for text, vec in vectors.items():
+        assert got[text].dtype == np.float32
+        assert np.array_equal(got[text], vec), text  # bit for bit, and the first write kept
+    assert np.array_equal(other["text 0"], np.ones(384, dtype=np.float32))
+
+
+# -- two processes -------------------------------------------------------------------------------
+
+
+def test_reader_gets_a_clear_lock_error_then_reads_once_the_writer_is_done(tmp_path):
+    path = tmp_path / "locked.duckdb"
+    Store(path).schema_version()
+    holder = start_lock_holder(path, n_rows=20, hold=2.5)
+    try:
+        started = time.monotonic()
+        with (
+            pytest.raises(DatabaseLockedError) as info,
+            Store(path, read_only=True, lock_timeout=0.5).connect(),
+        ):
+            pass
+        assert time.monotonic() - started < 2.5
+        message = str(info.value)
+        assert str(path) in message
+        assert "locked by another process" in message
+        assert "wait for it to finish" in message and "retry" in message
+        # a writer is refused the same way
+        with pytest.raises(DatabaseLockedError), Store(path, lock_timeout=0.2).transaction():
+            pass
+        with Store(path, read_only=True, lock_timeout=30).connect() as con:
+            rows = con.execute("SELECT count(*) FROM items").fetchall()[0][0]
+        assert rows == 20  # all of the writer's transaction, never part of it
+    finally:
+        holder.wait(timeout=30)
+    assert holder.returncode == 0, holder.stderr.read() if holder.stderr else ""
+
+
+def test_polling_reader_never_sees_a_torn_write(tmp_path):
+    path = tmp_path / "torn.duckdb"
+    Store(path).schema_version()
+    n_rows, rounds = 8, 3
+    holder = start_lock_holder(path, n_rows=n_rows, hold=0.3, rounds=rounds, gap=0.15)
+    seen: list[int] = []
+    locked = 0
+    try:
+        while holder.poll() is None or not seen or seen[-1] != n_rows * rounds:
+            try:
+                with Store(path, read_only=True, lock_timeout=0.02).connect() as con:
+                    seen.append(con.execute("SELECT count(*) FROM items").fetchall()[0][0])
+            except DatabaseLockedError:
+                locked += 1
+            time.sleep(0.01)
+            if len(seen) + locked > 5000:
+                break
+    finally:
+        holder.wait(timeout=30)
+    assert holder.returncode == 0, holder.stderr.read() if holder.stderr else ""
+    assert locked > 0
+    assert seen and seen[-1] == n_rows * rounds
+    assert all(n % n_rows == 0 for n in seen), sorted(set(seen))
+    assert seen == sorted(seen)
+    assert len(set(seen)) >= 2  # it read between the writer's transactions too
