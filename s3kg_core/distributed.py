@@ -72,7 +72,7 @@ def score_on_ray(
             raise ConfigError(f"cannot start or reach the Ray cluster {address!r}: {exc}") from exc
         started_here = True
     try:
-        resources = ray.cluster_resources()  # type: ignore[no-untyped-call]
+        resources = ray.cluster_resources()
         n = workers or max(1, int(resources.get("CPU", 1)))
         actor: Any = ray.remote(num_cpus=1)(_Worker)
         shared = ray.put(embeddings)
