@@ -486,45 +486,47 @@ class Store:
     @staticmethod
     def put_scores(con: duckdb.DuckDBPyConnection, records: Iterable[ScoreRecord]) -> int:
         """Insert or replace score rows; return how many were written."""
-        rows = [
-            [
-                r.run_id,
-                r.item_id,
-                r.signature,
-                r.mode,
-                r.alpha,
-                r.gold_s_wl,
-                r.gold_s_sbert,
-                r.gold_status,
-                r.ctx_s_wl,
-                r.ctx_s_sbert,
-                r.ctx_status,
-                r.gold_detail,
-                r.ctx_detail,
-            ]
-            for r in records
-        ]
-        if rows:
-            con.executemany(
-                "INSERT OR REPLACE INTO scores (run_id, item_id, signature, mode, alpha, "
-                "gold_s_wl, gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, ctx_status, "
-                "gold_detail, ctx_detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-        return len(rows)
+        frame = pd.DataFrame(
+            [astuple(r) for r in records], columns=[f.name for f in fields(ScoreRecord)]
+        ).astype(object)
+        if frame.empty:
+            return 0
+        names = ", ".join(frame.columns)
+        con.register("_new_scores", frame)
+        try:
+            con.execute(f"INSERT OR REPLACE INTO scores ({names}) SELECT {names} FROM _new_scores")
+        finally:
+            con.unregister("_new_scores")
+        return len(frame)
 
     @staticmethod
     def put_embeddings(
         con: duckdb.DuckDBPyConnection, encoder: str, items: Iterable[tuple[str, np.ndarray]]
     ) -> int:
-        """Store embedding vectors (existing ``(encoder, text)`` rows are kept)."""
-        rows = [[encoder, text, np.asarray(vec, dtype=np.float32).tolist()] for text, vec in items]
-        if rows:
-            con.executemany(
-                "INSERT INTO embeddings VALUES (?, ?, ?) ON CONFLICT (encoder, text) DO NOTHING",
-                rows,
+        """Store embedding vectors in one bulk insert (existing ``(encoder, text)`` rows are kept).
+
+        Bulk, not row by row: tens of thousands of vectors go in well under a second, so the
+        write lock is held only briefly.
+        """
+        pairs = list(items)
+        if not pairs:
+            return 0
+        frame = pd.DataFrame(
+            {
+                "encoder": encoder,
+                "text": [text for text, _ in pairs],
+                "vector": [np.asarray(vec, dtype=np.float32) for _, vec in pairs],
+            }
+        )
+        con.register("_new_embeddings", frame)
+        try:
+            con.execute(
+                "INSERT INTO embeddings SELECT encoder, text, vector::FLOAT[] "
+                "FROM _new_embeddings ON CONFLICT (encoder, text) DO NOTHING"
             )
-        return len(rows)
+        finally:
+            con.unregister("_new_embeddings")
+        return len(pairs)
 
     # -- reading ---------------------------------------------------------------------------------
 
