@@ -60,6 +60,7 @@ import random
 import resource
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -158,7 +159,11 @@ def stratified_subset(files: Sequence[str], limit: int, seed: int = 0) -> list[i
 
 
 class TimedEncoder:
-    """Delegates to an encoder and adds up the wall and CPU seconds spent in ``encode``."""
+    """Delegates to an encoder and adds up the wall and CPU seconds spent in ``encode``.
+
+    Every other attribute (``prepare``, ``close``, ``pool_min_texts``...) is the inner encoder's,
+    so the library treats the wrapper exactly like the encoder it wraps (worker pool included).
+    """
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -167,27 +172,106 @@ class TimedEncoder:
         self.cpu_seconds = 0.0
         self.calls = 0
         self.texts = 0
+        self.largest_job = 0  # largest job announced through prepare() or sent to encode()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def prepare(self, n_texts: int) -> None:
+        self.largest_job = max(self.largest_job, n_texts)
+        inner = getattr(self.inner, "prepare", None)
+        if inner is not None:
+            inner(n_texts)
 
     def encode(self, texts: Sequence[str]) -> Any:
-        wall, cpu = time.perf_counter(), time.process_time()
+        self.largest_job = max(self.largest_job, len(texts))
+        wall, cpu = time.perf_counter(), time.process_time()  # cheap: called per pair
         try:
             return self.inner.encode(texts)
         finally:
             self.seconds += time.perf_counter() - wall
-            self.cpu_seconds += time.process_time() - cpu
+            self.cpu_seconds += time.process_time() - cpu  # this process only
             self.calls += 1
             self.texts += len(texts)
 
 
-def _rss_now_kib() -> int:
+_PAGE_KIB = (os.sysconf("SC_PAGE_SIZE") // 1024) if hasattr(os, "sysconf") else 4
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    """Fields of ``/proc/PID/stat`` after the command name (field 3 onwards), or None."""
     try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def process_tree(root: int | None = None) -> list[int]:
+    """``root`` (default: this process) and all its descendants, from ``/proc``."""
+    root = os.getpid() if root is None else root
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [int(d) for d in os.listdir("/proc") if d.isdigit()]
     except OSError:
-        pass
-    return 0
+        return [root]
+    for pid in entries:
+        stat = _proc_stat(pid)
+        if stat is not None:
+            children.setdefault(int(stat[1]), []).append(pid)
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, []))
+    return tree
+
+
+def tree_cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its live descendants (worker pools)."""
+    if not os.path.isdir("/proc"):
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    total = 0
+    for pid in process_tree():
+        stat = _proc_stat(pid)
+        if stat is not None:
+            total += int(stat[11]) + int(stat[12])  # utime, stime
+    return total / _TICKS
+
+
+def tree_rss_kib() -> int:
+    """Resident memory of this process and its live descendants, summed (KiB)."""
+    if not os.path.isdir("/proc"):
+        return _peak_rss_kib()
+    total = 0
+    for pid in process_tree():
+        stat = _proc_stat(pid)
+        if stat is not None:
+            total += int(stat[21]) * _PAGE_KIB  # rss, in pages
+    return total
+
+
+class PeakTreeRSS:
+    """Samples :func:`tree_rss_kib` in a thread every ``interval`` s and keeps the maximum."""
+
+    def __init__(self, interval: float = 0.5) -> None:
+        self.interval = interval
+        self.peak_kib = tree_rss_kib()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.peak_kib = max(self.peak_kib, tree_rss_kib())
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        self.peak_kib = max(self.peak_kib, tree_rss_kib())
+        return self.peak_kib
 
 
 def _peak_rss_kib() -> int:
@@ -196,24 +280,24 @@ def _peak_rss_kib() -> int:
 
 
 class MachineLoad:
-    """CPU time used by other processes while a measurement ran (Linux ``/proc``; else None)."""
+    """CPU time used by other processes while a measurement ran (Linux ``/proc``; else None).
+
+    "Other" excludes this process and its descendants (the encoder's worker pool).
+    """
 
     def __init__(self) -> None:
         self._start = self._sample()
 
     @staticmethod
-    def _sample() -> tuple[int, int, int] | None:
+    def _sample() -> tuple[int, int, float] | None:
         try:
             with open("/proc/stat", encoding="ascii") as fh:
                 fields = [int(x) for x in fh.readline().split()[1:]]
-            with open("/proc/self/stat", encoding="ascii") as fh:
-                stat = fh.read().rsplit(")", 1)[1].split()
-        except (OSError, ValueError, IndexError):
+        except (OSError, ValueError):
             return None
         total = sum(fields[:8])  # user nice system idle iowait irq softirq steal
         busy = total - fields[3] - fields[4]
-        own = int(stat[11]) + int(stat[12])  # utime + stime of this process, all threads
-        return total, busy, own
+        return total, busy, tree_cpu_seconds() * _TICKS
 
     def others_share(self) -> float | None:
         """Share of the machine's CPU capacity used by other processes since creation."""
@@ -225,9 +309,17 @@ class MachineLoad:
         return max(0.0, others / total)
 
 
-def _cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+def would_start_pool(encoder: Any, pairs: Sequence[tuple[list[Any], list[Any]]]) -> bool:
+    """Whether KGScorer's first encoding job on ``pairs`` is large enough to start the pool.
+
+    Counts distinct raw triple sentences, an upper bound of the normalised ones the scorer
+    sends first; the run records the jobs it really announced, so a wrong guess shows.
+    """
+    threshold = getattr(encoder, "pool_min_texts", None)
+    if threshold is None or getattr(encoder, "processes", 1) < 2:
+        return False
+    sentences = {" ".join((t.head, t.relation, t.tail)) for p in pairs for kg in p for t in kg}
+    return len(sentences) >= threshold
 
 
 # -- one configuration (child process) ------------------------------------------------------------
@@ -253,19 +345,28 @@ def run_one(cfg: dict[str, Any]) -> dict[str, Any]:
     encoder = load_encoder(cfg["encoder"])
     encoder.encode(WARMUP_TEXTS)
     getAllLemmas("tables")  # loads lemminflect's dictionaries once
+    # The encoder's CPU worker pool (one single-threaded process per core) starts on jobs of
+    # pool_min_texts or more, and each worker loads the model: model loading, so it happens
+    # here, before the clock, for the runs where KGScorer would start it.
+    pool_prestarted = False
+    if cfg["method"] == "kgscorer" and would_start_pool(encoder, timed_pairs):
+        encoder.prepare(encoder.pool_min_texts)
+        encoder.encode([f"warm-up sentence number {i}" for i in range(512)])
+        pool_prestarted = True
     warmup_s = time.perf_counter() - warm
-    rss_after_warmup = _rss_now_kib()
+    rss_after_warmup = tree_rss_kib()
     timed = TimedEncoder(encoder)
 
+    peak = PeakTreeRSS()
     load = MachineLoad()
-    cpu0 = _cpu_seconds()
+    cpu0 = tree_cpu_seconds()
     wall0 = time.perf_counter()
     out: dict[str, Any] = {}
     if cfg["method"] == "kgscorer":
         scorer = KGScorer(timed)
         results = scorer.score_pairs(timed_pairs)
         wall = time.perf_counter() - wall0
-        cpu = _cpu_seconds() - cpu0
+        cpu = tree_cpu_seconds() - cpu0
         others = load.others_share()
         stats = scorer.stats
         out.update(
@@ -281,20 +382,20 @@ def run_one(cfg: dict[str, Any]) -> dict[str, Any]:
         texts = [text for text, _ in scorer.cache.items()]
         sample = int(cfg.get("limit_sample") or 0)
         encoded = random.Random(0).sample(texts, sample) if 0 < sample < len(texts) else texts
-        lim_cpu0 = _cpu_seconds()
+        lim_cpu0 = tree_cpu_seconds()
         lim0 = time.perf_counter()
         encoder.encode(encoded)
         scale = len(texts) / len(encoded) if encoded else 1.0
         out.update(
             limit_seconds=(time.perf_counter() - lim0) * scale,
-            limit_cpu_seconds=(_cpu_seconds() - lim_cpu0) * scale,
+            limit_cpu_seconds=(tree_cpu_seconds() - lim_cpu0) * scale,
             limit_strings=len(texts),
             limit_strings_timed=len(encoded),
         )
     else:
         results = [s3kg_score(t1, t2, encoder=timed) for t1, t2 in timed_pairs]
         wall = time.perf_counter() - wall0
-        cpu = _cpu_seconds() - cpu0
+        cpu = tree_cpu_seconds() - cpu0
         others = load.others_share()
         out.update(
             seconds_total=wall,
@@ -304,6 +405,18 @@ def run_one(cfg: dict[str, Any]) -> dict[str, Any]:
             distinct_strings=timed.texts,  # strings encoded, summed over calls (repeats count)
             encode_calls=timed.calls,
         )
+    peak_tree = peak.stop()
+    pool_min = getattr(encoder, "pool_min_texts", None)
+    out.update(
+        pool_prestarted=pool_prestarted,
+        pool_running=getattr(encoder, "_pool", None) is not None,
+        largest_job=timed.largest_job,
+        pool_guess_wrong=pool_min is not None
+        and getattr(encoder, "processes", 1) >= 2
+        and cfg["method"] == "kgscorer"
+        and pool_prestarted != (timed.largest_job >= pool_min),
+        peak_tree_rss_kib=peak_tree,
+    )
     out.update(
         set=cfg["set"],
         encoder=cfg["encoder"],
@@ -316,11 +429,12 @@ def run_one(cfg: dict[str, Any]) -> dict[str, Any]:
         skipped=loaded.skipped,
         per_file=loaded.per_file,
         cpu_seconds=cpu,
-        encoding_cpu_seconds=timed.cpu_seconds,
+        encoding_cpu_seconds_self=timed.cpu_seconds,
         others_cpu_share=others,
         warmup_seconds=warmup_s,
         rss_after_warmup_kib=rss_after_warmup,
-        peak_rss_kib=_peak_rss_kib(),
+        peak_rss_kib=max(_peak_rss_kib(), peak_tree),
+        peak_rss_self_kib=_peak_rss_kib(),
         torch_threads=torch.get_num_threads(),
         torch_version=torch.__version__,
         statuses=dict(Counter(r.status for r in results)),
