@@ -170,10 +170,11 @@ class SentenceTransformerEncoder:
     device
         ``"cpu"``, ``"cuda"``...; ``None`` lets sentence-transformers choose.
     processes
-        CPU worker processes for large jobs. On small CPUs one single-threaded process per core
-        encodes faster than one process with a thread per core (the matrices of short sentences
-        are too small for intra-op threading to pay). ``None``: ``$S3KG_ENCODE_PROCESSES`` or the
-        number of cores (at most 8); ``1`` never starts a pool. Ignored on a GPU.
+        CPU worker processes for large jobs: one single-threaded process per core (measured
+        faster than one process with a thread per core on a busy 2-core machine, where short
+        sentences' small matrices gain little from intra-op threads). ``None``:
+        ``$S3KG_ENCODE_PROCESSES`` or the number of cores (at most 8); ``1`` never starts a pool.
+        Ignored on a GPU.
     pool_min_texts
         The pool starts when a job announces (:meth:`prepare`) or sends at least this many texts;
         starting it costs several seconds, so smaller jobs stay in this process.
