@@ -23,6 +23,11 @@ class _Worker:
 
     def __init__(self, encoder: str, config: dict[str, Any], embeddings: Any) -> None:
         os.environ["S3KG_ENCODE_PROCESSES"] = "1"  # Ray already gives each worker its CPU
+        import torch
+
+        # One CPU per actor: torch's default of one thread per core makes actors fight over
+        # the same cores, and two workers were measured no faster than one.
+        torch.set_num_threads(1)
         from .embeddings import EmbeddingCache, load_encoder
         from .s3kg import KGScorer
 

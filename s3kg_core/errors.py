@@ -13,8 +13,12 @@ __all__ = [
     "DatabaseLockedError",
     "EncoderError",
     "EncoderNotFoundError",
+    "EndpointError",
+    "ExtractionError",
     "InputFormatError",
     "KGParseError",
+    "LLMError",
+    "LLMResponseError",
     "MappingError",
     "S3KGError",
     "TripleError",
@@ -63,3 +67,19 @@ class CorruptDatabaseError(DatabaseError):
 
 class MappingError(InputFormatError):
     """A column mapping names columns the input does not have."""
+
+
+class LLMError(S3KGError, RuntimeError):
+    """A call to an OpenAI-compatible endpoint failed (see the subclasses)."""
+
+
+class EndpointError(LLMError):
+    """The endpoint is unreachable, refuses the key or model, or kept failing after the retries."""
+
+
+class LLMResponseError(LLMError, ValueError):
+    """The endpoint answered, but the answer cannot be used (malformed JSON beyond repair)."""
+
+
+class ExtractionError(S3KGError, RuntimeError):
+    """A KG extractor cannot run (model missing, endpoint not configured)."""

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 DEFAULT_DB = Path("data") / "s3kg.duckdb"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SOURCES = ("gold", "answer", "context")
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -145,6 +145,26 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             vector FLOAT[] NOT NULL,
             PRIMARY KEY (encoder, text))""",
     ),
+    # 2: the LLM stage. Answers say how the call went and whether the prompt was cut; KGs say
+    # whether their text was cut; successful LLM responses are cached by request key.
+    2: (
+        "ALTER TABLE answers ADD COLUMN IF NOT EXISTS status VARCHAR",
+        "ALTER TABLE answers ADD COLUMN IF NOT EXISTS truncated BOOLEAN DEFAULT false",
+        "ALTER TABLE kgs ADD COLUMN IF NOT EXISTS truncated BOOLEAN DEFAULT false",
+        "UPDATE answers SET status = CASE WHEN error IS NOT NULL THEN 'error' "
+        "WHEN answer IS NULL OR trim(answer) = '' THEN 'empty' ELSE 'ok' END "
+        "WHERE status IS NULL",
+        """CREATE TABLE IF NOT EXISTS llm_cache (
+            key VARCHAR PRIMARY KEY,
+            endpoint VARCHAR NOT NULL,
+            model VARCHAR NOT NULL,
+            prompt_version VARCHAR NOT NULL,
+            temperature DOUBLE NOT NULL,
+            seed INTEGER,
+            input_hash VARCHAR NOT NULL,
+            response JSON NOT NULL,
+            created_at TIMESTAMP DEFAULT current_timestamp)""",
+    ),
 }
 
 
@@ -169,11 +189,20 @@ class AnswerRecord:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     error: str | None = None
+    status: str | None = None
+    truncated: bool = False
+
+    def __post_init__(self) -> None:
+        if self.status is None:
+            status = (
+                "error" if self.error else "ok" if self.answer and self.answer.strip() else "empty"
+            )
+            object.__setattr__(self, "status", status)
 
 
 @dataclass(frozen=True)
 class KGRecord:
-    """One stored KG: ``status`` is ``ok``, ``empty`` or ``unparseable``."""
+    """One stored KG: ``status`` is ``ok``, ``empty``, ``unparseable...`` or ``failed: ...``."""
 
     run_id: int
     item_id: int
@@ -181,6 +210,7 @@ class KGRecord:
     triples: tuple[Triple, ...]
     status: str = "ok"
     n_dropped: int = 0
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -227,7 +257,7 @@ class Store:
     ...     ds = db.ensure_dataset(con, "toy", source="doctest")
     ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
     >>> db.schema_version(), sorted(ids)
-    (1, ['q1'])
+    (2, ['q1'])
     """
 
     def __init__(
@@ -437,8 +467,9 @@ class Store:
         try:
             con.execute(
                 "INSERT OR REPLACE INTO answers (run_id, item_id, answer, seed, latency_s, "
-                "prompt_tokens, completion_tokens, error) SELECT run_id, item_id, answer, seed, "
-                "latency_s, prompt_tokens, completion_tokens, error FROM _new_answers"
+                "prompt_tokens, completion_tokens, error, status, truncated) SELECT run_id, "
+                "item_id, answer, seed, latency_s, prompt_tokens, completion_tokens, error, "
+                "status, truncated FROM _new_answers"
             )
         finally:
             con.unregister("_new_answers")
@@ -455,10 +486,26 @@ class Store:
         kgs = list({(kg.run_id, kg.item_id, kg.source): kg for kg in kgs}.values())  # last wins
         heads = pd.DataFrame(
             [
-                [kg.run_id, kg.item_id, kg.source, kg.status, len(kg.triples), kg.n_dropped]
+                [
+                    kg.run_id,
+                    kg.item_id,
+                    kg.source,
+                    kg.status,
+                    len(kg.triples),
+                    kg.n_dropped,
+                    kg.truncated,
+                ]
                 for kg in kgs
             ],
-            columns=["run_id", "item_id", "source", "status", "n_triples", "n_dropped"],
+            columns=[
+                "run_id",
+                "item_id",
+                "source",
+                "status",
+                "n_triples",
+                "n_dropped",
+                "truncated",
+            ],
         ).astype(object)
         body = pd.DataFrame(
             [
@@ -475,7 +522,10 @@ class Store:
                 "DELETE FROM triples WHERE (run_id, item_id, source) IN "
                 "(SELECT (run_id, item_id, source) FROM _new_kgs)"
             )
-            con.execute("INSERT OR REPLACE INTO kgs SELECT * FROM _new_kgs")
+            con.execute(
+                "INSERT OR REPLACE INTO kgs (run_id, item_id, source, status, n_triples, "
+                "n_dropped, truncated) SELECT * FROM _new_kgs"
+            )
             if len(body):
                 con.execute("INSERT INTO triples SELECT * FROM _new_triples")
         finally:
@@ -528,6 +578,22 @@ class Store:
             con.unregister("_new_embeddings")
         return len(pairs)
 
+    @staticmethod
+    def put_llm_responses(con: duckdb.DuckDBPyConnection, rows: Sequence[tuple[Any, ...]]) -> int:
+        """Cache LLM responses; an existing key is replaced.
+
+        Each row is ``(key, endpoint, model, prompt_version, temperature, seed, input_hash,
+        response_json)``.
+        """
+        if not rows:
+            return 0
+        con.executemany(
+            "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, prompt_version, temperature, "
+            "seed, input_hash, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [list(r) for r in rows],
+        )
+        return len(rows)
+
     # -- reading ---------------------------------------------------------------------------------
 
     @staticmethod
@@ -539,6 +605,21 @@ class Store:
         while batch := cur.fetchmany(10_000):
             for text, vec in batch:
                 yield text, np.asarray(vec, dtype=np.float32)
+
+    @staticmethod
+    def get_llm_responses(con: duckdb.DuckDBPyConnection, keys: Sequence[str]) -> dict[str, str]:
+        """Cached LLM responses (JSON) of those ``keys`` that have one."""
+        if not keys:
+            return {}
+        frame = pd.DataFrame({"key": list(keys)})
+        con.register("_wanted_keys", frame)
+        try:
+            rows = con.execute(
+                "SELECT c.key, c.response FROM llm_cache c JOIN _wanted_keys w ON c.key = w.key"
+            ).fetchall()
+        finally:
+            con.unregister("_wanted_keys")
+        return {str(k): str(v) for k, v in rows}
 
     @staticmethod
     def load_kgs(
@@ -558,11 +639,17 @@ class Store:
         ).fetchall():
             triples.setdefault((run_id, item_id, source), []).append(Triple(head, relation, tail))
         out = {}
-        for run_id, item_id, source, status, _n, dropped in con.execute(
-            "SELECT * FROM kgs" + where, params
+        for run_id, item_id, source, status, dropped, truncated in con.execute(
+            "SELECT run_id, item_id, source, status, n_dropped, truncated FROM kgs" + where, params
         ).fetchall():
             key = (run_id, item_id, source)
             out[key] = KGRecord(
-                run_id, item_id, source, tuple(triples.get(key, ())), status, int(dropped)
+                run_id,
+                item_id,
+                source,
+                tuple(triples.get(key, ())),
+                status,
+                int(dropped),
+                bool(truncated),
             )
         return out

@@ -33,6 +33,7 @@ TABLES = {
     "tau_results",
     "annotations",
     "embeddings",
+    "llm_cache",
 }
 
 
@@ -60,7 +61,7 @@ def _set_version(path: Path, value: str) -> None:
 def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
     path = tmp_path / "sub" / "new.duckdb"
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 1
+    assert store.schema_version() == SCHEMA_VERSION == 2
     assert path.exists()
     assert _tables(path) >= TABLES
     con = duckdb.connect(str(path), read_only=True)
@@ -95,6 +96,58 @@ def test_newer_schema_version_is_refused(tmp_path, read_only):
     assert str(path) in str(info.value)
     assert "upgrade" in str(info.value)
     assert f"schema version {SCHEMA_VERSION + 1}" in str(info.value)
+
+
+def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
+    from s3kg_core.store import _MIGRATIONS
+
+    path = tmp_path / "v1.duckdb"
+    con = duckdb.connect(str(path))
+    for statement in _MIGRATIONS[1]:
+        con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    con.execute("INSERT INTO datasets (name) VALUES ('d')")
+    con.execute("INSERT INTO runs (dataset_id, model, temperature, extractor) VALUES (1,'m',0,'x')")
+    con.execute("INSERT INTO items (dataset_id, ext_id) VALUES (1, 'a'), (1, 'b'), (1, 'c')")
+    con.execute(
+        "INSERT INTO answers (run_id, item_id, answer, error) VALUES "
+        "(1, 1, 'yes', NULL), (1, 2, '  ', NULL), (1, 3, NULL, 'HTTP 500')"
+    )
+    con.execute("INSERT INTO kgs VALUES (1, 1, 'gold', 'ok', 0, 0)")
+    con.close()
+    store = Store(path)
+    assert store.schema_version() == 2
+    with store.connect() as con:
+        rows = con.execute(
+            "SELECT item_id, answer, status, truncated FROM answers ORDER BY item_id"
+        ).fetchall()
+        kgs = store.load_kgs(con)
+    assert rows == [(1, "yes", "ok", False), (2, "  ", "empty", False), (3, None, "error", False)]
+    assert kgs[(1, 1, "gold")].truncated is False
+
+
+def test_answer_and_kg_records_keep_status_and_truncation(tmp_path):
+    store = Store(tmp_path / "s.duckdb")
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "d")
+        ids = store.upsert_items(con, ds, [ItemRecord("a"), ItemRecord("b")])
+        run = store.ensure_run(con, ds, "m", 0.0, "x")
+        store.put_answers(
+            con,
+            run,
+            [
+                AnswerRecord(ids["a"], "long answer", truncated=True),
+                AnswerRecord(ids["b"], None, status="refused", error="policy"),
+            ],
+        )
+        store.put_kgs(con, [KGRecord(run, ids["a"], "context", (), "empty", 2, truncated=True)])
+    with store.connect() as con:
+        rows = con.execute(
+            "SELECT status, truncated, error FROM answers ORDER BY item_id"
+        ).fetchall()
+        kg = store.load_kgs(con)[(run, ids["a"], "context")]
+    assert rows == [("ok", True, None), ("refused", False, "policy")]
+    assert (kg.status, kg.n_dropped, kg.truncated) == ("empty", 2, True)
 
 
 def test_plain_duckdb_file_is_migrated_by_a_writer_and_refused_by_a_reader(tmp_path):

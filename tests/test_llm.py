@@ -1,0 +1,315 @@
+"""The OpenAI-compatible client against a real local HTTP server (tests/fake_openai.py)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+from s3kg_core.errors import ConfigError, EndpointError
+from s3kg_core.llm import (
+    ChatRequest,
+    ChatResult,
+    LLMClient,
+    LLMSettings,
+    MemoryCache,
+    RateLimiter,
+    endpoint_configured,
+)
+from tests.fake_openai import Reply, fake_openai, last_user_message
+
+
+def _request(text: str, **kwargs) -> ChatRequest:
+    return ChatRequest.build(
+        [("system", "be brief"), ("user", text)], prompt_version="t1", **kwargs
+    )
+
+
+def _client(base_url: str, cache=None, **kwargs) -> LLMClient:
+    options = {"timeout": 5.0, "max_retries": 2, "concurrency": 4, **kwargs}
+    return LLMClient(LLMSettings(model="fake-model", base_url=base_url, **options), cache=cache)
+
+
+def _echo(body, n):
+    return Reply(text="echo: " + last_user_message(body))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+def test_settings_from_env_and_flags(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://env-host:1234/v1/")
+    monkeypatch.setenv("S3KG_MODEL", "env-model")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-secret")
+    s = LLMSettings.from_env()
+    assert (s.base_url, s.model, s.api_key) == (
+        "http://env-host:1234/v1",
+        "env-model",
+        "sk-env-secret",
+    )
+    s = LLMSettings.from_env(base_url="http://flag:1/v1", model="flag-model", api_key="k")
+    assert (s.base_url, s.model, s.api_key) == ("http://flag:1/v1", "flag-model", "k")
+    assert endpoint_configured()
+
+
+def test_settings_without_endpoint_or_model_say_what_to_set(monkeypatch):
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    assert not endpoint_configured()
+    with pytest.raises(ConfigError, match=r"--base-url.*OPENAI_BASE_URL"):
+        LLMSettings.from_env(model="m")
+    with pytest.raises(ConfigError, match="--model or set S3KG_MODEL"):
+        LLMSettings.from_env(base_url="http://localhost:1/v1")
+    with pytest.raises(ConfigError, match="http"):
+        LLMSettings(model="m", base_url="localhost:8000")
+
+
+def test_the_key_never_shows_and_credentials_never_enter_cache_keys():
+    a = LLMSettings(model="m", base_url="http://user:pw@host:8000/v1/?x=1", api_key="sk-AAA")
+    b = LLMSettings(model="m", base_url="http://host:8000/v1", api_key="sk-BBB")
+    assert "sk-AAA" not in repr(a) and "pw" not in repr(a)
+    assert a.endpoint == b.endpoint == "http://host:8000/v1"
+    req = _request("q")
+    assert req.cache_key(a) == req.cache_key(b)
+    assert "sk-" not in req.cache_key(a)
+
+
+def test_cache_key_changes_with_every_part_that_changes_the_answer():
+    s = LLMSettings(model="m", base_url="http://h:1/v1")
+    base = _request("q", temperature=0.0, seed=1)
+    variants = [
+        _request("q2", temperature=0.0, seed=1),
+        _request("q", temperature=0.7, seed=1),
+        _request("q", temperature=0.0, seed=2),
+        ChatRequest.build([("system", "be brief"), ("user", "q")], prompt_version="t2", seed=1),
+        _request("q", temperature=0.0, seed=1, json_mode=True),
+    ]
+    keys = {v.cache_key(s) for v in variants} | {base.cache_key(s)}
+    assert len(keys) == len(variants) + 1
+    other_model = LLMSettings(model="m2", base_url="http://h:1/v1")
+    assert base.cache_key(other_model) != base.cache_key(s)
+
+
+# -- answers and the cache -----------------------------------------------------------------------
+
+
+def test_answers_come_back_in_order_with_tokens_and_latency():
+    with fake_openai(_echo) as server:
+        client = _client(server.base_url)
+        results = client.chat_many([_request(f"question {i}", seed=7) for i in range(6)])
+        assert [r.text for r in results] == [f"echo: question {i}" for i in range(6)]
+        assert all(r.status == "ok" and not r.cached for r in results)
+        assert all(r.prompt_tokens and r.completion_tokens == 3 for r in results)
+        assert all(r.latency_s is not None and r.latency_s >= 0 for r in results)
+        body = server.requests[0][1]
+        assert body["model"] == "fake-model" and body["seed"] == 7 and body["temperature"] == 0.0
+
+
+def test_a_rerun_is_served_from_the_cache_without_calling_the_server():
+    cache = MemoryCache()
+    with fake_openai(_echo) as server:
+        first = _client(server.base_url, cache).chat_many([_request(f"q{i}") for i in range(5)])
+        assert server.count() == 5
+        progress = []
+        again = _client(server.base_url, cache).chat_many(
+            [_request(f"q{i}") for i in range(5)], progress=lambda d, t: progress.append((d, t))
+        )
+        assert server.count() == 5  # nothing new was sent
+    assert [r.text for r in again] == [r.text for r in first]
+    assert all(r.cached for r in again)
+    assert progress[-1] == (5, 5)
+
+
+def test_identical_requests_in_one_call_are_sent_once():
+    with fake_openai(_echo) as server:
+        results = _client(server.base_url).chat_many([_request("same")] * 4)
+        assert server.count("same") == 1
+    assert {r.text for r in results} == {"echo: same"}
+
+
+def test_429_with_retry_after_is_waited_out_and_then_answered():
+    def script(body, n):
+        if "limited" in last_user_message(body) and n == 1:
+            return Reply(status=429, headers={"Retry-After": "1"})
+        return _echo(body, n)
+
+    cache = MemoryCache()
+    with fake_openai(script) as server:
+        results = _client(server.base_url, cache).chat_many([_request("limited"), _request("free")])
+        times = server.times("limited")
+    assert [r.status for r in results] == ["ok", "ok"]
+    assert len(times) == 2
+    assert times[1] - times[0] >= 0.9  # the server's Retry-After: 1 was honoured
+
+
+def test_500_is_retried_a_bounded_number_of_times_then_recorded_and_never_cached():
+    def script(body, n):
+        if "broken" in last_user_message(body):
+            return Reply(status=500)
+        return _echo(body, n)
+
+    cache = MemoryCache()
+    with fake_openai(script) as server:
+        results = _client(server.base_url, cache, max_retries=2).chat_many(
+            [_request("broken"), _request("fine")]
+        )
+        assert server.count("broken") == 3  # one try and two retries
+        assert results[0].status == "error" and results[0].error.startswith("HTTP 500")
+        assert results[1].status == "ok"
+        rerun = _client(server.base_url, cache, max_retries=0).chat_many(
+            [_request("broken"), _request("fine")]
+        )
+        assert server.count("broken") == 4  # the error was not cached: tried again
+        assert server.count("fine") == 1  # the success was
+    assert rerun[1].cached and not rerun[0].cached
+
+
+def test_500_then_success_recovers_within_the_retries():
+    def script(body, n):
+        return Reply(status=503) if n <= 2 else _echo(body, n)
+
+    with fake_openai(script) as server:
+        result = _client(server.base_url, max_retries=2).chat(_request("flaky"))
+        assert server.count("flaky") == 3
+    assert result.status == "ok" and result.text == "echo: flaky"
+
+
+def test_a_request_hanging_past_the_timeout_is_recorded_as_a_timeout():
+    def script(body, n):
+        if "slow" in last_user_message(body):
+            return Reply(hang=3.0)
+        return _echo(body, n)
+
+    with fake_openai(script) as server:
+        results = _client(server.base_url, timeout=0.5, max_retries=1).chat_many(
+            [_request("slow"), _request("quick")]
+        )
+        assert server.count("slow") == 2
+    assert results[0].status == "error" and results[0].error == "timeout"
+    assert results[1].status == "ok"
+
+
+def test_empty_and_refused_answers_are_recorded_as_such():
+    def script(body, n):
+        text = last_user_message(body)
+        if text == "blank":
+            return Reply(text="   ")
+        if text == "nothing":
+            return Reply(text=None)
+        if text == "refuse":
+            return Reply(text=None, refusal="I can't help with that.")
+        if text == "filtered":
+            return Reply(text="", finish_reason="content_filter")
+        return _echo(body, n)
+
+    with fake_openai(script) as server:
+        results = _client(server.base_url).chat_many(
+            [_request(t) for t in ("blank", "nothing", "refuse", "filtered", "fine")]
+        )
+    assert [r.status for r in results] == ["empty", "empty", "refused", "refused", "ok"]
+    assert results[2].error == "I can't help with that."
+
+
+def test_a_malformed_response_body_is_an_error_not_a_crash():
+    def script(body, n):
+        return Reply(raw=b"<html>gateway</html>")
+
+    with fake_openai(script) as server:
+        result = _client(server.base_url, max_retries=0).chat(_request("q"))
+    assert result.status == "error"
+    assert result.error
+
+
+def test_an_endpoint_that_is_down_gives_one_clear_error_after_the_retries():
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    client = _client(url, max_retries=1)
+    with pytest.raises(EndpointError) as info:
+        client.chat_many([_request(f"q{i}") for i in range(5)])
+    message = str(info.value)
+    assert url in message and "fake-model" in message and "connection error" in message.lower()
+    assert "after 1 retries" in message
+
+
+def test_a_rejected_key_stops_the_run_but_keeps_what_was_cached():
+    def script(body, n):
+        if last_user_message(body).startswith("late"):
+            return Reply(status=401)
+        return _echo(body, n)
+
+    cache = MemoryCache()
+    with fake_openai(script) as server:
+        client = _client(server.base_url, cache, concurrency=1)
+        client.chat_many([_request("early")])
+        with pytest.raises(EndpointError, match="HTTP 401"):
+            client.chat_many([_request("late 1"), _request("late 2")])
+        assert server.count("late") == 1  # the second was not sent after a fatal answer
+    assert "early" in {
+        r.text.removeprefix("echo: ")
+        for r in cache.get_many([_request("early").cache_key(client.settings)]).values()
+    }
+
+
+def test_concurrency_limit_is_respected():
+    in_flight = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def script(body, n):
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        time.sleep(0.2)
+        with lock:
+            in_flight -= 1
+        return _echo(body, n)
+
+    with fake_openai(script) as server:
+        results = _client(server.base_url, concurrency=2).chat_many(
+            [_request(f"q{i}") for i in range(8)]
+        )
+    assert all(r.ok for r in results)
+    assert 1 <= peak <= 2
+
+
+# -- rate limiter --------------------------------------------------------------------------------
+
+
+def test_rate_limiter_spaces_requests_evenly():
+    now = [100.0]
+    slept = []
+
+    def sleep(s):
+        slept.append(s)
+        now[0] += s
+
+    limiter = RateLimiter(120, clock=lambda: now[0], sleep=sleep)
+    for _ in range(5):
+        limiter.acquire()
+    assert slept == pytest.approx([0.5, 0.5, 0.5, 0.5])
+    with pytest.raises(ConfigError):
+        RateLimiter(0)
+
+
+def test_requests_per_minute_setting_limits_the_client():
+    with fake_openai(_echo) as server:
+        _client(server.base_url, requests_per_minute=600, concurrency=4).chat_many(
+            [_request(f"q{i}") for i in range(4)]
+        )
+        times = sorted(server.times("q"))
+    assert len(times) == 4
+    assert times[-1] - times[0] >= 0.25  # 600/min: starts 0.1 s apart, minus scheduling noise
+
+
+def test_chat_result_round_trips_through_json():
+    result = ChatResult("ok", text="t", finish_reason="stop", latency_s=0.5, prompt_tokens=3)
+    back = ChatResult.from_json(result.to_json())
+    assert back.cached and back.text == "t" and back.prompt_tokens == 3
