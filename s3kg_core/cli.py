@@ -340,6 +340,7 @@ def score_cmd(
     problems = ", ".join(f"{n} {s}" for s, n in sorted(report.statuses.items()) if s != "ok")
     click.echo(
         f"scored {report.scored} answers ({report.already_done} already done"
+        + (f", {report.not_ready} without KGs yet" if report.not_ready else "")
         + (f"; comparisons not scorable: {problems}" if problems else "")
         + f") in {report.seconds:.1f}s, {report.encoded} strings encoded; "
         f"signature {report.signature}|alpha:{alpha:g}"
@@ -485,3 +486,6 @@ def _write_csv_atomic(path: Path, header: list[str], rows: Any) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Run the ``s3kg`` command line."""
     cli.main(args=argv, prog_name="s3kg")
+
+
+from . import cli_llm  # noqa: E402, F401  (registers collect, extract, run on the group)

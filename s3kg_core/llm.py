@@ -326,8 +326,9 @@ def _error_text(exc: Exception) -> str:
     if isinstance(exc, openai.APITimeoutError):
         return "timeout"
     if isinstance(exc, openai.APIStatusError):
-        message = str(exc.message or "").strip()
-        return f"HTTP {exc.status_code}: {message}"[:500]
+        body = exc.body
+        message = body.get("message") if isinstance(body, dict) else None
+        return f"HTTP {exc.status_code}: {message or exc.message or ''}".strip()[:500]
     if isinstance(exc, openai.APIConnectionError):
         return f"connection error: {exc}"[:500]
     return f"{type(exc).__name__}: {exc}"[:500]

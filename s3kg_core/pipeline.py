@@ -51,6 +51,7 @@ class ScoreReport:
     pending: int = 0
     scored: int = 0
     already_done: int = 0
+    not_ready: int = 0  # answers without KGs yet, or whose extraction failed
     encoded: int = 0
     seconds: float = 0.0
     statuses: dict[str, int] = field(default_factory=dict)
@@ -130,12 +131,20 @@ def score_store(
             params += list(run_ids)
         rows = con.execute(
             "SELECT a.run_id, a.item_id, EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id "
-            "AND s.item_id = a.item_id AND s.signature = ?) AS done FROM answers a WHERE true"
+            "AND s.item_id = a.item_id AND s.signature = ?) AS done FROM answers a WHERE "
+            # ready: the answer's KG is stored and no KG of the item failed to extract
+            "EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = a.run_id AND k.item_id = a.item_id "
+            "AND k.source = 'answer') AND NOT EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = "
+            "a.run_id AND k.item_id = a.item_id AND k.status LIKE 'failed%')"
             + runs_filter
             + " ORDER BY a.run_id, a.item_id",
             params,
         ).fetchall()
         pending = [(int(r), int(i)) for r, i, done in rows if not done]
+        total = con.execute(
+            "SELECT count(*) FROM answers a WHERE true" + runs_filter, params[1:]
+        ).fetchall()
+        report.not_ready = int(total[0][0]) - len(rows)
         report.already_done = len(rows) - len(pending)
         report.pending = len(pending)
         kgs = store.load_kgs(con, sorted({r for r, _ in pending})) if pending else {}

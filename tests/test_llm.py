@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+from fake_openai import Reply, fake_openai, last_user_message
 
 from s3kg_core.errors import ConfigError, EndpointError
 from s3kg_core.llm import (
@@ -18,7 +19,6 @@ from s3kg_core.llm import (
     RateLimiter,
     endpoint_configured,
 )
-from tests.fake_openai import Reply, fake_openai, last_user_message
 
 
 def _request(text: str, **kwargs) -> ChatRequest:

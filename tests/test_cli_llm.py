@@ -1,0 +1,195 @@
+"""The LLM-stage commands (collect, extract, run) against the scripted local OpenAI server."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+from fake_openai import fake_openai
+from llm_helpers import ITEMS, toy_model
+
+from s3kg_core.cli import cli
+from s3kg_core.store import Store
+
+
+def _invoke(*args, env=None):
+    return CliRunner().invoke(cli, [str(a) for a in args], env=env)
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "toy.csv"
+    with path.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["qid", "q", "ctx", "ref"])
+        for item in ITEMS:
+            writer.writerow([item.ext_id, item.question, item.context, item.gold_answer])
+    return path
+
+
+@pytest.fixture
+def no_endpoint_env(monkeypatch):
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+
+
+MAP = "id=qid,question=q,context=ctx,gold=ref"
+
+
+@pytest.mark.parametrize("command", ["collect", "extract", "run"])
+def test_help_texts(command):
+    result = _invoke(command, "--help")
+    assert result.exit_code == 0
+    for flag in ("--db", "--base-url", "--model", "--api-key", "--max-retries"):
+        assert flag in result.output
+
+
+def test_collect_then_extract_from_the_command_line(tmp_path, table, no_endpoint_env):
+    db = tmp_path / "cli.duckdb"
+    assert _invoke("import", "csv", table, "--db", db, "--map", MAP).exit_code == 0
+    with fake_openai(toy_model) as server:
+        result = _invoke(
+            "collect",
+            "--db",
+            db,
+            "--base-url",
+            server.base_url,
+            "--model",
+            "toy",
+            "--temperatures",
+            "0,0.7",
+            "--api-key",
+            "sk-CLISECRET",
+        )
+        assert result.exit_code == 0, result.output
+        assert "collected from toy: 2 run(s): 8 asked (ok 8; 0 from the cache)" in result.output
+        result = _invoke("extract", "--db", db, "--base-url", server.base_url, "--model", "toy")
+        assert result.exit_code == 0, result.output
+        assert "extracted with llm:toy:joint-kg-v1: 2 run(s): 8 items extracted" in result.output
+        sent = server.count()
+        rerun = _invoke(
+            "collect",
+            "--db",
+            db,
+            "--base-url",
+            server.base_url,
+            "--model",
+            "toy",
+            "--temperatures",
+            "0,0.7",
+        )
+        assert "0 asked" in rerun.output and "8 already answered" in rerun.output
+        assert server.count() == sent
+    assert b"CLISECRET" not in db.read_bytes()
+    with Store(db).connect() as con:
+        assert con.execute("SELECT count(*) FROM kgs").fetchall() == [(24,)]
+
+
+def test_endpoint_down_is_one_line_not_a_traceback(tmp_path, table, no_endpoint_env):
+    db = tmp_path / "cli.duckdb"
+    _invoke("import", "csv", table, "--db", db, "--map", MAP)
+    with fake_openai(toy_model) as server:
+        url = server.base_url
+    result = _invoke(
+        "collect", "--db", db, "--base-url", url, "--model", "toy", "--max-retries", "0"
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: the endpoint") and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_collect_without_endpoint_says_what_to_set(tmp_path, table, no_endpoint_env):
+    db = tmp_path / "cli.duckdb"
+    _invoke("import", "csv", table, "--db", db, "--map", MAP)
+    result = _invoke("collect", "--db", db, "--model", "toy")
+    assert result.exit_code == 1 and "--base-url" in result.output
+    result = _invoke(
+        "collect", "--db", db, "--base-url", "http://127.0.0.1:9/v1", "--temperatures", "hot"
+    )
+    assert result.exit_code == 2 and "comma-separated" in result.output
+
+
+def test_run_chains_every_stage_and_resumes(tmp_path, table, no_endpoint_env):
+    db = tmp_path / "run.duckdb"
+    with fake_openai(toy_model) as server:
+        args = [
+            "run",
+            "--db",
+            db,
+            "--table",
+            table,
+            "--map",
+            MAP,
+            "--base-url",
+            server.base_url,
+            "--model",
+            "toy",
+            "--fraction",
+            "0.5",
+        ]
+        first = _invoke(*args)
+        assert first.exit_code == 0, first.output
+        for stage in (
+            "import:",
+            "collect:",
+            "extract (llm:toy:joint-kg-v1):",
+            "score: 4 answers",
+            "tau: 2 answers analysed",
+        ):
+            assert stage in first.output, first.output
+        sent = server.count()
+        second = _invoke(*args)
+        assert second.exit_code == 0, second.output
+        assert "score: 0 answers scored, 4 already done" in second.output
+        assert server.count() == sent
+    cus = _invoke("cus", "--db", db, "--json", tmp_path / "cus.json")
+    assert cus.exit_code == 0
+    [row] = json.loads((tmp_path / "cus.json").read_text())
+    assert row["model"] == "toy" and row["n"] == 4 and 0.0 < row["cus"] <= 1.0
+
+
+def test_run_without_endpoint_extracts_offline_from_stored_answers(tmp_path, no_endpoint_env):
+    path = tmp_path / "answered.csv"
+    with path.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "question", "context", "gold", "answer"])
+        writer.writerow(
+            [
+                "1",
+                "What reduces fever?",
+                "Aspirin reduces fever.",
+                "Aspirin reduces fever.",
+                "Aspirin reduces fever.",
+            ]
+        )
+    db = tmp_path / "off.duckdb"
+    imported = _invoke(
+        "import",
+        "csv",
+        path,
+        "--db",
+        db,
+        "--model",
+        "m",
+        "--map",
+        "id=id,question=question,context=context,gold=gold,answer=answer",
+    )
+    assert imported.exit_code == 0, imported.output
+    result = _invoke("run", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "collect: skipped" in result.output and "extract (offline:" in result.output
+    assert "score: 1 answers scored" in result.output
+
+
+def test_python_dash_m_runs_the_llm_commands():
+    out = subprocess.run(
+        [sys.executable, "-m", "s3kg_core", "collect", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Ask a model every stored question" in out.stdout

@@ -1,0 +1,133 @@
+"""Answer collection (s3kg_core.collect) against the scripted local OpenAI server."""
+
+from __future__ import annotations
+
+import pytest
+from fake_openai import fake_openai
+from llm_helpers import ITEMS, make_dataset, toy_model
+
+from s3kg_core.collect import UNEXTRACTED, collect_answers
+from s3kg_core.errors import ConfigError, EndpointError
+from s3kg_core.llm import LLMClient, LLMSettings
+from s3kg_core.llm_cache import StoreCache
+from s3kg_core.store import ItemRecord, Store
+
+
+def _client(store: Store, url: str, **kw) -> LLMClient:
+    options = {"timeout": 1.0, "max_retries": 1, "concurrency": 2, **kw}
+    settings = LLMSettings(model="toy", base_url=url, **options)
+    return LLMClient(settings, cache=StoreCache(store, settings))
+
+
+def _answers(store: Store) -> list[tuple]:
+    with store.connect() as con:
+        return con.execute(
+            "SELECT r.temperature, i.ext_id, a.answer, a.status, a.error, a.seed, a.truncated, "
+            "a.prompt_tokens > 0, a.latency_s IS NOT NULL FROM answers a "
+            "JOIN items i USING (item_id) JOIN runs r USING (run_id) ORDER BY 1, 2"
+        ).fetchall()
+
+
+def test_collects_one_run_per_temperature_with_answers_tokens_and_latency(tmp_path):
+    store = Store(tmp_path / "c.duckdb")
+    make_dataset(store)
+    with fake_openai(toy_model) as server:
+        report = collect_answers(
+            store, _client(store, server.base_url), temperatures=[0.0, 0.7], seed=5
+        )
+        assert server.count() == 8
+    assert report.asked == 8 and report.statuses == {"ok": 8} and not report.failures
+    rows = _answers(store)
+    assert len(rows) == 8
+    assert {r[0] for r in rows} == {0.0, 0.7}
+    first = {r[1]: r[2] for r in rows if r[0] == 0.0}
+    assert first == {
+        "q1": "Aspirin reduces fever.",
+        "q2": "Curie was_born_in Warsaw.",
+        "q3": "Sun heats earth.",
+        "q4": "Shakespeare wrote Hamlet.",
+    }
+    assert all(r[3] == "ok" and r[5] == 5 and r[7] and r[8] for r in rows)
+    with store.connect() as con:
+        runs = con.execute("SELECT model, extractor, source, settings FROM runs").fetchall()
+    assert {(m, e, s) for m, e, s, _ in runs} == {("toy", UNEXTRACTED, "collect")}
+    assert '"seed": 5' in runs[0][3] and "api_key" not in runs[0][3]
+
+
+def test_a_rerun_asks_nothing_and_failures_are_recorded_then_retried(tmp_path):
+    store = Store(tmp_path / "c.duckdb")
+    items = [
+        *ITEMS[:2],
+        ItemRecord("bad", "Q?", "SERVERERROR here. More text.", "g"),
+        ItemRecord("slow", "Q?", "HANG forever. More.", "g"),
+        ItemRecord("limited", "Q?", "RATELIMIT once. Then fine.", "g"),
+        ItemRecord("no", "Q?", "REFUSE this. Please.", "g"),
+        ItemRecord("quiet", "Q?", "SILENT now. Yes.", "g"),
+    ]
+    make_dataset(store, items)
+    with fake_openai(toy_model) as server:
+        report = collect_answers(store, _client(store, server.base_url))
+        assert report.statuses == {"ok": 3, "error": 2, "refused": 1, "empty": 1}
+        assert set(report.failures) == {"HTTP 500: scripted 500", "timeout"}
+        assert "run the command again" in report.summary()
+        got = {r[1]: (r[3], r[4]) for r in _answers(store)}
+        assert got["bad"] == ("error", "HTTP 500: scripted 500")
+        assert got["slow"] == ("error", "timeout")
+        assert got["limited"][0] == "ok"
+        assert got["no"] == ("refused", "I will not answer that.")
+        assert got["quiet"] == ("empty", None)
+        sent = server.count()
+        again = collect_answers(store, _client(store, server.base_url))
+        # only the two failures are asked again; everything else is already stored
+        assert again.asked == 2 and again.already_done == 5
+        assert server.count() - sent == 2 * 2  # each: one try and one retry
+    assert len(_answers(store)) == 7
+
+
+def test_killed_collection_resumes_from_the_cache_without_calling_the_server(tmp_path):
+    store = Store(tmp_path / "c.duckdb")
+    make_dataset(store)
+    with fake_openai(toy_model) as server:
+        collect_answers(store, _client(store, server.base_url))
+        with store.transaction() as con:  # as if killed after the responses were cached
+            con.execute("DELETE FROM answers")
+        sent = server.count()
+        report = collect_answers(store, _client(store, server.base_url))
+        assert server.count() == sent
+    assert report.cached == 4 and len(_answers(store)) == 4
+
+
+def test_long_contexts_are_truncated_with_a_flag(tmp_path):
+    store = Store(tmp_path / "c.duckdb")
+    long = "Aspirin reduces fever. " + "word " * 500
+    make_dataset(store, [ItemRecord("long", "Q?", long, "g"), ITEMS[0]])
+    with fake_openai(toy_model) as server:
+        report = collect_answers(store, _client(store, server.base_url), max_input_chars=200)
+        sent = [b for _, b in server.requests]
+    assert report.truncated == 1
+    assert {r[1]: r[6] for r in _answers(store)} == {"long": True, "q1": False}
+    assert max(len(b["messages"][1]["content"]) for b in sent) < 400
+
+
+def test_limit_and_dataset_selection(tmp_path):
+    store = Store(tmp_path / "c.duckdb")
+    make_dataset(store, name="one")
+    make_dataset(store, name="two")
+    with fake_openai(toy_model) as server:
+        collect_answers(store, _client(store, server.base_url), datasets=["two"], limit=2)
+    assert len(_answers(store)) == 2
+    with pytest.raises(ConfigError, match=r"\['three'\].*'one', 'two'"):
+        collect_answers(store, _client(store, "http://127.0.0.1:9/v1"), datasets=["three"])
+    with pytest.raises(ConfigError, match="temperature"):
+        collect_answers(store, _client(store, "http://127.0.0.1:9/v1"), temperatures=[3.0])
+
+
+def test_endpoint_down_is_one_clear_error_and_keeps_what_was_stored(tmp_path):
+    store = Store(tmp_path / "c.duckdb")
+    make_dataset(store)
+    with fake_openai(toy_model) as server:
+        collect_answers(store, _client(store, server.base_url), limit=2)
+        url = server.base_url
+    with pytest.raises(EndpointError, match="connection error"):
+        collect_answers(store, _client(store, url, max_retries=0))
+    assert len(_answers(store)) == 2

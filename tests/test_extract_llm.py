@@ -1,0 +1,123 @@
+"""The LLM extractor (s3kg_core.extract.llm) against the scripted local OpenAI server."""
+
+from __future__ import annotations
+
+import pytest
+from fake_openai import fake_openai
+from llm_helpers import toy_model
+
+from s3kg_core.errors import ConfigError, EndpointError
+from s3kg_core.extract import Extractor, ItemTexts
+from s3kg_core.extract.llm import LLMExtractor
+from s3kg_core.llm import LLMClient, LLMSettings, MemoryCache
+from s3kg_core.types import Triple
+
+
+def _extractor(url: str, **kw) -> LLMExtractor:
+    client = LLMClient(
+        LLMSettings(model="toy", base_url=url, timeout=1.0, max_retries=1), cache=MemoryCache()
+    )
+    return LLMExtractor(client, **kw)
+
+
+def test_joint_extraction_gives_three_consistent_graphs_in_one_call():
+    with fake_openai(toy_model) as server:
+        ex = _extractor(server.base_url)
+        assert isinstance(ex, Extractor) and ex.name == "llm:toy:joint-kg-v1"
+        [kgs] = ex.extract(
+            [
+                ItemTexts(
+                    "Aspirin reduces fever.",
+                    "Aspirin cures fever.",
+                    "Aspirin reduces fever. Aspirin thins blood.",
+                )
+            ]
+        )
+        assert server.count() == 1
+        body = server.requests[0][1]
+        assert body["temperature"] == 0.0 and body["seed"] == 0
+    assert kgs["gold"].triples == (Triple("Aspirin", "reduces", "fever"),)
+    assert kgs["answer"].triples == (Triple("Aspirin", "cures", "fever"),)
+    assert kgs["context"].triples == (
+        Triple("Aspirin", "reduces", "fever"),
+        Triple("Aspirin", "thins", "blood"),
+    )
+    assert all(kg.status == "ok" and not kg.truncated for kg in kgs.values())
+
+
+def test_only_given_sources_come_back():
+    with fake_openai(toy_model) as server:
+        [kgs] = _extractor(server.base_url).extract([ItemTexts(answer="Sun heats earth.")])
+    assert set(kgs) == {"answer"}
+
+
+def test_broken_json_fails_the_item_with_its_reason_and_others_succeed():
+    with fake_openai(toy_model) as server:
+        out = _extractor(server.base_url).extract(
+            [
+                ItemTexts("BROKENJSON gold.", "a b c.", "d e f."),
+                ItemTexts("FENCEDJSON gold here.", "Sun heats earth.", "x y z."),
+                ItemTexts("Sun heats earth.", "SERVERERROR now.", "x y z."),
+            ]
+        )
+    broken, fenced, errored = out
+    assert all(
+        kg.status.startswith("failed: the model's output is not JSON") for kg in broken.values()
+    )
+    assert all(kg.status in ("ok", "empty") for kg in fenced.values())
+    assert fenced["answer"].triples == (Triple("Sun", "heats", "earth"),)
+    assert all(kg.status == "failed: HTTP 500: scripted 500" for kg in errored.values())
+
+
+def test_refusals_and_empty_answers_fail_with_the_reason():
+    with fake_openai(toy_model) as server:
+        refused, silent = _extractor(server.base_url).extract(
+            [ItemTexts("REFUSE this.", "a", "b"), ItemTexts("SILENT.", "a", "b")]
+        )
+    assert refused["gold"].status == "failed: refused (I will not answer that.)"
+    assert silent["gold"].status == "failed: empty response"
+
+
+def test_long_texts_are_cut_and_flagged():
+    long = "Sun heats earth. " + "filler " * 400
+    with fake_openai(toy_model) as server:
+        [kgs] = _extractor(server.base_url, max_input_chars=200).extract(
+            [ItemTexts("Sun heats earth.", "Sun heats earth.", long)]
+        )
+        sent = server.requests[0][1]["messages"][-1]["content"]
+    assert kgs["context"].truncated and not kgs["gold"].truncated
+    assert len(sent) < 600
+
+
+def test_single_prompt_extracts_each_text_alone_and_skips_blank_ones():
+    with fake_openai(toy_model) as server:
+        ex = _extractor(server.base_url, prompt="single")
+        assert ex.name == "llm:toy:single-kg-v1"
+        [kgs] = ex.extract([ItemTexts("Sun heats earth.", "   ", "BROKENJSON text here.")])
+        assert server.count() == 2  # the blank answer was not sent
+    assert kgs["gold"].triples == (Triple("Sun", "heats", "earth"),)
+    assert kgs["answer"].status == "empty"
+    assert kgs["context"].status.startswith("failed: the model's output is not JSON")
+
+
+def test_rerun_is_served_from_the_cache():
+    with fake_openai(toy_model) as server:
+        ex = _extractor(server.base_url)
+        items = [ItemTexts("Sun heats earth.", "a b c.", "d e f.")]
+        first = ex.extract(items)
+        assert ex.extract(items) == first
+        assert server.count() == 1
+
+
+def test_endpoint_down_raises_endpoint_error():
+    with fake_openai(toy_model) as server:
+        url = server.base_url
+    with pytest.raises(EndpointError):
+        _extractor(url).extract([ItemTexts("a", "b", "c")])
+
+
+def test_bad_options_are_config_errors():
+    with pytest.raises(ConfigError, match="prompt"):
+        _extractor("http://127.0.0.1:9/v1", prompt="triple")
+    with pytest.raises(ConfigError, match="max_input_chars"):
+        _extractor("http://127.0.0.1:9/v1", max_input_chars=5)

@@ -1,0 +1,146 @@
+"""The extraction stage (s3kg_core.extraction) on real DuckDB files and the scripted server."""
+
+from __future__ import annotations
+
+import pytest
+from fake_openai import fake_openai
+from llm_helpers import ITEMS, make_dataset, toy_model
+
+from s3kg_core.collect import UNEXTRACTED, collect_answers
+from s3kg_core.errors import ConfigError
+from s3kg_core.extract.llm import LLMExtractor
+from s3kg_core.extraction import extract_store, make_extractor
+from s3kg_core.llm import LLMClient, LLMSettings
+from s3kg_core.llm_cache import StoreCache
+from s3kg_core.store import AnswerRecord, ItemRecord, Store
+
+
+def _client(store: Store, url: str) -> LLMClient:
+    settings = LLMSettings(model="toy", base_url=url, timeout=1.0, max_retries=0)
+    return LLMClient(settings, cache=StoreCache(store, settings))
+
+
+def _kgs(store: Store) -> dict:
+    with store.connect() as con:
+        return store.load_kgs(con)
+
+
+@pytest.fixture
+def collected(tmp_path):
+    store = Store(tmp_path / "e.duckdb")
+    make_dataset(store)
+    with fake_openai(toy_model) as server:
+        collect_answers(store, _client(store, server.base_url))
+        yield store, server
+
+
+def test_extracts_three_kgs_per_answer_and_names_the_runs_extractor(collected):
+    store, server = collected
+    sent = server.count()
+    report = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+    assert server.count() - sent == len(ITEMS)
+    assert report.items == len(ITEMS) and report.statuses == {"ok": 3 * len(ITEMS)}
+    kgs = _kgs(store)
+    assert len(kgs) == 3 * len(ITEMS)
+    with store.connect() as con:
+        [(extractor,)] = con.execute("SELECT extractor FROM runs").fetchall()
+        item = con.execute("SELECT item_id FROM items WHERE ext_id = 'q1'").fetchall()[0][0]
+    assert extractor == "llm:toy:joint-kg-v1"
+    assert [t.sentence() for t in kgs[(1, item, "context")].triples] == [
+        "Aspirin reduces fever",
+        "Aspirin relieves pain",
+    ]
+    again = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+    assert again.items == 0 and again.already_done == len(ITEMS)
+
+
+def test_failed_extractions_are_stored_with_reason_and_retried(tmp_path):
+    store = Store(tmp_path / "e.duckdb")
+    make_dataset(store, [ITEMS[0], ItemRecord("bad", "Q?", "BROKENJSON context. x y z.", "g")])
+    with fake_openai(toy_model) as server:
+        collect_answers(store, _client(store, server.base_url))
+        report = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        assert report.statuses == {"ok": 3, "failed": 3}
+        failed = [kg for kg in _kgs(store).values() if kg.status.startswith("failed")]
+        assert len(failed) == 3 and "not JSON" in failed[0].status
+        again = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        assert again.items == 1 and again.already_done == 1
+
+
+def test_failed_answers_are_skipped_and_stale_scores_removed(tmp_path):
+    store = Store(tmp_path / "e.duckdb")
+    make_dataset(store, [ITEMS[0], ItemRecord("down", "Q?", "SERVERERROR now. x y z.", "g")])
+    with fake_openai(toy_model) as server:
+        collect_answers(store, _client(store, server.base_url))
+        report = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+    assert report.items == 1 and report.skipped_failed_answers == 1
+    with store.transaction() as con:
+        con.execute(
+            "INSERT INTO scores (run_id, item_id, signature, mode, alpha, gold_s_wl, gold_s_sbert, "
+            "gold_status, ctx_s_wl, ctx_s_sbert, ctx_status) "
+            "SELECT run_id, item_id, 'sig', 'paper', 0.5, 1, 1, 'ok', 1, 1, 'ok' FROM kgs "
+            "WHERE source = 'answer'"
+        )
+        con.execute("DELETE FROM kgs WHERE source = 'gold'")  # force a re-extraction
+    extract_store(store, make_fixed_extractor())
+    with store.connect() as con:
+        assert con.execute("SELECT count(*) FROM scores").fetchall() == [(0,)]
+
+
+def make_fixed_extractor():
+    from s3kg_core.extract import ItemTexts, TextKG
+    from s3kg_core.types import Triple
+
+    class Fixed:
+        name = "llm:toy:joint-kg-v1"  # the same name: resumes the run
+
+        def extract(self, items: list[ItemTexts]):
+            return [{s: TextKG((Triple("a", "r", "b"),)) for s in it.given()} for it in items]
+
+    return Fixed()
+
+
+def test_another_extractor_on_a_chosen_run_copies_the_run(collected):
+    store, server = collected
+    extract_store(store, LLMExtractor(_client(store, server.base_url)))
+
+    class Other:
+        name = "other-extractor"
+
+        def extract(self, items):
+            from s3kg_core.extract import TextKG
+
+            return [{s: TextKG() for s in it.given()} for it in items]
+
+    report = extract_store(store, Other(), run_ids=[1])
+    assert report.run_ids == [2] and report.items == len(ITEMS)
+    with store.connect() as con:
+        runs = con.execute("SELECT run_id, model, extractor FROM runs ORDER BY 1").fetchall()
+        n = con.execute("SELECT run_id, count(*) FROM answers GROUP BY 1 ORDER BY 1").fetchall()
+    assert runs == [(1, "toy", "llm:toy:joint-kg-v1"), (2, "toy", "other-extractor")]
+    assert n == [(1, len(ITEMS)), (2, len(ITEMS))]
+    with pytest.raises(ConfigError, match="no run"):
+        extract_store(store, Other(), run_ids=[99])
+
+
+def test_table_imported_answers_are_extracted_offline(tmp_path):
+    store = Store(tmp_path / "e.duckdb")
+    make_dataset(store)
+    with store.transaction() as con:
+        run = store.ensure_run(con, 1, "imported", 0.0, UNEXTRACTED, source="table/x.csv")
+        store.put_answers(con, run, [AnswerRecord(1, "Aspirin reduces fever.")])
+    report = extract_store(store, make_extractor("offline"))
+    assert report.items == 1
+    kgs = _kgs(store)
+    answer = kgs[(run, 1, "answer")]
+    assert answer.status == "ok"
+    assert [(t.head.lower(), t.tail.lower()) for t in answer.triples] == [("aspirin", "fever")]
+
+
+def test_make_extractor_rejects_unknown_kinds_and_llm_without_endpoint(monkeypatch):
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(ConfigError, match="offline' or 'llm"):
+        make_extractor("regex")
+    with pytest.raises(ConfigError, match="no LLM endpoint"):
+        make_extractor("llm", model="m")
