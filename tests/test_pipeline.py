@@ -188,6 +188,24 @@ def test_score_store_only_some_runs_with_progress(tmp_path, minilm):
     assert score_store(store, encoder=minilm, run_ids=[]).pending == 0
 
 
+def test_answers_without_kgs_or_with_a_failed_extraction_wait_until_extracted(tmp_path, minilm):
+    # regression: answers collected but not yet extracted were scored 0 ("missing") and then
+    # never rescored once their KGs arrived
+    store = build_store(tmp_path / "db.duckdb", models=("m",), n_items=3, n_triples=2, seed=5)
+    with store.transaction() as con:
+        con.execute("DELETE FROM kgs WHERE item_id = 1")
+        con.execute("DELETE FROM triples WHERE item_id = 1")
+        con.execute(
+            "UPDATE kgs SET status = 'failed: HTTP 500' WHERE item_id = 2 AND source = 'gold'"
+        )
+    report = score_store(store, encoder=minilm)
+    assert (report.scored, report.not_ready) == (1, 2)
+    with store.transaction() as con:
+        con.execute("UPDATE kgs SET status = 'ok' WHERE item_id = 2")
+    later = score_store(store, encoder=minilm)
+    assert (later.scored, later.already_done, later.not_ready) == (1, 1, 1)
+
+
 def test_score_store_rejects_a_zero_batch(tmp_path, minilm):
     with pytest.raises(ConfigError, match="batch_items must be >= 1"):
         score_store(Store(tmp_path / "db.duckdb"), encoder=minilm, batch_items=0)
