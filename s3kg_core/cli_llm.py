@@ -154,7 +154,9 @@ def collect_cmd(
     click.echo(f"collected from {client.settings.model}: {report.summary()}")
 
 
-def _extractor(kind: str, prompt: str, db_path: Path, endpoint: dict[str, Any]) -> Any:
+def _extractor(
+    kind: str, prompt: str, db_path: Path, endpoint: dict[str, Any], max_tokens: int = 2048
+) -> Any:
     from .extraction import make_extractor
     from .llm import endpoint_configured
 
@@ -164,7 +166,11 @@ def _extractor(kind: str, prompt: str, db_path: Path, endpoint: dict[str, Any]) 
         return make_extractor("offline")
     from .extract.llm import LLMExtractor
 
-    return LLMExtractor(_client(db_path, endpoint), prompt=prompt)  # type: ignore[arg-type]
+    return LLMExtractor(
+        _client(db_path, endpoint),
+        prompt=prompt,  # type: ignore[arg-type]
+        max_tokens=max_tokens,
+    )
 
 
 _EXTRACTOR_OPTION = click.option(
@@ -190,6 +196,13 @@ _PROMPT_OPTION = click.option(
 @_EXTRACTOR_OPTION
 @_PROMPT_OPTION
 @click.option(
+    "--max-tokens",
+    type=click.IntRange(16),
+    default=2048,
+    show_default=True,
+    help="Length limit of each LLM extraction response.",
+)
+@click.option(
     "--run",
     "run_ids",
     type=int,
@@ -199,7 +212,12 @@ _PROMPT_OPTION = click.option(
 @_endpoint_options
 @_friendly_errors
 def extract_cmd(
-    db_path: Path, extractor: str, prompt: str, run_ids: tuple[int, ...], **endpoint: Any
+    db_path: Path,
+    extractor: str,
+    prompt: str,
+    max_tokens: int,
+    run_ids: tuple[int, ...],
+    **endpoint: Any,
 ) -> None:
     """Extract the gold, answer and context KGs of every answer not extracted yet.
 
@@ -209,7 +227,7 @@ def extract_cmd(
     from .extraction import extract_store
     from .store import Store
 
-    ex = _extractor(extractor, prompt, _existing(db_path), endpoint)
+    ex = _extractor(extractor, prompt, _existing(db_path), endpoint, max_tokens=max_tokens)
     with _StageBar() as bar:
         report = extract_store(
             Store(db_path), ex, run_ids=list(run_ids) or None, progress=bar.update

@@ -1,0 +1,17 @@
+"""The local ``transformers serve`` endpoint for tests: see :mod:`s3kg_core.serve`."""
+
+from s3kg_core.serve import (
+    ServeError,
+    free_port,
+    serve_command,
+    serve_unavailable_reason,
+    transformers_serve,
+)
+
+__all__ = [
+    "ServeError",
+    "free_port",
+    "serve_command",
+    "serve_unavailable_reason",
+    "transformers_serve",
+]
