@@ -34,8 +34,10 @@ __all__ = [
     "encoder_for",
     "export_results",
     "latest_signature",
+    "reblend",
     "score_batch",
     "score_store",
+    "scored_frame",
     "tau_store",
 ]
 
@@ -283,9 +285,10 @@ def encoder_for(store: Store, signature: str) -> str:
     )
 
 
-def _scored_frame(
-    store: Store, signature: str, alpha: float | None, run_ids: Sequence[int] | None = None
+def scored_frame(
+    store: Store, signature: str, alpha: float | None = None, run_ids: Sequence[int] | None = None
 ) -> pd.DataFrame:
+    """Every scored answer of ``signature`` with its run, components and blended scores."""
     with store.connect() as con:
         frame = con.execute(
             "SELECT d.name AS dataset, r.model, r.temperature, r.extractor, s.run_id, s.item_id, "
@@ -297,7 +300,25 @@ def _scored_frame(
         ).df()
     if run_ids is not None:
         frame = frame[frame["run_id"].isin(list(run_ids))]
-    a = frame["alpha"] if alpha is None else pd.Series(alpha, index=frame.index)
+    return reblend(frame, alpha)
+
+
+def reblend(frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
+    """Set ``gold_sim``, ``ctx_sim`` and ``cus`` of stored components at ``alpha``.
+
+    ``frame`` needs the columns ``mode``, ``alpha``, ``gold_s_wl``, ``gold_s_sbert``,
+    ``ctx_s_wl`` and ``ctx_s_sbert``; ``alpha=None`` keeps each row's stored alpha. Vectorised:
+    ten thousand answers take a few milliseconds, so a dashboard slider can call it on every move.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"mode": ["paper"], "alpha": [0.5], "gold_s_wl": [1.0],
+    ...                   "gold_s_sbert": [0.0], "ctx_s_wl": [0.0], "ctx_s_sbert": [0.0]})
+    >>> reblend(f, 0.25)[["gold_sim", "ctx_sim", "cus"]].round(3).values.tolist()
+    [[0.75, 0.0, 0.0]]
+    """
+    frame = frame.copy()
+    a = frame["alpha"] if alpha is None else pd.Series(float(alpha), index=frame.index)
     paper = frame["mode"] == "paper"
     frame["gold_sim"] = _blend_rows(frame["gold_s_wl"], frame["gold_s_sbert"], a, paper)
     frame["ctx_sim"] = _blend_rows(frame["ctx_s_wl"], frame["ctx_s_sbert"], a, paper)
@@ -324,7 +345,7 @@ def cus_table(
     columns = ["dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"]
     if signature is None:
         return pd.DataFrame(columns=columns)
-    frame = _scored_frame(store, signature, alpha)
+    frame = scored_frame(store, signature, alpha)
     grouped = frame.groupby(["dataset", "model", "temperature", "extractor"], sort=True)
     table = grouped.agg(
         n=("item_id", "size"),
@@ -369,7 +390,7 @@ def tau_store(
     if encoder is None:
         encoder = encoder_for(store, signature)
     enc = load_encoder(encoder) if isinstance(encoder, str) else encoder
-    frame = _scored_frame(store, signature, alpha)
+    frame = scored_frame(store, signature, alpha)
     picks: list[tuple[int, int, float]] = []
     for _, group in frame.groupby("run_id", sort=True):
         scores = group[target].tolist()
@@ -445,7 +466,7 @@ def export_results(
     signature = signature or latest_signature(store)
     if signature is None:
         raise ConfigError("nothing is scored yet: run `s3kg score` first")
-    frame = _scored_frame(store, signature, None)
+    frame = scored_frame(store, signature, None)
     with store.connect() as con:
         texts = con.execute(
             "SELECT i.item_id, i.ext_id, i.question, i.context, i.gold_answer FROM items i"

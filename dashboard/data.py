@@ -1,0 +1,428 @@
+"""Every read and write of the dashboard, with its Streamlit caches.
+
+The dashboard opens the DuckDB file only for short moments: a read-only connection per cached
+query, a short read-write transaction per annotation, serialised by one process-wide lock. So
+one process (the Streamlit server) never holds two connections at once, two browser sessions
+annotating at the same time are written one after the other (nothing lost), and between
+queries other processes (``s3kg score``) can write. Cached reads are keyed by the file's
+modification stamp, so new data shows without a restart. Pages call these functions and
+render; they never query the database themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import streamlit as st
+
+from s3kg_core.store import DEFAULT_DB, KGRecord, Store
+from s3kg_core.types import Triple
+
+__all__ = [
+    "ItemView",
+    "annotations",
+    "clear_caches",
+    "config_from_signature",
+    "db_path",
+    "db_stamp",
+    "encoder_of",
+    "ensure_database",
+    "item_view",
+    "leaderboard",
+    "load_components",
+    "load_runs",
+    "realign",
+    "save_annotations",
+    "signatures",
+    "tau_cases",
+    "tau_item",
+    "tau_live",
+    "writer",
+]
+
+_LOCK = threading.Lock()
+
+
+def db_path() -> Path:
+    """The database the dashboard shows: ``$S3KG_DB`` or ``data/s3kg.duckdb``."""
+    return Path(os.environ.get("S3KG_DB", str(DEFAULT_DB)))
+
+
+def db_stamp(path: Path) -> int:
+    """A number that changes whenever the database (or its write-ahead log) changes."""
+    stamp = 0
+    for p in (path, Path(f"{path}.wal")):
+        with suppress(FileNotFoundError):
+            stamp = max(stamp, p.stat().st_mtime_ns)
+    return stamp
+
+
+@contextmanager
+def _read(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    with _LOCK, Store(path, read_only=True, lock_timeout=15).connect() as con:
+        yield con
+
+
+@contextmanager
+def writer(path: Path) -> Iterator[Store]:
+    """The store for a write, held under the process lock (no read runs meanwhile)."""
+    with _LOCK:
+        yield Store(path, lock_timeout=15)
+
+
+def clear_caches() -> None:
+    """Forget every cached read (after this process wrote)."""
+    st.cache_data.clear()
+
+
+def ensure_database(path: Path) -> bool:
+    """Build the demo database at ``path`` if there is none; return whether it was built."""
+    if path.exists():
+        return False
+    from s3kg_core.demo import build_demo
+
+    with _LOCK:
+        if not path.exists():
+            build_demo(path)
+            return True
+    return False
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def signatures(path: Path, stamp: int) -> tuple[list[str], str | None]:
+    """All score signatures in the file, and the latest one."""
+    with _read(path) as con:
+        rows = con.execute(
+            "SELECT signature, max(scored_at) AS t FROM scores GROUP BY 1 ORDER BY t DESC"
+        ).fetchall()
+        latest = con.execute("SELECT value FROM meta WHERE key = 'latest_signature'").fetchall()
+    return [r[0] for r in rows], (latest[0][0] if latest else None)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def load_runs(path: Path, stamp: int) -> pd.DataFrame:
+    """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores."""
+    with _read(path) as con:
+        return con.execute(
+            "SELECT r.run_id, d.name AS dataset, r.model, r.temperature, r.extractor, r.source, "
+            "(SELECT count(*) FROM answers a WHERE a.run_id = r.run_id) AS answers, "
+            "(SELECT count(DISTINCT item_id) FROM kgs k WHERE k.run_id = r.run_id) AS with_kgs, "
+            "(SELECT count(DISTINCT item_id) FROM scores s WHERE s.run_id = r.run_id) AS scored "
+            "FROM runs r JOIN datasets d USING (dataset_id) ORDER BY d.name, r.model, "
+            "r.temperature, r.extractor"
+        ).df()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
+    """Per-answer stored components of ``signature`` (blend them with ``reblend``)."""
+    from s3kg_core.pipeline import scored_frame
+
+    with _LOCK:
+        return scored_frame(Store(path, read_only=True, lock_timeout=15), signature)
+
+
+def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean GoldSim, CtxSim and CUS per dataset x model x temperature x extractor."""
+    keys = ["dataset", "model", "temperature", "extractor"]
+    if frame.empty:
+        return pd.DataFrame(columns=[*keys, "n", "gold_sim", "ctx_sim", "cus"])
+    return (
+        frame.groupby(keys, sort=True)
+        .agg(
+            n=("item_id", "size"),
+            gold_sim=("gold_sim", "mean"),
+            ctx_sim=("ctx_sim", "mean"),
+            cus=("cus", "mean"),
+        )
+        .reset_index()
+    )
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """One answer with its texts, three KGs, stored score details and TAU result."""
+
+    run_id: int
+    item_id: int
+    ext_id: str
+    question: str
+    context: str
+    gold: str
+    answer: str
+    answer_status: str
+    kgs: dict[str, KGRecord]
+    details: dict[str, Any]
+    tau: dict[str, Any] | None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str | None) -> ItemView:
+    """Everything the sample explorer shows for one answer."""
+    import json
+
+    with _read(path) as con:
+        row = con.execute(
+            "SELECT i.ext_id, i.question, i.context, i.gold_answer, a.answer, a.status "
+            "FROM answers a JOIN items i USING (item_id) WHERE a.run_id = ? AND a.item_id = ?",
+            [run_id, item_id],
+        ).fetchall()
+        if not row:
+            raise KeyError(f"no answer for run {run_id}, item {item_id}")
+        kgs = {key[2]: kg for key, kg in Store.load_kgs(con, [run_id]).items() if key[1] == item_id}
+        details: dict[str, Any] = {}
+        tau = None
+        if signature is not None:
+            found = con.execute(
+                "SELECT gold_detail, ctx_detail FROM scores WHERE run_id = ? AND item_id = ? "
+                "AND signature = ?",
+                [run_id, item_id, signature],
+            ).fetchall()
+            if found:
+                details = {
+                    "gold": json.loads(found[0][0] or "{}"),
+                    "context": json.loads(found[0][1] or "{}"),
+                }
+            taus = con.execute(
+                "SELECT result FROM tau_results WHERE run_id = ? AND item_id = ? AND "
+                "signature = ? ORDER BY target",
+                [run_id, item_id, signature],
+            ).fetchall()
+            if taus:
+                tau = json.loads(taus[0][0])
+    ext_id, question, context, gold, answer, status = row[0]
+    return ItemView(
+        run_id,
+        item_id,
+        ext_id,
+        question or "",
+        context or "",
+        gold or "",
+        answer or "",
+        status or "",
+        kgs,
+        details,
+        tau,
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def tau_cases(path: Path, stamp: int, signature: str) -> pd.DataFrame:
+    """Stored TAU results of ``signature`` with their run and question."""
+    with _read(path) as con:
+        return con.execute(
+            "SELECT t.run_id, t.item_id, i.ext_id, d.name AS dataset, r.model, r.temperature, "
+            "r.extractor, t.target, t.fraction, t.target_score, t.n_aligned, "
+            "t.n_relation_mismatch, t.n_entity_mismatch, t.n_extra, t.n_missing, t.result "
+            "FROM tau_results t JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id) "
+            "JOIN items i ON i.item_id = t.item_id WHERE t.signature = ? "
+            "ORDER BY t.target_score",
+            [signature],
+        ).df()
+
+
+def config_from_signature(signature: str) -> dict[str, Any]:
+    """The :class:`~s3kg_core.s3kg.S3KGConfig` arguments a signature was scored with."""
+    fields = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+    return {
+        "mode": fields.get("mode", "paper"),
+        "tau": float(fields.get("tau", 0.65)),
+        "wl_iterations": int(fields.get("K", 5)),
+        "align": fields.get("align", "yes") == "yes",
+        "lemmatize": fields.get("norm", "lemma") == "lemma",
+    }
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def encoder_of(path: Path, stamp: int, signature: str) -> str:
+    """How to load the encoder of ``signature`` (recorded by ``s3kg score``)."""
+    from s3kg_core.pipeline import encoder_for
+
+    with _LOCK:
+        return encoder_for(Store(path, read_only=True, lock_timeout=15), signature)
+
+
+@st.cache_resource(show_spinner=False)
+def _encoder(name: str) -> Any:
+    from s3kg_core.embeddings import load_encoder
+
+    return load_encoder(name)
+
+
+def realign(
+    path: Path,
+    encoder: str,
+    signature_config: dict[str, Any],
+    answer: Sequence[Triple],
+    other: Sequence[Triple],
+) -> Any:
+    """Score one answer KG against one KG again (new tau), from the stored embeddings.
+
+    Strings already embedded in the database are not encoded again; the encoder is loaded once
+    per process for any string that is missing.
+    """
+    from s3kg_core.s3kg import KGScorer, S3KGConfig
+
+    enc = _encoder(encoder)
+    cache = _prefilled_cache(path, enc, [*answer, *other])
+    scorer = KGScorer(enc, S3KGConfig(**signature_config), cache=cache)
+    return scorer.score(list(answer), list(other))
+
+
+def _prefilled_cache(path: Path, encoder: Any, triples: Sequence[Triple]) -> Any:
+    """An embedding cache holding the stored vectors of every string these triples need."""
+    import numpy as np
+
+    from s3kg_core.embeddings import EmbeddingCache
+    from s3kg_core.normalize import normalize_triples
+
+    texts: set[str] = set()
+    for t in normalize_triples(triples):
+        texts.update((t.sentence(), t.head, t.relation, t.tail))
+    for t in triples:
+        texts.add(t.sentence())
+    cache = EmbeddingCache(encoder)
+    with _read(path) as con:
+        con.register("_wanted", pd.DataFrame({"text": sorted(texts)}))
+        rows = con.execute(
+            "SELECT e.text, e.vector FROM embeddings e JOIN _wanted w USING (text) "
+            "WHERE e.encoder = ?",
+            [encoder.name],
+        ).fetchall()
+    cache.update((text, np.asarray(vec, dtype=np.float32)) for text, vec in rows)
+    return cache
+
+
+@st.cache_data(show_spinner="Explaining the lowest-scoring answers...", max_entries=16)
+def tau_live(
+    path: Path, stamp: int, signature: str, target: str, fraction: float, alpha: float
+) -> pd.DataFrame:
+    """TAU on the lowest ``fraction`` of each run by ``target`` at ``alpha``, one row per case.
+
+    Uses the stored embeddings (the encoder only runs for strings never embedded), so moving
+    the threshold costs a fraction of a second for a few hundred cases.
+    """
+    import json
+
+    from s3kg_core.pipeline import reblend
+    from s3kg_core.tau import TripletAnalyzer, lowest_fraction
+
+    frame = reblend(load_components(path, stamp, signature), alpha)
+    picks = []
+    for _, group in frame.groupby("run_id", sort=True):
+        rows = group.reset_index(drop=True)
+        picks += [rows.iloc[i] for i in lowest_fraction(rows[target].tolist(), fraction)]
+    columns = [
+        "run_id",
+        "item_id",
+        "dataset",
+        "model",
+        "temperature",
+        "extractor",
+        "score",
+        "aligned",
+        "relation_mismatch",
+        "entity_mismatch",
+        "extra",
+        "missing",
+        "result",
+    ]
+    if not picks:
+        return pd.DataFrame(columns=columns)
+    with _read(path) as con:
+        kgs = Store.load_kgs(con, sorted({int(p["run_id"]) for p in picks}))
+    reference = "context" if target == "ctx_sim" else "gold"
+
+    def triples(p: pd.Series, source: str) -> tuple[Triple, ...]:
+        rec = kgs.get((int(p["run_id"]), int(p["item_id"]), source))
+        return rec.triples if rec is not None else ()
+
+    pairs = [(triples(p, reference), triples(p, "answer")) for p in picks]
+    enc = _encoder(encoder_of(path, stamp, signature))
+    cache = _prefilled_cache(path, enc, [t for g, a in pairs for t in (*g, *a)])
+    results = TripletAnalyzer(enc, cache=cache).analyse_many(pairs)
+    out = []
+    for p, result in zip(picks, results, strict=True):
+        counts = result.counts()
+        out.append(
+            [
+                int(p["run_id"]),
+                int(p["item_id"]),
+                p["dataset"],
+                p["model"],
+                p["temperature"],
+                p["extractor"],
+                float(p[target]),
+                counts["aligned"],
+                counts["relation_mismatch"],
+                counts["entity_mismatch"],
+                counts["extra"],
+                counts["missing"],
+                json.dumps(result.to_dict()),
+            ]
+        )
+    return pd.DataFrame(out, columns=columns)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) -> dict[str, Any]:
+    """TAU's explanation of one answer against its gold KG (as a dict, for the Annotate page)."""
+    from s3kg_core.tau import TripletAnalyzer
+
+    with _read(path) as con:
+        kgs = Store.load_kgs(con, [run_id])
+    gold = kgs.get((run_id, item_id, "gold"))
+    answer = kgs.get((run_id, item_id, "answer"))
+    g = gold.triples if gold is not None else ()
+    a = answer.triples if answer is not None else ()
+    enc = _encoder(encoder_of(path, stamp, signature))
+    cache = _prefilled_cache(path, enc, [*g, *a])
+    result: dict[str, Any] = TripletAnalyzer(enc, cache=cache).analyse(g, a).to_dict()
+    return result
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def annotations(path: Path, stamp: int, run_id: int | None = None) -> pd.DataFrame:
+    """Stored annotations (all, or of one run)."""
+    where = "" if run_id is None else " WHERE run_id = ?"
+    with _read(path) as con:
+        return con.execute(
+            "SELECT annotation_id, run_id, item_id, annotator, gold_triple, answer_triple, "
+            "verdict, created_at FROM annotations" + where + " ORDER BY annotation_id",
+            [] if run_id is None else [run_id],
+        ).df()
+
+
+def save_annotations(
+    path: Path, rows: Sequence[tuple[int, int, str, str | None, str | None, str]]
+) -> int:
+    """Write annotations ``(run_id, item_id, annotator, gold_json, answer_json, verdict)``.
+
+    One short read-write transaction under the process lock; an annotator's earlier verdict on
+    the same pair is replaced, anyone else's is kept.
+    """
+    if not rows:
+        return 0
+    with _LOCK, Store(path, lock_timeout=15).transaction() as con:
+        for run_id, item_id, annotator, gold, answer, verdict in rows:
+            con.execute(
+                "DELETE FROM annotations WHERE run_id = ? AND item_id = ? AND annotator = ? "
+                "AND gold_triple IS NOT DISTINCT FROM ?::JSON "
+                "AND answer_triple IS NOT DISTINCT FROM ?::JSON",
+                [run_id, item_id, annotator, gold, answer],
+            )
+            con.execute(
+                "INSERT INTO annotations (run_id, item_id, annotator, gold_triple, answer_triple, "
+                "verdict) VALUES (?, ?, ?, ?, ?, ?)",
+                [run_id, item_id, annotator, gold, answer, verdict],
+            )
+    annotations.clear()
+    return len(rows)

@@ -1,0 +1,197 @@
+"""The embedded demo database: the project's own demo set, answered, extracted, scored.
+
+``data/demo/questions.jsonl`` holds questions with a context paragraph and a long gold answer,
+written for this project; ``data/demo/answers.jsonl`` holds a real model's answers to them
+(SmolLM2-135M-Instruct at two temperatures, generated once by ``scripts/make_demo_answers.py``
+with the project's own ``collect``; each line names the model and its settings).
+:func:`build_demo` turns them into a database: import, offline KG extraction, scoring with the
+packaged MiniLM, TAU. It writes a temporary file and renames it into place, so an interrupted
+build never leaves a half-built database behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import InputFormatError
+
+__all__ = ["DEMO_DIR", "DemoReport", "build_demo"]
+
+DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
+_QUESTION_MAP = {"id": "id", "question": "question", "context": "context", "gold": "gold_answer"}
+_ANSWER_KEYS = ("id", "model", "temperature", "answer")
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class DemoReport:
+    """What the demo build produced."""
+
+    path: Path
+    items: int
+    runs: int
+    answers: int
+    scored: int
+    tau: int
+    seconds: float
+
+
+def _read_answers(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputFormatError(f"{path}:{n}: not JSON ({exc})") from exc
+            missing = [k for k in _ANSWER_KEYS if k not in row]
+            if missing:
+                raise InputFormatError(
+                    f"{path}:{n}: missing {missing}; expected keys {list(_ANSWER_KEYS)}, "
+                    f"found {sorted(row)}"
+                )
+            rows.append(row)
+    return rows
+
+
+def build_demo(
+    path: str | Path,
+    demo_dir: str | Path = DEMO_DIR,
+    *,
+    encoder: Any = "minilm",
+    progress: Progress | None = None,
+) -> DemoReport:
+    """Build the demo database at ``path`` from ``demo_dir`` (replacing any file there).
+
+    Parameters
+    ----------
+    path
+        The database file to create.
+    demo_dir
+        A folder with ``questions.jsonl`` and ``answers.jsonl``.
+    encoder
+        The sentence encoder for scoring (name, path or encoder object).
+    progress
+        ``progress(stage, done, total)`` for the extraction and scoring stages.
+
+    Raises
+    ------
+    InputFormatError
+        If a demo file is missing or malformed.
+
+    Examples
+    --------
+    >>> build_demo("/tmp/demo.duckdb").answers  # doctest: +SKIP
+    60
+    """
+    from .collect import UNEXTRACTED
+    from .extract.offline import OfflineExtractor
+    from .extraction import extract_store
+    from .importers import import_table
+    from .pipeline import score_store, tau_store
+    from .store import AnswerRecord, Store
+
+    started = time.perf_counter()
+    path, demo_dir = Path(path), Path(demo_dir)
+    questions, answers_file = demo_dir / "questions.jsonl", demo_dir / "answers.jsonl"
+    for needed in (questions, answers_file):
+        if not needed.is_file():
+            raise InputFormatError(f"the demo needs {needed}, which does not exist")
+    answers = _read_answers(answers_file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".building")
+    os.close(fd)
+    os.unlink(tmp_name)  # DuckDB creates the file itself
+    tmp = Path(tmp_name)
+    try:
+        store = Store(tmp)
+        imported = import_table(store, questions, _QUESTION_MAP, dataset="demo")
+        runs: dict[tuple[str, float], list[dict[str, Any]]] = {}
+        for row in answers:
+            runs.setdefault((str(row["model"]), float(row["temperature"])), []).append(row)
+        with store.transaction() as con:
+            ids = dict(
+                con.execute(
+                    "SELECT i.ext_id, i.item_id FROM items i JOIN datasets d USING (dataset_id) "
+                    "WHERE d.name = 'demo'"
+                ).fetchall()
+            )
+            unknown = sorted({str(r["id"]) for r in answers} - set(ids))
+            if unknown:
+                raise InputFormatError(
+                    f"{answers_file}: answers to unknown question ids {unknown[:5]}"
+                )
+            dataset_id = con.execute(
+                "SELECT dataset_id FROM datasets WHERE name = 'demo'"
+            ).fetchall()[0][0]
+            for (model, temperature), rows in runs.items():
+                settings = {
+                    k: v
+                    for k, v in rows[0].items()
+                    if k
+                    not in (
+                        "id",
+                        "answer",
+                        "status",
+                        "error",
+                        "latency_s",
+                        "prompt_tokens",
+                        "completion_tokens",
+                        "truncated",
+                        "temperature",
+                    )
+                }
+                run = store.ensure_run(
+                    con,
+                    dataset_id,
+                    model,
+                    temperature,
+                    UNEXTRACTED,
+                    source=f"demo/{answers_file.name}",
+                    settings=settings,
+                )
+                store.put_answers(
+                    con,
+                    run,
+                    [
+                        AnswerRecord(
+                            ids[str(r["id"])],
+                            r["answer"],
+                            seed=r.get("seed"),
+                            latency_s=r.get("latency_s"),
+                            prompt_tokens=r.get("prompt_tokens"),
+                            completion_tokens=r.get("completion_tokens"),
+                            error=r.get("error"),
+                            status=r.get("status"),
+                            truncated=bool(r.get("truncated", False)),
+                        )
+                        for r in rows
+                    ],
+                )
+        extract_store(store, OfflineExtractor(), progress=progress)
+        scored = score_store(store, encoder=encoder, progress=progress)
+        tau = tau_store(store, fraction=0.05, signature=scored.signature, encoder=encoder)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
+        raise
+    return DemoReport(
+        path=path,
+        items=imported.items,
+        runs=len(runs),
+        answers=len(answers),
+        scored=scored.scored,
+        tau=tau.analysed,
+        seconds=time.perf_counter() - started,
+    )
