@@ -14,33 +14,32 @@ from s3kg_core.types import Triple
 
 __all__ = [
     "alignment_maps",
-    "item_label",
-    "run_label",
+    "item_choices",
+    "run_choices",
     "score_strip",
     "texts",
     "three_graphs",
 ]
 
 
-def run_label(runs: pd.DataFrame) -> Callable[[int], str]:
-    """A selectbox label for a run id."""
-    by_id = runs.set_index("run_id")
+def run_choices(runs: pd.DataFrame) -> dict[str, int]:
+    """Selectbox labels of runs, mapped to their ids.
 
-    def label(run_id: int) -> str:
-        r = by_id.loc[run_id]
-        return f"{r['dataset']} · {r['model']} · T={r['temperature']:g} · {r['extractor']}"
+    Plain labels rather than a format function, so that streamlit.testing can select them.
+    """
+    return {
+        f"{r.dataset} · {r.model} · T={r.temperature:g} · {r.extractor} · run {r.run_id}": int(
+            r.run_id
+        )
+        for r in runs.itertuples()
+    }
 
-    return label
 
-
-def item_label(answers: pd.DataFrame) -> Callable[[int], str]:
-    """A selectbox label for an item of a run: its id and CUS."""
-    cus = dict(zip(answers["item_id"], answers["cus"], strict=True))
-
-    def label(item_id: int) -> str:
-        return f"item {item_id} · CUS {cus.get(item_id, float('nan')):.3f}"
-
-    return label
+def item_choices(answers: pd.DataFrame) -> dict[str, int]:
+    """Selectbox labels of a run's answers (id and CUS), mapped to their item ids."""
+    return {
+        f"item {int(r.item_id)} · CUS {r.cus:.3f}": int(r.item_id) for r in answers.itertuples()
+    }
 
 
 def score_strip(row: pd.Series, alpha: float) -> None:

@@ -20,19 +20,16 @@ if runs.empty or controls.signature is None:
 frame = reblend(
     data.load_components(controls.path, controls.stamp, controls.signature), controls.alpha
 )
-run_id = st.selectbox(
-    "Run", runs["run_id"].tolist(), format_func=views.run_label(runs), key="explorer_run"
-)
+run_options = views.run_choices(runs)
+run_id = run_options[st.selectbox("Run", list(run_options), key="explorer_run")]
 answers = frame[frame["run_id"] == run_id].sort_values("cus")
 if answers.empty:
     st.info("This run has no scores under the chosen signature.")
     st.stop()
-item_id = st.selectbox(
-    "Question (lowest CUS first)",
-    answers["item_id"].tolist(),
-    format_func=views.item_label(answers),
-    key="explorer_item",
-)
+item_options = views.item_choices(answers)
+item_id = item_options[
+    st.selectbox("Question (lowest CUS first)", list(item_options), key="explorer_item")
+]
 config = data.config_from_signature(controls.signature)
 tau = st.slider(
     "tau (alignment threshold for this question)",

@@ -55,8 +55,8 @@ labels = {
     i: f"{r.dataset} · {r.model} · T={r.temperature:g} · item {r.item_id} · {target} {r.score:.3f}"
     for i, r in cases.iterrows()
 }
-pick = st.selectbox("Case", list(labels), format_func=labels.__getitem__, key="tau_case")
-case = cases.loc[pick]
+by_label = {label: i for i, label in labels.items()}
+case = cases.loc[by_label[st.selectbox("Case", list(by_label), key="tau_case")]]
 result = json.loads(case["result"])
 reference = "context" if target == "ctx_sim" else "gold"
 

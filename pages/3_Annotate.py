@@ -25,20 +25,13 @@ frame = reblend(
 )
 runs = data.load_runs(controls.path, controls.stamp)
 runs = runs[runs["run_id"].isin(frame["run_id"].unique())]
-run_id = int(
-    st.selectbox(
-        "Run", runs["run_id"].tolist(), format_func=views.run_label(runs), key="annotate_run"
-    )
-)
+run_options = views.run_choices(runs)
+run_id = run_options[st.selectbox("Run", list(run_options), key="annotate_run")]
 answers = frame[frame["run_id"] == run_id].sort_values("cus")
-item_id = int(
-    st.selectbox(
-        "Answer (lowest CUS first)",
-        answers["item_id"].tolist(),
-        format_func=views.item_label(answers),
-        key="annotate_item",
-    )
-)
+item_options = views.item_choices(answers)
+item_id = item_options[
+    st.selectbox("Answer (lowest CUS first)", list(item_options), key="annotate_item")
+]
 view = data.item_view(controls.path, controls.stamp, run_id, item_id, controls.signature)
 views.texts(view)
 result = data.tau_item(controls.path, controls.stamp, controls.signature, run_id, item_id)
@@ -88,21 +81,22 @@ if proposed.empty:
 st.subheader("Add an alignment TAU missed")
 gold_kg = view.kgs.get("gold")
 answer_kg = view.kgs.get("answer")
-gold_options = [t.to_list() for t in gold_kg.triples] if gold_kg else []
-answer_options = [t.to_list() for t in answer_kg.triples] if answer_kg else []
+gold_options = (
+    {" | ".join(t.to_list()): key(t.to_list()) for t in gold_kg.triples} if gold_kg else {}
+)
+answer_options = (
+    {" | ".join(t.to_list()): key(t.to_list()) for t in answer_kg.triples} if answer_kg else {}
+)
 added = [(g, a) for (g, a), v in previous.items() if v == "add"] + st.session_state.setdefault(
     f"added_{run_id}_{item_id}", []
 )
 cols = st.columns(2)
-new_gold = cols[0].selectbox(
-    "Gold triple", gold_options, format_func=" | ".join, key="add_gold", index=None
-)
-new_answer = cols[1].selectbox(
-    "Answer triple", answer_options, format_func=" | ".join, key="add_answer", index=None
-)
+new_gold = cols[0].selectbox("Gold triple", list(gold_options), key="add_gold", index=None)
+new_answer = cols[1].selectbox("Answer triple", list(answer_options), key="add_answer", index=None)
 if st.button("Add pair", key="add_pair", disabled=new_gold is None or new_answer is None):
-    st.session_state[f"added_{run_id}_{item_id}"].append((key(new_gold), key(new_answer)))
-    added.append((key(new_gold), key(new_answer)))
+    pair = (gold_options[new_gold], answer_options[new_answer])
+    st.session_state[f"added_{run_id}_{item_id}"].append(pair)
+    added.append(pair)
 for g, a in dict.fromkeys(added):
     st.text(f"+ {' | '.join(json.loads(g))}  <->  {' | '.join(json.loads(a))}")
 
@@ -111,9 +105,12 @@ if st.button("Save my verdicts", type="primary", key="save", disabled=not annota
         (run_id, item_id, annotator, r["_gold"], r["_answer"], r["verdict"])
         for r in edited.to_dict("records")
     ] + [(run_id, item_id, annotator, g, a, "add") for g, a in dict.fromkeys(added)]
-    n = data.save_annotations(controls.path, rows)
-    st.session_state[f"added_{run_id}_{item_id}"] = []
-    st.success(f"Saved {n} verdicts by {annotator}.")
+    if rows:
+        n = data.save_annotations(controls.path, rows)
+        st.session_state[f"added_{run_id}_{item_id}"] = []
+        st.success(f"Saved {n} verdicts by {annotator}.")
+    else:
+        st.info("Nothing to save: TAU aligned no pair here and none was added.")
 if not annotator:
     st.caption("Enter your name to save.")
 
