@@ -1,0 +1,76 @@
+"""Dashboard data access (dashboard.data): caches, signatures, concurrent annotation writes."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from store_helpers import build_store
+
+from dashboard import data
+from s3kg_core.pipeline import reblend, score_store
+
+
+@pytest.fixture
+def scored(tmp_path, minilm):
+    store = build_store(tmp_path / "d.duckdb", n_items=3, n_triples=2, seed=2)
+    score_store(store, encoder=minilm)
+    data.clear_caches()
+    return store.path
+
+
+def test_config_from_signature_round_trips_the_scoring_options():
+    sig = "mode:kgx|enc:minilm@0.1.0|tau:0.7|K:3|align:no|norm:lower|version:0.1.0"
+    assert data.config_from_signature(sig) == {
+        "mode": "kgx", "tau": 0.7, "wl_iterations": 3, "align": False, "lemmatize": False,
+    }  # fmt: skip
+
+
+def test_components_leaderboard_and_stamp(scored):
+    stamp = data.db_stamp(scored)
+    sigs, latest = data.signatures(scored, stamp)
+    assert sigs == [latest]
+    frame = reblend(data.load_components(scored, stamp, latest), 0.25)
+    board = data.leaderboard(frame)
+    assert list(board["n"]) == [3, 3] and set(board["model"]) == {"model-a", "model-b"}
+    assert data.leaderboard(frame.iloc[0:0]).empty
+    runs = data.load_runs(scored, stamp)
+    assert list(runs["scored"]) == [3, 3]
+
+
+def test_two_sessions_annotating_at_once_lose_nothing(scored):
+    def annotate(who: str) -> None:
+        for i in range(10):
+            gold = json.dumps(["g", "r", str(i)])
+            data.save_annotations(scored, [(1, 1, who, gold, gold, "confirm")])
+
+    threads = [threading.Thread(target=annotate, args=(who,)) for who in ("ann", "bob")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    frame = data.annotations(scored, data.db_stamp(scored))
+    assert len(frame) == 20
+    assert frame.groupby("annotator").size().to_dict() == {"ann": 10, "bob": 10}
+    # saving the same pair again replaces that annotator's verdict
+    gold = json.dumps(["g", "r", "0"])
+    data.save_annotations(scored, [(1, 1, "ann", gold, gold, "reject")])
+    frame = data.annotations(scored, data.db_stamp(scored))
+    assert len(frame) == 20
+    assert frame[(frame.annotator == "ann") & (frame.gold_triple == gold)].verdict.tolist() == [
+        "reject"
+    ]
+
+
+def test_realign_at_a_new_tau_uses_stored_embeddings(scored, minilm):
+    from s3kg_core.types import Triple
+
+    _, latest = data.signatures(scored, data.db_stamp(scored))
+    config = data.config_from_signature(latest)
+    answer = [Triple("aspirin", "reduces", "fever")]
+    gold = [Triple("aspirin", "treats", "fever")]
+    loose = data.realign(scored, "minilm", {**config, "tau": 0.0}, answer, gold)
+    strict = data.realign(scored, "minilm", {**config, "tau": 1.0}, answer, gold)
+    assert loose.entity_map["aspirin"] == "aspirin"
+    assert strict.s_wl <= loose.s_wl
