@@ -36,10 +36,12 @@ def run_choices(runs: pd.DataFrame) -> dict[str, int]:
 
 
 def item_choices(answers: pd.DataFrame) -> dict[str, int]:
-    """Selectbox labels of a run's answers (id and CUS), mapped to their item ids."""
-    return {
-        f"item {int(r.item_id)} · CUS {r.cus:.3f}": int(r.item_id) for r in answers.itertuples()
-    }
+    """Selectbox labels of a run's answers, mapped to their item ids.
+
+    The label is the item alone, never its score: a score changes with alpha, and a label that
+    changes would make Streamlit drop the user's choice when the slider moves.
+    """
+    return {f"item {int(r.item_id)}": int(r.item_id) for r in answers.itertuples()}
 
 
 def score_strip(row: pd.Series, alpha: float) -> None:

@@ -51,12 +51,15 @@ st.plotly_chart(fig, width="stretch", key="tau_bars")
 st.dataframe(per_model, hide_index=True, width="stretch", key="tau_table")
 
 st.subheader("Cases")
-labels = {
-    i: f"{r.dataset} · {r.model} · T={r.temperature:g} · item {r.item_id} · {target} {r.score:.3f}"
+labels = {  # no score in the label: it changes with alpha and would reset the choice
+    i: f"{r.dataset} · {r.model} · T={r.temperature:g} · item {r.item_id}"
     for i, r in cases.iterrows()
 }
 by_label = {label: i for i, label in labels.items()}
-case = cases.loc[by_label[st.selectbox("Case", list(by_label), key="tau_case")]]
+case = cases.loc[
+    by_label[st.selectbox(f"Case (lowest {target} first)", list(by_label), key="tau_case")]
+]
+st.caption(f"{target} {case['score']:.3f} at alpha {controls.alpha:g}")
 result = json.loads(case["result"])
 reference = "context" if target == "ctx_sim" else "gold"
 

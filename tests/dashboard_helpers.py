@@ -1,0 +1,227 @@
+"""Start the Streamlit dashboard on a free port and drive it with headless Chromium.
+
+Used by ``tests/test_dashboard_browser.py`` and ``bench/bench_dashboard.py``. Playwright never
+downloads a browser here: it launches the system Chromium (``/usr/bin/chromium`` unless
+``$S3KG_CHROMIUM`` names another), and callers skip when there is none.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = Path(os.environ.get("S3KG_CHROMIUM", "/usr/bin/chromium"))
+
+# Streamlit marks its root element with the script state; "notRunning" once a run has finished.
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+STATUS_WIDGET = '[data-testid="stStatusWidget"]'
+EXCEPTION = '[data-testid="stException"]'
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A running ``streamlit run app.py``: its base URL, process and log file."""
+
+    url: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+    started: float
+
+    def log_tail(self, chars: int = 4000) -> str:
+        """The end of the server's combined stdout and stderr."""
+        try:
+            return self.log.read_text(encoding="utf-8", errors="replace")[-chars:]
+        except FileNotFoundError:
+            return "(no log)"
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+            return int(resp.status) == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@contextmanager
+def streamlit_server(
+    db: Path, log: Path, *, timeout: float = 120.0, extra_env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """Run the dashboard on ``db`` (``S3KG_DB``) until the block ends, then kill its group.
+
+    Yields once ``/_stcore/health`` answers 200. ``db`` must exist, or the dashboard would build
+    the demo database.
+    """
+    if not db.exists():
+        raise FileNotFoundError(f"{db} does not exist; the dashboard would build the demo DB")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "S3KG_DB": str(db),
+        "PYTHONPATH": str(REPO),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        # No file watcher: the server runs one snapshot of the code (edits made while it runs
+        # do not rerun pages), and a busy tree cannot overflow inotify.
+        "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
+        "STREAMLIT_SERVER_RUN_ON_SAVE": "false",
+        **(extra_env or {}),
+    }
+    log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = Server(url=url, proc=proc, log=log, started=started)
+    try:
+        deadline = time.monotonic() + timeout
+        while not _healthy(url):
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{server.log_tail()}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"streamlit not healthy after {timeout:g} s:\n{server.log_tail()}"
+                )
+            time.sleep(0.25)
+        yield server
+    finally:
+        _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the server's process group: TERM, then KILL after a grace period."""
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@contextmanager
+def chromium(viewport: tuple[int, int] = (1400, 1000)) -> Iterator[Any]:
+    """A fresh page in headless system Chromium (never a downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        raise FileNotFoundError(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        try:
+            context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def wait_idle(page: Any, timeout_ms: float = 120_000, settle_ms: float = 750) -> None:
+    """Wait until Streamlit has finished running the script and the page stays idle.
+
+    Idle means: the app view is there, the app's script state is ``notRunning``, and the status
+    widget ("Running...") is gone, all unchanged for ``settle_ms``.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout_ms)
+    quiet_since: float | None = None
+    while True:
+        idle = page.locator(APP_IDLE).count() > 0 and not page.locator(STATUS_WIDGET).is_visible()
+        now = time.monotonic()
+        if idle:
+            quiet_since = quiet_since or now
+            if (now - quiet_since) * 1000 >= settle_ms:
+                return
+        else:
+            quiet_since = None
+        if now > deadline:
+            state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+            raise TimeoutError(f"Streamlit still busy after {timeout_ms:g} ms (state {state!r})")
+        page.wait_for_timeout(100)
+
+
+def metric_value(page: Any, label: str) -> str:
+    """The displayed value of the ``st.metric`` whose label is ``label``."""
+    metric = page.locator('[data-testid="stMetric"]').filter(
+        has=page.locator('[data-testid="stMetricLabel"]', has_text=label)
+    )
+    return str(metric.locator('[data-testid="stMetricValue"]').first.inner_text()).strip()
+
+
+def screenshot(page: Any, path: Path) -> Path:
+    """A screenshot of the whole page, including what Streamlit's inner scroller hides.
+
+    Streamlit scrolls inside ``stMain``, not the document, so ``full_page=True`` alone stops at
+    the viewport: the viewport is made as tall as the content for the shot, then restored.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size or {"width": 1400, "height": 1000}
+    height = page.evaluate(
+        "() => Math.max(...['stMain', 'stSidebarContent', 'stAppViewContainer'].map("
+        'id => document.querySelector(`[data-testid="${id}"]`)?.scrollHeight || 0))'
+    )
+    tall = max(int(size["height"]), min(int(height) + 40, 12_000))
+    if tall != size["height"]:
+        page.set_viewport_size({"width": size["width"], "height": tall})
+        page.wait_for_timeout(500)
+    try:
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        if tall != size["height"]:
+            page.set_viewport_size(size)
+    return path
+
+
+def wait_for_value(page: Any, read: Any, expected: str, timeout_ms: float = 60_000) -> str:
+    """Poll ``read()`` until it returns ``expected`` (or time runs out); return the last value."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    value = read()
+    while value != expected and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+        value = read()
+    return str(value)

@@ -1,0 +1,307 @@
+"""The real dashboard in a real browser: ``streamlit run app.py`` driven by headless Chromium.
+
+A small database is built and scored with the packaged MiniLM. Its numbers are known in
+advance, so the tests check what the page shows against them: the overview's Mean CUS before
+and after the sidebar's alpha slider moves, every page renders without a Streamlit exception,
+the sample explorer draws its three graph iframes, and a label that is an XSS payload shows as
+text while no JavaScript dialog ever opens. Screenshots of every page go to
+``$S3KG_TEST_ARTEFACTS/dashboard/`` (default ``test-artefacts/dashboard/`` in the repository).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from dashboard_helpers import (
+    CHROMIUM,
+    EXCEPTION,
+    REPO,
+    Server,
+    metric_value,
+    screenshot,
+    streamlit_server,
+    wait_for_value,
+    wait_idle,
+)
+from store_helpers import build_store
+
+from s3kg_core.pipeline import latest_signature, reblend, score_store, scored_frame, tau_store
+from s3kg_core.store import KGRecord
+from s3kg_core.types import Triple
+
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+XSS = "<img src=x onerror=alert(1)>"
+# How Jinja's tojson writes XSS into the graph page's script: no "<" survives.
+XSS_JSON = XSS.replace("<", "\\u003c").replace(">", "\\u003e")
+PAGES = {
+    "sample_explorer": ("Sample_explorer", "Sample explorer"),
+    "failure_analysis": ("Failure_analysis", "Failure analysis (TAU)"),
+    "annotate": ("Annotate", "Annotate alignments"),
+}
+RENDER_MS = 180_000  # the first render of a page may load MiniLM on a busy 2-core machine
+
+
+def artefacts() -> Path:
+    """``$S3KG_TEST_ARTEFACTS/dashboard`` (relative paths from the repository root)."""
+    root = Path(os.environ.get("S3KG_TEST_ARTEFACTS", "test-artefacts"))
+    folder = (root if root.is_absolute() else REPO / root) / "dashboard"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@dataclass(frozen=True)
+class DashboardDB:
+    """The test database and the numbers the dashboard must show for it."""
+
+    path: Path
+    xss_run: int
+    xss_item: int
+    mean_cus: dict[float, str]  # alpha -> Mean CUS as the overview formats it
+    item_cus: dict[float, dict[int, str]]  # alpha -> item of the XSS run -> its CUS, formatted
+
+
+@pytest.fixture(scope="module")
+def dashboard_db(
+    tmp_path_factory: pytest.TempPathFactory, minilm: Any, one_torch_thread: None
+) -> DashboardDB:
+    """Two models x four items, scored with MiniLM; item q0 of model-a carries the XSS label.
+
+    That item's answer and gold KGs share the payload entity, its context KG shares nothing
+    with the answer, so its CUS is the run's lowest at every alpha (the sample explorer opens
+    on it).
+    """
+    path = tmp_path_factory.mktemp("dashboard") / "dashboard.duckdb"
+    store = build_store(path, n_items=4, n_triples=3, seed=3)
+    with store.transaction() as con:
+        run = int(con.execute("SELECT run_id FROM runs WHERE model = 'model-a'").fetchall()[0][0])
+        item = int(con.execute("SELECT item_id FROM items WHERE ext_id = 'q0'").fetchall()[0][0])
+        store.put_kgs(
+            con,
+            [
+                KGRecord(
+                    run,
+                    item,
+                    "gold",
+                    (Triple(XSS, "reduces", "fever"), Triple("aspirin", "treats", "headache")),
+                ),
+                KGRecord(
+                    run,
+                    item,
+                    "answer",
+                    (Triple(XSS, "reduces", "fever"), Triple("stomach", "irritates", "doctor")),
+                ),
+                KGRecord(run, item, "context", (Triple("patient", "is taken by", "inflammation"),)),
+            ],
+        )
+    score_store(store, encoder=minilm)
+    tau_store(store, fraction=0.25, encoder=minilm)
+
+    signature = latest_signature(store)
+    assert signature is not None
+    frame = scored_frame(store, signature)
+    assert (frame["gold_s_wl"] - frame["gold_s_sbert"]).abs().max() > 0.1, "alpha must matter"
+    means, item_cus = {}, {}
+    for alpha in np.round(np.linspace(0, 1, 21), 2):
+        blended = reblend(frame, float(alpha))
+        run_rows = blended[blended["run_id"] == run].sort_values("cus")
+        assert int(run_rows["item_id"].iloc[0]) == item, f"XSS item not lowest at {alpha}"
+        means[float(alpha)] = f"{blended['cus'].mean():.3f}"
+        item_cus[float(alpha)] = {
+            int(i): f"{c:.3f}" for i, c in zip(run_rows["item_id"], run_rows["cus"], strict=True)
+        }
+    by_model = reblend(frame, 0.5).groupby("model")["cus"].mean()
+    assert abs(by_model["model-a"] - by_model["model-b"]) > 0.005, "models must differ"
+    assert means[0.5] != means[0.55] != means[1.0], "Mean CUS must show the alpha move"
+    return DashboardDB(path, run, item, means, item_cus)
+
+
+@pytest.fixture(scope="module")
+def server(dashboard_db: DashboardDB, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``streamlit run app.py`` on the test database; the process group is killed afterwards."""
+    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    with streamlit_server(dashboard_db.path, log) as srv:
+        yield srv
+    print(f"--- streamlit log ({log}) ---\n{srv.log_tail()}")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless system Chromium (Playwright never downloads one here)."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (set S3KG_CHROMIUM to another binary)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Watched:
+    """A page with every JS dialog and uncaught page error it raised."""
+
+    page: Any
+    dialogs: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def watched(browser: Any, server: Server) -> Iterator[Watched]:
+    """A fresh browser session; any ``alert``/``confirm``/``prompt`` is recorded and dismissed."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    w = Watched(page)
+
+    def on_dialog(dialog: Any) -> None:
+        w.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.on("pageerror", lambda exc: w.errors.append(str(exc)))
+    yield w
+    context.close()
+
+
+def open_page(w: Watched, server: Server, path: str, title: str) -> None:
+    """Load ``/path`` and wait until its script has run to the end."""
+    w.page.goto(f"{server.url}/{path}", timeout=RENDER_MS)
+    w.page.get_by_role("heading", name=title, exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(w.page, timeout_ms=RENDER_MS)
+
+
+def assert_clean(w: Watched, server: Server, where: str) -> None:
+    """No Streamlit exception on the page, no traceback in the server log, no dialog."""
+    exceptions = w.page.locator(EXCEPTION)
+    if exceptions.count():
+        raise AssertionError(f"{where}: Streamlit exception:\n{exceptions.first.inner_text()}")
+    assert "Traceback" not in server.log_tail(100_000), f"{where}: {server.log_tail()}"
+    assert w.dialogs == [], f"{where}: a JavaScript dialog opened: {w.dialogs}"
+    assert w.errors == [], f"{where}: uncaught page errors: {w.errors}"
+
+
+def test_overview_mean_cus_follows_alpha(
+    watched: Watched, server: Server, dashboard_db: DashboardDB
+) -> None:
+    page = watched.page
+    open_page(watched, server, "", "S3KG Workbench")
+    page.get_by_text("Leaderboard", exact=True).wait_for()
+    assert page.locator('[data-testid="stDataFrame"]').count() >= 2  # runs and leaderboard
+    assert metric_value(page, "Answers scored") == "8"
+    assert metric_value(page, "Mean CUS") == dashboard_db.mean_cus[0.5]
+    screenshot(page, artefacts() / "overview.png")
+
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
+    assert slider.input_value() == "0.5"
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    shown = wait_for_value(
+        page, lambda: metric_value(page, "Mean CUS"), dashboard_db.mean_cus[0.55]
+    )
+    assert shown == dashboard_db.mean_cus[0.55], "Mean CUS did not follow alpha 0.5 -> 0.55"
+    wait_idle(page, timeout_ms=RENDER_MS)
+
+    page.keyboard.press("End")
+    shown = wait_for_value(page, lambda: metric_value(page, "Mean CUS"), dashboard_db.mean_cus[1.0])
+    assert shown == dashboard_db.mean_cus[1.0], "Mean CUS did not follow alpha -> 1.0"
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert slider.input_value() == "1"
+    caption = page.get_by_text(re.compile(r"Signature of every number on this page")).inner_text()
+    assert caption.endswith("|alpha:1"), caption
+    screenshot(page, artefacts() / "overview_alpha_1.png")
+    assert_clean(watched, server, "overview")
+
+    # The sidebar navigation keeps the session, and with it alpha.
+    page.locator('[data-testid="stSidebarNav"] a[href$="/Sample_explorer"]').click()
+    page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for()
+    assert_clean(watched, server, "sample explorer after navigation")
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_renders_without_exception(watched: Watched, server: Server, name: str) -> None:
+    path, title = PAGES[name]
+    open_page(watched, server, path, title)
+    screenshot(watched.page, artefacts() / f"{name}.png")
+    assert_clean(watched, server, name)
+    main = watched.page.locator('[data-testid="stMain"]')
+    if name == "failure_analysis":
+        assert main.locator('[data-testid="stPlotlyChart"]').count() >= 1
+        assert main.locator('[data-testid="stIFrame"]').count() == 3
+    elif name == "annotate":
+        main.get_by_text("TAU's proposed alignments", exact=True).wait_for()
+
+
+def test_sample_explorer_shows_graphs_and_escapes_labels(
+    watched: Watched, server: Server, dashboard_db: DashboardDB
+) -> None:
+    page = watched.page
+    open_page(watched, server, "Sample_explorer", "Sample explorer")
+    question = page.get_by_role("combobox", name="Question (lowest CUS first)")
+    assert question.input_value() == f"item {dashboard_db.xss_item}"
+
+    iframes = page.locator('[data-testid="stMain"] [data-testid="stIFrame"]')
+    assert iframes.count() == 3, "gold, answer and context graphs"
+    sources = [iframes.nth(i).get_attribute("srcdoc") or "" for i in range(3)]
+    for src in sources[:2]:  # gold and answer KGs carry the payload, as JSON-escaped text
+        assert XSS_JSON in src
+    for src in sources:
+        assert "<img" not in src, "the payload reached the graph page as markup"
+
+    graph_frames = [f for f in page.frames if f.url == "about:srcdoc"]
+    assert len(graph_frames) == 3
+    labels = []
+    for frame in graph_frames:
+        frame.wait_for_function(
+            "() => typeof nodes !== 'undefined' && nodes && nodes.get().length > 0",
+            timeout=RENDER_MS,
+        )
+        labels.append(frame.evaluate("() => nodes.get().map(n => n.label)"))
+        assert frame.locator("canvas").count() >= 1, "vis-network drew nothing"
+        assert frame.locator("img[onerror], [onerror]").count() == 0
+    assert sum(XSS in frame_labels for frame_labels in labels) == 2, labels
+
+    # The legend (markdown with HTML) shows the aligned payload entity as text.
+    legend = page.locator(".s3kg-legend")
+    assert XSS in legend.inner_text()
+    assert page.locator("[onerror]").count() == 0
+    page.wait_for_timeout(1000)  # a fired onerror would open its alert by now
+    screenshot(page, artefacts() / "sample_explorer_xss.png")
+    assert_clean(watched, server, "sample explorer (XSS item)")
+
+
+def test_sample_explorer_keeps_the_question_when_alpha_moves(
+    watched: Watched, server: Server, dashboard_db: DashboardDB
+) -> None:
+    page = watched.page
+    open_page(watched, server, "Sample_explorer", "Sample explorer")
+    order = list(dashboard_db.item_cus[0.5])  # lowest CUS first, as the selectbox lists them
+    other = order[2]
+    question = page.get_by_role("combobox", name="Question (lowest CUS first)")
+    question.click()
+    # regression: the label held the CUS at the current alpha, so moving alpha changed the
+    # label and Streamlit fell back to the first question
+    page.get_by_role("option", name=f"item {other}", exact=True).click()
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert question.input_value() == f"item {other}"
+
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
+    slider.focus()
+    page.keyboard.press("End")
+    page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert question.input_value() == f"item {other}", "the chosen question changed with alpha"
+    assert metric_value(page, "CUS") == dashboard_db.item_cus[1.0][other]
+    assert_clean(watched, server, "sample explorer after alpha")
