@@ -28,8 +28,8 @@ test-all: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check s3kg_core dashboard tests bench app.py pages
-	$(BIN)/ruff format --check s3kg_core dashboard tests bench app.py pages
+	$(BIN)/ruff check s3kg_core dashboard tests bench scripts app.py pages
+	$(BIN)/ruff format --check s3kg_core dashboard tests bench scripts app.py pages
 	$(BIN)/mypy
 
 bench: $(STAMP)

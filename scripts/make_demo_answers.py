@@ -27,6 +27,7 @@ MODEL_LABEL = "SmolLM2-135M-Instruct"
 
 
 def main() -> None:
+    """Serve SmolLM2, collect the answers, write data/demo/answers.jsonl."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--temperatures", default="0,0.7")
     parser.add_argument("--max-tokens", type=int, default=160)
