@@ -42,7 +42,6 @@ __all__ = [
     "realign",
     "save_annotations",
     "signatures",
-    "tau_cases",
     "tau_item",
     "tau_live",
     "writer",
@@ -212,21 +211,6 @@ def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str 
         details,
         tau,
     )
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def tau_cases(path: Path, stamp: int, signature: str) -> pd.DataFrame:
-    """Stored TAU results of ``signature`` with their run and question."""
-    with _read(path) as con:
-        return con.execute(
-            "SELECT t.run_id, t.item_id, i.ext_id, d.name AS dataset, r.model, r.temperature, "
-            "r.extractor, t.target, t.fraction, t.target_score, t.n_aligned, "
-            "t.n_relation_mismatch, t.n_entity_mismatch, t.n_extra, t.n_missing, t.result "
-            "FROM tau_results t JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id) "
-            "JOIN items i ON i.item_id = t.item_id WHERE t.signature = ? "
-            "ORDER BY t.target_score",
-            [signature],
-        ).df()
 
 
 def config_from_signature(signature: str) -> dict[str, Any]:
