@@ -488,4 +488,5 @@ def main(argv: list[str] | None = None) -> None:
     cli.main(args=argv, prog_name="s3kg")
 
 
+from . import cli_bench  # noqa: E402, F401, I001  (registers bench on the group)
 from . import cli_llm  # noqa: E402, F401  (registers collect, extract, run on the group)

@@ -1,4 +1,4 @@
-"""The DuckDB store: datasets, items, runs, answers, KGs, scores, TAU, annotations, embeddings.
+"""The DuckDB store: datasets, items, runs, answers, KGs, scores, TAU, embeddings, benchmarks.
 
 One file holds everything (default ``data/s3kg.duckdb``). SQL is parameterised throughout; the
 schema version is recorded in ``meta`` and migrations run on the first read-write open. Writes are
@@ -29,6 +29,7 @@ from .errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
 from .types import Triple
 
 __all__ = [
+    "BENCH_COLUMNS",
     "DEFAULT_DB",
     "SCHEMA_VERSION",
     "AnswerRecord",
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 DEFAULT_DB = Path("data") / "s3kg.duckdb"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SOURCES = ("gold", "answer", "context")
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -165,7 +166,47 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             response JSON NOT NULL,
             created_at TIMESTAMP DEFAULT current_timestamp)""",
     ),
+    # 3: the benchmark harness. One row per (pair set, encoder, mode, triple source, method).
+    3: (
+        """CREATE TABLE IF NOT EXISTS bench_results (
+            run_at TIMESTAMP DEFAULT current_timestamp,
+            dataset VARCHAR NOT NULL,
+            n INTEGER NOT NULL,
+            encoder VARCHAR NOT NULL,
+            mode VARCHAR NOT NULL,
+            triples VARCHAR NOT NULL,
+            method VARCHAR NOT NULL,
+            f1 DOUBLE NOT NULL,
+            auroc DOUBLE NOT NULL,
+            alpha DOUBLE,
+            threshold DOUBLE NOT NULL,
+            f1_lo DOUBLE,
+            f1_hi DOUBLE,
+            auroc_lo DOUBLE,
+            auroc_hi DOUBLE,
+            detail JSON,
+            PRIMARY KEY (dataset, encoder, mode, triples, method))""",
+    ),
 }
+
+BENCH_COLUMNS = (
+    "dataset",
+    "n",
+    "encoder",
+    "mode",
+    "triples",
+    "method",
+    "f1",
+    "auroc",
+    "alpha",
+    "threshold",
+    "f1_lo",
+    "f1_hi",
+    "auroc_lo",
+    "auroc_hi",
+    "detail",
+)
+"""The columns :meth:`Store.put_bench_results` expects, in order (``run_at`` is set on write)."""
 
 
 @dataclass(frozen=True)
@@ -257,7 +298,7 @@ class Store:
     ...     ds = db.ensure_dataset(con, "toy", source="doctest")
     ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
     >>> db.schema_version(), sorted(ids)
-    (2, ['q1'])
+    (3, ['q1'])
     """
 
     def __init__(
@@ -594,7 +635,39 @@ class Store:
         )
         return len(rows)
 
+    @staticmethod
+    def put_bench_results(con: duckdb.DuckDBPyConnection, rows: Sequence[tuple[Any, ...]]) -> int:
+        """Insert or replace benchmark rows (values in :data:`BENCH_COLUMNS` order).
+
+        A row with the same ``(dataset, encoder, mode, triples, method)`` replaces the old one and
+        gets a new ``run_at``.
+        """
+        if not rows:
+            return 0
+        names = ", ".join(BENCH_COLUMNS)
+        marks = ", ".join("?" for _ in BENCH_COLUMNS)
+        con.executemany(
+            f"INSERT OR REPLACE INTO bench_results (run_at, {names}) "
+            f"VALUES (current_timestamp, {marks})",
+            [list(r) for r in rows],
+        )
+        return len(rows)
+
     # -- reading ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def get_bench_results(
+        con: duckdb.DuckDBPyConnection, dataset: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Stored benchmark rows as dicts (``detail`` as JSON text), optionally of one dataset."""
+        where, params = ("WHERE dataset = ?", [dataset]) if dataset is not None else ("", [])
+        cur = con.execute(
+            f"SELECT run_at, {', '.join(BENCH_COLUMNS)} FROM bench_results {where} "
+            "ORDER BY dataset, encoder, mode, triples, method",
+            params,
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     @staticmethod
     def load_embeddings(

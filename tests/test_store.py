@@ -34,6 +34,7 @@ TABLES = {
     "annotations",
     "embeddings",
     "llm_cache",
+    "bench_results",
 }
 
 
@@ -61,7 +62,7 @@ def _set_version(path: Path, value: str) -> None:
 def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
     path = tmp_path / "sub" / "new.duckdb"
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 2
+    assert store.schema_version() == SCHEMA_VERSION == 3
     assert path.exists()
     assert _tables(path) >= TABLES
     con = duckdb.connect(str(path), read_only=True)
@@ -116,7 +117,7 @@ def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
     con.execute("INSERT INTO kgs VALUES (1, 1, 'gold', 'ok', 0, 0)")
     con.close()
     store = Store(path)
-    assert store.schema_version() == 2
+    assert store.schema_version() == SCHEMA_VERSION
     with store.connect() as con:
         rows = con.execute(
             "SELECT item_id, answer, status, truncated FROM answers ORDER BY item_id"
@@ -124,6 +125,48 @@ def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
         kgs = store.load_kgs(con)
     assert rows == [(1, "yes", "ok", False), (2, "  ", "empty", False), (3, None, "error", False)]
     assert kgs[(1, 1, "gold")].truncated is False
+
+
+def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
+    from s3kg_core.store import _MIGRATIONS
+
+    path = tmp_path / "v2.duckdb"
+    con = duckdb.connect(str(path))
+    for version in (1, 2):
+        for statement in _MIGRATIONS[version]:
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '2')")
+    con.execute("INSERT INTO datasets (name) VALUES ('kept')")
+    con.close()
+    assert "bench_results" not in _tables(path)
+    store = Store(path)
+    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert "bench_results" in _tables(path)
+    with store.connect() as con:
+        assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
+
+
+def test_bench_results_are_replaced_by_key(tmp_path):
+    from s3kg_core.store import BENCH_COLUMNS
+
+    store = Store(tmp_path / "b.duckdb")
+    row = ("paws", 4, "minilm", "paper", "released", "s3kg", 0.8, 0.9, 0.3, 0.5)
+    row += (0.7, 0.9, 0.8, 1.0, "{}")
+    assert len(row) == len(BENCH_COLUMNS)
+    with store.transaction() as con:
+        assert store.put_bench_results(con, [row]) == 1
+        assert store.put_bench_results(con, []) == 0
+    with store.transaction() as con:
+        store.put_bench_results(con, [(*row[:6], 0.85, *row[7:])])
+        store.put_bench_results(con, [(*row[:5], "rouge1", *row[6:8], None, *row[9:])])
+    with store.connect() as con:
+        rows = store.get_bench_results(con)
+        assert store.get_bench_results(con, "other") == []
+    assert [(r["method"], r["f1"], r["alpha"]) for r in rows] == [
+        ("rouge1", 0.8, None),
+        ("s3kg", 0.85, 0.3),
+    ]
+    assert rows[0]["run_at"] is not None
 
 
 def test_answer_and_kg_records_keep_status_and_truncation(tmp_path):

@@ -1,0 +1,194 @@
+"""The benchmark commands of ``s3kg``: ``bench pairs``.
+
+Registered on the main group by :mod:`s3kg_core.cli`; thin over
+:func:`s3kg_core.bench.runner.run_pair_benchmark`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .cli import _friendly_errors, _StageBar, cli
+
+__all__: list[str] = []
+
+
+@cli.group()
+def bench() -> None:
+    """Measure how well scores agree with human labels (S3KG and baselines)."""
+
+
+def _methods(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = [m.strip() for m in value.split(",") if m.strip()]
+    if not names:
+        raise click.BadParameter("give at least one method name", param_hint="--methods")
+    return names
+
+
+def _write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON through a temporary file renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _table(result: Any) -> str:
+    """The methods of one :class:`~s3kg_core.bench.runner.BenchResult` as a text table."""
+    lines = [
+        f"{result.dataset} (n={result.n}, encoder {result.encoder}, mode {result.mode}, "
+        f"triples {result.triples})",
+        f"  {'method':<14} {'F1':>6} {'95% CI':>14} {'AUROC':>7} {'95% CI':>14} {'alpha':>6}",
+    ]
+    for name, m in result.methods.items():
+        alpha = f"{m.alpha:.1f}" if m.alpha is not None else "-"
+        lines.append(
+            f"  {name:<14} {m.f1:>6.3f} [{m.f1_ci.low:.3f}, {m.f1_ci.high:.3f}] "
+            f"{m.auroc:>7.3f} [{m.auroc_ci.low:.3f}, {m.auroc_ci.high:.3f}] {alpha:>6}"
+        )
+    return "\n".join(lines)
+
+
+@bench.command("pairs")
+@click.option(
+    "--dataset",
+    required=True,
+    help="A pair set name (e.g. paws_wiki_400), a CSV path, or 'all' for every set.",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The shared data folder holding s3kg_release/benchmarks/ "
+    "(default: $S3KG_DATA_DIR, else ../shared/data).",
+)
+@click.option(
+    "--encoder",
+    default="minilm",
+    show_default=True,
+    help="minilm, mpnet, or the path of a local sentence-transformers model directory.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["paper", "kgx"]),
+    default="paper",
+    show_default=True,
+    help="S3KG mode (see `s3kg score --help`).",
+)
+@click.option(
+    "--triples",
+    type=click.Choice(["released", "offline", "llm"]),
+    default="released",
+    show_default=True,
+    help="released: the KGs in the file; offline: re-extract both texts with the offline "
+    "extractor; llm: not implemented yet.",
+)
+@click.option(
+    "--methods",
+    default=None,
+    help="Comma-separated methods, e.g. s3kg,rouge1 (default: s3kg and every baseline).",
+)
+@click.option(
+    "--bootstrap",
+    type=click.IntRange(1, 100_000),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples per 95% interval.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option(
+    "--json",
+    "json_path",
+    required=True,
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Where to write the results (one object, or a list of them for --dataset all).",
+)
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also store the results in this DuckDB file (table bench_results).",
+)
+@_friendly_errors
+def bench_pairs(
+    dataset: str,
+    data_dir: Path | None,
+    encoder: str,
+    mode: str,
+    triples: str,
+    methods: str | None,
+    bootstrap: int,
+    seed: int,
+    json_path: Path,
+    db_path: Path | None,
+) -> None:
+    """Score labelled pair sets with S3KG and baselines; report max-F1 and AUROC.
+
+    S3KG's alpha is swept over 0.0, 0.1, ..., 1.0 and the best alpha by F1 is reported (chosen
+    on the same pairs). Intervals are percentile bootstrap 95% intervals, resampled per class.
+    """
+    from .bench.datasets import (
+        BENCHMARKS_SUBDIR,
+        default_data_dir,
+        list_pair_sets,
+        load_pair_set,
+    )
+    from .bench.runner import run_pair_benchmark, store_bench_result
+    from .errors import ConfigError, InputFormatError
+
+    wanted = _methods(methods)
+    if triples == "llm":
+        raise ConfigError(
+            "--triples llm is not implemented yet in this version; use released or offline"
+        )
+    if dataset == "all":
+        names: list[str] = list_pair_sets(data_dir)
+        if not names:
+            raise InputFormatError(
+                f"no pair sets under {(data_dir or default_data_dir()) / BENCHMARKS_SUBDIR}; "
+                "pass --data-dir "
+                "or set S3KG_DATA_DIR"
+            )
+    else:
+        names = [dataset]
+    pair_sets = [load_pair_set(name, data_dir) for name in names]
+    results = []
+    for pair_set in pair_sets:
+        with _StageBar() as bar:
+            result = run_pair_benchmark(
+                pair_set,
+                encoder=encoder,
+                mode=mode,  # type: ignore[arg-type]
+                methods=wanted,
+                bootstrap=bootstrap,
+                seed=seed,
+                triples=triples,
+                progress=bar.update,
+            )
+        results.append(result)
+        click.echo(_table(result))
+    payload: Any = [r.to_json() for r in results] if dataset == "all" else results[0].to_json()
+    _write_json_atomic(json_path, payload)
+    note = f"wrote {json_path}"
+    if db_path is not None:
+        from .store import Store
+
+        store = Store(db_path)
+        rows = sum(store_bench_result(store, r) for r in results)
+        note += f"; stored {rows} rows in {db_path}"
+    click.echo(note)

@@ -1,0 +1,116 @@
+"""Tests of ``s3kg bench pairs`` (s3kg_core.cli_bench) on a tiny pair set in the released layout."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_bench_runner import separable_rows
+
+from s3kg_core.bench.datasets import BENCHMARKS_SUBDIR
+from s3kg_core.cli import cli
+from s3kg_core.store import Store
+
+COLUMNS = ["id", "paragraph_1", "kg_1", "paragraph_2", "kg_2", "label", "perturbation_type"]
+
+
+def _write_set(data_dir: Path, name: str, rows: list[dict[str, str]]) -> Path:
+    folder = data_dir / BENCHMARKS_SUBDIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({**row, "perturbation_type": "toy"})
+    return path
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "data"
+    _write_set(root, "toy_a", separable_rows())
+    _write_set(root, "toy_b", separable_rows()[2:7])
+    return root
+
+
+def _bench(*args: str) -> object:
+    return CliRunner().invoke(cli, ["bench", "pairs", *args])
+
+
+def test_one_set_prints_a_table_writes_json_and_stores_rows(data_dir, tmp_path):
+    out, db = tmp_path / "out.json", tmp_path / "bench.duckdb"
+    common = ["--dataset", "toy_a", "--data-dir", str(data_dir), "--methods", "s3kg"]
+    args = [*common, "--bootstrap", "20", "--json", str(out), "--db", str(db)]
+    result = _bench(*args)
+    assert result.exit_code == 0, result.output
+    assert "toy_a (n=8, encoder minilm, mode paper, triples released)" in result.output
+    assert "s3kg" in result.output and "alpha" in result.output
+    data = json.loads(out.read_text())
+    assert data["dataset"] == "toy_a" and data["n"] == 8
+    assert data["methods"]["s3kg"]["f1"] == pytest.approx(1.0)
+    assert data["methods"]["s3kg"]["auroc"] == pytest.approx(1.0)
+    assert f"stored 1 rows in {db}" in result.output
+    assert _bench(*args).exit_code == 0  # a rerun replaces, never duplicates
+    with Store(db).connect() as con:
+        rows = Store.get_bench_results(con)
+    assert [(r["dataset"], r["method"], r["mode"]) for r in rows] == [("toy_a", "s3kg", "paper")]
+
+
+def test_all_writes_a_list_in_set_order(data_dir, tmp_path):
+    out = tmp_path / "all.json"
+    result = _bench(
+        "--dataset", "all", "--data-dir", str(data_dir), "--methods", "s3kg",
+        "--mode", "kgx", "--bootstrap", "5", "--json", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert [d["dataset"] for d in data] == ["toy_a", "toy_b"]
+    assert [d["n"] for d in data] == [8, 5]
+    assert {d["mode"] for d in data} == {"kgx"}
+
+
+def test_unknown_dataset_is_a_one_line_error_listing_the_sets(data_dir, tmp_path):
+    result = _bench("--dataset", "nope", "--data-dir", str(data_dir), "--json", str(tmp_path / "x"))
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1
+    assert "unknown pair set 'nope'" in lines[0] and "toy_a, toy_b" in lines[0]
+    assert not (tmp_path / "x").exists()
+
+
+def test_all_with_no_sets_says_where_it_looked(tmp_path):
+    result = _bench("--dataset", "all", "--data-dir", str(tmp_path), "--json", str(tmp_path / "x"))
+    assert result.exit_code == 1
+    assert "no pair sets under" in result.output
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--triples", "llm"], "not implemented yet"),
+        (["--methods", "s3kg,bogus"], "unknown method(s) bogus"),
+        (["--methods", " , "], "at least one method"),
+    ],
+)
+def test_bad_options_fail_cleanly(data_dir, tmp_path, extra, message):
+    result = _bench(
+        "--dataset", "toy_a", "--data-dir", str(data_dir), "--json", str(tmp_path / "x"), *extra
+    )  # fmt: skip
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_help_documents_every_option():
+    result = _bench("--help")
+    assert result.exit_code == 0
+    for option in (
+        "--dataset", "--data-dir", "--encoder", "--mode", "--triples", "--methods",
+        "--bootstrap", "--seed", "--json", "--db",
+    ):  # fmt: skip
+        assert option in result.output
+    assert "pairs" in CliRunner().invoke(cli, ["bench", "--help"]).output
