@@ -203,6 +203,9 @@ def test_store_round_trip_is_idempotent(paper_result, tmp_path):
     assert (row["f1_lo"], row["f1_hi"]) == pytest.approx(tuple(s3kg.f1_ci))
     assert len(row["detail"]["alpha_sweep"]) == 11
     assert row["detail"]["signature"] == s3kg.signature
+    # per-pair scores, for ROC curves and drill-downs
+    assert row["detail"]["scores"] == pytest.approx(list(s3kg.scores))
+    assert len(row["detail"]["ids"]) == len(row["detail"]["labels"]) == 8
     assert load_bench_results(store, "other") == []
 
 

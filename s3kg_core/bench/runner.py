@@ -86,6 +86,8 @@ class MethodResult:
     auroc_ci: ConfidenceInterval
     alpha: float | None = None
     signature: str = ""
+    scores: tuple[float, ...] = field(default=(), repr=False, compare=False)
+    """Every pair's score (stored for ROC curves and drill-downs, not part of the JSON)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``f1``, ``auroc``, [``alpha``], ``threshold``, ``f1_ci``, ``auroc_ci``."""
@@ -125,6 +127,8 @@ class BenchResult:
     triples: str
     methods: dict[str, MethodResult] = field(default_factory=dict)
     alpha_sweep: tuple[AlphaPoint, ...] = ()
+    ids: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    labels: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: dataset, n, methods, encoder, mode, triples, alpha_sweep."""
@@ -192,6 +196,7 @@ def _measure(
         auroc_ci=bootstrap_ci(auroc, scores, labels, n=bootstrap, seed=seed),
         alpha=alpha,
         signature=signature,
+        scores=tuple(float(x) for x in scores),
     )
 
 
@@ -344,6 +349,8 @@ def run_pair_benchmark(
         triples=triples,
         methods={m: results[m] for m in wanted},
         alpha_sweep=sweep,
+        ids=tuple(str(i) for i in pair_set.ids),
+        labels=tuple(int(x) for x in labels),
     )
 
 
@@ -361,6 +368,8 @@ def store_bench_result(store: Store, result: BenchResult) -> int:
         detail: dict[str, Any] = {"signature": m.signature} if m.signature else {}
         if name == "s3kg":
             detail["alpha_sweep"] = sweep
+        if m.scores:  # per-pair scores: ROC curves and the pairs a method gets wrong
+            detail.update(ids=list(result.ids), labels=list(result.labels), scores=list(m.scores))
         rows.append(
             (
                 result.dataset,
