@@ -29,6 +29,8 @@ from s3kg_core.types import Triple
 __all__ = [
     "ItemView",
     "annotations",
+    "bench_results",
+    "bench_texts",
     "clear_caches",
     "config_from_signature",
     "db_path",
@@ -371,6 +373,29 @@ def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) 
     cache = _prefilled_cache(path, enc, [*g, *a])
     result: dict[str, Any] = TripletAnalyzer(enc, cache=cache).analyse(g, a).to_dict()
     return result
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def bench_results(path: Path, stamp: int) -> pd.DataFrame:
+    """Stored benchmark rows (``s3kg bench pairs --db``), ``detail`` parsed."""
+    from s3kg_core.bench.runner import load_bench_results
+
+    with _LOCK:
+        rows = load_bench_results(Store(path, read_only=True, lock_timeout=15))
+    return pd.DataFrame(rows)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def bench_texts(dataset: str) -> pd.DataFrame | None:
+    """The texts of a benchmark pair set by id, or ``None`` when its file is not found here."""
+    from s3kg_core.bench.datasets import load_pair_set
+    from s3kg_core.errors import S3KGError
+
+    try:
+        ps = load_pair_set(dataset)
+    except S3KGError:
+        return None
+    return pd.DataFrame({"id": [str(i) for i in ps.ids], "text_1": ps.text_1, "text_2": ps.text_2})
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -176,3 +176,38 @@ def test_a_missing_folder_is_a_clear_error(db, tmp_path):
     at.sidebar.text_input(key="release_folder").set_value(str(tmp_path / "nope")).run()
     at.sidebar.button(key="release_import").click().run()
     assert any("is not a folder" in e.value for e in at.sidebar.error)
+
+
+PAGES["bench"] = REPO / "pages" / "4_Benchmarks.py"
+
+
+def test_benchmarks_page_says_how_to_fill_it_when_empty(db):
+    at = _app("bench")
+    assert any("s3kg bench pairs" in i.value for i in at.info)
+
+
+def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
+    from test_bench_runner import separable_rows
+
+    from s3kg_core.bench.datasets import PairSet
+    from s3kg_core.bench.runner import run_pair_benchmark, store_bench_result
+    from s3kg_core.store import Store
+
+    rows = separable_rows()
+    rows[0]["label"] = "0" if rows[0]["label"] == "1" else "1"  # one pair every method gets wrong
+    pairs = PairSet.from_rows("toy_pairs", rows)
+    for mode in ("paper", "kgx"):
+        result = run_pair_benchmark(
+            pairs, encoder=minilm, mode=mode, methods=["s3kg", "rouge1"], bootstrap=50
+        )
+        store_bench_result(Store(db), result)
+    at = _app("bench")
+    assert not at.info
+    table = _frame_with(at, "method", "F1", "AUROC", "alpha")
+    assert set(table["method"]) == {"s3kg", "rouge1"}
+    wrong = _frame_with(at, "id", "label", "score", "predicted", "error")
+    assert len(wrong) >= 1
+    at.selectbox(key="bench_method").select_index(1).run()
+    assert not at.exception
+    at.selectbox(key="bench_setting").select_index(1).run()
+    assert not at.exception

@@ -1,0 +1,109 @@
+"""Benchmarks: does each score agree with human labels? Stored by `s3kg bench pairs --db`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+from sklearn.metrics import roc_curve
+
+from dashboard import data, widgets
+
+widgets.page_setup("Benchmarks")
+controls = widgets.sidebar()
+results = data.bench_results(controls.path, controls.stamp)
+if results.empty:
+    st.info(
+        "No benchmark results in this database yet. Run for example "
+        f"`s3kg bench pairs --dataset all --json bench.json --db {controls.path}` "
+        "(the S3KG authors' labelled pair sets, from ../shared/data or --data-dir)."
+    )
+    st.stop()
+
+st.markdown(
+    "Max-F1 over a threshold sweep and AUROC of every method against the pairs' human labels, "
+    "with bootstrap 95 % intervals. S3KG's alpha is the best by F1 on the same pairs."
+)
+settings = sorted(
+    {(r.encoder, r.mode, r.triples) for r in results.itertuples()}, key=lambda t: tuple(map(str, t))
+)
+labels = {f"{e} · {m} mode · {t} triples": (e, m, t) for e, m, t in settings}
+encoder, mode, triples = labels[st.selectbox("Setting", list(labels), key="bench_setting")]
+chosen = results[
+    (results.encoder == encoder) & (results["mode"] == mode) & (results.triples == triples)
+]
+
+st.subheader("AUROC per dataset and method")
+pivot = chosen.pivot_table(index="method", columns="dataset", values="auroc")
+pivot["mean"] = pivot.mean(axis=1)
+st.dataframe(pivot.sort_values("mean", ascending=False).round(3), width="stretch")
+
+dataset = st.selectbox("Dataset", sorted(chosen.dataset.unique()), key="bench_dataset")
+rows = chosen[chosen.dataset == dataset].sort_values("auroc", ascending=False)
+table = pd.DataFrame(
+    {
+        "method": rows.method,
+        "F1": rows.f1.round(3),
+        "F1 95% CI": [
+            f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(rows.f1_lo, rows.f1_hi, strict=True)
+        ],
+        "AUROC": rows.auroc.round(3),
+        "AUROC 95% CI": [
+            f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(rows.auroc_lo, rows.auroc_hi, strict=True)
+        ],
+        "alpha": rows.alpha,
+        "threshold": rows.threshold.round(3),
+    }
+)
+st.dataframe(table, hide_index=True, width="stretch")
+
+cols = st.columns(2)
+with cols[0]:
+    sweeps = [
+        {"mode": r.mode, **p}
+        for r in results[(results.dataset == dataset) & (results.method == "s3kg")].itertuples()
+        if r.encoder == encoder and r.triples == triples
+        for p in r.detail.get("alpha_sweep", [])
+    ]
+    if sweeps:
+        sweep = pd.DataFrame(sweeps).melt(
+            id_vars=["mode", "alpha"], value_vars=["f1", "auroc"], var_name="metric"
+        )
+        fig = px.line(sweep, x="alpha", y="value", color="mode", line_dash="metric", markers=True)
+        fig.update_layout(title="S3KG alpha sweep", yaxis_range=[0, 1])
+        st.plotly_chart(fig, width="stretch", key="bench_sweep")
+with cols[1]:
+    curves = []
+    for r in rows.itertuples():
+        scores, truth = r.detail.get("scores"), r.detail.get("labels")
+        if scores and truth and len(set(truth)) == 2:
+            fpr, tpr, _ = roc_curve(np.asarray(truth), np.asarray(scores))
+            curves.append(pd.DataFrame({"method": r.method, "FPR": fpr, "TPR": tpr}))
+    if curves:
+        fig = px.line(pd.concat(curves), x="FPR", y="TPR", color="method")
+        fig.update_layout(title="ROC curves", xaxis_range=[0, 1], yaxis_range=[0, 1])
+        st.plotly_chart(fig, width="stretch", key="bench_roc")
+
+st.subheader("Pairs a method gets wrong (at its max-F1 threshold)")
+method = st.selectbox("Method", rows.method.tolist(), key="bench_method")
+row = rows[rows.method == method].iloc[0]
+detail = row.detail
+if not detail.get("scores"):
+    st.caption("This result was stored without per-pair scores; run the benchmark again.")
+else:
+    pairs = pd.DataFrame(
+        {
+            "id": [str(i) for i in detail["ids"]],
+            "label": detail["labels"],
+            "score": detail["scores"],
+        }
+    )
+    pairs["predicted"] = (pairs.score >= row.threshold).astype(int)
+    wrong = pairs[pairs.predicted != pairs.label].copy()
+    wrong["error"] = np.where(wrong.label == 1, "false negative", "false positive")
+    texts = data.bench_texts(dataset)
+    if texts is not None:
+        wrong = wrong.merge(texts, on="id", how="left")
+    st.caption(f"{len(wrong)} of {len(pairs)} pairs misclassified by {method}.")
+    st.dataframe(wrong.round({"score": 3}), hide_index=True, width="stretch")
