@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -31,6 +32,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .errors import EncoderError, EncoderNotFoundError
+
+_log = logging.getLogger(__name__)
+_POOL_START_TIMEOUT = 180.0  # seconds for the worker pool to start before we do without it
 
 __all__ = [
     "PACKAGED_ENCODERS",
@@ -238,15 +242,62 @@ class SentenceTransformerEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         self.prepare(len(texts))
         pool = self._pool if len(texts) >= _POOL_MIN_CALL else None
+        if pool is not None:
+            out = self._encode_watched(model, texts, pool)
+            if out is not None:
+                return out
         out = model.encode(
             list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,
-            **({"pool": pool, "chunk_size": 1024} if pool is not None else {}),
         )
         return np.ascontiguousarray(out, dtype=np.float32)
+
+    def _encode_watched(self, model: Any, texts: Sequence[str], pool: Any) -> np.ndarray | None:
+        """Encode through the pool, or return ``None`` (pool dropped) if a worker died.
+
+        sentence-transformers waits on the pool's queue forever when a worker process is gone;
+        a watchdog turns that into a warning and an in-process encode instead of a hang.
+        """
+        result: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                result["out"] = model.encode(
+                    list(texts),
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                    pool=pool,
+                    chunk_size=1024,
+                )
+            except BaseException as exc:  # re-raised in the caller's thread
+                result["error"] = exc
+
+        worker = threading.Thread(target=run, daemon=True, name="s3kg-pool-encode")
+        worker.start()
+        while worker.is_alive():
+            worker.join(timeout=0.5)
+            if worker.is_alive() and not all(p.is_alive() for p in pool["processes"]):
+                _log.warning("an encoder worker process died; encoding in this process instead")
+                self._drop_pool()
+                return None
+        if "error" in result:
+            raise result["error"]
+        return np.ascontiguousarray(result["out"], dtype=np.float32)
+
+    def _drop_pool(self) -> None:
+        """Forget a broken pool: terminate its processes without waiting on its queues."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        self.processes = 1  # do not try again in this process
+        if pool is not None:
+            for proc in pool["processes"]:
+                if proc.is_alive():
+                    proc.terminate()
 
     def prepare(self, n_texts: int) -> None:
         """Announce a job of ``n_texts``: starts the worker pool if the job is large enough.
@@ -262,14 +313,33 @@ class SentenceTransformerEncoder:
             if self._pool is None:
                 saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
                 os.environ.update({k: "1" for k in saved})  # one thread per worker process
+                started: dict[str, Any] = {}
+
+                def start() -> None:
+                    try:
+                        started["pool"] = model.start_multi_process_pool(["cpu"] * self.processes)
+                    except BaseException as exc:
+                        started["error"] = exc
+
                 try:
-                    self._pool = model.start_multi_process_pool(["cpu"] * self.processes)
+                    # A watchdog: a pool that does not come up in time is done without.
+                    starter = threading.Thread(target=start, daemon=True, name="s3kg-pool-start")
+                    starter.start()
+                    starter.join(timeout=_POOL_START_TIMEOUT)
                 finally:
                     for key, value in saved.items():
                         if value is None:
                             os.environ.pop(key, None)
                         else:
                             os.environ[key] = value
+                if "pool" not in started:
+                    _log.warning(
+                        "the encoder worker pool did not start (%s); encoding in this process",
+                        started.get("error", f"no answer in {_POOL_START_TIMEOUT:.0f} s"),
+                    )
+                    self.processes = 1
+                    return
+                self._pool = started["pool"]
                 atexit.register(self.close)
 
     def close(self) -> None:

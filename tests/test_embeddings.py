@@ -308,3 +308,26 @@ def test_worker_pool_encodes_like_one_process():
     np.testing.assert_allclose(big, ref, atol=1e-5)
     np.testing.assert_allclose(small, ref[:4], atol=1e-5)
     assert np.allclose(np.linalg.norm(big, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_dead_pool_worker_falls_back_to_in_process_encoding(caplog):
+    # regression: a full test run once hung for good when a pool worker process was gone,
+    # because sentence-transformers waits on the pool's queue forever
+    from s3kg_core.embeddings import SentenceTransformerEncoder, resolve_encoder
+
+    name, path = resolve_encoder("minilm")
+    pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
+    texts = [f"river {i} flows into lake {i % 5}" for i in range(300)]
+    try:
+        first = pooled.encode(texts)
+        assert pooled._pool is not None
+        victim = pooled._pool["processes"][0]
+        victim.kill()
+        victim.join(timeout=10)
+        with caplog.at_level("WARNING", logger="s3kg_core.embeddings"):
+            again = pooled.encode(texts)
+    finally:
+        pooled.close()
+    assert pooled._pool is None and pooled.processes == 1
+    assert "worker process died" in caplog.text
+    np.testing.assert_allclose(again, first, atol=1e-5)
