@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 import time
 from importlib import metadata
 from pathlib import Path
@@ -21,6 +24,8 @@ from s3kg_core.embeddings import (
     resolve_encoder,
 )
 from s3kg_core.errors import EncoderError, EncoderNotFoundError
+
+REPO = Path(__file__).resolve().parents[1]
 
 # -- the packaged MiniLM ---------------------------------------------------------------------------
 
@@ -288,46 +293,71 @@ def test_cache_rejects_a_misbehaving_encoder(mode):
     assert "a" not in cache
 
 
+def _in_fresh_process(body: str) -> None:
+    """Run a pool test in a new interpreter: worker pools are process-global, and a test
+    process that already hosts Ray or other models (earlier tests) hung when starting one."""
+    script = textwrap.dedent(body)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, cwd=REPO
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    assert "OK" in done.stdout
+
+
 def test_worker_pool_encodes_like_one_process():
     # Large calls go to one single-threaded process per core; the vectors must not change.
-    from s3kg_core.embeddings import SentenceTransformerEncoder, resolve_encoder
+    _in_fresh_process(
+        """
+        import numpy as np
+        from s3kg_core.embeddings import SentenceTransformerEncoder, resolve_encoder
 
-    name, path = resolve_encoder("minilm")
-    single = SentenceTransformerEncoder(path, name, processes=1)
-    pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
-    texts = [f"entity {i} is located in region {i % 7}" for i in range(300)]
-    try:
-        small = pooled.encode(texts[:4])  # below pool_min_texts: no pool
+        name, path = resolve_encoder("minilm")
+        single = SentenceTransformerEncoder(path, name, processes=1)
+        pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
+        texts = [f"entity {i} is located in region {i % 7}" for i in range(300)]
+        try:
+            small = pooled.encode(texts[:4])  # below pool_min_texts: no pool
+            assert pooled._pool is None
+            big = pooled.encode(texts)  # 300 texts: starts the pool and uses it
+            assert pooled._pool is not None
+        finally:
+            pooled.close()
         assert pooled._pool is None
-        big = pooled.encode(texts)  # 300 texts: starts the pool and uses it
-        assert pooled._pool is not None
-    finally:
-        pooled.close()
-    assert pooled._pool is None
-    ref = single.encode(texts)
-    np.testing.assert_allclose(big, ref, atol=1e-5)
-    np.testing.assert_allclose(small, ref[:4], atol=1e-5)
-    assert np.allclose(np.linalg.norm(big, axis=1), 1.0, atol=1e-5)
+        ref = single.encode(texts)
+        np.testing.assert_allclose(big, ref, atol=1e-5)
+        np.testing.assert_allclose(small, ref[:4], atol=1e-5)
+        assert np.allclose(np.linalg.norm(big, axis=1), 1.0, atol=1e-5)
+        print("OK")
+        """
+    )
 
 
-def test_a_dead_pool_worker_falls_back_to_in_process_encoding(caplog):
+def test_a_dead_pool_worker_falls_back_to_in_process_encoding():
     # regression: a full test run once hung for good when a pool worker process was gone,
     # because sentence-transformers waits on the pool's queue forever
-    from s3kg_core.embeddings import SentenceTransformerEncoder, resolve_encoder
+    _in_fresh_process(
+        """
+        import logging, io
+        import numpy as np
+        from s3kg_core.embeddings import SentenceTransformerEncoder, resolve_encoder
 
-    name, path = resolve_encoder("minilm")
-    pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
-    texts = [f"river {i} flows into lake {i % 5}" for i in range(300)]
-    try:
-        first = pooled.encode(texts)
-        assert pooled._pool is not None
-        victim = pooled._pool["processes"][0]
-        victim.kill()
-        victim.join(timeout=10)
-        with caplog.at_level("WARNING", logger="s3kg_core.embeddings"):
+        log = io.StringIO()
+        logging.getLogger("s3kg_core.embeddings").addHandler(logging.StreamHandler(log))
+        name, path = resolve_encoder("minilm")
+        pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
+        texts = [f"river {i} flows into lake {i % 5}" for i in range(300)]
+        try:
+            first = pooled.encode(texts)
+            assert pooled._pool is not None
+            victim = pooled._pool["processes"][0]
+            victim.kill()
+            victim.join(timeout=10)
             again = pooled.encode(texts)
-    finally:
-        pooled.close()
-    assert pooled._pool is None and pooled.processes == 1
-    assert "worker process died" in caplog.text
-    np.testing.assert_allclose(again, first, atol=1e-5)
+        finally:
+            pooled.close()
+        assert pooled._pool is None and pooled.processes == 1
+        assert "worker process died" in log.getvalue()
+        np.testing.assert_allclose(again, first, atol=1e-5)
+        print("OK")
+        """
+    )
