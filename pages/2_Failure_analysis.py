@@ -76,16 +76,20 @@ with left:
         key="tau_aligned",
     )  # fmt: skip
     st.markdown("**Mismatches**")
-    st.dataframe(
-        [
-            {"kind": kind.replace("_", " "), reference: " | ".join(m["gold"]),
-             "answer": " | ".join(m["answer"]), "differs in": ", ".join(m["parts"])}
-            for kind in ("relation_mismatch", "entity_mismatch")
-            for m in result[kind]
-        ],
-        width="stretch",
-        key="tau_mismatch",
-    )  # fmt: skip
+    mismatches = [
+        {
+            "kind": kind.replace("_", " "),
+            reference: " | ".join(m["gold"]),
+            "answer": " | ".join(m["answer"]),
+            "differs in": ", ".join(m["parts"]),
+        }
+        for kind in ("relation_mismatch", "entity_mismatch")
+        for m in result[kind]
+    ]
+    if mismatches:
+        st.dataframe(mismatches, width="stretch", key="tau_mismatch")
+    else:
+        st.caption("none")
 with right:
     st.markdown("**Extra answer triples** (no counterpart: possible hallucinations)")
     st.dataframe(
