@@ -261,6 +261,10 @@ class SentenceTransformerEncoder:
         sentence-transformers waits on the pool's queue forever when a worker process is gone;
         a watchdog turns that into a warning and an in-process encode instead of a hang.
         """
+        if not all(p.is_alive() for p in pool["processes"]):
+            _log.warning("an encoder worker process died; encoding in this process instead")
+            self._drop_pool()
+            return None
         result: dict[str, Any] = {}
 
         def run() -> None:

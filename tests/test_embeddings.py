@@ -352,7 +352,8 @@ def test_a_dead_pool_worker_falls_back_to_in_process_encoding():
             victim = pooled._pool["processes"][0]
             victim.kill()
             victim.join(timeout=10)
-            again = pooled.encode(texts)
+            again = pooled.encode(texts)  # found before sending: in-process
+
         finally:
             pooled.close()
         assert pooled._pool is None and pooled.processes == 1
