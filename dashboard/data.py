@@ -298,14 +298,11 @@ def tau_live(
     """
     import json
 
-    from s3kg_core.pipeline import reblend
-    from s3kg_core.tau import TripletAnalyzer, lowest_fraction
+    from s3kg_core.pipeline import lowest_cases, reblend
+    from s3kg_core.tau import TripletAnalyzer
 
     frame = reblend(load_components(path, stamp, signature), alpha)
-    picks = []
-    for _, group in frame.groupby("run_id", sort=True):
-        rows = group.reset_index(drop=True)
-        picks += [rows.iloc[i] for i in lowest_fraction(rows[target].tolist(), fraction)]
+    picks = [row for _, row in lowest_cases(frame, target, fraction).iterrows()]
     columns = [
         "run_id",
         "item_id",

@@ -34,6 +34,7 @@ __all__ = [
     "encoder_for",
     "export_results",
     "latest_signature",
+    "lowest_cases",
     "reblend",
     "score_batch",
     "score_store",
@@ -367,6 +368,25 @@ class TauReport:
     counts: dict[str, int] = field(default_factory=dict)
 
 
+def lowest_cases(frame: pd.DataFrame, target: str, fraction: float) -> pd.DataFrame:
+    """The rows of the lowest ``fraction`` of each run by ``target`` (what TAU explains).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"run_id": [1, 1, 1, 2], "item_id": [1, 2, 3, 4],
+    ...                   "cus": [0.9, 0.1, 0.5, 0.7]})
+    >>> lowest_cases(f, "cus", 0.3)["item_id"].tolist()
+    [2, 4]
+    """
+    if target not in TARGETS:
+        raise ConfigError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
+    parts = []
+    for _, group in frame.groupby("run_id", sort=True):
+        rows = group.reset_index(drop=True)
+        parts.append(rows.iloc[lowest_fraction(rows[target].tolist(), fraction)])
+    return pd.concat(parts, ignore_index=True) if parts else frame.iloc[0:0]
+
+
 def tau_store(
     store: Store,
     *,
@@ -391,14 +411,11 @@ def tau_store(
         encoder = encoder_for(store, signature)
     enc = load_encoder(encoder) if isinstance(encoder, str) else encoder
     frame = scored_frame(store, signature, alpha)
-    picks: list[tuple[int, int, float]] = []
-    for _, group in frame.groupby("run_id", sort=True):
-        scores = group[target].tolist()
-        keys = list(zip(group["run_id"], group["item_id"], strict=True))
-        picks += [
-            (int(keys[i][0]), int(keys[i][1]), float(scores[i]))
-            for i in lowest_fraction(scores, fraction)
-        ]
+    lowest = lowest_cases(frame, target, fraction)
+    picks = [
+        (int(r), int(i), float(v))
+        for r, i, v in zip(lowest["run_id"], lowest["item_id"], lowest[target], strict=True)
+    ]
     report = TauReport(signature=signature, target=target, fraction=fraction)
     if not picks:
         return report
