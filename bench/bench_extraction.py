@@ -109,34 +109,23 @@ def _read_set(path: Path, limit: int | None) -> PairSet:
     return out
 
 
-# -- metrics (a later issue moves these to s3kg_core/bench) ------------------------------------
+# -- metrics: s3kg_core.bench.metrics, with NaN for a single-class sample --------------------
 
 
 def _max_f1(scores: Sequence[float], labels: Sequence[int]) -> tuple[float, float]:
-    """Best F1 of the positive class over every threshold ``score >= t``; returns (f1, t)."""
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels, dtype=np.int64)
-    n_pos = int(y.sum())
-    if n_pos == 0 or len(s) == 0:
+    """Best F1 of the positive class and its threshold (NaN threshold for one class)."""
+    from s3kg_core.bench.metrics import max_f1
+
+    if len(set(labels)) < 2:
         return 0.0, float("nan")
-    order = np.argsort(-s, kind="mergesort")
-    s_sorted, y_sorted = s[order], y[order]
-    tp = np.cumsum(y_sorted)
-    predicted = np.arange(1, len(s) + 1)
-    # only the last index of each run of tied scores is a real threshold
-    last = np.r_[s_sorted[1:] != s_sorted[:-1], True]
-    f1 = 2 * tp / (predicted + n_pos)
-    f1 = np.where(last, f1, -1.0)
-    best = int(np.argmax(f1))
-    return float(f1[best]), float(s_sorted[best])
+    best = max_f1(scores, labels)
+    return best.f1, best.threshold
 
 
 def _auroc(scores: Sequence[float], labels: Sequence[int]) -> float:
-    from sklearn.metrics import roc_auc_score
+    from s3kg_core.bench.metrics import auroc
 
-    if len(set(labels)) < 2:
-        return float("nan")
-    return float(roc_auc_score(labels, scores))
+    return float("nan") if len(set(labels)) < 2 else auroc(scores, labels)
 
 
 def _score_figures(results: Sequence[ScoreResult], labels: Sequence[int]) -> dict[str, Any]:
