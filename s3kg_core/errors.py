@@ -7,6 +7,7 @@ turns them into a one-line error and a non-zero exit; the dashboard into ``st.er
 from __future__ import annotations
 
 __all__ = [
+    "CheckerError",
     "ConfigError",
     "CorruptDatabaseError",
     "DatabaseError",
@@ -15,6 +16,8 @@ __all__ = [
     "EncoderNotFoundError",
     "EndpointError",
     "ExtractionError",
+    "FactualityError",
+    "GraphEvalError",
     "InputFormatError",
     "KGParseError",
     "LLMError",
@@ -83,3 +86,15 @@ class LLMResponseError(LLMError, ValueError):
 
 class ExtractionError(S3KGError, RuntimeError):
     """A KG extractor cannot run (model missing, endpoint not configured)."""
+
+
+class GraphEvalError(S3KGError, RuntimeError):
+    """A GraphEval step (detection, correction, its benchmark) cannot run (see the subclasses)."""
+
+
+class CheckerError(GraphEvalError):
+    """A triple checker cannot run: model missing or unusable, endpoint not configured."""
+
+
+class FactualityError(S3KGError, RuntimeError):
+    """A factuality step (statements, labels, hidden states, judge) cannot run or got bad input."""

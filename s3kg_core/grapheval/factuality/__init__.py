@@ -1,0 +1,1 @@
+"""Factuality at scale: KG statements, LLM labels, a judge on the LLM's hidden states."""
