@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 DEFAULT_DB = Path("data") / "s3kg.duckdb"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SOURCES = ("gold", "answer", "context")
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -186,6 +186,44 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             auroc_hi DOUBLE,
             detail JSON,
             PRIMARY KEY (dataset, encoder, mode, triples, method))""",
+    ),
+    # 4: GraphEval (per-answer detection and correction, benchmark rows) and the factuality
+    # judge's evaluations. Per-triple details are JSON so a new checker needs no migration.
+    4: (
+        """CREATE TABLE IF NOT EXISTS grapheval_results (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            checker VARCHAR NOT NULL,
+            extractor VARCHAR NOT NULL,
+            inconsistent BOOLEAN,
+            raw_probability DOUBLE,
+            n_triples INTEGER NOT NULL,
+            n_flagged INTEGER NOT NULL,
+            detail JSON NOT NULL,
+            corrected_answer VARCHAR,
+            correction JSON,
+            signature VARCHAR NOT NULL,
+            created_at TIMESTAMP DEFAULT current_timestamp,
+            PRIMARY KEY (run_id, item_id, checker, extractor))""",
+        """CREATE TABLE IF NOT EXISTS grapheval_bench (
+            run_at TIMESTAMP DEFAULT current_timestamp,
+            dataset VARCHAR NOT NULL,
+            n INTEGER NOT NULL,
+            checker VARCHAR NOT NULL,
+            extractor VARCHAR NOT NULL,
+            raw_balanced_accuracy DOUBLE,
+            kg_balanced_accuracy DOUBLE,
+            flagged_triples INTEGER,
+            detail JSON,
+            PRIMARY KEY (dataset, checker, extractor))""",
+        """CREATE TABLE IF NOT EXISTS factuality_evals (
+            run_at TIMESTAMP DEFAULT current_timestamp,
+            name VARCHAR PRIMARY KEY,
+            model VARCHAR NOT NULL,
+            layer INTEGER NOT NULL,
+            n_test INTEGER NOT NULL,
+            summary JSON NOT NULL,
+            breakdown JSON)""",
     ),
 }
 

@@ -35,6 +35,9 @@ TABLES = {
     "embeddings",
     "llm_cache",
     "bench_results",
+    "grapheval_results",
+    "grapheval_bench",
+    "factuality_evals",
 }
 
 
@@ -62,7 +65,7 @@ def _set_version(path: Path, value: str) -> None:
 def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
     path = tmp_path / "sub" / "new.duckdb"
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert store.schema_version() == SCHEMA_VERSION == 4
     assert path.exists()
     assert _tables(path) >= TABLES
     con = duckdb.connect(str(path), read_only=True)
@@ -140,8 +143,28 @@ def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
     con.close()
     assert "bench_results" not in _tables(path)
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert store.schema_version() == SCHEMA_VERSION == 4
     assert "bench_results" in _tables(path)
+    with store.connect() as con:
+        assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
+
+
+def test_a_version_3_file_migrates_to_4_and_gains_the_grapheval_and_factuality_tables(tmp_path):
+    from s3kg_core.store import _MIGRATIONS
+
+    path = tmp_path / "v3.duckdb"
+    con = duckdb.connect(str(path))
+    for version in (1, 2, 3):
+        for statement in _MIGRATIONS[version]:
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '3')")
+    con.execute("INSERT INTO datasets (name) VALUES ('kept')")
+    con.close()
+    new = {"grapheval_results", "grapheval_bench", "factuality_evals"}
+    assert not new & _tables(path)
+    store = Store(path)
+    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert new <= _tables(path)
     with store.connect() as con:
         assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
 
