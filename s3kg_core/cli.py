@@ -490,3 +490,5 @@ def main(argv: list[str] | None = None) -> None:
 
 from . import cli_bench  # noqa: E402, F401, I001  (registers bench on the group)
 from . import cli_llm  # noqa: E402, F401  (registers collect, extract, run on the group)
+from . import cli_grapheval  # noqa: E402, F401  (registers grapheval on the group)
+from . import cli_factuality  # noqa: E402, F401  (registers factuality on the group)
