@@ -320,9 +320,10 @@ def reblend(frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
     """
     frame = frame.copy()
     a = frame["alpha"] if alpha is None else pd.Series(float(alpha), index=frame.index)
-    paper = frame["mode"] == "paper"
-    frame["gold_sim"] = _blend_rows(frame["gold_s_wl"], frame["gold_s_sbert"], a, paper)
-    frame["ctx_sim"] = _blend_rows(frame["ctx_s_wl"], frame["ctx_s_sbert"], a, paper)
+    # paper and hybrid: alpha weights the embedding side; kgx: the WL side (types.blend)
+    embedding_side = frame["mode"] != "kgx"
+    frame["gold_sim"] = _blend_rows(frame["gold_s_wl"], frame["gold_s_sbert"], a, embedding_side)
+    frame["ctx_sim"] = _blend_rows(frame["ctx_s_wl"], frame["ctx_s_sbert"], a, embedding_side)
     total = frame["gold_sim"] + frame["ctx_sim"]
     frame["cus"] = (2 * frame["gold_sim"] * frame["ctx_sim"] / total.where(total > 0, 1.0)).where(
         total > 0, 0.0
@@ -330,8 +331,12 @@ def reblend(frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
     return frame
 
 
-def _blend_rows(wl: pd.Series, sbert: pd.Series, alpha: pd.Series, paper: pd.Series) -> pd.Series:
-    return ((1 - alpha) * wl + alpha * sbert).where(paper, alpha * wl + (1 - alpha) * sbert)
+def _blend_rows(
+    wl: pd.Series, sbert: pd.Series, alpha: pd.Series, embedding_side: pd.Series
+) -> pd.Series:
+    return ((1 - alpha) * wl + alpha * sbert).where(
+        embedding_side, alpha * wl + (1 - alpha) * sbert
+    )
 
 
 def cus_table(

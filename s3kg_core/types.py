@@ -15,8 +15,8 @@ from .errors import ConfigError, TripleError
 
 __all__ = ["MODES", "KnowledgeGraph", "Mode", "ScoreResult", "Triple", "blend", "check_alpha"]
 
-Mode = Literal["paper", "kgx"]
-MODES: tuple[Mode, ...] = ("paper", "kgx")
+Mode = Literal["paper", "kgx", "hybrid"]
+MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +122,10 @@ class KnowledgeGraph:
 def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = "paper") -> Any:
     """Blend the structural and embedding components into S3KG.
 
-    In ``paper`` mode ``alpha`` weights the embedding side, as in the paper's equation:
-    ``(1 - alpha) * s_wl + alpha * s_sbert``. In ``kgx`` mode it weights the WL side, as in the
-    authors' released code: ``alpha * s_wl + (1 - alpha) * s_sbert``. Works on floats and on NumPy
-    arrays alike, so a whole run can be re-blended at once.
+    In ``paper`` and ``hybrid`` mode ``alpha`` weights the embedding side, as in the paper's
+    equation: ``(1 - alpha) * s_wl + alpha * s_sbert``. In ``kgx`` mode it weights the WL side,
+    as in the authors' released code: ``alpha * s_wl + (1 - alpha) * s_sbert``. Works on floats
+    and on NumPy arrays alike, so a whole run can be re-blended at once.
 
     Examples
     --------
@@ -135,9 +135,11 @@ def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = "paper") -> Any:
     0.25
     >>> blend(0.2, 0.8, 0.0)
     0.2
+    >>> blend(1.0, 0.0, 0.25, mode="hybrid")
+    0.75
     """
     check_alpha(alpha)
-    if mode == "paper":
+    if mode in ("paper", "hybrid"):
         return (1.0 - alpha) * s_wl + alpha * s_sbert
     if mode == "kgx":
         return alpha * s_wl + (1.0 - alpha) * s_sbert

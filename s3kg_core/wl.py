@@ -8,6 +8,10 @@ a pair, so there are no hash collisions):
     iteration k relabels it by its label and the sorted multiset of
     ``(direction, relation label, neighbour label)`` over its out- and in-edges. Features count
     every label of iterations 0..K.
+``struct``
+    Relation-agnostic and undirected, on the same graph as ``paper``: iteration k relabels a node
+    by its label and the sorted multiset of its neighbours' labels over all its edges (parallel
+    edges count). The ``hybrid`` S3KG mode averages this kernel with the ``paper`` kernel.
 ``kgx`` (the authors' released code)
     What networkx + grakel compute there: an undirected simple graph whose edges are walked one
     way only (from the endpoint that appeared first, as ``networkx.Graph.edges()`` yields them),
@@ -28,7 +32,7 @@ from .errors import ConfigError
 
 __all__ = ["WLLabeler", "kgx_graph", "wl_features", "wl_kernel"]
 
-Variant = Literal["paper", "kgx"]
+Variant = Literal["paper", "struct", "kgx"]
 Edge = tuple[str, str, str]
 
 
@@ -90,16 +94,21 @@ def wl_features(
     labeler
         Shared with the other graph of the comparison.
     variant
-        ``paper`` or ``kgx``; see the module docstring.
+        ``paper``, ``struct`` or ``kgx``; see the module docstring.
     """
     if iterations < 0:
         raise ConfigError(f"WL iterations must be >= 0; got {iterations}")
+    if variant not in ("paper", "struct", "kgx"):
+        raise ConfigError(f"WL variant must be paper, struct or kgx; got {variant!r}")
     neighbours: dict[str, list[tuple[int, str, str]]] = {node: [] for node in node_labels}
     for head, relation, tail in edges:
         if variant == "paper":
             neighbours[head].append((1, relation, tail))
             neighbours[tail].append((-1, relation, head))
-        else:
+        elif variant == "struct":
+            neighbours[head].append((0, "", tail))
+            neighbours[tail].append((0, "", head))
+        elif variant == "kgx":
             neighbours[head].append((1, "", tail))
     labels = {node: labeler((0, label)) for node, label in node_labels.items()}
     counts: Counter[int] = Counter(labels.values())
@@ -136,6 +145,8 @@ def wl_kernel(
     1.0
     >>> round(wl_kernel(e1, labels, e2, labels), 4)  # direction matters
     0.1667
+    >>> wl_kernel(e1, labels, e2, labels, variant="struct")  # not to the structural variant
+    1.0
     """
     labeler = WLLabeler()
     f1 = wl_features(edges_1, labels_1, iterations, labeler, variant=variant)

@@ -92,6 +92,11 @@ def scorer_kgx(minilm: SentenceTransformerEncoder, session_cache: EmbeddingCache
 
 
 @pytest.fixture(scope="session")
+def scorer_hybrid(minilm: SentenceTransformerEncoder, session_cache: EmbeddingCache) -> KGScorer:
+    return KGScorer(minilm, mode="hybrid", cache=session_cache)
+
+
+@pytest.fixture(scope="session")
 def scorer_kgx_pure(minilm: SentenceTransformerEncoder, session_cache: EmbeddingCache) -> KGScorer:
     """kgx mode without triple selection and soft alignment: the authors' pure-WL baseline."""
     return KGScorer(minilm, mode="kgx", align=False, cache=session_cache)

@@ -414,3 +414,23 @@ def test_export_parquet_to_a_path_with_a_quote(scored, tmp_path):
     con = duckdb.connect()
     assert con.execute("SELECT count(*) FROM read_parquet(?)", [str(out)]).fetchall() == [(8,)]
     con.close()
+
+
+def test_reblend_weights_the_embedding_side_in_hybrid_mode_as_in_paper_mode():
+    # Regression: reblend treated every mode but "paper" like kgx, so hybrid scores moved the
+    # wrong way when the dashboard's alpha slider moved.
+    from s3kg_core.pipeline import reblend
+
+    frame = pd.DataFrame(
+        {
+            "mode": ["paper", "hybrid", "kgx"],
+            "alpha": [0.5] * 3,
+            "gold_s_wl": [1.0] * 3,
+            "gold_s_sbert": [0.0] * 3,
+            "ctx_s_wl": [1.0] * 3,
+            "ctx_s_sbert": [0.0] * 3,
+        }
+    )
+    out = reblend(frame, 0.25)
+    assert out["gold_sim"].tolist() == [blend(1.0, 0.0, 0.25, m) for m in frame["mode"]]
+    assert out["gold_sim"].tolist() == [0.75, 0.75, 0.25]

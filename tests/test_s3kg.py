@@ -23,6 +23,7 @@ from s3kg_core.errors import ConfigError, TripleError
 from s3kg_core.normalize import normalize_label
 from s3kg_core.s3kg import KGScorer, S3KGConfig, s3kg_score
 from s3kg_core.types import KnowledgeGraph, ScoreResult, Triple
+from s3kg_core.wl import wl_kernel
 
 PROPERTY = settings(
     max_examples=25,
@@ -565,11 +566,11 @@ KGS = st.lists(TRIPLE, min_size=1, max_size=5, unique=True)
 
 
 @pytest.fixture(scope="module")
-def vocab_scorers(scorer_paper, scorer_kgx):
+def vocab_scorers(scorer_paper, scorer_kgx, scorer_hybrid):
     """The session scorers with every sentence and label of the vocabulary already cached."""
     sentences = [f"{h} {r} {t}" for h in ENTITIES for r in RELATIONS for t in ENTITIES if h != t]
     scorer_paper.cache.add([*sentences, *ENTITIES, *RELATIONS])
-    return {"paper": scorer_paper, "kgx": scorer_kgx}
+    return {"paper": scorer_paper, "kgx": scorer_kgx, "hybrid": scorer_hybrid}
 
 
 def test_vocabulary_preconditions(minilm):
@@ -584,7 +585,7 @@ def test_vocabulary_preconditions(minilm):
         assert sim.max() < 0.55
 
 
-@pytest.mark.parametrize("mode", ["paper", "kgx"])
+@pytest.mark.parametrize("mode", ["paper", "kgx", "hybrid"])
 @PROPERTY
 @given(t1=st.lists(TRIPLE, max_size=5), t2=st.lists(TRIPLE, max_size=5))
 def test_scores_are_bounded_and_never_nan(vocab_scorers, mode, t1, t2):
@@ -597,7 +598,7 @@ def test_scores_are_bounded_and_never_nan(vocab_scorers, mode, t1, t2):
         assert r.score == 0.0
 
 
-@pytest.mark.parametrize("mode", ["paper", "kgx"])
+@pytest.mark.parametrize("mode", ["paper", "kgx", "hybrid"])
 @PROPERTY
 @given(kg=KGS)
 def test_identical_kgs_score_one(vocab_scorers, mode, kg):
@@ -707,3 +708,30 @@ def test_ten_thousand_triples_score_without_error(minilm):
     assert 0.0 < kgx.s_wl <= 1.0
     assert math.isfinite(back.score)
     assert math.isfinite(kgx.score)
+
+
+@PROPERTY
+@given(kg=KGS, data=st.data())
+def test_hybrid_s_wl_is_the_mean_of_the_paper_and_structural_kernels(vocab_scorers, kg, data):
+    # Same selection, alignment and S_SBERT as paper mode; S_WL averages the relation-aware
+    # directed kernel with the relation-agnostic undirected one on the same aligned graphs.
+    other = data.draw(KGS)
+    paper = vocab_scorers["paper"].score(kg, other)
+    hybrid = vocab_scorers["hybrid"].score(kg, other)
+    assert hybrid.matched == paper.matched and hybrid.entity_map == paper.entity_map
+    assert hybrid.s_sbert == paper.s_sbert
+    edges = [(t.head, "", t.tail) for t in paper.matched]
+    ids_1 = {e: (paper.entity_map[e] or e) for t in kg for e in (t[0], t[2])}
+    ids_2 = {e: e for t in paper.matched for e in (t.head, t.tail)}
+    struct = wl_kernel([(h, "", t) for h, _, t in kg], ids_1, edges, ids_2, 5, variant="struct")
+    assert hybrid.s_wl == pytest.approx(0.5 * (paper.s_wl + struct), abs=1e-12)
+
+
+def test_hybrid_forgives_a_flipped_edge_half_as_much_as_paper_mode(scorer_paper, scorer_hybrid):
+    gold = [("renzo", "beat", "thomas"), ("thomas", "live in", "rome")]
+    flipped = [("thomas", "beat", "renzo"), ("thomas", "live in", "rome")]
+    paper = scorer_paper.score(gold, flipped)
+    hybrid = scorer_hybrid.score(gold, flipped)
+    assert paper.s_wl < hybrid.s_wl < 1.0
+    assert hybrid.s_wl == pytest.approx(0.5 * (paper.s_wl + 1.0), abs=1e-12)
+    assert hybrid.signature.startswith("mode:hybrid|") and "norm:lemma" in hybrid.signature

@@ -120,6 +120,7 @@ def test_kg_from_triples_validates_every_item():
         (0.4, 0.9, 0.5, "kgx", 0.65),
         (0.6, 0.1, 0.3, "paper", 0.7 * 0.6 + 0.3 * 0.1),
         (0.6, 0.1, 0.3, "kgx", 0.3 * 0.6 + 0.7 * 0.1),
+        (1.0, 0.0, 0.25, "hybrid", 0.75),  # hybrid: alpha weights the embedding side
     ],
 )
 def test_blend_table(s_wl, s_sbert, alpha, mode, expected):
@@ -166,7 +167,7 @@ def test_blend_rejects_unknown_mode():
 
 
 def test_modes_constant():
-    assert MODES == ("paper", "kgx")
+    assert MODES == ("paper", "kgx", "hybrid")
 
 
 # -- ScoreResult -----------------------------------------------------------------------------------

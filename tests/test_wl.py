@@ -205,6 +205,10 @@ COPIES = {"a1": "A", "b1": "B", "a2": "A", "b2": "B"}
         # an empty graph scores 0, never NaN
         ([], {}, [("a", "r", "b")], AB, 5, "paper", 0.0),
         ([], {}, [], {}, 5, "kgx", 0.0),
+        # struct: direction and relation labels do not count, so a flipped edge scores 1
+        ([("a", "r", "b")], AB, [("b", "s", "a")], AB, 5, "struct", 1.0),
+        # ... but parallel edges do: only the 2 labels of iteration 0 agree, of 12 per graph
+        ([("a", "r", "b"), ("a", "s", "b")], AB, [("a", "r", "b")], AB, 5, "struct", 2 / 12),
     ],
 )
 def test_wl_kernel_golden(edges_1, labels_1, edges_2, labels_2, k, variant, expected):
@@ -219,6 +223,11 @@ def test_wl_features_counts_every_iteration():
     assert len(counts) == 8  # A and B never share a label
     # the same graph with the same labeler gets exactly the same features
     assert wl_features([("a", "r", "b")], AB, 3, labeler) == counts
+
+
+def test_wl_features_rejects_an_unknown_variant():
+    with pytest.raises(ConfigError, match="paper, struct or kgx"):
+        wl_features([], {"a": "A"}, 1, WLLabeler(), variant="grakel")  # type: ignore[arg-type]
 
 
 def test_wl_features_rejects_negative_iterations():
@@ -311,7 +320,7 @@ def test_paper_kernel_equals_naive_reimplementation(g1, g2, k):
 
 # -- properties of the kernel ----------------------------------------------------------------------
 
-VARIANTS = pytest.mark.parametrize("variant", ["paper", "kgx"])
+VARIANTS = pytest.mark.parametrize("variant", ["paper", "struct", "kgx"])
 
 
 @VARIANTS
