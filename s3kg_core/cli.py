@@ -23,6 +23,7 @@ import click
 
 from ._version import __version__
 from .errors import S3KGError
+from .types import DEFAULT_MODE, MODES
 
 __all__ = ["cli", "main"]
 
@@ -59,11 +60,14 @@ def _scoring_options(func: F) -> F:
         ),
         click.option(
             "--mode",
-            type=click.Choice(["paper", "kgx"]),
-            default="paper",
+            type=click.Choice(list(MODES)),
+            default=DEFAULT_MODE,
             show_default=True,
-            help="paper: relation-aware directed WL on normalised labels, alpha weights the "
-            "embedding side. kgx: the authors' released implementation, alpha weights the WL side.",
+            help="hybrid (the default: best mean AUROC on the labelled pair sets): paper mode "
+            "with S_WL the mean of the relation-aware directed WL kernel and a relation-agnostic "
+            "undirected one. paper: relation-aware directed WL on normalised labels. Both weight "
+            "the embedding side by alpha. kgx: the authors' released implementation, alpha "
+            "weights the WL side.",
         ),
         click.option(
             "--alpha",

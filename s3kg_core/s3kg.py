@@ -20,7 +20,7 @@ from .align import Alignment, best_matches, soft_align
 from .embeddings import EmbeddingCache, Encoder, load_encoder
 from .errors import ConfigError
 from .normalize import normalization_name, normalize_triples
-from .types import MODES, KnowledgeGraph, Mode, ScoreResult, Triple, check_alpha
+from .types import DEFAULT_MODE, MODES, KnowledgeGraph, Mode, ScoreResult, Triple, check_alpha
 from .wl import kgx_graph, wl_kernel
 
 __all__ = ["KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
@@ -58,10 +58,10 @@ class S3KGConfig:
     Examples
     --------
     >>> S3KGConfig().signature("minilm@0.1.0")  # doctest: +ELLIPSIS
-    'mode:paper|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:...'
+    'mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:...'
     """
 
-    mode: Mode = "paper"
+    mode: Mode = DEFAULT_MODE
     alpha: float = 0.5
     tau: float = 0.65
     wl_iterations: int = 5
@@ -390,7 +390,7 @@ def s3kg_score(
     t2: TriplesLike,
     *,
     encoder: str | Encoder = "minilm",
-    mode: Mode = "paper",
+    mode: Mode = DEFAULT_MODE,
     alpha: float = 0.5,
     tau: float = 0.65,
     wl_iterations: int = 5,

@@ -13,10 +13,22 @@ from typing import Any, Literal
 
 from .errors import ConfigError, TripleError
 
-__all__ = ["MODES", "KnowledgeGraph", "Mode", "ScoreResult", "Triple", "blend", "check_alpha"]
+__all__ = [
+    "DEFAULT_MODE",
+    "MODES",
+    "KnowledgeGraph",
+    "Mode",
+    "ScoreResult",
+    "Triple",
+    "blend",
+    "check_alpha",
+]
 
 Mode = Literal["paper", "kgx", "hybrid"]
 MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid")
+DEFAULT_MODE: Mode = "hybrid"
+"""The project's default mode: the one with the best mean test AUROC over the shared labelled
+pair sets (``s3kg bench pairs --dataset all``; the figures are in the README)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +131,7 @@ class KnowledgeGraph:
         return cls.from_triples(data.get("triples", ()))
 
 
-def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = "paper") -> Any:
+def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> Any:
     """Blend the structural and embedding components into S3KG.
 
     In ``paper`` and ``hybrid`` mode ``alpha`` weights the embedding side, as in the paper's

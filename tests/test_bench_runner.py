@@ -9,15 +9,18 @@ import numpy as np
 import pytest
 
 from s3kg_core.bench.datasets import PairSet
-from s3kg_core.bench.metrics import DEFAULT_ALPHAS
+from s3kg_core.bench.metrics import DEFAULT_ALPHAS, best_alpha
 from s3kg_core.bench.runner import (
     BenchResult,
     available_methods,
+    default_methods,
     load_bench_results,
     run_pair_benchmark,
     store_bench_result,
+    with_extracted_triples,
     with_offline_triples,
 )
+from s3kg_core.bench.split import dev_mask
 from s3kg_core.errors import ConfigError, InputFormatError
 from s3kg_core.store import Store
 
@@ -77,7 +80,9 @@ def separable() -> PairSet:
 
 @pytest.fixture(scope="module")
 def paper_result(separable: PairSet, minilm: object) -> BenchResult:
-    return run_pair_benchmark(separable, encoder=minilm, methods=["s3kg"], bootstrap=50)  # type: ignore[arg-type]
+    return run_pair_benchmark(  # type: ignore[arg-type]
+        separable, encoder=minilm, mode="paper", methods=["s3kg"], bootstrap=50, protocol="same"
+    )
 
 
 def test_perfect_separation_gives_f1_and_auroc_of_one(paper_result):
@@ -103,8 +108,9 @@ def test_alpha_sweep_covers_the_grid_and_best_alpha_is_the_first_best(paper_resu
 def test_json_has_the_documented_shape_and_round_trips(paper_result):
     data = json.loads(json.dumps(paper_result.to_json()))
     assert list(data) == [
-        "dataset", "n", "methods", "encoder", "mode", "triples", "alpha_sweep",
+        "dataset", "n", "methods", "encoder", "mode", "triples", "protocol", "alpha_sweep",
     ]  # fmt: skip
+    assert data["protocol"] == "same"
     assert data["dataset"] == "separable"
     assert data["n"] == 8
     assert data["mode"] == "paper"
@@ -119,7 +125,7 @@ def test_json_has_the_documented_shape_and_round_trips(paper_result):
 
 def test_kgx_mode_also_separates(separable, minilm):
     result = run_pair_benchmark(
-        separable, encoder=minilm, mode="kgx", methods=["s3kg"], bootstrap=5
+        separable, encoder=minilm, mode="kgx", methods=["s3kg"], bootstrap=5, protocol="same"
     )
     assert result.mode == "kgx"
     assert result.methods["s3kg"].auroc == pytest.approx(1.0)
@@ -130,7 +136,9 @@ def test_reversed_labels_give_auroc_zero(separable, minilm):
     flipped = PairSet.from_rows(
         "flipped", [{**r, "label": "0" if r["label"] == "1" else "1"} for r in separable_rows()]
     )
-    result = run_pair_benchmark(flipped, encoder=minilm, methods=["s3kg"], bootstrap=5)
+    result = run_pair_benchmark(
+        flipped, encoder=minilm, methods=["s3kg"], bootstrap=5, protocol="same"
+    )
     assert result.methods["s3kg"].auroc == pytest.approx(0.0)
 
 
@@ -138,8 +146,12 @@ def test_the_same_seed_gives_the_same_intervals(separable, minilm):
     rows = separable_rows()
     rows[0] = {**rows[0], "label": "0"}  # not separable: intervals are wide
     noisy = PairSet.from_rows("noisy", rows)
-    one = run_pair_benchmark(noisy, encoder=minilm, methods=["s3kg"], bootstrap=40, seed=3)
-    two = run_pair_benchmark(noisy, encoder=minilm, methods=["s3kg"], bootstrap=40, seed=3)
+    one = run_pair_benchmark(
+        noisy, encoder=minilm, methods=["s3kg"], bootstrap=40, seed=3, protocol="same"
+    )
+    two = run_pair_benchmark(
+        noisy, encoder=minilm, methods=["s3kg"], bootstrap=40, seed=3, protocol="same"
+    )
     assert one.to_json() == two.to_json()
     m = one.methods["s3kg"]
     assert m.f1_ci.low <= m.f1 <= 1.0
@@ -152,32 +164,38 @@ def test_the_same_seed_gives_the_same_intervals(separable, minilm):
         ({"methods": ["nope"]}, "unknown method"),
         ({"methods": []}, "no methods"),
         ({"mode": "both"}, "mode must be"),
-        ({"triples": "llm"}, "not implemented yet"),
+        ({"triples": "llm"}, "needs an LLM extractor"),
+        ({"protocol": "oracle"}, "protocol must be"),
         ({"triples": "guess"}, "triples must be"),
         ({"bootstrap": 0}, "bootstrap must be"),
     ],
 )
 def test_bad_options_raise_config_errors(separable, kwargs, message):
     with pytest.raises(ConfigError, match=message):
-        run_pair_benchmark(separable, **kwargs)
+        run_pair_benchmark(separable, **{"protocol": "same", **kwargs})
 
 
 def test_a_single_class_set_is_refused_before_scoring():
     rows = [r for r in separable_rows() if r["label"] == "1"]
     with pytest.raises(InputFormatError, match="both classes"):
-        run_pair_benchmark(PairSet.from_rows("ones", rows), encoder="no-such-encoder")
+        run_pair_benchmark(
+            PairSet.from_rows("ones", rows), encoder="no-such-encoder", protocol="same"
+        )
 
 
-def test_available_methods_start_with_s3kg():
+def test_available_methods_start_with_s3kg_and_its_variants():
     methods = available_methods()
-    assert methods[0] == "s3kg"
+    assert methods[:4] == ["s3kg", "s3kg@paper", "s3kg@kgx", "s3kg@hybrid"]
+    assert "s3kg_kgx" not in default_methods()
     if HAS_BASELINES:
         assert "rouge1" in methods
 
 
 @pytest.mark.skipif(not HAS_BASELINES, reason="s3kg_core.bench.baselines is not there yet")
 def test_a_text_baseline_is_measured_beside_s3kg(separable, minilm):
-    result = run_pair_benchmark(separable, encoder=minilm, methods=["s3kg", "rouge1"], bootstrap=10)
+    result = run_pair_benchmark(
+        separable, encoder=minilm, methods=["s3kg", "rouge1"], bootstrap=10, protocol="same"
+    )
     assert list(result.methods) == ["s3kg", "rouge1"]
     rouge = result.methods["rouge1"]
     assert rouge.alpha is None
@@ -221,3 +239,83 @@ def test_offline_triples_replace_both_kgs():
     assert out.status_2 == ("ok", "empty")
     assert out.kg_1[0] and out.kg_2[1] == ()
     assert np.array_equal(out.labels, [1, 0])
+
+
+def _bigger_rows(n: int = 40) -> list[dict[str, str]]:
+    """``n`` pairs cycling through the separable ones, with distinct ids (so the split splits)."""
+    base = separable_rows()
+    return [{**base[i % len(base)], "id": f"x{i}"} for i in range(n)]
+
+
+@pytest.fixture(scope="module")
+def dev_test_result(minilm: object) -> tuple[PairSet, BenchResult]:
+    ps = PairSet.from_rows("bigger", _bigger_rows())
+    result = run_pair_benchmark(  # type: ignore[arg-type]
+        ps, encoder=minilm, methods=["s3kg", "s3kg@paper", "s3kg@kgx"], bootstrap=10
+    )
+    return ps, result
+
+
+def test_dev_test_reports_on_test_pairs_with_alpha_chosen_on_dev(dev_test_result):
+    ps, result = dev_test_result
+    dev = dev_mask("bigger", ps.ids)
+    assert result.protocol == "dev-test"
+    assert (result.n, result.n_dev) == (int((~dev).sum()), int(dev.sum()))
+    assert 0 < result.n_dev < result.n
+    assert result.ids == tuple(i for i, d in zip(ps.ids, dev, strict=True) if not d)
+    for name in ("s3kg", "s3kg@paper", "s3kg@kgx"):
+        m = result.methods[name]
+        assert len(m.scores) == result.n
+        assert len(m.dev_sweep) == len(m.sweep) == 11
+        assert m.alpha == best_alpha(m.dev_sweep, by="auroc").alpha
+    data = result.to_json()
+    assert (data["n_dev"], data["split"]) == (result.n_dev, "sha256-name-id-30pct-v1")
+    assert "alpha_sweep_dev" in data["methods"]["s3kg@kgx"]
+    assert BenchResult.from_json(data).to_json() == data
+
+
+def test_s3kg_is_the_variant_of_the_primary_mode(dev_test_result):
+    _, result = dev_test_result
+    assert result.mode == "hybrid"
+    assert result.methods["s3kg"].signature.startswith("mode:hybrid|")
+    assert result.methods["s3kg@paper"].signature.startswith("mode:paper|")
+    assert result.methods["s3kg@kgx"].signature.startswith("mode:kgx|")
+    assert result.alpha_sweep == result.methods["s3kg"].sweep
+
+
+def test_dev_test_refuses_a_set_too_small_to_split():
+    rows = separable_rows()
+    tiny = PairSet.from_rows("tiny", [rows[0], rows[4], rows[1]])
+    with pytest.raises(InputFormatError, match="protocol 'same'"):  # before any model loads
+        run_pair_benchmark(tiny, encoder="no-such-encoder")
+
+
+class _EchoExtractor:
+    """Extracts one triple per text: (first word, "says", last word)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def extract_texts(self, texts):
+        from s3kg_core.extract.base import TextKG
+        from s3kg_core.types import Triple
+
+        self.texts += texts
+        out = []
+        for text in texts:
+            words = text.split()
+            kg = (Triple(words[0], "says", words[-1]),) if words else ()
+            out.append(TextKG(triples=kg, status="ok" if words else "empty"))
+        return out
+
+
+def test_llm_triples_come_from_the_extractor(separable, minilm):
+    extractor = _EchoExtractor()
+    result = run_pair_benchmark(  # type: ignore[arg-type]
+        separable, encoder=minilm, methods=["s3kg"], bootstrap=5, protocol="same",
+        triples="llm", extractor=extractor,
+    )  # fmt: skip
+    assert result.triples == "llm"
+    assert sorted(extractor.texts) == sorted([*separable.text_1, *separable.text_2])
+    extracted = with_extracted_triples(separable, _EchoExtractor())
+    assert all(len(kg) == 1 and kg[0].relation == "says" for kg in extracted.kg_1)

@@ -44,6 +44,7 @@ def _bench(*args: str) -> object:
 def test_one_set_prints_a_table_writes_json_and_stores_rows(data_dir, tmp_path):
     out, db = tmp_path / "out.json", tmp_path / "bench.duckdb"
     common = ["--dataset", "toy_a", "--data-dir", str(data_dir), "--methods", "s3kg"]
+    common += ["--mode", "paper", "--protocol", "same"]
     args = [*common, "--bootstrap", "20", "--json", str(out), "--db", str(db)]
     result = _bench(*args)
     assert result.exit_code == 0, result.output
@@ -64,7 +65,7 @@ def test_all_writes_a_list_in_set_order(data_dir, tmp_path):
     out = tmp_path / "all.json"
     result = _bench(
         "--dataset", "all", "--data-dir", str(data_dir), "--methods", "s3kg",
-        "--mode", "kgx", "--bootstrap", "5", "--json", str(out),
+        "--mode", "kgx", "--bootstrap", "5", "--json", str(out), "--protocol", "same",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
@@ -91,7 +92,7 @@ def test_all_with_no_sets_says_where_it_looked(tmp_path):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--triples", "llm"], "not implemented yet"),
+        (["--triples", "llm"], "--triples llm needs an endpoint"),
         (["--methods", "s3kg,bogus"], "unknown method(s) bogus"),
         (["--methods", " , "], "at least one method"),
     ],
@@ -109,8 +110,57 @@ def test_help_documents_every_option():
     result = _bench("--help")
     assert result.exit_code == 0
     for option in (
-        "--dataset", "--data-dir", "--encoder", "--mode", "--triples", "--methods",
-        "--bootstrap", "--seed", "--json", "--db",
+        "--dataset", "--data-dir", "--encoder", "--mode", "--protocol", "--triples", "--methods",
+        "--bootstrap", "--seed", "--json", "--db", "--base-url", "--model",
     ):  # fmt: skip
         assert option in result.output
     assert "pairs" in CliRunner().invoke(cli, ["bench", "--help"]).output
+
+
+def test_llm_triples_are_extracted_through_the_endpoint(tmp_path, monkeypatch):
+    # A real local HTTP server speaking chat completions: every text becomes [A, verb, B]
+    # triples; the first pair's text 2 is beyond repair, so its KG is empty and scores 0.
+    from fake_openai import fake_openai
+    from llm_helpers import toy_model
+
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    rows = [
+        {"id": "a", "paragraph_1": "Aspirin reduces fever.", "kg_1": "[]",
+         "paragraph_2": "BROKENJSON aspirin reduces fever.", "kg_2": "[]", "label": "0"},
+        {"id": "b", "paragraph_1": "Curie won prizes.", "kg_1": "[]",
+         "paragraph_2": "Curie won prizes.", "kg_2": "[]", "label": "1"},
+        {"id": "c", "paragraph_1": "Sun heats earth.", "kg_1": "[]",
+         "paragraph_2": "Moon orbits planets.", "kg_2": "[]", "label": "0"},
+        {"id": "d", "paragraph_1": "Shakespeare wrote Hamlet.", "kg_1": "[]",
+         "paragraph_2": "Shakespeare wrote Hamlet.", "kg_2": "[]", "label": "1"},
+    ]  # fmt: skip
+    root = tmp_path / "data"
+    _write_set(root, "toy_llm", rows)
+    out, db = tmp_path / "llm.json", tmp_path / "bench.duckdb"
+    with fake_openai(toy_model) as server:
+        args = [
+            "--dataset", "toy_llm", "--data-dir", str(root), "--methods", "s3kg",
+            "--protocol", "same", "--triples", "llm", "--base-url", server.base_url,
+            "--model", "toy", "--api-key", "k", "--bootstrap", "5", "--json", str(out),
+            "--db", str(db),
+        ]  # fmt: skip
+        result = _bench(*args)
+        assert result.exit_code == 0, result.output
+        asked = server.count()
+        assert asked == 6  # every distinct text once (pairs b and d repeat their text)
+        assert _bench(*args).exit_code == 0
+        assert server.count() == asked  # the rerun reads every response from the DB cache
+    data = json.loads(out.read_text())
+    assert data["triples"] == "llm"
+    assert data["methods"]["s3kg"]["auroc"] == pytest.approx(1.0)
+
+
+def test_a_set_too_small_for_the_dev_test_split_says_what_to_do(tmp_path):
+    rows = separable_rows()
+    root = tmp_path / "data"
+    _write_set(root, "toy_c", [rows[0], rows[4], rows[1]])
+    result = _bench("--dataset", "toy_c", "--data-dir", str(root), "--json", str(tmp_path / "x"))
+    assert result.exit_code == 1
+    assert "protocol 'same' for tiny sets" in result.output
+    assert "Traceback" not in result.output

@@ -19,14 +19,14 @@ import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from ..embeddings import Encoder
+from ..embeddings import EmbeddingCache, Encoder, load_encoder
 from ..errors import ConfigError
-from ..types import MODES, Mode, blend
+from ..types import DEFAULT_MODE, MODES, Mode, blend
 from .datasets import PairSet
 from .metrics import (
     AlphaPoint,
@@ -37,18 +37,23 @@ from .metrics import (
     bootstrap_ci,
     max_f1,
 )
+from .split import SPLIT_NAME, dev_mask, split_pair_set
 
 if TYPE_CHECKING:
     from ..store import Store
 
 __all__ = [
+    "PROTOCOLS",
+    "S3KG_VARIANTS",
     "TRIPLE_SOURCES",
     "BenchResult",
     "MethodResult",
     "available_methods",
+    "default_methods",
     "load_bench_results",
     "run_pair_benchmark",
     "store_bench_result",
+    "with_extracted_triples",
     "with_offline_triples",
 ]
 
@@ -56,6 +61,15 @@ TRIPLE_SOURCES = ("released", "offline", "llm")
 """Where a benchmark's triples come from: the released file, the offline extractor, an LLM."""
 
 Progress = Callable[[str, int, int], None]
+
+Protocol = Literal["same", "dev-test"]
+PROTOCOLS: tuple[Protocol, ...] = ("dev-test", "same")
+"""``dev-test``: S3KG's alpha chosen on the declared dev pairs (:mod:`.split`), every figure
+computed on the test pairs. ``same``: alpha chosen on, and figures computed on, all pairs (as in
+the paper's table; optimistic by the choice)."""
+
+S3KG_VARIANTS = tuple(f"s3kg@{m}" for m in MODES)
+"""Method names of S3KG in each mode, whatever the benchmark's primary mode."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +101,11 @@ class MethodResult:
     alpha: float | None = None
     signature: str = ""
     scores: tuple[float, ...] = field(default=(), repr=False, compare=False)
-    """Every pair's score (stored for ROC curves and drill-downs, not part of the JSON)."""
+    """Every reported pair's score (stored for ROC curves and drill-downs, not in the JSON)."""
+    sweep: tuple[AlphaPoint, ...] = field(default=(), repr=False, compare=False)
+    """S3KG variants: the alpha sweep on the reported pairs (for the curves)."""
+    dev_sweep: tuple[AlphaPoint, ...] = field(default=(), repr=False, compare=False)
+    """S3KG variants under the dev-test protocol: the sweep on the dev pairs alpha came from."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``f1``, ``auroc``, [``alpha``], ``threshold``, ``f1_ci``, ``auroc_ci``."""
@@ -99,6 +117,10 @@ class MethodResult:
         out["auroc_ci"] = [self.auroc_ci.low, self.auroc_ci.high]
         if self.signature:
             out["signature"] = self.signature
+        if self.sweep:
+            out["alpha_sweep"] = [p.to_dict() for p in self.sweep]
+        if self.dev_sweep:
+            out["alpha_sweep_dev"] = [p.to_dict() for p in self.dev_sweep]
         return out
 
     @classmethod
@@ -113,6 +135,8 @@ class MethodResult:
             auroc_ci=ConfidenceInterval(*(float(v) for v in data["auroc_ci"])),
             alpha=None if data.get("alpha") is None else float(data["alpha"]),
             signature=str(data.get("signature", "")),
+            sweep=tuple(AlphaPoint.from_dict(p) for p in data.get("alpha_sweep", ())),
+            dev_sweep=tuple(AlphaPoint.from_dict(p) for p in data.get("alpha_sweep_dev", ())),
         )
 
 
@@ -129,18 +153,28 @@ class BenchResult:
     alpha_sweep: tuple[AlphaPoint, ...] = ()
     ids: tuple[str, ...] = field(default=(), repr=False, compare=False)
     labels: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    protocol: Protocol = "same"
+    n_dev: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: dataset, n, methods, encoder, mode, triples, alpha_sweep."""
-        return {
+        """A JSON-ready dict: dataset, n, methods, encoder, mode, triples, protocol, sweeps.
+
+        ``n`` counts the pairs the figures are computed on (the test pairs under ``dev-test``).
+        """
+        out: dict[str, Any] = {
             "dataset": self.dataset,
             "n": self.n,
             "methods": {name: m.to_dict() for name, m in self.methods.items()},
             "encoder": self.encoder,
             "mode": self.mode,
             "triples": self.triples,
+            "protocol": self.protocol,
             "alpha_sweep": [p.to_dict() for p in self.alpha_sweep],
         }
+        if self.protocol == "dev-test":
+            out["n_dev"] = self.n_dev
+            out["split"] = SPLIT_NAME
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BenchResult:
@@ -153,6 +187,8 @@ class BenchResult:
             triples=str(data["triples"]),
             methods={k: MethodResult.from_dict(k, v) for k, v in data["methods"].items()},
             alpha_sweep=tuple(AlphaPoint.from_dict(p) for p in data.get("alpha_sweep", ())),
+            protocol=data.get("protocol", "same"),
+            n_dev=int(data.get("n_dev", 0)),
         )
 
 
@@ -165,16 +201,32 @@ def _baselines_module() -> Any | None:
 
 
 def available_methods() -> list[str]:
-    """``"s3kg"`` followed by every baseline name :mod:`.baselines` offers (if installed).
+    """``"s3kg"``, the S3KG variants ``"s3kg@<mode>"``, then every baseline of :mod:`.baselines`.
+
+    ``"s3kg"`` is S3KG in the benchmark's ``mode``; ``"s3kg@paper"``, ``"s3kg@kgx"`` and
+    ``"s3kg@hybrid"`` are S3KG in that mode whatever ``mode`` is, so one run compares them.
 
     Examples
     --------
-    >>> available_methods()[0]
-    's3kg'
+    >>> available_methods()[:4]
+    ['s3kg', 's3kg@paper', 's3kg@kgx', 's3kg@hybrid']
     """
     module = _baselines_module()
     names = list(getattr(module, "BASELINES", {})) if module is not None else []
-    return ["s3kg", *[n for n in names if n != "s3kg"]]
+    return ["s3kg", *S3KG_VARIANTS, *[n for n in names if n != "s3kg"]]
+
+
+def default_methods() -> list[str]:
+    """What a benchmark runs when no methods are named: all but ``s3kg_kgx``.
+
+    The ``s3kg_kgx`` baseline (kgx mode at the fixed alpha 0.5) is ``s3kg@kgx`` without the alpha
+    choice; name it explicitly to get it.
+    """
+    return [m for m in available_methods() if m != "s3kg_kgx"]
+
+
+def _variant_mode(method: str, mode: Mode) -> Mode:
+    return mode if method == "s3kg" else cast(Mode, method.removeprefix("s3kg@"))
 
 
 def _measure(
@@ -206,14 +258,13 @@ def _text_kg_status(status: str, n_triples: int) -> str:
     return "empty" if status == "empty" else "unparseable"
 
 
-def with_offline_triples(pair_set: PairSet) -> PairSet:
-    """The same pairs with both KGs re-extracted from the texts by the offline extractor.
+def with_extracted_triples(pair_set: PairSet, extractor: Any) -> PairSet:
+    """The same pairs with both KGs re-extracted from the texts by ``extractor``.
 
-    A text the extractor fails on gets an empty KG with status ``"unparseable"``.
+    ``extractor`` is anything with ``extract_texts(texts) -> list[TextKG]`` (the offline
+    extractor, or :class:`~s3kg_core.extract.llm.LLMExtractor` with its single-text prompt). A
+    text the extractor fails on gets an empty KG with status ``"unparseable"``.
     """
-    from ..extract.offline import OfflineExtractor
-
-    extractor = OfflineExtractor()
     kgs = [extractor.extract_texts(list(texts)) for texts in (pair_set.text_1, pair_set.text_2)]
     return dataclasses.replace(
         pair_set,
@@ -225,41 +276,59 @@ def with_offline_triples(pair_set: PairSet) -> PairSet:
     )
 
 
+def with_offline_triples(pair_set: PairSet) -> PairSet:
+    """The same pairs with both KGs re-extracted by the offline (spaCy) extractor."""
+    from ..extract.offline import OfflineExtractor
+
+    return with_extracted_triples(pair_set, OfflineExtractor())
+
+
 def run_pair_benchmark(
     pair_set: PairSet,
     *,
     encoder: str | Encoder = "minilm",
-    mode: Mode = "paper",
+    mode: Mode = DEFAULT_MODE,
     methods: Sequence[str] | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
     triples: str = "released",
+    protocol: Protocol = "dev-test",
+    extractor: Any | None = None,
     progress: Progress | None = None,
 ) -> BenchResult:
     """Measure how well S3KG and the baselines agree with the labels of ``pair_set``.
 
-    S3KG is scored once (both components of every pair), alpha is swept over 0.0, 0.1, ..., 1.0
-    from those components, and the alpha with the best F1 (ties: best AUROC, then the smallest
-    alpha) is reported with its threshold, AUROC and bootstrap intervals. Each baseline gets the
-    same F1, threshold, AUROC and intervals. A pair with an empty KG scores 0 for S3KG.
+    Each S3KG mode asked for is scored once (both components of every pair, one embedding cache
+    shared by the modes); alpha is swept over 0.0, 0.1, ..., 1.0 from those components. Under
+    the ``dev-test`` protocol the alpha with the best AUROC on the declared dev pairs (ties: F1,
+    then the smallest alpha) is reported on the test pairs; under ``same`` the alpha with the
+    best F1 on all pairs (ties: AUROC) is reported on the same pairs. Every method gets max-F1
+    with its threshold, AUROC and bootstrap intervals on the reported pairs. A pair with an
+    empty KG scores 0 for S3KG.
 
     Parameters
     ----------
     pair_set
-        The labelled pairs (both classes must occur).
+        The labelled pairs (both classes must occur, on both sides of the split for
+        ``dev-test``).
     encoder
         ``"minilm"``, ``"mpnet"``, a model directory, or a loaded :class:`Encoder`.
     mode
-        S3KG mode, ``"paper"`` or ``"kgx"``.
+        The mode of the ``"s3kg"`` method: ``"paper"``, ``"kgx"`` or ``"hybrid"``.
     methods
-        Names among :func:`available_methods`; default all of them.
+        Names among :func:`available_methods`; default :func:`default_methods`.
     bootstrap
         Resamples per interval (at least 1).
     seed
         Seed of the bootstrap.
     triples
-        ``"released"`` (the KGs in ``pair_set``) or ``"offline"`` (re-extracted by
-        :func:`with_offline_triples`); ``"llm"`` is not implemented yet.
+        ``"released"`` (the KGs in ``pair_set``), ``"offline"`` (re-extracted by
+        :func:`with_offline_triples`) or ``"llm"`` (re-extracted by ``extractor``).
+    extractor
+        For ``triples="llm"``: an :class:`~s3kg_core.extract.llm.LLMExtractor` (anything with
+        ``extract_texts``).
+    protocol
+        ``"dev-test"`` (default) or ``"same"``; see :data:`PROTOCOLS`.
     progress
         ``progress(stage, done, total)`` while S3KG scores (see :meth:`KGScorer.score_pairs`).
 
@@ -270,9 +339,9 @@ def run_pair_benchmark(
     Raises
     ------
     ConfigError
-        On an unknown mode, method or triple source, or ``bootstrap < 1``.
+        On an unknown mode, method, protocol or triple source, or ``bootstrap < 1``.
     InputFormatError
-        If the set is empty or has a single class.
+        If the set is empty or has a single class (on a side of the split).
 
     Examples
     --------
@@ -281,7 +350,7 @@ def run_pair_benchmark(
     ...      "kg_1": '[["a", "likes", "b"]]',
     ...      "kg_2": '[["a", "likes", "b"]]' if y else '[["c", "hates", "d"]]'}
     ...     for i, y in enumerate([1, 0, 1, 0])])
-    >>> r = run_pair_benchmark(ps, methods=["s3kg"], bootstrap=20)
+    >>> r = run_pair_benchmark(ps, methods=["s3kg"], bootstrap=20, protocol="same")
     >>> r.methods["s3kg"].f1, r.methods["s3kg"].auroc
     (1.0, 1.0)
     """
@@ -291,45 +360,76 @@ def run_pair_benchmark(
         raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     if triples not in TRIPLE_SOURCES:
         raise ConfigError(f"triples must be one of {', '.join(TRIPLE_SOURCES)}; got {triples!r}")
-    if triples == "llm":
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"protocol must be one of {', '.join(PROTOCOLS)}; got {protocol!r}")
+    if triples == "llm" and extractor is None:
         raise ConfigError(
-            "--triples llm is not implemented yet in this version; use released or offline"
+            "triples 'llm' needs an LLM extractor: give an endpoint (--base-url and --model, "
+            "or OPENAI_BASE_URL and S3KG_MODEL)"
         )
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 1:
         raise ConfigError(f"bootstrap must be an integer >= 1; got {bootstrap!r}")
     known = available_methods()
-    wanted = list(dict.fromkeys(methods)) if methods is not None else known
+    wanted = list(dict.fromkeys(methods)) if methods is not None else default_methods()
     if not wanted:
         raise ConfigError(f"no methods given; choose among {', '.join(known)}")
     unknown = [m for m in wanted if m not in known]
     if unknown:
-        hint = "" if len(known) > 1 else " (the baselines module is not available)"
+        hint = "" if len(known) > 1 + len(S3KG_VARIANTS) else " (baselines are not available)"
         raise ConfigError(
             f"unknown method(s) {', '.join(unknown)}; choose among {', '.join(known)}{hint}"
         )
     # single-class and empty sets fail here, before any model is loaded
     max_f1(np.zeros(len(pair_set)), pair_set.labels)
+    if protocol == "dev-test":
+        split_pair_set(pair_set)  # both classes on both sides, or a clear error
     if triples == "offline":
         pair_set = with_offline_triples(pair_set)
+    elif triples == "llm":
+        pair_set = with_extracted_triples(pair_set, extractor)
     labels = pair_set.labels
+    if protocol == "dev-test":
+        dev = dev_mask(pair_set.name, pair_set.ids)
+        dev_idx, test_idx = np.flatnonzero(dev), np.flatnonzero(~dev)
+    else:
+        dev_idx, test_idx = np.arange(0), np.arange(len(pair_set))
+    y_test = labels[test_idx]
     encoder_name = encoder if isinstance(encoder, str) else encoder.name
 
     results: dict[str, MethodResult] = {}
-    sweep: tuple[AlphaPoint, ...] = ()
-    if "s3kg" in wanted:
-        scorer = KGScorer(encoder, mode=mode)
-        scored = scorer.score_pairs(
-            list(zip(pair_set.kg_1, pair_set.kg_2, strict=True)), progress=progress
+    variants = [m for m in wanted if m == "s3kg" or m in S3KG_VARIANTS]
+    modes = list(dict.fromkeys(_variant_mode(m, mode) for m in variants))
+    components: dict[str, tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], str]] = {}
+    if modes:
+        loaded = load_encoder(encoder) if isinstance(encoder, str) else encoder
+        cache = EmbeddingCache(loaded)
+        kg_pairs = list(zip(pair_set.kg_1, pair_set.kg_2, strict=True))
+        for m in modes:
+            scorer = KGScorer(loaded, mode=m, cache=cache)
+            scored = scorer.score_pairs(kg_pairs, progress=progress)
+            components[m] = (
+                np.array([r.s_wl for r in scored], dtype=np.float64),
+                np.array([r.s_sbert for r in scored], dtype=np.float64),
+                scorer.signature,
+            )
+    for name in variants:
+        m = _variant_mode(name, mode)
+        s_wl, s_sbert, signature = components[m]
+        dev_sweep: tuple[AlphaPoint, ...] = ()
+        sweep = tuple(alpha_sweep(s_wl[test_idx], s_sbert[test_idx], y_test, m))
+        if protocol == "dev-test":
+            dev_sweep = tuple(alpha_sweep(s_wl[dev_idx], s_sbert[dev_idx], labels[dev_idx], m))
+            chosen = best_alpha(dev_sweep, by="auroc")
+        else:
+            chosen = best_alpha(sweep)
+        blended = np.asarray(
+            blend(s_wl[test_idx], s_sbert[test_idx], chosen.alpha, m), dtype=np.float64
         )
-        s_wl = np.array([r.s_wl for r in scored], dtype=np.float64)
-        s_sbert = np.array([r.s_sbert for r in scored], dtype=np.float64)
-        sweep = tuple(alpha_sweep(s_wl, s_sbert, labels, mode))
-        best = best_alpha(sweep)
-        blended = np.asarray(blend(s_wl, s_sbert, best.alpha, mode), dtype=np.float64)
-        results["s3kg"] = _measure(
-            "s3kg", blended, labels, bootstrap, seed, alpha=best.alpha, signature=scorer.signature
+        measured = _measure(
+            name, blended, y_test, bootstrap, seed, alpha=chosen.alpha, signature=signature
         )
-    baselines = [m for m in wanted if m != "s3kg"]
+        results[name] = dataclasses.replace(measured, sweep=sweep, dev_sweep=dev_sweep)
+    baselines = [m for m in wanted if m not in results]
     if baselines:
         module = _baselines_module()
         if module is None:  # pragma: no cover - available_methods() already said so
@@ -338,19 +438,22 @@ def run_pair_benchmark(
         scores = module.run_baselines(pair_set, names=baselines, encoder=enc_arg or "minilm")
         sign = getattr(module, "baseline_signature", None)
         for name in baselines:
-            values = np.asarray(scores[name], dtype=np.float64)
+            values = np.asarray(scores[name], dtype=np.float64)[test_idx]
             signature = str(sign(name, enc_arg or "minilm")) if sign is not None else ""
-            results[name] = _measure(name, values, labels, bootstrap, seed, signature=signature)
+            results[name] = _measure(name, values, y_test, bootstrap, seed, signature=signature)
+    primary = results.get("s3kg") or results.get(f"s3kg@{mode}")
     return BenchResult(
         dataset=pair_set.name,
-        n=len(pair_set),
+        n=len(test_idx),
         encoder=encoder_name,
         mode=mode,
         triples=triples,
         methods={m: results[m] for m in wanted},
-        alpha_sweep=sweep,
-        ids=tuple(str(i) for i in pair_set.ids),
-        labels=tuple(int(x) for x in labels),
+        alpha_sweep=primary.sweep if primary is not None else (),
+        ids=tuple(str(pair_set.ids[i]) for i in test_idx),
+        labels=tuple(int(x) for x in y_test),
+        protocol=protocol,
+        n_dev=len(dev_idx),
     )
 
 
