@@ -1,0 +1,219 @@
+"""The summarisation consistency benchmarks of GraphEval, and their declared dev/test split.
+
+Three TRUE-binarised sets (label 1 = consistent), read from the shared data folder
+(``--data-dir`` or ``$S3KG_DATA_DIR``, else ``../shared/data``; see
+:func:`s3kg_core.bench.datasets.default_data_dir`), never copied into the repository:
+
+=========  ==============================================  ======================
+name       file                                            article key
+=========  ==============================================  ======================
+summeval   ``summeval/summeval_true.csv``                  ``id`` (CNN/DM story)
+qags_c     ``qags/true_binarized/qags_cnndm_true.csv``     the article text
+qags_x     ``qags/true_binarized/qags_xsum_true.csv``      the article text
+=========  ==============================================  ======================
+
+The split is by article, so every summary of one article is on the same side: an article is in
+**dev** when ``int(sha256("grapheval-split-v1:" + key)[:8], 16) % 100 < 30`` (about 30 % of the
+articles), else in **test**. Calibration may use dev only; reported figures are on test.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..bench.datasets import default_data_dir
+from ..errors import InputFormatError
+
+__all__ = [
+    "DATASETS",
+    "DEV_PERCENT",
+    "SPLITS",
+    "SPLIT_VERSION",
+    "SummExample",
+    "SummSet",
+    "article_split",
+    "load_summ_set",
+    "read_summ_csv",
+]
+
+DATASETS: Mapping[str, Path] = {
+    "summeval": Path("summeval") / "summeval_true.csv",
+    "qags_c": Path("qags") / "true_binarized" / "qags_cnndm_true.csv",
+    "qags_x": Path("qags") / "true_binarized" / "qags_xsum_true.csv",
+}
+"""Benchmark name -> file under the data folder."""
+
+SPLITS = ("test", "dev", "all")
+SPLIT_VERSION = "grapheval-split-v1"
+DEV_PERCENT = 30
+
+_REQUIRED = ("grounding", "generated_text", "label")
+
+
+def article_split(key: str) -> str:
+    """``"dev"`` or ``"test"`` for an article key (its id, or its text when it has no id).
+
+    Examples
+    --------
+    >>> article_split("8764fb95bfad8ee849274873a92fb8d6b400eee2") in ("dev", "test")
+    True
+    >>> article_split("x") == article_split("x")
+    True
+    """
+    digest = hashlib.sha256(f"{SPLIT_VERSION}:{key}".encode()).hexdigest()
+    return "dev" if int(digest[:8], 16) % 100 < DEV_PERCENT else "test"
+
+
+@dataclass(frozen=True)
+class SummExample:
+    """One summary with its source article and its human label (1 = consistent)."""
+
+    uid: str
+    article_key: str
+    context: str
+    answer: str
+    label: int
+    split: str
+
+
+@dataclass(frozen=True)
+class SummSet:
+    """A benchmark's examples (one split or all), in file order.
+
+    Examples
+    --------
+    >>> s = SummSet("toy", (SummExample("0", "a", "ctx", "sum", 1, "dev"),), "")
+    >>> len(s), s.labels()
+    (1, [1])
+    """
+
+    name: str
+    examples: tuple[SummExample, ...]
+    source: str
+    split: str = "all"
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+    def labels(self) -> list[int]:
+        """The labels in order (1 = consistent)."""
+        return [e.label for e in self.examples]
+
+    def select(self, split: str) -> SummSet:
+        """The examples of one split (``test``, ``dev`` or ``all``)."""
+        if split not in SPLITS:
+            raise InputFormatError(f"split must be one of {SPLITS}; got {split!r}")
+        if split == "all":
+            return SummSet(self.name, self.examples, self.source, "all")
+        kept = tuple(e for e in self.examples if e.split == split)
+        return SummSet(self.name, kept, self.source, split)
+
+
+def _label(value: str | None, row: int, path: Path) -> int:
+    text = (value or "").strip().lower()
+    if text in ("1", "1.0", "true"):
+        return 1
+    if text in ("0", "0.0", "false"):
+        return 0
+    raise InputFormatError(f"{path}: row {row} has label {value!r}; labels must be 0 or 1")
+
+
+def _rows(path: Path) -> Iterable[tuple[list[str], Mapping[str, str]]]:
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        fields = [f for f in (reader.fieldnames or [])]
+        for row in reader:
+            yield fields, row
+
+
+def read_summ_csv(path: str | Path, name: str | None = None) -> SummSet:
+    r"""Read a TRUE-style CSV: ``grounding``, ``generated_text``, ``label`` (and optionally ``id``).
+
+    Raises
+    ------
+    InputFormatError
+        If the file is missing or lacks a required column (the message lists the columns found).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "toy.csv")
+    >>> _ = open(p, "w").write(",grounding,generated_text,label\n0,Paris is in France.,"
+    ...                        "Paris is in Spain.,0\n")
+    >>> s = read_summ_csv(p)
+    >>> s.name, s.examples[0].answer, s.examples[0].label
+    ('toy', 'Paris is in Spain.', 0)
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputFormatError(f"benchmark file {path} not found")
+    examples: list[SummExample] = []
+    fields: list[str] = []
+    try:
+        for n, (fields, row) in enumerate(_rows(path)):
+            if n == 0:
+                missing = [c for c in _REQUIRED if c not in fields]
+                if missing:
+                    raise InputFormatError(
+                        f"{path}: missing column(s) {', '.join(missing)}; found "
+                        f"{', '.join(repr(f) for f in fields)}; expected grounding, "
+                        "generated_text, label (and optionally id)"
+                    )
+            context = row.get("grounding") or ""
+            key = (row.get("id") or "").strip() or context
+            uid = (row.get("") or "").strip() or str(n)
+            examples.append(
+                SummExample(
+                    uid=uid,
+                    article_key=key,
+                    context=context,
+                    answer=row.get("generated_text") or "",
+                    label=_label(row.get("label"), n, path),
+                    split=article_split(key),
+                )
+            )
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise InputFormatError(f"{path} is not a readable CSV file: {exc}") from exc
+    if not examples and fields:
+        missing = [c for c in _REQUIRED if c not in fields]
+        if missing:
+            raise InputFormatError(
+                f"{path}: missing column(s) {', '.join(missing)}; found "
+                f"{', '.join(repr(f) for f in fields)}"
+            )
+    return SummSet(name or path.stem, tuple(examples), str(path))
+
+
+def load_summ_set(name: str, *, data_dir: str | Path | None = None, split: str = "all") -> SummSet:
+    """Load ``summeval``, ``qags_c`` or ``qags_x`` from the data folder, one split or all.
+
+    Raises
+    ------
+    InputFormatError
+        For an unknown name or split, or a missing or malformed file.
+
+    Examples
+    --------
+    >>> load_summ_set("cnn")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.InputFormatError: unknown benchmark 'cnn'; use one of summeval, qags_c, qags_x
+    """
+    if name not in DATASETS:
+        raise InputFormatError(f"unknown benchmark {name!r}; use one of {', '.join(DATASETS)}")
+    if split not in SPLITS:
+        raise InputFormatError(f"split must be one of {SPLITS}; got {split!r}")
+    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    path = root / DATASETS[name]
+    if not path.is_file():
+        raise InputFormatError(
+            f"benchmark file {path} not found; pass --data-dir or set S3KG_DATA_DIR to the "
+            "shared data folder"
+        )
+    return read_summ_csv(path, name).select(split)

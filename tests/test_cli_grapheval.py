@@ -1,0 +1,97 @@
+"""``s3kg grapheval``: help texts, bench on a tiny data folder, errors as one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from s3kg_core.cli import cli
+
+
+def _invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("command", ["bench", "detect", "correct"])
+def test_help(command):
+    result = _invoke("grapheval", command, "--help")
+    assert result.exit_code == 0 and "--checker" in result.output
+
+
+def _data_dir(tmp_path):
+    folder = tmp_path / "data" / "qags" / "true_binarized"
+    folder.mkdir(parents=True)
+    rows = [
+        ",grounding,generated_text,label",
+        '0,"The Eiffel Tower is in Paris. It opened in 1889.","The Eiffel Tower is in Paris.",1',
+        '1,"The Eiffel Tower is in Paris. It opened in 1889.","The Eiffel Tower opened in 1899.",0',
+        '2,"Aspirin reduces fever. It was sold from 1899.","Aspirin reduces fever.",1',
+        '3,"Aspirin reduces fever. It was sold from 1899.","Aspirin causes cancer in Berlin.",0',
+    ]
+    (folder / "qags_xsum_true.csv").write_text("\n".join(rows) + "\n")
+    return tmp_path / "data"
+
+
+def test_bench_writes_the_json_and_the_db_row(tmp_path, one_torch_thread):
+    out = tmp_path / "out.json"
+    db = tmp_path / "b.duckdb"
+    result = _invoke(
+        "grapheval",
+        "bench",
+        "--dataset",
+        "qags_x",
+        "--checker",
+        "support",
+        "--split",
+        "all",
+        "--json",
+        out,
+        "--data-dir",
+        _data_dir(tmp_path),
+        "--db",
+        db,
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["dataset"] == "qags_x" and data["n"] == 4 and data["checker"] == "support"
+    assert 0.0 <= data["kg"]["balanced_accuracy"] <= 1.0 and "balanced_accuracy" in data["raw"]
+    assert (tmp_path / "out.qags_x.jsonl").exists()
+    from s3kg_core.grapheval.results import get_bench_rows
+    from s3kg_core.store import Store
+
+    with Store(db).connect() as con:
+        assert len(get_bench_rows(con)) == 1
+
+
+def test_library_errors_are_one_line(tmp_path):
+    result = _invoke(
+        "grapheval",
+        "bench",
+        "--dataset",
+        "summeval",
+        "--json",
+        tmp_path / "o.json",
+        "--data-dir",
+        tmp_path,
+    )
+    assert result.exit_code == 1 and result.output.startswith("Error: benchmark file")
+    result = _invoke(
+        "grapheval",
+        "bench",
+        "--dataset",
+        "qags_x",
+        "--checker",
+        "nli",
+        "--json",
+        tmp_path / "o.json",
+        "--data-dir",
+        tmp_path,
+    )
+    assert result.exit_code == 1 and "--nli-model" in result.output
+
+
+def test_detect_needs_an_existing_database(tmp_path):
+    result = _invoke("grapheval", "detect", "--db", tmp_path / "none.duckdb")
+    assert result.exit_code == 1 and "does not exist" in result.output

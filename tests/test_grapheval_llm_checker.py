@@ -1,0 +1,89 @@
+"""The LLM checker against the scripted local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import pytest
+from fake_openai import Reply, fake_openai
+from grapheval_helpers import CONTEXT, scripted_llm
+
+from s3kg_core.errors import CheckerError, LLMResponseError
+from s3kg_core.grapheval.llm_checker import LLMChecker, parse_verdicts
+from s3kg_core.llm import LLMClient, LLMSettings, MemoryCache
+from s3kg_core.types import Triple
+
+
+def _checker(url: str, **kw) -> LLMChecker:
+    client = LLMClient(
+        LLMSettings(model="toy", base_url=url, timeout=2.0, max_retries=1), cache=MemoryCache()
+    )
+    return LLMChecker(client, **kw)
+
+
+GOOD = Triple("Eiffel Tower", "is in", "Paris")
+BAD = Triple("Eiffel Tower", "opened in", "1899")
+
+
+def test_one_prompt_per_batch_and_verdicts_in_order():
+    with fake_openai(scripted_llm) as server:
+        checker = _checker(server.base_url, batch_size=2)
+        probs = checker.check([GOOD, BAD, GOOD], CONTEXT)
+        assert server.count("Statements:") == 2
+    assert probs == pytest.approx([0.1, 0.9, 0.1])
+
+
+def test_garbled_output_gives_no_probability_and_a_reason():
+    with fake_openai(scripted_llm) as server:
+        verdicts = _checker(server.base_url).judge([GOOD, BAD], CONTEXT + " GARBLED")
+    assert [v.probability for v in verdicts] == [None, None]
+    assert all(v.reason.startswith("unparseable reply") for v in verdicts)
+
+
+def test_missing_verdicts_are_recorded_per_triple():
+    with fake_openai(scripted_llm) as server:
+        verdicts = _checker(server.base_url).judge([GOOD, BAD], CONTEXT + " HALF")
+    assert verdicts[0].probability == pytest.approx(0.1)
+    assert verdicts[1].probability is None and "statement 2" in verdicts[1].reason
+
+
+def test_http_500_is_recorded_not_raised():
+    with fake_openai(scripted_llm) as server:
+        verdicts = _checker(server.base_url).judge([GOOD], CONTEXT + " SERVERERROR")
+    assert verdicts[0].probability is None and "HTTP 500" in verdicts[0].reason
+
+
+def test_raw_mode_sends_the_whole_answer():
+    with fake_openai(scripted_llm) as server:
+        verdict = _checker(server.base_url).check_text("The tower is in Paris", CONTEXT)
+        assert "1. The tower is in Paris" in server.requests[0][1]["messages"][1]["content"]
+    assert verdict.probability == pytest.approx(0.1)
+
+
+def test_refusal_is_a_reason():
+    with fake_openai(lambda body, n: Reply(text=None, refusal="no")) as server:
+        [v] = _checker(server.base_url).judge([GOOD], CONTEXT)
+    assert v.probability is None and "refused" in v.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"verdicts": [{"id": 1, "supported": true, "confidence": 1}]}', [0.0]),
+        ('{"verdicts": [{"id": 1, "supported": "no", "confidence": 70}]}', [0.7]),
+        ('{"verdicts": [{"id": 1, "supported": false, "confidence": 0.2}]}', [0.5]),
+        ('{"verdicts": [{"id": 1, "supported": "maybe"}]}', [None]),
+        ("[{'id': 1, 'supported': false,},]", [1.0]),
+    ],
+)
+def test_verdict_parsing_table(text, expected):
+    verdicts, _ = parse_verdicts(text, 1)
+    assert [v.probability for v in verdicts] == expected
+
+
+def test_unrepairable_reply_raises_for_the_caller():
+    with pytest.raises(LLMResponseError):
+        parse_verdicts("{not json", 1)
+
+
+def test_client_must_be_an_llm_client():
+    with pytest.raises(CheckerError):
+        LLMChecker("http://localhost")  # type: ignore[arg-type]
