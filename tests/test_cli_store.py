@@ -112,7 +112,8 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
     out = result.output.strip()
     assert out.startswith("scored 6 answers (0 already done; comparisons not scorable: ")
     assert "2 unparseable_kg_1" in out
-    assert "strings encoded; signature mode:paper|enc:minilm@" in out and out.endswith("|alpha:0.5")
+    assert "strings encoded; signature mode:hybrid|enc:minilm@" in out
+    assert out.endswith("|alpha:0.5")
 
     result = _invoke("score", "--db", db, "--alpha", "0.25")
     assert result.exit_code == 0, result.output
@@ -139,7 +140,7 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
         "0.0000",
         "released-small",
     ]
-    assert sig.startswith("signature mode:paper|") and "alpha" not in sig
+    assert sig.startswith("signature mode:hybrid|") and "alpha" not in sig
     records = json.loads(out_json.read_text(encoding="utf-8"))
     assert isinstance(records, list) and len(records) == 2
     for rec in records:

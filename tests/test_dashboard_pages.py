@@ -198,13 +198,19 @@ def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
     pairs = PairSet.from_rows("toy_pairs", rows)
     for mode in ("paper", "kgx"):
         result = run_pair_benchmark(
-            pairs, encoder=minilm, mode=mode, methods=["s3kg", "rouge1"], bootstrap=50
+            pairs,
+            encoder=minilm,
+            mode=mode,
+            methods=["s3kg", f"s3kg@{mode}", "rouge1"],
+            bootstrap=50,
+            protocol="same",
         )
         store_bench_result(Store(db), result)
     at = _app("bench")
     assert not at.info
     table = _frame_with(at, "method", "F1", "AUROC", "alpha")
-    assert set(table["method"]) == {"s3kg", "rouge1"}
+    assert set(table["method"]) == {"s3kg", "s3kg@kgx", "rouge1"}
+    assert any("best by F1 on the same pairs" in c.value for c in at.caption)
     wrong = _frame_with(at, "id", "label", "score", "predicted", "error")
     assert len(wrong) >= 1
     at.selectbox(key="bench_method").select_index(1).run()

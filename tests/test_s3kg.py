@@ -202,10 +202,11 @@ def test_scorer_rejects_bad_overrides_and_block_size(minilm):
 @pytest.mark.parametrize(
     ("kwargs", "signature"),
     [
-        ({}, "mode:paper|enc:E|tau:0.65|K:5|align:yes|norm:lemma"),
-        ({"lemmatize": False}, "mode:paper|enc:E|tau:0.65|K:5|align:yes|norm:lower"),
+        ({}, "mode:hybrid|enc:E|tau:0.65|K:5|align:yes|norm:lemma"),
+        ({"lemmatize": False}, "mode:hybrid|enc:E|tau:0.65|K:5|align:yes|norm:lower"),
         ({"mode": "kgx", "align": False}, "mode:kgx|enc:E|tau:0.65|K:5|align:no|norm:kgx-lower"),
-        ({"tau": 0.7, "wl_iterations": 3}, "mode:paper|enc:E|tau:0.7|K:3|align:yes|norm:lemma"),
+        ({"mode": "paper"}, "mode:paper|enc:E|tau:0.65|K:5|align:yes|norm:lemma"),
+        ({"tau": 0.7, "wl_iterations": 3}, "mode:hybrid|enc:E|tau:0.7|K:3|align:yes|norm:lemma"),
     ],
 )
 def test_signature_names_everything_behind_the_components(kwargs, signature):

@@ -465,12 +465,17 @@ def store_bench_result(store: Store, result: BenchResult) -> int:
 
     A row with the same ``(dataset, encoder, mode, triples, method)`` is replaced.
     """
-    sweep = [p.to_dict() for p in result.alpha_sweep]
     rows = []
     for name, m in result.methods.items():
         detail: dict[str, Any] = {"signature": m.signature} if m.signature else {}
-        if name == "s3kg":
-            detail["alpha_sweep"] = sweep
+        detail["protocol"] = result.protocol
+        if result.protocol == "dev-test":
+            detail.update(n_dev=result.n_dev, split=SPLIT_NAME)
+        sweep = m.sweep or (result.alpha_sweep if name == "s3kg" else ())
+        if sweep:
+            detail["alpha_sweep"] = [p.to_dict() for p in sweep]
+        if m.dev_sweep:
+            detail["alpha_sweep_dev"] = [p.to_dict() for p in m.dev_sweep]
         if m.scores:  # per-pair scores: ROC curves and the pairs a method gets wrong
             detail.update(ids=list(result.ids), labels=list(result.labels), scores=list(m.scores))
         rows.append(
