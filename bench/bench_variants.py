@@ -26,10 +26,11 @@ are not used to choose. A second table uses one alpha for all sets (the best mea
 Usage::
 
     python bench/bench_variants.py [--encoder minilm|mpnet] [--data-dir DIR] [--json OUT]
-                                   [--components FILE] [--no-reverse]
+                                   [--components FILE] [--no-reverse] [--sets a,b,...]
 
-``--components FILE`` saves the per-pair components (or reuses them when FILE exists), so the
-analysis can be rerun without scoring again.
+``--components FILE`` saves the per-pair components after each set and reuses the sets already
+in FILE, so a killed run resumes and the analysis can be rerun without scoring again.
+``--sets a,b`` scores only those sets, in that order.
 """
 
 from __future__ import annotations
@@ -54,11 +55,23 @@ Arr = npt.NDArray[np.float64]
 Candidate = Callable[[float], Arr]
 
 
-def components(data_dir: Path, encoder: str, reverse: bool) -> dict[str, dict[str, list]]:
+def components(
+    data_dir: Path,
+    encoder: str,
+    reverse: bool,
+    sets: list[str] | None = None,
+    save: Path | None = None,
+) -> dict[str, dict[str, list]]:
+    """Per-pair components of every set; with ``save``, written after each set and resumed."""
+    out: dict[str, dict[str, list]] = {}
+    if save is not None and save.exists():
+        out = json.loads(save.read_text())
+    todo = [n for n in (sets or list_pair_sets(data_dir)) if n not in out]
+    if not todo:
+        return out
     enc = load_encoder(encoder)
     cache = EmbeddingCache(enc)
-    out: dict[str, dict[str, list]] = {}
-    for name in list_pair_sets(data_dir):
+    for name in todo:
         ps = load_pair_set(name, data_dir)
         start = time.perf_counter()
         rec: dict[str, list] = {"ids": list(ps.ids), "labels": [int(x) for x in ps.labels]}
@@ -71,6 +84,10 @@ def components(data_dir: Path, encoder: str, reverse: bool) -> dict[str, dict[st
                 rec[f"{mode}_{direction}_wl"] = [r.s_wl for r in scored]
                 rec[f"{mode}_{direction}_sb"] = [r.s_sbert for r in scored]
         out[name] = rec
+        if save is not None:
+            tmp = save.with_suffix(".tmp")
+            tmp.write_text(json.dumps(out))
+            tmp.replace(save)
         print(f"scored {name}: {len(ps)} pairs in {time.perf_counter() - start:.1f} s", flush=True)
     return out
 
@@ -176,14 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--components", type=Path, default=None)
     parser.add_argument("--no-reverse", action="store_true")
+    parser.add_argument("--sets", default=None, help="comma-separated set names, in this order")
     args = parser.parse_args(argv)
     data_dir = args.data_dir or default_data_dir()
-    if args.components is not None and args.components.exists():
-        comps = json.loads(args.components.read_text())
-    else:
-        comps = components(data_dir, args.encoder, reverse=not args.no_reverse)
-        if args.components is not None:
-            args.components.write_text(json.dumps(comps))
+    sets = [s for s in args.sets.split(",") if s] if args.sets else None
+    comps = components(data_dir, args.encoder, not args.no_reverse, sets, args.components)
     if not comps:
         print(f"no pair sets under {data_dir}", file=sys.stderr)
         return 1

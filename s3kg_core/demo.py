@@ -5,7 +5,9 @@ written for this project; ``data/demo/answers.jsonl`` holds a real model's answe
 (SmolLM2-135M-Instruct at two temperatures, generated once by ``scripts/make_demo_answers.py``
 with the project's own ``collect``; each line names the model and its settings).
 :func:`build_demo` turns them into a database: import, offline KG extraction, scoring with the
-packaged MiniLM, TAU. It writes a temporary file and renames it into place, so an interrupted
+packaged MiniLM, TAU, and GraphEval hallucination detection with the offline
+:class:`~s3kg_core.grapheval.support.SupportChecker` (so the dashboard's Hallucinations page has
+content). It writes a temporary file and renames it into place, so an interrupted
 build never leaves a half-built database behind.
 """
 
@@ -42,6 +44,9 @@ class DemoReport:
     scored: int
     tau: int
     seconds: float
+    grapheval: int = 0
+    inconsistent: int = 0
+    factuality: int = 0
 
 
 def _read_answers(path: Path) -> list[dict[str, Any]]:
@@ -78,11 +83,18 @@ def build_demo(
     path
         The database file to create.
     demo_dir
-        A folder with ``questions.jsonl`` and ``answers.jsonl``.
+        A folder with ``questions.jsonl`` and ``answers.jsonl``, and optionally
+        ``factuality_eval.json`` (factuality judge evaluations, stored as they are).
     encoder
         The sentence encoder for scoring (name, path or encoder object).
     progress
-        ``progress(stage, done, total)`` for the extraction and scoring stages.
+        ``progress(stage, done, total)`` for the extraction, scoring and detection stages.
+
+    Returns
+    -------
+    DemoReport
+        Counts and the build time; ``grapheval`` answers checked by the offline support
+        checker, ``inconsistent`` of them flagged.
 
     Raises
     ------
@@ -95,8 +107,12 @@ def build_demo(
     60
     """
     from .collect import UNEXTRACTED
+    from .embeddings import load_encoder
     from .extract.offline import OfflineExtractor
     from .extraction import extract_store
+    from .grapheval.factuality.results import read_evaluations, save_evaluation
+    from .grapheval.results import detect_store
+    from .grapheval.support import SupportChecker
     from .importers import import_table
     from .pipeline import score_store, tau_store
     from .store import AnswerRecord, Store
@@ -181,6 +197,16 @@ def build_demo(
         extract_store(store, OfflineExtractor(), progress=progress)
         scored = score_store(store, encoder=encoder, progress=progress)
         tau = tau_store(store, fraction=0.05, signature=scored.signature, encoder=encoder)
+        checker = SupportChecker(load_encoder(encoder) if isinstance(encoder, str) else encoder)
+        with store.connect() as con:
+            run_ids = [
+                int(r[0]) for r in con.execute("SELECT run_id FROM runs ORDER BY 1").fetchall()
+            ]
+        detections = [detect_store(store, run_id, checker, progress=progress) for run_id in run_ids]
+        evaluations = demo_dir / "factuality_eval.json"
+        factuality = read_evaluations(evaluations) if evaluations.exists() else []
+        for evaluation in factuality:
+            save_evaluation(store, evaluation)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -194,4 +220,7 @@ def build_demo(
         scored=scored.scored,
         tau=tau.analysed,
         seconds=time.perf_counter() - started,
+        grapheval=sum(d.written for d in detections),
+        inconsistent=sum(d.inconsistent for d in detections),
+        factuality=len(factuality),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -120,3 +121,28 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+# -- the demo database, built once per session exactly as a first dashboard start builds it ------
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory, minilm: SentenceTransformerEncoder) -> Path:
+    from dashboard.data import ensure_database
+
+    path = tmp_path_factory.mktemp("demo") / "s3kg.duckdb"
+    assert ensure_database(path) is True  # built on first use ...
+    assert ensure_database(path) is False  # ... and only then
+    return path
+
+
+@pytest.fixture
+def db(demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the demo database for one test (some tests write)."""
+    path = tmp_path / "s3kg.duckdb"
+    shutil.copy(demo_db, path)
+    monkeypatch.setenv("S3KG_DB", str(path))
+    from dashboard.data import clear_caches
+
+    clear_caches()
+    return path

@@ -45,6 +45,9 @@ PAGES = {
     "sample_explorer": ("Sample_explorer", "Sample explorer"),
     "failure_analysis": ("Failure_analysis", "Failure analysis (TAU)"),
     "annotate": ("Annotate", "Annotate alignments"),
+    "benchmarks": ("Benchmarks", "Benchmarks"),
+    "hallucinations": ("Hallucinations", "Hallucinations"),
+    "factuality": ("Factuality", "Factuality"),
 }
 RENDER_MS = 180_000  # the first render of a page may load MiniLM on a busy 2-core machine
 
@@ -242,6 +245,11 @@ def test_page_renders_without_exception(watched: Watched, server: Server, name: 
         assert main.locator('[data-testid="stIFrame"]').count() == 3
     elif name == "annotate":
         main.get_by_text("TAU's proposed alignments", exact=True).wait_for()
+    elif name == "hallucinations":  # the demo answers' flagged spans, and the answer KG
+        assert main.locator("mark").count() >= 1
+        assert main.locator('[data-testid="stIFrame"]').count() >= 1
+    elif name == "factuality":  # the demo evaluation's charts
+        assert main.locator('[data-testid="stPlotlyChart"]').count() >= 3
 
 
 def test_sample_explorer_shows_graphs_and_escapes_labels(

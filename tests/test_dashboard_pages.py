@@ -7,11 +7,7 @@ is tested too.
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import duckdb
-import pytest
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
@@ -20,29 +16,8 @@ PAGES = {
     "sample": REPO / "pages" / "1_Sample_explorer.py",
     "tau": REPO / "pages" / "2_Failure_analysis.py",
     "annotate": REPO / "pages" / "3_Annotate.py",
+    "factuality": REPO / "pages" / "6_Factuality.py",
 }
-
-
-@pytest.fixture(scope="session")
-def demo_db(tmp_path_factory, minilm) -> Path:
-    from dashboard.data import ensure_database
-
-    path = tmp_path_factory.mktemp("demo") / "s3kg.duckdb"
-    assert ensure_database(path) is True  # built on first use ...
-    assert ensure_database(path) is False  # ... and only then
-    return path
-
-
-@pytest.fixture
-def db(demo_db, tmp_path, monkeypatch) -> Path:
-    """A private copy of the demo database for one test (some tests write)."""
-    path = tmp_path / "s3kg.duckdb"
-    shutil.copy(demo_db, path)
-    monkeypatch.setenv("S3KG_DB", str(path))
-    from dashboard.data import clear_caches
-
-    clear_caches()
-    return path
 
 
 def _app(page: str) -> AppTest:
@@ -67,6 +42,7 @@ def test_the_demo_database_holds_two_scored_smollm2_runs(demo_db):
         runs = con.execute("SELECT model, temperature, extractor FROM runs ORDER BY 2").fetchall()
         n_scores = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
         n_items = con.execute("SELECT count(*) FROM items").fetchall()[0][0]
+        evals = con.execute("SELECT name, model FROM factuality_evals ORDER BY 1").fetchall()
     finally:
         con.close()
     assert [(m, t) for m, t, _ in runs] == [
@@ -75,6 +51,8 @@ def test_the_demo_database_holds_two_scored_smollm2_runs(demo_db):
     ]
     assert all(e.startswith("offline:") for _, _, e in runs)
     assert n_items == 30 and n_scores == 60
+    # the factuality judge's evaluations of the real SmolLM2 run (data/demo/factuality_eval.json)
+    assert [n for n, _ in evals] == ["smollm2-findkg-calibrated", "smollm2-findkg-raw"]
 
 
 def test_overview_leaderboard_follows_the_alpha_slider(db):
@@ -216,4 +194,13 @@ def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
     at.selectbox(key="bench_method").select_index(1).run()
     assert not at.exception
     at.selectbox(key="bench_setting").select_index(1).run()
+    assert not at.exception
+
+
+def test_factuality_page_shows_the_demo_evaluations(db):
+    at = _app("factuality")
+    assert not at.info
+    assert at.selectbox(key="fact_eval").options  # both demo evaluations to choose from
+    assert len(at.get("plotly_chart")) >= 3
+    at.selectbox(key="fact_eval").select_index(1).run()
     assert not at.exception

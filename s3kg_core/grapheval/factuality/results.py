@@ -17,7 +17,13 @@ from typing import Any
 from ...errors import FactualityError
 from ...store import Store
 
-__all__ = ["FactualityEval", "json_safe", "load_evaluations", "save_evaluation"]
+__all__ = [
+    "FactualityEval",
+    "json_safe",
+    "load_evaluations",
+    "read_evaluations",
+    "save_evaluation",
+]
 
 
 @dataclass(frozen=True)
@@ -142,3 +148,40 @@ def load_evaluations(store: Store | str | Path) -> list[FactualityEval]:
         )
         for r in rows
     ]
+
+
+def read_evaluations(path: str | Path) -> list[FactualityEval]:
+    """The evaluations of a JSON file: one :meth:`FactualityEval.to_dict` object or a list of them.
+
+    The demo database's evaluations come from ``data/demo/factuality_eval.json`` this way
+    (``run_at`` there says when the run happened; :func:`save_evaluation` stamps the insert).
+
+    Raises
+    ------
+    FactualityError
+        If the file is missing, not JSON, or an entry lacks a field.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "e.json")
+    >>> e = FactualityEval("run1", "smollm2", 12, 80, {"judge_accuracy": 0.9}, {})
+    >>> with open(path, "w") as f:
+    ...     _ = f.write(json.dumps([e.to_dict()]))
+    >>> read_evaluations(path) == [e]
+    True
+    """
+    file = Path(path)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise FactualityError(f"no evaluation file {file}") from exc
+    except json.JSONDecodeError as exc:
+        raise FactualityError(f"{file} is not JSON ({exc})") from exc
+    entries = data if isinstance(data, list) else [data]
+    try:
+        return [FactualityEval.from_dict(entry) for entry in entries]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FactualityError(
+            f"{file}: every evaluation needs name, model, layer, n_test and summary ({exc!r})"
+        ) from exc

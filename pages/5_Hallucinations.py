@@ -1,0 +1,145 @@
+"""Hallucinations: GraphEval's flagged triples of an answer, in its text, its KG and a table."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import data, hallucinations, views, widgets
+from dashboard.graphs import kg_html
+
+widgets.page_setup("Hallucinations")
+controls = widgets.sidebar()
+overview = hallucinations.grapheval_overview(controls.path, controls.stamp)
+if overview.empty:
+    st.info(
+        "No GraphEval results in this database yet. Check every answer of its runs against its "
+        f"context with `s3kg grapheval detect --db {controls.path} --checker support` (offline; "
+        "`--checker nli --nli-model DIR` or `--checker llm` with an endpoint also work)."
+    )
+    st.stop()
+
+st.markdown(
+    "GraphEval (Sansford et al., 2024) checks each triple of an answer's knowledge graph against "
+    "the question's context. A triple is **flagged** when the checker's probability that the "
+    "context does not support it exceeds 0.5; an answer with a flagged triple is "
+    "**inconsistent**."
+)
+runs = data.load_runs(controls.path, controls.stamp)
+runs = runs[runs["run_id"].isin(set(overview["run_id"]))]
+run_options = views.run_choices(runs)
+run_id = run_options[st.selectbox("Run", list(run_options), key="halluc_run")]
+
+setups = overview[overview["run_id"] == run_id]
+setup_options = {
+    f"{r.checker} checker · {r.extractor} KGs": (str(r.checker), str(r.extractor))
+    for r in setups.itertuples()
+}
+if len(setup_options) > 1:
+    label = st.selectbox("Checker and extractor", list(setup_options), key="halluc_setup")
+else:
+    label = next(iter(setup_options))
+checker, extractor = setup_options[label]
+setup = setups[(setups["checker"] == checker) & (setups["extractor"] == extractor)].iloc[0]
+st.caption(f"Checker `{checker}` on `{extractor}` answer KGs · signature `{setup['signature']}`")
+
+checks = hallucinations.grapheval_results(
+    controls.path, controls.stamp, int(run_id), checker, extractor
+)
+counts = hallucinations.check_counts(checks)
+cols = st.columns(4)
+cols[0].metric("Answers checked", counts["answers"])
+cols[1].metric("Inconsistent", counts["inconsistent"])
+cols[2].metric("Flagged triples", f"{counts['flagged_triples']} of {counts['triples']}")
+cols[3].metric("Corrected", counts["corrected"])
+if counts["unjudged"]:
+    st.caption(f"{counts['unjudged']} answers have no verdict (the checker judged none of them).")
+
+table = hallucinations.answer_table(checks)
+with st.expander("Every answer of this run", expanded=False):
+    st.dataframe(table, hide_index=True, width="stretch")
+
+only_flagged = st.checkbox("Inconsistent answers only", key="halluc_only_flagged")
+shown = table[table["verdict"] == "inconsistent"] if only_flagged else table
+if shown.empty:
+    st.info("No inconsistent answer in this run.")
+    st.stop()
+shown = shown.sort_values(["flagged", "item_id"], ascending=[False, True])
+item_options = views.item_choices(shown)
+item_id = item_options[
+    st.selectbox("Answer (most flagged triples first)", list(item_options), key="halluc_item")
+]
+check = next(c for c in checks if c.item_id == item_id)
+detection = check.detection
+
+st.subheader(f"Item {item_id}")
+verdict = hallucinations.verdict_text(check)
+if detection.inconsistent is None:
+    st.warning(verdict)
+elif detection.inconsistent:
+    st.error(verdict)
+else:
+    st.success(verdict)
+if check.raw_probability is not None:
+    raw_verdict = "unsupported" if check.raw_probability > 0.5 else "supported"
+    st.caption(
+        f"Raw mode (the whole answer checked against the context at once): P(unsupported) "
+        f"{check.raw_probability:.3f}, {raw_verdict}."
+    )
+
+flagged = hallucinations.flagged_pairs(detection)
+left, right = st.columns(2)
+with left:
+    st.markdown("**Answer** (flagged triples' words highlighted; hover for the triple)")
+    st.html(hallucinations.highlight_html(check.answer, flagged))
+with right:
+    if check.corrected_answer is not None:
+        correction = check.correction or {}
+        st.markdown(f"**Corrected answer** ({correction.get('method', 'correction')})")
+        st.html(hallucinations.highlight_html(check.corrected_answer, []))
+        rouge = correction.get("rouge") or {}
+        believed = correction.get("believed_corrected")
+        notes = [f"{k} {float(v):.3f}" for k, v in sorted(rouge.items())]
+        if believed is not None:
+            notes.append("believed corrected" if believed else "still flagged after correction")
+        if correction.get("error"):
+            notes.append(f"error: {correction['error']}")
+        if notes:
+            st.caption(" · ".join(notes))
+    else:
+        st.markdown("**Corrected answer**")
+        st.caption(
+            "Not corrected yet. GraphCorrect fixes each flagged triple with an LLM and edits the "
+            f"answer: `s3kg grapheval correct --db {controls.path} --run {run_id} "
+            f"--checker {checker} --base-url URL --model MODEL`."
+        )
+with st.expander("Context", expanded=False):
+    st.text(check.context or "(empty)")
+
+st.markdown(f"**Answer KG** · {len(detection.triples)} triples, {len(flagged)} flagged (red)")
+st.iframe(
+    kg_html(
+        detection.triples,
+        hallucinations.flagged_node_colours(detection),
+        highlight=[t for t, _ in flagged],
+        height_px=420,
+        empty_message=detection.reason or "no triples",
+    ),
+    height=440,
+)
+st.caption("Red edges: flagged triples; red nodes: their entities; grey: everything else.")
+
+st.markdown("**Every triple**")
+st.dataframe(
+    hallucinations.triple_table(detection),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "probability": st.column_config.ProgressColumn(
+            "P(unsupported)", min_value=0.0, max_value=1.0, format="%.3f"
+        )
+    },
+)
+fixes = hallucinations.correction_fixes(check.correction)
+if not fixes.empty:
+    st.markdown("**Triple fixes of the correction**")
+    st.dataframe(fixes, hide_index=True, width="stretch")

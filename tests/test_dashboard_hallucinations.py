@@ -1,0 +1,405 @@
+"""The Hallucinations page and its helpers (``dashboard/hallucinations.py``).
+
+Pure helpers are tested on hand-made detections (the XSS payload among them); the page is driven
+with streamlit.testing on the demo database, whose build now runs GraphEval with the offline
+support checker over every demo answer.
+"""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import duckdb
+import pytest
+from store_helpers import REPO
+from streamlit.testing.v1 import AppTest
+
+# The demo database fixtures are shared with the other pages' tests.
+from test_dashboard_pages import _frame_with, _metric
+
+from dashboard.graphs import HIGHLIGHT_COLOUR, GraphRenderError, kg_network_data
+from dashboard.hallucinations import (
+    AnswerCheck,
+    answer_table,
+    check_counts,
+    correction_fixes,
+    describe_detail,
+    flag_spans,
+    flagged_node_colours,
+    flagged_pairs,
+    highlight_html,
+    triple_table,
+    verdict_text,
+)
+from s3kg_core.grapheval.correct import Correction, TripleFix
+from s3kg_core.grapheval.detect import Detection
+from s3kg_core.grapheval.results import put_corrections
+from s3kg_core.store import Store
+from s3kg_core.types import Triple
+
+PAGE = REPO / "pages" / "5_Hallucinations.py"
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def _detection(triples, probabilities, **kw) -> Detection:
+    flagged = tuple(i for i, p in enumerate(probabilities) if p is not None and p > 0.5)
+    return Detection(
+        tuple(Triple.from_any(t) for t in triples),
+        tuple(probabilities),
+        flagged,
+        bool(flagged),
+        **kw,
+    )
+
+
+class _Tags(HTMLParser):
+    """Every start tag and its attributes, and the text, of an HTML fragment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _parse(fragment: str) -> _Tags:
+    parser = _Tags()
+    parser.feed(fragment)
+    parser.close()
+    return parser
+
+
+# -- pure helpers -----------------------------------------------------------------------------
+
+
+def test_an_xss_payload_in_the_answer_and_a_triple_comes_out_as_text():
+    answer = f'Alice met {XSS} in 1899. She said "hi" & left.'
+    flagged = [(Triple("Alice", "met", XSS), 0.9), ((f'x" onmouseover="{XSS}', "is", "1899"), 0.7)]
+    out = highlight_html(answer, flagged)
+    assert "<img" not in out and "onerror=alert(1)>" not in out
+    assert "&lt;img src=x onerror=alert(1)&gt;" in out
+    parsed = _parse(out)
+    # only our own tags, only our own attributes: nothing from the answer or a label is markup
+    assert {tag for tag, _ in parsed.tags} == {"div", "mark"}
+    assert all(set(attrs) <= {"class", "style", "title"} for _, attrs in parsed.tags)
+    # the parsed text is exactly the answer, and a title is the triple's text, unbroken
+    assert "".join(parsed.text) == answer
+    titles = [attrs["title"] for tag, attrs in parsed.tags if tag == "mark"]
+    assert any(f"(Alice | met | {XSS}): P(unsupported) 0.90" in t for t in titles)
+    assert any(f'(x" onmouseover="{XSS} | is | 1899): P(unsupported) 0.70' in t for t in titles)
+
+
+@pytest.mark.parametrize(
+    ("answer", "triple", "marked"),
+    [
+        ("The TOWER opened in 1899.", ("tower", "opened in", "1899"), ["TOWER", "1899"]),
+        ("St Mary's Hospital is in London.", ("St Mary Hospital", "in", "London"),
+         ["St Mary's Hospital", "London"]),
+        # the phrase is not there: its content words are
+        ("Fleming worked at a hospital.", ("Alexander Fleming", "at", "the hospital"),
+         ["Fleming", "hospital"]),
+        # only the sentence sharing most words with the triple is marked
+        ("The tower is old. The tower opened in 1899.", ("tower", "opened in", "1899"),
+         ["tower", "1899"]),
+        # neither head nor tail found: the relation's words
+        ("It was discovered late.", ("penicillin", "discovered", "1928"), ["discovered"]),
+        ("Nothing to see here.", ("penicillin", "discovered by", "Fleming"), []),
+        ("", ("a", "b", "c"), []),
+    ],
+)  # fmt: skip
+def test_flag_spans_finds_the_words_of_a_flagged_triple(answer, triple, marked):
+    spans = flag_spans(answer, [(triple, 0.8)])
+    assert [answer[s.start : s.end] for s in spans] == marked
+
+
+def test_a_triple_is_marked_in_the_sentence_that_carries_it():
+    answer = "The tower is old. The tower opened in 1899."
+    spans = flag_spans(answer, [(("tower", "opened in", "1899"), 0.8)])
+    assert [s.start for s in spans] == [answer.rindex("tower"), answer.index("1899")]
+
+
+def test_overlapping_marks_merge_and_keep_every_triple():
+    answer = "Marie Curie discovered radium."
+    spans = flag_spans(
+        answer, [(("Marie Curie", "discovered", "radium"), 0.9), (("Curie", "born in", "x"), None)]
+    )
+    assert [answer[s.start : s.end] for s in spans] == ["Marie Curie", "radium"]
+    assert len(spans[0].notes) == 2 and "not judged" in spans[0].notes[1]
+
+
+def test_highlight_keeps_line_breaks_and_says_when_the_answer_is_blank():
+    assert "white-space:pre-wrap" in highlight_html("a\n\nb", [])
+    assert "(empty answer)" in highlight_html("  ", [])
+    assert "&lt;none&gt;" in highlight_html("", [], empty_message="<none>")
+    with pytest.raises(GraphRenderError, match="hex colour"):
+        highlight_html("a", [], colour="red;background:url(x)")
+
+
+def test_triple_table_lists_every_triple_with_probability_flag_and_reason():
+    d = _detection(
+        [("a", "r", "b"), ("c", "r", "1899"), ("e", "r", "f")],
+        [0.2, 0.9, None],
+        reasons={"2": "no verdict for statement 2"},
+        details=({"best_cos": 0.8}, {"best_cos": 0.3, "num_absent_context": 1.0}, None),
+    )
+    table = triple_table(d)
+    assert table["flagged"].tolist() == [False, True, False]
+    assert table["reason"].tolist() == [
+        "best context match cos 0.80",
+        "number not in the context; best context match cos 0.30",
+        "no verdict for statement 2",
+    ]
+    assert table["probability"].iloc[:2].tolist() == [0.2, 0.9]
+
+
+@pytest.mark.parametrize(
+    ("detail", "text"),
+    [
+        ({"negation_mismatch": 1.0, "best_cos": 0.5}, "negation differs from the context"),
+        ({"entity_absent": 0.5}, "50% of its names not in the context"),
+        ({"token_absent_context": 0.75}, "75% of its words not in the context"),
+        ({"num_absent_window": 1.0}, "number not in the best-matching sentences"),
+        ({"supported": True}, "LLM: supported"),
+        ({"custom": 3}, "custom=3"),
+    ],
+)
+def test_describe_detail_reads_each_checker(detail, text):
+    assert text in describe_detail(detail)
+
+
+def test_counts_answer_table_and_verdicts():
+    bad = _detection([("a", "r", "b"), ("c", "r", "d")], [0.9, 0.1], raw_probability=0.7)
+    good = _detection([("a", "r", "b")], [0.1])
+    empty = Detection((), (), (), False, status="no_triples", reason="no triples here")
+    unjudged = Detection(
+        (Triple("a", "r", "b"),), (None,), (), None, status="unjudged", reason="judged none"
+    )
+    checks = [
+        AnswerCheck(1, "x", "c", bad, 0.7, "fixed", {"method": "graphcorrect"}, "s"),
+        AnswerCheck(2, "x", "c", good, None, None, None, "s"),
+        AnswerCheck(3, "", "c", empty, None, None, None, "s"),
+        AnswerCheck(4, "x", "c", unjudged, None, None, None, "s"),
+    ]
+    assert check_counts(checks) == {
+        "answers": 4,
+        "inconsistent": 1,
+        "unjudged": 1,
+        "triples": 4,
+        "flagged_triples": 1,
+        "corrected": 1,
+    }
+    table = answer_table(checks)
+    assert table["verdict"].tolist() == ["inconsistent", "consistent", "consistent", "no verdict"]
+    assert table["corrected"].tolist() == [True, False, False, False]
+    assert answer_table([]).empty
+    lines = [verdict_text(c) for c in checks]
+    assert lines[0].startswith("Inconsistent: 1 of 2 triples")
+    assert lines[1].startswith("Consistent: none of its 1 triples")
+    assert "no triples here" in lines[2] and "judged none" in lines[3]
+
+
+def test_flagged_entities_and_edges_are_red_in_the_kg():
+    d = _detection([("Towers", "opened in", "1899"), ("Paris", "has", "tower")], [0.9, 0.2])
+    nodes, edges = kg_network_data(
+        d.triples, flagged_node_colours(d), highlight=[t for t, _ in flagged_pairs(d)]
+    )
+    colour = {n["label"]: n["color"] for n in nodes}
+    assert colour["Towers"] == colour["1899"] == HIGHLIGHT_COLOUR
+    assert colour["Paris"] != HIGHLIGHT_COLOUR
+    assert [e["color"] == HIGHLIGHT_COLOUR for e in edges] == [True, False]
+
+
+def test_correction_fixes_table():
+    fixes = correction_fixes(
+        {
+            "fixes": [
+                {"triple": ["a", "r", "b"], "corrected": ["a", "r", "c"], "applied": True},
+                {"triple": ["d", "r", "e"], "corrected": None, "error": "no reply"},
+            ]
+        }
+    )
+    assert fixes.values.tolist() == [
+        ["(a | r | b)", "(a | r | c)", True, ""],
+        ["(d | r | e)", "", False, "no reply"],
+    ]
+    assert correction_fixes(None).empty
+
+
+def test_the_module_examples_run():
+    """``dashboard/`` is outside the doctest paths; its examples are run here."""
+    import doctest
+
+    import dashboard.hallucinations
+
+    result = doctest.testmod(dashboard.hallucinations, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 10 and result.failed == 0
+
+
+# -- the demo database --------------------------------------------------------------------------
+
+
+def test_the_demo_database_has_one_grapheval_row_per_answer_with_a_usable_kg(demo_db):
+    con = duckdb.connect(str(demo_db), read_only=True)
+    try:
+        usable = con.execute(
+            "SELECT run_id, item_id, n_triples FROM kgs WHERE source = 'answer' "
+            "AND status NOT LIKE 'failed%' ORDER BY 1, 2"
+        ).fetchall()
+        rows = con.execute(
+            "SELECT run_id, item_id, n_triples, checker, signature, inconsistent, "
+            "raw_probability, detail FROM grapheval_results ORDER BY 1, 2"
+        ).fetchall()
+        n_answers = con.execute("SELECT count(*) FROM answers").fetchall()[0][0]
+    finally:
+        con.close()
+    assert len(usable) == n_answers == 60
+    assert [(r[0], r[1], r[2]) for r in rows] == usable
+    assert {r[3] for r in rows} == {"support"}
+    assert all(r[4].startswith("checker:support|encoder:minilm") for r in rows)
+    verdicts = [r[5] for r in rows]
+    assert True in verdicts and False in verdicts  # the demo shows both kinds
+    assert all(r[6] is not None for r in rows)  # raw mode stored too
+    first = Detection.from_dict(json.loads(rows[0][7]))
+    assert len(first.triples) == rows[0][2] and len(first.probabilities) == rows[0][2]
+
+
+# -- the page -----------------------------------------------------------------------------------
+
+
+def _app() -> AppTest:
+    at = AppTest.from_file(str(PAGE), default_timeout=180)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _execute(path: Path, sql: str, params: list | None = None) -> None:
+    with Store(path).transaction() as con:
+        con.execute(sql, params or [])
+
+
+def _answer_html(at: AppTest) -> str:
+    return at.html[0].value
+
+
+def test_the_page_says_how_to_fill_it_when_there_are_no_results(db):
+    _execute(db, "DELETE FROM grapheval_results")
+    at = _app()
+    assert any(f"s3kg grapheval detect --db {db} --checker support" in i.value for i in at.info), [
+        i.value for i in at.info
+    ]
+    assert not at.html and not at.metric
+
+
+def test_the_page_shows_counts_highlights_graph_and_triples(db):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        run_id, answers, inconsistent, flagged, triples = con.execute(
+            "SELECT run_id, count(*), count(*) FILTER (WHERE inconsistent), sum(n_flagged), "
+            "sum(n_triples) FROM grapheval_results GROUP BY 1 ORDER BY 1 LIMIT 1"
+        ).fetchall()[0]
+    finally:
+        con.close()
+    at = _app()
+    assert at.selectbox(key="halluc_run").value.endswith(f"run {run_id}")
+    assert _metric(at, "Answers checked") == str(answers)
+    assert _metric(at, "Inconsistent") == str(inconsistent)
+    assert _metric(at, "Flagged triples") == f"{flagged} of {triples}"
+    assert not [s for s in at.selectbox if s.key == "halluc_setup"]  # one checker: no choice
+    assert any("signature `checker:support|encoder:minilm" in c.value for c in at.caption)
+    # the first answer shown is the most flagged one; its spans are marked
+    assert "<mark" in _answer_html(at) and "P(unsupported)" in _answer_html(at)
+    assert at.error and at.error[0].value.startswith("Inconsistent:")
+    table = _frame_with(at, "head", "relation", "tail", "probability", "flagged", "reason")
+    assert table["flagged"].any() and table["probability"].between(0, 1).all()
+    assert any("Raw mode" in c.value for c in at.caption)
+    assert any("s3kg grapheval correct --db" in c.value for c in at.caption)
+    overview = _frame_with(at, "item_id", "verdict", "max_p", "raw_p")
+    assert len(overview) == answers
+
+
+def test_switching_answers_runs_and_the_flagged_filter(db):
+    at = _app()
+    items = at.selectbox(key="halluc_item")
+    first_html, n_options = _answer_html(at), len(items.options)
+    items.select_index(n_options - 1).run()  # an answer with the fewest flags
+    assert not at.exception
+    assert _answer_html(at) != first_html
+    at.checkbox(key="halluc_only_flagged").check().run()
+    assert not at.exception
+    assert len(at.selectbox(key="halluc_item").options) < n_options
+    assert all(e.value.startswith("Inconsistent") for e in at.error)
+    run = at.selectbox(key="halluc_run")
+    run.select_index(len(run.options) - 1).run()
+    assert not at.exception
+    assert at.selectbox(key="halluc_run").value.endswith("run 2")
+
+
+def test_a_second_checker_is_offered_as_a_choice(db):
+    nothing = Detection((), (), (), False, status="no_triples", reason="no triples: nothing")
+    _execute(
+        db,
+        "INSERT INTO grapheval_results SELECT run_id, item_id, 'llm', extractor, false, NULL, "
+        "0, 0, ?, NULL, NULL, 'checker:llm|test', created_at FROM grapheval_results "
+        "WHERE run_id = 1",
+        [json.dumps(nothing.to_dict())],
+    )
+    at = _app()
+    setup = at.selectbox(key="halluc_setup")
+    assert len(setup.options) == 2
+    setup.select_index(0).run()  # "llm checker" sorts first
+    assert not at.exception
+    assert _metric(at, "Inconsistent") == "0"
+    assert _metric(at, "Flagged triples") == "0 of 0"
+    assert any("signature `checker:llm|test`" in c.value for c in at.caption)
+    assert any("Consistent by default: no triples: nothing" in s.value for s in at.success)
+    assert _frame_with(at, "head", "relation", "tail", "probability").empty
+
+
+def test_an_xss_answer_is_shown_escaped_on_the_page(db):
+    _execute(db, "UPDATE answers SET answer = ? || ' ' || answer", [XSS])
+    at = _app()
+    body = _answer_html(at)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in body and "<img" not in body
+
+
+def test_a_stored_correction_is_shown_beside_the_original(db):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        item_id, extractor, detail, answer = con.execute(
+            "SELECT r.item_id, r.extractor, r.detail, a.answer FROM grapheval_results r "
+            "JOIN answers a USING (run_id, item_id) WHERE r.run_id = 1 AND r.inconsistent "
+            "ORDER BY r.n_flagged, r.item_id LIMIT 1"
+        ).fetchall()[0]
+    finally:
+        con.close()
+    before = Detection.from_dict(json.loads(detail))
+    corrected = "A corrected answer that the context supports."
+    correction = Correction(
+        answer,
+        corrected,
+        "graphcorrect",
+        before,
+        Detection((), (), (), False, status="no_triples"),
+        fixes=(TripleFix(before.flagged_triples[0], Triple("a", "r", "c"), applied=True),),
+        rouge={"rouge1": 0.5},
+    )
+    with Store(db).transaction() as con:
+        put_corrections(con, 1, "support", extractor, [(item_id, correction)])
+    at = _app()
+    assert _metric(at, "Corrected") == "1"
+    at.selectbox(key="halluc_item").set_value(f"item {item_id}").run()
+    assert not at.exception
+    assert len(at.html) == 2 and corrected in at.html[1].value
+    assert any(m.value == "**Corrected answer** (graphcorrect)" for m in at.markdown)
+    assert any("rouge1 0.500" in c.value and "believed corrected" in c.value for c in at.caption)
+    fixes = _frame_with(at, "flagged triple", "corrected triple", "applied")
+    assert fixes["corrected triple"].tolist() == ["(a | r | c)"]
+    assert not any("s3kg grapheval correct" in c.value for c in at.caption)
