@@ -79,8 +79,8 @@ def sidebar() -> Controls:
             key="alpha",
             on_change=_remember,
             args=("alpha",),
-            help="Blend of the stored components, recomputed instantly. Paper mode: "
-            "(1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha S_WL + (1 - alpha) S_SBERT.",
+            help="Blend of the stored components, recomputed instantly. Hybrid and paper "
+            "mode: (1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha S_WL + (1 - alpha) S_SBERT.",
         )
         with st.expander("Import the S3KG authors' released runs"):
             folder = st.text_input("Folder", value=_RELEASE_DEFAULT, key="release_folder")
