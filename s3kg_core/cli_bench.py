@@ -16,7 +16,7 @@ import click
 
 from .bench.runner import PROTOCOLS
 from .cli import _friendly_errors, _StageBar, cli
-from .cli_llm import _endpoint_options
+from .cli_llm import _client, _endpoint_options
 from .types import DEFAULT_MODE, MODES
 
 __all__: list[str] = []
@@ -54,29 +54,14 @@ def _llm_extractor(endpoint: dict[str, Any], db_path: Path | None) -> Any:
     """The single-text LLM extractor on the endpoint; responses cached in ``db_path`` if given."""
     from .errors import ConfigError
     from .extract.llm import LLMExtractor
-    from .llm import LLMClient, LLMSettings, MemoryCache, endpoint_configured
+    from .llm import endpoint_configured
 
     if not endpoint_configured(endpoint["base_url"], endpoint["model"]):
         raise ConfigError(
             "--triples llm needs an endpoint: pass --base-url and --model (or set "
             "OPENAI_BASE_URL and S3KG_MODEL)"
         )
-    settings = LLMSettings.from_env(
-        base_url=endpoint["base_url"],
-        model=endpoint["model"],
-        api_key=endpoint["api_key"],
-        concurrency=endpoint["concurrency"],
-        requests_per_minute=endpoint["rpm"],
-        timeout=endpoint["timeout"],
-        max_retries=endpoint["max_retries"],
-    )
-    cache: Any = MemoryCache()
-    if db_path is not None:
-        from .llm_cache import StoreCache
-        from .store import Store
-
-        cache = StoreCache(Store(db_path), settings)
-    return LLMExtractor(LLMClient(settings, cache=cache), prompt="single")
+    return LLMExtractor(_client(db_path, endpoint), prompt="single")
 
 
 def _table(result: Any) -> str:

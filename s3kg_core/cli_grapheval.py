@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from .cli import DB_OPTION, _existing, _friendly_errors, _StageBar, cli
-from .cli_llm import _endpoint_options
+from .cli_llm import _client, _endpoint_options
 
 __all__ = ["grapheval"]
 
@@ -19,32 +19,6 @@ _CHECKERS = ("support", "nli", "llm")
 @cli.group()
 def grapheval() -> None:
     """GraphEval: check every answer triple against its context, and correct the flagged ones."""
-
-
-def _settings(endpoint: dict[str, Any]) -> Any:
-    from .llm import LLMSettings
-
-    return LLMSettings.from_env(
-        base_url=endpoint["base_url"],
-        model=endpoint["model"],
-        api_key=endpoint["api_key"],
-        concurrency=endpoint["concurrency"],
-        requests_per_minute=endpoint["rpm"],
-        timeout=endpoint["timeout"],
-        max_retries=endpoint["max_retries"],
-    )
-
-
-def _llm_client(endpoint: dict[str, Any], db_path: Path | None) -> Any:
-    from .llm import LLMClient, MemoryCache
-
-    settings = _settings(endpoint)
-    if db_path is not None:
-        from .llm_cache import StoreCache
-        from .store import Store
-
-        return LLMClient(settings, cache=StoreCache(Store(db_path), settings))
-    return LLMClient(settings, cache=MemoryCache())
 
 
 def _make_checker(
@@ -64,7 +38,7 @@ def _make_checker(
         return NLIChecker(nli_model)
     from .grapheval.llm_checker import LLMChecker
 
-    return LLMChecker(_llm_client(endpoint, db))
+    return LLMChecker(_client(db, endpoint))
 
 
 def _make_extractor(kind: str, endpoint: dict[str, Any], db: Path | None) -> Any:
@@ -74,7 +48,7 @@ def _make_extractor(kind: str, endpoint: dict[str, Any], db: Path | None) -> Any
         return OfflineExtractor()
     from .extract.llm import LLMExtractor
 
-    return LLMExtractor(_llm_client(endpoint, db), prompt="single")
+    return LLMExtractor(_client(db, endpoint), prompt="single")
 
 
 _CHECKER_OPTIONS = [
@@ -304,7 +278,7 @@ def correct_cmd(
     ex = _make_extractor(
         "offline" if extractor_name.startswith("offline") else "llm", endpoint, db_path
     )
-    gc = GraphCorrect(_llm_client(endpoint, db_path), GraphEval(check, ex))
+    gc = GraphCorrect(_client(db_path, endpoint), GraphEval(check, ex))
     answers = [str(r["answer"] or "") for r in rows]
     contexts = [str(r["context"] or "") for r in rows]
     detections = [r["detection"] for r in rows]

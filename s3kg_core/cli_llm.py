@@ -67,10 +67,9 @@ def _endpoint_options(func: F) -> F:
     return func
 
 
-def _client(db_path: Path, endpoint: dict[str, Any]) -> Any:
-    from .llm import LLMClient, LLMSettings
-    from .llm_cache import StoreCache
-    from .store import Store
+def _client(db_path: Path | None, endpoint: dict[str, Any]) -> Any:
+    """The LLM client of the endpoint options; responses cached in ``db_path`` (else memory)."""
+    from .llm import LLMClient, LLMSettings, MemoryCache
 
     settings = LLMSettings.from_env(
         base_url=endpoint["base_url"],
@@ -81,6 +80,11 @@ def _client(db_path: Path, endpoint: dict[str, Any]) -> Any:
         timeout=endpoint["timeout"],
         max_retries=endpoint["max_retries"],
     )
+    if db_path is None:
+        return LLMClient(settings, cache=MemoryCache())
+    from .llm_cache import StoreCache
+    from .store import Store
+
     return LLMClient(settings, cache=StoreCache(Store(db_path), settings))
 
 
