@@ -227,6 +227,22 @@ class ChatResult:
         """Whether the request produced text."""
         return self.status == "ok"
 
+    def failure(self) -> str:
+        """Why a result that is not ``ok`` has no usable text, in words.
+
+        Examples
+        --------
+        >>> ChatResult("refused", error="policy").failure()
+        'the model refused (policy)'
+        >>> ChatResult("error", error="HTTP 500").failure()
+        'the request failed: HTTP 500'
+        """
+        if self.status == "refused":
+            return f"the model refused ({self.error})"
+        if self.status == "empty":
+            return "the model returned an empty reply"
+        return f"the request failed: {self.error}"
+
     def to_json(self) -> str:
         """The cacheable part, as JSON."""
         return json.dumps(

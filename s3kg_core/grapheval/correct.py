@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import GraphEvalError, LLMResponseError
 from ..extract.parse import parse_triples, repair_json
-from ..llm import ChatRequest, ChatResult, LLMClient
+from ..llm import ChatRequest, LLMClient
 from ..types import Triple
 from .detect import Detection, GraphEval
 from .prompts import (
@@ -193,14 +193,6 @@ def rouge_scores(original: str, corrected: str) -> dict[str, float]:
     return {k: round(float(v.fmeasure), 6) for k, v in scores.items()}
 
 
-def _failure(result: ChatResult) -> str:
-    if result.status == "refused":
-        return f"the model refused ({result.error})"
-    if result.status == "empty":
-        return "the model returned an empty reply"
-    return f"the request failed: {result.error}"
-
-
 class GraphCorrect:
     """Correct flagged triples with an LLM, then re-run GraphEval on the result.
 
@@ -332,7 +324,7 @@ class GraphCorrect:
             fixed: dict[int, Triple] = {}
             for i, result in zip(todo, results, strict=True):
                 if not result.ok:
-                    fixes[i].append(TripleFix(flagged[i], error=_failure(result)))
+                    fixes[i].append(TripleFix(flagged[i], error=result.failure()))
                     continue
                 try:
                     new = parse_triple_reply(result.text or "")
@@ -356,7 +348,7 @@ class GraphCorrect:
             )
             for i, result in zip(order, results, strict=True):
                 if not result.ok:
-                    fixes[i].append(TripleFix(flagged[i], fixed[i], error=_failure(result)))
+                    fixes[i].append(TripleFix(flagged[i], fixed[i], error=result.failure()))
                     continue
                 try:
                     current[i] = parse_answer_reply(result.text or "")
@@ -401,7 +393,7 @@ class GraphCorrect:
         errors: list[str | None] = [None] * len(answers)
         for i, result in zip(todo, results, strict=True):
             if not result.ok:
-                errors[i] = _failure(result)
+                errors[i] = result.failure()
                 continue
             try:
                 current[i] = parse_answer_reply(result.text or "")

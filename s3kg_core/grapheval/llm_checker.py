@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import CheckerError, LLMResponseError
 from ..extract.parse import repair_json
 from ..extract.prompts import truncate
-from ..llm import ChatRequest, ChatResult, LLMClient
+from ..llm import ChatRequest, LLMClient
 from .checker_base import Checker, Claim, Verdict
 from .prompts import CHECK_PROMPT_VERSION, check_messages
 
@@ -103,14 +103,6 @@ def parse_verdicts(text: str, n: int) -> tuple[list[Verdict], tuple[str, ...]]:
     ], repairs
 
 
-def _failure(result: ChatResult) -> str:
-    if result.status == "refused":
-        return f"the model refused ({result.error})"
-    if result.status == "empty":
-        return "the model returned an empty reply"
-    return f"the request failed: {result.error}"
-
-
 class LLMChecker(Checker):
     """Check claims with an LLM through the project's OpenAI-compatible client.
 
@@ -185,7 +177,7 @@ class LLMChecker(Checker):
         out: list[list[Verdict]] = []
         for (claims, _), cut, result in zip(jobs, cut_flags, results, strict=True):
             if not result.ok:
-                reason = _failure(result)
+                reason = result.failure()
                 out.append([Verdict(None, reason) for _ in claims])
                 continue
             try:
