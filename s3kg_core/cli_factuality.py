@@ -227,9 +227,16 @@ def hidden_cmd(
             [str(s) for s in table["statement"]], progress=partial(bar.update, "hidden states")
         )
     write_hidden(hidden_table(table["statement_id"].tolist(), features, extractor.layers), out)
+    layers = list(extractor.layers)
+    contiguous = layers == list(range(layers[0], layers[-1] + 1))
+    named = (
+        f"{layers[0]}..{layers[-1]}"
+        if contiguous and len(layers) > 2
+        else ",".join(map(str, layers))
+    )
     click.echo(
-        f"hidden states of {len(table)} statements, layers {extractor.layers[0]}.."
-        f"{extractor.layers[-1]}, pooling {'+'.join(poolings)}; wrote {out}"
+        f"hidden states of {len(table)} statements, layers {named}, "
+        f"pooling {'+'.join(poolings)}; wrote {out}"
     )
 
 
