@@ -32,6 +32,7 @@ from dashboard_helpers import (
 )
 from store_helpers import build_store
 
+from s3kg_core.grapheval.checker_base import Checker, Verdict
 from s3kg_core.pipeline import latest_signature, reblend, score_store, scored_frame, tau_store
 from s3kg_core.store import KGRecord
 from s3kg_core.types import Triple
@@ -71,6 +72,17 @@ class DashboardDB:
     item_cus: dict[float, dict[int, str]]  # alpha -> item of the XSS run -> its CUS, formatted
 
 
+class _FlagReduces(Checker):
+    """A scripted checker: a claim with "reduces" in it is unsupported (0.9), others 0.1."""
+
+    name = "flag-reduces"
+
+    def _check(self, jobs, raw):  # type: ignore[no-untyped-def]
+        return [
+            [Verdict(0.9 if "reduces" in c.text else 0.1) for c in claims] for claims, _ in jobs
+        ]
+
+
 @pytest.fixture(scope="module")
 def dashboard_db(
     tmp_path_factory: pytest.TempPathFactory, minilm: Any, one_torch_thread: None
@@ -106,6 +118,15 @@ def dashboard_db(
         )
     score_store(store, encoder=minilm)
     tau_store(store, fraction=0.25, encoder=minilm)
+    # GraphEval rows for the Hallucinations page (the XSS triple is flagged, so its label is
+    # drawn in the highlighted answer and the red KG) and the demo's factuality evaluations.
+    from s3kg_core.demo import DEMO_DIR
+    from s3kg_core.grapheval.factuality.results import read_evaluations, save_evaluation
+    from s3kg_core.grapheval.results import detect_store
+
+    detect_store(store, run, _FlagReduces())
+    for evaluation in read_evaluations(DEMO_DIR / "factuality_eval.json"):
+        save_evaluation(store, evaluation)
 
     signature = latest_signature(store)
     assert signature is not None
@@ -245,9 +266,9 @@ def test_page_renders_without_exception(watched: Watched, server: Server, name: 
         assert main.locator('[data-testid="stIFrame"]').count() == 3
     elif name == "annotate":
         main.get_by_text("TAU's proposed alignments", exact=True).wait_for()
-    elif name == "hallucinations":  # the demo answers' flagged spans, and the answer KG
-        assert main.locator("mark").count() >= 1
+    elif name == "hallucinations":  # the flagged spans of the answer, and the answer KG
         assert main.locator('[data-testid="stIFrame"]').count() >= 1
+        assert main.locator("img[onerror], [onerror]").count() == 0
     elif name == "factuality":  # the demo evaluation's charts
         assert main.locator('[data-testid="stPlotlyChart"]').count() >= 3
 
