@@ -205,8 +205,8 @@ def build_demo(
         detections = [detect_store(store, run_id, checker, progress=progress) for run_id in run_ids]
         evaluations = demo_dir / "factuality_eval.json"
         factuality = read_evaluations(evaluations) if evaluations.exists() else []
-        for evaluation in factuality:
-            save_evaluation(store, evaluation)
+        for evaluation in reversed(factuality):  # the file's first is saved last: newest,
+            save_evaluation(store, evaluation)  # so the Factuality page opens on it
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
