@@ -27,6 +27,7 @@ Usage::
 
     python bench/bench_variants.py [--encoder minilm|mpnet] [--data-dir DIR] [--json OUT]
                                    [--components FILE] [--no-reverse] [--sets a,b,...]
+                                   [--no-score]
 
 ``--components FILE`` saves the per-pair components after each set and reuses the sets already
 in FILE, so a killed run resumes and the analysis can be rerun without scoring again.
@@ -194,10 +195,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--components", type=Path, default=None)
     parser.add_argument("--no-reverse", action="store_true")
     parser.add_argument("--sets", default=None, help="comma-separated set names, in this order")
+    parser.add_argument(
+        "--no-score", action="store_true", help="analyse the sets already in --components only"
+    )
     args = parser.parse_args(argv)
     data_dir = args.data_dir or default_data_dir()
     sets = [s for s in args.sets.split(",") if s] if args.sets else None
-    comps = components(data_dir, args.encoder, not args.no_reverse, sets, args.components)
+    if args.no_score:
+        if args.components is None or not args.components.exists():
+            print("--no-score needs an existing --components file", file=sys.stderr)
+            return 1
+        comps = json.loads(args.components.read_text())
+    else:
+        comps = components(data_dir, args.encoder, not args.no_reverse, sets, args.components)
     if not comps:
         print(f"no pair sets under {data_dir}", file=sys.stderr)
         return 1
