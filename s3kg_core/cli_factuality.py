@@ -227,13 +227,9 @@ def hidden_cmd(
             [str(s) for s in table["statement"]], progress=partial(bar.update, "hidden states")
         )
     write_hidden(hidden_table(table["statement_id"].tolist(), features, extractor.layers), out)
-    layers = list(extractor.layers)
-    contiguous = layers == list(range(layers[0], layers[-1] + 1))
-    named = (
-        f"{layers[0]}..{layers[-1]}"
-        if contiguous and len(layers) > 2
-        else ",".join(map(str, layers))
-    )
+    read = list(extractor.layers)
+    contiguous = read == list(range(read[0], read[-1] + 1))
+    named = f"{read[0]}..{read[-1]}" if contiguous and len(read) > 2 else ",".join(map(str, read))
     click.echo(
         f"hidden states of {len(table)} statements, layers {named}, "
         f"pooling {'+'.join(poolings)}; wrote {out}"
