@@ -79,3 +79,21 @@ def test_parsers_and_rouge():
     with pytest.raises(LLMResponseError):
         parse_answer_reply('{"answer": ""}')
     assert rouge_scores("same text", "same text") == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+
+
+def test_the_corrected_triple_prompt_asks_for_few_tokens():
+    # Regression: every prompt allowed 1,024 completion tokens, and SmolLM2 filled them with
+    # runaway JSON (minutes per call on a CPU); a triple needs far fewer.
+    from fake_openai import last_user_message
+
+    from s3kg_core.grapheval.correct import TRIPLE_MAX_TOKENS
+
+    with fake_openai(scripted_llm) as server:
+        _gc(server.base_url).correct_many(ANSWERS[:1], [CONTEXT])
+        asked = {
+            ("triple" if "Corrected triple (JSON)" in last_user_message(b) else "edit"): b.get(
+                "max_tokens", b.get("max_completion_tokens")
+            )
+            for _, b in server.requests
+        }
+    assert asked == {"triple": TRIPLE_MAX_TOKENS, "edit": 1024}

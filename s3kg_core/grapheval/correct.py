@@ -36,6 +36,7 @@ from .prompts import (
 )
 
 __all__ = [
+    "TRIPLE_MAX_TOKENS",
     "Correction",
     "GraphCorrect",
     "TripleFix",
@@ -44,6 +45,9 @@ __all__ = [
     "rouge_scores",
     "summarise_corrections",
 ]
+
+TRIPLE_MAX_TOKENS = 128
+"""Most completion tokens of the corrected-triple prompt (a triple is about 30)."""
 
 
 def parse_triple_reply(text: str) -> Triple:
@@ -203,7 +207,9 @@ class GraphCorrect:
     grapheval
         The detector used before and after (same extractor and checker).
     temperature, seed, max_tokens
-        Sampling settings of the correction calls.
+        Sampling settings of the correction calls. The corrected-triple prompt never gets more
+        than :data:`TRIPLE_MAX_TOKENS` (one small JSON object; a weak model would otherwise
+        fill ``max_tokens`` with runaway JSON, minutes per call on a CPU).
 
     Examples
     --------
@@ -236,13 +242,15 @@ class GraphCorrect:
         self.seed = seed
         self.max_tokens = max_tokens
 
-    def _request(self, messages: tuple[tuple[str, str], ...], version: str) -> ChatRequest:
+    def _request(
+        self, messages: tuple[tuple[str, str], ...], version: str, max_tokens: int | None = None
+    ) -> ChatRequest:
         return ChatRequest(
             messages=messages,
             prompt_version=version,
             temperature=self.temperature,
             seed=self.seed,
-            max_tokens=self.max_tokens,
+            max_tokens=min(self.max_tokens, max_tokens or self.max_tokens),
         )
 
     def _finish(
@@ -317,6 +325,7 @@ class GraphCorrect:
                     self._request(
                         correct_triple_messages(contexts[i], flagged[i]),
                         CORRECT_TRIPLE_PROMPT_VERSION,
+                        TRIPLE_MAX_TOKENS,
                     )
                     for i in todo
                 ]
