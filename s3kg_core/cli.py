@@ -472,19 +472,33 @@ class _StageBar:
         self._bar.close()
 
 
-def _write_csv_atomic(path: Path, header: list[str], rows: Any) -> None:
-    """Write a CSV through a temporary file renamed into place (no half-written output)."""
+def _write_atomic(path: Path, write: Callable[[Any], None], newline: str | None = None) -> None:
+    """Call ``write(file)`` on a temporary file renamed into place (no half-written output)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(header)
-            writer.writerows(rows)
+        with os.fdopen(fd, "w", newline=newline, encoding="utf-8") as fh:
+            write(fh)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _write_csv_atomic(path: Path, header: list[str], rows: Any) -> None:
+    """Write a CSV atomically (see :func:`_write_atomic`)."""
+
+    def write(fh: Any) -> None:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+    _write_atomic(path, write, newline="")
+
+
+def _write_json_atomic(path: Path, data: Any) -> None:
+    """Write indented JSON atomically (see :func:`_write_atomic`)."""
+    _write_atomic(path, lambda fh: fh.write(json.dumps(data, indent=2) + "\n"))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -6,16 +6,13 @@ Registered on the main group by :mod:`s3kg_core.cli`; thin over
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
 
 from .bench.runner import PROTOCOLS
-from .cli import _friendly_errors, _StageBar, cli
+from .cli import _friendly_errors, _StageBar, _write_json_atomic, cli
 from .cli_llm import _client, _endpoint_options
 from .types import DEFAULT_MODE, MODES
 
@@ -34,20 +31,6 @@ def _methods(value: str | None) -> list[str] | None:
     if not names:
         raise click.BadParameter("give at least one method name", param_hint="--methods")
     return names
-
-
-def _write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON through a temporary file renamed into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _llm_extractor(endpoint: dict[str, Any], db_path: Path | None) -> Any:

@@ -8,14 +8,13 @@ The files flow ``build`` -> statements.parquet -> ``label`` -> labelled.parquet 
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
 
-from .cli import _friendly_errors, _StageBar, cli
+from .cli import _friendly_errors, _StageBar, _write_json_atomic, cli
 from .cli_llm import _endpoint_options
 
 __all__ = ["factuality"]
@@ -365,8 +364,7 @@ def evaluate_cmd(
     sweep = judge.config.extra.get("layer_sweep", [])
     report = evaluate_judge(table, hidden, judge, n_buckets=buckets, sweep=sweep)
     data = report.to_dict()
-    json_out.parent.mkdir(parents=True, exist_ok=True)
-    json_out.write_text(json.dumps(json_safe(data), indent=2) + "\n", encoding="utf-8")
+    _write_json_atomic(json_out, json_safe(data))
     if db_path is not None:
         from .grapheval.factuality.results import FactualityEval, save_evaluation
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .cli import DB_OPTION, _existing, _friendly_errors, _StageBar, cli
+from .cli import DB_OPTION, _existing, _friendly_errors, _StageBar, _write_json_atomic, cli
 from .cli_llm import _client, _endpoint_options
 
 __all__ = ["grapheval"]
@@ -177,11 +177,7 @@ def bench_cmd(
             f"kg {result['kg']['balanced_accuracy']} ({result['kg']['flagged_triples']} "
             "flagged triples)"
         )
-    json_out.parent.mkdir(parents=True, exist_ok=True)
-    json_out.write_text(
-        json.dumps(results[0] if len(results) == 1 else results, indent=2) + "\n",
-        encoding="utf-8",
-    )
+    _write_json_atomic(json_out, results[0] if len(results) == 1 else results)
     if db_path is not None:
         from .grapheval.results import put_bench_row
         from .store import Store

@@ -37,7 +37,7 @@ from .metrics import (
     bootstrap_ci,
     max_f1,
 )
-from .split import SPLIT_NAME, dev_mask, split_pair_set
+from .split import SPLIT_NAME, checked_dev_mask
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -381,15 +381,15 @@ def run_pair_benchmark(
         )
     # single-class and empty sets fail here, before any model is loaded
     max_f1(np.zeros(len(pair_set)), pair_set.labels)
-    if protocol == "dev-test":
-        split_pair_set(pair_set)  # both classes on both sides, or a clear error
+    # both classes on both sides of the split, or a clear error (ids and labels do not change
+    # when the triples are re-extracted below)
+    dev = checked_dev_mask(pair_set) if protocol == "dev-test" else None
     if triples == "offline":
         pair_set = with_offline_triples(pair_set)
     elif triples == "llm":
         pair_set = with_extracted_triples(pair_set, extractor)
     labels = pair_set.labels
-    if protocol == "dev-test":
-        dev = dev_mask(pair_set.name, pair_set.ids)
+    if dev is not None:
         dev_idx, test_idx = np.flatnonzero(dev), np.flatnonzero(~dev)
     else:
         dev_idx, test_idx = np.arange(0), np.arange(len(pair_set))

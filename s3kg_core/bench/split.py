@@ -22,7 +22,7 @@ import numpy.typing as npt
 from ..errors import InputFormatError
 from .datasets import PairSet
 
-__all__ = ["DEV_TENTHS", "SPLIT_NAME", "dev_mask", "split_pair_set"]
+__all__ = ["DEV_TENTHS", "SPLIT_NAME", "checked_dev_mask", "dev_mask", "split_pair_set"]
 
 SPLIT_NAME = "sha256-name-id-30pct-v1"
 """The split's name, stored with every result computed on it."""
@@ -48,6 +48,26 @@ def dev_mask(name: str, ids: Sequence[str]) -> npt.NDArray[np.bool_]:
     )
 
 
+def checked_dev_mask(pair_set: PairSet) -> npt.NDArray[np.bool_]:
+    """:func:`dev_mask` of ``pair_set``, checked to leave both classes on both sides.
+
+    Raises
+    ------
+    InputFormatError
+        If either side lacks one of the two classes (the set is too small to split).
+    """
+    mask = dev_mask(pair_set.name, pair_set.ids)
+    for side, idx in (("dev", np.flatnonzero(mask)), ("test", np.flatnonzero(~mask))):
+        classes = set(pair_set.labels[idx].tolist())
+        if classes != {0, 1}:
+            raise InputFormatError(
+                f"pair set {pair_set.name!r} has {len(idx)} {side} pairs with labels "
+                f"{sorted(classes)}; the dev/test split needs both classes on both sides "
+                "(use protocol 'same' for tiny sets)"
+            )
+    return mask
+
+
 def split_pair_set(pair_set: PairSet) -> tuple[PairSet, PairSet]:
     """``(dev, test)`` halves of ``pair_set`` by :func:`dev_mask`, in the original order.
 
@@ -65,14 +85,5 @@ def split_pair_set(pair_set: PairSet) -> tuple[PairSet, PairSet]:
     >>> len(dev) + len(test), len(dev) < len(test)
     (40, True)
     """
-    mask = dev_mask(pair_set.name, pair_set.ids)
-    sides = (np.flatnonzero(mask), np.flatnonzero(~mask))
-    for side, idx in zip(("dev", "test"), sides, strict=True):
-        classes = set(pair_set.labels[idx].tolist())
-        if classes != {0, 1}:
-            raise InputFormatError(
-                f"pair set {pair_set.name!r} has {len(idx)} {side} pairs with labels "
-                f"{sorted(classes)}; the dev/test split needs both classes on both sides "
-                "(use protocol 'same' for tiny sets)"
-            )
-    return pair_set.subset(sides[0]), pair_set.subset(sides[1])
+    mask = checked_dev_mask(pair_set)
+    return pair_set.subset(np.flatnonzero(mask)), pair_set.subset(np.flatnonzero(~mask))

@@ -253,6 +253,24 @@ class GraphCorrect:
             max_tokens=min(self.max_tokens, max_tokens or self.max_tokens),
         )
 
+    def _befores(
+        self,
+        answers: Sequence[str],
+        contexts: Sequence[str],
+        detections: Sequence[Detection] | None,
+    ) -> list[Detection]:
+        """The detections to correct: given ones (checked for length) or detected now."""
+        if len(answers) != len(contexts):
+            raise GraphEvalError(f"{len(answers)} answers but {len(contexts)} contexts")
+        befores = (
+            list(detections)
+            if detections is not None
+            else self.grapheval.detect_many(answers, contexts)
+        )
+        if len(befores) != len(answers):
+            raise GraphEvalError(f"{len(answers)} answers but {len(befores)} detections")
+        return befores
+
     def _finish(
         self,
         originals: Sequence[str],
@@ -305,15 +323,7 @@ class GraphCorrect:
             When the endpoint is unreachable (from the client); per-request errors are
             recorded in the triple's :class:`TripleFix` instead.
         """
-        if len(answers) != len(contexts):
-            raise GraphEvalError(f"{len(answers)} answers but {len(contexts)} contexts")
-        befores = (
-            list(detections)
-            if detections is not None
-            else (self.grapheval.detect_many(answers, contexts))
-        )
-        if len(befores) != len(answers):
-            raise GraphEvalError(f"{len(answers)} answers but {len(befores)} detections")
+        befores = self._befores(answers, contexts, detections)
         current = list(answers)
         fixes: list[list[TripleFix]] = [[] for _ in answers]
         rounds = max((len(b.flagged) for b in befores if b.inconsistent), default=0)
@@ -380,15 +390,7 @@ class GraphCorrect:
         detections: Sequence[Detection] | None = None,
     ) -> list[Correction]:
         """The baseline: one "correct the answer given the context" prompt per flagged answer."""
-        if len(answers) != len(contexts):
-            raise GraphEvalError(f"{len(answers)} answers but {len(contexts)} contexts")
-        befores = (
-            list(detections)
-            if detections is not None
-            else (self.grapheval.detect_many(answers, contexts))
-        )
-        if len(befores) != len(answers):
-            raise GraphEvalError(f"{len(answers)} answers but {len(befores)} detections")
+        befores = self._befores(answers, contexts, detections)
         todo = [i for i, b in enumerate(befores) if b.inconsistent]
         results = self.client.chat_many(
             [
