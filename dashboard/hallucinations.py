@@ -39,6 +39,7 @@ __all__ = [
     "Span",
     "answer_table",
     "check_counts",
+    "correct_command",
     "correction_fixes",
     "describe_detail",
     "flag_spans",
@@ -534,6 +535,29 @@ def correction_fixes(correction: Mapping[str, Any] | None) -> pd.DataFrame:
             ]
         )
     return pd.DataFrame(rows, columns=["flagged triple", "corrected triple", "applied", "error"])
+
+
+def correct_command(db: Path | str, run_id: int, checker: str) -> str:
+    """The ``s3kg grapheval correct`` command line for a stored checker name.
+
+    Stored names carry what the checker was built from (``llm:MODEL``, ``nli:FOLDER``); the
+    command needs the ``--checker`` choice and, for these two, the option that rebuilds it.
+
+    Examples
+    --------
+    >>> correct_command("s3kg.duckdb", 2, "support")
+    's3kg grapheval correct --db s3kg.duckdb --run 2 --checker support --base-url URL --model MODEL'
+    >>> correct_command("s3kg.duckdb", 2, "llm:gpt-4o-mini")
+    's3kg grapheval correct --db s3kg.duckdb --run 2 --checker llm --base-url URL --model MODEL'
+    """
+    kind, _, source = checker.partition(":")
+    options = f"--checker {kind}"
+    if kind == "nli":
+        options += f" --nli-model DIR/{source}" if source else " --nli-model DIR"
+    return (
+        f"s3kg grapheval correct --db {db} --run {int(run_id)} {options} "
+        "--base-url URL --model MODEL"
+    )
 
 
 def verdict_text(check: AnswerCheck) -> str:

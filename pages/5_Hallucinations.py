@@ -109,8 +109,7 @@ with right:
         st.markdown("**Corrected answer**")
         st.caption(
             "Not corrected yet. GraphCorrect fixes each flagged triple with an LLM and edits the "
-            f"answer: `s3kg grapheval correct --db {controls.path} --run {run_id} "
-            f"--checker {checker} --base-url URL --model MODEL`."
+            f"answer: `{hallucinations.correct_command(controls.path, int(run_id), checker)}`."
         )
 with st.expander("Context", expanded=False):
     st.text(check.context or "(empty)")

@@ -24,6 +24,7 @@ from dashboard.hallucinations import (
     AnswerCheck,
     answer_table,
     check_counts,
+    correct_command,
     correction_fixes,
     describe_detail,
     flag_spans,
@@ -230,6 +231,15 @@ def test_correction_fixes_table():
         ["(d | r | e)", "", False, "no reply"],
     ]
     assert correction_fixes(None).empty
+
+
+def test_the_correct_hint_names_a_checker_choice_the_cli_accepts():
+    """Regression: the hint repeated the stored name (``--checker llm:MODEL``), which the CLI
+    rejects."""
+    llm = correct_command("x.duckdb", 3, "llm:gpt-4o-mini")
+    assert "--checker llm --base-url" in llm and "gpt-4o-mini" not in llm
+    assert "--checker nli --nli-model DIR/hhem " in correct_command("x.duckdb", 3, "nli:hhem")
+    assert "--checker support --base-url" in correct_command("x.duckdb", 3, "support")
 
 
 def test_the_module_examples_run():
