@@ -190,7 +190,7 @@ def rouge_scores(original: str, corrected: str) -> dict[str, float]:
     >>> rouge_scores("It opened in 1899.", "It opened in 1889.")["rouge1"]
     0.75
     """
-    from rouge_score import rouge_scorer  # type: ignore[import-untyped]
+    from rouge_score import rouge_scorer
 
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
     scores = scorer.score(original, corrected)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow as pa
 
 from ...errors import FactualityError
 from .hidden import column_name, hidden_table
