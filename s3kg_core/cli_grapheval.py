@@ -126,7 +126,9 @@ def _checker_options(func: Any) -> Any:
     "db_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also store the result rows in this DuckDB file (table grapheval_bench).",
+    help="Also store the result rows in this DuckDB file (table grapheval_bench), and cache "
+    "the endpoint's replies there (--checker llm, --extractor llm): a killed run, rerun, asks "
+    "only what it had not asked.",
 )
 @_endpoint_options
 @_friendly_errors
@@ -152,8 +154,8 @@ def bench_cmd(
     """
     from .grapheval.bench import run_bench
 
-    check = _make_checker(checker, nli_model, encoder, endpoint, None)
-    ex = _make_extractor(extractor, endpoint, None)
+    check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
+    ex = _make_extractor(extractor, endpoint, db_path)
     names = ["summeval", "qags_c", "qags_x"] if dataset == "all" else [dataset]
     results = []
     for name in names:

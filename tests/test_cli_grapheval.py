@@ -6,6 +6,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from fake_openai import fake_openai
+from grapheval_helpers import scripted_llm
 
 from s3kg_core.cli import cli
 
@@ -63,6 +65,29 @@ def test_bench_writes_the_json_and_the_db_row(tmp_path, one_torch_thread):
 
     with Store(db).connect() as con:
         assert len(get_bench_rows(con)) == 1
+
+
+def test_an_llm_checker_bench_with_a_db_resumes_from_its_cached_replies(tmp_path):
+    """Regression: the bench's LLM replies were cached in memory only, so a killed run (minutes
+    per summary with a local model) lost everything; with ``--db`` a rerun asks nothing again."""
+    db = tmp_path / "b.duckdb"
+    data_dir = _data_dir(tmp_path)
+    with fake_openai(scripted_llm) as server:
+        args = [
+            "grapheval", "bench", "--dataset", "qags_x", "--checker", "llm", "--split", "all",
+            "--data-dir", data_dir, "--db", db, "--base-url", server.base_url,
+            "--model", "judge", "--api-key", "k", "--max-retries", "0",
+        ]  # fmt: skip
+        first = _invoke(*args, "--json", tmp_path / "a.json")
+        assert first.exit_code == 0, first.output
+        asked = len(server.requests)
+        assert asked >= 8  # raw and KG checks of four summaries
+        second = _invoke(*args, "--json", tmp_path / "b.json")
+        assert second.exit_code == 0, second.output
+        assert len(server.requests) == asked
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
+    assert a["kg"] == b["kg"] and a["raw"] == b["raw"]
+    assert a["kg"]["balanced_accuracy"] == 1.0  # the scripted judge reads the context
 
 
 def test_library_errors_are_one_line(tmp_path):
