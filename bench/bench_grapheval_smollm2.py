@@ -12,7 +12,7 @@ Usage::
 
     python bench/bench_grapheval_smollm2.py [--limit 16] [--datasets summeval,qags_c,qags_x]
                                             [--out-dir bench/out] [--correct-db data/s3kg.duckdb]
-                                            [--correct-limit 6]
+                                            [--correct-limit 6] [--cache-db FILE]
 """
 
 from __future__ import annotations
@@ -38,8 +38,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--correct-db", type=Path, default=None)
     parser.add_argument("--correct-limit", type=int, default=6)
+    parser.add_argument(
+        "--cache-db",
+        type=Path,
+        default=None,
+        help="DuckDB file caching the checker's replies, so a killed run resumes "
+        "(default: OUT_DIR/grapheval_smollm2_cache.duckdb)",
+    )
     args = parser.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
+    cache_db = args.cache_db or args.out_dir / "grapheval_smollm2_cache.duckdb"
     model_dir = smollm2_model_dir()
     endpoint = ["--base-url", "", "--model", str(model_dir), "--api-key", "none"]
     with transformers_serve(model_dir) as base_url:
@@ -63,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             cmd = [
                 "grapheval", "bench", "--dataset", dataset, "--checker", "llm",
                 "--limit", str(args.limit), "--json", str(out), *endpoint,
-                "--concurrency", "1", "--timeout", "300",
+                "--concurrency", "1", "--timeout", "300", "--db", str(cache_db),
             ]  # fmt: skip
             if args.data_dir:
                 cmd += ["--data-dir", args.data_dir]

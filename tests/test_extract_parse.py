@@ -120,3 +120,64 @@ def test_any_valid_json_graph_round_trips(parts):
         Triple(*(" ".join(x.split()) for x in p)) for p in parts if all(x.strip() for x in p)
     }
     assert set(out.graphs["knowledge_graph"]) == expected
+
+
+# -- the truncated repair (opt-in) ----------------------------------------------------------------
+
+# What SmolLM2-135M returned to the LLM checker: a prefix, then verdicts with invented keys until
+# the token budget ran out mid-string.
+_CUT_REPLY = (
+    'JSON: {\n  "verdicts": [\n    {"id": 1, "supported": true, "confidence": 0.9, '
+    '"note": "a } and a ] in a string"},\n    {"id": 2, "supported": false, "confidence": 0.7},'
+    '\n    {"id": 3, "supported": true, "confidence_percent": "9'
+)
+
+
+def test_a_cut_off_reply_keeps_its_complete_entries_when_the_caller_allows_it():
+    value, repairs = repair_json(_CUT_REPLY, truncated=True)
+    assert [v["id"] for v in value["verdicts"]] == [1, 2]
+    assert value["verdicts"][0]["note"] == "a } and a ] in a string"
+    assert repairs[-1] == "truncated"
+
+
+def test_the_truncated_repair_is_off_by_default_and_for_kg_extraction():
+    """A cut-off KG would look complete (its missing graphs empty), so extraction fails and
+    retries instead."""
+    with pytest.raises(LLMResponseError):
+        repair_json(_CUT_REPLY)
+    cut = '{"knowledge_graph1": [["a", "r", "b"], ["c", "r", "d"]], "knowledge_graph2": [["e", "r'
+    with pytest.raises(LLMResponseError):
+        parse_kg_json(cut, KEYS)
+
+
+@pytest.mark.parametrize("text", ['{"a": 1, "b": "cut', "[[1, 2", '{"a": [1, 2', "}{"])
+def test_nothing_complete_to_keep_is_still_an_error(text):
+    with pytest.raises(LLMResponseError):
+        repair_json(text, truncated=True)
+
+
+_SAFE_TEXT = st.text(alphabet='abc XYZ09"\\{}[],:', min_size=1, max_size=8)
+
+
+@given(
+    st.lists(st.lists(_SAFE_TEXT, min_size=1, max_size=3), min_size=1, max_size=6),
+    st.integers(min_value=0, max_value=10_000),
+)
+def test_any_cut_of_a_list_reply_yields_a_prefix_of_its_entries(entries, at):
+    """Whatever point a reply is cut at, the repair returns only entries exactly as the model
+    wrote them, in order, or fails; a cut-off entry is never completed."""
+    text = json.dumps({"entries": entries})
+    cut = text[: at % (len(text) + 1)]
+    try:
+        value, _ = repair_json(cut, truncated=True)
+    except LLMResponseError:
+        return
+    kept = value["entries"]
+    assert kept == entries[: len(kept)]
+
+
+def test_a_comma_and_bracket_inside_a_string_survive_the_trailing_comma_repair():
+    """Regression (found by the property above): the trailing-comma repair was a regex that also
+    removed ``,]`` inside strings."""
+    value, repairs = repair_json('{"k": [["a", "x,]", "b"],]}')
+    assert value == {"k": [["a", "x,]", "b"]]} and repairs == ("trailing_commas",)

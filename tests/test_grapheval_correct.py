@@ -74,6 +74,9 @@ def test_direct_baseline():
 def test_parsers_and_rouge():
     assert parse_triple_reply("{'triple': ['a', 'b', 'c'],}").to_list() == ["a", "b", "c"]
     assert parse_triple_reply('["a", "b", "c"]').tail == "c"
+    # what SmolLM2 returned: a bare subject/relation/object object, cut off after more keys
+    bare = '{"subject": "a", "relation": "b", "object": "c", "context": {"k": "v"}, "more": "x'
+    assert parse_triple_reply(bare).to_list() == ["a", "b", "c"]
     with pytest.raises(LLMResponseError):
         parse_triple_reply('{"triple": ["a", "b"]}')
     with pytest.raises(LLMResponseError):

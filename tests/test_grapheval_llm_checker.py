@@ -87,3 +87,17 @@ def test_unrepairable_reply_raises_for_the_caller():
 def test_client_must_be_an_llm_client():
     with pytest.raises(CheckerError):
         LLMChecker("http://localhost")  # type: ignore[arg-type]
+
+
+def test_a_reply_cut_off_by_the_token_limit_keeps_its_complete_verdicts():
+    """Regression: SmolLM2 ran out of tokens inside its third verdict, and the whole reply was
+    unparseable, so no triple was judged; now the complete verdicts count and the rest say why."""
+    cut = (
+        'JSON: {"verdicts": [{"id": 1, "supported": true, "confidence": 0.9}, '
+        '{"id": 2, "supported": false, "confidence": 0.8}, {"id": 3, "supported": tr'
+    )
+    with fake_openai(lambda body, n: Reply(text=cut)) as server:
+        verdicts = _checker(server.base_url).judge([GOOD, BAD, GOOD], CONTEXT)
+    assert [v.probability for v in verdicts[:2]] == pytest.approx([0.1, 0.8])
+    assert verdicts[2].probability is None
+    assert verdicts[2].reason == "the reply was cut off before statement 3"

@@ -3,7 +3,11 @@ r"""Strict parsing of an LLM's KG output, with a bounded repair step. Never ``ev
 The text should be a JSON object whose values are lists of ``[subject, relation, object]``.
 When it is not valid JSON, at most these repairs are tried, in order and cumulatively: strip
 markdown code fences and prose around the outermost ``{...}``; remove trailing commas; turn
-single-quoted strings into double-quoted ones. Whatever still fails is an
+single-quoted strings into double-quoted ones; and, only where the caller allows it
+(``repair_json(text, truncated=True)``), cut a reply that stops mid-way (a model that ran out of
+tokens) after its last complete inner list or object and close what is still open, so the
+complete entries survive and the cut-off one is dropped, never completed. Whatever still fails
+is an
 :class:`~s3kg_core.errors.LLMResponseError` naming the JSON error. Triples of the wrong arity or
 with non-text parts are dropped and counted, never guessed.
 
@@ -29,7 +33,6 @@ from ..types import Triple
 __all__ = ["ParsedKGs", "parse_kg_json", "parse_triples", "repair_json"]
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",(\s*[\]}])")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,68 @@ def _strip_fences(text: str) -> str:
         return body.strip()
     end = max(body.rfind("}"), body.rfind("]"))
     return body[start : end + 1] if end > start else body[start:]
+
+
+def _drop_trailing_commas(text: str) -> str:
+    """Remove commas that only whitespace separates from a closing bracket, outside strings."""
+    out: list[str] = []
+    in_string = False
+    escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "]}":
+            j = len(out) - 1
+            while j >= 0 and out[j].isspace():
+                j -= 1
+            if j >= 0 and out[j] == ",":
+                del out[j]
+        out.append(ch)
+    return "".join(out)
+
+
+_MAX_CUTS = 64
+"""Most cut points :func:`_truncation_cuts` offers (the last ones; each costs one parse)."""
+
+
+def _truncation_cuts(text: str) -> list[str]:
+    """Prefixes of ``text`` that end after a complete inner list or object, closed; last first.
+
+    Strings and escapes are tracked, so brackets inside strings do not count. A prefix is only
+    offered while some container is still open (a complete text needs no cut).
+    """
+    stack: list[str] = []
+    cuts: list[tuple[int, str]] = []
+    in_string = False
+    escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            stack.append("]" if ch == "[" else "}")
+        elif ch in "]}":
+            if not stack or stack[-1] != ch:
+                break  # mismatched: not a truncation this repair can handle
+            stack.pop()
+            if stack:
+                cuts.append((i + 1, "".join(reversed(stack))))
+    if not stack:
+        return []
+    return [text[:end] + closing for end, closing in reversed(cuts[-_MAX_CUTS:])]
 
 
 def _single_to_double(text: str) -> str:
@@ -83,8 +148,17 @@ def _single_to_double(text: str) -> str:
     return "".join(out)
 
 
-def repair_json(text: str) -> tuple[Any, tuple[str, ...]]:
+def repair_json(text: str, *, truncated: bool = False) -> tuple[Any, tuple[str, ...]]:
     """Parse ``text`` as JSON, applying the bounded repairs if needed.
+
+    Parameters
+    ----------
+    text
+        The model's reply.
+    truncated
+        Also try the ``truncated`` repair: keep what precedes the last complete inner list or
+        object of a reply that stops mid-way, and close it. Only for callers that treat missing
+        entries explicitly (a cut-off KG would look complete, so extraction does not allow it).
 
     Returns
     -------
@@ -100,6 +174,8 @@ def repair_json(text: str) -> tuple[Any, tuple[str, ...]]:
     --------
     >>> repair_json('{"a": [1, 2,]}')
     ({'a': [1, 2]}, ('trailing_commas',))
+    >>> repair_json('{"v": [{"id": 1}, {"id": 2}, {"id": 3, "no', truncated=True)
+    ({'v': [{'id': 1}, {'id': 2}]}, ('fences', 'truncated'))
     """
     if not text or not text.strip():
         raise LLMResponseError("the model returned no text where JSON was expected")
@@ -112,7 +188,7 @@ def repair_json(text: str) -> tuple[Any, tuple[str, ...]]:
     error: json.JSONDecodeError | None = None
     steps = (
         ("fences", _strip_fences),
-        ("trailing_commas", lambda s: _TRAILING_COMMA.sub(r"\1", s)),
+        ("trailing_commas", _drop_trailing_commas),
         ("single_quotes", _single_to_double),
     )
     for name, step in steps:
@@ -124,6 +200,12 @@ def repair_json(text: str) -> tuple[Any, tuple[str, ...]]:
             return json.loads(candidate), tuple(repairs)
         except json.JSONDecodeError as exc:
             error = exc
+    if truncated:
+        for cut in _truncation_cuts(candidate):
+            try:
+                return json.loads(cut), (*repairs, "truncated")
+            except json.JSONDecodeError:
+                continue
     snippet = text.strip().replace("\n", " ")[:120]
     raise LLMResponseError(
         f"the model's output is not JSON even after repairs ({error}); it began: {snippet!r}"

@@ -62,11 +62,15 @@ def parse_triple_reply(text: str) -> Triple:
     --------
     >>> parse_triple_reply('```json\n{"triple": ["Eiffel Tower", "opened in", "1889"]}\n```')
     Triple(head='Eiffel Tower', relation='opened in', tail='1889')
+    >>> parse_triple_reply('{"subject": "Eiffel Tower", "relation": "opened in", '
+    ...                    '"object": "1889", "context": {"note": "a"}, "extra": "cut o')
+    Triple(head='Eiffel Tower', relation='opened in', tail='1889')
     """
-    value, _ = repair_json(text)
+    value, _ = repair_json(text, truncated=True)
     if isinstance(value, dict):
         lowered = {str(k).lower(): v for k, v in value.items()}
-        value = lowered.get("triple", lowered.get("corrected_triple"))
+        # {"triple": [...]} as asked; a bare {"subject", "relation", "object"} is read too
+        value = lowered.get("triple", lowered.get("corrected_triple", value))
     triples, _ = parse_triples([value] if isinstance(value, list | dict) else value)
     if not triples:
         raise LLMResponseError(f'expected {{"triple": [s, r, o]}}; got {text.strip()[:120]!r}')

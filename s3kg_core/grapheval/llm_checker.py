@@ -69,8 +69,15 @@ def parse_verdicts(text: str, n: int) -> tuple[list[Verdict], tuple[str, ...]]:
     [0.0, 0.8, None]
     >>> vs[2].reason
     'no verdict for statement 3 in the reply'
+
+    A reply that stops mid-way (out of tokens) keeps its complete verdicts:
+
+    >>> vs, repairs = parse_verdicts('{"verdicts": [{"id": 1, "supported": true, '
+    ...                              '"confidence": 0.9}, {"id": 2, "supp', 2)
+    >>> [round(v.probability, 3) if v.probability is not None else v.reason for v in vs], repairs
+    ([0.1, 'the reply was cut off before statement 2'], ('fences', 'truncated'))
     """
-    value, repairs = repair_json(text)
+    value, repairs = repair_json(text, truncated=True)
     if isinstance(value, dict):
         lowered = {str(k).lower(): v for k, v in value.items()}
         value = lowered.get("verdicts")
@@ -97,10 +104,14 @@ def parse_verdicts(text: str, n: int) -> tuple[list[Verdict], tuple[str, ...]]:
             continue
         p = 1.0 - confidence if supported else confidence
         found[key] = Verdict(p, detail={"supported": supported, "confidence": confidence})
-    return [
-        found.get(i, Verdict(None, f"no verdict for statement {i} in the reply"))
-        for i in range(1, n + 1)
-    ], repairs
+    cut = "truncated" in repairs
+    return [found.get(i, Verdict(None, _missing_reason(i, cut))) for i in range(1, n + 1)], repairs
+
+
+def _missing_reason(statement: int, cut: bool) -> str:
+    if cut:
+        return f"the reply was cut off before statement {statement}"
+    return f"no verdict for statement {statement} in the reply"
 
 
 class LLMChecker(Checker):
