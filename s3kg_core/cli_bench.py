@@ -6,6 +6,8 @@ Registered on the main group by :mod:`s3kg_core.cli`; thin over
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +159,9 @@ def bench_pairs(
     S3KG's alpha is swept over 0.0, 0.1, ..., 1.0; under --protocol dev-test the best alpha by
     AUROC on the dev pairs is reported on the test pairs, under same the best by F1 on all
     pairs. Intervals are percentile bootstrap 95% intervals, resampled per class.
+
+    Each finished set is kept in OUT.partial.jsonl (and stored in --db at once), so a killed
+    run, rerun with the same options, scores only the sets it had not finished.
     """
     from .bench.datasets import (
         BENCHMARKS_SUBDIR,
@@ -164,7 +169,7 @@ def bench_pairs(
         list_pair_sets,
         load_pair_set,
     )
-    from .bench.runner import run_pair_benchmark, store_bench_result
+    from .bench.runner import BenchResult, run_pair_benchmark, store_bench_result
     from .errors import InputFormatError
 
     wanted = _methods(methods)
@@ -180,8 +185,22 @@ def bench_pairs(
     else:
         names = [dataset]
     pair_sets = [load_pair_set(name, data_dir) for name in names]
-    results = []
+    options = {
+        "encoder": encoder, "mode": mode, "methods": wanted, "bootstrap": bootstrap,
+        "seed": seed, "triples": triples, "protocol": protocol,
+        "db": str(db_path) if db_path is not None else None,
+        "model": endpoint.get("model") if triples == "llm" else None,
+    }  # fmt: skip
+    partial = _Partial(json_path, options)
+    payloads: list[dict[str, Any]] = []
+    stored = 0
     for pair_set in pair_sets:
+        done = partial.get(pair_set.name, len(pair_set.ids))
+        if done is not None:
+            payloads.append(done)
+            click.echo(_table(BenchResult.from_json(done)))
+            click.echo(f"  (resumed from {partial.path})")
+            continue
         with _StageBar() as bar:
             result = run_pair_benchmark(
                 pair_set,
@@ -195,15 +214,52 @@ def bench_pairs(
                 extractor=extractor,
                 progress=bar.update,
             )
-        results.append(result)
         click.echo(_table(result))
-    payload: Any = [r.to_json() for r in results] if dataset == "all" else results[0].to_json()
-    _write_json_atomic(json_path, payload)
+        if db_path is not None:  # stored at once: a killed run keeps its finished sets
+            from .store import Store
+
+            stored += store_bench_result(Store(db_path), result)
+        payloads.append(result.to_json())
+        partial.add(pair_set.name, len(pair_set.ids), payloads[-1])
+    _write_json_atomic(json_path, payloads if dataset == "all" else payloads[0])
+    partial.remove()
     note = f"wrote {json_path}"
     if db_path is not None:
-        from .store import Store
-
-        store = Store(db_path)
-        rows = sum(store_bench_result(store, r) for r in results)
-        note += f"; stored {rows} rows in {db_path}"
+        note += f"; stored {stored} rows in {db_path}"
     click.echo(note)
+
+
+class _Partial:
+    """The finished sets of an unfinished ``bench pairs`` run (``OUT.json.partial.jsonl``).
+
+    One line per finished set: its name, its pair count, the run's options and its JSON. A rerun
+    with the same options takes those sets from here instead of scoring them again; a set
+    whose options or size differ is scored again. The file goes once the JSON is written.
+    """
+
+    def __init__(self, json_path: Path, options: dict[str, Any]) -> None:
+        self.path = json_path.with_name(json_path.name + ".partial.jsonl")
+        self.options = json.loads(json.dumps(options))  # as it reads back
+        self.done: dict[tuple[str, int], dict[str, Any]] = {}
+        if not self.path.exists():
+            return
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+                if row["options"] == self.options:
+                    self.done[(str(row["dataset"]), int(row["pairs"]))] = dict(row["result"])
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut by the kill
+
+    def get(self, name: str, pairs: int) -> dict[str, Any] | None:
+        return self.done.get((name, pairs))
+
+    def add(self, name: str, pairs: int, result: dict[str, Any]) -> None:
+        row = {"dataset": name, "pairs": pairs, "options": self.options, "result": result}
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)

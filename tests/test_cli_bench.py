@@ -74,6 +74,59 @@ def test_all_writes_a_list_in_set_order(data_dir, tmp_path):
     assert {d["mode"] for d in data} == {"kgx"}
 
 
+def test_a_killed_all_run_resumes_with_the_sets_it_finished(data_dir, tmp_path, monkeypatch):
+    """A run killed in its second set, rerun, scores only that set; the JSON equals an
+    uninterrupted run's, and the finished set was already in the DB before the kill."""
+    import s3kg_core.bench.runner as runner
+
+    real = runner.run_pair_benchmark
+    scored: list[str] = []
+
+    def killed_in_toy_b(pair_set, **kw):
+        scored.append(pair_set.name)
+        if pair_set.name == "toy_b" and scored.count("toy_b") == 1:
+            raise KeyboardInterrupt
+        return real(pair_set, **kw)
+
+    monkeypatch.setattr(runner, "run_pair_benchmark", killed_in_toy_b)
+    out, db = tmp_path / "all.json", tmp_path / "b.duckdb"
+    args = [
+        "--dataset", "all", "--data-dir", str(data_dir), "--methods", "s3kg", "--mode", "paper",
+        "--bootstrap", "5", "--protocol", "same", "--json", str(out), "--db", str(db),
+    ]  # fmt: skip
+    first = _bench(*args)
+    assert first.exit_code != 0 and not out.exists()
+    partial = tmp_path / "all.json.partial.jsonl"
+    assert [json.loads(line)["dataset"] for line in partial.read_text().splitlines()] == ["toy_a"]
+    with Store(db).connect() as con:
+        assert {r["dataset"] for r in Store.get_bench_results(con)} == {"toy_a"}
+    second = _bench(*args)
+    assert second.exit_code == 0, second.output
+    assert scored == ["toy_a", "toy_b", "toy_b"] and "resumed from" in second.output
+    assert not partial.exists()
+    resumed = json.loads(out.read_text())
+    assert _bench(*args).exit_code == 0  # a finished run leaves no partial: this one rescores
+    assert scored[3:] == ["toy_a", "toy_b"]
+    assert json.loads(out.read_text()) == resumed
+    with Store(db).connect() as con:
+        assert sorted(r["dataset"] for r in Store.get_bench_results(con)) == ["toy_a", "toy_b"]
+
+
+def test_a_partial_file_of_other_options_is_not_reused(data_dir, tmp_path):
+    out = tmp_path / "o.json"
+    partial = tmp_path / "o.json.partial.jsonl"
+    fake = {"dataset": "toy_a", "n": 8, "methods": {}, "encoder": "minilm", "mode": "paper"}
+    row = {"dataset": "toy_a", "pairs": 8, "options": {"seed": 99}, "result": fake}
+    partial.write_text(json.dumps(row) + "\n{not json")
+    result = _bench(
+        "--dataset", "toy_a", "--data-dir", str(data_dir), "--methods", "s3kg",
+        "--bootstrap", "5", "--protocol", "same", "--json", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "resumed" not in result.output and not partial.exists()
+    assert json.loads(out.read_text())["methods"]["s3kg"]["auroc"] == pytest.approx(1.0)
+
+
 def test_unknown_dataset_is_a_one_line_error_listing_the_sets(data_dir, tmp_path):
     result = _bench("--dataset", "nope", "--data-dir", str(data_dir), "--json", str(tmp_path / "x"))
     assert result.exit_code == 1
