@@ -7,9 +7,8 @@ single-quoted strings into double-quoted ones; and, only where the caller allows
 (``repair_json(text, truncated=True)``), cut a reply that stops mid-way (a model that ran out of
 tokens) after its last complete inner list or object and close what is still open, so the
 complete entries survive and the cut-off one is dropped, never completed. Whatever still fails
-is an
-:class:`~s3kg_core.errors.LLMResponseError` naming the JSON error. Triples of the wrong arity or
-with non-text parts are dropped and counted, never guessed.
+is an :class:`~s3kg_core.errors.LLMResponseError` naming the JSON error. Triples of the wrong
+arity or with non-text parts are dropped and counted, never guessed.
 
 Examples
 --------
@@ -23,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,12 +53,11 @@ def _strip_fences(text: str) -> str:
     return body[start : end + 1] if end > start else body[start:]
 
 
-def _drop_trailing_commas(text: str) -> str:
-    """Remove commas that only whitespace separates from a closing bracket, outside strings."""
-    out: list[str] = []
+def _structure(text: str) -> Iterator[tuple[int, str, bool]]:
+    """Each character of ``text`` with whether it is structure (outside every JSON string)."""
     in_string = False
     escaped = False
-    for ch in text:
+    for i, ch in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -67,9 +65,17 @@ def _drop_trailing_commas(text: str) -> str:
                 escaped = True
             elif ch == '"':
                 in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "]}":
+            yield i, ch, False
+        else:
+            in_string = ch == '"'
+            yield i, ch, not in_string
+
+
+def _drop_trailing_commas(text: str) -> str:
+    """Remove commas that only whitespace separates from a closing bracket, outside strings."""
+    out: list[str] = []
+    for _, ch, structural in _structure(text):
+        if structural and ch in "]}":
             j = len(out) - 1
             while j >= 0 and out[j].isspace():
                 j -= 1
@@ -86,28 +92,19 @@ _MAX_CUTS = 64
 def _truncation_cuts(text: str) -> list[str]:
     """Prefixes of ``text`` that end after a complete inner list or object, closed; last first.
 
-    Strings and escapes are tracked, so brackets inside strings do not count. A prefix is only
-    offered while some container is still open (a complete text needs no cut).
+    Brackets inside strings do not count. A prefix is only offered while some container is
+    still open (a complete text needs no cut).
     """
     stack: list[str] = []
     cuts: list[tuple[int, str]] = []
-    in_string = False
-    escaped = False
-    for i, ch in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    for i, ch, structural in _structure(text):
+        if not structural:
+            continue
+        if ch in "[{":
             stack.append("]" if ch == "[" else "}")
         elif ch in "]}":
             if not stack or stack[-1] != ch:
-                break  # mismatched: not a truncation this repair can handle
+                return []  # mismatched: not a truncation this repair can handle
             stack.pop()
             if stack:
                 cuts.append((i + 1, "".join(reversed(stack))))
