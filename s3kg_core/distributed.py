@@ -1,9 +1,10 @@
-"""Scoring on Ray: the only module that imports ray.
+"""Scoring on Ray.
 
 A pool of actors, each loading the encoder once, scores batches of answers; the driver receives
 each batch's score records and new embeddings in order and writes them itself, so the database
-sees the same writes as a single-process run. ``address="local"`` starts a local cluster;
-anything else is passed to ``ray.init(address=...)``.
+sees the same writes as a single-process run. The session comes from
+:func:`~s3kg_core.ray_cluster.ray_cluster`: ``address="local"`` starts a local cluster; anything
+else is passed to ``ray.init(address=...)``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .errors import ConfigError
+from .ray_cluster import ray_cluster
 from .s3kg import S3KGConfig
 
 __all__ = ["score_on_ray"]
@@ -58,25 +59,7 @@ def score_on_ray(
     ConfigError
         If ray is not installed or the cluster cannot be reached.
     """
-    try:
-        import ray
-    except ImportError as exc:
-        raise ConfigError("scoring on Ray needs the ray package: pip install 'ray==2.*'") from exc
-    started_here = False
-    if not ray.is_initialized():
-        try:
-            if address == "local":
-                ray.init(
-                    num_cpus=workers or os.cpu_count() or 1,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                )
-            else:
-                ray.init(address=address, log_to_driver=False)
-        except Exception as exc:  # ray raises many kinds; say which cluster
-            raise ConfigError(f"cannot start or reach the Ray cluster {address!r}: {exc}") from exc
-        started_here = True
-    try:
+    with ray_cluster(address, num_cpus=workers or os.cpu_count() or 1) as ray:
         resources = ray.cluster_resources()
         n = workers or max(1, int(resources.get("CPU", 1)))
         actor: Any = ray.remote(num_cpus=1)(_Worker)
@@ -85,6 +68,3 @@ def score_on_ray(
         pending = [pool[i % n].score.remote(batch) for i, batch in enumerate(batches)]
         for ref in pending:
             yield ray.get(ref)
-    finally:
-        if started_here:
-            ray.shutdown()

@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ...errors import FactualityError
+from ...ray_cluster import ray_cluster
 from .hidden import column_name, hidden_table
 
 __all__ = [
@@ -59,36 +60,15 @@ def ray_session(address: str = "local", workers: int = 1) -> Iterator[Any]:
     ...     ray.cluster_resources()["CPU"]
     2.0
     """
-    try:
-        import ray
-    except ImportError as exc:
-        raise FactualityError(
-            "Ray jobs need the ray package: pip install 'ray[data]==2.*'"
-        ) from exc
-    started = False
-    if not ray.is_initialized():
-        try:
-            if address == "local":
-                ray.init(
-                    num_cpus=workers + 1,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    configure_logging=False,
-                )
-            else:
-                ray.init(address=address, log_to_driver=False)
-        except Exception as exc:  # ray raises many kinds; say which cluster
-            raise FactualityError(
-                f"cannot start or reach the Ray cluster {address!r}: {exc}"
-            ) from exc
-        started = True
-    try:
+    with ray_cluster(
+        address,
+        num_cpus=workers + 1,
+        error=FactualityError,
+        install_hint="pip install 'ray[data]==2.*'",
+    ) as ray:
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
         yield ray
-    finally:
-        if started:
-            ray.shutdown()
 
 
 class HiddenStateMapper:
