@@ -194,6 +194,11 @@ def bench_pairs(
     partial = _Partial(json_path, options)
     payloads: list[dict[str, Any]] = []
     stored = 0
+    store = None
+    if db_path is not None:
+        from .store import Store
+
+        store = Store(db_path)
     for pair_set in pair_sets:
         done = partial.get(pair_set.name, len(pair_set.ids))
         if done is not None:
@@ -215,10 +220,8 @@ def bench_pairs(
                 progress=bar.update,
             )
         click.echo(_table(result))
-        if db_path is not None:  # stored at once: a killed run keeps its finished sets
-            from .store import Store
-
-            stored += store_bench_result(Store(db_path), result)
+        if store is not None:  # stored at once: a killed run keeps its finished sets
+            stored += store_bench_result(store, result)
         payloads.append(result.to_json())
         partial.add(pair_set.name, len(pair_set.ids), payloads[-1])
     _write_json_atomic(json_path, payloads if dataset == "all" else payloads[0])
