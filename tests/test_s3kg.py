@@ -359,31 +359,53 @@ JOSE = [["José", "lives_in", "Paris"], ["Jose", "lives_in", "Paris"]]
 
 
 def test_encoder_cannot_tell_accents_apart(minilm):
+    # The tokenizer strips accents, so the two strings are the same tokens; their vectors agree to
+    # float noise (exact equality depends on the batch and the CPU's kernels, which we do not pin).
     v = minilm.encode(["café", "cafe", "josé life in paris", "jose life in paris"])
-    assert (v[0] == v[1]).all()
-    assert (v[2] == v[3]).all()
+    assert float(v[0] @ v[1]) == pytest.approx(1.0, abs=1e-6)
+    assert float(v[2] @ v[3]) == pytest.approx(1.0, abs=1e-6)
+
+
+class _AccentBlind:
+    """MiniLM over accent-stripped text, each distinct key encoded once: café and cafe get the
+    *same* vector, so the tie in the released code's argmax is exact on every machine."""
+
+    name = "minilm-accent-blind"
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+
+    def encode(self, texts):
+        import unicodedata
+
+        keys = [
+            "".join(c for c in unicodedata.normalize("NFKD", t) if not unicodedata.combining(c))
+            for t in texts
+        ]
+        unique = sorted(set(keys))
+        vectors = self.inner.encode(unique)
+        return vectors[[unique.index(k) for k in keys]]
 
 
 def test_paper_mode_aligns_verbatim_labels_first(scorer_paper):
-    # exact_first: "café" and "cafe" have identical vectors, yet each aligns to itself.
+    # exact_first: "café" and "cafe" have (near-)identical vectors, yet each aligns to itself.
     r = scorer_paper.score(CAFE, CAFE)
     assert r.entity_map == {"café": "café", "cafe": "cafe"}
     assert r.s_wl == 1.0
 
 
-def test_kgx_mode_follows_the_reference_on_tied_labels(scorer_kgx, reference_embed):
-    # The released code takes the argmax, so both labels collapse onto one id and identical KGs
-    # score S_WL < 1. Which id they collapse onto depends on its (hash-seeded) set order; kgx
-    # numbers G2's labels by first appearance, which is one of the orders it can run in.
-    r = scorer_kgx.score(CAFE, CAFE)
+def test_kgx_mode_follows_the_reference_on_tied_labels(minilm):
+    # The released code takes the argmax, so on an exact tie both labels collapse onto one id and
+    # identical KGs score S_WL < 1. Which id depends on the released code's (hash-seeded) set
+    # order, so the test pins only what kgx promises: it numbers G2's labels by first appearance
+    # (café, then cafe) and then follows the reference exactly, on the same exactly-tied vectors.
+    # (The first version of this test also asserted that the two orders give different kernels,
+    # on real MiniLM vectors whose "tie" was float noise that differs between machines.)
+    tied = _AccentBlind(minilm)
+    r = KGScorer(tied, mode="kgx").score(CAFE, CAFE)
     kg = KnowledgeGraph.from_triples(CAFE)
-    by_order = {
-        order: _authors_snea_wl(kg, kg, reference_embed, first=order)
-        for order in [("café", "cafe"), ("cafe", "café")]
-    }
-    assert by_order[("café", "cafe")] != pytest.approx(by_order[("cafe", "café")])
     assert r.s_wl < 1.0
-    assert r.s_wl == pytest.approx(by_order[("café", "cafe")], abs=1e-9)
+    assert r.s_wl == pytest.approx(_authors_snea_wl(kg, kg, _Embed(tied), first=("café", "cafe")))
 
 
 # Regression (fixed): paper-mode triple matching (s3kg.py KGScorer._pick) takes the plain argmax
