@@ -6,7 +6,7 @@ import plotly.express as px
 import streamlit as st
 
 from dashboard import data, widgets
-from s3kg_core.pipeline import reblend
+from s3kg_core.stages.results import reblend
 
 widgets.page_setup("S3KG Workbench")
 controls = widgets.sidebar()

@@ -6,7 +6,7 @@ One database is built in a temporary folder (nothing is read from ``../shared/da
 
 * dataset ``bench``: ``--models`` runs over ``--answers / --models`` items, with items, answers
   and one score row per answer written directly through
-  :meth:`s3kg_core.store.Store.put_scores` (seeded random components, no KGs): the stored state
+  :meth:`s3kg_core.store.store.Store.put_scores` (seeded random components, no KGs): the stored state
   ``s3kg score`` leaves behind, at a scale where nothing has to be encoded to build it;
 * dataset ``a-graphs`` (sorted first, so the sample explorer opens on it): one run with one item
   whose gold, answer and context KGs each have 50 entities, scored for real with the packaged
@@ -21,7 +21,7 @@ Figures:
     Chromium: the script has run to the end (``data-test-script-state="notRunning"``) and the
     "Mean CUS" metric shows. Chromium is started before the clock. Repeated ``--repeats`` times,
     each with a fresh server.
-(b) *alpha recompute*: :func:`s3kg_core.pipeline.reblend` + :func:`dashboard.data.leaderboard`
+(b) *alpha recompute*: :func:`s3kg_core.stages.results.reblend` + :func:`dashboard.data.leaderboard`
     on the stored components of every answer (``scored_frame``, the frame
     ``dashboard.data.load_components`` returns), for ``--alphas`` alpha values from 0 to 1:
     median and p95 milliseconds (target: under 100 ms). Also the round trip in the browser:
@@ -70,10 +70,11 @@ from dashboard_helpers import (  # noqa: E402
     wait_idle,
 )
 
-from s3kg_core.embeddings import resolve_encoder  # noqa: E402
-from s3kg_core.s3kg import S3KGConfig  # noqa: E402
-from s3kg_core.store import AnswerRecord, ItemRecord, KGRecord, ScoreRecord, Store  # noqa: E402
-from s3kg_core.types import Triple  # noqa: E402
+from s3kg_core.encoders.registry import resolve_encoder  # noqa: E402
+from s3kg_core.kg import Triple  # noqa: E402
+from s3kg_core.scoring.s3kg import S3KGConfig  # noqa: E402
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from s3kg_core.store.store import Store  # noqa: E402
 
 RELATIONS = ("treats", "causes", "reduces", "is part of", "interacts with", "precedes")
 GRAPH_NODES = 50
@@ -112,8 +113,8 @@ def graph_kgs(rng: random.Random) -> dict[str, tuple[Triple, ...]]:
 
 def build_db(path: Path, n_answers: int, n_models: int, seed: int = 0) -> dict[str, Any]:
     """The benchmark database (see the module docstring); returns what was built."""
-    from s3kg_core.embeddings import load_encoder
-    from s3kg_core.pipeline import score_store
+    from s3kg_core.encoders.registry import load_encoder
+    from s3kg_core.stages.score import score_store
 
     rng = random.Random(seed)
     signature = S3KGConfig().signature(resolve_encoder("minilm")[0])
@@ -199,7 +200,7 @@ def bench_reblend(db: Path, signature: str, n_alphas: int) -> dict[str, Any]:
     import numpy as np
 
     from dashboard.data import leaderboard
-    from s3kg_core.pipeline import reblend, scored_frame
+    from s3kg_core.stages.results import reblend, scored_frame
 
     started = time.perf_counter()
     frame = scored_frame(Store(db, read_only=True), signature)

@@ -7,7 +7,7 @@ authors' LLM triples for each text, a binary label):
 
 1. Both texts of every pair are extracted with :class:`s3kg_core.extract.offline.OfflineExtractor`
    (each distinct text once, all in one ``nlp.pipe`` pass).
-2. Every pair is scored with :class:`s3kg_core.s3kg.KGScorer` (paper mode, T1 = ``kg_1``,
+2. Every pair is scored with :class:`s3kg_core.scoring.s3kg.KGScorer` (paper mode, T1 = ``kg_1``,
    T2 = ``kg_2``) twice: from the offline triples and from the released LLM triples. For each
    source the table gives max-F1 over a threshold sweep (every distinct score is a threshold,
    ``score >= t`` predicts label 1) with its threshold, and AUROC, at alpha 0.5 and at the best
@@ -55,12 +55,14 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from s3kg_core.embeddings import EmbeddingCache, load_encoder  # noqa: E402
+from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.encoders.registry import load_encoder  # noqa: E402
 from s3kg_core.extract.offline import OfflineExtractor  # noqa: E402
+from s3kg_core.kg import Triple  # noqa: E402
 from s3kg_core.kgio import parse_kg_cell  # noqa: E402
 from s3kg_core.normalize import normalize_triples  # noqa: E402
-from s3kg_core.s3kg import KGScorer, S3KGConfig  # noqa: E402
-from s3kg_core.types import ScoreResult, Triple, blend  # noqa: E402
+from s3kg_core.scoring.result import ScoreResult, blend
+from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig  # noqa: E402
 
 BENCH_SUBDIR = Path("s3kg_release") / "benchmarks"
 ALPHAS = tuple(round(0.1 * k, 1) for k in range(11))

@@ -33,7 +33,7 @@ def _fmt(x: float) -> str:
 
 def _throughput(table, model_dir, workers_list: str, out_dir: Path) -> tuple[dict, Path]:
     """Hidden states of all layers on Ray Data with each worker count; the last output dir."""
-    from s3kg_core.grapheval.factuality.ray_jobs import extract_hidden_ray
+    from s3kg_core.factuality.ray_jobs import extract_hidden_ray
 
     rows = []
     target = out_dir / "hidden"
@@ -84,18 +84,18 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)  # as in the Ray workers; more threads thrash on busy cores
-    from s3kg_core.grapheval.factuality.experiment import (
+    from s3kg_core.factuality.experiment import (
         evaluate_judge,
         load_labelled,
         pick_layer,
         sweep_layers,
         train_judge,
     )
-    from s3kg_core.grapheval.factuality.judge import JudgeConfig
-    from s3kg_core.grapheval.factuality.kg import load_findkg
-    from s3kg_core.grapheval.factuality.labels import LABELS, LocalLabeler, label_counts
-    from s3kg_core.grapheval.factuality.models import resolve_model_dir
-    from s3kg_core.grapheval.factuality.statements import build_statements, write_statements
+    from s3kg_core.factuality.judge import JudgeConfig
+    from s3kg_core.factuality.kg import load_findkg
+    from s3kg_core.factuality.labels import LABELS, LocalLabeler, label_counts
+    from s3kg_core.factuality.models import resolve_model_dir
+    from s3kg_core.factuality.statements import build_statements, write_statements
 
     out_dir = args.out_dir
     out_dir.mkdir(parents=True, exist_ok=True)

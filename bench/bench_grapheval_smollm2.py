@@ -26,8 +26,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from s3kg_core.cli import cli
-from s3kg_core.local_models import smollm2_model_dir
-from s3kg_core.serve import transformers_serve
+from s3kg_core.llm.local_models import smollm2_model_dir
+from s3kg_core.llm.serve import transformers_serve
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,9 +34,10 @@ def main() -> None:
 
     import ray
 
-    from s3kg_core.importers import import_s3kg_release
-    from s3kg_core.pipeline import cus_table, score_store
-    from s3kg_core.store import Store
+    from s3kg_core.stages.importing import import_s3kg_release
+    from s3kg_core.stages.results import cus_table
+    from s3kg_core.stages.score import score_store
+    from s3kg_core.store.store import Store
 
     folder = args.data_dir / "s3kg_release" / args.runs
     rows = []

@@ -38,9 +38,9 @@ def main() -> None:
 
     from reference_snea import reference_score
 
-    from s3kg_core.embeddings import load_encoder
+    from s3kg_core.encoders.registry import load_encoder
     from s3kg_core.kgio import read_pairs_csv
-    from s3kg_core.s3kg import KGScorer
+    from s3kg_core.scoring.s3kg import KGScorer
 
     files = sorted(glob.glob(str(args.data_dir / "s3kg_release" / "benchmarks" / "*.csv")))
     if not files:

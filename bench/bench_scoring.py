@@ -9,17 +9,17 @@ For each pair set (``paws``: the 400 pairs of ``paws_wiki_400.csv``; ``all``: ev
 figures are not mixed:
 
 ``kgscorer``
-    One :class:`s3kg_core.s3kg.KGScorer` scores every pair with one ``score_pairs`` call.
+    One :class:`s3kg_core.scoring.s3kg.KGScorer` scores every pair with one ``score_pairs`` call.
     Time split from ``KGScorer.stats``: ``seconds_encoding`` (inside the encoder, measured by the
-    scorer's :class:`~s3kg_core.embeddings.EmbeddingCache`) and ``seconds_other`` (everything
+    scorer's :class:`~s3kg_core.encoders.cache.EmbeddingCache`) and ``seconds_other`` (everything
     else: normalisation, nearest-triple picks, soft alignment, WL, bookkeeping).
     Afterwards the *embedding-bound limit* is measured: the distinct strings the scorer encoded
     (its cache's texts) are encoded again in one ``encoder.encode`` call; ``KGScorer / limit``
     says how close the scorer gets to the cost of encoding what it needed, and nothing else.
 ``naive``
-    ``s3kg_core.s3kg.s3kg_score`` called pair by pair; every call builds its own scorer and
+    ``s3kg_core.scoring.s3kg.s3kg_score`` called pair by pair; every call builds its own scorer and
     cache, so it encodes that pair's strings itself. Its encoding time is measured by a thin
-    timing wrapper around the same encoder object (the :class:`~s3kg_core.embeddings.Encoder`
+    timing wrapper around the same encoder object (the :class:`~s3kg_core.encoders.base.Encoder`
     protocol), "other" is the rest. With ``--naive-limit`` the loop runs on a stratified random
     subset (per file, proportional, seed 0) and its time is extrapolated per pair to the whole
     set; the output says so wherever that happens.
@@ -339,8 +339,8 @@ def run_one(cfg: dict[str, Any]) -> dict[str, Any]:
     import torch
     from lemminflect import getAllLemmas
 
-    from s3kg_core.embeddings import load_encoder
-    from s3kg_core.s3kg import KGScorer, s3kg_score
+    from s3kg_core.encoders.registry import load_encoder
+    from s3kg_core.scoring.s3kg import KGScorer, s3kg_score
 
     encoder = load_encoder(cfg["encoder"])
     encoder.encode(WARMUP_TEXTS)

@@ -3,7 +3,7 @@
 What is measured
 ----------------
 On every labelled pair set in ``s3kg_release/benchmarks/*.csv`` (released triples), each pair is
-scored with :class:`s3kg_core.s3kg.KGScorer` in ``paper``, ``kgx`` and ``hybrid`` mode (one
+scored with :class:`s3kg_core.scoring.s3kg.KGScorer` in ``paper``, ``kgx`` and ``hybrid`` mode (one
 embedding cache shared by the three), with T1 = ``kg_1`` (forward) and, unless ``--no-reverse``,
 with the KGs swapped (reverse). From these components the candidate scores are:
 
@@ -49,8 +49,9 @@ import numpy.typing as npt
 from s3kg_core.bench.datasets import default_data_dir, list_pair_sets, load_pair_set
 from s3kg_core.bench.metrics import DEFAULT_ALPHAS, auroc, max_f1
 from s3kg_core.bench.split import SPLIT_NAME, dev_mask
-from s3kg_core.embeddings import EmbeddingCache, load_encoder
-from s3kg_core.s3kg import KGScorer
+from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.scoring.s3kg import KGScorer
 
 Arr = npt.NDArray[np.float64]
 Candidate = Callable[[float], Arr]

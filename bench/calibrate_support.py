@@ -30,14 +30,14 @@ from scipy.optimize import minimize
 from sklearn.metrics import balanced_accuracy_score
 
 from s3kg_core.extract.offline import OfflineExtractor
-from s3kg_core.grapheval.checker_base import Claim
-from s3kg_core.grapheval.datasets import DATASETS, DEV_PERCENT, SPLIT_VERSION, load_summ_set
-from s3kg_core.grapheval.support import (
+from s3kg_core.grapheval.checkers.base import Claim
+from s3kg_core.grapheval.checkers.support import (
     CALIBRATION_FILE,
     FALLBACK_WEIGHTS,
     FEATURES,
     SupportChecker,
 )
+from s3kg_core.grapheval.datasets import DATASETS, DEV_PERCENT, SPLIT_VERSION, load_summ_set
 
 MAX_ROUNDS = 10
 

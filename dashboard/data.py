@@ -23,8 +23,10 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from s3kg_core.store import DEFAULT_DB, KGRecord, Store
-from s3kg_core.types import Triple
+from s3kg_core.config import DEFAULT_DB
+from s3kg_core.kg import Triple
+from s3kg_core.store.records import KGRecord
+from s3kg_core.store.store import Store
 
 __all__ = [
     "ItemView",
@@ -125,7 +127,7 @@ def load_runs(path: Path, stamp: int) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
     """Per-answer stored components of ``signature`` (blend them with ``reblend``)."""
-    from s3kg_core.pipeline import scored_frame
+    from s3kg_core.stages.results import scored_frame
 
     with _LOCK:
         return scored_frame(Store(path, read_only=True, lock_timeout=15), signature)
@@ -216,7 +218,7 @@ def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str 
 
 
 def config_from_signature(signature: str) -> dict[str, Any]:
-    """The :class:`~s3kg_core.s3kg.S3KGConfig` arguments a signature was scored with."""
+    """The :class:`~s3kg_core.scoring.s3kg.S3KGConfig` arguments a signature was scored with."""
     fields = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
     return {
         "mode": fields.get("mode", "paper"),
@@ -230,7 +232,7 @@ def config_from_signature(signature: str) -> dict[str, Any]:
 @st.cache_data(show_spinner=False, max_entries=8)
 def encoder_of(path: Path, stamp: int, signature: str) -> str:
     """How to load the encoder of ``signature`` (recorded by ``s3kg score``)."""
-    from s3kg_core.pipeline import encoder_for
+    from s3kg_core.stages.results import encoder_for
 
     with _LOCK:
         return encoder_for(Store(path, read_only=True, lock_timeout=15), signature)
@@ -238,7 +240,7 @@ def encoder_of(path: Path, stamp: int, signature: str) -> str:
 
 @st.cache_resource(show_spinner=False)
 def _encoder(name: str) -> Any:
-    from s3kg_core.embeddings import load_encoder
+    from s3kg_core.encoders.registry import load_encoder
 
     return load_encoder(name)
 
@@ -255,7 +257,7 @@ def realign(
     Strings already embedded in the database are not encoded again; the encoder is loaded once
     per process for any string that is missing.
     """
-    from s3kg_core.s3kg import KGScorer, S3KGConfig
+    from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 
     enc = _encoder(encoder)
     cache = _prefilled_cache(path, enc, [*answer, *other])
@@ -267,7 +269,7 @@ def _prefilled_cache(path: Path, encoder: Any, triples: Sequence[Triple]) -> Any
     """An embedding cache holding the stored vectors of every string these triples need."""
     import numpy as np
 
-    from s3kg_core.embeddings import EmbeddingCache
+    from s3kg_core.encoders.cache import EmbeddingCache
     from s3kg_core.normalize import normalize_triples
 
     texts: set[str] = set()
@@ -298,8 +300,9 @@ def tau_live(
     """
     import json
 
-    from s3kg_core.pipeline import lowest_cases, reblend
-    from s3kg_core.tau import TripletAnalyzer
+    from s3kg_core.scoring.tau import TripletAnalyzer
+    from s3kg_core.stages.results import reblend
+    from s3kg_core.stages.tau import lowest_cases
 
     frame = reblend(load_components(path, stamp, signature), alpha)
     picks = [row for _, row in lowest_cases(frame, target, fraction).iterrows()]
@@ -358,7 +361,7 @@ def tau_live(
 @st.cache_data(show_spinner=False, max_entries=64)
 def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) -> dict[str, Any]:
     """TAU's explanation of one answer against its gold KG (as a dict, for the Annotate page)."""
-    from s3kg_core.tau import TripletAnalyzer
+    from s3kg_core.scoring.tau import TripletAnalyzer
 
     with _read(path) as con:
         kgs = Store.load_kgs(con, [run_id])

@@ -4,7 +4,7 @@ The loader reads the ``factuality_evals`` rows that ``s3kg factuality evaluate -
 demo build) wrote, through :mod:`dashboard.data`'s process lock and a short read-only
 connection, cached by the database stamp. The helpers are pure: they turn one evaluation's
 summary and breakdown (the JSON of
-:class:`~s3kg_core.grapheval.factuality.experiment.EvaluationReport`) into tidy frames and
+:class:`~s3kg_core.factuality.experiment.EvaluationReport`) into tidy frames and
 plotly figures.
 
 Notes
@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.data import _LOCK
-from s3kg_core.store import Store
+from s3kg_core.store.store import Store
 
 __all__ = [
     "EVAL_COLUMNS",
@@ -74,7 +74,7 @@ def factuality_evals(path: Path, stamp: int) -> pd.DataFrame:
     ``summary`` and ``breakdown`` hold the parsed JSON dicts. ``stamp`` (the database's
     :func:`~dashboard.data.db_stamp`) keys the cache, so a new evaluation shows on the next run.
     """
-    from s3kg_core.grapheval.factuality.results import load_evaluations
+    from s3kg_core.factuality.results import load_evaluations
 
     with _LOCK:
         evaluations = load_evaluations(Store(path, read_only=True, lock_timeout=15))

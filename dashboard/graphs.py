@@ -43,8 +43,8 @@ from typing import Any
 import jinja2
 
 from s3kg_core.errors import S3KGError
+from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalize_label
-from s3kg_core.types import Triple
 
 __all__ = [
     "HIGHLIGHT_COLOUR",

@@ -30,8 +30,8 @@ import streamlit as st
 from dashboard.data import _LOCK, _read
 from dashboard.graphs import HIGHLIGHT_COLOUR, GraphRenderError
 from s3kg_core.grapheval.detect import THRESHOLD, Detection
+from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalize_label
-from s3kg_core.types import Triple
 
 __all__ = [
     "MARK_COLOUR",
@@ -145,7 +145,7 @@ def grapheval_results(
 ) -> list[AnswerCheck]:
     """The stored results of one run, checker and extractor, in item order."""
     from s3kg_core.grapheval.results import load_results
-    from s3kg_core.store import Store
+    from s3kg_core.store.store import Store
 
     with _LOCK, Store(path, read_only=True, lock_timeout=15).connect() as con:
         rows = load_results(con, run_id, checker)

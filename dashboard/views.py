@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard import data
 from dashboard.graphs import alignment_colours, kg_html, legend_html
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
 
 __all__ = [
     "alignment_maps",

@@ -91,7 +91,7 @@ def sidebar() -> Controls:
 
 def _import_release(path: Path, folder: Path) -> None:
     from s3kg_core.errors import S3KGError
-    from s3kg_core.importers import import_s3kg_release
+    from s3kg_core.stages.importing import import_s3kg_release
 
     if not folder.is_dir():
         st.error(f"{folder} is not a folder")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data, views, widgets
-from s3kg_core.pipeline import reblend
+from s3kg_core.stages.results import reblend
 
 widgets.page_setup("Sample explorer")
 controls = widgets.sidebar()

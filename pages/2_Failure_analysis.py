@@ -8,7 +8,7 @@ import plotly.express as px
 import streamlit as st
 
 from dashboard import data, views, widgets
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
 
 CATEGORIES = ["relation_mismatch", "entity_mismatch", "extra", "missing"]
 

@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import data, views, widgets
-from s3kg_core.agreement import pairwise_agreement, percent_agreement, tau_quality
-from s3kg_core.pipeline import reblend
+from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
+from s3kg_core.stages.results import reblend
 
 widgets.page_setup("Annotate alignments")
 controls = widgets.sidebar()

@@ -5,7 +5,8 @@ The two entry points for scoring are :func:`s3kg_score` (one pair) and :class:`K
 """
 
 from ._version import __version__
-from .types import KnowledgeGraph, ScoreResult, Triple, blend
+from .kg import KnowledgeGraph, Triple
+from .scoring.result import ScoreResult, blend
 
 __all__ = [
     "KnowledgeGraph",

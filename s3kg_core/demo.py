@@ -6,7 +6,7 @@ written for this project; ``data/demo/answers.jsonl`` holds a real model's answe
 with the project's own ``collect``; each line names the model and its settings).
 :func:`build_demo` turns them into a database: import, offline KG extraction, scoring with the
 packaged MiniLM, TAU, and GraphEval hallucination detection with the offline
-:class:`~s3kg_core.grapheval.support.SupportChecker` (so the dashboard's Hallucinations page has
+:class:`~s3kg_core.grapheval.checkers.support.SupportChecker` (so the dashboard's Hallucinations page has
 content). It writes a temporary file and renames it into place, so an interrupted
 build never leaves a half-built database behind.
 """
@@ -106,16 +106,18 @@ def build_demo(
     >>> build_demo("/tmp/demo.duckdb").answers  # doctest: +SKIP
     60
     """
-    from .collect import UNEXTRACTED
-    from .embeddings import load_encoder
+    from .encoders.registry import load_encoder
     from .extract.offline import OfflineExtractor
-    from .extraction import extract_store
-    from .grapheval.factuality.results import read_evaluations, save_evaluation
+    from .factuality.results import read_evaluations, save_evaluation
+    from .grapheval.checkers.support import SupportChecker
     from .grapheval.results import detect_store
-    from .grapheval.support import SupportChecker
-    from .importers import import_table
-    from .pipeline import score_store, tau_store
-    from .store import AnswerRecord, Store
+    from .stages.collect import UNEXTRACTED
+    from .stages.extract import extract_store
+    from .stages.importing import import_table
+    from .stages.score import score_store
+    from .stages.tau import tau_store
+    from .store.records import AnswerRecord
+    from .store.store import Store
 
     started = time.perf_counter()
     path, demo_dir = Path(path), Path(demo_dir)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputFormatError, KGParseError
-from .types import Triple
+from .kg import Triple
 
 __all__ = ["PairRow", "parse_kg_cell", "read_pairs_csv"]
 

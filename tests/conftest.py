@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from s3kg_core.embeddings import EmbeddingCache, SentenceTransformerEncoder, load_encoder
+from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.encoders.sentence import SentenceTransformerEncoder
 from s3kg_core.kgio import PairRow, read_pairs_csv
-from s3kg_core.s3kg import KGScorer
+from s3kg_core.scoring.s3kg import KGScorer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

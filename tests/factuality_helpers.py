@@ -12,11 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from s3kg_core.grapheval.factuality.prompts import (
-    ANSWER_OPTIONS,
-    LABEL_SYSTEM_PROMPT,
-    LABEL_USER_PROMPT,
-)
+from s3kg_core.factuality.prompts import ANSWER_OPTIONS, LABEL_SYSTEM_PROMPT, LABEL_USER_PROMPT
 
 __all__ = ["TOY_FACTS", "make_tiny_model", "toy_kg_csv"]
 
@@ -51,7 +47,7 @@ def make_tiny_model(folder: Path, seed: int = 0) -> Path:
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from s3kg_core.grapheval.factuality.statements import RELATION_TEMPLATES
+    from s3kg_core.factuality.statements import RELATION_TEMPLATES
 
     specials = ["<pad>", "<eos>", "<unk>", "<|im_start|>", "<|im_end|>"]
     words: list[str] = ["system", "user", "assistant", "N", "/", "A"]

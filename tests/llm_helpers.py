@@ -16,7 +16,8 @@ from typing import Any
 
 from fake_openai import Reply, last_user_message
 
-from s3kg_core.store import ItemRecord, Store
+from s3kg_core.store.records import ItemRecord
+from s3kg_core.store.store import Store
 
 __all__ = ["ITEMS", "make_dataset", "toy_kg", "toy_model"]
 

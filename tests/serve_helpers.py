@@ -1,6 +1,6 @@
-"""The local ``transformers serve`` endpoint for tests: see :mod:`s3kg_core.serve`."""
+"""The local ``transformers serve`` endpoint for tests: see :mod:`s3kg_core.llm.serve`."""
 
-from s3kg_core.serve import (
+from s3kg_core.llm.serve import (
     ServeError,
     free_port,
     serve_command,

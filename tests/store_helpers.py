@@ -15,9 +15,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from s3kg_core.importers import _RELEASE_LAYOUTS
-from s3kg_core.store import AnswerRecord, ItemRecord, KGRecord, Store
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
+from s3kg_core.stages.importing import _RELEASE_LAYOUTS
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
+from s3kg_core.store.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -161,7 +162,7 @@ def release_rows(n: int, *, start: int = 0) -> list[dict[str, str]]:
 # waits, and (after the transaction commits and the file is closed) says "released".
 HOLDER = """
 import sys, time
-from s3kg_core.store import ItemRecord, Store
+from s3kg_core.store.store import ItemRecord, Store
 path, n_rows, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[4])
 hold, gap = float(sys.argv[3]), float(sys.argv[5])
 store = Store(path, lock_timeout=60)

@@ -1,4 +1,4 @@
-"""Annotator agreement and TAU quality (s3kg_core.agreement)."""
+"""Annotator agreement and TAU quality (s3kg_core.scoring.agreement)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from s3kg_core.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.errors import InputFormatError
+from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 
 
 def row(who, gold, answer, verdict, item=1, run=1):

@@ -1,13 +1,13 @@
-"""Tests of s3kg_core.align: nearest neighbours and soft label alignment (DESIGN step 4)."""
+"""Tests of s3kg_core.scoring.align: nearest neighbours and soft label alignment (DESIGN step 4)."""
 
 import math
 
 import numpy as np
 import pytest
 
-import s3kg_core.align as align_module
-from s3kg_core.align import Alignment, best_matches, soft_align
+import s3kg_core.scoring.align as align_module
 from s3kg_core.errors import ConfigError
+from s3kg_core.scoring.align import Alignment, best_matches, soft_align
 
 
 def _unit_rows(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:

@@ -8,14 +8,9 @@ import numpy as np
 import pytest
 
 from s3kg_core.bench import PairSet
-from s3kg_core.bench.baselines import (
-    BASELINES,
-    baseline_signature,
-    run_baselines,
-    s3kg_components,
-)
+from s3kg_core.bench.baselines import BASELINES, baseline_signature, run_baselines, s3kg_components
 from s3kg_core.errors import ConfigError
-from s3kg_core.types import blend
+from s3kg_core.scoring.result import blend
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -13,7 +13,7 @@ import pytest
 from s3kg_core.bench import PairSet, default_data_dir, list_pair_sets, load_pair_set
 from s3kg_core.bench.datasets import BENCHMARKS_SUBDIR, REQUIRED_COLUMNS
 from s3kg_core.errors import InputFormatError
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
 
 STANDARD = ["id", "paragraph_1", "kg_1", "paragraph_2", "kg_2", "label", "perturbation_type"]
 PUBMEDQA = [*STANDARD, "faithfulness_level"]

@@ -19,7 +19,7 @@ from s3kg_core.bench import (
 )
 from s3kg_core.bench.metrics import DEFAULT_ALPHAS
 from s3kg_core.errors import ConfigError, InputFormatError
-from s3kg_core.types import blend
+from s3kg_core.scoring.result import blend
 
 EPS = 1e-12
 

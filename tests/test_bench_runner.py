@@ -22,7 +22,7 @@ from s3kg_core.bench.runner import (
 )
 from s3kg_core.bench.split import dev_mask
 from s3kg_core.errors import ConfigError, InputFormatError
-from s3kg_core.store import Store
+from s3kg_core.store.store import Store
 
 HAS_BASELINES = importlib.util.find_spec("s3kg_core.bench.baselines") is not None
 
@@ -298,7 +298,7 @@ class _EchoExtractor:
 
     def extract_texts(self, texts):
         from s3kg_core.extract.base import TextKG
-        from s3kg_core.types import Triple
+        from s3kg_core.kg import Triple
 
         self.texts += texts
         out = []

@@ -1,4 +1,4 @@
-"""Tests of the s3kg command line (s3kg_core.cli)."""
+"""Tests of the s3kg command line (s3kg_core.cli._common)."""
 
 import csv
 import json

@@ -1,4 +1,4 @@
-"""Tests of ``s3kg bench pairs`` (s3kg_core.cli_bench) on a tiny pair set in the released layout."""
+"""Tests of ``s3kg bench pairs`` (s3kg_core.cli.bench) on a tiny pair set in the released layout."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from test_bench_runner import separable_rows
 
 from s3kg_core.bench.datasets import BENCHMARKS_SUBDIR
 from s3kg_core.cli import cli
-from s3kg_core.store import Store
+from s3kg_core.store.store import Store
 
 COLUMNS = ["id", "paragraph_1", "kg_1", "paragraph_2", "kg_2", "label", "perturbation_type"]
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from factuality_helpers import make_tiny_model, toy_kg_csv
 
 from s3kg_core.cli import cli
-from s3kg_core.grapheval.factuality.results import load_evaluations
+from s3kg_core.factuality.results import load_evaluations
 
 REQUIRED = {
     "n_test",

@@ -61,7 +61,7 @@ def test_bench_writes_the_json_and_the_db_row(tmp_path, one_torch_thread):
     assert 0.0 <= data["kg"]["balanced_accuracy"] <= 1.0 and "balanced_accuracy" in data["raw"]
     assert (tmp_path / "out.qags_x.jsonl").exists()
     from s3kg_core.grapheval.results import get_bench_rows
-    from s3kg_core.store import Store
+    from s3kg_core.store.store import Store
 
     with Store(db).connect() as con:
         assert len(get_bench_rows(con)) == 1

@@ -13,7 +13,7 @@ from fake_openai import fake_openai
 from llm_helpers import ITEMS, toy_model
 
 from s3kg_core.cli import cli
-from s3kg_core.store import Store
+from s3kg_core.store.store import Store
 
 
 def _invoke(*args, env=None):

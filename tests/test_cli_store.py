@@ -28,7 +28,8 @@ from store_helpers import (
 
 from s3kg_core.cli import cli
 from s3kg_core.errors import DatabaseLockedError
-from s3kg_core.store import SCHEMA_VERSION, Store
+from s3kg_core.store.schema import SCHEMA_VERSION
+from s3kg_core.store.store import Store
 
 JSON_KEYS = {"dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"}
 

@@ -1,4 +1,4 @@
-"""Answer collection (s3kg_core.collect) against the scripted local OpenAI server."""
+"""Answer collection (s3kg_core.stages.collect) against the scripted local OpenAI server."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import pytest
 from fake_openai import fake_openai
 from llm_helpers import ITEMS, make_dataset, toy_model
 
-from s3kg_core.collect import UNEXTRACTED, collect_answers
 from s3kg_core.errors import ConfigError, EndpointError
-from s3kg_core.llm import LLMClient, LLMSettings
-from s3kg_core.llm_cache import StoreCache
-from s3kg_core.store import ItemRecord, Store
+from s3kg_core.llm.cache import StoreCache
+from s3kg_core.llm.client import LLMClient, LLMSettings
+from s3kg_core.stages.collect import UNEXTRACTED, collect_answers
+from s3kg_core.store.records import ItemRecord
+from s3kg_core.store.store import Store
 
 
 def _client(store: Store, url: str, **kw) -> LLMClient:

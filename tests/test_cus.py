@@ -1,11 +1,11 @@
-"""Tests of s3kg_core.cus: GoldSim, CtxSim, CUS and dataset means."""
+"""Tests of s3kg_core.scoring.cus: GoldSim, CtxSim, CUS and dataset means."""
 
 import math
 
 import numpy as np
 import pytest
 
-from s3kg_core.cus import (
+from s3kg_core.scoring.cus import (
     CUSResult,
     DatasetCUS,
     cus_score,
@@ -13,8 +13,8 @@ from s3kg_core.cus import (
     harmonic_mean,
     score_cus_many,
 )
-from s3kg_core.s3kg import KGScorer
-from s3kg_core.types import ScoreResult
+from s3kg_core.scoring.result import ScoreResult
+from s3kg_core.scoring.s3kg import KGScorer
 
 GOLD = [
     ["aspirin", "reduces", "fever"],

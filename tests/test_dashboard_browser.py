@@ -32,10 +32,12 @@ from dashboard_helpers import (
 )
 from store_helpers import build_store
 
-from s3kg_core.grapheval.checker_base import Checker, Verdict
-from s3kg_core.pipeline import latest_signature, reblend, score_store, scored_frame, tau_store
-from s3kg_core.store import KGRecord
-from s3kg_core.types import Triple
+from s3kg_core.grapheval.checkers.base import Checker, Verdict
+from s3kg_core.kg import Triple
+from s3kg_core.stages.results import latest_signature, reblend, scored_frame
+from s3kg_core.stages.score import score_store
+from s3kg_core.stages.tau import tau_store
+from s3kg_core.store.records import KGRecord
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
@@ -121,7 +123,7 @@ def dashboard_db(
     # GraphEval rows for the Hallucinations page (the XSS triple is flagged, so its label is
     # drawn in the highlighted answer and the red KG) and the demo's factuality evaluations.
     from s3kg_core.demo import DEMO_DIR
-    from s3kg_core.grapheval.factuality.results import read_evaluations, save_evaluation
+    from s3kg_core.factuality.results import read_evaluations, save_evaluation
     from s3kg_core.grapheval.results import detect_store
 
     detect_store(store, run, _FlagReduces())

@@ -9,7 +9,8 @@ import pytest
 from store_helpers import build_store
 
 from dashboard import data
-from s3kg_core.pipeline import reblend, score_store
+from s3kg_core.stages.results import reblend
+from s3kg_core.stages.score import score_store
 
 
 @pytest.fixture
@@ -64,7 +65,7 @@ def test_two_sessions_annotating_at_once_lose_nothing(scored):
 
 
 def test_realign_at_a_new_tau_uses_stored_embeddings(scored, minilm):
-    from s3kg_core.types import Triple
+    from s3kg_core.kg import Triple
 
     _, latest = data.signatures(scored, data.db_stamp(scored))
     config = data.config_from_signature(latest)

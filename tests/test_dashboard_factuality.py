@@ -38,13 +38,13 @@ from dashboard.factuality import (
     sweep_frame,
 )
 from s3kg_core.errors import FactualityError
-from s3kg_core.grapheval.factuality.results import (
+from s3kg_core.factuality.results import (
     FactualityEval,
     load_evaluations,
     read_evaluations,
     save_evaluation,
 )
-from s3kg_core.store import Store
+from s3kg_core.store.store import Store
 
 PAGE = REPO / "pages" / "6_Factuality.py"
 DEMO = REPO / "data" / "demo" / "factuality_eval.json"

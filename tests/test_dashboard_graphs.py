@@ -17,7 +17,7 @@ from dashboard.graphs import (
     kg_network_data,
     legend_html,
 )
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
 
 IMG = "<img src=x onerror=alert(1)>"
 SCRIPT = "</script><script>alert(1)</script>"

@@ -37,8 +37,8 @@ from dashboard.hallucinations import (
 from s3kg_core.grapheval.correct import Correction, TripleFix
 from s3kg_core.grapheval.detect import Detection
 from s3kg_core.grapheval.results import put_corrections
-from s3kg_core.store import Store
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
+from s3kg_core.store.store import Store
 
 PAGE = REPO / "pages" / "5_Hallucinations.py"
 XSS = "<img src=x onerror=alert(1)>"

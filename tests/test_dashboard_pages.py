@@ -169,7 +169,7 @@ def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
 
     from s3kg_core.bench.datasets import PairSet
     from s3kg_core.bench.runner import run_pair_benchmark, store_bench_result
-    from s3kg_core.store import Store
+    from s3kg_core.store.store import Store
 
     rows = separable_rows()
     rows[0]["label"] = "0" if rows[0]["label"] == "1" else "1"  # one pair every method gets wrong

@@ -1,13 +1,15 @@
-"""Tests of s3kg_core.distributed: scoring a stored run on a real local Ray cluster."""
+"""Tests of s3kg_core.stages.ray_scoring: scoring a stored run on a real local Ray cluster."""
 
 import shutil
 
 import pytest
 
 from s3kg_core.errors import ConfigError
-from s3kg_core.pipeline import cus_table, score_store
-from s3kg_core.store import AnswerRecord, ItemRecord, KGRecord, Store
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
+from s3kg_core.stages.results import cus_table
+from s3kg_core.stages.score import score_store
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
+from s3kg_core.store.store import Store
 
 pytest.importorskip("ray")
 
@@ -80,7 +82,7 @@ def test_ray_scores_equal_single_process_scores(tmp_path):
 
 
 def test_ray_needs_an_encoder_name(tmp_path):
-    from s3kg_core.embeddings import load_encoder
+    from s3kg_core.encoders.registry import load_encoder
 
     store = _build(tmp_path / "x.duckdb")
     with pytest.raises(ConfigError, match="encoder by name"):

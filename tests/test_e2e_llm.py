@@ -13,7 +13,7 @@ from serve_helpers import serve_unavailable_reason, transformers_serve
 from store_helpers import REPO
 
 from s3kg_core.cli import cli
-from s3kg_core.store import Store
+from s3kg_core.store.store import Store
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +22,7 @@ def test_collect_extract_and_score_with_smollm2(tmp_path, monkeypatch):
     reason = serve_unavailable_reason()
     if reason:
         pytest.skip(reason)
-    from s3kg_core.local_models import smollm2_model_dir
+    from s3kg_core.llm.local_models import smollm2_model_dir
 
     for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
         monkeypatch.delenv(var, raising=False)

@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.embeddings: offline encoders (real models) and the embedding cache."""
+"""Tests of s3kg_core.encoders.sentence: offline encoders (real models) and the embedding cache."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from s3kg_core.embeddings import (
+from s3kg_core.config import cache_dir
+from s3kg_core.encoders.base import Encoder
+from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.encoders.registry import (
     PACKAGED_ENCODERS,
-    EmbeddingCache,
-    Encoder,
-    SentenceTransformerEncoder,
-    cache_dir,
     load_encoder,
     mpnet_model_dir,
     resolve_encoder,
 )
+from s3kg_core.encoders.sentence import SentenceTransformerEncoder
 from s3kg_core.errors import EncoderError, EncoderNotFoundError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -309,7 +309,7 @@ def test_worker_pool_encodes_like_one_process():
     _in_fresh_process(
         """
         import numpy as np
-        from s3kg_core.embeddings import SentenceTransformerEncoder, resolve_encoder
+        from s3kg_core.encoders.sentence import SentenceTransformerEncoder, resolve_encoder
 
         name, path = resolve_encoder("minilm")
         single = SentenceTransformerEncoder(path, name, processes=1)
@@ -339,10 +339,10 @@ def test_a_dead_pool_worker_falls_back_to_in_process_encoding():
         """
         import logging, io
         import numpy as np
-        from s3kg_core.embeddings import SentenceTransformerEncoder, resolve_encoder
+        from s3kg_core.encoders.sentence import SentenceTransformerEncoder, resolve_encoder
 
         log = io.StringIO()
-        logging.getLogger("s3kg_core.embeddings").addHandler(logging.StreamHandler(log))
+        logging.getLogger("s3kg_core.encoders.sentence").addHandler(logging.StreamHandler(log))
         name, path = resolve_encoder("minilm")
         pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
         texts = [f"river {i} flows into lake {i % 5}" for i in range(300)]

@@ -9,8 +9,8 @@ from llm_helpers import toy_model
 from s3kg_core.errors import ConfigError, EndpointError
 from s3kg_core.extract import Extractor, ItemTexts
 from s3kg_core.extract.llm import LLMExtractor
-from s3kg_core.llm import LLMClient, LLMSettings, MemoryCache
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
+from s3kg_core.llm.client import LLMClient, LLMSettings, MemoryCache
 
 
 def _extractor(url: str, **kw) -> LLMExtractor:

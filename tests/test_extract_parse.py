@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from s3kg_core.errors import LLMResponseError
 from s3kg_core.extract.parse import parse_kg_json, parse_triples, repair_json
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
 
 KEYS = ["knowledge_graph1", "knowledge_graph2", "knowledge_graph3"]
 

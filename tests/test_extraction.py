@@ -1,4 +1,4 @@
-"""The extraction stage (s3kg_core.extraction) on real DuckDB files and the scripted server."""
+"""The extraction stage (s3kg_core.stages.extract) on real DuckDB files and the scripted server."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import pytest
 from fake_openai import fake_openai
 from llm_helpers import ITEMS, make_dataset, toy_model
 
-from s3kg_core.collect import UNEXTRACTED, collect_answers
 from s3kg_core.errors import ConfigError
 from s3kg_core.extract.llm import LLMExtractor
-from s3kg_core.extraction import extract_store, make_extractor
-from s3kg_core.llm import LLMClient, LLMSettings
-from s3kg_core.llm_cache import StoreCache
-from s3kg_core.store import AnswerRecord, ItemRecord, Store
+from s3kg_core.llm.cache import StoreCache
+from s3kg_core.llm.client import LLMClient, LLMSettings
+from s3kg_core.stages.collect import UNEXTRACTED, collect_answers
+from s3kg_core.stages.extract import extract_store, make_extractor
+from s3kg_core.store.records import AnswerRecord, ItemRecord
+from s3kg_core.store.store import Store
 
 
 def _client(store: Store, url: str) -> LLMClient:
@@ -89,7 +90,7 @@ def test_failed_answers_are_skipped_and_stale_scores_removed(tmp_path):
 
 def make_fixed_extractor():
     from s3kg_core.extract import ItemTexts, TextKG
-    from s3kg_core.types import Triple
+    from s3kg_core.kg import Triple
 
     class Fixed:
         name = "llm:toy:joint-kg-v1"  # the same name: resumes the run

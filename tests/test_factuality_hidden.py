@@ -7,7 +7,7 @@ import pytest
 from factuality_helpers import make_tiny_model
 
 from s3kg_core.errors import FactualityError, InputFormatError
-from s3kg_core.grapheval.factuality.hidden import (
+from s3kg_core.factuality.hidden import (
     HiddenStateExtractor,
     hidden_layers,
     hidden_table,
@@ -58,7 +58,7 @@ def test_padding_never_changes_a_vector(tiny_model: Path, side: str, input_forma
 def test_prefix_cache_matches_full_forward(tiny_model: Path) -> None:
     import torch
 
-    from s3kg_core.grapheval.factuality.prompts import label_prompt_text
+    from s3kg_core.factuality.prompts import label_prompt_text
 
     ex = HiddenStateExtractor(tiny_model, layers=[2])
     runner = ex.runner

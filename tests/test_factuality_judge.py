@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from s3kg_core.errors import FactualityError, InputFormatError
-from s3kg_core.grapheval.factuality.judge import (
+from s3kg_core.factuality.judge import (
     Judge,
     JudgeConfig,
     encode_labels,

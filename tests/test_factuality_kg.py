@@ -7,7 +7,7 @@ import pytest
 from factuality_helpers import TOY_FACTS, toy_kg_csv
 
 from s3kg_core.errors import InputFormatError
-from s3kg_core.grapheval.factuality.kg import FactKG, load_findkg, load_kg, load_user_kg
+from s3kg_core.factuality.kg import FactKG, load_findkg, load_kg, load_user_kg
 
 
 def _write_findkg(folder: Path) -> Path:

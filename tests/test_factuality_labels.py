@@ -10,15 +10,15 @@ from factuality_helpers import make_tiny_model
 from fake_openai import Reply, fake_openai, last_user_message
 
 from s3kg_core.errors import FactualityError
-from s3kg_core.grapheval.factuality.labels import (
+from s3kg_core.factuality.labels import (
     LABELS,
     LocalLabeler,
     label_counts,
     label_with_client,
     parse_label,
 )
-from s3kg_core.grapheval.factuality.prompts import LABEL_PROMPT_VERSION, LABEL_SYSTEM_PROMPT
-from s3kg_core.llm import LLMClient, LLMSettings, MemoryCache
+from s3kg_core.factuality.prompts import LABEL_PROMPT_VERSION, LABEL_SYSTEM_PROMPT
+from s3kg_core.llm.client import LLMClient, LLMSettings, MemoryCache
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,7 @@ import pandas as pd
 import pytest
 
 from s3kg_core.errors import FactualityError
-from s3kg_core.grapheval.factuality.metrics import (
-    breakdown,
-    degree_buckets,
-    fact_scores,
-    factuality_scores,
-)
+from s3kg_core.factuality.metrics import breakdown, degree_buckets, fact_scores, factuality_scores
 
 
 def _table(rows: list[tuple[str, bool, str]]) -> pd.DataFrame:

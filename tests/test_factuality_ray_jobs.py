@@ -8,17 +8,17 @@ import pytest
 from factuality_helpers import make_tiny_model, toy_kg_csv
 
 from s3kg_core.errors import FactualityError
-from s3kg_core.grapheval.factuality.hidden import HiddenStateExtractor, read_hidden
-from s3kg_core.grapheval.factuality.judge import Judge, JudgeConfig
-from s3kg_core.grapheval.factuality.kg import load_user_kg
-from s3kg_core.grapheval.factuality.ray_jobs import (
+from s3kg_core.factuality.hidden import HiddenStateExtractor, read_hidden
+from s3kg_core.factuality.judge import Judge, JudgeConfig
+from s3kg_core.factuality.kg import load_user_kg
+from s3kg_core.factuality.ray_jobs import (
     JUDGMENT_COLUMNS,
     RayJobReport,
     extract_hidden_ray,
     judge_ray,
     ray_session,
 )
-from s3kg_core.grapheval.factuality.statements import build_statements
+from s3kg_core.factuality.statements import build_statements
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from s3kg_core.errors import FactualityError
-from s3kg_core.grapheval.factuality.results import (
+from s3kg_core.factuality.results import (
     FactualityEval,
     json_safe,
     load_evaluations,
     save_evaluation,
 )
-from s3kg_core.store import Store
+from s3kg_core.store.store import Store
 
 
 def test_save_replace_and_load(tmp_path: Path) -> None:

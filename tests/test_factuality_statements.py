@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from s3kg_core.errors import FactualityError, InputFormatError
-from s3kg_core.grapheval.factuality.kg import FactKG, load_user_kg
-from s3kg_core.grapheval.factuality.statements import (
+from s3kg_core.factuality.kg import FactKG, load_user_kg
+from s3kg_core.factuality.statements import (
     RELATION_TEMPLATES,
     STATEMENT_COLUMNS,
     build_statements,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from s3kg_core.errors import CheckerError
-from s3kg_core.grapheval.checker_base import EMPTY_CONTEXT, Checker, Claim, Verdict, triple_claim
-from s3kg_core.types import Triple
+from s3kg_core.grapheval.checkers.base import EMPTY_CONTEXT, Checker, Claim, Verdict, triple_claim
+from s3kg_core.kg import Triple
 
 
 class Recording(Checker):

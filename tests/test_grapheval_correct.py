@@ -17,7 +17,7 @@ from s3kg_core.grapheval.correct import (
     summarise_corrections,
 )
 from s3kg_core.grapheval.detect import GraphEval
-from s3kg_core.llm import LLMClient, LLMSettings, MemoryCache
+from s3kg_core.llm.client import LLMClient, LLMSettings, MemoryCache
 
 
 def _gc(url: str) -> GraphCorrect:

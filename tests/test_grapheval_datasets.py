@@ -7,12 +7,7 @@ from pathlib import Path
 import pytest
 
 from s3kg_core.errors import InputFormatError
-from s3kg_core.grapheval.datasets import (
-    DATASETS,
-    article_split,
-    load_summ_set,
-    read_summ_csv,
-)
+from s3kg_core.grapheval.datasets import DATASETS, article_split, load_summ_set, read_summ_csv
 
 
 def _write(path: Path, header: str, rows: list[str]) -> Path:

@@ -9,9 +9,9 @@ from grapheval_helpers import CONTEXT
 
 from s3kg_core.errors import GraphEvalError
 from s3kg_core.extract.base import ItemTexts, TextKG
-from s3kg_core.grapheval.checker_base import Checker, Verdict
+from s3kg_core.grapheval.checkers.base import Checker, Verdict
 from s3kg_core.grapheval.detect import Detection, GraphEval, detect, detection_from_verdicts
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
 
 
 class YearChecker(Checker):

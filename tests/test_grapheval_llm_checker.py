@@ -7,9 +7,9 @@ from fake_openai import Reply, fake_openai
 from grapheval_helpers import CONTEXT, scripted_llm
 
 from s3kg_core.errors import CheckerError, LLMResponseError
-from s3kg_core.grapheval.llm_checker import LLMChecker, parse_verdicts
-from s3kg_core.llm import LLMClient, LLMSettings, MemoryCache
-from s3kg_core.types import Triple
+from s3kg_core.grapheval.checkers.llm import LLMChecker, parse_verdicts
+from s3kg_core.kg import Triple
+from s3kg_core.llm.client import LLMClient, LLMSettings, MemoryCache
 
 
 def _checker(url: str, **kw) -> LLMChecker:

@@ -6,8 +6,8 @@ import pytest
 from grapheval_helpers import CONTEXT, make_tiny_nli
 
 from s3kg_core.errors import CheckerError
-from s3kg_core.grapheval.nli import NLIChecker, entailment_index
-from s3kg_core.types import Triple
+from s3kg_core.grapheval.checkers.nli import NLIChecker, entailment_index
+from s3kg_core.kg import Triple
 
 
 @pytest.fixture(scope="module")

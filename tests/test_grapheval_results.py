@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from test_grapheval_detect import YearChecker
 
-from s3kg_core.grapheval.results import (
-    detect_store,
-    get_bench_rows,
-    load_results,
-    put_bench_row,
-)
-from s3kg_core.store import AnswerRecord, ItemRecord, KGRecord, Store
-from s3kg_core.types import Triple
+from s3kg_core.grapheval.results import detect_store, get_bench_rows, load_results, put_bench_row
+from s3kg_core.kg import Triple
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
+from s3kg_core.store.store import Store
 
 CTX = "The Eiffel Tower is in Paris. It opened in 1889."
 

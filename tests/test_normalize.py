@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalization_name, normalize_label, normalize_triples
-from s3kg_core.types import Triple
 
 PROPERTY = settings(
     max_examples=200,

@@ -1,4 +1,4 @@
-"""Tests of the stages over a stored run (s3kg_core.pipeline): score, CUS table, TAU, export."""
+"""Tests of the stages over a stored run (s3kg_core.stages.score): score, CUS table, TAU, export."""
 
 from __future__ import annotations
 
@@ -13,19 +13,16 @@ import pytest
 from conftest import CountingEncoder
 from store_helpers import build_store, count
 
-from s3kg_core.cus import dataset_cus, harmonic_mean, score_cus_many
 from s3kg_core.errors import ConfigError
-from s3kg_core.pipeline import (
-    cus_table,
-    encoder_for,
-    export_results,
-    latest_signature,
-    score_store,
-    tau_store,
-)
-from s3kg_core.s3kg import KGScorer, S3KGConfig
-from s3kg_core.store import KGRecord, Store
-from s3kg_core.types import Triple, blend
+from s3kg_core.kg import Triple
+from s3kg_core.scoring.cus import dataset_cus, harmonic_mean, score_cus_many
+from s3kg_core.scoring.result import blend
+from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
+from s3kg_core.stages.results import cus_table, encoder_for, export_results, latest_signature
+from s3kg_core.stages.score import score_store
+from s3kg_core.stages.tau import tau_store
+from s3kg_core.store.records import KGRecord
+from s3kg_core.store.store import Store
 
 TABLE_COLUMNS = ["dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"]
 
@@ -419,7 +416,7 @@ def test_export_parquet_to_a_path_with_a_quote(scored, tmp_path):
 def test_reblend_weights_the_embedding_side_in_hybrid_mode_as_in_paper_mode():
     # Regression: reblend treated every mode but "paper" like kgx, so hybrid scores moved the
     # wrong way when the dashboard's alpha slider moved.
-    from s3kg_core.pipeline import reblend
+    from s3kg_core.stages.results import reblend
 
     frame = pd.DataFrame(
         {

@@ -1,4 +1,4 @@
-"""s3kg_core.ray_cluster: the one place a Ray session is started, joined and shut down."""
+"""s3kg_core.stages.ray_cluster: the one place a Ray session is started, joined and shut down."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from s3kg_core.errors import ConfigError, FactualityError
-from s3kg_core.ray_cluster import ray_cluster
+from s3kg_core.stages.ray_cluster import ray_cluster
 
 
 def test_without_ray_the_error_names_the_install_command(monkeypatch):

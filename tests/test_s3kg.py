@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.s3kg: S3KG components, blend, KGScorer and s3kg_score.
+"""Tests of s3kg_core.scoring.s3kg: S3KG components, blend, KGScorer and s3kg_score.
 
 Reference-compatible mode (kgx) is checked against the authors' released procedures,
 re-implemented here with networkx + grakel and the same MiniLM encoder; paper mode against the
@@ -18,12 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from s3kg_core._version import __version__
-from s3kg_core.embeddings import EmbeddingCache, load_encoder
+from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.errors import ConfigError, TripleError
+from s3kg_core.kg import KnowledgeGraph, Triple
 from s3kg_core.normalize import normalize_label
-from s3kg_core.s3kg import KGScorer, S3KGConfig, s3kg_score
-from s3kg_core.types import KnowledgeGraph, ScoreResult, Triple
-from s3kg_core.wl import wl_kernel
+from s3kg_core.scoring.result import ScoreResult
+from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig, s3kg_score
+from s3kg_core.scoring.wl import wl_kernel
 
 PROPERTY = settings(
     max_examples=25,

@@ -1,4 +1,4 @@
-"""Tests of the DuckDB store (s3kg_core.store): schema, versions, errors, writes, locking."""
+"""Tests of the DuckDB store (s3kg_core.store.store): schema, versions, errors, writes, locking."""
 
 from __future__ import annotations
 
@@ -11,15 +11,10 @@ import pytest
 from store_helpers import build_store, count, start_lock_holder
 
 from s3kg_core.errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
-from s3kg_core.store import (
-    SCHEMA_VERSION,
-    AnswerRecord,
-    ItemRecord,
-    KGRecord,
-    ScoreRecord,
-    Store,
-)
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from s3kg_core.store.schema import SCHEMA_VERSION
+from s3kg_core.store.store import Store
 
 TABLES = {
     "meta",
@@ -103,7 +98,7 @@ def test_newer_schema_version_is_refused(tmp_path, read_only):
 
 
 def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
-    from s3kg_core.store import _MIGRATIONS
+    from s3kg_core.store.schema import _MIGRATIONS
 
     path = tmp_path / "v1.duckdb"
     con = duckdb.connect(str(path))
@@ -131,7 +126,7 @@ def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
 
 
 def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
-    from s3kg_core.store import _MIGRATIONS
+    from s3kg_core.store.schema import _MIGRATIONS
 
     path = tmp_path / "v2.duckdb"
     con = duckdb.connect(str(path))
@@ -150,7 +145,7 @@ def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
 
 
 def test_a_version_3_file_migrates_to_4_and_gains_the_grapheval_and_factuality_tables(tmp_path):
-    from s3kg_core.store import _MIGRATIONS
+    from s3kg_core.store.schema import _MIGRATIONS
 
     path = tmp_path / "v3.duckdb"
     con = duckdb.connect(str(path))
@@ -170,7 +165,7 @@ def test_a_version_3_file_migrates_to_4_and_gains_the_grapheval_and_factuality_t
 
 
 def test_bench_results_are_replaced_by_key(tmp_path):
-    from s3kg_core.store import BENCH_COLUMNS
+    from s3kg_core.store.schema import BENCH_COLUMNS
 
     store = Store(tmp_path / "b.duckdb")
     row = ("paws", 4, "minilm", "paper", "released", "s3kg", 0.8, 0.9, 0.3, 0.5)

@@ -1,10 +1,10 @@
-"""Tests of s3kg_core.tau: the triplet analysis unit."""
+"""Tests of s3kg_core.scoring.tau: the triplet analysis unit."""
 
 import pytest
 
 from s3kg_core.errors import ConfigError
-from s3kg_core.tau import TauResult, TripletAnalyzer, lowest_fraction, tau_analyse
-from s3kg_core.types import Triple
+from s3kg_core.kg import Triple
+from s3kg_core.scoring.tau import TauResult, TripletAnalyzer, lowest_fraction, tau_analyse
 
 
 @pytest.fixture(scope="module")

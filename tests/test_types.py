@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.types: Triple, KnowledgeGraph, blend, ScoreResult."""
+"""Tests of s3kg_core.scoring.result: Triple, KnowledgeGraph, blend, ScoreResult."""
 
 import json
 import math
@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from s3kg_core.errors import ConfigError, S3KGError, TripleError
-from s3kg_core.types import MODES, KnowledgeGraph, ScoreResult, Triple, blend, check_alpha
+from s3kg_core.kg import KnowledgeGraph, Triple
+from s3kg_core.scoring.result import MODES, ScoreResult, blend, check_alpha
 
 # -- Triple ----------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.wl: WL features and kernel, paper and kgx variants.
+"""Tests of s3kg_core.scoring.wl: WL features and kernel, paper and kgx variants.
 
 The kgx variant is checked bit for bit against the authors' released pipeline (networkx +
 grakel); the paper variant against a naive re-implementation of DESIGN step 5 written here.
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.kgio import read_pairs_csv
-from s3kg_core.wl import WLLabeler, kgx_graph, wl_features, wl_kernel
+from s3kg_core.scoring.wl import WLLabeler, kgx_graph, wl_features, wl_kernel
 
 PROPERTY = settings(
     max_examples=60,

@@ -45,10 +45,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..embeddings import EmbeddingCache, load_encoder, resolve_encoder
+from ..encoders.cache import EmbeddingCache
+from ..encoders.registry import load_encoder, resolve_encoder
 from ..errors import ConfigError
-from ..s3kg import KGScorer, S3KGConfig
-from ..types import Mode, blend
+from ..scoring.result import Mode, blend
+from ..scoring.s3kg import KGScorer, S3KGConfig
 from .datasets import PairSet
 
 __all__ = [
@@ -279,7 +280,7 @@ def s3kg_components(
 ) -> tuple[Scores, Scores]:
     """S3KG's two components per pair, ``(s_wl, s_sbert)``, with alignment on.
 
-    Blend them at any alpha with :func:`s3kg_core.types.blend` (mind the mode: in ``kgx`` mode
+    Blend them at any alpha with :func:`s3kg_core.scoring.result.blend` (mind the mode: in ``kgx`` mode
     alpha weights the WL side). Pairs with an empty KG give ``(0, 0)``.
     """
     return _kg_results(pair_set, mode, encoder, align=True)

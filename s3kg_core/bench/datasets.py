@@ -28,8 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InputFormatError, KGParseError
+from ..kg import Triple
 from ..kgio import parse_kg_cell
-from ..types import Triple
 
 __all__ = [
     "BENCHMARKS_SUBDIR",
@@ -96,7 +96,7 @@ class PairSet:
     text_1, text_2
         The two texts of each pair (``paragraph_1`` / ``paragraph_2``).
     kg_1, kg_2
-        The triples of each text, one tuple of :class:`~s3kg_core.types.Triple` per pair.
+        The triples of each text, one tuple of :class:`~s3kg_core.kg.Triple` per pair.
     labels
         1 for a positive pair (paraphrase, faithful, similar), else 0.
     status_1, status_2

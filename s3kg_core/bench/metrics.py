@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError, InputFormatError
-from ..types import MODES, Mode, blend
+from ..scoring.result import MODES, Mode, blend
 
 __all__ = [
     "DEFAULT_ALPHAS",
@@ -355,7 +355,7 @@ def alpha_sweep(
 ) -> list[AlphaPoint]:
     """Max-F1 and AUROC of the S3KG blend at each alpha, from stored components.
 
-    The blend is :func:`s3kg_core.types.blend`: ``(1 - alpha) * s_wl + alpha * s_sbert`` in
+    The blend is :func:`s3kg_core.scoring.result.blend`: ``(1 - alpha) * s_wl + alpha * s_sbert`` in
     ``paper`` mode, ``alpha * s_wl + (1 - alpha) * s_sbert`` in ``kgx`` mode, applied to whole
     arrays; nothing is re-embedded.
 

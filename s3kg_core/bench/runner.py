@@ -1,7 +1,7 @@
 """Run a pair benchmark: S3KG and baselines against the labels of one pair set.
 
 :func:`run_pair_benchmark` scores a :class:`~s3kg_core.bench.datasets.PairSet` with S3KG (one
-:class:`~s3kg_core.s3kg.KGScorer` pass giving both components), sweeps alpha over the stored
+:class:`~s3kg_core.scoring.s3kg.KGScorer` pass giving both components), sweeps alpha over the stored
 components, and reports max-F1 (with its threshold), AUROC and bootstrap 95% intervals for S3KG
 at its best alpha and for each requested baseline (:mod:`s3kg_core.bench.baselines`).
 :func:`store_bench_result` writes the result to the DuckDB store for the dashboard.
@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..embeddings import EmbeddingCache, Encoder, load_encoder
+from ..encoders.base import Encoder
+from ..encoders.cache import EmbeddingCache
+from ..encoders.registry import load_encoder
 from ..errors import ConfigError
-from ..types import DEFAULT_MODE, MODES, Mode, blend
+from ..scoring.result import DEFAULT_MODE, MODES, Mode, blend
 from .datasets import PairSet
 from .metrics import (
     AlphaPoint,
@@ -40,7 +42,7 @@ from .metrics import (
 from .split import SPLIT_NAME, checked_dev_mask
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.store import Store
 
 __all__ = [
     "PROTOCOLS",
@@ -354,7 +356,7 @@ def run_pair_benchmark(
     >>> r.methods["s3kg"].f1, r.methods["s3kg"].auroc
     (1.0, 1.0)
     """
-    from ..s3kg import KGScorer
+    from ..scoring.s3kg import KGScorer
 
     if mode not in MODES:
         raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ..types import Triple
+from ..kg import Triple
 
 __all__ = ["SOURCES", "Extractor", "ItemTexts", "TextKG"]
 

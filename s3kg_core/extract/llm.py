@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from ..errors import ConfigError, LLMResponseError
-from ..llm import ChatRequest, ChatResult, LLMClient
+from ..llm.client import ChatRequest, ChatResult, LLMClient
 from .base import SOURCES, ItemTexts, TextKG
 from .parse import parse_kg_json
 from .prompts import (
@@ -44,7 +44,7 @@ class LLMExtractor:
     Parameters
     ----------
     client
-        The configured :class:`~s3kg_core.llm.LLMClient` (cache, limits, retries).
+        The configured :class:`~s3kg_core.llm.client.LLMClient` (cache, limits, retries).
     prompt
         ``"joint"`` (three texts per call) or ``"single"`` (one text per call).
     max_input_chars
@@ -54,7 +54,7 @@ class LLMExtractor:
 
     Examples
     --------
-    >>> from s3kg_core.llm import LLMSettings
+    >>> from s3kg_core.llm.client import LLMSettings
     >>> ex = LLMExtractor(LLMClient(LLMSettings(model="m", base_url="http://127.0.0.1:9/v1")))
     >>> ex.name
     'llm:m:joint-kg-v1'

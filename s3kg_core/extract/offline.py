@@ -78,7 +78,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ExtractionError
-from ..types import Triple
+from ..kg import Triple
 from .base import ItemTexts, TextKG
 
 __all__ = ["DEFAULT_MODEL", "OfflineExtractor"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import LLMResponseError
-from ..types import Triple
+from ..kg import Triple
 
 __all__ = ["ParsedKGs", "parse_kg_json", "parse_triples", "repair_json"]
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import GraphEvalError
 from ..extract.base import Extractor
-from .checker_base import Checker
+from .checkers.base import Checker
 from .datasets import SummSet, load_summ_set
 from .detect import Detection, GraphEval
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from ..errors import GraphEvalError, LLMResponseError
 from ..extract.parse import parse_triples, repair_json
-from ..llm import ChatRequest, LLMClient
-from ..types import Triple
+from ..kg import Triple
+from ..llm.client import ChatRequest, LLMClient
 from .detect import Detection, GraphEval
 from .prompts import (
     CORRECT_TRIPLE_PROMPT_VERSION,
@@ -207,7 +207,7 @@ class GraphCorrect:
     Parameters
     ----------
     client
-        The configured :class:`~s3kg_core.llm.LLMClient`.
+        The configured :class:`~s3kg_core.llm.client.LLMClient`.
     grapheval
         The detector used before and after (same extractor and checker).
     temperature, seed, max_tokens
@@ -217,12 +217,12 @@ class GraphCorrect:
 
     Examples
     --------
-    >>> from s3kg_core.llm import LLMSettings
-    >>> from s3kg_core.grapheval.checker_base import Checker
+    >>> from s3kg_core.llm.client import LLMSettings
+    >>> from s3kg_core.grapheval.checkers.base import Checker
     >>> class Never(Checker):
     ...     def _check(self, jobs, raw):
     ...         return [[Verdict(0.0) for _ in c] for c, _ in jobs]
-    >>> from s3kg_core.grapheval.checker_base import Verdict
+    >>> from s3kg_core.grapheval.checkers.base import Verdict
     >>> gc = GraphCorrect(LLMClient(LLMSettings(model="m", base_url="http://127.0.0.1:9/v1")),
     ...                   GraphEval(Never()))
     >>> gc.correct_many([""], ["ctx"])[0].corrected  # nothing flagged: no call, unchanged

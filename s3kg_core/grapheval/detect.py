@@ -1,7 +1,7 @@
 """GraphEval detection: an answer is inconsistent if any of its triples is probably unsupported.
 
 :func:`detect` checks the triples of one answer against its context with a
-:class:`~s3kg_core.grapheval.checker_base.Checker` and keeps every triple's probability, the
+:class:`~s3kg_core.grapheval.checkers.base.Checker` and keeps every triple's probability, the
 flagged ones (probability > 0.5) and the reasons for triples the checker could not judge.
 :class:`GraphEval` loads an extractor and a checker once and runs many answers in batches,
 optionally also in raw mode (the whole answer as one claim).
@@ -29,8 +29,8 @@ from typing import Any
 
 from ..errors import GraphEvalError
 from ..extract.base import Extractor, ItemTexts, TextKG
-from ..types import Triple
-from .checker_base import Checker, Verdict
+from ..kg import Triple
+from .checkers.base import Checker, Verdict
 
 __all__ = ["THRESHOLD", "Detection", "GraphEval", "detect", "detection_from_verdicts"]
 
@@ -198,13 +198,13 @@ def detect(
     context
         The text the answer should be consistent with.
     checker
-        Any :class:`~s3kg_core.grapheval.checker_base.Checker`.
+        Any :class:`~s3kg_core.grapheval.checkers.base.Checker`.
     answer
         The answer's text: when given, raw mode runs too (``raw_probability``).
 
     Examples
     --------
-    >>> from s3kg_core.grapheval.support import SupportChecker
+    >>> from s3kg_core.grapheval.checkers.support import SupportChecker
     >>> d = detect([("Eiffel Tower", "opened in", "1899")],
     ...            "The Eiffel Tower is in Paris. It opened in 1889.",
     ...            SupportChecker(calibration=None))
@@ -244,7 +244,7 @@ class GraphEval:
 
     Examples
     --------
-    >>> from s3kg_core.grapheval.support import SupportChecker
+    >>> from s3kg_core.grapheval.checkers.support import SupportChecker
     >>> ge = GraphEval(SupportChecker(calibration=None))
     >>> [d.inconsistent for d in ge.detect_many(
     ...     ["The tower opened in 1899.", ""], ["The tower opened in 1889."] * 2)]

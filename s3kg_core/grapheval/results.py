@@ -17,8 +17,8 @@ from typing import Any
 import duckdb
 
 from ..errors import GraphEvalError
-from ..store import Store
-from .checker_base import Checker
+from ..store.store import Store
+from .checkers.base import Checker
 from .correct import Correction
 from .detect import Detection, GraphEval
 

@@ -1,0 +1,30 @@
+"""The ``s3kg`` command line: thin commands over the library.
+
+Each command builds the library object, calls one method, and turns library errors into a
+one-line message and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .._version import __version__
+from . import bench, factuality, grapheval, pairs, pipeline, store
+
+__all__ = ["cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="s3kg")
+def cli() -> None:
+    """S3KG Workbench: evaluate LLM answers by comparing knowledge graphs."""
+
+
+for _module in (pairs, store, pipeline, bench, grapheval, factuality):
+    for _command in _module.COMMANDS:
+        cli.add_command(_command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the ``s3kg`` command line."""
+    cli.main(args=argv, prog_name="s3kg")

@@ -1,0 +1,246 @@
+"""What the ``s3kg`` command modules share: option sets, error handling, progress, outputs.
+
+Each command builds the library object, calls one method, and turns library errors into a
+one-line message and a non-zero exit status (:func:`friendly_errors`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+import click
+
+from ..errors import S3KGError
+from ..scoring.result import DEFAULT_MODE, MODES
+
+__all__ = [
+    "DB_OPTION",
+    "StageBar",
+    "endpoint_options",
+    "existing_db",
+    "friendly_errors",
+    "llm_client",
+    "scoring_options",
+    "write_atomic",
+    "write_csv_atomic",
+    "write_json_atomic",
+]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly_errors(func: F) -> F:
+    """Turn :class:`S3KGError` into ``Error: <message>`` and exit status 1."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except S3KGError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def scoring_options(func: F) -> F:
+    """The options that define a score: encoder, mode, alpha, tau, K."""
+    options = [
+        click.option(
+            "--encoder",
+            default="minilm",
+            show_default=True,
+            help="minilm, mpnet, or the path of a local sentence-transformers model directory.",
+        ),
+        click.option(
+            "--mode",
+            type=click.Choice(list(MODES)),
+            default=DEFAULT_MODE,
+            show_default=True,
+            help="hybrid (the default: best mean AUROC on the labelled pair sets): paper mode "
+            "with S_WL the mean of the relation-aware directed WL kernel and a relation-agnostic "
+            "undirected one. paper: relation-aware directed WL on normalised labels. Both weight "
+            "the embedding side by alpha. kgx: the authors' released implementation, alpha "
+            "weights the WL side.",
+        ),
+        click.option(
+            "--alpha",
+            type=click.FloatRange(0.0, 1.0),
+            default=0.5,
+            show_default=True,
+            help="Blend weight (see --mode for its side).",
+        ),
+        click.option(
+            "--tau",
+            type=click.FloatRange(0.0, 1.0),
+            default=0.65,
+            show_default=True,
+            help="Soft alignment threshold (cosine).",
+        ),
+        click.option(
+            "--wl-iterations",
+            type=click.IntRange(1, 50),
+            default=5,
+            show_default=True,
+            help="WL refinement rounds K (labels of rounds 0..K are counted).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+DB_OPTION = click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("data") / "s3kg.duckdb",
+    show_default=True,
+    help="The DuckDB file.",
+)
+
+
+def existing_db(db_path: Path) -> Path:
+    """``db_path``, or a one-line error if it does not exist yet."""
+    if not db_path.exists():
+        raise click.ClickException(
+            f"database {db_path} does not exist; import data first "
+            f"(`s3kg import ... --db {db_path}`)"
+        )
+    return db_path
+
+
+class StageBar:
+    """A tqdm progress bar on stderr (terminals only) that follows the stages of a job."""
+
+    _LABELS: ClassVar[dict[str, str]] = {
+        "triples": "encoding triples",
+        "labels": "encoding labels",
+        "pairs": "scoring",
+    }
+
+    def __init__(self) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=0, disable=not sys.stderr.isatty(), file=sys.stderr, leave=False)
+        self._stage = ""
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        """Show ``done`` of ``total`` for ``stage``."""
+        if stage != self._stage:
+            self._stage = stage
+            self._bar.reset(total=total)
+            self._bar.set_description(self._LABELS.get(stage, stage))
+        self._bar.update(done - self._bar.n)
+
+    def __enter__(self) -> StageBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.close()
+
+
+def write_atomic(path: Path, write: Callable[[Any], None], newline: str | None = None) -> None:
+    """Call ``write(file)`` on a temporary file renamed into place (no half-written output)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline=newline, encoding="utf-8") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_csv_atomic(path: Path, header: list[str], rows: Any) -> None:
+    """Write a CSV atomically (see :func:`write_atomic`)."""
+
+    def write(fh: Any) -> None:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+    write_atomic(path, write, newline="")
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write indented JSON atomically (see :func:`write_atomic`)."""
+    write_atomic(path, lambda fh: fh.write(json.dumps(data, indent=2) + "\n"))
+
+
+def endpoint_options(func: F) -> F:
+    """Where the LLM is and how hard to push it."""
+    options = [
+        click.option(
+            "--base-url",
+            default=None,
+            help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: "
+            "$OPENAI_BASE_URL, else OpenAI when $OPENAI_API_KEY is set).",
+        ),
+        click.option("--model", default=None, help="Model name (default: $S3KG_MODEL)."),
+        click.option(
+            "--api-key",
+            default=None,
+            help="API key (default: $OPENAI_API_KEY; never stored or logged).",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(1, 256),
+            default=4,
+            show_default=True,
+            help="Requests in flight at once.",
+        ),
+        click.option(
+            "--rpm",
+            type=click.FloatRange(0, min_open=True),
+            default=None,
+            help="Most requests per minute (default: no limit).",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(0, min_open=True),
+            default=60.0,
+            show_default=True,
+            help="Seconds per request before it is retried.",
+        ),
+        click.option(
+            "--max-retries",
+            type=click.IntRange(0, 20),
+            default=4,
+            show_default=True,
+            help="Retries on 429, 5xx, timeouts (exponential backoff, Retry-After honoured).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def llm_client(db_path: Path | None, endpoint: dict[str, Any]) -> Any:
+    """The LLM client of the endpoint options; responses cached in ``db_path`` (else memory)."""
+    from ..llm.client import LLMClient, LLMSettings, MemoryCache
+
+    settings = LLMSettings.from_env(
+        base_url=endpoint["base_url"],
+        model=endpoint["model"],
+        api_key=endpoint["api_key"],
+        concurrency=endpoint["concurrency"],
+        requests_per_minute=endpoint["rpm"],
+        timeout=endpoint["timeout"],
+        max_retries=endpoint["max_retries"],
+    )
+    if db_path is None:
+        return LLMClient(settings, cache=MemoryCache())
+    from ..llm.cache import StoreCache
+    from ..store.store import Store
+
+    return LLMClient(settings, cache=StoreCache(Store(db_path), settings))

@@ -1,0 +1,266 @@
+"""The benchmark commands of ``s3kg``: ``bench pairs``.
+
+Added to the main group by :mod:`s3kg_core.cli`; thin over
+:func:`s3kg_core.bench.runner.run_pair_benchmark`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..bench.runner import PROTOCOLS
+from ..scoring.result import DEFAULT_MODE, MODES
+from ._common import StageBar, endpoint_options, friendly_errors, llm_client, write_json_atomic
+
+__all__ = ["COMMANDS"]
+
+
+@click.group()
+def bench() -> None:
+    """Measure how well scores agree with human labels (S3KG and baselines)."""
+
+
+def _methods(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = [m.strip() for m in value.split(",") if m.strip()]
+    if not names:
+        raise click.BadParameter("give at least one method name", param_hint="--methods")
+    return names
+
+
+def _llm_extractor(endpoint: dict[str, Any], db_path: Path | None) -> Any:
+    """The single-text LLM extractor on the endpoint; responses cached in ``db_path`` if given."""
+    from ..errors import ConfigError
+    from ..extract.llm import LLMExtractor
+    from ..llm.client import endpoint_configured
+
+    if not endpoint_configured(endpoint["base_url"], endpoint["model"]):
+        raise ConfigError(
+            "--triples llm needs an endpoint: pass --base-url and --model (or set "
+            "OPENAI_BASE_URL and S3KG_MODEL)"
+        )
+    return LLMExtractor(llm_client(db_path, endpoint), prompt="single")
+
+
+def _table(result: Any) -> str:
+    """The methods of one :class:`~s3kg_core.bench.runner.BenchResult` as a text table."""
+    lines = [
+        f"{result.dataset} (n={result.n}"
+        + (f" test pairs, {result.n_dev} dev" if result.protocol == "dev-test" else "")
+        + f", encoder {result.encoder}, mode {result.mode}, triples {result.triples})",
+        f"  {'method':<14} {'F1':>6} {'95% CI':>14} {'AUROC':>7} {'95% CI':>14} {'alpha':>6}",
+    ]
+    for name, m in result.methods.items():
+        alpha = f"{m.alpha:.1f}" if m.alpha is not None else "-"
+        lines.append(
+            f"  {name:<14} {m.f1:>6.3f} [{m.f1_ci.low:.3f}, {m.f1_ci.high:.3f}] "
+            f"{m.auroc:>7.3f} [{m.auroc_ci.low:.3f}, {m.auroc_ci.high:.3f}] {alpha:>6}"
+        )
+    return "\n".join(lines)
+
+
+@bench.command("pairs")
+@click.option(
+    "--dataset",
+    required=True,
+    help="A pair set name (e.g. paws_wiki_400), a CSV path, or 'all' for every set.",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The shared data folder holding s3kg_release/benchmarks/ "
+    "(default: $S3KG_DATA_DIR, else ../shared/data).",
+)
+@click.option(
+    "--encoder",
+    default="minilm",
+    show_default=True,
+    help="minilm, mpnet, or the path of a local sentence-transformers model directory.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(list(MODES)),
+    default=DEFAULT_MODE,
+    show_default=True,
+    help="Mode of the s3kg method (see `s3kg score --help`); s3kg@paper, s3kg@kgx and "
+    "s3kg@hybrid are each mode whatever this says.",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(list(PROTOCOLS)),
+    default="dev-test",
+    show_default=True,
+    help="dev-test: alpha chosen on each set's declared dev pairs (~30%, by a hash of the "
+    "pair id), every figure on the test pairs. same: alpha chosen and reported on all pairs, "
+    "as in the paper's table (optimistic).",
+)
+@click.option(
+    "--triples",
+    type=click.Choice(["released", "offline", "llm"]),
+    default="released",
+    show_default=True,
+    help="released: the KGs in the file; offline: re-extract both texts with the offline "
+    "extractor; llm: re-extract both texts through the endpoint (single-text prompt).",
+)
+@click.option(
+    "--methods",
+    default=None,
+    help="Comma-separated methods, e.g. s3kg,s3kg@kgx,rouge1 (default: s3kg, the three "
+    "s3kg@<mode> variants and every baseline but s3kg_kgx).",
+)
+@click.option(
+    "--bootstrap",
+    type=click.IntRange(1, 100_000),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples per 95% interval.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option(
+    "--json",
+    "json_path",
+    required=True,
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Where to write the results (one object, or a list of them for --dataset all).",
+)
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also store the results in this DuckDB file (table bench_results).",
+)
+@endpoint_options
+@friendly_errors
+def bench_pairs(
+    dataset: str,
+    data_dir: Path | None,
+    encoder: str,
+    mode: str,
+    protocol: str,
+    triples: str,
+    methods: str | None,
+    bootstrap: int,
+    seed: int,
+    json_path: Path,
+    db_path: Path | None,
+    **endpoint: Any,
+) -> None:
+    """Score labelled pair sets with S3KG and baselines; report max-F1 and AUROC.
+
+    S3KG's alpha is swept over 0.0, 0.1, ..., 1.0; under --protocol dev-test the best alpha by
+    AUROC on the dev pairs is reported on the test pairs, under same the best by F1 on all
+    pairs. Intervals are percentile bootstrap 95% intervals, resampled per class.
+
+    Each finished set is kept in OUT.partial.jsonl (and stored in --db at once), so a killed
+    run, rerun with the same options, scores only the sets it had not finished.
+    """
+    from ..bench.datasets import BENCHMARKS_SUBDIR, default_data_dir, list_pair_sets, load_pair_set
+    from ..bench.runner import BenchResult, run_pair_benchmark, store_bench_result
+    from ..errors import InputFormatError
+
+    wanted = _methods(methods)
+    extractor = _llm_extractor(endpoint, db_path) if triples == "llm" else None
+    if dataset == "all":
+        names: list[str] = list_pair_sets(data_dir)
+        if not names:
+            raise InputFormatError(
+                f"no pair sets under {(data_dir or default_data_dir()) / BENCHMARKS_SUBDIR}; "
+                "pass --data-dir "
+                "or set S3KG_DATA_DIR"
+            )
+    else:
+        names = [dataset]
+    pair_sets = [load_pair_set(name, data_dir) for name in names]
+    options = {
+        "encoder": encoder, "mode": mode, "methods": wanted, "bootstrap": bootstrap,
+        "seed": seed, "triples": triples, "protocol": protocol,
+        "db": str(db_path) if db_path is not None else None,
+        "model": endpoint.get("model") if triples == "llm" else None,
+    }  # fmt: skip
+    partial = _Partial(json_path, options)
+    payloads: list[dict[str, Any]] = []
+    stored = 0
+    store = None
+    if db_path is not None:
+        from ..store.store import Store
+
+        store = Store(db_path)
+    for pair_set in pair_sets:
+        done = partial.get(pair_set.name, len(pair_set.ids))
+        if done is not None:
+            payloads.append(done)
+            click.echo(_table(BenchResult.from_json(done)))
+            click.echo(f"  (resumed from {partial.path})")
+            continue
+        with StageBar() as bar:
+            result = run_pair_benchmark(
+                pair_set,
+                encoder=encoder,
+                mode=mode,  # type: ignore[arg-type]
+                methods=wanted,
+                bootstrap=bootstrap,
+                seed=seed,
+                triples=triples,
+                protocol=protocol,  # type: ignore[arg-type]
+                extractor=extractor,
+                progress=bar.update,
+            )
+        click.echo(_table(result))
+        if store is not None:  # stored at once: a killed run keeps its finished sets
+            stored += store_bench_result(store, result)
+        payloads.append(result.to_json())
+        partial.add(pair_set.name, len(pair_set.ids), payloads[-1])
+    write_json_atomic(json_path, payloads if dataset == "all" else payloads[0])
+    partial.remove()
+    note = f"wrote {json_path}"
+    if db_path is not None:
+        note += f"; stored {stored} rows in {db_path}"
+    click.echo(note)
+
+
+class _Partial:
+    """The finished sets of an unfinished ``bench pairs`` run (``OUT.json.partial.jsonl``).
+
+    One line per finished set: its name, its pair count, the run's options and its JSON. A rerun
+    with the same options takes those sets from here instead of scoring them again; a set
+    whose options or size differ is scored again. The file goes once the JSON is written.
+    """
+
+    def __init__(self, json_path: Path, options: dict[str, Any]) -> None:
+        self.path = json_path.with_name(json_path.name + ".partial.jsonl")
+        self.options = json.loads(json.dumps(options))  # as it reads back
+        self.done: dict[tuple[str, int], dict[str, Any]] = {}
+        if not self.path.exists():
+            return
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+                if row["options"] == self.options:
+                    self.done[(str(row["dataset"]), int(row["pairs"]))] = dict(row["result"])
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut by the kill
+
+    def get(self, name: str, pairs: int) -> dict[str, Any] | None:
+        return self.done.get((name, pairs))
+
+    def add(self, name: str, pairs: int, result: dict[str, Any]) -> None:
+        row = {"dataset": name, "pairs": pairs, "options": self.options, "result": result}
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+COMMANDS: tuple[click.Command, ...] = (bench,)
+"""The commands this module adds to ``s3kg``."""

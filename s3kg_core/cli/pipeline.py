@@ -1,0 +1,294 @@
+"""The LLM-stage commands of ``s3kg``: ``collect``, ``extract`` and ``run``.
+
+Added to the main group by :mod:`s3kg_core.cli`; thin over :mod:`s3kg_core.stages.collect`,
+:mod:`s3kg_core.stages.extract` and :mod:`s3kg_core.stages.score`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ._common import (
+    DB_OPTION,
+    StageBar,
+    endpoint_options,
+    existing_db,
+    friendly_errors,
+    llm_client,
+    scoring_options,
+)
+
+__all__ = ["COMMANDS"]
+
+
+def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> list[float]:
+    try:
+        values = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError as exc:
+        raise click.BadParameter(f"a comma-separated list of numbers; got {text!r}") from exc
+    if not values:
+        raise click.BadParameter("give at least one temperature")
+    return values
+
+
+@click.command("collect")
+@DB_OPTION
+@endpoint_options
+@click.option(
+    "--temperatures",
+    default="0",
+    show_default=True,
+    callback=_temperatures,
+    help="Comma-separated temperatures, one run each (e.g. 0,0.3,0.7,1.0).",
+)
+@click.option("--dataset", "datasets", multiple=True, help="Only this dataset (repeatable).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sent with every request.")
+@click.option("--limit", type=click.IntRange(1), default=None, help="First N items per dataset.")
+@click.option(
+    "--max-input-chars",
+    type=click.IntRange(100),
+    default=12_000,
+    show_default=True,
+    help="Longer contexts are cut at a word boundary and the answer flagged truncated.",
+)
+@click.option("--max-tokens", type=click.IntRange(1), default=512, show_default=True)
+@friendly_errors
+def collect_cmd(
+    db_path: Path,
+    temperatures: list[float],
+    datasets: tuple[str, ...],
+    seed: int,
+    limit: int | None,
+    max_input_chars: int,
+    max_tokens: int,
+    **endpoint: Any,
+) -> None:
+    """Ask a model every stored question with its context; store answers, latency and tokens.
+
+    One run per dataset x temperature. Resumable: answered items are skipped, failed ones
+    (HTTP errors, timeouts) are asked again, and every response is cached in the database, so
+    a rerun never pays twice.
+    """
+    from ..stages.collect import collect_answers
+    from ..store.store import Store
+
+    client = llm_client(existing_db(db_path), endpoint)
+    with StageBar() as bar:
+        report = collect_answers(
+            Store(db_path),
+            client,
+            datasets=list(datasets) or None,
+            temperatures=temperatures,
+            seed=seed,
+            max_input_chars=max_input_chars,
+            max_tokens=max_tokens,
+            limit=limit,
+            progress=bar.update,
+        )
+    click.echo(f"collected from {client.settings.model}: {report.summary()}")
+
+
+def _extractor(
+    kind: str, prompt: str, db_path: Path, endpoint: dict[str, Any], max_tokens: int = 2048
+) -> Any:
+    from ..llm.client import endpoint_configured
+    from ..stages.extract import make_extractor
+
+    if kind == "auto":
+        kind = "llm" if endpoint_configured(endpoint["base_url"], endpoint["model"]) else "offline"
+    if kind == "offline":
+        return make_extractor("offline")
+    from ..extract.llm import LLMExtractor
+
+    return LLMExtractor(
+        llm_client(db_path, endpoint),
+        prompt=prompt,  # type: ignore[arg-type]
+        max_tokens=max_tokens,
+    )
+
+
+_EXTRACTOR_OPTION = click.option(
+    "--extractor",
+    type=click.Choice(["auto", "llm", "offline"]),
+    default="auto",
+    show_default=True,
+    help="llm: the configured endpoint; offline: spaCy rules, no LLM; auto: llm when an "
+    "endpoint and model are configured, else offline.",
+)
+_PROMPT_OPTION = click.option(
+    "--prompt",
+    type=click.Choice(["joint", "single"]),
+    default="joint",
+    show_default=True,
+    help="LLM prompt: joint (S3KG: gold, answer, context in one call, consistent labels) or "
+    "single (GraphEval: each text alone).",
+)
+
+
+@click.command("extract")
+@DB_OPTION
+@_EXTRACTOR_OPTION
+@_PROMPT_OPTION
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(16),
+    default=2048,
+    show_default=True,
+    help="Length limit of each LLM extraction response.",
+)
+@click.option(
+    "--run",
+    "run_ids",
+    type=int,
+    multiple=True,
+    help="Only this run (repeatable); a run extracted with another extractor is copied first.",
+)
+@endpoint_options
+@friendly_errors
+def extract_cmd(
+    db_path: Path,
+    extractor: str,
+    prompt: str,
+    max_tokens: int,
+    run_ids: tuple[int, ...],
+    **endpoint: Any,
+) -> None:
+    """Extract the gold, answer and context KGs of every answer not extracted yet.
+
+    Resumable: items with their three KGs are skipped, failed extractions are tried again.
+    Malformed triples are dropped and counted; texts over the budget are cut and flagged.
+    """
+    from ..stages.extract import extract_store
+    from ..store.store import Store
+
+    ex = _extractor(extractor, prompt, existing_db(db_path), endpoint, max_tokens=max_tokens)
+    with StageBar() as bar:
+        report = extract_store(
+            Store(db_path), ex, run_ids=list(run_ids) or None, progress=bar.update
+        )
+    click.echo(f"extracted with {ex.name}: {report.summary()}")
+
+
+@click.command("run")
+@DB_OPTION
+@click.option(
+    "--pubmedqa",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Import PubMedQA's ori_pqal.json first.",
+)
+@click.option(
+    "--table",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Import a CSV/JSONL file first (with --map).",
+)
+@click.option("--map", "mapping", default=None, help="Column mapping for --table.")
+@click.option("--dataset", "datasets", multiple=True, help="Only this dataset (repeatable).")
+@click.option(
+    "--temperatures",
+    default="0",
+    show_default=True,
+    callback=_temperatures,
+    help="Comma-separated, one run each.",
+)
+@click.option("--limit", type=click.IntRange(1), default=None, help="First N items per dataset.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sent with every request.")
+@_EXTRACTOR_OPTION
+@_PROMPT_OPTION
+@endpoint_options
+@scoring_options
+@click.option(
+    "--fraction",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=0.05,
+    show_default=True,
+    help="TAU explains this lowest-scoring share of each run.",
+)
+@friendly_errors
+def run_cmd(
+    db_path: Path,
+    pubmedqa: Path | None,
+    table: Path | None,
+    mapping: str | None,
+    datasets: tuple[str, ...],
+    temperatures: list[float],
+    limit: int | None,
+    seed: int,
+    extractor: str,
+    prompt: str,
+    encoder: str,
+    mode: str,
+    alpha: float,
+    tau: float,
+    wl_iterations: int,
+    fraction: float,
+    **endpoint: Any,
+) -> None:
+    """Import -> collect -> extract -> score -> TAU, each stage resumable.
+
+    Without an endpoint the collect stage is skipped (answers must already be stored, e.g.
+    imported with a table's answer column) and extraction is offline.
+    """
+    from ..llm.client import endpoint_configured
+    from ..scoring.s3kg import S3KGConfig
+    from ..stages.collect import collect_answers
+    from ..stages.extract import extract_store
+    from ..stages.importing import import_pubmedqa, import_table, parse_mapping
+    from ..stages.score import score_store
+    from ..stages.tau import tau_store
+    from ..store.store import Store
+
+    store = Store(db_path)
+    if pubmedqa is not None:
+        click.echo("import: " + import_pubmedqa(store, pubmedqa).summary())
+    if table is not None:
+        if not mapping:
+            raise click.UsageError("--table needs --map")
+        click.echo("import: " + import_table(store, table, parse_mapping(mapping)).summary())
+    existing_db(db_path)
+    with StageBar() as bar:
+        if endpoint_configured(endpoint["base_url"], endpoint["model"]):
+            client = llm_client(db_path, endpoint)
+            report = collect_answers(
+                store,
+                client,
+                datasets=list(datasets) or None,
+                temperatures=temperatures,
+                seed=seed,
+                limit=limit,
+                progress=bar.update,
+            )
+            click.echo(f"collect: {report.summary()}")
+        else:
+            click.echo("collect: skipped (no endpoint configured; using stored answers)")
+        ex = _extractor(extractor, prompt, db_path, endpoint)
+        click.echo(
+            f"extract ({ex.name}): " + extract_store(store, ex, progress=bar.update).summary()
+        )
+        config = S3KGConfig(
+            mode=mode,  # type: ignore[arg-type]
+            alpha=alpha,
+            tau=tau,
+            wl_iterations=wl_iterations,
+        )
+        scored = score_store(store, encoder=encoder, config=config, progress=bar.update)
+    click.echo(
+        f"score: {scored.scored} answers scored, {scored.already_done} already done, "
+        f"{scored.not_ready} without KGs"
+    )
+    if scored.scored + scored.already_done:
+        tau_report = tau_store(store, fraction=fraction, signature=scored.signature, alpha=alpha)
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(tau_report.counts.items()))
+        click.echo(f"tau: {tau_report.analysed} answers analysed: {counts or 'nothing found'}")
+
+
+COMMANDS: tuple[click.Command, ...] = (
+    collect_cmd,
+    extract_cmd,
+    run_cmd,
+)
+"""The commands this module adds to ``s3kg``."""

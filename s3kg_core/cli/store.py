@@ -1,0 +1,264 @@
+"""The ``s3kg`` command line: thin commands over the library.
+
+Each command builds the library object, calls one method, and turns library errors into a
+one-line message and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ._common import DB_OPTION, StageBar, existing_db, friendly_errors, scoring_options
+
+__all__ = ["COMMANDS"]
+
+
+@click.group("import")
+def import_group() -> None:
+    """Import datasets and model runs into the database."""
+
+
+@import_group.command("s3kg-release")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@DB_OPTION
+@friendly_errors
+def import_release(directory: Path, db_path: Path) -> None:
+    """Import every *.csv of DIRECTORY: the S3KG authors' released QA runs with their KGs.
+
+    Dataset and model come from the file name (mesaqa_gemma-7b-it.csv: dataset mesaqa, model
+    gemma-7b-it). Re-importing a file replaces what it wrote before.
+    """
+    from ..stages.importing import import_s3kg_release
+    from ..store.store import Store
+
+    for report in import_s3kg_release(Store(db_path), directory):
+        click.echo(report.summary())
+        for problem in report.problems:
+            click.echo(f"  {problem}")
+
+
+@import_group.command("pubmedqa")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@DB_OPTION
+@click.option("--dataset", default="pubmedqa_pqal", show_default=True, help="Dataset name.")
+@friendly_errors
+def import_pqa(path: Path, db_path: Path, dataset: str) -> None:
+    """Import PubMedQA's ori_pqal.json (question, joined contexts, long answer)."""
+    from ..stages.importing import import_pubmedqa
+    from ..store.store import Store
+
+    click.echo(import_pubmedqa(Store(db_path), path, dataset=dataset).summary())
+
+
+@import_group.command("csv")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@DB_OPTION
+@click.option(
+    "--map",
+    "mapping",
+    required=True,
+    help="FIELD=COLUMN pairs: question=..,context=..,gold=.. and optionally id=.., answer=..",
+)
+@click.option("--dataset", default=None, help="Dataset name (default: the file name).")
+@click.option("--model", default=None, help="The model whose answers the answer column holds.")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@friendly_errors
+def import_csv(
+    path: Path,
+    db_path: Path,
+    mapping: str,
+    dataset: str | None,
+    model: str | None,
+    temperature: float,
+) -> None:
+    """Import a CSV or JSONL file (.jsonl / .ndjson) through a column mapping."""
+    from ..stages.importing import import_table, parse_mapping
+    from ..store.store import Store
+
+    report = import_table(
+        Store(db_path),
+        path,
+        parse_mapping(mapping),
+        dataset=dataset,
+        model=model,
+        temperature=temperature,
+    )
+    click.echo(report.summary())
+    for problem in report.problems:
+        click.echo(f"  {problem}")
+
+
+@click.command("score")
+@DB_OPTION
+@scoring_options
+@click.option(
+    "--batch-items",
+    type=click.IntRange(1),
+    default=1000,
+    show_default=True,
+    help="Answers per write transaction (the most a kill can lose).",
+)
+@click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="local",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Score on Ray: a local cluster, or the cluster at ADDRESS (auto, ray://host:port).",
+)
+@click.option(
+    "--ray-workers",
+    type=click.IntRange(1),
+    default=None,
+    help="Ray workers, each loading the encoder once (default: the cluster's CPUs).",
+)
+@friendly_errors
+def score_cmd(
+    db_path: Path,
+    encoder: str,
+    mode: str,
+    alpha: float,
+    tau: float,
+    wl_iterations: int,
+    batch_items: int,
+    ray_address: str | None,
+    ray_workers: int | None,
+) -> None:
+    """Score every stored answer: GoldSim, CtxSim and CUS with their components.
+
+    Resumable: answers already scored under the same signature are skipped, so a killed run
+    continues where it stopped. Another alpha re-blends the stored components without encoding.
+    """
+    from ..scoring.s3kg import S3KGConfig
+    from ..stages.score import score_store
+    from ..store.store import Store
+
+    config = S3KGConfig(
+        mode=mode,  # type: ignore[arg-type]
+        alpha=alpha,
+        tau=tau,
+        wl_iterations=wl_iterations,
+    )
+    with StageBar() as bar:
+        report = score_store(
+            Store(existing_db(db_path)),
+            encoder=encoder,
+            config=config,
+            batch_items=batch_items,
+            progress=bar.update,
+            ray_address=ray_address,
+            ray_workers=ray_workers,
+        )
+    problems = ", ".join(f"{n} {s}" for s, n in sorted(report.statuses.items()) if s != "ok")
+    click.echo(
+        f"scored {report.scored} answers ({report.already_done} already done"
+        + (f", {report.not_ready} without KGs yet" if report.not_ready else "")
+        + (f"; comparisons not scorable: {problems}" if problems else "")
+        + f") in {report.seconds:.1f}s, {report.encoded} strings encoded; "
+        f"signature {report.signature}|alpha:{alpha:g}"
+    )
+
+
+@click.command("tau")
+@DB_OPTION
+@click.option(
+    "--fraction", type=click.FloatRange(0.0, 1.0, min_open=True), default=0.05, show_default=True
+)
+@click.option(
+    "--target",
+    type=click.Choice(["cus", "gold_sim", "ctx_sim"]),
+    default="cus",
+    show_default=True,
+    help="The score that ranks answers; ctx_sim explains answers against the context KG.",
+)
+@click.option("--signature", default=None, help="Scores to use (default: the latest).")
+@click.option(
+    "--encoder",
+    default=None,
+    help="Encoder to embed triples with (default: the one the scores were made with).",
+)
+@friendly_errors
+def tau_cmd(
+    db_path: Path, fraction: float, target: str, signature: str | None, encoder: str | None
+) -> None:
+    """Explain the lowest-scoring answers of every run triple by triple (TAU)."""
+    from ..stages.tau import tau_store
+    from ..store.store import Store
+
+    report = tau_store(
+        Store(existing_db(db_path)),
+        fraction=fraction,
+        target=target,
+        signature=signature,
+        encoder=encoder,
+    )
+    counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.counts.items())
+    click.echo(
+        f"TAU on {report.analysed} answers (lowest {fraction:g} by {target}): {counts or 'none'}"
+    )
+
+
+@click.command("cus")
+@DB_OPTION
+@click.option("--signature", default=None, help="Scores to use (default: the latest).")
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help="Re-blend at this alpha (default: as scored).",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the table as a JSON list.",
+)
+@friendly_errors
+def cus_cmd(
+    db_path: Path, signature: str | None, alpha: float | None, json_path: Path | None
+) -> None:
+    """GoldSim, CtxSim and CUS per dataset x model x temperature (x extractor)."""
+    from ..stages.results import cus_table, latest_signature
+    from ..store.store import Store
+
+    store = Store(db_path, read_only=True)
+    signature = signature or latest_signature(store)
+    table = cus_table(store, signature=signature, alpha=alpha)
+    if table.empty:
+        raise click.ClickException(f"no scores in {db_path}: run `s3kg score --db {db_path}`")
+    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    click.echo(f"signature {signature}" + (f"|alpha:{alpha:g}" if alpha is not None else ""))
+    if json_path is not None:
+        records = table.to_dict(orient="records")
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
+
+
+@click.command("export")
+@DB_OPTION
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "json"]), required=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--signature", default=None, help="Scores to use (default: the latest).")
+@friendly_errors
+def export_cmd(db_path: Path, fmt: str, out: Path, signature: str | None) -> None:
+    """Export per-answer results: texts, statuses, components, GoldSim, CtxSim, CUS."""
+    from ..stages.results import export_results
+    from ..store.store import Store
+
+    n = export_results(Store(db_path, read_only=True), out, fmt=fmt, signature=signature)
+    click.echo(f"wrote {n} rows to {out}")
+
+
+COMMANDS: tuple[click.Command, ...] = (
+    import_group,
+    score_cmd,
+    tau_cmd,
+    cus_cmd,
+    export_cmd,
+)
+"""The commands this module adds to ``s3kg``."""

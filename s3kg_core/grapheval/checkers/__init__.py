@@ -1,0 +1,1 @@
+"""GraphEval's triple checkers: the base class, support, NLI and LLM."""

@@ -1,0 +1,1 @@
+"""The one place that talks to OpenAI-compatible endpoints, and the local models."""

@@ -1,0 +1,158 @@
+"""Data shapes: :class:`Triple`, :class:`KnowledgeGraph` and :class:`ScoreResult`.
+
+All three are frozen dataclasses with ``to_dict`` / ``from_dict`` so they can be stored as JSON
+(DuckDB, CSV cells, the dashboard) and read back unchanged.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..errors import ConfigError
+from ..kg import Triple
+
+__all__ = ["DEFAULT_MODE", "MODES", "Mode", "ScoreResult", "blend", "check_alpha"]
+
+
+Mode = Literal["paper", "kgx", "hybrid"]
+
+
+MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid")
+
+
+DEFAULT_MODE: Mode = "hybrid"
+
+
+"""The project's default mode: the one with the best mean test AUROC over the shared labelled
+pair sets (``s3kg bench pairs --dataset all``; the figures are in the README)."""
+
+
+def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> Any:
+    """Blend the structural and embedding components into S3KG.
+
+    In ``paper`` and ``hybrid`` mode ``alpha`` weights the embedding side, as in the paper's
+    equation: ``(1 - alpha) * s_wl + alpha * s_sbert``. In ``kgx`` mode it weights the WL side,
+    as in the authors' released code: ``alpha * s_wl + (1 - alpha) * s_sbert``. Works on floats
+    and on NumPy arrays alike, so a whole run can be re-blended at once.
+
+    Examples
+    --------
+    >>> blend(1.0, 0.0, 0.25)
+    0.75
+    >>> blend(1.0, 0.0, 0.25, mode="kgx")
+    0.25
+    >>> blend(0.2, 0.8, 0.0)
+    0.2
+    >>> blend(1.0, 0.0, 0.25, mode="hybrid")
+    0.75
+    """
+    check_alpha(alpha)
+    if mode in ("paper", "hybrid"):
+        return (1.0 - alpha) * s_wl + alpha * s_sbert
+    if mode == "kgx":
+        return alpha * s_wl + (1.0 - alpha) * s_sbert
+    raise ConfigError(f"mode must be one of {MODES}; got {mode!r}")
+
+
+def check_alpha(alpha: float) -> None:
+    """Raise :class:`ConfigError` unless ``0 <= alpha <= 1``."""
+    if not isinstance(alpha, numbers.Real) or not 0.0 <= float(alpha) <= 1.0:
+        raise ConfigError(f"alpha must be a number in [0, 1]; got {alpha!r}")
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The S3KG comparison of a reference KG (T1) with a candidate KG (T2).
+
+    It keeps the components, so :meth:`blend` can change alpha without recomputing anything.
+    A pair that cannot be scored (an empty side) has ``status`` set to the reason and every
+    score 0.0, never NaN.
+
+    Attributes
+    ----------
+    s_wl, s_sbert
+        Structural (Weisfeiler-Lehman) and embedding components, each in [0, 1].
+    alpha, mode
+        The blend weight and its convention (see :func:`blend`).
+    status
+        ``"ok"`` or the reason the score is 0 (``"empty_kg_1"``, ``"empty_kg_2"``, ...).
+    matched
+        T2^: the distinct triples of T2 picked as best matches of T1's triples (normalised).
+    entity_map, relation_map
+        For every (normalised) label of T1's graph, the T2^ label it was aligned to, or ``None``.
+    signature
+        ``mode:..|enc:..|tau:..|K:..|align:..|norm:..|version:..``; publish it with the numbers.
+    n_triples_1, n_triples_2
+        Triples on each side after normalisation and de-duplication.
+
+    Examples
+    --------
+    >>> r = ScoreResult(s_wl=0.5, s_sbert=0.9, alpha=0.5, mode="paper")
+    >>> round(r.score, 3), round(r.blend(0.0), 3)
+    (0.7, 0.5)
+    >>> ScoreResult.from_dict(r.to_dict()) == r
+    True
+    """
+
+    s_wl: float
+    s_sbert: float
+    alpha: float = 0.5
+    mode: Mode = "paper"
+    status: str = "ok"
+    matched: tuple[Triple, ...] = ()
+    entity_map: dict[str, str | None] = field(default_factory=dict)
+    relation_map: dict[str, str | None] = field(default_factory=dict)
+    signature: str = ""
+    n_triples_1: int = 0
+    n_triples_2: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the pair was scored (both sides non-empty)."""
+        return self.status == "ok"
+
+    @property
+    def score(self) -> float:
+        """S3KG at this result's alpha."""
+        return self.blend(self.alpha)
+
+    def blend(self, alpha: float) -> float:
+        """S3KG at another alpha, from the stored components."""
+        return float(blend(self.s_wl, self.s_sbert, alpha, self.mode))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (triples as lists)."""
+        return {
+            "s_wl": self.s_wl,
+            "s_sbert": self.s_sbert,
+            "alpha": self.alpha,
+            "mode": self.mode,
+            "status": self.status,
+            "score": self.score,
+            "matched": [t.to_list() for t in self.matched],
+            "entity_map": dict(self.entity_map),
+            "relation_map": dict(self.relation_map),
+            "signature": self.signature,
+            "n_triples_1": self.n_triples_1,
+            "n_triples_2": self.n_triples_2,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ScoreResult:
+        """Inverse of :meth:`to_dict` (``score`` is derived, so it is ignored)."""
+        return cls(
+            s_wl=float(data["s_wl"]),
+            s_sbert=float(data["s_sbert"]),
+            alpha=float(data.get("alpha", 0.5)),
+            mode=data.get("mode", "paper"),
+            status=str(data.get("status", "ok")),
+            matched=tuple(Triple.from_any(t) for t in data.get("matched", ())),
+            entity_map=dict(data.get("entity_map", {})),
+            relation_map=dict(data.get("relation_map", {})),
+            signature=str(data.get("signature", "")),
+            n_triples_1=int(data.get("n_triples_1", 0)),
+            n_triples_2=int(data.get("n_triples_2", 0)),
+        )

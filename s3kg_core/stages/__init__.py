@@ -1,0 +1,1 @@
+"""The pipeline's stages: import, collect, extract, score, tau, results, on Ray."""

@@ -1,0 +1,210 @@
+"""Answer collection: prompt a model with each item's question and context, store the answers.
+
+One run per dataset x model x temperature (found again on a rerun, so a killed collection
+continues where it stopped). Answers are written batch by batch in short transactions; an
+answer that failed (HTTP error, timeout) is stored with its reason and asked again on the next
+run, while answers that came back (even empty or refused ones) are kept. The response cache
+means a rerun never pays twice for the same prompt.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConfigError
+from ..extract.prompts import ANSWER_PROMPT_VERSION, answer_messages, truncate
+from ..llm.client import ChatRequest, LLMClient
+from ..store.records import AnswerRecord
+from ..store.store import Store
+
+__all__ = ["UNEXTRACTED", "CollectReport", "collect_answers", "collected_run"]
+
+UNEXTRACTED = "none"  # a collected run's extractor until KGs are extracted
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class CollectReport:
+    """What a collection did, per run and in total."""
+
+    run_ids: list[int] = field(default_factory=list)
+    asked: int = 0
+    already_done: int = 0
+    cached: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    truncated: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """One line for the command line."""
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items())) or "nothing new"
+        text = (
+            f"{len(self.run_ids)} run(s): {self.asked} asked ({parts}; {self.cached} from the "
+            f"cache), {self.already_done} already answered, {self.truncated} contexts truncated"
+        )
+        if self.failures:
+            worst = sorted(self.failures.items(), key=lambda kv: -kv[1])[:3]
+            text += "; failures: " + "; ".join(f"{n}x {reason}" for reason, n in worst)
+            text += " (run the command again to retry them)"
+        return text
+
+
+def collected_run(
+    con: Any, dataset_id: int, model: str, temperature: float, settings: dict[str, Any]
+) -> int:
+    """The collected run of ``(dataset, model, temperature)``, created on first use."""
+    rows = con.execute(
+        "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
+        "AND source = 'collect' ORDER BY run_id LIMIT 1",
+        [dataset_id, model, float(temperature)],
+    ).fetchall()
+    if rows:
+        return int(rows[0][0])
+    return Store.ensure_run(
+        con, dataset_id, model, temperature, UNEXTRACTED, source="collect", settings=settings
+    )
+
+
+def collect_answers(
+    store: Store,
+    client: LLMClient,
+    *,
+    datasets: Sequence[str] | None = None,
+    temperatures: Sequence[float] = (0.0,),
+    seed: int | None = 0,
+    max_input_chars: int = 12_000,
+    max_tokens: int = 512,
+    batch_items: int = 16,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> CollectReport:
+    """Ask ``client``'s model every question of ``datasets`` (default: all) at each temperature.
+
+    Parameters
+    ----------
+    store
+        The database, opened read-write.
+    client
+        The endpoint, model, limits and response cache.
+    datasets
+        Dataset names (default every dataset in the store).
+    temperatures
+        One run per temperature.
+    seed
+        Sent with every request (endpoints that honour it make answers repeatable).
+    max_input_chars
+        A longer context is cut at a word boundary; the answer is flagged ``truncated``.
+    max_tokens
+        The answer's length limit.
+    batch_items
+        Answers per write transaction (the most a kill can lose; the cache keeps even those).
+    limit
+        Only the first ``limit`` items of each dataset (by id): a quick look at a large set.
+    progress
+        ``progress("answers", done, total)``.
+
+    Raises
+    ------
+    ConfigError
+        If a named dataset is not in the store, or an option is out of range.
+    EndpointError
+        If the endpoint is down or refuses the key or model (answers stored so far are kept).
+    """
+    if batch_items < 1:
+        raise ConfigError(f"batch_items must be >= 1; got {batch_items}")
+    if not temperatures:
+        raise ConfigError("give at least one temperature")
+    for t in temperatures:
+        if not 0.0 <= t <= 2.0:
+            raise ConfigError(f"temperature must be in [0, 2]; got {t}")
+    started = time.perf_counter()
+    report = CollectReport()
+    model = client.settings.model
+    settings = {
+        "endpoint": client.settings.endpoint,
+        "seed": seed,
+        "prompt_version": ANSWER_PROMPT_VERSION,
+        "max_tokens": max_tokens,
+        "max_input_chars": max_input_chars,
+    }
+    with store.transaction() as con:
+        known = dict(con.execute("SELECT name, dataset_id FROM datasets").fetchall())
+        names = list(datasets) if datasets is not None else sorted(known)
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise ConfigError(
+                f"dataset(s) {missing} not in {store.path}; it has {sorted(known) or 'none'} "
+                "(import one with `s3kg import ...`)"
+            )
+        work: list[tuple[int, float, list[tuple[int, str, str | None]]]] = []
+        for name in names:
+            items = con.execute(
+                "SELECT item_id, question, context FROM items WHERE dataset_id = ? "
+                "ORDER BY item_id" + (" LIMIT ?" if limit is not None else ""),
+                [known[name], *([limit] if limit is not None else [])],
+            ).fetchall()
+            for t in temperatures:
+                run = collected_run(con, known[name], model, t, settings)
+                report.run_ids.append(run)
+                done = {
+                    int(r[0])
+                    for r in con.execute(
+                        "SELECT item_id FROM answers WHERE run_id = ? AND status <> 'error'",
+                        [run],
+                    ).fetchall()
+                }
+                todo = [(int(i), q or "", c) for i, q, c in items if int(i) not in done]
+                report.already_done += len(items) - len(todo)
+                work.append((run, float(t), todo))
+    total = sum(len(todo) for _, _, todo in work)
+    finished = 0
+    for run, temperature, todo in work:
+        for lo in range(0, len(todo), batch_items):
+            batch = todo[lo : lo + batch_items]
+            requests, cut = [], []
+            for _item, question, context in batch:
+                text, was_cut = truncate(context or "", max_input_chars)
+                cut.append(was_cut)
+                requests.append(
+                    ChatRequest(
+                        messages=answer_messages(question, text if context is not None else None),
+                        prompt_version=ANSWER_PROMPT_VERSION,
+                        temperature=temperature,
+                        seed=seed,
+                        max_tokens=max_tokens,
+                    )
+                )
+            results = client.chat_many(requests)
+            records = []
+            for (item, _q, _c), was_cut, result in zip(batch, cut, results, strict=True):
+                report.asked += 1
+                report.cached += result.cached
+                report.truncated += was_cut
+                report.statuses[result.status] = report.statuses.get(result.status, 0) + 1
+                if result.status == "error":
+                    reason = result.error or "unknown error"
+                    report.failures[reason] = report.failures.get(reason, 0) + 1
+                records.append(
+                    AnswerRecord(
+                        item,
+                        result.text,
+                        seed=seed,
+                        latency_s=result.latency_s,
+                        prompt_tokens=result.prompt_tokens,
+                        completion_tokens=result.completion_tokens,
+                        error=result.error,
+                        status=result.status,
+                        truncated=was_cut,
+                    )
+                )
+            with store.transaction() as con:
+                Store.put_answers(con, run, records)
+            finished += len(batch)
+            if progress is not None:
+                progress("answers", finished, total)
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,193 @@
+"""The extraction stage: stored answers, gold answers and contexts become stored KGs.
+
+It works on collected runs (extractor ``none`` until their first extraction) and resumes runs
+already extracted with the same extractor: items whose three KGs are stored are skipped, items
+whose extraction failed (HTTP error, output beyond repair) are tried again.
+Extracting a run again with another extractor copies the run (same dataset, model,
+temperature, answers) under the new extractor, so both versions stay comparable. Writing an
+item's KGs removes its stale scores and TAU results.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConfigError
+from ..extract.base import Extractor, ItemTexts, TextKG
+from ..store.records import KGRecord
+from ..store.store import Store
+from .collect import UNEXTRACTED
+
+__all__ = ["ExtractReport", "extract_store", "make_extractor"]
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class ExtractReport:
+    """What an extraction did."""
+
+    run_ids: list[int] = field(default_factory=list)
+    items: int = 0
+    already_done: int = 0
+    skipped_failed_answers: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    dropped_triples: int = 0
+    truncated: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """One line for the command line."""
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items())) or "nothing new"
+        return (
+            f"{len(self.run_ids)} run(s): {self.items} items extracted (KGs: {parts}), "
+            f"{self.already_done} already done, {self.skipped_failed_answers} skipped (answer "
+            f"failed; collect again), {self.dropped_triples} malformed triples dropped, "
+            f"{self.truncated} texts truncated"
+        )
+
+
+def make_extractor(kind: str, **llm_options: Any) -> Extractor:
+    """``"offline"`` (spaCy) or ``"llm"`` (needs ``base_url``/``model``/``api_key`` or env).
+
+    Raises
+    ------
+    ConfigError
+        For an unknown kind, or ``"llm"`` without an endpoint.
+    """
+    if kind == "offline":
+        from ..extract.offline import OfflineExtractor
+
+        return OfflineExtractor()
+    if kind == "llm":
+        from ..extract.llm import LLMExtractor
+        from ..llm.client import LLMClient, LLMSettings
+
+        cache = llm_options.pop("cache", None)
+        prompt = llm_options.pop("prompt", "joint")
+        settings = LLMSettings.from_env(**llm_options)
+        return LLMExtractor(LLMClient(settings, cache=cache), prompt=prompt)
+    raise ConfigError(f"extractor must be 'offline' or 'llm'; got {kind!r}")
+
+
+def _target_runs(con: Any, extractor: str, run_ids: Sequence[int] | None) -> list[int]:
+    """Runs to extract into: existing ones, or copies made for another extractor."""
+    rows = con.execute(
+        "SELECT run_id, dataset_id, model, temperature, extractor, source, settings FROM runs "
+        "ORDER BY run_id"
+    ).fetchall()
+    by_id = {int(r[0]): r for r in rows}
+    if run_ids is None:
+        return [int(r[0]) for r in rows if r[4] in (UNEXTRACTED, extractor)]
+    unknown = [r for r in run_ids if r not in by_id]
+    if unknown:
+        raise ConfigError(f"no run(s) {unknown}; the store has runs {sorted(by_id)}")
+    out = []
+    for run in run_ids:
+        _, dataset, model, temperature, current, source, settings = by_id[run]
+        if current in (UNEXTRACTED, extractor):
+            out.append(run)
+            continue
+        copy = Store.ensure_run(
+            con, dataset, model, temperature, extractor, source=source, settings=None
+        )
+        con.execute("UPDATE runs SET settings = ? WHERE run_id = ?", [settings, copy])
+        con.execute(
+            "INSERT OR IGNORE INTO answers SELECT ? AS run_id, * EXCLUDE (run_id) FROM answers "
+            "WHERE run_id = ?",
+            [copy, run],
+        )
+        out.append(copy)
+    return out
+
+
+def extract_store(
+    store: Store,
+    extractor: Extractor,
+    *,
+    run_ids: Sequence[int] | None = None,
+    batch_items: int = 16,
+    progress: Progress | None = None,
+) -> ExtractReport:
+    """Extract the gold, answer and context KGs of every answer of the target runs.
+
+    Parameters
+    ----------
+    store
+        The database, opened read-write.
+    extractor
+        An :class:`~s3kg_core.extract.Extractor` (offline or LLM).
+    run_ids
+        These runs (a run extracted with another extractor is copied first); default: every
+        run not yet extracted (collected, or imported without KGs) or extracted with this
+        extractor.
+    batch_items
+        Items per write transaction.
+    progress
+        ``progress("items", done, total)``.
+
+    Raises
+    ------
+    EndpointError
+        From an LLM extractor whose endpoint is down (KGs stored so far are kept).
+    """
+    if batch_items < 1:
+        raise ConfigError(f"batch_items must be >= 1; got {batch_items}")
+    started = time.perf_counter()
+    report = ExtractReport()
+    with store.transaction() as con:
+        runs = _target_runs(con, extractor.name, run_ids)
+        report.run_ids = runs
+        work: list[tuple[int, int, ItemTexts]] = []
+        for run in runs:
+            rows = con.execute(
+                "SELECT a.item_id, a.answer, a.status, i.gold_answer, i.context, "
+                "(SELECT count(*) FROM kgs k WHERE k.run_id = a.run_id AND k.item_id = a.item_id "
+                "AND k.status NOT LIKE 'failed%') "
+                "FROM answers a JOIN items i USING (item_id) WHERE a.run_id = ? ORDER BY a.item_id",
+                [run],
+            ).fetchall()
+            for item, answer, status, gold, context, n_kgs in rows:
+                if status == "error":
+                    report.skipped_failed_answers += 1
+                elif n_kgs >= 3:
+                    report.already_done += 1
+                else:
+                    work.append(
+                        (run, int(item), ItemTexts(gold or "", answer or "", context or ""))
+                    )
+    for lo in range(0, len(work), batch_items):
+        batch = work[lo : lo + batch_items]
+        extracted = extractor.extract([texts for _, _, texts in batch])
+        records = []
+        for (run, item, _), kgs in zip(batch, extracted, strict=True):
+            for source, kg in kgs.items():
+                records.append(_record(run, item, source, kg, report))
+        with store.transaction() as con:
+            Store.put_kgs(con, records)
+            keys = sorted({(run, item) for run, item, _ in batch})
+            for table in ("scores", "tau_results"):
+                con.executemany(
+                    f"DELETE FROM {table} WHERE run_id = ? AND item_id = ?",
+                    [list(k) for k in keys],
+                )
+            con.executemany(
+                "UPDATE runs SET extractor = ? WHERE run_id = ? AND extractor = ?",
+                [[extractor.name, run, UNEXTRACTED] for run in sorted({r for r, _ in keys})],
+            )
+        report.items += len(batch)
+        if progress is not None:
+            progress("items", report.items, len(work))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _record(run: int, item: int, source: str, kg: TextKG, report: ExtractReport) -> KGRecord:
+    status = kg.status.split(":")[0] if kg.status.startswith("failed") else kg.status
+    report.statuses[status] = report.statuses.get(status, 0) + 1
+    report.dropped_triples += kg.n_dropped
+    report.truncated += kg.truncated
+    return KGRecord(run, item, source, kg.triples, kg.status, kg.n_dropped, kg.truncated)

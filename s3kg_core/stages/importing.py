@@ -1,0 +1,363 @@
+"""Importers: the S3KG authors' released QA runs, PubMedQA, and any CSV / JSONL with a mapping.
+
+Every importer writes datasets, items, runs, answers and KGs through :class:`~s3kg_core.store.store.Store`
+in one short transaction per file. Re-importing a file replaces what it wrote before, so imports
+are idempotent. Columns are checked before anything is written: a missing column is an error that
+names the columns expected and found.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputFormatError, KGParseError, MappingError
+from ..kgio import parse_kg_cell
+from ..store.records import AnswerRecord, ItemRecord, KGRecord
+from ..store.store import Store
+
+__all__ = [
+    "ImportReport",
+    "import_pubmedqa",
+    "import_s3kg_release",
+    "import_table",
+    "parse_mapping",
+]
+
+# The two column layouts of the released runs: qa/*.csv and qa/small/*.csv.
+_RELEASE_LAYOUTS: dict[str, dict[str, str]] = {
+    "released": {
+        "id": "id",
+        "question": "question",
+        "gold": "gold_answer",
+        "answer": "llm_answer",
+        "context": "context",
+        "kg_gold": "kg_gold",
+        "kg_answer": "kg_llm",
+        "kg_context": "kg_context",
+    },
+    "released-small": {
+        "id": "row_id",
+        "question": "question",
+        "gold": "gold_answer",
+        "answer": "llm_answer",
+        "context": "context",
+        "kg_gold": "gold_kg",
+        "kg_answer": "llm_kg",
+        "kg_context": "context_kg",
+    },
+}
+TABLE_FIELDS = ("id", "question", "context", "gold", "answer")
+
+
+@dataclass
+class ImportReport:
+    """What one import wrote, and every row-level problem it met."""
+
+    source: str
+    dataset: str
+    model: str | None = None
+    run_id: int | None = None
+    items: int = 0
+    answers: int = 0
+    kgs: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for the command line."""
+        what = f"{self.dataset}" + (f" / {self.model}" if self.model else "")
+        extra = f"; {len(self.problems)} problems" if self.problems else ""
+        return (
+            f"{self.source}: {what}: {self.items} items, {self.answers} answers, "
+            f"{self.kgs} KGs{extra}"
+        )
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    try:
+        text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    csv.field_size_limit(sys.maxsize)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h for h in (reader.fieldnames or []) if h]
+    return header, list(reader)
+
+
+def _kg(
+    run_id: int, item_id: int, source: str, cell: str | None, row: str, report: ImportReport
+) -> KGRecord:
+    try:
+        triples, dropped = parse_kg_cell(cell)
+    except KGParseError as exc:
+        report.problems.append(f"row {row}: {source} KG unparseable ({exc})")
+        return KGRecord(run_id, item_id, source, (), "unparseable")
+    if dropped:
+        report.problems.append(f"row {row}: {source} KG: {dropped} malformed triples dropped")
+    return KGRecord(run_id, item_id, source, tuple(triples), "ok" if triples else "empty", dropped)
+
+
+def _release_layout(path: Path, header: list[str]) -> str:
+    for name, layout in _RELEASE_LAYOUTS.items():
+        if set(layout.values()) <= set(header):
+            return name
+    expected = " or ".join(
+        "(" + ", ".join(layout.values()) + ")" for layout in _RELEASE_LAYOUTS.values()
+    )
+    raise InputFormatError(
+        f"{path.name}: not a released QA run; expected columns {expected}, "
+        f"found {', '.join(header) or 'none'}"
+    )
+
+
+def import_s3kg_release(store: Store, directory: str | Path) -> list[ImportReport]:
+    """Import every ``*.csv`` of a folder of the S3KG authors' released QA runs.
+
+    The dataset and model come from the file name (``mesaqa_gemma-7b-it.csv`` is dataset
+    ``mesaqa``, model ``gemma-7b-it``); the runs were made at temperature 0. The KGs, which the
+    authors extracted jointly with an LLM, are stored with extractor ``released`` (layout of
+    ``qa/``) or ``released-small`` (layout of ``qa/small/``, a separate extraction).
+
+    Raises
+    ------
+    InputFormatError
+        If the folder has no CSV, a file name has no ``dataset_model`` form, or a file has
+        neither column layout. Every file is checked first: on an error nothing is written.
+    """
+    folder = Path(directory)
+    files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
+    if not files:
+        raise InputFormatError(f"{folder}: no *.csv files to import (is it the qa/ folder?)")
+    checked = []
+    for path in files:  # check every file before writing any
+        dataset, sep, model = path.stem.partition("_")
+        if not sep or not dataset or not model:
+            raise InputFormatError(
+                f"{path.name}: file name must be DATASET_MODEL.csv, e.g. mesaqa_gemma-7b-it.csv"
+            )
+        header, rows = _read_csv(path)
+        checked.append((path, dataset, model, _release_layout(path, header), rows))
+    reports = []
+    for path, dataset, model, extractor, rows in checked:
+        cols = _RELEASE_LAYOUTS[extractor]
+        report = ImportReport(source=path.name, dataset=dataset, model=model)
+        short = [r for r in rows if any(r.get(c) is None for c in cols.values())]
+        for r in short:
+            report.problems.append(
+                f"row {r.get(cols['id']) or '?'}: too few fields; the missing ones are empty"
+            )
+        rows = [{k: (v if v is not None else "") for k, v in r.items()} for r in rows]
+        by_id = {r[cols["id"]].strip(): r for r in rows}
+        if len(by_id) < len(rows):
+            report.problems.append(
+                f"{len(rows) - len(by_id)} rows repeat an id; the last row of each id is kept"
+            )
+            rows = list(by_id.values())
+        with store.transaction() as con:
+            ds = store.ensure_dataset(con, dataset, source="s3kg_release")
+            records = [
+                ItemRecord(
+                    r[cols["id"]].strip(), r[cols["question"]], r[cols["context"]], r[cols["gold"]]
+                )
+                for r in rows
+            ]
+            ids = store.upsert_items(con, ds, records)
+            run = store.ensure_run(
+                con, ds, model, 0.0, extractor, source=f"s3kg_release/{path.name}"
+            )
+            report.run_id = run
+            report.items = len(ids)
+            answers: list[AnswerRecord] = []
+            kgs: list[KGRecord] = []
+            for r in rows:
+                ext = r[cols["id"]].strip()
+                item = ids[ext]
+                answers.append(AnswerRecord(item, r[cols["answer"]]))
+                kgs.extend(
+                    _kg(run, item, source, r[cols[f"kg_{source}"]], ext, report)
+                    for source in ("gold", "answer", "context")
+                )
+            report.answers = store.put_answers(con, run, answers)
+            report.kgs = store.put_kgs(con, kgs)
+        reports.append(report)
+    return reports
+
+
+def import_pubmedqa(
+    store: Store, path: str | Path, *, dataset: str = "pubmedqa_pqal"
+) -> ImportReport:
+    """Import PubMedQA's ``ori_pqal.json``: question, joined contexts, long answer (no runs).
+
+    Items are keyed by PMID, in dataset ``pubmedqa_pqal`` by default (the released runs' dataset
+    ``pubmedqa`` numbers its questions 0..399 instead).
+
+    Raises
+    ------
+    InputFormatError
+        If the file is not a JSON object of records with QUESTION, CONTEXTS and LONG_ANSWER.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFormatError(f"cannot read {path} as JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InputFormatError(f"{path.name}: expected an object of PMID -> record")
+    need = ("QUESTION", "CONTEXTS", "LONG_ANSWER")
+    records = []
+    for pmid, rec in data.items():
+        missing = [k for k in need if not isinstance(rec, dict) or k not in rec]
+        if missing:
+            found = ", ".join(sorted(rec)) if isinstance(rec, dict) else type(rec).__name__
+            raise InputFormatError(
+                f"{path.name}: record {pmid} lacks {', '.join(missing)}; expected "
+                f"{', '.join(need)}, found {found}"
+            )
+        contexts = rec["CONTEXTS"]
+        context = " ".join(contexts) if isinstance(contexts, list) else str(contexts)
+        records.append(ItemRecord(str(pmid), rec["QUESTION"], context, rec["LONG_ANSWER"]))
+    report = ImportReport(source=path.name, dataset=dataset)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, dataset, source="pubmedqa")
+        report.items = len(store.upsert_items(con, ds, records))
+    return report
+
+
+def parse_mapping(spec: str) -> dict[str, str]:
+    """Parse ``question=Q,context=C,gold=G[,answer=A][,id=I]`` into ``{field: column}``.
+
+    Examples
+    --------
+    >>> parse_mapping("question=q, context=ctx,gold=long_answer")
+    {'question': 'q', 'context': 'ctx', 'gold': 'long_answer'}
+    """
+    mapping: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        key, sep, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not value:
+            raise MappingError(f"mapping entry {part!r} must be FIELD=COLUMN")
+        if key not in TABLE_FIELDS:
+            raise MappingError(
+                f"unknown field {key!r} in mapping; fields are {', '.join(TABLE_FIELDS)}"
+            )
+        mapping[key] = value
+    for required in ("question", "context", "gold"):
+        if required not in mapping:
+            raise MappingError(f"mapping must name the {required} column ({required}=COLUMN)")
+    return mapping
+
+
+def _read_table(path: Path) -> tuple[list[str], list[dict[str, Any]]]:
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        rows: list[dict[str, Any]] = []
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as exc:
+            raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputFormatError(f"{path.name}: line {number} is not JSON ({exc})") from exc
+            if not isinstance(value, dict):
+                raise InputFormatError(f"{path.name}: line {number} is not a JSON object")
+            rows.append(value)
+        header = list(dict.fromkeys(k for r in rows for k in r))
+        return header, rows
+    header, csv_rows = _read_csv(path)
+    return header, list(csv_rows)
+
+
+def import_table(
+    store: Store,
+    path: str | Path,
+    mapping: Mapping[str, str],
+    *,
+    dataset: str | None = None,
+    model: str | None = None,
+    temperature: float = 0.0,
+) -> ImportReport:
+    """Import a CSV or JSONL file whose columns ``mapping`` names.
+
+    Parameters
+    ----------
+    store
+        Where to write.
+    path
+        A ``.csv`` file, or ``.jsonl`` / ``.ndjson`` with one JSON object per line.
+    mapping
+        ``{"question": col, "context": col, "gold": col}``, optionally ``"id"`` (else the row
+        number) and ``"answer"``.
+    dataset
+        Dataset name (default: the file's stem).
+    model, temperature
+        The model whose answers the ``answer`` column holds, and its sampling temperature.
+
+    Raises
+    ------
+    MappingError
+        If a mapped column is not in the file (the message lists the columns found), or an
+        answer column is mapped without a model name.
+    """
+    path = Path(path)
+    header, rows = _read_table(path)
+    missing = [f"{k}={c}" for k, c in mapping.items() if c not in header]
+    if missing:
+        raise MappingError(
+            f"{path.name}: mapped column(s) not found: {', '.join(missing)}; "
+            f"columns in the file: {', '.join(header) or 'none'}"
+        )
+    if "answer" in mapping and not model:
+        raise MappingError("an answer column is mapped: name its model with --model NAME")
+    name = dataset or path.stem
+    report = ImportReport(
+        source=path.name, dataset=name, model=model if "answer" in mapping else None
+    )
+
+    def cell(row: dict[str, Any], key: str) -> str | None:
+        if key not in mapping:
+            return None
+        value = row.get(mapping[key])
+        return None if value is None else str(value)
+
+    records = [
+        ItemRecord(
+            (cell(r, "id") or str(number)).strip(),
+            cell(r, "question"),
+            cell(r, "context"),
+            cell(r, "gold"),
+        )
+        for number, r in enumerate(rows, start=1)
+    ]
+    last = {rec.ext_id: (rec, row) for rec, row in zip(records, rows, strict=True)}
+    if len(last) < len(records):
+        report.problems.append(
+            f"{len(records) - len(last)} rows repeat an id; the last row of each id is kept"
+        )
+        records = [rec for rec, _ in last.values()]
+        rows = [row for _, row in last.values()]
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, name, source=f"table/{path.name}")
+        ids = store.upsert_items(con, ds, records)
+        report.items = len(ids)
+        if "answer" in mapping and model:
+            run = store.ensure_run(con, ds, model, temperature, "none", source=f"table/{path.name}")
+            report.run_id = run
+            report.answers = store.put_answers(
+                con,
+                run,
+                [
+                    AnswerRecord(ids[rec.ext_id], cell(row, "answer"))
+                    for rec, row in zip(records, rows, strict=True)
+                ],
+            )
+    return report

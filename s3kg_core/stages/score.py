@@ -1,0 +1,236 @@
+"""Stages over a stored run: score (GoldSim, CtxSim, CUS) and TAU, resumable.
+
+Each stage reads what it needs, computes in memory and writes its results in short
+transactions, one batch of items at a time: a stage killed at any point loses at most the batch
+in flight, and running it again skips every item already done under the same signature.
+Embeddings are persisted with the scores, so re-scoring with another alpha or tau encodes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..encoders.base import Encoder
+from ..encoders.cache import EmbeddingCache
+from ..encoders.registry import load_encoder
+from ..errors import ConfigError
+from ..kg import Triple
+from ..scoring.cus import score_cus_many
+from ..scoring.result import ScoreResult
+from ..scoring.s3kg import KGScorer, S3KGConfig
+from ..store.records import KGRecord, ScoreRecord
+from ..store.store import Store
+
+__all__ = ["Progress", "ScoreJob", "ScoreReport", "score_batch", "score_store"]
+
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class ScoreReport:
+    """What a scoring pass did."""
+
+    signature: str
+    pending: int = 0
+    scored: int = 0
+    already_done: int = 0
+    not_ready: int = 0  # answers without KGs yet, or whose extraction failed
+    encoded: int = 0
+    seconds: float = 0.0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+def _detail(result: ScoreResult) -> str:
+    return json.dumps(
+        {
+            "matched": [t.to_list() for t in result.matched],
+            "entity_map": result.entity_map,
+            "relation_map": result.relation_map,
+            "n_triples_1": result.n_triples_1,
+            "n_triples_2": result.n_triples_2,
+        }
+    )
+
+
+def _status(result: ScoreResult, kg_1: KGRecord | None, kg_2: KGRecord | None) -> str:
+    """The result's status, naming KGs that could not be parsed rather than calling them empty."""
+    if kg_1 is not None and kg_1.status == "unparseable":
+        return "unparseable_kg_1"
+    if kg_2 is not None and kg_2.status == "unparseable":
+        return "unparseable_kg_2"
+    return result.status
+
+
+def score_store(
+    store: Store,
+    *,
+    encoder: str | Encoder = "minilm",
+    config: S3KGConfig | None = None,
+    batch_items: int = 1000,
+    run_ids: Sequence[int] | None = None,
+    progress: Progress | None = None,
+    ray_address: str | None = None,
+    ray_workers: int | None = None,
+) -> ScoreReport:
+    """Score every stored answer: GoldSim and CtxSim components, under one signature.
+
+    Parameters
+    ----------
+    store
+        The database (opened read-write).
+    encoder, config
+        As for :class:`~s3kg_core.scoring.s3kg.KGScorer`.
+    batch_items
+        Answers per write transaction (and the most a kill can lose).
+    run_ids
+        Only these runs (default: all).
+    progress
+        ``progress(stage, done, total)``; stage ``"answers"`` counts answers written.
+    ray_address
+        Score on Ray: ``"local"`` starts a local cluster, anything else is a cluster address
+        (``"auto"``, ``"ray://host:10001"``). Each worker loads the encoder once; results are
+        written here, batch by batch, exactly as without Ray.
+    ray_workers
+        Number of Ray workers (default: the cluster's CPUs).
+
+    Returns
+    -------
+    ScoreReport
+        Counts and the signature the scores were stored under.
+    """
+    if batch_items < 1:
+        raise ConfigError(f"batch_items must be >= 1; got {batch_items}")
+    config = config or S3KGConfig()
+    enc = load_encoder(encoder) if isinstance(encoder, str) else encoder
+    started = time.perf_counter()
+    cache = EmbeddingCache(enc)
+    scorer = KGScorer(enc, config, cache=cache)
+    report = ScoreReport(signature=scorer.signature)
+    with store.connect() as con:
+        runs_filter = ""
+        params: list[Any] = [scorer.signature]
+        if run_ids is not None:
+            runs_filter = f" AND a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})"
+            params += list(run_ids)
+        rows = con.execute(
+            "SELECT a.run_id, a.item_id, EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id "
+            "AND s.item_id = a.item_id AND s.signature = ?) AS done FROM answers a WHERE "
+            # ready: the answer's KG is stored and no KG of the item failed to extract
+            "EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = a.run_id AND k.item_id = a.item_id "
+            "AND k.source = 'answer') AND NOT EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = "
+            "a.run_id AND k.item_id = a.item_id AND k.status LIKE 'failed%')"
+            + runs_filter
+            + " ORDER BY a.run_id, a.item_id",
+            params,
+        ).fetchall()
+        pending = [(int(r), int(i)) for r, i, done in rows if not done]
+        total = con.execute(
+            "SELECT count(*) FROM answers a WHERE true" + runs_filter, params[1:]
+        ).fetchall()
+        report.not_ready = int(total[0][0]) - len(rows)
+        report.already_done = len(rows) - len(pending)
+        report.pending = len(pending)
+        kgs = store.load_kgs(con, sorted({r for r, _ in pending})) if pending else {}
+        if pending:
+            cache.update(store.load_embeddings(con, enc.name))
+    with store.transaction() as con:
+        if report.already_done:  # a new alpha only re-blends: no recomputation
+            con.execute(
+                "UPDATE scores SET alpha = ? WHERE signature = ? AND alpha <> ?",
+                [config.alpha, scorer.signature, config.alpha],
+            )
+        if not pending:  # a re-blend pass: it is now the latest
+            store.set_meta(con, "latest_signature", scorer.signature)
+        if isinstance(encoder, str):  # how to load this encoder again (tau, dashboard)
+            store.set_meta(con, f"encoder:{enc.name}", encoder)
+    jobs = [
+        ScoreJob(
+            run,
+            item,
+            kgs.get((run, item, "answer")),
+            kgs.get((run, item, "gold")),
+            kgs.get((run, item, "context")),
+        )
+        for run, item in pending
+    ]
+    batches = [jobs[lo : lo + batch_items] for lo in range(0, len(jobs), batch_items)]
+    if ray_address is not None and batches:
+        from .ray_scoring import score_on_ray
+
+        if not isinstance(encoder, str):
+            raise ConfigError("scoring on Ray needs the encoder by name or path, not an object")
+        outputs = score_on_ray(
+            batches,
+            encoder=encoder,
+            config=config,
+            embeddings=list(cache.items()),
+            address=ray_address,
+            workers=ray_workers,
+        )
+    else:
+        prepare = getattr(enc, "prepare", None)
+        if prepare is not None and jobs:
+            prepare(4 * sum(len(kg.triples) for kg in kgs.values()))
+        outputs = (score_batch(scorer, batch) for batch in batches)
+    for records, embeddings in outputs:
+        for rec in records:
+            for status in (rec.gold_status, rec.ctx_status):
+                report.statuses[status] = report.statuses.get(status, 0) + 1
+        with store.transaction() as con:
+            report.encoded += store.put_embeddings(con, enc.name, embeddings)
+            report.scored += store.put_scores(con, records)
+            store.set_meta(con, "latest_signature", scorer.signature)
+        if progress is not None:
+            progress("answers", report.scored, len(pending))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+@dataclass(frozen=True)
+class ScoreJob:
+    """One answer to score, with its three stored KGs (``None`` where none is stored)."""
+
+    run_id: int
+    item_id: int
+    answer: KGRecord | None
+    gold: KGRecord | None
+    context: KGRecord | None
+
+
+def _triples(rec: KGRecord | None) -> tuple[Triple, ...]:
+    return rec.triples if rec is not None else ()
+
+
+def score_batch(
+    scorer: KGScorer, jobs: Sequence[ScoreJob]
+) -> tuple[list[ScoreRecord], list[tuple[str, Any]]]:
+    """Score a batch of answers: their score records and the embeddings newly computed."""
+    flushed = len(scorer.cache)
+    results = score_cus_many(
+        [(_triples(j.answer), _triples(j.gold), _triples(j.context)) for j in jobs], scorer
+    )
+    cfg = scorer.config
+    records = [
+        ScoreRecord(
+            j.run_id,
+            j.item_id,
+            scorer.signature,
+            cfg.mode,
+            cfg.alpha,
+            res.gold.s_wl,
+            res.gold.s_sbert,
+            _status(res.gold, j.answer, j.gold),
+            res.context.s_wl,
+            res.context.s_sbert,
+            _status(res.context, j.answer, j.context),
+            _detail(res.gold),
+            _detail(res.context),
+        )
+        for j, res in zip(jobs, results, strict=True)
+    ]
+    return records, list(scorer.cache.items(since=flushed))

@@ -1,0 +1,144 @@
+"""Stages over a stored run: score (GoldSim, CtxSim, CUS) and TAU, resumable.
+
+Each stage reads what it needs, computes in memory and writes its results in short
+transactions, one batch of items at a time: a stage killed at any point loses at most the batch
+in flight, and running it again skips every item already done under the same signature.
+Embeddings are persisted with the scores, so re-scoring with another alpha or tau encodes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..encoders.base import Encoder
+from ..encoders.cache import EmbeddingCache
+from ..encoders.registry import load_encoder
+from ..errors import ConfigError
+from ..kg import Triple
+from ..scoring.tau import TripletAnalyzer, lowest_fraction
+from ..store.store import Store
+from .results import encoder_for, latest_signature, scored_frame
+
+__all__ = ["TARGETS", "TauReport", "lowest_cases", "tau_store"]
+
+
+TARGETS = ("cus", "gold_sim", "ctx_sim")
+
+
+@dataclass
+class TauReport:
+    """What a TAU pass did."""
+
+    signature: str
+    target: str
+    fraction: float
+    analysed: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def lowest_cases(frame: pd.DataFrame, target: str, fraction: float) -> pd.DataFrame:
+    """The rows of the lowest ``fraction`` of each run by ``target`` (what TAU explains).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"run_id": [1, 1, 1, 2], "item_id": [1, 2, 3, 4],
+    ...                   "cus": [0.9, 0.1, 0.5, 0.7]})
+    >>> lowest_cases(f, "cus", 0.3)["item_id"].tolist()
+    [2, 4]
+    """
+    if target not in TARGETS:
+        raise ConfigError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
+    parts = []
+    for _, group in frame.groupby("run_id", sort=True):
+        rows = group.reset_index(drop=True)
+        parts.append(rows.iloc[lowest_fraction(rows[target].tolist(), fraction)])
+    return pd.concat(parts, ignore_index=True) if parts else frame.iloc[0:0]
+
+
+def tau_store(
+    store: Store,
+    *,
+    fraction: float = 0.05,
+    target: str = "cus",
+    signature: str | None = None,
+    alpha: float | None = None,
+    encoder: str | Encoder | None = None,
+) -> TauReport:
+    """Run TAU on the lowest-scoring ``fraction`` of each run's answers and store the results.
+
+    ``target`` picks the score that ranks answers (``cus``, ``gold_sim``, ``ctx_sim``); the
+    answer KG is explained against the gold KG, or against the context KG for ``ctx_sim``.
+    The encoder defaults to the one named in the signature.
+    """
+    if target not in TARGETS:
+        raise ConfigError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
+    signature = signature or latest_signature(store)
+    if signature is None:
+        raise ConfigError("nothing is scored yet: run `s3kg score` first")
+    if encoder is None:
+        encoder = encoder_for(store, signature)
+    enc = load_encoder(encoder) if isinstance(encoder, str) else encoder
+    frame = scored_frame(store, signature, alpha)
+    lowest = lowest_cases(frame, target, fraction)
+    picks = [
+        (int(r), int(i), float(v))
+        for r, i, v in zip(lowest["run_id"], lowest["item_id"], lowest[target], strict=True)
+    ]
+    report = TauReport(signature=signature, target=target, fraction=fraction)
+    if not picks:
+        return report
+    with store.connect() as con:
+        kgs = store.load_kgs(con, sorted({r for r, _, _ in picks}))
+        cache = EmbeddingCache(enc)
+        cache.update(store.load_embeddings(con, enc.name))
+    analyzer = TripletAnalyzer(enc, cache=cache)
+    reference = "context" if target == "ctx_sim" else "gold"
+
+    def triples(run: int, item: int, source: str) -> tuple[Triple, ...]:
+        rec = kgs.get((run, item, source))
+        return rec.triples if rec is not None else ()
+
+    flushed = len(cache)
+    results = analyzer.analyse_many(
+        [(triples(r, i, reference), triples(r, i, "answer")) for r, i, _ in picks]
+    )
+    stored_alpha = {
+        (int(r), int(i)): float(a)
+        for r, i, a in zip(frame["run_id"], frame["item_id"], frame["alpha"], strict=True)
+    }
+    rows = []
+    for (run, item, score), res in zip(picks, results, strict=True):
+        used_alpha = alpha if alpha is not None else stored_alpha[(run, item)]
+        counts = res.counts()
+        for key, value in counts.items():
+            report.counts[key] = report.counts.get(key, 0) + value
+        rows.append(
+            [
+                run,
+                item,
+                signature,
+                target,
+                fraction,
+                used_alpha,
+                score,
+                counts["aligned"],
+                counts["relation_mismatch"],
+                counts["entity_mismatch"],
+                counts["extra"],
+                counts["missing"],
+                json.dumps(res.to_dict()),
+            ]
+        )
+    with store.transaction() as con:
+        con.execute(
+            "DELETE FROM tau_results WHERE signature = ? AND target = ?", [signature, target]
+        )
+        con.executemany(
+            "INSERT INTO tau_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+        )
+        store.put_embeddings(con, enc.name, cache.items(since=flushed))
+    report.analysed = len(rows)
+    return report

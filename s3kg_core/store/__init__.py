@@ -1,0 +1,1 @@
+"""The DuckDB store: schema and migrations, the Store, and every SQL query."""

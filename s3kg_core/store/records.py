@@ -1,0 +1,87 @@
+"""The DuckDB store: datasets, items, runs, answers, KGs, scores, TAU, embeddings, benchmarks.
+
+One file holds everything (default ``data/s3kg.duckdb``). SQL is parameterised throughout; the
+schema version is recorded in ``meta`` and migrations run on the first read-write open. Writes are
+idempotent (``INSERT ... ON CONFLICT``), so re-running a stage skips or replaces what is there and a
+killed run resumes without loss.
+
+DuckDB lets one process write a file at a time, and no other process may open it meanwhile.
+Long stages therefore open the file for short transactions only, and :meth:`Store.connect`
+retries a locked file for ``lock_timeout`` seconds before raising
+:class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..kg import Triple
+
+__all__ = ["SOURCES", "AnswerRecord", "ItemRecord", "KGRecord", "ScoreRecord"]
+
+
+SOURCES = ("gold", "answer", "context")
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """A question with its context and gold answer, identified within its dataset."""
+
+    ext_id: str
+    question: str | None = None
+    context: str | None = None
+    gold_answer: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerRecord:
+    """A model's answer to an item, with what the collection recorded about it."""
+
+    item_id: int
+    answer: str | None
+    seed: int | None = None
+    latency_s: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    error: str | None = None
+    status: str | None = None
+    truncated: bool = False
+
+    def __post_init__(self) -> None:
+        if self.status is None:
+            status = (
+                "error" if self.error else "ok" if self.answer and self.answer.strip() else "empty"
+            )
+            object.__setattr__(self, "status", status)
+
+
+@dataclass(frozen=True)
+class KGRecord:
+    """One stored KG: ``status`` is ``ok``, ``empty``, ``unparseable...`` or ``failed: ...``."""
+
+    run_id: int
+    item_id: int
+    source: str
+    triples: tuple[Triple, ...]
+    status: str = "ok"
+    n_dropped: int = 0
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """GoldSim and CtxSim components of one answer under one signature."""
+
+    run_id: int
+    item_id: int
+    signature: str
+    mode: str
+    alpha: float
+    gold_s_wl: float
+    gold_s_sbert: float
+    gold_status: str
+    ctx_s_wl: float
+    ctx_s_sbert: float
+    ctx_status: str
+    gold_detail: str | None = None
+    ctx_detail: str | None = None

@@ -1,0 +1,226 @@
+"""The DuckDB store: datasets, items, runs, answers, KGs, scores, TAU, embeddings, benchmarks.
+
+One file holds everything (default ``data/s3kg.duckdb``). SQL is parameterised throughout; the
+schema version is recorded in ``meta`` and migrations run on the first read-write open. Writes are
+idempotent (``INSERT ... ON CONFLICT``), so re-running a stage skips or replaces what is there and a
+killed run resumes without loss.
+
+DuckDB lets one process write a file at a time, and no other process may open it meanwhile.
+Long stages therefore open the file for short transactions only, and :meth:`Store.connect`
+retries a locked file for ``lock_timeout`` seconds before raising
+:class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BENCH_COLUMNS", "SCHEMA_VERSION"]
+
+
+SCHEMA_VERSION = 4
+
+
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
+        "CREATE SEQUENCE IF NOT EXISTS dataset_ids START 1",
+        "CREATE SEQUENCE IF NOT EXISTS item_ids START 1",
+        "CREATE SEQUENCE IF NOT EXISTS run_ids START 1",
+        "CREATE SEQUENCE IF NOT EXISTS annotation_ids START 1",
+        """CREATE TABLE IF NOT EXISTS datasets (
+            dataset_id INTEGER PRIMARY KEY DEFAULT nextval('dataset_ids'),
+            name VARCHAR NOT NULL UNIQUE,
+            source VARCHAR,
+            created_at TIMESTAMP DEFAULT current_timestamp)""",
+        """CREATE TABLE IF NOT EXISTS items (
+            item_id INTEGER PRIMARY KEY DEFAULT nextval('item_ids'),
+            dataset_id INTEGER NOT NULL,
+            ext_id VARCHAR NOT NULL,
+            question VARCHAR,
+            context VARCHAR,
+            gold_answer VARCHAR,
+            UNIQUE (dataset_id, ext_id))""",
+        """CREATE TABLE IF NOT EXISTS runs (
+            run_id INTEGER PRIMARY KEY DEFAULT nextval('run_ids'),
+            dataset_id INTEGER NOT NULL,
+            model VARCHAR NOT NULL,
+            temperature DOUBLE NOT NULL,
+            extractor VARCHAR NOT NULL,
+            source VARCHAR,
+            settings JSON,
+            created_at TIMESTAMP DEFAULT current_timestamp,
+            UNIQUE (dataset_id, model, temperature, extractor))""",
+        """CREATE TABLE IF NOT EXISTS answers (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            answer VARCHAR,
+            seed INTEGER,
+            latency_s DOUBLE,
+            prompt_tokens INTEGER,
+            completion_tokens INTEGER,
+            error VARCHAR,
+            PRIMARY KEY (run_id, item_id))""",
+        """CREATE TABLE IF NOT EXISTS kgs (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            source VARCHAR NOT NULL CHECK (source IN ('gold', 'answer', 'context')),
+            status VARCHAR NOT NULL,
+            n_triples INTEGER NOT NULL,
+            n_dropped INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (run_id, item_id, source))""",
+        """CREATE TABLE IF NOT EXISTS triples (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            source VARCHAR NOT NULL,
+            pos INTEGER NOT NULL,
+            head VARCHAR NOT NULL,
+            relation VARCHAR NOT NULL,
+            tail VARCHAR NOT NULL,
+            PRIMARY KEY (run_id, item_id, source, pos))""",
+        """CREATE TABLE IF NOT EXISTS scores (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            signature VARCHAR NOT NULL,
+            mode VARCHAR NOT NULL,
+            alpha DOUBLE NOT NULL,
+            gold_s_wl DOUBLE NOT NULL,
+            gold_s_sbert DOUBLE NOT NULL,
+            gold_status VARCHAR NOT NULL,
+            ctx_s_wl DOUBLE NOT NULL,
+            ctx_s_sbert DOUBLE NOT NULL,
+            ctx_status VARCHAR NOT NULL,
+            gold_detail JSON,
+            ctx_detail JSON,
+            scored_at TIMESTAMP DEFAULT current_timestamp,
+            PRIMARY KEY (run_id, item_id, signature))""",
+        """CREATE TABLE IF NOT EXISTS tau_results (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            signature VARCHAR NOT NULL,
+            target VARCHAR NOT NULL,
+            fraction DOUBLE NOT NULL,
+            alpha DOUBLE NOT NULL,
+            target_score DOUBLE NOT NULL,
+            n_aligned INTEGER NOT NULL,
+            n_relation_mismatch INTEGER NOT NULL,
+            n_entity_mismatch INTEGER NOT NULL,
+            n_extra INTEGER NOT NULL,
+            n_missing INTEGER NOT NULL,
+            result JSON NOT NULL,
+            PRIMARY KEY (run_id, item_id, signature, target))""",
+        """CREATE TABLE IF NOT EXISTS annotations (
+            annotation_id INTEGER PRIMARY KEY DEFAULT nextval('annotation_ids'),
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            annotator VARCHAR NOT NULL,
+            gold_triple JSON,
+            answer_triple JSON,
+            verdict VARCHAR NOT NULL,
+            created_at TIMESTAMP DEFAULT current_timestamp)""",
+        """CREATE TABLE IF NOT EXISTS embeddings (
+            encoder VARCHAR NOT NULL,
+            text VARCHAR NOT NULL,
+            vector FLOAT[] NOT NULL,
+            PRIMARY KEY (encoder, text))""",
+    ),
+    # 2: the LLM stage. Answers say how the call went and whether the prompt was cut; KGs say
+    # whether their text was cut; successful LLM responses are cached by request key.
+    2: (
+        "ALTER TABLE answers ADD COLUMN IF NOT EXISTS status VARCHAR",
+        "ALTER TABLE answers ADD COLUMN IF NOT EXISTS truncated BOOLEAN DEFAULT false",
+        "ALTER TABLE kgs ADD COLUMN IF NOT EXISTS truncated BOOLEAN DEFAULT false",
+        "UPDATE answers SET status = CASE WHEN error IS NOT NULL THEN 'error' "
+        "WHEN answer IS NULL OR trim(answer) = '' THEN 'empty' ELSE 'ok' END "
+        "WHERE status IS NULL",
+        """CREATE TABLE IF NOT EXISTS llm_cache (
+            key VARCHAR PRIMARY KEY,
+            endpoint VARCHAR NOT NULL,
+            model VARCHAR NOT NULL,
+            prompt_version VARCHAR NOT NULL,
+            temperature DOUBLE NOT NULL,
+            seed INTEGER,
+            input_hash VARCHAR NOT NULL,
+            response JSON NOT NULL,
+            created_at TIMESTAMP DEFAULT current_timestamp)""",
+    ),
+    # 3: the benchmark harness. One row per (pair set, encoder, mode, triple source, method).
+    3: (
+        """CREATE TABLE IF NOT EXISTS bench_results (
+            run_at TIMESTAMP DEFAULT current_timestamp,
+            dataset VARCHAR NOT NULL,
+            n INTEGER NOT NULL,
+            encoder VARCHAR NOT NULL,
+            mode VARCHAR NOT NULL,
+            triples VARCHAR NOT NULL,
+            method VARCHAR NOT NULL,
+            f1 DOUBLE NOT NULL,
+            auroc DOUBLE NOT NULL,
+            alpha DOUBLE,
+            threshold DOUBLE NOT NULL,
+            f1_lo DOUBLE,
+            f1_hi DOUBLE,
+            auroc_lo DOUBLE,
+            auroc_hi DOUBLE,
+            detail JSON,
+            PRIMARY KEY (dataset, encoder, mode, triples, method))""",
+    ),
+    # 4: GraphEval (per-answer detection and correction, benchmark rows) and the factuality
+    # judge's evaluations. Per-triple details are JSON so a new checker needs no migration.
+    4: (
+        """CREATE TABLE IF NOT EXISTS grapheval_results (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            checker VARCHAR NOT NULL,
+            extractor VARCHAR NOT NULL,
+            inconsistent BOOLEAN,
+            raw_probability DOUBLE,
+            n_triples INTEGER NOT NULL,
+            n_flagged INTEGER NOT NULL,
+            detail JSON NOT NULL,
+            corrected_answer VARCHAR,
+            correction JSON,
+            signature VARCHAR NOT NULL,
+            created_at TIMESTAMP DEFAULT current_timestamp,
+            PRIMARY KEY (run_id, item_id, checker, extractor))""",
+        """CREATE TABLE IF NOT EXISTS grapheval_bench (
+            run_at TIMESTAMP DEFAULT current_timestamp,
+            dataset VARCHAR NOT NULL,
+            n INTEGER NOT NULL,
+            checker VARCHAR NOT NULL,
+            extractor VARCHAR NOT NULL,
+            raw_balanced_accuracy DOUBLE,
+            kg_balanced_accuracy DOUBLE,
+            flagged_triples INTEGER,
+            detail JSON,
+            PRIMARY KEY (dataset, checker, extractor))""",
+        """CREATE TABLE IF NOT EXISTS factuality_evals (
+            run_at TIMESTAMP DEFAULT current_timestamp,
+            name VARCHAR PRIMARY KEY,
+            model VARCHAR NOT NULL,
+            layer INTEGER NOT NULL,
+            n_test INTEGER NOT NULL,
+            summary JSON NOT NULL,
+            breakdown JSON)""",
+    ),
+}
+
+
+BENCH_COLUMNS = (
+    "dataset",
+    "n",
+    "encoder",
+    "mode",
+    "triples",
+    "method",
+    "f1",
+    "auroc",
+    "alpha",
+    "threshold",
+    "f1_lo",
+    "f1_hi",
+    "auroc_lo",
+    "auroc_hi",
+    "detail",
+)
+
+
+"""The columns :meth:`Store.put_bench_results` expects, in order (``run_at`` is set on write)."""

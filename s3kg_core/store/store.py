@@ -1,0 +1,489 @@
+"""The DuckDB store: datasets, items, runs, answers, KGs, scores, TAU, embeddings, benchmarks.
+
+One file holds everything (default ``data/s3kg.duckdb``). SQL is parameterised throughout; the
+schema version is recorded in ``meta`` and migrations run on the first read-write open. Writes are
+idempotent (``INSERT ... ON CONFLICT``), so re-running a stage skips or replaces what is there and a
+killed run resumes without loss.
+
+DuckDB lets one process write a file at a time, and no other process may open it meanwhile.
+Long stages therefore open the file for short transactions only, and :meth:`Store.connect`
+retries a locked file for ``lock_timeout`` seconds before raising
+:class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import astuple, fields
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from ..config import DEFAULT_DB
+from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
+from ..kg import Triple
+from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from .schema import _MIGRATIONS, BENCH_COLUMNS, SCHEMA_VERSION
+
+__all__ = ["Store"]
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+class Store:
+    """A DuckDB file with the S3KG Workbench schema.
+
+    Parameters
+    ----------
+    path
+        The database file (created on the first read-write use).
+    read_only
+        Open for reading only (many readers may share a file no writer holds).
+    lock_timeout
+        Seconds to keep retrying while another process holds the file.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "demo.duckdb"))
+    >>> with db.transaction() as con:
+    ...     ds = db.ensure_dataset(con, "toy", source="doctest")
+    ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
+    >>> db.schema_version(), sorted(ids)
+    (4, ['q1'])
+    """
+
+    def __init__(
+        self, path: str | Path = DEFAULT_DB, *, read_only: bool = False, lock_timeout: float = 10.0
+    ) -> None:
+        self.path = Path(path)
+        self.read_only = read_only
+        self.lock_timeout = lock_timeout
+        self._migrated = False
+
+    # -- connections -----------------------------------------------------------------------------
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        if self.read_only and not self.path.exists():
+            raise DatabaseError(
+                f"database {self.path} does not exist; create it with `s3kg import ... --db "
+                f"{self.path}`"
+            )
+        if not self.read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.05
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=self.read_only)
+            except duckdb.IOException as exc:
+                if _is_lock_error(exc):
+                    if time.monotonic() < deadline:
+                        time.sleep(delay)
+                        delay = min(delay * 2, 1.0)
+                        continue
+                    raise DatabaseLockedError(
+                        f"database {self.path} is locked by another process ({exc}); wait for it "
+                        "to finish (a long `s3kg score` releases the file between batches) or "
+                        "stop it, then retry"
+                    ) from exc
+                if "not a valid DuckDB database" in str(exc):
+                    raise CorruptDatabaseError(
+                        f"{self.path} is not a DuckDB database file; move it aside and re-import "
+                        "into a new file"
+                    ) from exc
+                raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
+            except duckdb.Error as exc:
+                raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
+
+    @contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Open the file (retrying while locked), migrate if needed, and close it after use."""
+        con = self._open()
+        try:
+            self._check_schema(con)
+            yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A short read-write transaction: committed on success, rolled back on any error."""
+        if self.read_only:
+            raise DatabaseError(f"database {self.path} was opened read-only; writes need a writer")
+        with self.connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+
+    def _check_schema(self, con: duckdb.DuckDBPyConnection) -> None:
+        version = self._version(con)
+        if version > SCHEMA_VERSION:
+            raise CorruptDatabaseError(
+                f"{self.path} has schema version {version}, newer than this s3kg "
+                f"({SCHEMA_VERSION}); upgrade s3kg-workbench"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        if self.read_only:
+            raise DatabaseError(
+                f"{self.path} has schema version {version}, this s3kg needs {SCHEMA_VERSION}; run "
+                "any write command (for example `s3kg score`) once to migrate it"
+            )
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[target]:
+                    con.execute(statement)
+                con.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [str(target)],
+                )
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+
+    @staticmethod
+    def _version(con: duckdb.DuckDBPyConnection) -> int:
+        has_meta = con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'"
+        ).fetchall()
+        if not has_meta or not has_meta[0][0]:
+            return 0
+        rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+        return int(rows[0][0]) if rows else 0
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the file."""
+        with self.connect() as con:
+            return self._version(con)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def set_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
+        """Record ``key = value`` in the meta table."""
+        con.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+
+    @staticmethod
+    def get_meta(con: duckdb.DuckDBPyConnection, key: str) -> str | None:
+        """The value recorded for ``key``, or ``None``."""
+        rows = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchall()
+        return str(rows[0][0]) if rows else None
+
+    @staticmethod
+    def ensure_dataset(con: duckdb.DuckDBPyConnection, name: str, source: str | None = None) -> int:
+        """The id of dataset ``name``, created if new."""
+        con.execute(
+            "INSERT INTO datasets (name, source) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            [name, source],
+        )
+        rows = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()
+        return int(rows[0][0])
+
+    @staticmethod
+    def upsert_items(
+        con: duckdb.DuckDBPyConnection, dataset_id: int, items: Sequence[ItemRecord]
+    ) -> dict[str, int]:
+        """Insert or update items by ``(dataset, ext_id)``; return ``ext_id -> item_id``.
+
+        When ``items`` repeats an ``ext_id``, the last record wins.
+        """
+        last = {it.ext_id: it for it in items}
+        frame = pd.DataFrame(
+            [[it.ext_id, it.question, it.context, it.gold_answer] for it in last.values()],
+            columns=["ext_id", "question", "context", "gold_answer"],
+        ).astype(object)
+        con.register("_new_items", frame)
+        try:
+            con.execute(
+                "INSERT INTO items (dataset_id, ext_id, question, context, gold_answer) "
+                "SELECT ?, ext_id, question, context, gold_answer FROM _new_items "
+                "ON CONFLICT (dataset_id, ext_id) DO UPDATE SET question = excluded.question, "
+                "context = excluded.context, gold_answer = excluded.gold_answer",
+                [dataset_id],
+            )
+        finally:
+            con.unregister("_new_items")
+        rows = con.execute(
+            "SELECT ext_id, item_id FROM items WHERE dataset_id = ?", [dataset_id]
+        ).fetchall()
+        return {ext: int(item) for ext, item in rows if ext in last}
+
+    @staticmethod
+    def ensure_run(
+        con: duckdb.DuckDBPyConnection,
+        dataset_id: int,
+        model: str,
+        temperature: float,
+        extractor: str,
+        *,
+        source: str | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> int:
+        """The id of the run ``(dataset, model, temperature, extractor)``, created if new."""
+        con.execute(
+            "INSERT INTO runs (dataset_id, model, temperature, extractor, source, settings) "
+            "VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (dataset_id, model, temperature, extractor) DO NOTHING",
+            [dataset_id, model, float(temperature), extractor, source, json.dumps(settings or {})],
+        )
+        rows = con.execute(
+            "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
+            "AND extractor = ?",
+            [dataset_id, model, float(temperature), extractor],
+        ).fetchall()
+        return int(rows[0][0])
+
+    @staticmethod
+    def put_answers(
+        con: duckdb.DuckDBPyConnection, run_id: int, answers: Sequence[AnswerRecord]
+    ) -> int:
+        """Insert or replace a run's answers (the last one per item wins); return how many."""
+        if not answers:
+            return 0
+        answers = list({a.item_id: a for a in answers}.values())  # last one per item wins
+        frame = pd.DataFrame(
+            [[run_id, *astuple(a)] for a in answers],
+            columns=["run_id", *(f.name for f in fields(AnswerRecord))],
+        ).astype(object)
+        con.register("_new_answers", frame)
+        try:
+            con.execute(
+                "INSERT OR REPLACE INTO answers (run_id, item_id, answer, seed, latency_s, "
+                "prompt_tokens, completion_tokens, error, status, truncated) SELECT run_id, "
+                "item_id, answer, seed, latency_s, prompt_tokens, completion_tokens, error, "
+                "status, truncated FROM _new_answers"
+            )
+        finally:
+            con.unregister("_new_answers")
+        return len(answers)
+
+    @staticmethod
+    def put_kgs(con: duckdb.DuckDBPyConnection, kgs: Sequence[KGRecord]) -> int:
+        """Insert or replace KGs and their triples (the last one per key wins); return how many."""
+        bad = {kg.source for kg in kgs} - set(SOURCES)
+        if bad:
+            raise ValueError(f"KG source must be one of {SOURCES}; got {sorted(bad)}")
+        if not kgs:
+            return 0
+        kgs = list({(kg.run_id, kg.item_id, kg.source): kg for kg in kgs}.values())  # last wins
+        heads = pd.DataFrame(
+            [
+                [
+                    kg.run_id,
+                    kg.item_id,
+                    kg.source,
+                    kg.status,
+                    len(kg.triples),
+                    kg.n_dropped,
+                    kg.truncated,
+                ]
+                for kg in kgs
+            ],
+            columns=[
+                "run_id",
+                "item_id",
+                "source",
+                "status",
+                "n_triples",
+                "n_dropped",
+                "truncated",
+            ],
+        ).astype(object)
+        body = pd.DataFrame(
+            [
+                [kg.run_id, kg.item_id, kg.source, pos, t.head, t.relation, t.tail]
+                for kg in kgs
+                for pos, t in enumerate(kg.triples)
+            ],
+            columns=["run_id", "item_id", "source", "pos", "head", "relation", "tail"],
+        ).astype(object)
+        con.register("_new_kgs", heads)
+        con.register("_new_triples", body)
+        try:
+            con.execute(
+                "DELETE FROM triples WHERE (run_id, item_id, source) IN "
+                "(SELECT (run_id, item_id, source) FROM _new_kgs)"
+            )
+            con.execute(
+                "INSERT OR REPLACE INTO kgs (run_id, item_id, source, status, n_triples, "
+                "n_dropped, truncated) SELECT * FROM _new_kgs"
+            )
+            if len(body):
+                con.execute("INSERT INTO triples SELECT * FROM _new_triples")
+        finally:
+            con.unregister("_new_kgs")
+            con.unregister("_new_triples")
+        return len(kgs)
+
+    @staticmethod
+    def put_scores(con: duckdb.DuckDBPyConnection, records: Iterable[ScoreRecord]) -> int:
+        """Insert or replace score rows; return how many were written."""
+        frame = pd.DataFrame(
+            [astuple(r) for r in records], columns=[f.name for f in fields(ScoreRecord)]
+        ).astype(object)
+        if frame.empty:
+            return 0
+        names = ", ".join(frame.columns)
+        con.register("_new_scores", frame)
+        try:
+            con.execute(f"INSERT OR REPLACE INTO scores ({names}) SELECT {names} FROM _new_scores")
+        finally:
+            con.unregister("_new_scores")
+        return len(frame)
+
+    @staticmethod
+    def put_embeddings(
+        con: duckdb.DuckDBPyConnection, encoder: str, items: Iterable[tuple[str, np.ndarray]]
+    ) -> int:
+        """Store embedding vectors in one bulk insert (existing ``(encoder, text)`` rows are kept).
+
+        Bulk, not row by row: tens of thousands of vectors go in well under a second, so the
+        write lock is held only briefly.
+        """
+        pairs = list(items)
+        if not pairs:
+            return 0
+        frame = pd.DataFrame(
+            {
+                "encoder": encoder,
+                "text": [text for text, _ in pairs],
+                "vector": [np.asarray(vec, dtype=np.float32) for _, vec in pairs],
+            }
+        )
+        con.register("_new_embeddings", frame)
+        try:
+            con.execute(
+                "INSERT INTO embeddings SELECT encoder, text, vector::FLOAT[] "
+                "FROM _new_embeddings ON CONFLICT (encoder, text) DO NOTHING"
+            )
+        finally:
+            con.unregister("_new_embeddings")
+        return len(pairs)
+
+    @staticmethod
+    def put_llm_responses(con: duckdb.DuckDBPyConnection, rows: Sequence[tuple[Any, ...]]) -> int:
+        """Cache LLM responses; an existing key is replaced.
+
+        Each row is ``(key, endpoint, model, prompt_version, temperature, seed, input_hash,
+        response_json)``.
+        """
+        if not rows:
+            return 0
+        con.executemany(
+            "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, prompt_version, temperature, "
+            "seed, input_hash, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [list(r) for r in rows],
+        )
+        return len(rows)
+
+    @staticmethod
+    def put_bench_results(con: duckdb.DuckDBPyConnection, rows: Sequence[tuple[Any, ...]]) -> int:
+        """Insert or replace benchmark rows (values in :data:`BENCH_COLUMNS` order).
+
+        A row with the same ``(dataset, encoder, mode, triples, method)`` replaces the old one and
+        gets a new ``run_at``.
+        """
+        if not rows:
+            return 0
+        names = ", ".join(BENCH_COLUMNS)
+        marks = ", ".join("?" for _ in BENCH_COLUMNS)
+        con.executemany(
+            f"INSERT OR REPLACE INTO bench_results (run_at, {names}) "
+            f"VALUES (current_timestamp, {marks})",
+            [list(r) for r in rows],
+        )
+        return len(rows)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def get_bench_results(
+        con: duckdb.DuckDBPyConnection, dataset: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Stored benchmark rows as dicts (``detail`` as JSON text), optionally of one dataset."""
+        where, params = ("WHERE dataset = ?", [dataset]) if dataset is not None else ("", [])
+        cur = con.execute(
+            f"SELECT run_at, {', '.join(BENCH_COLUMNS)} FROM bench_results {where} "
+            "ORDER BY dataset, encoder, mode, triples, method",
+            params,
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    @staticmethod
+    def load_embeddings(
+        con: duckdb.DuckDBPyConnection, encoder: str
+    ) -> Iterator[tuple[str, np.ndarray]]:
+        """Every stored ``(text, vector)`` of ``encoder``."""
+        cur = con.execute("SELECT text, vector FROM embeddings WHERE encoder = ?", [encoder])
+        while batch := cur.fetchmany(10_000):
+            for text, vec in batch:
+                yield text, np.asarray(vec, dtype=np.float32)
+
+    @staticmethod
+    def get_llm_responses(con: duckdb.DuckDBPyConnection, keys: Sequence[str]) -> dict[str, str]:
+        """Cached LLM responses (JSON) of those ``keys`` that have one."""
+        if not keys:
+            return {}
+        frame = pd.DataFrame({"key": list(keys)})
+        con.register("_wanted_keys", frame)
+        try:
+            rows = con.execute(
+                "SELECT c.key, c.response FROM llm_cache c JOIN _wanted_keys w ON c.key = w.key"
+            ).fetchall()
+        finally:
+            con.unregister("_wanted_keys")
+        return {str(k): str(v) for k, v in rows}
+
+    @staticmethod
+    def load_kgs(
+        con: duckdb.DuckDBPyConnection, run_ids: Sequence[int] | None = None
+    ) -> dict[tuple[int, int, str], KGRecord]:
+        """Stored KGs by ``(run_id, item_id, source)``, optionally for some runs only."""
+        where, params = "", []
+        if run_ids is not None:
+            where = f" WHERE run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})"
+            params = list(run_ids)
+        triples: dict[tuple[int, int, str], list[Triple]] = {}
+        for run_id, item_id, source, head, relation, tail in con.execute(
+            "SELECT run_id, item_id, source, head, relation, tail FROM triples"
+            + where
+            + " ORDER BY run_id, item_id, source, pos",
+            params,
+        ).fetchall():
+            triples.setdefault((run_id, item_id, source), []).append(Triple(head, relation, tail))
+        out = {}
+        for run_id, item_id, source, status, dropped, truncated in con.execute(
+            "SELECT run_id, item_id, source, status, n_dropped, truncated FROM kgs" + where, params
+        ).fetchall():
+            key = (run_id, item_id, source)
+            out[key] = KGRecord(
+                run_id,
+                item_id,
+                source,
+                tuple(triples.get(key, ())),
+                status,
+                int(dropped),
+                bool(truncated),
+            )
+        return out
