@@ -6,7 +6,8 @@ One database is built in a temporary folder (nothing is read from ``../shared/da
 
 * dataset ``bench``: ``--models`` runs over ``--answers / --models`` items, with items, answers
   and one score row per answer written directly through
-  :meth:`s3kg_core.store.store.Store.put_scores` (seeded random components, no KGs): the stored state
+  :meth:`s3kg_core.store.store.Store.put_scores` (seeded random components, no KGs): the stored
+  state
   ``s3kg score`` leaves behind, at a scale where nothing has to be encoded to build it;
 * dataset ``a-graphs`` (sorted first, so the sample explorer opens on it): one run with one item
   whose gold, answer and context KGs each have 50 entities, scored for real with the packaged
@@ -73,7 +74,7 @@ from dashboard_helpers import (  # noqa: E402
 from s3kg_core.encoders.registry import resolve_encoder  # noqa: E402
 from s3kg_core.kg import Triple  # noqa: E402
 from s3kg_core.scoring.s3kg import S3KGConfig  # noqa: E402
-from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord  # noqa: E402
 from s3kg_core.store.store import Store  # noqa: E402
 
 RELATIONS = ("treats", "causes", "reduces", "is part of", "interacts with", "precedes")

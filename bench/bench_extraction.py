@@ -55,13 +55,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.encoders.cache import EmbeddingCache  # noqa: E402
 from s3kg_core.encoders.registry import load_encoder  # noqa: E402
 from s3kg_core.extract.offline import OfflineExtractor  # noqa: E402
 from s3kg_core.kg import Triple  # noqa: E402
 from s3kg_core.kgio import parse_kg_cell  # noqa: E402
 from s3kg_core.normalize import normalize_triples  # noqa: E402
-from s3kg_core.scoring.result import ScoreResult, blend
+from s3kg_core.scoring.result import ScoreResult, blend  # noqa: E402
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig  # noqa: E402
 
 BENCH_SUBDIR = Path("s3kg_release") / "benchmarks"

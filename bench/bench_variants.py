@@ -46,9 +46,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from s3kg_core.bench.datasets import default_data_dir, list_pair_sets, load_pair_set
+from s3kg_core.bench.datasets import list_pair_sets, load_pair_set
 from s3kg_core.bench.metrics import DEFAULT_ALPHAS, auroc, max_f1
 from s3kg_core.bench.split import SPLIT_NAME, dev_mask
+from s3kg_core.config import default_data_dir
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.scoring.s3kg import KGScorer

@@ -11,7 +11,6 @@ render; they never query the database themselves.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -23,7 +22,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from s3kg_core.config import DEFAULT_DB
+from s3kg_core.config import default_db
 from s3kg_core.kg import Triple
 from s3kg_core.store.records import KGRecord
 from s3kg_core.store.store import Store
@@ -34,7 +33,6 @@ __all__ = [
     "bench_results",
     "bench_texts",
     "clear_caches",
-    "config_from_signature",
     "db_path",
     "db_stamp",
     "encoder_of",
@@ -56,7 +54,7 @@ _LOCK = threading.Lock()
 
 def db_path() -> Path:
     """The database the dashboard shows: ``$S3KG_DB`` or ``data/s3kg.duckdb``."""
-    return Path(os.environ.get("S3KG_DB", str(DEFAULT_DB)))
+    return default_db()
 
 
 def db_stamp(path: Path) -> int:
@@ -215,18 +213,6 @@ def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str 
         details,
         tau,
     )
-
-
-def config_from_signature(signature: str) -> dict[str, Any]:
-    """The :class:`~s3kg_core.scoring.s3kg.S3KGConfig` arguments a signature was scored with."""
-    fields = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
-    return {
-        "mode": fields.get("mode", "paper"),
-        "tau": float(fields.get("tau", 0.65)),
-        "wl_iterations": int(fields.get("K", 5)),
-        "align": fields.get("align", "yes") == "yes",
-        "lemmatize": fields.get("norm", "lemma") == "lemma",
-    }
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

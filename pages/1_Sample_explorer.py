@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data, views, widgets
+from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
 
 widgets.page_setup("Sample explorer")
@@ -30,7 +31,7 @@ item_options = views.item_choices(answers)
 item_id = item_options[
     st.selectbox("Question (lowest CUS first)", list(item_options), key="explorer_item")
 ]
-config = data.config_from_signature(controls.signature)
+config = Signature.parse(controls.signature).config_kwargs()
 tau = st.slider(
     "tau (alignment threshold for this question)",
     0.0,

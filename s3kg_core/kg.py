@@ -1,6 +1,6 @@
-"""Data shapes: :class:`Triple`, :class:`KnowledgeGraph` and :class:`ScoreResult`.
+"""Knowledge-graph data shapes: :class:`Triple` and :class:`KnowledgeGraph`.
 
-All three are frozen dataclasses with ``to_dict`` / ``from_dict`` so they can be stored as JSON
+Both are frozen dataclasses with ``to_dict`` / ``from_dict`` so they can be stored as JSON
 (DuckDB, CSV cells, the dashboard) and read back unchanged.
 """
 

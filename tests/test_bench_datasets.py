@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from s3kg_core.bench import PairSet, default_data_dir, list_pair_sets, load_pair_set
+from s3kg_core.bench import PairSet, list_pair_sets, load_pair_set
 from s3kg_core.bench.datasets import BENCHMARKS_SUBDIR, REQUIRED_COLUMNS
 from s3kg_core.errors import InputFormatError
 from s3kg_core.kg import Triple
@@ -111,14 +111,12 @@ def test_list_pair_sets(data_dir: Path, tmp_path: Path):
     assert list_pair_sets(tmp_path / "nowhere") == []
 
 
-def test_default_data_dir_follows_env(data_dir: Path, monkeypatch: pytest.MonkeyPatch):
+def test_loaders_default_to_the_data_dir_of_the_environment(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.setenv("S3KG_DATA_DIR", str(data_dir))
-    assert default_data_dir() == data_dir
     assert list_pair_sets() == ["toy_pairs", "toy_pubmedqa"]
     assert len(load_pair_set("toy_pairs")) == 3
-    monkeypatch.delenv("S3KG_DATA_DIR")
-    repo = Path(__file__).resolve().parents[1]
-    assert default_data_dir() == repo.parent / "shared" / "data"
 
 
 def test_bom_and_header_spaces(tmp_path: Path):

@@ -9,6 +9,7 @@ import pytest
 from store_helpers import build_store
 
 from dashboard import data
+from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
 from s3kg_core.stages.score import score_store
 
@@ -19,13 +20,6 @@ def scored(tmp_path, minilm):
     score_store(store, encoder=minilm)
     data.clear_caches()
     return store.path
-
-
-def test_config_from_signature_round_trips_the_scoring_options():
-    sig = "mode:kgx|enc:minilm@0.1.0|tau:0.7|K:3|align:no|norm:lower|version:0.1.0"
-    assert data.config_from_signature(sig) == {
-        "mode": "kgx", "tau": 0.7, "wl_iterations": 3, "align": False, "lemmatize": False,
-    }  # fmt: skip
 
 
 def test_components_leaderboard_and_stamp(scored):
@@ -68,7 +62,7 @@ def test_realign_at_a_new_tau_uses_stored_embeddings(scored, minilm):
     from s3kg_core.kg import Triple
 
     _, latest = data.signatures(scored, data.db_stamp(scored))
-    config = data.config_from_signature(latest)
+    config = Signature.parse(latest).config_kwargs()
     answer = [Triple("aspirin", "reduces", "fever")]
     gold = [Triple("aspirin", "treats", "fever")]
     loose = data.realign(scored, "minilm", {**config, "tau": 0.0}, answer, gold)

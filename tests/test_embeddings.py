@@ -309,7 +309,8 @@ def test_worker_pool_encodes_like_one_process():
     _in_fresh_process(
         """
         import numpy as np
-        from s3kg_core.encoders.sentence import SentenceTransformerEncoder, resolve_encoder
+        from s3kg_core.encoders.registry import resolve_encoder
+        from s3kg_core.encoders.sentence import SentenceTransformerEncoder
 
         name, path = resolve_encoder("minilm")
         single = SentenceTransformerEncoder(path, name, processes=1)
@@ -339,7 +340,8 @@ def test_a_dead_pool_worker_falls_back_to_in_process_encoding():
         """
         import logging, io
         import numpy as np
-        from s3kg_core.encoders.sentence import SentenceTransformerEncoder, resolve_encoder
+        from s3kg_core.encoders.registry import resolve_encoder
+        from s3kg_core.encoders.sentence import SentenceTransformerEncoder
 
         log = io.StringIO()
         logging.getLogger("s3kg_core.encoders.sentence").addHandler(logging.StreamHandler(log))

@@ -1,4 +1,5 @@
-"""Tests of the importers (s3kg_core.stages.importing): released QA runs, PubMedQA, mapped tables."""
+"""Tests of the importers (s3kg_core.stages.importing): released QA runs, PubMedQA, mapped
+tables."""
 
 from __future__ import annotations
 

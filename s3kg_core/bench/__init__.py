@@ -5,7 +5,7 @@ labels); :mod:`.metrics` gives max-F1, AUROC, bootstrap intervals and alpha swee
 S3KG components.
 """
 
-from .datasets import PairSet, default_data_dir, list_pair_sets, load_pair_set
+from .datasets import PairSet, list_pair_sets, load_pair_set
 from .metrics import (
     AlphaPoint,
     ConfidenceInterval,
@@ -26,7 +26,6 @@ __all__ = [
     "auroc",
     "best_alpha",
     "bootstrap_ci",
-    "default_data_dir",
     "list_pair_sets",
     "load_pair_set",
     "max_f1",

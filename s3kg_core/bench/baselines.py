@@ -280,7 +280,8 @@ def s3kg_components(
 ) -> tuple[Scores, Scores]:
     """S3KG's two components per pair, ``(s_wl, s_sbert)``, with alignment on.
 
-    Blend them at any alpha with :func:`s3kg_core.scoring.result.blend` (mind the mode: in ``kgx`` mode
+    Blend them at any alpha with :func:`s3kg_core.scoring.result.blend` (mind the mode: in ``kgx``
+    mode
     alpha weights the WL side). Pairs with an empty KG give ``(0, 0)``.
     """
     return _kg_results(pair_set, mode, encoder, align=True)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..config import default_data_dir
 from ..errors import InputFormatError, KGParseError
 from ..kg import Triple
 from ..kgio import parse_kg_cell
@@ -37,7 +38,6 @@ __all__ = [
     "OPTIONAL_COLUMNS",
     "REQUIRED_COLUMNS",
     "PairSet",
-    "default_data_dir",
     "list_pair_sets",
     "load_pair_set",
 ]
@@ -54,23 +54,6 @@ OPTIONAL_COLUMNS = ("perturbation_type",)
 KG_STATUSES = ("ok", "empty", "unparseable", "missing")
 """Status of one KG cell: triples parsed; parsed but no triple (``[]`` or blank); not a list of
 triples (kept as an empty KG); the row ended before the column (kept as an empty KG)."""
-
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def default_data_dir() -> Path:
-    """The shared data folder: ``$S3KG_DATA_DIR``, else ``../shared/data`` beside the repository.
-
-    The folder need not exist; :func:`list_pair_sets` and :func:`load_pair_set` say so when it
-    does not.
-
-    Examples
-    --------
-    >>> isinstance(default_data_dir(), Path)
-    True
-    """
-    env = os.environ.get("S3KG_DATA_DIR")
-    return Path(env) if env else _REPO_ROOT.parent / "shared" / "data"
 
 
 def _frozen_labels(values: Iterable[int]) -> npt.NDArray[np.int64]:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 import click
 
+from ..config import DB_ENV, DEFAULT_DB
 from ..errors import S3KGError
 from ..scoring.result import DEFAULT_MODE, MODES
 
@@ -102,8 +103,10 @@ DB_OPTION = click.option(
     "--db",
     "db_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("data") / "s3kg.duckdb",
+    envvar=DB_ENV,
+    default=DEFAULT_DB,
     show_default=True,
+    show_envvar=True,
     help="The DuckDB file.",
 )
 

@@ -162,8 +162,9 @@ def bench_pairs(
     Each finished set is kept in OUT.partial.jsonl (and stored in --db at once), so a killed
     run, rerun with the same options, scores only the sets it had not finished.
     """
-    from ..bench.datasets import BENCHMARKS_SUBDIR, default_data_dir, list_pair_sets, load_pair_set
+    from ..bench.datasets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
     from ..bench.runner import BenchResult, run_pair_benchmark, store_bench_result
+    from ..config import default_data_dir
     from ..errors import InputFormatError
 
     wanted = _methods(methods)

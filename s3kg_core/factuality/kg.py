@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..bench.datasets import default_data_dir
+from ..config import default_data_dir
 from ..errors import InputFormatError
 
 __all__ = [
@@ -177,7 +177,7 @@ def load_findkg(
     ----------
     data_dir
         The shared data folder holding ``findkg/`` (default:
-        :func:`s3kg_core.bench.datasets.default_data_dir`, i.e. ``$S3KG_DATA_DIR`` or
+        :func:`s3kg_core.config.default_data_dir`, i.e. ``$S3KG_DATA_DIR`` or
         ``../shared/data``), or the ``findkg`` folder itself.
     splits
         Which quadruple files to read.

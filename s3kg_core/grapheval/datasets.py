@@ -2,7 +2,7 @@
 
 Three TRUE-binarised sets (label 1 = consistent), read from the shared data folder
 (``--data-dir`` or ``$S3KG_DATA_DIR``, else ``../shared/data``; see
-:func:`s3kg_core.bench.datasets.default_data_dir`), never copied into the repository:
+:func:`s3kg_core.config.default_data_dir`), never copied into the repository:
 
 =========  ==============================================  ======================
 name       file                                            article key
@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bench.datasets import default_data_dir
+from ..config import default_data_dir
 from ..errors import InputFormatError
 
 __all__ = [

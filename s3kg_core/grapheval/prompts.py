@@ -1,6 +1,7 @@
 """Prompt templates of GraphEval's LLM checker and of GraphCorrect, each with a version.
 
-The version enters the LLM cache key (:class:`~s3kg_core.llm.client.ChatRequest`), so editing a prompt
+The version enters the LLM cache key (:class:`~s3kg_core.llm.client.ChatRequest`), so editing a
+prompt
 never serves answers cached for the old one. Every reply is asked for as one JSON object, parsed
 by :func:`s3kg_core.extract.parse.repair_json` (strict JSON with a bounded repair step).
 

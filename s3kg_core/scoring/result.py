@@ -1,7 +1,9 @@
-"""Data shapes: :class:`Triple`, :class:`KnowledgeGraph` and :class:`ScoreResult`.
+"""What a score is: :class:`ScoreResult`, the scoring modes and :func:`blend`.
 
-All three are frozen dataclasses with ``to_dict`` / ``from_dict`` so they can be stored as JSON
-(DuckDB, CSV cells, the dashboard) and read back unchanged.
+A result keeps S_WL, S_SBERT, the alignment maps, the matched triples and the signature, so alpha
+can change without recomputing anything (:meth:`ScoreResult.blend`). ``kgx`` mode weights the WL
+side by alpha (as the authors' released code does); ``paper`` and ``hybrid`` weight the
+embedding side (as the paper's equation does).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from ..kg import KnowledgeGraph, Triple
 from ..normalize import normalization_name, normalize_triples
 from .align import Alignment, best_matches, soft_align
 from .result import DEFAULT_MODE, MODES, Mode, ScoreResult, check_alpha
+from .signature import Signature
 from .wl import kgx_graph, wl_kernel
 
 __all__ = ["KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
@@ -48,7 +49,8 @@ class S3KGConfig:
         the relation-agnostic undirected one (``wl`` variant ``struct``) on the same aligned
         graphs, so a wrong relation or a flipped edge costs half as much as a wrong entity.
     alpha
-        Blend weight in [0, 1] (see :func:`s3kg_core.scoring.result.blend` for its side in each mode).
+        Blend weight in [0, 1] (see :func:`s3kg_core.scoring.result.blend` for its side in each
+        mode).
     tau
         Soft alignment threshold in [0, 1].
     wl_iterations
@@ -89,11 +91,15 @@ class S3KGConfig:
 
     def signature(self, encoder_name: str) -> str:
         """The component signature: everything that determines ``s_wl`` and ``s_sbert``."""
-        return (
-            f"mode:{self.mode}|enc:{encoder_name}|tau:{self.tau:g}|K:{self.wl_iterations}"
-            f"|align:{'yes' if self.align else 'no'}|norm:{self.normalization}"
-            f"|version:{__version__}"
-        )
+        return Signature(
+            mode=self.mode,
+            encoder=encoder_name,
+            tau=float(self.tau),
+            wl_iterations=self.wl_iterations,
+            align=self.align,
+            normalization=self.normalization,
+            version=__version__,
+        ).format()
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """Importers: the S3KG authors' released QA runs, PubMedQA, and any CSV / JSONL with a mapping.
 
-Every importer writes datasets, items, runs, answers and KGs through :class:`~s3kg_core.store.store.Store`
+Every importer writes datasets, items, runs, answers and KGs through
+:class:`~s3kg_core.store.store.Store`
 in one short transaction per file. Re-importing a file replaces what it wrote before, so imports
 are idempotent. Columns are checked before anything is written: a missing column is an error that
 names the columns expected and found.

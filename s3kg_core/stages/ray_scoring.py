@@ -3,7 +3,8 @@
 A pool of actors, each loading the encoder once, scores batches of answers; the driver receives
 each batch's score records and new embeddings in order and writes them itself, so the database
 sees the same writes as a single-process run. The session comes from
-:func:`~s3kg_core.stages.ray_cluster.ray_cluster`: ``address="local"`` starts a local cluster; anything
+:func:`~s3kg_core.stages.ray_cluster.ray_cluster`: ``address="local"`` starts a local cluster;
+anything
 else is passed to ``ray.init(address=...)``.
 """
 
@@ -53,7 +54,7 @@ def score_on_ray(
     address: str = "local",
     workers: int | None = None,
 ) -> Iterator[Any]:
-    """Score ``batches`` of :class:`~s3kg_core.stages.score.ScoreJob` on Ray; yield results in order.
+    """Score ``batches`` of :class:`~s3kg_core.stages.score.ScoreJob` on Ray, in order.
 
     Raises
     ------

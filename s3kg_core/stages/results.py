@@ -1,10 +1,4 @@
-"""Stages over a stored run: score (GoldSim, CtxSim, CUS) and TAU, resumable.
-
-Each stage reads what it needs, computes in memory and writes its results in short
-transactions, one batch of items at a time: a stage killed at any point loses at most the batch
-in flight, and running it again skips every item already done under the same signature.
-Embeddings are persisted with the scores, so re-scoring with another alpha or tau encodes nothing.
-"""
+"""Results of a scored store: components re-blended at any alpha, the CUS table, exports."""
 
 from __future__ import annotations
 
@@ -15,6 +9,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import ConfigError
+from ..scoring.signature import Signature
 from ..store.store import Store
 
 __all__ = [
@@ -47,8 +42,7 @@ def encoder_for(store: Store, signature: str) -> str:
     ConfigError
         If the database does not record it (pass the encoder explicitly then).
     """
-    fields = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
-    name = fields.get("enc", "")
+    name = Signature.parse(signature).encoder
     with store.connect() as con:
         recorded = store.get_meta(con, f"encoder:{name}")
     if recorded is not None:

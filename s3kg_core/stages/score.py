@@ -1,9 +1,8 @@
-"""Stages over a stored run: score (GoldSim, CtxSim, CUS) and TAU, resumable.
+"""The score stage: GoldSim and CtxSim components of every answer of a store, resumable.
 
-Each stage reads what it needs, computes in memory and writes its results in short
-transactions, one batch of items at a time: a stage killed at any point loses at most the batch
-in flight, and running it again skips every item already done under the same signature.
-Embeddings are persisted with the scores, so re-scoring with another alpha or tau encodes nothing.
+It reads what it needs, computes in memory and writes its results in short transactions, one
+batch of items at a time: a stage killed at any point loses at most the batch in flight, and
+running it again skips every item already scored under the same signature.
 """
 
 from __future__ import annotations

@@ -1,10 +1,4 @@
-"""Stages over a stored run: score (GoldSim, CtxSim, CUS) and TAU, resumable.
-
-Each stage reads what it needs, computes in memory and writes its results in short
-transactions, one batch of items at a time: a stage killed at any point loses at most the batch
-in flight, and running it again skips every item already done under the same signature.
-Embeddings are persisted with the scores, so re-scoring with another alpha or tau encodes nothing.
-"""
+"""The TAU stage: the lowest-scoring share of each run's answers, explained triple by triple."""
 
 from __future__ import annotations
 

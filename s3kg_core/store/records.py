@@ -1,15 +1,4 @@
-"""The DuckDB store: datasets, items, runs, answers, KGs, scores, TAU, embeddings, benchmarks.
-
-One file holds everything (default ``data/s3kg.duckdb``). SQL is parameterised throughout; the
-schema version is recorded in ``meta`` and migrations run on the first read-write open. Writes are
-idempotent (``INSERT ... ON CONFLICT``), so re-running a stage skips or replaces what is there and a
-killed run resumes without loss.
-
-DuckDB lets one process write a file at a time, and no other process may open it meanwhile.
-Long stages therefore open the file for short transactions only, and :meth:`Store.connect`
-retries a locked file for ``lock_timeout`` seconds before raising
-:class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details.
-"""
+"""The rows the stages write: items, answers, KGs and score components, as frozen dataclasses."""
 
 from __future__ import annotations
 

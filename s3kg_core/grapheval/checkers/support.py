@@ -3,7 +3,8 @@
 No LLM and no NLI model: the context is split into sentences (a punctuation rule), and every
 sentence and every pair of adjacent sentences becomes a *window*. A claim (a triple as a
 sentence, or a whole answer in raw mode) is embedded with a packaged sentence encoder
-(``minilm`` by default, through :class:`~s3kg_core.encoders.cache.EmbeddingCache`) and matched to the
+(``minilm`` by default, through :class:`~s3kg_core.encoders.cache.EmbeddingCache`) and matched to
+the
 most similar windows. Then these features, each in [0, 1]:
 
 ``best_cos``

@@ -1,0 +1,171 @@
+"""The score signature: everything that determines a stored S3KG score, as one string.
+
+A signature reads ``mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0``,
+optionally followed by ``|alpha:0.5`` where a blended number is printed. Publish it with your
+numbers: the same triples give the same scores only under the same signature. This module is the
+one place that writes and reads it (sacrebleu's ``Signature`` is the model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from ..errors import InputFormatError
+
+__all__ = ["Signature"]
+
+_KEYS = ("mode", "enc", "tau", "K", "align", "norm", "version")
+_RESERVED = frozenset("|:")
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """The parts of a score signature.
+
+    Parameters
+    ----------
+    mode
+        ``hybrid``, ``paper`` or ``kgx``.
+    encoder
+        The encoder's name with its version (``minilm@0.1.0``) or a local model's name.
+    tau
+        The soft-alignment threshold.
+    wl_iterations
+        WL iterations K.
+    align
+        Whether triple selection and soft alignment ran (``False``: the pure WL baseline).
+    normalization
+        Label normalisation: ``lemma``, ``lower`` or ``kgx-lower``.
+    version
+        The s3kg_core version that computed the components.
+    alpha
+        The blend weight, where a blended score is meant; ``None`` for stored components (alpha
+        can change without recomputing anything).
+
+    Examples
+    --------
+    >>> s = Signature("hybrid", "minilm@0.1.0", 0.65, 5, True, "lemma", "0.1.0")
+    >>> s.format()
+    'mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0'
+    >>> Signature.parse(s.format()) == s
+    True
+    >>> s.with_alpha(0.5).format().endswith("|alpha:0.5")
+    True
+    """
+
+    mode: str
+    encoder: str
+    tau: float
+    wl_iterations: int
+    align: bool
+    normalization: str
+    version: str
+    alpha: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("mode", "encoder", "normalization", "version"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value or _RESERVED & set(value):
+                raise InputFormatError(
+                    f"signature field {name} must be a non-empty string without '|' or ':'; "
+                    f"got {value!r}"
+                )
+
+    def format(self) -> str:
+        """The signature as one string (``alpha`` appended when it is set)."""
+        text = (
+            f"mode:{self.mode}|enc:{self.encoder}|tau:{self.tau:g}|K:{self.wl_iterations}"
+            f"|align:{'yes' if self.align else 'no'}|norm:{self.normalization}"
+            f"|version:{self.version}"
+        )
+        return text if self.alpha is None else f"{text}|alpha:{self.alpha:g}"
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def with_alpha(self, alpha: float | None) -> Signature:
+        """The same signature for a score blended at ``alpha`` (``None``: components only)."""
+        return replace(self, alpha=alpha)
+
+    @property
+    def components(self) -> str:
+        """The signature of the stored components: this one without alpha."""
+        return self.with_alpha(None).format()
+
+    def config_kwargs(self) -> dict[str, Any]:
+        """The :class:`~s3kg_core.scoring.s3kg.S3KGConfig` arguments of this signature.
+
+        ``alpha`` is among them only where the signature has one.
+        """
+        kwargs: dict[str, Any] = {
+            "mode": self.mode,
+            "tau": self.tau,
+            "wl_iterations": self.wl_iterations,
+            "align": self.align,
+            "lemmatize": self.normalization != "lower",
+        }
+        if self.alpha is not None:
+            kwargs["alpha"] = self.alpha
+        return kwargs
+
+    def differences(self, other: Signature) -> dict[str, tuple[Any, Any]]:
+        """The fields in which two signatures differ: ``{field: (self's, other's)}``."""
+        return {
+            f.name: (getattr(self, f.name), getattr(other, f.name))
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(other, f.name)
+        }
+
+    @classmethod
+    def parse(cls, text: str) -> Signature:
+        """Read a signature written by :meth:`format`.
+
+        Raises
+        ------
+        InputFormatError
+            If a field is missing, repeated, unknown or malformed.
+
+        Examples
+        --------
+        >>> Signature.parse("mode:kgx|enc:mpnet@0.0.1|tau:0.7|K:3|align:no|norm:kgx-lower"
+        ...                 "|version:0.1.0|alpha:0.8").alpha
+        0.8
+        >>> Signature.parse("mode:kgx|enc:m")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        s3kg_core.errors.InputFormatError: signature 'mode:kgx|enc:m' lacks tau, K, align, norm, ...
+        """
+        if not isinstance(text, str):
+            raise InputFormatError(f"a signature is a string; got {type(text).__name__}")
+        parts: dict[str, str] = {}
+        for part in text.split("|"):
+            key, sep, value = part.partition(":")
+            if not sep or not value:
+                raise InputFormatError(f"signature {text!r}: {part!r} is not key:value")
+            if key not in (*_KEYS, "alpha"):
+                raise InputFormatError(f"signature {text!r}: unknown field {key!r}")
+            if key in parts:
+                raise InputFormatError(f"signature {text!r}: field {key!r} appears twice")
+            parts[key] = value
+        missing = [k for k in _KEYS if k not in parts]
+        if missing:
+            raise InputFormatError(f"signature {text!r} lacks {', '.join(missing)}")
+        if parts["align"] not in ("yes", "no"):
+            raise InputFormatError(f"signature {text!r}: align is yes or no")
+        try:
+            tau = float(parts["tau"])
+            k = int(parts["K"])
+            alpha = float(parts["alpha"]) if "alpha" in parts else None
+        except ValueError as exc:
+            raise InputFormatError(f"signature {text!r}: {exc}") from exc
+        return cls(
+            mode=parts["mode"],
+            encoder=parts["enc"],
+            tau=tau,
+            wl_iterations=k,
+            align=parts["align"] == "yes",
+            normalization=parts["norm"],
+            version=parts["version"],
+            alpha=alpha,
+        )
