@@ -313,3 +313,14 @@ def test_chat_result_round_trips_through_json():
     result = ChatResult("ok", text="t", finish_reason="stop", latency_s=0.5, prompt_tokens=3)
     back = ChatResult.from_json(result.to_json())
     assert back.cached and back.text == "t" and back.prompt_tokens == 3
+
+
+# Regression (issue 17, D6): to_json dropped ``error``, so a refusal stored as
+# "failed: refused (I cannot help with that.)" read back from the cache as "refused (None)".
+@pytest.mark.parametrize("status", ["refused", "empty", "error"])
+def test_chat_result_json_keeps_the_error(status):
+    result = ChatResult(status, error="I cannot help with that.", finish_reason="content_filter")
+    back = ChatResult.from_json(result.to_json())
+    assert back.error == "I cannot help with that."
+    assert back.failure() == result.failure()
+    assert {**back.__dict__, "cached": False} == result.__dict__

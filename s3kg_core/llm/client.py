@@ -244,11 +244,19 @@ class ChatResult:
         return f"the request failed: {self.error}"
 
     def to_json(self) -> str:
-        """The cacheable part, as JSON."""
+        """The cacheable part, as JSON (everything but ``cached``).
+
+        Examples
+        --------
+        >>> r = ChatResult("refused", error="I cannot help with that.")
+        >>> ChatResult.from_json(r.to_json()).failure()
+        'the model refused (I cannot help with that.)'
+        """
         return json.dumps(
             {
                 "status": self.status,
                 "text": self.text,
+                "error": self.error,
                 "finish_reason": self.finish_reason,
                 "latency_s": self.latency_s,
                 "prompt_tokens": self.prompt_tokens,
