@@ -102,6 +102,20 @@ def test_endpoint_down_is_one_line_not_a_traceback(tmp_path, table, no_endpoint_
     assert len(result.output.strip().splitlines()) == 1
 
 
+# Regression (issue 17, D11): credentials in --base-url were echoed whole, and a malformed port
+# ended in a ValueError traceback that printed the URL.
+@pytest.mark.parametrize(
+    "url", ["http://user:SECRET@127.0.0.1:9/v1", "http://user:SECRET@127.0.0.1:x/v1"]
+)
+def test_credentials_in_the_base_url_are_never_printed(tmp_path, table, no_endpoint_env, url):
+    db = tmp_path / "cli.duckdb"
+    _invoke("import", "csv", table, "--db", db, "--map", MAP)
+    result = _invoke("collect", "--db", db, "--base-url", url, "--model", "m", "--max-retries", "0")
+    assert result.exit_code == 1
+    assert "SECRET" not in result.output and "Traceback" not in result.output
+    assert result.output.startswith("Error: the endpoint")
+
+
 def test_collect_without_endpoint_says_what_to_set(tmp_path, table, no_endpoint_env):
     db = tmp_path / "cli.duckdb"
     _invoke("import", "csv", table, "--db", db, "--map", MAP)
