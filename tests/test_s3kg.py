@@ -760,3 +760,15 @@ def test_hybrid_forgives_a_flipped_edge_half_as_much_as_paper_mode(scorer_paper,
     assert paper.s_wl < hybrid.s_wl < 1.0
     assert hybrid.s_wl == pytest.approx(0.5 * (paper.s_wl + 1.0), abs=1e-12)
     assert hybrid.signature.startswith("mode:hybrid|") and "norm:lemma" in hybrid.signature
+
+
+# Documented (issue 17): kgx reproduces the released code's plain argmax alignment, so two labels
+# that embed identically (MiniLM maps both emoji to [UNK]) collapse onto one id and a KG scores
+# below 1 against itself. paper and hybrid modes align verbatim matches first.
+def test_kgx_scores_a_kg_with_indistinguishable_labels_below_one_against_itself(
+    scorer_kgx, scorer_paper, scorer_hybrid
+):
+    kg = [["😀", "r", "💧"]]
+    assert scorer_kgx.score(kg, kg).s_wl == pytest.approx(0.154, abs=1e-3)
+    assert scorer_paper.score(kg, kg).s_wl == 1.0
+    assert scorer_hybrid.score(kg, kg).s_wl == 1.0

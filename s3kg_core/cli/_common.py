@@ -70,7 +70,9 @@ def scoring_options(func: F) -> F:
             "with S_WL the mean of the relation-aware directed WL kernel and a relation-agnostic "
             "undirected one. paper: relation-aware directed WL on normalised labels. Both weight "
             "the embedding side by alpha. kgx: the authors' released implementation, alpha "
-            "weights the WL side.",
+            "weights the WL side; like their code it aligns labels by plain argmax, so two "
+            "labels that embed identically collapse and a KG can score below 1 against itself "
+            '(e.g. [["😀","r","💧"]]: S_WL 0.154).',
         ),
         click.option(
             "--alpha",
