@@ -1,4 +1,4 @@
-"""Tests of the database commands of the s3kg command line: import, score, tau, cus, export.
+"""Tests of s3kg_core.cli.store, the database commands: import, score, tau, cus, export.
 
 Includes the kill -9 test: a real ``python -m s3kg_core score`` killed mid-run and resumed gives
 the same tables as an uninterrupted run.

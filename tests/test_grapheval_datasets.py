@@ -1,4 +1,4 @@
-"""Benchmark loaders and the declared dev/test split."""
+"""s3kg_core.grapheval.datasets: benchmark loaders and the declared dev/test split."""
 
 from __future__ import annotations
 
