@@ -31,7 +31,8 @@ def test_the_mask_is_the_documented_hash_rule():
 def test_the_mask_depends_on_name_and_id_only_and_is_about_thirty_percent():
     ids = [f"id-{i}" for i in range(2000)]
     one = dev_mask("set-a", ids)
-    assert one.tolist() == dev_mask("set-a", ids).tolist()
+    # pinned: the dev ids among the first 40 today (a change is a change of the declared split)
+    assert [i for i in range(40) if one[i]] == [3, 9, 12, 16, 21, 22, 26, 29, 37, 39]
     assert dev_mask("set-a", ids[::-1]).tolist() == one[::-1].tolist()  # order does not matter
     assert one.tolist() != dev_mask("set-b", ids).tolist()
     assert 0.27 < one.mean() < 0.33

@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.cli.factuality: the factuality commands end to end, errors, help."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""``s3kg grapheval``: help texts, bench on a tiny data folder, errors as one line."""
+"""s3kg_core.cli.grapheval: help texts, bench on a tiny data folder, errors as one line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of the database commands of the s3kg command line: import, score, tau, cus, export.
+"""Tests of s3kg_core.cli.store, the database commands: import, score, tau, cus, export.
 
 Includes the kill -9 test: a real ``python -m s3kg_core score`` killed mid-run and resumed gives
 the same tables as an uninterrupted run.
@@ -6,6 +6,7 @@ the same tables as an uninterrupted run.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -235,6 +236,60 @@ def test_import_release_errors_are_one_line(tmp_path):
     line = _one_line_error(_invoke("import", "s3kg-release", qa, "--db", tmp_path / "db.duckdb"))
     assert "file name must be DATASET_MODEL.csv" in line
     assert not (tmp_path / "db.duckdb").exists()
+
+
+class _DiskFullAfter:
+    """A text file that takes ``limit`` characters, writes them through, then fails (ENOSPC)."""
+
+    def __init__(self, inner, limit: int) -> None:
+        self._inner, self._left = inner, limit
+
+    def write(self, text: str) -> int:
+        if len(text) > self._left:
+            self._inner.write(text[: self._left])
+            self._inner.flush()
+            raise OSError(28, "No space left on device")
+        self._left -= len(text)
+        return self._inner.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._inner.close()
+
+
+def test_cus_json_is_written_atomically(tmp_path, minilm, monkeypatch):
+    # Regression: `s3kg cus --json` wrote its file in place, so a failure midway (disk full,
+    # a kill) left a truncated JSON where the previous table had been.
+    db = tmp_path / "db.duckdb"
+    build_store(db, models=("model-a",), n_items=1, n_triples=2)
+    assert _invoke("score", "--db", db).exit_code == 0
+    tables = tmp_path / "tables"
+    out = tables / "cus.json"
+    assert _invoke("cus", "--db", db, "--json", out).exit_code == 0
+    before = out.read_text(encoding="utf-8")
+    assert json.loads(before)[0]["model"] == "model-a"
+
+    real_open = io.open
+
+    def disk_full_open(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        # Files of the output folder (os.fdopen opens a temporary file by descriptor).
+        target = os.readlink(f"/proc/self/fd/{file}") if isinstance(file, int) else str(file)
+        if "w" in mode and target.startswith(str(tables)):
+            return _DiskFullAfter(handle, limit=10)
+        return handle
+
+    monkeypatch.setattr(io, "open", disk_full_open)
+    result = _invoke("cus", "--db", db, "--alpha", "0", "--json", out)
+    monkeypatch.undo()
+    assert result.exit_code != 0 and isinstance(result.exception, OSError), result.output
+    assert out.read_text(encoding="utf-8") == before  # the old table, whole
+    assert sorted(p.name for p in tables.iterdir()) == ["cus.json"]  # no temporary left behind
 
 
 # -- errors on the database file -----------------------------------------------------------------

@@ -1,3 +1,5 @@
+"""Tests of dashboard.graphs: shared entity colours and the vis-network graph data."""
+
 from __future__ import annotations
 
 import json

@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.factuality.hidden: hidden states per layer, padding, prefix cache, Parquet."""
+
 from __future__ import annotations
 
 from pathlib import Path

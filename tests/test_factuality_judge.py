@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.factuality.judge: training, early stopping, save/load, splits, baselines."""
+
 from __future__ import annotations
 
 from pathlib import Path

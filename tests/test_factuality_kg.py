@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.factuality.kg: reading FinDKG and user KGs (CSV, Parquet)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.factuality.labels: strict label parsing, endpoint and local labellers."""
+
 from __future__ import annotations
 
 from pathlib import Path

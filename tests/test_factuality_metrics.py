@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.factuality.metrics: fact and dataset scores, breakdowns, degree buckets."""
+
 from __future__ import annotations
 
 import math

@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.factuality.ray_jobs: hidden states and judging as Ray Data jobs."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.factuality.results: storing and loading evaluations in DuckDB."""
+
 from __future__ import annotations
 
 import json

@@ -1,3 +1,5 @@
+"""Tests of s3kg_core.factuality.statements: templates, negative sampling, Parquet."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The benchmark: balanced accuracy raw vs KG on small CSVs the test writes."""
+"""s3kg_core.grapheval.bench: balanced accuracy raw vs KG on small CSVs the test writes."""
 
 from __future__ import annotations
 

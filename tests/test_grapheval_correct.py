@@ -1,4 +1,4 @@
-"""GraphCorrect and the direct baseline against the scripted local OpenAI server."""
+"""s3kg_core.grapheval.correct: GraphCorrect and the direct baseline, scripted local server."""
 
 from __future__ import annotations
 

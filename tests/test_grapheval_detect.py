@@ -1,4 +1,4 @@
-"""Detection: aggregation of verdicts, the GraphEval object, degenerate answers."""
+"""s3kg_core.grapheval.detect: aggregation of verdicts, the GraphEval object, degenerate answers."""
 
 from __future__ import annotations
 

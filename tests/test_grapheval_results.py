@@ -1,4 +1,4 @@
-"""detect_store and the grapheval tables, on a real DuckDB file."""
+"""s3kg_core.grapheval.results: detect_store and the grapheval tables, on a real DuckDB file."""
 
 from __future__ import annotations
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from ._common import DB_OPTION, StageBar, existing_db, friendly_errors, scoring_options
+from ._common import (
+    DB_OPTION,
+    StageBar,
+    existing_db,
+    friendly_errors,
+    scoring_options,
+    write_json_atomic,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -230,9 +236,7 @@ def cus_cmd(
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     click.echo(f"signature {signature}" + (f"|alpha:{alpha:g}" if alpha is not None else ""))
     if json_path is not None:
-        records = table.to_dict(orient="records")
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
+        write_json_atomic(json_path, table.to_dict(orient="records"))
 
 
 @click.command("export")

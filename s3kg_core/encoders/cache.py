@@ -49,8 +49,10 @@ class EmbeddingCache:
     >>> rows = cache.rows(["red", "blue", "red"])
     >>> rows.tolist(), cache.stats.encoded
     ([0, 1, 0], 2)
-    >>> float(cache.vectors(["red"])[0] @ cache.vectors(["red"])[0]) > 0.999
-    True
+    >>> cache.rows(["blue", "green"]).tolist(), cache.stats.encoded  # only "green" is new
+    ([1, 2], 3)
+    >>> cache.vectors(["red", "green"]).shape
+    (2, 384)
     """
 
     def __init__(self, encoder: Encoder, path: str | Path | None = None) -> None:

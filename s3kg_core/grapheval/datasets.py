@@ -60,10 +60,10 @@ def article_split(key: str) -> str:
 
     Examples
     --------
-    >>> article_split("8764fb95bfad8ee849274873a92fb8d6b400eee2") in ("dev", "test")
-    True
-    >>> article_split("x") == article_split("x")
-    True
+    >>> article_split("8764fb95bfad8ee849274873a92fb8d6b400eee2")  # a SummEval (CNN/DM) story id
+    'test'
+    >>> article_split("0783c68a744df6afa009d16e72709f2b4d90dea1")
+    'dev'
     """
     digest = hashlib.sha256(f"{SPLIT_VERSION}:{key}".encode()).hexdigest()
     return "dev" if int(digest[:8], 16) % 100 < DEV_PERCENT else "test"

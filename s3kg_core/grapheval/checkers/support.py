@@ -276,7 +276,7 @@ class SupportChecker(Checker):
 
     Examples
     --------
-    >>> from s3kg_core.scoring.result import Triple
+    >>> from s3kg_core.kg import Triple
     >>> checker = SupportChecker()
     >>> ctx = "The Eiffel Tower is in Paris. It opened in 1889."
     >>> good, bad = checker.check([Triple("Eiffel Tower", "is in", "Paris"),

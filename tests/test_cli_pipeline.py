@@ -1,4 +1,4 @@
-"""The LLM-stage commands (collect, extract, run) against the scripted local OpenAI server."""
+"""s3kg_core.cli.pipeline: collect, extract, run, against the scripted local OpenAI server."""
 
 from __future__ import annotations
 

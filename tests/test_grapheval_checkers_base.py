@@ -1,4 +1,4 @@
-"""The Checker base: validation, batching, empty contexts, verdicts."""
+"""s3kg_core.grapheval.checkers.base: the Checker base: validation, batching, verdicts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The offline support checker: features, calibration file, hand-made examples."""
+"""s3kg_core.grapheval.checkers.support: features, calibration file, hand-made examples."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of the stages over a stored run (s3kg_core.stages.score): score, CUS table, TAU, export."""
+"""Tests of s3kg_core.stages.score, .results and .tau over a stored run: score, CUS, TAU, export."""
 
 from __future__ import annotations
 

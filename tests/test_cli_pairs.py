@@ -1,4 +1,4 @@
-"""Tests of the s3kg command line (s3kg_core.cli._common)."""
+"""Tests of ``s3kg pairs score`` (s3kg_core.cli.pairs), its help, and ``python -m s3kg_core``."""
 
 import csv
 import json

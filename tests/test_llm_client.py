@@ -1,4 +1,4 @@
-"""The OpenAI-compatible client against a real local HTTP server (tests/fake_openai.py)."""
+"""s3kg_core.llm.client: the OpenAI-compatible client against a local HTTP server (fake_openai)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The NLI checker on a tiny randomly initialised BERT model that the test saves itself."""
+"""s3kg_core.grapheval.checkers.nli: the NLI checker on a tiny random BERT the test saves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The packaged SmolLM2 as a plain model folder, and served by ``transformers serve``."""
+"""s3kg_core.llm.local_models and llm.serve: SmolLM2 as a model folder, served by transformers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The LLM checker against the scripted local OpenAI-compatible server."""
+"""s3kg_core.grapheval.checkers.llm: the LLM checker against the scripted local server."""
 
 from __future__ import annotations
 

@@ -1,0 +1,343 @@
+"""Tests of the documentation against the code: the READMEs' commands, library names, layout.
+
+Every ``s3kg ...`` command line the READMEs show, in ```bash blocks and inline in backticks,
+names a command that exists and answers ``--help``, and every ``--option`` shown for it is an
+option of that command (the way sqlite-utils tests its docs). Every ``s3kg_core.x.y`` name and
+``s3kg_core/...`` path that the READMEs, docstrings and help texts mention exists; README.md's
+"Layout" names every package and module; its library example runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from s3kg_core.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = ("README.md", "bench/README.md")
+
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_INLINE = re.compile(r"`([^`]+)`")
+_OPTION = re.compile(r"--[a-z][a-z0-9-]*")
+
+
+def shown_commands(text: str) -> list[tuple[str, str]]:
+    """The ``s3kg ...`` command lines of a Markdown text as ``(kind, line)``.
+
+    ``kind`` is ``"block"`` for a line of a ```bash block (a whole command line, continuation
+    lines joined) and ``"inline"`` for an inline span (which may name a command and only some of
+    its options).
+    """
+    lines = []
+    for lang, body in _FENCE.findall(text):
+        if lang not in ("bash", "sh", "console"):
+            continue
+        for line in body.replace("\\\n", " ").splitlines():
+            line = re.sub(r"\s#.*$", "", line.strip().removeprefix("$ "))
+            if line.startswith("s3kg "):
+                lines.append(("block", " ".join(line.split())))
+    prose = _FENCE.sub("", text)
+    for span in _INLINE.findall(prose):
+        span = " ".join(span.split())
+        if span.startswith("s3kg "):
+            lines.append(("inline", span))
+    return lines
+
+
+def resolve(line: str) -> tuple[list[str], click.Command]:
+    """The command path a line names (its words while they name a subcommand) and the command."""
+    path: list[str] = []
+    command: click.Command = cli
+    for word in line.split()[1:]:
+        if not isinstance(command, click.Group) or word not in command.commands:
+            break
+        path.append(word)
+        command = command.commands[word]
+    return path, command
+
+
+def option_names(command: click.Command) -> set[str]:
+    """Every long option name of a command, ``--help`` included."""
+    names = {"--help"}
+    for param in command.params:
+        if isinstance(param, click.Option):
+            names.update(o for o in (*param.opts, *param.secondary_opts) if o.startswith("--"))
+    return names
+
+
+def shown_values(line: str, command: click.Command) -> list[tuple[click.Option, str, str]]:
+    """``(option, name, value)`` for every ``--option VALUE`` a line shows (brackets dropped)."""
+    by_name = {o: p for p in command.params if isinstance(p, click.Option) for o in p.opts}
+    words = line.replace("[", " ").replace("]", " ").split()
+    return [
+        (by_name[name], name, value)
+        for name, value in itertools.pairwise(words)
+        if name in by_name and not by_name[name].is_flag and not value.startswith("-")
+    ]
+
+
+def _examples() -> list[tuple[str, str, str]]:
+    return [
+        (doc, kind, line)
+        for doc in DOCS
+        for kind, line in shown_commands((REPO / doc).read_text(encoding="utf-8"))
+    ]
+
+
+EXAMPLES = _examples()
+IDS = [f"{doc}:{line[:60]}" for doc, _, line in EXAMPLES]
+BLOCKS = [example for example in EXAMPLES if example[1] == "block"]
+
+
+def test_the_readmes_show_commands():
+    # The parser finds both kinds: a bash block's lines and inline spans.
+    readme = [(kind, line) for doc, kind, line in EXAMPLES if doc == "README.md"]
+    assert ("inline", "s3kg score") in readme
+    assert any(line.startswith("s3kg pairs score INPUT.csv --output") for _, line in readme)
+    assert len(readme) > 20
+
+
+def test_shown_commands_parser():
+    text = (
+        "Run `s3kg score --db\nX`, not `python x`.\n\n"
+        "```bash\n"
+        "export A=1\n"
+        "s3kg pairs score IN.csv --output OUT.csv \\\n    [--alpha A]   # a comment\n"
+        "$ s3kg cus --db runs.duckdb\n"
+        "```\n\n"
+        "```python\ns3kg score --not-this\n```\n"
+    )
+    assert shown_commands(text) == [
+        ("block", "s3kg pairs score IN.csv --output OUT.csv [--alpha A]"),
+        ("block", "s3kg cus --db runs.duckdb"),
+        ("inline", "s3kg score --db X"),
+    ]
+
+
+@pytest.mark.parametrize(("doc", "kind", "line"), EXAMPLES, ids=IDS)
+def test_shown_command_exists_and_answers_help(doc, kind, line):
+    path, _ = resolve(line)
+    assert path, f"{doc}: `{line}` names no s3kg command"
+    result = CliRunner().invoke(cli, [*path, "--help"])
+    assert result.exit_code == 0, f"{doc}: s3kg {' '.join(path)} --help: {result.output}"
+
+
+@pytest.mark.parametrize(("doc", "kind", "line"), EXAMPLES, ids=IDS)
+def test_shown_options_exist(doc, kind, line):
+    path, command = resolve(line)
+    unknown = sorted(set(_OPTION.findall(line)) - option_names(command))
+    assert not unknown, f"{doc}: `s3kg {' '.join(path)}` has no {', '.join(unknown)}: `{line}`"
+
+
+@pytest.mark.parametrize(("doc", "kind", "line"), EXAMPLES, ids=IDS)
+def test_shown_choices_exist(doc, kind, line):
+    # ``--mode hybrid|paper|kgx``: every alternative shown is a choice of the option.
+    _, command = resolve(line)
+    wrong = [
+        f"{name} {value}"
+        for option, name, value in shown_values(line, command)
+        if isinstance(option.type, click.Choice)
+        and not set(value.split("|")) <= set(option.type.choices)
+    ]
+    assert not wrong, f"{doc}: `{line}` shows values the command refuses: {wrong}"
+
+
+BLOCK_IDS = [f"{doc}:{line[:60]}" for doc, _, line in BLOCKS]
+
+
+@pytest.mark.parametrize(("doc", "kind", "line"), BLOCKS, ids=BLOCK_IDS)
+def test_shown_command_lines_give_the_required_options(doc, kind, line):
+    _, command = resolve(line)
+    shown = set(_OPTION.findall(line))
+    missing = [
+        param.opts[0]
+        for param in command.params
+        if isinstance(param, click.Option) and param.required and not shown & set(param.opts)
+    ]
+    assert not missing, f"{doc}: `{line}` leaves out the required {missing}"
+
+
+def _all_options(command: click.Command) -> set[str]:
+    names = option_names(command)
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            names |= _all_options(sub)
+    return names
+
+
+# Options in README prose that belong to other tools: pip, transformers serve.
+OTHER_TOOLS = {"--no-deps", "--device"}
+
+
+def test_options_named_in_prose_exist():
+    # Outside command lines the README names options alone (`--batch-items`) or on a script
+    # (`python bench/bench_variants.py --no-reverse`): each must exist on some s3kg command,
+    # or in the script it is shown with.
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    known = _all_options(cli) | OTHER_TOOLS
+    wrong = []
+    for span in _INLINE.findall(_FENCE.sub("", text)):
+        span = " ".join(span.split())
+        if span.startswith("s3kg "):
+            continue
+        script = re.search(r"bench/\w+\.py", span)
+        for name in _OPTION.findall(span):
+            if script is not None:
+                if name not in (REPO / script.group()).read_text(encoding="utf-8"):
+                    wrong.append(f"{name} ({script.group()})")
+            elif name not in known:
+                wrong.append(name)
+    assert not wrong, f"README.md names options that do not exist: {wrong}"
+
+
+# -- library paths and the layout ----------------------------------------------------------------
+
+LIBRARY = REPO / "s3kg_core"
+# Where library names are mentioned: the READMEs, and the docstrings, comments and --help texts
+# of the code (tests are left out: test_layout.py writes fake packages named s3kg_core).
+MENTIONS = ("README.md", "bench/README.md", "app.py", "s3kg_core", "dashboard", "pages", "bench")
+_DOTTED = re.compile(r"\bs3kg_core(?:\.[A-Za-z_]\w*)+")
+_PATH = re.compile(r"\bs3kg_core/[\w/]*[\w.]*\w")
+
+
+def _module_paths() -> dict[str, Path]:
+    modules = {}
+    for path in sorted(LIBRARY.rglob("*.py")):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def _names(body: list[ast.stmt]) -> set[str]:
+    """The names a module or class body defines (functions, classes, assignments, imports)."""
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.If | ast.Try):
+            names |= _names(node.body) | _names(getattr(node, "orelse", []))
+    return names
+
+
+def _resolves(ref: str, modules: dict[str, Path]) -> bool:
+    """Whether ``s3kg_core.a.b.c`` names a module, or a name defined in one (read with ast)."""
+    parts = ref.split(".")
+    for i in range(len(parts), 0, -1):
+        module = ".".join(parts[:i])
+        if module not in modules:
+            continue
+        rest = parts[i:]
+        if not rest:
+            return True
+        body = ast.parse(modules[module].read_text(encoding="utf-8")).body
+        if rest[0] not in _names(body):
+            return False
+        if len(rest) > 1:  # Class.attribute: the class must define it
+            classes = [n for n in body if isinstance(n, ast.ClassDef) and n.name == rest[0]]
+            return not classes or rest[1] in _names(classes[0].body)
+        return True
+    return False
+
+
+def _mention_files() -> list[Path]:
+    files = []
+    for name in MENTIONS:
+        path = REPO / name
+        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    return [f for f in files if "out" not in f.relative_to(REPO).parts]
+
+
+def test_library_names_in_docs_and_docstrings_exist():
+    # `s3kg_core.llm.serve.transformers_serve`, `s3kg_core/bench/split.py`: each dotted name
+    # and path that the READMEs, docstrings and help texts mention exists in the layout.
+    modules = _module_paths()
+    wrong = []
+    for path in _mention_files():
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            where = f"{path.relative_to(REPO)}:{n}"
+            for match in _DOTTED.finditer(line):
+                ref = match.group().removesuffix(".py").removesuffix(".json")
+                if line[match.end() : match.end() + 1] != "/" and not _resolves(ref, modules):
+                    wrong.append(f"{where}: {ref}")
+            wrong += [
+                f"{where}: {m.group()}"
+                for m in _PATH.finditer(line)
+                if not (REPO / m.group()).exists()
+            ]
+    assert not wrong, "names of the old layout (or of nothing):\n" + "\n".join(wrong)
+
+
+def test_the_name_resolver():
+    modules = _module_paths()
+    assert _resolves("s3kg_core.scoring.s3kg.KGScorer.score_pairs", modules)
+    assert _resolves("s3kg_core.KGScorer", modules)  # exported from the root
+    assert _resolves("s3kg_core.grapheval.checkers", modules)
+    assert not _resolves("s3kg_core.s3kg.KGScorer", modules)  # the flat layout's module
+    assert not _resolves("s3kg_core.scoring.s3kg.KGScorer.no_such_method", modules)
+    assert not _resolves("s3kg_core.llm.no_such_name", modules)
+
+
+def _layout_block() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"^## Layout\n\n```\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    assert match, "README.md has no Layout section with a code block"
+    return match.group(1)
+
+
+def _layout_entries() -> dict[str, str]:
+    """``{"scoring/": "s3kg (...), wl, ...", "kg.py": "..."}`` for the lines under s3kg_core/."""
+    entries: dict[str, str] = {}
+    inside, current = False, None
+    for line in _layout_block().splitlines():
+        if line.startswith("s3kg_core/"):
+            inside = True
+            continue
+        if inside and line.startswith("  ") and not line.startswith("   "):
+            current, _, text = line.strip().partition(" ")
+            entries[current] = text.strip()
+        elif inside and line.startswith("   ") and current is not None:
+            entries[current] += " " + line.strip()
+        elif inside:
+            break
+    return entries
+
+
+def test_readme_layout_is_the_layout():
+    entries = _layout_entries()
+    packages = sorted(
+        f"{p.name}/" for p in LIBRARY.iterdir() if (p / "__init__.py").is_file()
+    )  # the subpackages
+    top_modules = sorted(p.name for p in LIBRARY.glob("*.py") if not p.name.startswith("_"))
+    assert sorted(entries) == sorted(packages + top_modules)
+    # each package's line names each of its public modules and subpackages
+    missing = []
+    for package in packages:
+        folder = LIBRARY / package
+        members = [p.stem for p in folder.glob("*.py") if not p.name.startswith("_")]
+        members += [f"{p.name}/" for p in folder.iterdir() if (p / "__init__.py").is_file()]
+        words = set(re.findall(r"[\w/]+", entries[package]))
+        missing += [f"{package}{m}" for m in members if m not in words]
+    assert not missing, f"README.md's Layout does not name {missing}"
+
+
+def test_readme_library_example_runs(minilm):
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"^## The library\n\n```python\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    assert match, "README.md has no library example"
+    namespace: dict[str, object] = {}
+    exec(compile(match.group(1), "README.md (The library)", "exec"), namespace)
+    assert namespace["r"].score > 0  # type: ignore[attr-defined]
