@@ -6,7 +6,9 @@ one process (the Streamlit server) never holds two connections at once, two brow
 annotating at the same time are written one after the other (nothing lost), and between
 queries other processes (``s3kg score``) can write. Cached reads are keyed by the file's
 modification stamp, so new data shows without a restart. Pages call these functions and
-render; they never query the database themselves.
+render; they never query the database themselves. This is the only module of the dashboard
+with Streamlit caches, and it holds no SQL: every statement is a function of
+:mod:`s3kg_core.store`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pandas as pd
@@ -24,10 +26,15 @@ import streamlit as st
 
 from s3kg_core.config import default_db
 from s3kg_core.kg import Triple
+from s3kg_core.store import grapheval_queries, queries
 from s3kg_core.store.records import KGRecord
 from s3kg_core.store.store import Store
 
+if TYPE_CHECKING:
+    from dashboard.hallucinations import AnswerCheck
+
 __all__ = [
+    "EVAL_COLUMNS",
     "ItemView",
     "annotations",
     "bench_results",
@@ -37,6 +44,9 @@ __all__ = [
     "db_stamp",
     "encoder_of",
     "ensure_database",
+    "factuality_evals",
+    "grapheval_overview",
+    "grapheval_results",
     "item_view",
     "leaderboard",
     "load_components",
@@ -101,25 +111,14 @@ def ensure_database(path: Path) -> bool:
 def signatures(path: Path, stamp: int) -> tuple[list[str], str | None]:
     """All score signatures in the file, and the latest one."""
     with _read(path) as con:
-        rows = con.execute(
-            "SELECT signature, max(scored_at) AS t FROM scores GROUP BY 1 ORDER BY t DESC"
-        ).fetchall()
-        latest = con.execute("SELECT value FROM meta WHERE key = 'latest_signature'").fetchall()
-    return [r[0] for r in rows], (latest[0][0] if latest else None)
+        return queries.signatures_by_recency(con), Store.get_meta(con, "latest_signature")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_runs(path: Path, stamp: int) -> pd.DataFrame:
     """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores."""
     with _read(path) as con:
-        return con.execute(
-            "SELECT r.run_id, d.name AS dataset, r.model, r.temperature, r.extractor, r.source, "
-            "(SELECT count(*) FROM answers a WHERE a.run_id = r.run_id) AS answers, "
-            "(SELECT count(DISTINCT item_id) FROM kgs k WHERE k.run_id = r.run_id) AS with_kgs, "
-            "(SELECT count(DISTINCT item_id) FROM scores s WHERE s.run_id = r.run_id) AS scored "
-            "FROM runs r JOIN datasets d USING (dataset_id) ORDER BY d.name, r.model, "
-            "r.temperature, r.extractor"
-        ).df()
+        return queries.run_overview(con)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -171,35 +170,23 @@ def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str 
     import json
 
     with _read(path) as con:
-        row = con.execute(
-            "SELECT i.ext_id, i.question, i.context, i.gold_answer, a.answer, a.status "
-            "FROM answers a JOIN items i USING (item_id) WHERE a.run_id = ? AND a.item_id = ?",
-            [run_id, item_id],
-        ).fetchall()
-        if not row:
+        row = queries.item_answer_texts(con, run_id, item_id)
+        if row is None:
             raise KeyError(f"no answer for run {run_id}, item {item_id}")
         kgs = {key[2]: kg for key, kg in Store.load_kgs(con, [run_id]).items() if key[1] == item_id}
         details: dict[str, Any] = {}
         tau = None
         if signature is not None:
-            found = con.execute(
-                "SELECT gold_detail, ctx_detail FROM scores WHERE run_id = ? AND item_id = ? "
-                "AND signature = ?",
-                [run_id, item_id, signature],
-            ).fetchall()
-            if found:
+            found = queries.score_details(con, run_id, item_id, signature)
+            if found is not None:
                 details = {
-                    "gold": json.loads(found[0][0] or "{}"),
-                    "context": json.loads(found[0][1] or "{}"),
+                    "gold": json.loads(found[0] or "{}"),
+                    "context": json.loads(found[1] or "{}"),
                 }
-            taus = con.execute(
-                "SELECT result FROM tau_results WHERE run_id = ? AND item_id = ? AND "
-                "signature = ? ORDER BY target",
-                [run_id, item_id, signature],
-            ).fetchall()
-            if taus:
-                tau = json.loads(taus[0][0])
-    ext_id, question, context, gold, answer, status = row[0]
+            stored_tau = queries.tau_result(con, run_id, item_id, signature)
+            if stored_tau is not None:
+                tau = json.loads(stored_tau)
+    ext_id, question, context, gold, answer, status = row
     return ItemView(
         run_id,
         item_id,
@@ -253,8 +240,6 @@ def realign(
 
 def _prefilled_cache(path: Path, encoder: Any, triples: Sequence[Triple]) -> Any:
     """An embedding cache holding the stored vectors of every string these triples need."""
-    import numpy as np
-
     from s3kg_core.encoders.cache import EmbeddingCache
     from s3kg_core.normalize import normalize_triples
 
@@ -265,13 +250,8 @@ def _prefilled_cache(path: Path, encoder: Any, triples: Sequence[Triple]) -> Any
         texts.add(t.sentence())
     cache = EmbeddingCache(encoder)
     with _read(path) as con:
-        con.register("_wanted", pd.DataFrame({"text": sorted(texts)}))
-        rows = con.execute(
-            "SELECT e.text, e.vector FROM embeddings e JOIN _wanted w USING (text) "
-            "WHERE e.encoder = ?",
-            [encoder.name],
-        ).fetchall()
-    cache.update((text, np.asarray(vec, dtype=np.float32)) for text, vec in rows)
+        rows = queries.embeddings_of(con, encoder.name, texts)
+    cache.update(rows)
     return cache
 
 
@@ -387,13 +367,8 @@ def bench_texts(dataset: str) -> pd.DataFrame | None:
 @st.cache_data(show_spinner=False, max_entries=16)
 def annotations(path: Path, stamp: int, run_id: int | None = None) -> pd.DataFrame:
     """Stored annotations (all, or of one run)."""
-    where = "" if run_id is None else " WHERE run_id = ?"
     with _read(path) as con:
-        return con.execute(
-            "SELECT annotation_id, run_id, item_id, annotator, gold_triple, answer_triple, "
-            "verdict, created_at FROM annotations" + where + " ORDER BY annotation_id",
-            [] if run_id is None else [run_id],
-        ).df()
+        return queries.annotations_frame(con, run_id)
 
 
 def save_annotations(
@@ -408,16 +383,74 @@ def save_annotations(
         return 0
     with _LOCK, Store(path, lock_timeout=15).transaction() as con:
         for run_id, item_id, annotator, gold, answer, verdict in rows:
-            con.execute(
-                "DELETE FROM annotations WHERE run_id = ? AND item_id = ? AND annotator = ? "
-                "AND gold_triple IS NOT DISTINCT FROM ?::JSON "
-                "AND answer_triple IS NOT DISTINCT FROM ?::JSON",
-                [run_id, item_id, annotator, gold, answer],
-            )
-            con.execute(
-                "INSERT INTO annotations (run_id, item_id, annotator, gold_triple, answer_triple, "
-                "verdict) VALUES (?, ?, ?, ?, ?, ?)",
-                [run_id, item_id, annotator, gold, answer, verdict],
-            )
+            queries.replace_annotation(con, run_id, item_id, annotator, gold, answer, verdict)
     annotations.clear()
     return len(rows)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def grapheval_overview(path: Path, stamp: int) -> pd.DataFrame:
+    """One row per run x checker x extractor with stored GraphEval results.
+
+    Columns: ``run_id, checker, extractor, answers, inconsistent, unjudged, triples,
+    flagged_triples, with_raw, corrected, signature`` (distinct signatures joined by ``" ; "``).
+    """
+    with _read(path) as con:
+        return grapheval_queries.grapheval_overview(con)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def grapheval_results(
+    path: Path, stamp: int, run_id: int, checker: str, extractor: str
+) -> list[AnswerCheck]:
+    """The stored GraphEval results of one run, checker and extractor, in item order."""
+    from dashboard.hallucinations import AnswerCheck
+    from s3kg_core.grapheval.results import load_results
+
+    with _read(path) as con:
+        rows = load_results(con, run_id, checker)
+    return [
+        AnswerCheck(
+            item_id=int(r["item_id"]),
+            answer=str(r["answer"] or ""),
+            context=str(r["context"] or ""),
+            detection=r["detection"],
+            raw_probability=(None if r["raw_probability"] is None else float(r["raw_probability"])),
+            corrected_answer=r["corrected_answer"],
+            correction=r["correction"],
+            signature=str(r["signature"]),
+        )
+        for r in rows
+        if r["extractor"] == extractor
+    ]
+
+
+EVAL_COLUMNS = ("name", "model", "layer", "n_test", "run_at", "summary", "breakdown")
+"""The columns of :func:`factuality_evals`."""
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def factuality_evals(path: Path, stamp: int) -> pd.DataFrame:
+    """Every stored factuality evaluation, newest first, one row each.
+
+    Columns :data:`EVAL_COLUMNS`; ``summary`` and ``breakdown`` hold the parsed JSON dicts.
+    ``stamp`` (the database's :func:`db_stamp`) keys the cache, so a new evaluation shows on
+    the next run.
+    """
+    from s3kg_core.factuality.results import load_evaluations
+
+    with _LOCK:
+        evaluations = load_evaluations(Store(path, read_only=True, lock_timeout=15))
+    rows = [
+        {
+            "name": e.name,
+            "model": e.model,
+            "layer": e.layer,
+            "n_test": e.n_test,
+            "run_at": e.run_at,
+            "summary": e.summary,
+            "breakdown": e.breakdown,
+        }
+        for e in evaluations
+    ]
+    return pd.DataFrame(rows, columns=list(EVAL_COLUMNS))

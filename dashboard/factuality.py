@@ -1,11 +1,9 @@
-"""Factuality evaluations for the Factuality page: a cached loader and pure helpers.
+"""Factuality evaluations for the Factuality page: pure helpers.
 
-The loader reads the ``factuality_evals`` rows that ``s3kg factuality evaluate --db`` (and the
-demo build) wrote, through :mod:`dashboard.data`'s process lock and a short read-only
-connection, cached by the database stamp. The helpers are pure: they turn one evaluation's
-summary and breakdown (the JSON of
-:class:`~s3kg_core.factuality.experiment.EvaluationReport`) into tidy frames and
-plotly figures.
+:func:`dashboard.data.factuality_evals` loads the ``factuality_evals`` rows that
+``s3kg factuality evaluate --db`` (and the demo build) wrote. The helpers here are pure: they
+turn one evaluation's summary and breakdown (the JSON of
+:class:`~s3kg_core.factuality.experiment.EvaluationReport`) into tidy frames and plotly figures.
 
 Notes
 -----
@@ -21,18 +19,12 @@ import html
 import math
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
-
-from dashboard.data import _LOCK
-from s3kg_core.store.store import Store
 
 __all__ = [
-    "EVAL_COLUMNS",
     "LEVELS",
     "METRICS",
     "SOURCES",
@@ -40,7 +32,6 @@ __all__ = [
     "breakdown_figure",
     "breakdown_frame",
     "evaluation_choices",
-    "factuality_evals",
     "label_counts_text",
     "markdown_literal",
     "plot_text",
@@ -50,9 +41,6 @@ __all__ = [
     "sweep_figure",
     "sweep_frame",
 ]
-
-EVAL_COLUMNS = ("name", "model", "layer", "n_test", "run_at", "summary", "breakdown")
-"""The columns of :func:`factuality_evals`."""
 
 METRICS = ("correctness", "truthfulness", "informativeness")
 """Liu et al.'s three metrics, in the order the page shows them."""
@@ -65,32 +53,6 @@ LEVELS = {"facts": "per fact (paper)", "statements": "per statement"}
 
 _SOURCE_COLOURS = {SOURCES["llm"]: "#4c78a8", SOURCES["judge"]: "#f58518"}
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&$:\"'=^])")
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def factuality_evals(path: Path, stamp: int) -> pd.DataFrame:
-    """Every stored evaluation, newest first, one row each (columns :data:`EVAL_COLUMNS`).
-
-    ``summary`` and ``breakdown`` hold the parsed JSON dicts. ``stamp`` (the database's
-    :func:`~dashboard.data.db_stamp`) keys the cache, so a new evaluation shows on the next run.
-    """
-    from s3kg_core.factuality.results import load_evaluations
-
-    with _LOCK:
-        evaluations = load_evaluations(Store(path, read_only=True, lock_timeout=15))
-    rows = [
-        {
-            "name": e.name,
-            "model": e.model,
-            "layer": e.layer,
-            "n_test": e.n_test,
-            "run_at": e.run_at,
-            "summary": e.summary,
-            "breakdown": e.breakdown,
-        }
-        for e in evaluations
-    ]
-    return pd.DataFrame(rows, columns=list(EVAL_COLUMNS))
 
 
 def markdown_literal(text: object) -> str:

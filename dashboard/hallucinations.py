@@ -1,10 +1,10 @@
-"""GraphEval results for the Hallucinations page: cached loaders and pure rendering helpers.
+"""GraphEval results for the Hallucinations page: the stored result of an answer, pure helpers.
 
-The loaders read the ``grapheval_results`` rows that ``s3kg grapheval detect`` (and the demo
-build) wrote, through :mod:`dashboard.data`'s short read-only connections under its process lock,
-cached by the database stamp. The helpers are pure: :func:`highlight_html` marks the words of an
-answer that carry a flagged triple, :func:`triple_table` lists every triple with its probability
-and a reason, :func:`flagged_node_colours` colours the flagged triples' entities for
+:func:`dashboard.data.grapheval_overview` and :func:`dashboard.data.grapheval_results` load the
+``grapheval_results`` rows that ``s3kg grapheval detect`` (and the demo build) wrote, as
+:class:`AnswerCheck` objects. The helpers here are pure: :func:`highlight_html` marks the words
+of an answer that carry a flagged triple, :func:`triple_table` lists every triple with its
+probability and a reason, :func:`flagged_node_colours` colours the flagged triples' entities for
 :func:`dashboard.graphs.kg_html`.
 
 Notes
@@ -25,9 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import streamlit as st
 
-from dashboard.data import _LOCK, _read
 from dashboard.graphs import HIGHLIGHT_COLOUR, GraphRenderError
 from s3kg_core.grapheval.detect import THRESHOLD, Detection
 from s3kg_core.kg import Triple
@@ -45,8 +43,6 @@ __all__ = [
     "flag_spans",
     "flagged_node_colours",
     "flagged_pairs",
-    "grapheval_overview",
-    "grapheval_results",
     "highlight_html",
     "triple_table",
     "verdict_text",
@@ -116,53 +112,6 @@ class Span:
     start: int
     end: int
     notes: tuple[str, ...]
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def grapheval_overview(path: Path, stamp: int) -> pd.DataFrame:
-    """One row per run x checker x extractor with stored GraphEval results.
-
-    Columns: ``run_id, checker, extractor, answers, inconsistent, unjudged, triples,
-    flagged_triples, with_raw, corrected, signature`` (distinct signatures joined by ``" ; "``).
-    """
-    with _read(path) as con:
-        return con.execute(
-            "SELECT run_id, checker, extractor, count(*) AS answers, "
-            "count(*) FILTER (WHERE inconsistent) AS inconsistent, "
-            "count(*) FILTER (WHERE inconsistent IS NULL) AS unjudged, "
-            "coalesce(sum(n_triples), 0) AS triples, "
-            "coalesce(sum(n_flagged), 0) AS flagged_triples, "
-            "count(raw_probability) AS with_raw, count(corrected_answer) AS corrected, "
-            "string_agg(DISTINCT signature, ' ; ' ORDER BY signature) AS signature "
-            "FROM grapheval_results GROUP BY run_id, checker, extractor "
-            "ORDER BY run_id, checker, extractor"
-        ).df()
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def grapheval_results(
-    path: Path, stamp: int, run_id: int, checker: str, extractor: str
-) -> list[AnswerCheck]:
-    """The stored results of one run, checker and extractor, in item order."""
-    from s3kg_core.grapheval.results import load_results
-    from s3kg_core.store.store import Store
-
-    with _LOCK, Store(path, read_only=True, lock_timeout=15).connect() as con:
-        rows = load_results(con, run_id, checker)
-    return [
-        AnswerCheck(
-            item_id=int(r["item_id"]),
-            answer=str(r["answer"] or ""),
-            context=str(r["context"] or ""),
-            detection=r["detection"],
-            raw_probability=(None if r["raw_probability"] is None else float(r["raw_probability"])),
-            corrected_answer=r["corrected_answer"],
-            correction=r["correction"],
-            signature=str(r["signature"]),
-        )
-        for r in rows
-        if r["extractor"] == extractor
-    ]
 
 
 def check_counts(checks: Sequence[AnswerCheck]) -> dict[str, int]:

@@ -9,7 +9,7 @@ from dashboard.graphs import kg_html
 
 widgets.page_setup("Hallucinations")
 controls = widgets.sidebar()
-overview = hallucinations.grapheval_overview(controls.path, controls.stamp)
+overview = data.grapheval_overview(controls.path, controls.stamp)
 if overview.empty:
     st.info(
         "No GraphEval results in this database yet. Check every answer of its runs against its "
@@ -42,9 +42,7 @@ checker, extractor = setup_options[label]
 setup = setups[(setups["checker"] == checker) & (setups["extractor"] == extractor)].iloc[0]
 st.caption(f"Checker `{checker}` on `{extractor}` answer KGs · signature `{setup['signature']}`")
 
-checks = hallucinations.grapheval_results(
-    controls.path, controls.stamp, int(run_id), checker, extractor
-)
+checks = data.grapheval_results(controls.path, controls.stamp, int(run_id), checker, extractor)
 counts = hallucinations.check_counts(checks)
 cols = st.columns(4)
 cols[0].metric("Answers checked", counts["answers"])

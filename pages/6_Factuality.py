@@ -6,11 +6,11 @@ import math
 
 import streamlit as st
 
-from dashboard import factuality, widgets
+from dashboard import data, factuality, widgets
 
 widgets.page_setup("Factuality")
 controls = widgets.sidebar()
-evals = factuality.factuality_evals(controls.path, controls.stamp)
+evals = data.factuality_evals(controls.path, controls.stamp)
 if evals.empty:
     st.info(
         "No factuality evaluation in this database yet. Build statements from a KG, label them "

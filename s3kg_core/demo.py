@@ -117,6 +117,7 @@ def build_demo(
     from .stages.importing import import_table
     from .stages.score import score_store
     from .stages.tau import tau_store
+    from .store import queries
     from .store.records import AnswerRecord
     from .store.store import Store
 
@@ -139,20 +140,15 @@ def build_demo(
         for row in answers:
             runs.setdefault((str(row["model"]), float(row["temperature"])), []).append(row)
         with store.transaction() as con:
-            ids = dict(
-                con.execute(
-                    "SELECT i.ext_id, i.item_id FROM items i JOIN datasets d USING (dataset_id) "
-                    "WHERE d.name = 'demo'"
-                ).fetchall()
-            )
+            ids = queries.dataset_item_ids(con, "demo")
             unknown = sorted({str(r["id"]) for r in answers} - set(ids))
             if unknown:
                 raise InputFormatError(
                     f"{answers_file}: answers to unknown question ids {unknown[:5]}"
                 )
-            dataset_id = con.execute(
-                "SELECT dataset_id FROM datasets WHERE name = 'demo'"
-            ).fetchall()[0][0]
+            dataset_id = queries.dataset_id(con, "demo")
+            if dataset_id is None:
+                raise InputFormatError(f"{questions}: no demo dataset was imported")
             for (model, temperature), rows in runs.items():
                 settings = {
                     k: v
@@ -202,9 +198,7 @@ def build_demo(
         tau = tau_store(store, fraction=0.05, signature=scored.signature, encoder=encoder)
         checker = SupportChecker(load_encoder(encoder) if isinstance(encoder, str) else encoder)
         with store.connect() as con:
-            run_ids = [
-                int(r[0]) for r in con.execute("SELECT run_id FROM runs ORDER BY 1").fetchall()
-            ]
+            run_ids = queries.run_ids(con)
         detections = [detect_store(store, run_id, checker, progress=progress) for run_id in run_ids]
         evaluations = demo_dir / "factuality_eval.json"
         factuality = read_evaluations(evaluations) if evaluations.exists() else []

@@ -20,6 +20,7 @@ __all__ = [
     "GraphEvalError",
     "InputFormatError",
     "KGParseError",
+    "KGSourceError",
     "LLMError",
     "LLMResponseError",
     "MappingError",
@@ -70,6 +71,10 @@ class CorruptDatabaseError(DatabaseError):
 
 class MappingError(InputFormatError):
     """A column mapping names columns the input does not have."""
+
+
+class KGSourceError(InputFormatError):
+    """A KG to store names a source other than ``gold``, ``answer`` or ``context``."""
 
 
 class LLMError(S3KGError, RuntimeError):

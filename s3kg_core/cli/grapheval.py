@@ -219,14 +219,13 @@ def detect_cmd(
     with this checker are skipped.
     """
     from ..grapheval.results import detect_store
+    from ..store import queries
     from ..store.store import Store
 
     store = Store(existing_db(db_path))
     if not run_ids:
         with store.connect() as con:
-            run_ids = tuple(
-                int(r[0]) for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()
-            )
+            run_ids = tuple(queries.run_ids(con))
     check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
     for run in run_ids:
         with StageBar() as bar:

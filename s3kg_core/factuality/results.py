@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FactualityError
+from ..store.factuality_queries import factuality_eval_rows, replace_factuality_eval
 from ..store.store import Store
 
 __all__ = [
@@ -113,18 +114,14 @@ def save_evaluation(store: Store | str | Path, evaluation: FactualityEval) -> No
         raise FactualityError("an evaluation needs a name")
     db = store if isinstance(store, Store) else Store(store)
     with db.transaction() as con:
-        con.execute("DELETE FROM factuality_evals WHERE name = ?", [evaluation.name])
-        con.execute(
-            "INSERT INTO factuality_evals (name, model, layer, n_test, summary, breakdown) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                evaluation.name,
-                evaluation.model,
-                evaluation.layer,
-                evaluation.n_test,
-                _json(evaluation.summary),
-                _json(evaluation.breakdown),
-            ],
+        replace_factuality_eval(
+            con,
+            evaluation.name,
+            evaluation.model,
+            evaluation.layer,
+            evaluation.n_test,
+            _json(evaluation.summary),
+            _json(evaluation.breakdown),
         )
 
 
@@ -132,10 +129,7 @@ def load_evaluations(store: Store | str | Path) -> list[FactualityEval]:
     """Every stored evaluation, newest first."""
     db = store if isinstance(store, Store) else Store(store, read_only=True)
     with db.connect() as con:
-        rows = con.execute(
-            "SELECT name, model, layer, n_test, summary, breakdown, run_at "
-            "FROM factuality_evals ORDER BY run_at DESC, name"
-        ).fetchall()
+        rows = factuality_eval_rows(con)
     return [
         FactualityEval(
             name=str(r[0]),

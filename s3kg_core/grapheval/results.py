@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 
 from ..errors import GraphEvalError
+from ..store import grapheval_queries, queries
 from ..store.store import Store
 from .checkers.base import Checker
 from .correct import Correction
@@ -66,22 +67,18 @@ def put_detections(
 ) -> int:
     """Write ``(item_id, detection)`` rows into ``grapheval_results`` (replacing old ones)."""
     for item_id, d in rows:
-        con.execute(
-            "INSERT OR REPLACE INTO grapheval_results (run_id, item_id, checker, extractor, "
-            "inconsistent, raw_probability, n_triples, n_flagged, detail, corrected_answer, "
-            "correction, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)",
-            [
-                run_id,
-                item_id,
-                checker.name,
-                extractor,
-                d.inconsistent,
-                d.raw_probability,
-                len(d.triples),
-                len(d.flagged),
-                json.dumps(d.to_dict()),
-                checker.signature,
-            ],
+        grapheval_queries.put_grapheval_result(
+            con,
+            run_id=run_id,
+            item_id=item_id,
+            checker=checker.name,
+            extractor=extractor,
+            inconsistent=d.inconsistent,
+            raw_probability=d.raw_probability,
+            n_triples=len(d.triples),
+            n_flagged=len(d.flagged),
+            detail=json.dumps(d.to_dict()),
+            signature=checker.signature,
         )
     return len(rows)
 
@@ -94,25 +91,10 @@ def load_results(
     inconsistent_only: bool = False,
 ) -> list[dict[str, Any]]:
     """Stored detections of a run as dicts (``detection`` parsed), optionally of one checker."""
-    where = "WHERE r.run_id = ?"
-    params: list[Any] = [run_id]
-    if checker is not None:
-        where += " AND r.checker = ?"
-        params.append(checker)
-    if inconsistent_only:
-        where += " AND r.inconsistent"
-    cur = con.execute(
-        "SELECT r.item_id, r.checker, r.extractor, r.inconsistent, r.raw_probability, "
-        "r.n_triples, r.n_flagged, r.detail, r.corrected_answer, r.correction, r.signature, "
-        "a.answer, i.context FROM grapheval_results r "
-        "JOIN answers a ON a.run_id = r.run_id AND a.item_id = r.item_id "
-        f"JOIN items i ON i.item_id = r.item_id {where} ORDER BY r.item_id, r.checker",
-        params,
-    )
-    names = [d[0] for d in cur.description]
     out = []
-    for row in cur.fetchall():
-        rec = dict(zip(names, row, strict=True))
+    for rec in grapheval_queries.grapheval_result_rows(
+        con, run_id, checker, inconsistent_only=inconsistent_only
+    ):
         rec["detection"] = Detection.from_dict(json.loads(rec.pop("detail")))
         rec["correction"] = json.loads(rec["correction"]) if rec["correction"] else None
         out.append(rec)
@@ -128,20 +110,18 @@ def put_corrections(
 ) -> int:
     """Store corrected answers and their correction JSON on existing detection rows."""
     for item_id, c in rows:
-        con.execute(
-            "UPDATE grapheval_results SET corrected_answer = ?, correction = ? WHERE run_id = ? "
-            "AND item_id = ? AND checker = ? AND extractor = ?",
-            [c.corrected, json.dumps(c.to_dict()), run_id, item_id, checker, extractor],
+        grapheval_queries.set_grapheval_correction(
+            con, run_id, item_id, checker, extractor, c.corrected, json.dumps(c.to_dict())
         )
     return len(rows)
 
 
 def _run_extractor(con: duckdb.DuckDBPyConnection, run_id: int) -> str:
-    row = con.execute("SELECT extractor FROM runs WHERE run_id = ?", [run_id]).fetchone()
-    if row is None:
-        runs = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+    extractor = queries.run_extractor(con, run_id)
+    if extractor is None:
+        runs = queries.run_ids(con)
         raise GraphEvalError(f"no run {run_id} in the store; it has runs {runs}")
-    return str(row[0])
+    return extractor
 
 
 def detect_store(
@@ -180,19 +160,8 @@ def detect_store(
     started = time.perf_counter()
     with store.connect() as con:
         extractor = _run_extractor(con, run_id)
-        done = {
-            int(r[0])
-            for r in con.execute(
-                "SELECT item_id FROM grapheval_results WHERE run_id = ? AND checker = ? "
-                "AND extractor = ?",
-                [run_id, checker.name, extractor],
-            ).fetchall()
-        }
-        rows = con.execute(
-            "SELECT a.item_id, a.answer, i.context FROM answers a JOIN items i USING (item_id) "
-            "WHERE a.run_id = ? ORDER BY a.item_id",
-            [run_id],
-        ).fetchall()
+        done = grapheval_queries.checked_item_ids(con, run_id, checker.name, extractor)
+        rows = grapheval_queries.answers_with_context(con, run_id)
         kgs = store.load_kgs(con, [run_id])
     report = DetectReport(run_id, checker.name, extractor)
     todo = []
@@ -240,20 +209,16 @@ class _NoExtractor:
 
 def put_bench_row(con: duckdb.DuckDBPyConnection, result: dict[str, Any]) -> None:
     """Write one benchmark result (:func:`~s3kg_core.grapheval.bench.run_bench`) to the table."""
-    con.execute(
-        "INSERT OR REPLACE INTO grapheval_bench (run_at, dataset, n, checker, extractor, "
-        "raw_balanced_accuracy, kg_balanced_accuracy, flagged_triples, detail) "
-        "VALUES (current_timestamp, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            result["dataset"],
-            result["n"],
-            result["checker"],
-            result["extractor"],
-            (result.get("raw") or {}).get("balanced_accuracy"),
-            result["kg"]["balanced_accuracy"],
-            result["kg"]["flagged_triples"],
-            json.dumps({k: v for k, v in result.items() if k != "answers"}),
-        ],
+    grapheval_queries.put_grapheval_bench(
+        con,
+        dataset=result["dataset"],
+        n=result["n"],
+        checker=result["checker"],
+        extractor=result["extractor"],
+        raw_balanced_accuracy=(result.get("raw") or {}).get("balanced_accuracy"),
+        kg_balanced_accuracy=result["kg"]["balanced_accuracy"],
+        flagged_triples=result["kg"]["flagged_triples"],
+        detail=json.dumps({k: v for k, v in result.items() if k != "answers"}),
     )
 
 
@@ -261,12 +226,4 @@ def get_bench_rows(
     con: duckdb.DuckDBPyConnection, dataset: str | None = None
 ) -> list[dict[str, Any]]:
     """Stored benchmark rows as dicts, optionally of one dataset."""
-    where, params = ("WHERE dataset = ?", [dataset]) if dataset else ("", [])
-    cur = con.execute(
-        "SELECT run_at, dataset, n, checker, extractor, raw_balanced_accuracy, "
-        f"kg_balanced_accuracy, flagged_triples, detail FROM grapheval_bench {where} "
-        "ORDER BY dataset, checker, extractor",
-        params,
-    )
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+    return grapheval_queries.grapheval_bench_rows(con, dataset)

@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..extract.prompts import ANSWER_PROMPT_VERSION, answer_messages, truncate
 from ..llm.client import ChatRequest, LLMClient
+from ..store import queries
 from ..store.records import AnswerRecord
 from ..store.store import Store
 
@@ -57,13 +58,9 @@ def collected_run(
     con: Any, dataset_id: int, model: str, temperature: float, settings: dict[str, Any]
 ) -> int:
     """The collected run of ``(dataset, model, temperature)``, created on first use."""
-    rows = con.execute(
-        "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
-        "AND source = 'collect' ORDER BY run_id LIMIT 1",
-        [dataset_id, model, float(temperature)],
-    ).fetchall()
-    if rows:
-        return int(rows[0][0])
+    found = queries.find_collected_run(con, dataset_id, model, temperature)
+    if found is not None:
+        return found
     return Store.ensure_run(
         con, dataset_id, model, temperature, UNEXTRACTED, source="collect", settings=settings
     )
@@ -132,7 +129,7 @@ def collect_answers(
         "max_input_chars": max_input_chars,
     }
     with store.transaction() as con:
-        known = dict(con.execute("SELECT name, dataset_id FROM datasets").fetchall())
+        known = queries.dataset_ids(con)
         names = list(datasets) if datasets is not None else sorted(known)
         missing = [n for n in names if n not in known]
         if missing:
@@ -142,21 +139,11 @@ def collect_answers(
             )
         work: list[tuple[int, float, list[tuple[int, str, str | None]]]] = []
         for name in names:
-            items = con.execute(
-                "SELECT item_id, question, context FROM items WHERE dataset_id = ? "
-                "ORDER BY item_id" + (" LIMIT ?" if limit is not None else ""),
-                [known[name], *([limit] if limit is not None else [])],
-            ).fetchall()
+            items = queries.dataset_items(con, known[name], limit)
             for t in temperatures:
                 run = collected_run(con, known[name], model, t, settings)
                 report.run_ids.append(run)
-                done = {
-                    int(r[0])
-                    for r in con.execute(
-                        "SELECT item_id FROM answers WHERE run_id = ? AND status <> 'error'",
-                        [run],
-                    ).fetchall()
-                }
+                done = queries.answered_item_ids(con, run)
                 todo = [(int(i), q or "", c) for i, q, c in items if int(i) not in done]
                 report.already_done += len(items) - len(todo)
                 work.append((run, float(t), todo))

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..extract.base import Extractor, ItemTexts, TextKG
+from ..store import queries
 from ..store.records import KGRecord
 from ..store.store import Store
 from .collect import UNEXTRACTED
@@ -75,10 +76,7 @@ def make_extractor(kind: str, **llm_options: Any) -> Extractor:
 
 def _target_runs(con: Any, extractor: str, run_ids: Sequence[int] | None) -> list[int]:
     """Runs to extract into: existing ones, or copies made for another extractor."""
-    rows = con.execute(
-        "SELECT run_id, dataset_id, model, temperature, extractor, source, settings FROM runs "
-        "ORDER BY run_id"
-    ).fetchall()
+    rows = queries.run_rows(con)
     by_id = {int(r[0]): r for r in rows}
     if run_ids is None:
         return [int(r[0]) for r in rows if r[4] in (UNEXTRACTED, extractor)]
@@ -94,12 +92,8 @@ def _target_runs(con: Any, extractor: str, run_ids: Sequence[int] | None) -> lis
         copy = Store.ensure_run(
             con, dataset, model, temperature, extractor, source=source, settings=None
         )
-        con.execute("UPDATE runs SET settings = ? WHERE run_id = ?", [settings, copy])
-        con.execute(
-            "INSERT OR IGNORE INTO answers SELECT ? AS run_id, * EXCLUDE (run_id) FROM answers "
-            "WHERE run_id = ?",
-            [copy, run],
-        )
+        queries.set_run_settings(con, copy, settings)
+        queries.copy_answers(con, run, copy)
         out.append(copy)
     return out
 
@@ -143,13 +137,7 @@ def extract_store(
         report.run_ids = runs
         work: list[tuple[int, int, ItemTexts]] = []
         for run in runs:
-            rows = con.execute(
-                "SELECT a.item_id, a.answer, a.status, i.gold_answer, i.context, "
-                "(SELECT count(*) FROM kgs k WHERE k.run_id = a.run_id AND k.item_id = a.item_id "
-                "AND k.status NOT LIKE 'failed%') "
-                "FROM answers a JOIN items i USING (item_id) WHERE a.run_id = ? ORDER BY a.item_id",
-                [run],
-            ).fetchall()
+            rows = queries.answers_for_extraction(con, run)
             for item, answer, status, gold, context, n_kgs in rows:
                 if status == "error":
                     report.skipped_failed_answers += 1
@@ -169,14 +157,9 @@ def extract_store(
         with store.transaction() as con:
             Store.put_kgs(con, records)
             keys = sorted({(run, item) for run, item, _ in batch})
-            for table in ("scores", "tau_results"):
-                con.executemany(
-                    f"DELETE FROM {table} WHERE run_id = ? AND item_id = ?",
-                    [list(k) for k in keys],
-                )
-            con.executemany(
-                "UPDATE runs SET extractor = ? WHERE run_id = ? AND extractor = ?",
-                [[extractor.name, run, UNEXTRACTED] for run in sorted({r for r, _ in keys})],
+            queries.delete_item_results(con, keys)
+            queries.set_run_extractor(
+                con, sorted({r for r, _ in keys}), extractor.name, current=UNEXTRACTED
             )
         report.items += len(batch)
         if progress is not None:

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..scoring.signature import Signature
+from ..store import queries
 from ..store.store import Store
 
 __all__ = [
@@ -28,10 +29,7 @@ def latest_signature(store: Store) -> str | None:
         latest = store.get_meta(con, "latest_signature")
         if latest is not None:
             return latest
-        rows = con.execute(
-            "SELECT signature FROM scores GROUP BY signature ORDER BY max(scored_at) DESC LIMIT 1"
-        ).fetchall()
-    return str(rows[0][0]) if rows else None
+        return queries.latest_scored_signature(con)
 
 
 def encoder_for(store: Store, signature: str) -> str:
@@ -61,14 +59,7 @@ def scored_frame(
 ) -> pd.DataFrame:
     """Every scored answer of ``signature`` with its run, components and blended scores."""
     with store.connect() as con:
-        frame = con.execute(
-            "SELECT d.name AS dataset, r.model, r.temperature, r.extractor, s.run_id, s.item_id, "
-            "s.mode, s.alpha, s.gold_s_wl, s.gold_s_sbert, s.gold_status, s.ctx_s_wl, "
-            "s.ctx_s_sbert, s.ctx_status FROM scores s JOIN runs r USING (run_id) "
-            "JOIN datasets d USING (dataset_id) WHERE s.signature = ? "
-            "ORDER BY dataset, r.model, r.temperature, r.extractor, s.item_id",
-            [signature],
-        ).df()
+        frame = queries.scored_components(con, signature)
     if run_ids is not None:
         frame = frame[frame["run_id"].isin(list(run_ids))]
     return reblend(frame, alpha)
@@ -144,10 +135,8 @@ def export_results(
         raise ConfigError("nothing is scored yet: run `s3kg score` first")
     frame = scored_frame(store, signature, None)
     with store.connect() as con:
-        texts = con.execute(
-            "SELECT i.item_id, i.ext_id, i.question, i.context, i.gold_answer FROM items i"
-        ).df()
-        answers = con.execute("SELECT run_id, item_id, answer FROM answers").df()
+        texts = queries.item_texts(con)
+        answers = queries.answer_texts(con)
     frame = frame.merge(texts, on="item_id", how="left").merge(
         answers, on=["run_id", "item_id"], how="left"
     )
@@ -160,7 +149,7 @@ def export_results(
         mem = duckdb.connect()
         try:
             mem.register("results", frame)
-            mem.execute(f"COPY results TO '{_sql_path(out)}' (FORMAT parquet)")
+            queries.copy_results_to_parquet(mem, out)
         finally:
             mem.close()
     elif fmt == "json":
@@ -168,8 +157,3 @@ def export_results(
     else:
         raise ConfigError(f"format must be csv, parquet or json; got {fmt!r}")
     return len(frame)
-
-
-def _sql_path(path: Path) -> str:
-    """A path as a single-quoted SQL literal body (COPY TO takes no parameters)."""
-    return str(path).replace("'", "''")

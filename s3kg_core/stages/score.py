@@ -21,6 +21,7 @@ from ..kg import Triple
 from ..scoring.cus import score_cus_many
 from ..scoring.result import ScoreResult
 from ..scoring.s3kg import KGScorer, S3KGConfig
+from ..store import queries
 from ..store.records import KGRecord, ScoreRecord
 from ..store.store import Store
 
@@ -111,27 +112,9 @@ def score_store(
     scorer = KGScorer(enc, config, cache=cache)
     report = ScoreReport(signature=scorer.signature)
     with store.connect() as con:
-        runs_filter = ""
-        params: list[Any] = [scorer.signature]
-        if run_ids is not None:
-            runs_filter = f" AND a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})"
-            params += list(run_ids)
-        rows = con.execute(
-            "SELECT a.run_id, a.item_id, EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id "
-            "AND s.item_id = a.item_id AND s.signature = ?) AS done FROM answers a WHERE "
-            # ready: the answer's KG is stored and no KG of the item failed to extract
-            "EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = a.run_id AND k.item_id = a.item_id "
-            "AND k.source = 'answer') AND NOT EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = "
-            "a.run_id AND k.item_id = a.item_id AND k.status LIKE 'failed%')"
-            + runs_filter
-            + " ORDER BY a.run_id, a.item_id",
-            params,
-        ).fetchall()
+        rows = queries.scoring_candidates(con, scorer.signature, run_ids)
         pending = [(int(r), int(i)) for r, i, done in rows if not done]
-        total = con.execute(
-            "SELECT count(*) FROM answers a WHERE true" + runs_filter, params[1:]
-        ).fetchall()
-        report.not_ready = int(total[0][0]) - len(rows)
+        report.not_ready = queries.count_answers(con, run_ids) - len(rows)
         report.already_done = len(rows) - len(pending)
         report.pending = len(pending)
         kgs = store.load_kgs(con, sorted({r for r, _ in pending})) if pending else {}
@@ -139,10 +122,7 @@ def score_store(
             cache.update(store.load_embeddings(con, enc.name))
     with store.transaction() as con:
         if report.already_done:  # a new alpha only re-blends: no recomputation
-            con.execute(
-                "UPDATE scores SET alpha = ? WHERE signature = ? AND alpha <> ?",
-                [config.alpha, scorer.signature, config.alpha],
-            )
+            queries.set_score_alpha(con, scorer.signature, config.alpha)
         if not pending:  # a re-blend pass: it is now the latest
             store.set_meta(con, "latest_signature", scorer.signature)
         if isinstance(encoder, str):  # how to load this encoder again (tau, dashboard)

@@ -13,6 +13,7 @@ from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple
 from ..scoring.tau import TripletAnalyzer, lowest_fraction
+from ..store import queries
 from ..store.store import Store
 from .results import encoder_for, latest_signature, scored_frame
 
@@ -127,12 +128,7 @@ def tau_store(
             ]
         )
     with store.transaction() as con:
-        con.execute(
-            "DELETE FROM tau_results WHERE signature = ? AND target = ?", [signature, target]
-        )
-        con.executemany(
-            "INSERT INTO tau_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
-        )
+        queries.replace_tau_results(con, signature, target, rows)
         store.put_embeddings(con, enc.name, cache.items(since=flushed))
     report.analysed = len(rows)
     return report

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import DEFAULT_DB
-from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
+from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
 from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
 from .schema import _MIGRATIONS, BENCH_COLUMNS, SCHEMA_VERSION
@@ -279,10 +279,16 @@ class Store:
 
     @staticmethod
     def put_kgs(con: duckdb.DuckDBPyConnection, kgs: Sequence[KGRecord]) -> int:
-        """Insert or replace KGs and their triples (the last one per key wins); return how many."""
+        """Insert or replace KGs and their triples (the last one per key wins); return how many.
+
+        Raises
+        ------
+        KGSourceError
+            If a KG's source is not one of :data:`~s3kg_core.store.records.SOURCES`.
+        """
         bad = {kg.source for kg in kgs} - set(SOURCES)
         if bad:
-            raise ValueError(f"KG source must be one of {SOURCES}; got {sorted(bad)}")
+            raise KGSourceError(f"KG source must be one of {SOURCES}; got {sorted(bad)}")
         if not kgs:
             return 0
         kgs = list({(kg.run_id, kg.item_id, kg.source): kg for kg in kgs}.values())  # last wins

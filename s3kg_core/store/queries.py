@@ -1,0 +1,456 @@
+"""The SQL of the pipeline stages and the dashboard: one small function per query.
+
+Every function takes an open DuckDB connection (from :meth:`~s3kg_core.store.store.Store.connect`
+or :meth:`~s3kg_core.store.store.Store.transaction`), runs its statement with parameters and
+returns plain Python values or a pandas frame. Transactions and locking stay with the caller:
+nothing here opens, commits or closes anything. GraphEval's and the factuality judge's tables
+have their own modules (:mod:`~s3kg_core.store.grapheval_queries`,
+:mod:`~s3kg_core.store.factuality_queries`); the writes of the stages' records are methods of
+:class:`~s3kg_core.store.store.Store`.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from s3kg_core.store.store import Store
+>>> db = Store(os.path.join(tempfile.mkdtemp(), "q.duckdb"))
+>>> with db.transaction() as con:
+...     ds = db.ensure_dataset(con, "toy")
+...     run = db.ensure_run(con, ds, "model-a", 0.0, "none")
+...     run_ids(con), dataset_ids(con)
+([1], {'toy': 1})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "annotations_frame",
+    "answer_texts",
+    "answered_item_ids",
+    "answers_for_extraction",
+    "copy_answers",
+    "copy_results_to_parquet",
+    "count_answers",
+    "dataset_id",
+    "dataset_ids",
+    "dataset_item_ids",
+    "dataset_items",
+    "delete_item_results",
+    "embeddings_of",
+    "find_collected_run",
+    "item_answer_texts",
+    "item_texts",
+    "latest_scored_signature",
+    "replace_annotation",
+    "replace_tau_results",
+    "run_extractor",
+    "run_ids",
+    "run_overview",
+    "run_rows",
+    "score_details",
+    "scored_components",
+    "scoring_candidates",
+    "set_run_extractor",
+    "set_run_settings",
+    "set_score_alpha",
+    "signatures_by_recency",
+    "tau_result",
+]
+
+
+# -- datasets and items ----------------------------------------------------------------------
+
+
+def dataset_ids(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Every dataset's id by name."""
+    return dict(con.execute("SELECT name, dataset_id FROM datasets").fetchall())
+
+
+def dataset_id(con: duckdb.DuckDBPyConnection, name: str) -> int | None:
+    """The id of dataset ``name``, or ``None`` when there is none."""
+    rows = con.execute("SELECT dataset_id FROM datasets WHERE name = ?", [name]).fetchall()
+    return int(rows[0][0]) if rows else None
+
+
+def dataset_item_ids(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
+    """``ext_id -> item_id`` of the items of dataset ``name``."""
+    return dict(
+        con.execute(
+            "SELECT i.ext_id, i.item_id FROM items i JOIN datasets d USING (dataset_id) "
+            "WHERE d.name = ?",
+            [name],
+        ).fetchall()
+    )
+
+
+def dataset_items(
+    con: duckdb.DuckDBPyConnection, dataset_id: int, limit: int | None = None
+) -> list[tuple[Any, ...]]:
+    """``(item_id, question, context)`` of a dataset's items by id, the first ``limit`` only."""
+    return con.execute(
+        "SELECT item_id, question, context FROM items WHERE dataset_id = ? "
+        "ORDER BY item_id" + (" LIMIT ?" if limit is not None else ""),
+        [dataset_id, *([limit] if limit is not None else [])],
+    ).fetchall()
+
+
+def item_texts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every item: ``item_id, ext_id, question, context, gold_answer``."""
+    return con.execute(
+        "SELECT i.item_id, i.ext_id, i.question, i.context, i.gold_answer FROM items i"
+    ).df()
+
+
+# -- runs ------------------------------------------------------------------------------------
+
+
+def run_ids(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Every run's id, in order."""
+    return [int(r[0]) for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+
+
+def run_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """Every run as ``(run_id, dataset_id, model, temperature, extractor, source, settings)``."""
+    return con.execute(
+        "SELECT run_id, dataset_id, model, temperature, extractor, source, settings FROM runs "
+        "ORDER BY run_id"
+    ).fetchall()
+
+
+def run_extractor(con: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
+    """The extractor of run ``run_id``, or ``None`` when there is no such run."""
+    row = con.execute("SELECT extractor FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    return None if row is None else str(row[0])
+
+
+def find_collected_run(
+    con: duckdb.DuckDBPyConnection, dataset_id: int, model: str, temperature: float
+) -> int | None:
+    """The first run ``s3kg collect`` made for ``(dataset, model, temperature)``, or ``None``."""
+    rows = con.execute(
+        "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
+        "AND source = 'collect' ORDER BY run_id LIMIT 1",
+        [dataset_id, model, float(temperature)],
+    ).fetchall()
+    return int(rows[0][0]) if rows else None
+
+
+def set_run_settings(con: duckdb.DuckDBPyConnection, run_id: int, settings: str | None) -> None:
+    """Replace a run's settings (JSON text)."""
+    con.execute("UPDATE runs SET settings = ? WHERE run_id = ?", [settings, run_id])
+
+
+def set_run_extractor(
+    con: duckdb.DuckDBPyConnection, run_ids: Sequence[int], extractor: str, *, current: str
+) -> None:
+    """Set the extractor of those of ``run_ids`` whose extractor is still ``current``."""
+    con.executemany(
+        "UPDATE runs SET extractor = ? WHERE run_id = ? AND extractor = ?",
+        [[extractor, run, current] for run in run_ids],
+    )
+
+
+def run_overview(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """One row per run with how many answers it has, with KGs, and scored.
+
+    Columns ``run_id, dataset, model, temperature, extractor, source, answers, with_kgs,
+    scored``, ordered by dataset, model, temperature and extractor.
+    """
+    return con.execute(
+        "SELECT r.run_id, d.name AS dataset, r.model, r.temperature, r.extractor, r.source, "
+        "(SELECT count(*) FROM answers a WHERE a.run_id = r.run_id) AS answers, "
+        "(SELECT count(DISTINCT item_id) FROM kgs k WHERE k.run_id = r.run_id) AS with_kgs, "
+        "(SELECT count(DISTINCT item_id) FROM scores s WHERE s.run_id = r.run_id) AS scored "
+        "FROM runs r JOIN datasets d USING (dataset_id) ORDER BY d.name, r.model, "
+        "r.temperature, r.extractor"
+    ).df()
+
+
+# -- answers ---------------------------------------------------------------------------------
+
+
+def answered_item_ids(con: duckdb.DuckDBPyConnection, run_id: int) -> set[int]:
+    """The items of a run with an answer that did not fail (status other than ``error``)."""
+    return {
+        int(r[0])
+        for r in con.execute(
+            "SELECT item_id FROM answers WHERE run_id = ? AND status <> 'error'",
+            [run_id],
+        ).fetchall()
+    }
+
+
+def copy_answers(con: duckdb.DuckDBPyConnection, from_run: int, to_run: int) -> None:
+    """Copy the answers of ``from_run`` into ``to_run`` (answers ``to_run`` has are kept)."""
+    con.execute(
+        "INSERT OR IGNORE INTO answers SELECT ? AS run_id, * EXCLUDE (run_id) FROM answers "
+        "WHERE run_id = ?",
+        [to_run, from_run],
+    )
+
+
+def answer_texts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every answer: ``run_id, item_id, answer``."""
+    return con.execute("SELECT run_id, item_id, answer FROM answers").df()
+
+
+def item_answer_texts(
+    con: duckdb.DuckDBPyConnection, run_id: int, item_id: int
+) -> tuple[Any, ...] | None:
+    """``(ext_id, question, context, gold_answer, answer, status)`` of one answer, or ``None``."""
+    rows = con.execute(
+        "SELECT i.ext_id, i.question, i.context, i.gold_answer, a.answer, a.status "
+        "FROM answers a JOIN items i USING (item_id) WHERE a.run_id = ? AND a.item_id = ?",
+        [run_id, item_id],
+    ).fetchall()
+    return rows[0] if rows else None
+
+
+# -- KGs (extraction) ------------------------------------------------------------------------
+
+
+def answers_for_extraction(con: duckdb.DuckDBPyConnection, run_id: int) -> list[tuple[Any, ...]]:
+    """A run's answers with their texts and how many of their KGs did not fail, by item.
+
+    Each row is ``(item_id, answer, status, gold_answer, context, n_kgs)``.
+    """
+    return con.execute(
+        "SELECT a.item_id, a.answer, a.status, i.gold_answer, i.context, "
+        "(SELECT count(*) FROM kgs k WHERE k.run_id = a.run_id AND k.item_id = a.item_id "
+        "AND k.status NOT LIKE 'failed%') "
+        "FROM answers a JOIN items i USING (item_id) WHERE a.run_id = ? ORDER BY a.item_id",
+        [run_id],
+    ).fetchall()
+
+
+def delete_item_results(con: duckdb.DuckDBPyConnection, keys: Sequence[tuple[int, int]]) -> None:
+    """Remove the scores and TAU results of these ``(run_id, item_id)`` (their KGs changed)."""
+    for table in ("scores", "tau_results"):
+        con.executemany(
+            f"DELETE FROM {table} WHERE run_id = ? AND item_id = ?",
+            [list(k) for k in keys],
+        )
+
+
+# -- scores ----------------------------------------------------------------------------------
+
+
+def _runs_filter(run_ids: Sequence[int] | None) -> tuple[str, list[Any]]:
+    """The ``AND a.run_id IN (...)`` clause (empty for all runs) and its parameters."""
+    if run_ids is None:
+        return "", []
+    return f" AND a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})", list(run_ids)
+
+
+def scoring_candidates(
+    con: duckdb.DuckDBPyConnection, signature: str, run_ids: Sequence[int] | None = None
+) -> list[tuple[Any, ...]]:
+    """``(run_id, item_id, done)`` of every answer ready to score, by run and item.
+
+    Ready: the answer's KG is stored and no KG of the item failed to extract. ``done``: it has
+    a score under ``signature``. ``run_ids`` restricts to those runs (default: all).
+    """
+    runs_filter, params = _runs_filter(run_ids)
+    return con.execute(
+        "SELECT a.run_id, a.item_id, EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id "
+        "AND s.item_id = a.item_id AND s.signature = ?) AS done FROM answers a WHERE "
+        # ready: the answer's KG is stored and no KG of the item failed to extract
+        "EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = a.run_id AND k.item_id = a.item_id "
+        "AND k.source = 'answer') AND NOT EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = "
+        "a.run_id AND k.item_id = a.item_id AND k.status LIKE 'failed%')"
+        + runs_filter
+        + " ORDER BY a.run_id, a.item_id",
+        [signature, *params],
+    ).fetchall()
+
+
+def count_answers(con: duckdb.DuckDBPyConnection, run_ids: Sequence[int] | None = None) -> int:
+    """How many answers are stored (in ``run_ids`` only, when given)."""
+    runs_filter, params = _runs_filter(run_ids)
+    total = con.execute(
+        "SELECT count(*) FROM answers a WHERE true" + runs_filter, params
+    ).fetchall()
+    return int(total[0][0])
+
+
+def set_score_alpha(con: duckdb.DuckDBPyConnection, signature: str, alpha: float) -> None:
+    """Record ``alpha`` on every score of ``signature`` (a re-blend: nothing is recomputed)."""
+    con.execute(
+        "UPDATE scores SET alpha = ? WHERE signature = ? AND alpha <> ?",
+        [alpha, signature, alpha],
+    )
+
+
+def latest_scored_signature(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The signature with the most recent score, or ``None`` when nothing is scored."""
+    rows = con.execute(
+        "SELECT signature FROM scores GROUP BY signature ORDER BY max(scored_at) DESC LIMIT 1"
+    ).fetchall()
+    return str(rows[0][0]) if rows else None
+
+
+def signatures_by_recency(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every score signature, the most recently scored first."""
+    rows = con.execute(
+        "SELECT signature, max(scored_at) AS t FROM scores GROUP BY 1 ORDER BY t DESC"
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def scored_components(con: duckdb.DuckDBPyConnection, signature: str) -> pd.DataFrame:
+    """Every score of ``signature`` with its run: the stored components, unblended.
+
+    Columns ``dataset, model, temperature, extractor, run_id, item_id, mode, alpha, gold_s_wl,
+    gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, ctx_status``, ordered by dataset, model,
+    temperature, extractor and item.
+    """
+    return con.execute(
+        "SELECT d.name AS dataset, r.model, r.temperature, r.extractor, s.run_id, s.item_id, "
+        "s.mode, s.alpha, s.gold_s_wl, s.gold_s_sbert, s.gold_status, s.ctx_s_wl, "
+        "s.ctx_s_sbert, s.ctx_status FROM scores s JOIN runs r USING (run_id) "
+        "JOIN datasets d USING (dataset_id) WHERE s.signature = ? "
+        "ORDER BY dataset, r.model, r.temperature, r.extractor, s.item_id",
+        [signature],
+    ).df()
+
+
+def score_details(
+    con: duckdb.DuckDBPyConnection, run_id: int, item_id: int, signature: str
+) -> tuple[str | None, str | None] | None:
+    """``(gold_detail, ctx_detail)`` JSON of one score, or ``None`` when it is not scored."""
+    found = con.execute(
+        "SELECT gold_detail, ctx_detail FROM scores WHERE run_id = ? AND item_id = ? "
+        "AND signature = ?",
+        [run_id, item_id, signature],
+    ).fetchall()
+    return (found[0][0], found[0][1]) if found else None
+
+
+def copy_results_to_parquet(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Write the relation registered as ``results`` on ``con`` to a Parquet file at ``path``."""
+    con.execute(f"COPY results TO '{_sql_path(path)}' (FORMAT parquet)")
+
+
+def _sql_path(path: Path) -> str:
+    """A path as a single-quoted SQL literal body (COPY TO takes no parameters)."""
+    return str(path).replace("'", "''")
+
+
+# -- TAU -------------------------------------------------------------------------------------
+
+
+def replace_tau_results(
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    target: str,
+    rows: Sequence[Sequence[Any]],
+) -> None:
+    """Replace every TAU result of ``(signature, target)`` by ``rows``.
+
+    Each row holds the ``tau_results`` columns in order: ``run_id, item_id, signature, target,
+    fraction, alpha, target_score, n_aligned, n_relation_mismatch, n_entity_mismatch, n_extra,
+    n_missing, result``.
+    """
+    con.execute("DELETE FROM tau_results WHERE signature = ? AND target = ?", [signature, target])
+    con.executemany("INSERT INTO tau_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def tau_result(
+    con: duckdb.DuckDBPyConnection, run_id: int, item_id: int, signature: str
+) -> str | None:
+    """The TAU result JSON of one answer under ``signature`` (first target by name), or ``None``."""
+    taus = con.execute(
+        "SELECT result FROM tau_results WHERE run_id = ? AND item_id = ? AND "
+        "signature = ? ORDER BY target",
+        [run_id, item_id, signature],
+    ).fetchall()
+    return str(taus[0][0]) if taus else None
+
+
+# -- embeddings ------------------------------------------------------------------------------
+
+
+def embeddings_of(
+    con: duckdb.DuckDBPyConnection, encoder: str, texts: Iterable[str]
+) -> list[tuple[str, np.ndarray]]:
+    """The stored ``(text, vector)`` of ``encoder`` for those ``texts`` that have one.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "e.duckdb"))
+    >>> with db.transaction() as con:
+    ...     _ = db.put_embeddings(con, "enc", [("a", np.ones(2)), ("b", np.zeros(2))])
+    ...     [(text, vec.tolist()) for text, vec in embeddings_of(con, "enc", {"a", "z"})]
+    [('a', [1.0, 1.0])]
+    """
+    con.register("_wanted", pd.DataFrame({"text": sorted(texts)}))
+    try:
+        rows = con.execute(
+            "SELECT e.text, e.vector FROM embeddings e JOIN _wanted w USING (text) "
+            "WHERE e.encoder = ?",
+            [encoder],
+        ).fetchall()
+    finally:
+        con.unregister("_wanted")
+    return [(text, np.asarray(vec, dtype=np.float32)) for text, vec in rows]
+
+
+# -- annotations -----------------------------------------------------------------------------
+
+
+def annotations_frame(con: duckdb.DuckDBPyConnection, run_id: int | None = None) -> pd.DataFrame:
+    """Stored annotations (all, or of one run), in the order they were made.
+
+    Columns ``annotation_id, run_id, item_id, annotator, gold_triple, answer_triple, verdict,
+    created_at``.
+    """
+    where = "" if run_id is None else " WHERE run_id = ?"
+    return con.execute(
+        "SELECT annotation_id, run_id, item_id, annotator, gold_triple, answer_triple, "
+        "verdict, created_at FROM annotations" + where + " ORDER BY annotation_id",
+        [] if run_id is None else [run_id],
+    ).df()
+
+
+def replace_annotation(
+    con: duckdb.DuckDBPyConnection,
+    run_id: int,
+    item_id: int,
+    annotator: str,
+    gold: str | None,
+    answer: str | None,
+    verdict: str,
+) -> None:
+    """Store an annotator's verdict on a pair of triples (JSON), replacing their earlier one.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "a.duckdb"))
+    >>> with db.transaction() as con:
+    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', None, "confirm")
+    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', None, "reject")
+    ...     annotations_frame(con)["verdict"].tolist()
+    ['reject']
+    """
+    con.execute(
+        "DELETE FROM annotations WHERE run_id = ? AND item_id = ? AND annotator = ? "
+        "AND gold_triple IS NOT DISTINCT FROM ?::JSON "
+        "AND answer_triple IS NOT DISTINCT FROM ?::JSON",
+        [run_id, item_id, annotator, gold, answer],
+    )
+    con.execute(
+        "INSERT INTO annotations (run_id, item_id, annotator, gold_triple, answer_triple, "
+        "verdict) VALUES (?, ?, ?, ?, ?, ?)",
+        [run_id, item_id, annotator, gold, answer, verdict],
+    )
