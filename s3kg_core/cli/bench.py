@@ -34,20 +34,6 @@ def _methods(value: str | None) -> list[str] | None:
     return names
 
 
-def _llm_extractor(endpoint: dict[str, Any], db_path: Path | None) -> Any:
-    """The single-text LLM extractor on the endpoint; responses cached in ``db_path`` if given."""
-    from ..errors import ConfigError
-    from ..extract.llm import LLMExtractor
-    from ..llm.client import endpoint_configured
-
-    if not endpoint_configured(endpoint["base_url"], endpoint["model"]):
-        raise ConfigError(
-            "--triples llm needs an endpoint: pass --base-url and --model (or set "
-            "OPENAI_BASE_URL and S3KG_MODEL)"
-        )
-    return LLMExtractor(llm_client(db_path, endpoint), prompt="single")
-
-
 def _table(result: Any) -> str:
     """The methods of one :class:`~s3kg_core.bench.runner.BenchResult` as a text table."""
     lines = [
@@ -165,10 +151,19 @@ def bench_pairs(
     from ..bench.datasets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
     from ..bench.runner import BenchResult, run_pair_benchmark, store_bench_result
     from ..config import default_data_dir
-    from ..errors import InputFormatError
+    from ..errors import ConfigError, InputFormatError
+    from ..extract.factory import make_extractor
+    from ..llm.client import endpoint_configured
 
     wanted = _methods(methods)
-    extractor = _llm_extractor(endpoint, db_path) if triples == "llm" else None
+    extractor = None
+    if triples == "llm":
+        if not endpoint_configured(endpoint["base_url"], endpoint["model"]):
+            raise ConfigError(
+                "--triples llm needs an endpoint: pass --base-url and --model (or set "
+                "OPENAI_BASE_URL and S3KG_MODEL)"
+            )
+        extractor = make_extractor("llm", client=llm_client(db_path, endpoint), prompt="single")
     if dataset == "all":
         names: list[str] = list_pair_sets(data_dir)
         if not names:

@@ -7,7 +7,7 @@ Added to the main group by :mod:`s3kg_core.cli`; thin over :mod:`s3kg_core.stage
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,6 +20,9 @@ from ._common import (
     llm_client,
     scoring_options,
 )
+
+if TYPE_CHECKING:
+    from ..extract.base import Extractor
 
 __all__ = ["COMMANDS"]
 
@@ -93,18 +96,17 @@ def collect_cmd(
 
 def _extractor(
     kind: str, prompt: str, db_path: Path, endpoint: dict[str, Any], max_tokens: int = 2048
-) -> Any:
+) -> Extractor:
+    """The extractor of the ``--extractor`` / ``--prompt`` options (auto: llm if configured)."""
+    from ..extract.factory import make_extractor
     from ..llm.client import endpoint_configured
-    from ..stages.extract import make_extractor
 
     if kind == "auto":
         kind = "llm" if endpoint_configured(endpoint["base_url"], endpoint["model"]) else "offline"
-    if kind == "offline":
-        return make_extractor("offline")
-    from ..extract.llm import LLMExtractor
-
-    return LLMExtractor(
-        llm_client(db_path, endpoint),
+    client = llm_client(db_path, endpoint) if kind == "llm" else None
+    return make_extractor(
+        kind,
+        client=client,
         prompt=prompt,  # type: ignore[arg-type]
         max_tokens=max_tokens,
     )
