@@ -6,8 +6,6 @@ Added to the main group by :mod:`s3kg_core.cli`; thin over
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +147,7 @@ def bench_pairs(
     run, rerun with the same options, scores only the sets it had not finished.
     """
     from ..bench.datasets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
+    from ..bench.resume import PartialResults
     from ..bench.runner import BenchResult, run_pair_benchmark, store_bench_result
     from ..config import default_data_dir
     from ..errors import ConfigError, InputFormatError
@@ -181,7 +180,7 @@ def bench_pairs(
         "db": str(db_path) if db_path is not None else None,
         "model": endpoint.get("model") if triples == "llm" else None,
     }  # fmt: skip
-    partial = _Partial(json_path, options)
+    partial = PartialResults(json_path, options)
     payloads: list[dict[str, Any]] = []
     stored = 0
     store = None
@@ -220,42 +219,6 @@ def bench_pairs(
     if db_path is not None:
         note += f"; stored {stored} rows in {db_path}"
     click.echo(note)
-
-
-class _Partial:
-    """The finished sets of an unfinished ``bench pairs`` run (``OUT.json.partial.jsonl``).
-
-    One line per finished set: its name, its pair count, the run's options and its JSON. A rerun
-    with the same options takes those sets from here instead of scoring them again; a set
-    whose options or size differ is scored again. The file goes once the JSON is written.
-    """
-
-    def __init__(self, json_path: Path, options: dict[str, Any]) -> None:
-        self.path = json_path.with_name(json_path.name + ".partial.jsonl")
-        self.options = json.loads(json.dumps(options))  # as it reads back
-        self.done: dict[tuple[str, int], dict[str, Any]] = {}
-        if not self.path.exists():
-            return
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-                if row["options"] == self.options:
-                    self.done[(str(row["dataset"]), int(row["pairs"]))] = dict(row["result"])
-            except (ValueError, KeyError, TypeError):
-                continue  # a line cut by the kill
-
-    def get(self, name: str, pairs: int) -> dict[str, Any] | None:
-        return self.done.get((name, pairs))
-
-    def add(self, name: str, pairs: int, result: dict[str, Any]) -> None:
-        row = {"dataset": name, "pairs": pairs, "options": self.options, "result": result}
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-
-    def remove(self) -> None:
-        self.path.unlink(missing_ok=True)
 
 
 COMMANDS: tuple[click.Command, ...] = (bench,)
