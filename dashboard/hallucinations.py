@@ -28,19 +28,18 @@ import pandas as pd
 
 from dashboard.graphs import HIGHLIGHT_COLOUR, GraphRenderError
 from s3kg_core.grapheval.detect import THRESHOLD, Detection
+from s3kg_core.grapheval.spans import flag_spans, triple_text
 from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalize_label
 
 __all__ = [
     "MARK_COLOUR",
     "AnswerCheck",
-    "Span",
     "answer_table",
     "check_counts",
     "correct_command",
     "correction_fixes",
     "describe_detail",
-    "flag_spans",
     "flagged_node_colours",
     "flagged_pairs",
     "highlight_html",
@@ -52,17 +51,6 @@ MARK_COLOUR = "#ffd2cc"
 """Background of a highlighted span of the answer (light red, dark text stays readable)."""
 
 _HEX = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-# Words too common to show where a triple sits in the answer.
-_STOP_TEXT = (
-    "a an the and or but of in on at to for from by with as is are was were be been being it "
-    "its this that these those he she they them his her their we our you your i me my has "
-    "have had do does did will would can could should may might must not no than then there "
-    "which who whom whose what when where why how all any each also about into over after "
-    "before under up down out off so such very just more most"
-)
-_STOP = frozenset(_STOP_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -95,23 +83,6 @@ class AnswerCheck:
     corrected_answer: str | None
     correction: Mapping[str, Any] | None
     signature: str
-
-
-@dataclass(frozen=True)
-class Span:
-    """A stretch ``answer[start:end]`` that carries one or more flagged triples.
-
-    Attributes
-    ----------
-    start, end
-        Character offsets into the answer.
-    notes
-        One line per flagged triple found there (the triple and its probability).
-    """
-
-    start: int
-    end: int
-    notes: tuple[str, ...]
 
 
 def check_counts(checks: Sequence[AnswerCheck]) -> dict[str, int]:
@@ -168,132 +139,6 @@ def _verdict(d: Detection) -> str:
     return "inconsistent" if d.inconsistent else "consistent"
 
 
-def _triple_text(t: Triple) -> str:
-    return f"({t.head} | {t.relation} | {t.tail})"
-
-
-def _probability_text(p: float | None) -> str:
-    return "not judged" if p is None else f"P(unsupported) {p:.2f}"
-
-
-def _phrase_pattern(label: str) -> re.Pattern[str] | None:
-    """A label as a whole phrase: any spacing or punctuation between words, ``'s`` allowed."""
-    words = _WORD.findall(label)
-    if not words:
-        return None
-    body = r"(?:['\u2019]s)?\W+".join(re.escape(w) for w in words)
-    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
-
-
-def _content_words(label: str) -> list[str]:
-    return [
-        w for w in _WORD.findall(label) if w.lower() not in _STOP and (len(w) > 2 or w.isdigit())
-    ]
-
-
-def _word_pattern(word: str) -> re.Pattern[str]:
-    """A whole word, a short suffix allowed for longer words (open ~ opened, cell ~ cells)."""
-    suffix = r"\w{0,3}" if word.isalpha() and len(word) >= 4 else ""
-    return re.compile(rf"(?<!\w){re.escape(word)}{suffix}(?!\w)", re.IGNORECASE)
-
-
-def _sentences(text: str) -> list[tuple[int, int]]:
-    """Character ranges of the text's sentences (a punctuation rule, as the checkers split)."""
-    out = []
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.start() > start:
-            out.append((start, m.start()))
-        start = m.end()
-    if start < len(text):
-        out.append((start, len(text)))
-    return out
-
-
-def _label_spans(text: str, label: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    """Where a label occurs in ``text[lo:hi]``: the whole phrase if it does, else its words."""
-    phrase = _phrase_pattern(label)
-    if phrase is None:
-        return []
-    found = [m.span() for m in phrase.finditer(text, lo, hi)]
-    if found:
-        return found
-    return [
-        m.span() for w in _content_words(label) for m in _word_pattern(w).finditer(text, lo, hi)
-    ]
-
-
-def _triple_spans(answer: str, t: Triple) -> list[tuple[int, int]]:
-    """Head and tail in the sentences that share the most words with the triple.
-
-    When neither head nor tail is found there, the relation's words are marked instead.
-    """
-    words = [_word_pattern(w) for part in t.to_list() for w in _content_words(part)]
-    ranges = _sentences(answer)
-    scores = [sum(1 for p in words if p.search(answer, lo, hi)) for lo, hi in ranges]
-    best = max(scores, default=0)
-    if best == 0:
-        return []
-    spans: list[tuple[int, int]] = []
-    for (lo, hi), score in zip(ranges, scores, strict=True):
-        if score != best:
-            continue
-        found = [s for label in (t.head, t.tail) for s in _label_spans(answer, label, lo, hi)]
-        spans.extend(found or _label_spans(answer, t.relation, lo, hi))
-    return spans
-
-
-def flag_spans(
-    answer: str, flagged: Sequence[tuple[Triple | Sequence[str], float | None]]
-) -> list[Span]:
-    """The stretches of ``answer`` that carry a flagged triple: its head and tail words.
-
-    Parameters
-    ----------
-    answer
-        The answer text.
-    flagged
-        ``(triple, probability)`` pairs, the probability that the triple is unsupported.
-
-    Returns
-    -------
-    list of Span
-        Sorted, non-overlapping spans; overlapping or touching matches are merged and keep the
-        notes of every triple they carry. Each triple is placed in the answer's sentence(s)
-        sharing the most of its words (case-insensitive, short suffixes allowed); there its
-        head and tail are marked, each as a whole phrase (any spacing or punctuation between
-        words, ``'s`` allowed) or else word by word, or the relation's words when neither is
-        found. A triple none of whose words is in the answer has no span.
-
-    Examples
-    --------
-    >>> text = "The old tower is in Rome. The tower opened in 1899."
-    >>> spans = flag_spans(text, [(Triple("Tower", "opened in", "1899"), 0.93)])
-    >>> [(text[s.start:s.end], s.notes) for s in spans]  # the second sentence only
-    [('tower', ('(Tower | opened in | 1899): P(unsupported) 0.93',)), \
-('1899', ('(Tower | opened in | 1899): P(unsupported) 0.93',))]
-    >>> text = "St Mary's Hospital, London."
-    >>> spans = flag_spans(text, [(("St Mary Hospital", "in", "London"), 0.6)])
-    >>> [text[s.start:s.end] for s in spans]
-    ["St Mary's Hospital", 'London']
-    """
-    marks: list[tuple[int, int, str]] = []
-    for item, probability in flagged:
-        t = Triple.from_any(item)
-        note = f"{_triple_text(t)}: {_probability_text(probability)}"
-        marks.extend((s, e, note) for s, e in _triple_spans(answer, t) if e > s)
-    marks.sort()
-    spans: list[Span] = []
-    for start, end, note in marks:
-        last = spans[-1] if spans else None
-        if last is not None and start <= last.end:
-            notes = last.notes if note in last.notes else (*last.notes, note)
-            spans[-1] = Span(last.start, max(last.end, end), notes)
-        else:
-            spans.append(Span(start, end, (note,)))
-    return spans
-
-
 def highlight_html(
     answer: str,
     flagged: Sequence[tuple[Triple | Sequence[str], float | None]],
@@ -308,7 +153,8 @@ def highlight_html(
     answer
         The answer text (untrusted: every character is escaped).
     flagged
-        ``(triple, probability)`` pairs of the flagged triples (see :func:`flag_spans`).
+        ``(triple, probability)`` pairs of the flagged triples (see
+        :func:`s3kg_core.grapheval.spans.flag_spans`).
     colour
         Background of a marked span, a hex colour.
     empty_message
@@ -477,8 +323,8 @@ def correction_fixes(correction: Mapping[str, Any] | None) -> pd.DataFrame:
         corrected = fix.get("corrected")
         rows.append(
             [
-                _triple_text(Triple.from_any(fix["triple"])),
-                _triple_text(Triple.from_any(corrected)) if corrected else "",
+                triple_text(Triple.from_any(fix["triple"])),
+                triple_text(Triple.from_any(corrected)) if corrected else "",
                 bool(fix.get("applied")),
                 str(fix.get("error") or ""),
             ]

@@ -5,10 +5,10 @@ written for this project; ``data/demo/answers.jsonl`` holds a real model's answe
 (SmolLM2-135M-Instruct at two temperatures, generated once by ``scripts/make_demo_answers.py``
 with the project's own ``collect``; each line names the model and its settings).
 :func:`build_demo` turns them into a database: import, offline KG extraction, scoring with the
-packaged MiniLM, TAU, and GraphEval hallucination detection with the offline
+packaged MiniLM and TAU (the chain of :func:`~s3kg_core.stages.run.run_pipeline`), then GraphEval
+hallucination detection with the offline
 :class:`~s3kg_core.grapheval.checkers.support.SupportChecker` (so the dashboard's Hallucinations
-page has
-content). It writes a temporary file and renames it into place, so an interrupted
+page has content). It writes a temporary file and renames it into place, so an interrupted
 build never leaves a half-built database behind.
 """
 
@@ -20,10 +20,15 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputFormatError
+
+if TYPE_CHECKING:
+    from .stages.importing import ImportReport
+    from .store.store import Store
 
 __all__ = ["DEMO_DIR", "DemoReport", "build_demo"]
 
@@ -70,6 +75,84 @@ def _read_answers(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _import_demo(
+    store: Store,
+    questions: Path,
+    answers_file: Path,
+    runs: dict[tuple[str, float], list[dict[str, Any]]],
+) -> list[ImportReport]:
+    """Import the questions, then the stored answers as one run per model x temperature."""
+    from .stages.collect import UNEXTRACTED
+    from .stages.importing import ImportReport, import_table
+    from .store import queries
+    from .store.records import AnswerRecord
+
+    imported = import_table(store, questions, _QUESTION_MAP, dataset="demo")
+    reports = [imported]
+    with store.transaction() as con:
+        ids = queries.dataset_item_ids(con, "demo")
+        unknown = sorted({str(r["id"]) for rows in runs.values() for r in rows} - set(ids))
+        if unknown:
+            raise InputFormatError(f"{answers_file}: answers to unknown question ids {unknown[:5]}")
+        dataset_id = queries.dataset_id(con, "demo")
+        if dataset_id is None:
+            raise InputFormatError(f"{questions}: no demo dataset was imported")
+        for (model, temperature), rows in runs.items():
+            settings = {
+                k: v
+                for k, v in rows[0].items()
+                if k
+                not in (
+                    "id",
+                    "answer",
+                    "status",
+                    "error",
+                    "latency_s",
+                    "prompt_tokens",
+                    "completion_tokens",
+                    "truncated",
+                    "temperature",
+                )
+            }
+            run = store.ensure_run(
+                con,
+                dataset_id,
+                model,
+                temperature,
+                UNEXTRACTED,
+                source=f"demo/{answers_file.name}",
+                settings=settings,
+            )
+            written = store.put_answers(
+                con,
+                run,
+                [
+                    AnswerRecord(
+                        ids[str(r["id"])],
+                        r["answer"],
+                        seed=r.get("seed"),
+                        latency_s=r.get("latency_s"),
+                        prompt_tokens=r.get("prompt_tokens"),
+                        completion_tokens=r.get("completion_tokens"),
+                        error=r.get("error"),
+                        status=r.get("status"),
+                        truncated=bool(r.get("truncated", False)),
+                    )
+                    for r in rows
+                ],
+            )
+            reports.append(
+                ImportReport(
+                    source=answers_file.name,
+                    dataset="demo",
+                    model=model,
+                    run_id=run,
+                    answers=written,
+                )
+            )
+    return reports
+
+
 def build_demo(
     path: str | Path,
     demo_dir: str | Path = DEMO_DIR,
@@ -108,17 +191,12 @@ def build_demo(
     60
     """
     from .encoders.registry import load_encoder
-    from .extract.offline import OfflineExtractor
+    from .extract.factory import make_extractor
     from .factuality.results import read_evaluations, save_evaluation
     from .grapheval.checkers.support import SupportChecker
     from .grapheval.results import detect_store
-    from .stages.collect import UNEXTRACTED
-    from .stages.extract import extract_store
-    from .stages.importing import import_table
-    from .stages.score import score_store
-    from .stages.tau import tau_store
+    from .stages.run import TauSettings, run_pipeline
     from .store import queries
-    from .store.records import AnswerRecord
     from .store.store import Store
 
     started = time.perf_counter()
@@ -128,6 +206,9 @@ def build_demo(
         if not needed.is_file():
             raise InputFormatError(f"the demo needs {needed}, which does not exist")
     answers = _read_answers(answers_file)
+    runs: dict[tuple[str, float], list[dict[str, Any]]] = {}
+    for row in answers:
+        runs.setdefault((str(row["model"]), float(row["temperature"])), []).append(row)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".building")
     os.close(fd)
@@ -135,67 +216,16 @@ def build_demo(
     tmp = Path(tmp_name)
     try:
         store = Store(tmp)
-        imported = import_table(store, questions, _QUESTION_MAP, dataset="demo")
-        runs: dict[tuple[str, float], list[dict[str, Any]]] = {}
-        for row in answers:
-            runs.setdefault((str(row["model"]), float(row["temperature"])), []).append(row)
-        with store.transaction() as con:
-            ids = queries.dataset_item_ids(con, "demo")
-            unknown = sorted({str(r["id"]) for r in answers} - set(ids))
-            if unknown:
-                raise InputFormatError(
-                    f"{answers_file}: answers to unknown question ids {unknown[:5]}"
-                )
-            dataset_id = queries.dataset_id(con, "demo")
-            if dataset_id is None:
-                raise InputFormatError(f"{questions}: no demo dataset was imported")
-            for (model, temperature), rows in runs.items():
-                settings = {
-                    k: v
-                    for k, v in rows[0].items()
-                    if k
-                    not in (
-                        "id",
-                        "answer",
-                        "status",
-                        "error",
-                        "latency_s",
-                        "prompt_tokens",
-                        "completion_tokens",
-                        "truncated",
-                        "temperature",
-                    )
-                }
-                run = store.ensure_run(
-                    con,
-                    dataset_id,
-                    model,
-                    temperature,
-                    UNEXTRACTED,
-                    source=f"demo/{answers_file.name}",
-                    settings=settings,
-                )
-                store.put_answers(
-                    con,
-                    run,
-                    [
-                        AnswerRecord(
-                            ids[str(r["id"])],
-                            r["answer"],
-                            seed=r.get("seed"),
-                            latency_s=r.get("latency_s"),
-                            prompt_tokens=r.get("prompt_tokens"),
-                            completion_tokens=r.get("completion_tokens"),
-                            error=r.get("error"),
-                            status=r.get("status"),
-                            truncated=bool(r.get("truncated", False)),
-                        )
-                        for r in rows
-                    ],
-                )
-        extract_store(store, OfflineExtractor(), progress=progress)
-        scored = score_store(store, encoder=encoder, progress=progress)
-        tau = tau_store(store, fraction=0.05, signature=scored.signature, encoder=encoder)
+        chain = run_pipeline(
+            store,
+            imports=[
+                partial(_import_demo, questions=questions, answers_file=answers_file, runs=runs)
+            ],
+            extractor=make_extractor("offline"),
+            encoder=encoder,
+            tau=TauSettings(fraction=0.05),
+            progress=progress,
+        )
         checker = SupportChecker(load_encoder(encoder) if isinstance(encoder, str) else encoder)
         with store.connect() as con:
             run_ids = queries.run_ids(con)
@@ -211,11 +241,11 @@ def build_demo(
         raise
     return DemoReport(
         path=path,
-        items=imported.items,
+        items=chain.imports[0].items,
         runs=len(runs),
         answers=len(answers),
-        scored=scored.scored,
-        tau=tau.analysed,
+        scored=chain.score.scored,
+        tau=chain.tau.analysed if chain.tau is not None else 0,
         seconds=time.perf_counter() - started,
         grapheval=sum(d.written for d in detections),
         inconsistent=sum(d.inconsistent for d in detections),

@@ -199,6 +199,67 @@ def test_run_without_endpoint_extracts_offline_from_stored_answers(tmp_path, no_
     assert "score: 1 answers scored" in result.output
 
 
+def _answered_table(tmp_path, rows):
+    """A CSV with an answer column ``out`` beside the columns MAP names."""
+    path = tmp_path / "answered.csv"
+    with path.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["qid", "q", "ctx", "ref", "out"])
+        writer.writerows(rows)
+    return path
+
+
+ASPIRIN = "Aspirin reduces fever."
+HAMLET = "Shakespeare wrote Hamlet."
+
+
+def test_run_imports_a_tables_answers_under_the_model_that_model_names_d9(
+    tmp_path, no_endpoint_env
+):
+    """Issue 17 (D9): ``run --table T --map ...,answer=out --model NAME`` always failed with
+    "an answer column is mapped: name its model with --model NAME": run never passed --model
+    to the importer. Without an endpoint, the answers are imported under that model, then
+    extracted offline, scored with the packaged MiniLM and explained by TAU."""
+    rows = [["1", "Why?", ASPIRIN, ASPIRIN, ASPIRIN], ["2", "Who?", HAMLET, HAMLET, "Bob ran."]]
+    path = _answered_table(tmp_path, rows)
+    db = tmp_path / "d9.duckdb"
+    args = ["run", "--db", db, "--table", path, "--map", MAP + ",answer=out", "--model", "my-llm"]
+    result = _invoke(*args)
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[0] == "import: answered.csv: answered / my-llm: 2 items, 2 answers, 0 KGs"
+    assert lines[1] == "collect: skipped (no endpoint configured; using stored answers)"
+    assert lines[2].startswith("extract (offline:") and "2 items extracted" in lines[2]
+    assert lines[3] == "score: 2 answers scored, 0 already done, 0 without KGs"
+    assert lines[4].startswith("tau: 1 answers analysed: ") and len(lines) == 5
+    with Store(db).connect() as con:
+        runs = con.execute("SELECT model, temperature, source FROM runs").fetchall()
+    assert runs == [("my-llm", 0.0, "table/answered.csv")]
+    again = _invoke("run", "--db", db)  # the later stages resume: nothing new to score
+    assert again.exit_code == 0, again.output
+    assert "score: 0 answers scored, 2 already done" in again.output
+    without_model = _invoke(*args[:-2])  # still a clean error without --model
+    assert without_model.exit_code == 1
+    assert "name its model with --model NAME" in without_model.output
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug, not fixed here: re-importing a table's answers after they were "
+    "extracted makes a second run with extractor 'none'; extracting it collides with the "
+    "extracted run (DuckDB ConstraintException, not a one-line error). `s3kg import csv` then "
+    "`s3kg run`, twice, fails the same way.",
+)
+def test_rerunning_run_with_the_same_answered_table_resumes(tmp_path, no_endpoint_env):
+    path = _answered_table(tmp_path, [["1", "Why?", ASPIRIN, ASPIRIN, ASPIRIN]])
+    db = tmp_path / "re.duckdb"
+    args = ["run", "--db", db, "--table", path, "--map", MAP + ",answer=out", "--model", "my-llm"]
+    assert _invoke(*args).exit_code == 0
+    again = _invoke(*args)
+    assert again.exit_code == 0, again.output
+    assert "score: 0 answers scored, 1 already done" in again.output
+
+
 def test_python_dash_m_runs_the_llm_commands():
     out = subprocess.run(
         [sys.executable, "-m", "s3kg_core", "collect", "--help"],

@@ -27,7 +27,6 @@ from dashboard.hallucinations import (
     correct_command,
     correction_fixes,
     describe_detail,
-    flag_spans,
     flagged_node_colours,
     flagged_pairs,
     highlight_html,
@@ -95,44 +94,6 @@ def test_an_xss_payload_in_the_answer_and_a_triple_comes_out_as_text():
     titles = [attrs["title"] for tag, attrs in parsed.tags if tag == "mark"]
     assert any(f"(Alice | met | {XSS}): P(unsupported) 0.90" in t for t in titles)
     assert any(f'(x" onmouseover="{XSS} | is | 1899): P(unsupported) 0.70' in t for t in titles)
-
-
-@pytest.mark.parametrize(
-    ("answer", "triple", "marked"),
-    [
-        ("The TOWER opened in 1899.", ("tower", "opened in", "1899"), ["TOWER", "1899"]),
-        ("St Mary's Hospital is in London.", ("St Mary Hospital", "in", "London"),
-         ["St Mary's Hospital", "London"]),
-        # the phrase is not there: its content words are
-        ("Fleming worked at a hospital.", ("Alexander Fleming", "at", "the hospital"),
-         ["Fleming", "hospital"]),
-        # only the sentence sharing most words with the triple is marked
-        ("The tower is old. The tower opened in 1899.", ("tower", "opened in", "1899"),
-         ["tower", "1899"]),
-        # neither head nor tail found: the relation's words
-        ("It was discovered late.", ("penicillin", "discovered", "1928"), ["discovered"]),
-        ("Nothing to see here.", ("penicillin", "discovered by", "Fleming"), []),
-        ("", ("a", "b", "c"), []),
-    ],
-)  # fmt: skip
-def test_flag_spans_finds_the_words_of_a_flagged_triple(answer, triple, marked):
-    spans = flag_spans(answer, [(triple, 0.8)])
-    assert [answer[s.start : s.end] for s in spans] == marked
-
-
-def test_a_triple_is_marked_in_the_sentence_that_carries_it():
-    answer = "The tower is old. The tower opened in 1899."
-    spans = flag_spans(answer, [(("tower", "opened in", "1899"), 0.8)])
-    assert [s.start for s in spans] == [answer.rindex("tower"), answer.index("1899")]
-
-
-def test_overlapping_marks_merge_and_keep_every_triple():
-    answer = "Marie Curie discovered radium."
-    spans = flag_spans(
-        answer, [(("Marie Curie", "discovered", "radium"), 0.9), (("Curie", "born in", "x"), None)]
-    )
-    assert [answer[s.start : s.end] for s in spans] == ["Marie Curie", "radium"]
-    assert len(spans[0].notes) == 2 and "not judged" in spans[0].notes[1]
 
 
 def test_highlight_keeps_line_breaks_and_says_when_the_answer_is_blank():

@@ -7,11 +7,12 @@ from fake_openai import fake_openai
 from llm_helpers import ITEMS, make_dataset, toy_model
 
 from s3kg_core.errors import ConfigError
+from s3kg_core.extract.factory import make_extractor
 from s3kg_core.extract.llm import LLMExtractor
 from s3kg_core.llm.cache import StoreCache
 from s3kg_core.llm.client import LLMClient, LLMSettings
 from s3kg_core.stages.collect import UNEXTRACTED, collect_answers
-from s3kg_core.stages.extract import extract_store, make_extractor
+from s3kg_core.stages.extract import extract_store
 from s3kg_core.store.records import AnswerRecord, ItemRecord
 from s3kg_core.store.store import Store
 
@@ -136,12 +137,3 @@ def test_table_imported_answers_are_extracted_offline(tmp_path):
     answer = kgs[(run, 1, "answer")]
     assert answer.status == "ok"
     assert [(t.head.lower(), t.tail.lower()) for t in answer.triples] == [("aspirin", "fever")]
-
-
-def test_make_extractor_rejects_unknown_kinds_and_llm_without_endpoint(monkeypatch):
-    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
-        monkeypatch.delenv(var, raising=False)
-    with pytest.raises(ConfigError, match="offline' or 'llm"):
-        make_extractor("regex")
-    with pytest.raises(ConfigError, match="no LLM endpoint"):
-        make_extractor("llm", model="m")

@@ -6,8 +6,6 @@ Added to the main group by :mod:`s3kg_core.cli`; thin over
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -32,20 +30,6 @@ def _methods(value: str | None) -> list[str] | None:
     if not names:
         raise click.BadParameter("give at least one method name", param_hint="--methods")
     return names
-
-
-def _llm_extractor(endpoint: dict[str, Any], db_path: Path | None) -> Any:
-    """The single-text LLM extractor on the endpoint; responses cached in ``db_path`` if given."""
-    from ..errors import ConfigError
-    from ..extract.llm import LLMExtractor
-    from ..llm.client import endpoint_configured
-
-    if not endpoint_configured(endpoint["base_url"], endpoint["model"]):
-        raise ConfigError(
-            "--triples llm needs an endpoint: pass --base-url and --model (or set "
-            "OPENAI_BASE_URL and S3KG_MODEL)"
-        )
-    return LLMExtractor(llm_client(db_path, endpoint), prompt="single")
 
 
 def _table(result: Any) -> str:
@@ -163,12 +147,22 @@ def bench_pairs(
     run, rerun with the same options, scores only the sets it had not finished.
     """
     from ..bench.datasets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
+    from ..bench.resume import PartialResults
     from ..bench.runner import BenchResult, run_pair_benchmark, store_bench_result
     from ..config import default_data_dir
-    from ..errors import InputFormatError
+    from ..errors import ConfigError, InputFormatError
+    from ..extract.factory import make_extractor
+    from ..llm.client import endpoint_configured
 
     wanted = _methods(methods)
-    extractor = _llm_extractor(endpoint, db_path) if triples == "llm" else None
+    extractor = None
+    if triples == "llm":
+        if not endpoint_configured(endpoint["base_url"], endpoint["model"]):
+            raise ConfigError(
+                "--triples llm needs an endpoint: pass --base-url and --model (or set "
+                "OPENAI_BASE_URL and S3KG_MODEL)"
+            )
+        extractor = make_extractor("llm", client=llm_client(db_path, endpoint), prompt="single")
     if dataset == "all":
         names: list[str] = list_pair_sets(data_dir)
         if not names:
@@ -186,7 +180,7 @@ def bench_pairs(
         "db": str(db_path) if db_path is not None else None,
         "model": endpoint.get("model") if triples == "llm" else None,
     }  # fmt: skip
-    partial = _Partial(json_path, options)
+    partial = PartialResults(json_path, options)
     payloads: list[dict[str, Any]] = []
     stored = 0
     store = None
@@ -225,42 +219,6 @@ def bench_pairs(
     if db_path is not None:
         note += f"; stored {stored} rows in {db_path}"
     click.echo(note)
-
-
-class _Partial:
-    """The finished sets of an unfinished ``bench pairs`` run (``OUT.json.partial.jsonl``).
-
-    One line per finished set: its name, its pair count, the run's options and its JSON. A rerun
-    with the same options takes those sets from here instead of scoring them again; a set
-    whose options or size differ is scored again. The file goes once the JSON is written.
-    """
-
-    def __init__(self, json_path: Path, options: dict[str, Any]) -> None:
-        self.path = json_path.with_name(json_path.name + ".partial.jsonl")
-        self.options = json.loads(json.dumps(options))  # as it reads back
-        self.done: dict[tuple[str, int], dict[str, Any]] = {}
-        if not self.path.exists():
-            return
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-                if row["options"] == self.options:
-                    self.done[(str(row["dataset"]), int(row["pairs"]))] = dict(row["result"])
-            except (ValueError, KeyError, TypeError):
-                continue  # a line cut by the kill
-
-    def get(self, name: str, pairs: int) -> dict[str, Any] | None:
-        return self.done.get((name, pairs))
-
-    def add(self, name: str, pairs: int, result: dict[str, Any]) -> None:
-        row = {"dataset": name, "pairs": pairs, "options": self.options, "result": result}
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-
-    def remove(self) -> None:
-        self.path.unlink(missing_ok=True)
 
 
 COMMANDS: tuple[click.Command, ...] = (bench,)

@@ -48,16 +48,6 @@ def _make_checker(
     return LLMChecker(llm_client(db, endpoint))
 
 
-def _make_extractor(kind: str, endpoint: dict[str, Any], db: Path | None) -> Any:
-    if kind == "offline":
-        from ..extract.offline import OfflineExtractor
-
-        return OfflineExtractor()
-    from ..extract.llm import LLMExtractor
-
-    return LLMExtractor(llm_client(db, endpoint), prompt="single")
-
-
 _CHECKER_OPTIONS = [
     click.option(
         "--checker",
@@ -159,10 +149,12 @@ def bench_cmd(
     A summary is predicted inconsistent when the raw probability, or any triple's probability,
     exceeds 0.5. Per-summary detections go next to the JSON (OUT.<dataset>.jsonl).
     """
+    from ..extract.factory import make_extractor
     from ..grapheval.bench import run_bench
 
     check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
-    ex = _make_extractor(extractor, endpoint, db_path)
+    client = llm_client(db_path, endpoint) if extractor == "llm" else None
+    ex = make_extractor(extractor, client=client, prompt="single")
     names = ["summeval", "qags_c", "qags_x"] if dataset == "all" else [dataset]
     results = []
     for name in names:
@@ -264,6 +256,7 @@ def correct_cmd(
     the offline one, else the endpoint); corrected answers and their report are stored on the
     detection rows.
     """
+    from ..extract.factory import make_extractor
     from ..grapheval.correct import GraphCorrect, summarise_corrections
     from ..grapheval.detect import GraphEval
     from ..grapheval.results import load_results, put_corrections
@@ -279,8 +272,11 @@ def correct_cmd(
         click.echo(f"run {run_id}: no flagged answers for checker {check.name}; run detect first")
         return
     extractor_name = str(rows[0]["extractor"])
-    ex = _make_extractor(
-        "offline" if extractor_name.startswith("offline") else "llm", endpoint, db_path
+    offline = extractor_name.startswith("offline")
+    ex = make_extractor(
+        "offline" if offline else "llm",
+        client=None if offline else llm_client(db_path, endpoint),
+        prompt="single",
     )
     gc = GraphCorrect(llm_client(db_path, endpoint), GraphEval(check, ex))
     answers = [str(r["answer"] or "") for r in rows]

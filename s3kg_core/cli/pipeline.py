@@ -1,13 +1,14 @@
 """The LLM-stage commands of ``s3kg``: ``collect``, ``extract`` and ``run``.
 
-Added to the main group by :mod:`s3kg_core.cli`; thin over :mod:`s3kg_core.stages.collect`,
-:mod:`s3kg_core.stages.extract` and :mod:`s3kg_core.stages.score`.
+Added to the main group by :mod:`s3kg_core.cli`; thin over
+:func:`s3kg_core.stages.collect.collect_answers`, :func:`s3kg_core.stages.extract.extract_store`
+and :func:`s3kg_core.stages.run.run_pipeline`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,6 +21,9 @@ from ._common import (
     llm_client,
     scoring_options,
 )
+
+if TYPE_CHECKING:
+    from ..extract.base import Extractor
 
 __all__ = ["COMMANDS"]
 
@@ -93,18 +97,17 @@ def collect_cmd(
 
 def _extractor(
     kind: str, prompt: str, db_path: Path, endpoint: dict[str, Any], max_tokens: int = 2048
-) -> Any:
+) -> Extractor:
+    """The extractor of the ``--extractor`` / ``--prompt`` options (auto: llm if configured)."""
+    from ..extract.factory import make_extractor
     from ..llm.client import endpoint_configured
-    from ..stages.extract import make_extractor
 
     if kind == "auto":
         kind = "llm" if endpoint_configured(endpoint["base_url"], endpoint["model"]) else "offline"
-    if kind == "offline":
-        return make_extractor("offline")
-    from ..extract.llm import LLMExtractor
-
-    return LLMExtractor(
-        llm_client(db_path, endpoint),
+    client = llm_client(db_path, endpoint) if kind == "llm" else None
+    return make_extractor(
+        kind,
+        client=client,
         prompt=prompt,  # type: ignore[arg-type]
         max_tokens=max_tokens,
     )
@@ -231,59 +234,58 @@ def run_cmd(
     """Import -> collect -> extract -> score -> TAU, each stage resumable.
 
     Without an endpoint the collect stage is skipped (answers must already be stored, e.g.
-    imported with a table's answer column) and extraction is offline.
+    imported with a table's answer column, whose model --model names) and extraction is
+    offline.
     """
     from ..llm.client import endpoint_configured
     from ..scoring.s3kg import S3KGConfig
-    from ..stages.collect import collect_answers
-    from ..stages.extract import extract_store
-    from ..stages.importing import import_pubmedqa, import_table, parse_mapping
-    from ..stages.score import score_store
-    from ..stages.tau import tau_store
+    from ..stages.importing import parse_mapping
+    from ..stages.run import (
+        CollectSettings,
+        Importer,
+        PubMedQAImport,
+        TableImport,
+        TauSettings,
+        run_pipeline,
+    )
     from ..store.store import Store
 
-    store = Store(db_path)
+    imports: list[Importer] = []
     if pubmedqa is not None:
-        click.echo("import: " + import_pubmedqa(store, pubmedqa).summary())
+        imports.append(PubMedQAImport(pubmedqa))
     if table is not None:
         if not mapping:
             raise click.UsageError("--table needs --map")
-        click.echo("import: " + import_table(store, table, parse_mapping(mapping)).summary())
-    existing_db(db_path)
-    with StageBar() as bar:
-        if endpoint_configured(endpoint["base_url"], endpoint["model"]):
-            client = llm_client(db_path, endpoint)
-            report = collect_answers(
-                store,
-                client,
-                datasets=list(datasets) or None,
-                temperatures=temperatures,
-                seed=seed,
-                limit=limit,
-                progress=bar.update,
-            )
-            click.echo(f"collect: {report.summary()}")
-        else:
-            click.echo("collect: skipped (no endpoint configured; using stored answers)")
-        ex = _extractor(extractor, prompt, db_path, endpoint)
-        click.echo(
-            f"extract ({ex.name}): " + extract_store(store, ex, progress=bar.update).summary()
+        imports.append(TableImport(table, parse_mapping(mapping), model=endpoint["model"]))
+    if not imports:
+        existing_db(db_path)
+    collect = None
+    if endpoint_configured(endpoint["base_url"], endpoint["model"]):
+        collect = CollectSettings(
+            llm_client(db_path, endpoint),
+            datasets=list(datasets) or None,
+            temperatures=temperatures,
+            seed=seed,
+            limit=limit,
         )
-        config = S3KGConfig(
-            mode=mode,  # type: ignore[arg-type]
-            alpha=alpha,
-            tau=tau,
-            wl_iterations=wl_iterations,
-        )
-        scored = score_store(store, encoder=encoder, config=config, progress=bar.update)
-    click.echo(
-        f"score: {scored.scored} answers scored, {scored.already_done} already done, "
-        f"{scored.not_ready} without KGs"
+    config = S3KGConfig(
+        mode=mode,  # type: ignore[arg-type]
+        alpha=alpha,
+        tau=tau,
+        wl_iterations=wl_iterations,
     )
-    if scored.scored + scored.already_done:
-        tau_report = tau_store(store, fraction=fraction, signature=scored.signature, alpha=alpha)
-        counts = ", ".join(f"{k} {v}" for k, v in sorted(tau_report.counts.items()))
-        click.echo(f"tau: {tau_report.analysed} answers analysed: {counts or 'nothing found'}")
+    with StageBar() as bar:
+        run_pipeline(
+            Store(db_path),
+            imports=imports,
+            collect=collect,
+            extractor=_extractor(extractor, prompt, db_path, endpoint),
+            encoder=encoder,
+            config=config,
+            tau=TauSettings(fraction=fraction),
+            progress=bar.update,
+            on_stage=click.echo,
+        )
 
 
 COMMANDS: tuple[click.Command, ...] = (

@@ -22,7 +22,7 @@ from ..store.records import KGRecord
 from ..store.store import Store
 from .collect import UNEXTRACTED
 
-__all__ = ["ExtractReport", "extract_store", "make_extractor"]
+__all__ = ["ExtractReport", "extract_store"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -49,29 +49,6 @@ class ExtractReport:
             f"failed; collect again), {self.dropped_triples} malformed triples dropped, "
             f"{self.truncated} texts truncated"
         )
-
-
-def make_extractor(kind: str, **llm_options: Any) -> Extractor:
-    """``"offline"`` (spaCy) or ``"llm"`` (needs ``base_url``/``model``/``api_key`` or env).
-
-    Raises
-    ------
-    ConfigError
-        For an unknown kind, or ``"llm"`` without an endpoint.
-    """
-    if kind == "offline":
-        from ..extract.offline import OfflineExtractor
-
-        return OfflineExtractor()
-    if kind == "llm":
-        from ..extract.llm import LLMExtractor
-        from ..llm.client import LLMClient, LLMSettings
-
-        cache = llm_options.pop("cache", None)
-        prompt = llm_options.pop("prompt", "joint")
-        settings = LLMSettings.from_env(**llm_options)
-        return LLMExtractor(LLMClient(settings, cache=cache), prompt=prompt)
-    raise ConfigError(f"extractor must be 'offline' or 'llm'; got {kind!r}")
 
 
 def _target_runs(con: Any, extractor: str, run_ids: Sequence[int] | None) -> list[int]:

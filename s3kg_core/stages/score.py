@@ -44,6 +44,13 @@ class ScoreReport:
     seconds: float = 0.0
     statuses: dict[str, int] = field(default_factory=dict)
 
+    def summary(self) -> str:
+        """One line for the command line."""
+        return (
+            f"{self.scored} answers scored, {self.already_done} already done, "
+            f"{self.not_ready} without KGs"
+        )
+
 
 def _detail(result: ScoreResult) -> str:
     return json.dumps(

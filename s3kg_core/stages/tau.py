@@ -33,6 +33,11 @@ class TauReport:
     analysed: int = 0
     counts: dict[str, int] = field(default_factory=dict)
 
+    def summary(self) -> str:
+        """One line for the command line."""
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
+        return f"{self.analysed} answers analysed: {counts or 'nothing found'}"
+
 
 def lowest_cases(frame: pd.DataFrame, target: str, fraction: float) -> pd.DataFrame:
     """The rows of the lowest ``fraction`` of each run by ``target`` (what TAU explains).
