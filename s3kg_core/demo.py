@@ -18,20 +18,18 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import InputFormatError
+from .progress import StageProgress
 
 __all__ = ["DEMO_DIR", "DemoReport", "build_demo"]
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
 _QUESTION_MAP = {"id": "id", "question": "question", "context": "context", "gold": "gold_answer"}
 _ANSWER_KEYS = ("id", "model", "temperature", "answer")
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -75,7 +73,7 @@ def build_demo(
     demo_dir: str | Path = DEMO_DIR,
     *,
     encoder: Any = "minilm",
-    progress: Progress | None = None,
+    progress: StageProgress | None = None,
 ) -> DemoReport:
     """Build the demo database at ``path`` from ``demo_dir`` (replacing any file there).
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,12 @@ import numpy as np
 
 from ..errors import GraphEvalError
 from ..extract.base import Extractor
+from ..progress import Progress
 from .checkers.base import Checker
 from .datasets import SummSet, load_summ_set
 from .detect import Detection, GraphEval
 
 __all__ = ["balanced_accuracy", "run_bench", "stratified_limit"]
-
-Progress = Callable[[int, int], None]
 
 
 def balanced_accuracy(labels: Sequence[int], predicted: Sequence[int]) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import KnowledgeGraph, Triple
 from ..normalize import normalization_name, normalize_triples
+from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
 from .result import DEFAULT_MODE, MODES, Mode, ScoreResult, check_alpha
 from .signature import Signature
@@ -30,7 +31,6 @@ from .wl import kgx_graph, wl_kernel
 __all__ = ["KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
 
 _BLOCK_PAIRS = 50_000
-Progress = Callable[[str, int, int], None]
 
 TriplesLike = KnowledgeGraph | Iterable[Any]
 
@@ -341,7 +341,7 @@ class KGScorer:
         self,
         pairs: Iterable[tuple[TriplesLike, TriplesLike]],
         *,
-        progress: Progress | None = None,
+        progress: StageProgress | None = None,
     ) -> list[ScoreResult]:
         """Score a list of ``(t1, t2)`` pairs.
 
@@ -366,7 +366,7 @@ class KGScorer:
         enc_before = self.cache.stats.seconds
         prepared = [self._prepare(t1, t2) for t1, t2 in pairs]
 
-        def report(stage: str) -> Callable[[int, int], None] | None:
+        def report(stage: str) -> Progress | None:
             if progress is None:
                 return None
             return lambda done, total: progress(stage, done, total)
