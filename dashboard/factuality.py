@@ -29,6 +29,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.data import _LOCK
+from s3kg_core.errors import ConfigError
 from s3kg_core.store.store import Store
 
 __all__ = [
@@ -280,7 +281,7 @@ def breakdown_frame(
     [['Has', 2, "LLM's own labels", 0.5]]
     """
     if by not in ("relation", "degree"):
-        raise ValueError(f"by must be 'relation' or 'degree'; got {by!r}")
+        raise ConfigError(f"by must be 'relation' or 'degree'; got {by!r}")
     rows = []
     order: dict[str, int] = {}
     for source, source_label in SOURCES.items():

@@ -28,7 +28,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.data import _LOCK, _read
-from dashboard.graphs import HIGHLIGHT_COLOUR, GraphRenderError
+from dashboard.graphs import HIGHLIGHT_COLOUR
+from s3kg_core.errors import GraphRenderError
 from s3kg_core.grapheval.detect import THRESHOLD, Detection
 from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalize_label
