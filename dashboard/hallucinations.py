@@ -33,6 +33,7 @@ from s3kg_core.errors import GraphRenderError
 from s3kg_core.grapheval.detect import THRESHOLD, Detection
 from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalize_label
+from s3kg_core.text import STOP_WORDS, sentence_spans
 
 __all__ = [
     "MARK_COLOUR",
@@ -58,16 +59,6 @@ MARK_COLOUR = "#ffd2cc"
 
 _HEX = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-# Words too common to show where a triple sits in the answer.
-_STOP_TEXT = (
-    "a an the and or but of in on at to for from by with as is are was were be been being it "
-    "its this that these those he she they them his her their we our you your i me my has "
-    "have had do does did will would can could should may might must not no than then there "
-    "which who whom whose what when where why how all any each also about into over after "
-    "before under up down out off so such very just more most"
-)
-_STOP = frozenset(_STOP_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -239,7 +230,9 @@ def _phrase_pattern(label: str) -> re.Pattern[str] | None:
 
 def _content_words(label: str) -> list[str]:
     return [
-        w for w in _WORD.findall(label) if w.lower() not in _STOP and (len(w) > 2 or w.isdigit())
+        w
+        for w in _WORD.findall(label)
+        if w.lower() not in STOP_WORDS and (len(w) > 2 or w.isdigit())
     ]
 
 
@@ -247,19 +240,6 @@ def _word_pattern(word: str) -> re.Pattern[str]:
     """A whole word, a short suffix allowed for longer words (open ~ opened, cell ~ cells)."""
     suffix = r"\w{0,3}" if word.isalpha() and len(word) >= 4 else ""
     return re.compile(rf"(?<!\w){re.escape(word)}{suffix}(?!\w)", re.IGNORECASE)
-
-
-def _sentences(text: str) -> list[tuple[int, int]]:
-    """Character ranges of the text's sentences (a punctuation rule, as the checkers split)."""
-    out = []
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.start() > start:
-            out.append((start, m.start()))
-        start = m.end()
-    if start < len(text):
-        out.append((start, len(text)))
-    return out
 
 
 def _label_spans(text: str, label: str, lo: int, hi: int) -> list[tuple[int, int]]:
@@ -281,7 +261,7 @@ def _triple_spans(answer: str, t: Triple) -> list[tuple[int, int]]:
     When neither head nor tail is found there, the relation's words are marked instead.
     """
     words = [_word_pattern(w) for part in t.to_list() for w in _content_words(part)]
-    ranges = _sentences(answer)
+    ranges = sentence_spans(answer)
     scores = [sum(1 for p in words if p.search(answer, lo, hi)) for lo, hi in ranges]
     best = max(scores, default=0)
     if best == 0:
