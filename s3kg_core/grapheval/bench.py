@@ -132,7 +132,8 @@ def run_bench(
     dict
         ``{"dataset", "n", "checker", "extractor", "raw": {"balanced_accuracy"},
         "kg": {"balanced_accuracy", "flagged_triples"}, ...}`` plus split, counts, signature
-        and timings.
+        and timings; ``"replaced_rows"`` lists the file's rows whose bytes that were not UTF-8
+        were replaced (only when there are such rows).
 
     Raises
     ------
@@ -182,6 +183,8 @@ def run_bench(
         "checker_signature": checker.signature,
         "seconds": round(seconds, 3),
     }
+    if summ.replaced_rows:
+        result["replaced_rows"] = list(summ.replaced_rows)
     if raw:
         raw_pred = [0 if d.raw_inconsistent else 1 for d in detections]
         result["raw"] = {
