@@ -20,7 +20,7 @@ from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
-from ..kg import KnowledgeGraph, Triple
+from ..kg import Triple, TriplesLike, as_triples
 from ..normalize import normalization_name, normalize_triples
 from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
@@ -31,8 +31,6 @@ from .wl import kgx_graph, wl_kernel
 __all__ = ["KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
 
 _BLOCK_PAIRS = 50_000
-
-TriplesLike = KnowledgeGraph | Iterable[Any]
 
 
 @dataclass(frozen=True)
@@ -132,12 +130,6 @@ class _Pair:
     picks: list[int] = field(default_factory=list)
 
 
-def _as_triples(kg: TriplesLike) -> tuple[Triple, ...]:
-    if isinstance(kg, KnowledgeGraph):
-        return kg.triples
-    return tuple(Triple.from_any(t) for t in kg)
-
-
 def _entities(triples: Sequence[Triple]) -> list[str]:
     return list(dict.fromkeys(p for t in triples for p in (t.head, t.tail)))
 
@@ -205,7 +197,7 @@ class KGScorer:
     # -- preparation ---------------------------------------------------------------------------
 
     def _side(self, kg: TriplesLike) -> _Side:
-        raw = _as_triples(kg)
+        raw = as_triples(kg)
         if self.config.mode == "kgx":
             triples = [Triple(t.head.lower(), t.relation.lower(), t.tail.lower()) for t in raw]
             return _Side(triples, [" ".join(t.to_list()) for t in raw])
