@@ -54,7 +54,7 @@ def main() -> None:
         sample += rng.sample(ps, min(k, len(ps)))
 
     encoder = load_encoder(args.encoder)
-    model = encoder._load()  # the same SentenceTransformer object for both methods
+    model = encoder.load_model()  # the same SentenceTransformer object for both methods
     encoder.encode(["warm up", "the encoder"])
 
     t0 = time.perf_counter()

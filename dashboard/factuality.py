@@ -24,6 +24,8 @@ from typing import Any, Literal
 import pandas as pd
 import plotly.graph_objects as go
 
+from s3kg_core.errors import ConfigError
+
 __all__ = [
     "LEVELS",
     "METRICS",
@@ -242,7 +244,7 @@ def breakdown_frame(
     [['Has', 2, "LLM's own labels", 0.5]]
     """
     if by not in ("relation", "degree"):
-        raise ValueError(f"by must be 'relation' or 'degree'; got {by!r}")
+        raise ConfigError(f"by must be 'relation' or 'degree'; got {by!r}")
     rows = []
     order: dict[str, int] = {}
     for source, source_label in SOURCES.items():

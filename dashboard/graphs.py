@@ -42,7 +42,7 @@ from typing import Any
 
 import jinja2
 
-from s3kg_core.errors import S3KGError
+from s3kg_core.errors import GraphRenderError
 from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalize_label
 
@@ -51,7 +51,6 @@ __all__ = [
     "PALETTE",
     "UNMATCHED_COLOUR",
     "GraphColours",
-    "GraphRenderError",
     "alignment_colours",
     "kg_html",
     "kg_network_data",
@@ -114,10 +113,6 @@ _VIS_OPTIONS: dict[str, Any] = {
     },
     "interaction": {"hover": True, "tooltipDelay": 150},
 }
-
-
-class GraphRenderError(S3KGError, ValueError):
-    """A graph cannot be drawn as asked (bad colour or height, or a page that would go online)."""
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.graphs import HIGHLIGHT_COLOUR, GraphRenderError
+from dashboard.graphs import HIGHLIGHT_COLOUR
+from s3kg_core.errors import GraphRenderError
 from s3kg_core.grapheval.detect import THRESHOLD, Detection
 from s3kg_core.grapheval.spans import flag_spans, triple_text
 from s3kg_core.kg import Triple

@@ -18,13 +18,13 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputFormatError
+from .progress import StageProgress
 
 if TYPE_CHECKING:
     from .stages.importing import ImportReport
@@ -35,8 +35,6 @@ __all__ = ["DEMO_DIR", "DemoReport", "build_demo"]
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
 _QUESTION_MAP = {"id": "id", "question": "question", "context": "context", "gold": "gold_answer"}
 _ANSWER_KEYS = ("id", "model", "temperature", "answer")
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -158,7 +156,7 @@ def build_demo(
     demo_dir: str | Path = DEMO_DIR,
     *,
     encoder: Any = "minilm",
-    progress: Progress | None = None,
+    progress: StageProgress | None = None,
 ) -> DemoReport:
     """Build the demo database at ``path`` from ``demo_dir`` (replacing any file there).
 

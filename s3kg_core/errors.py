@@ -18,6 +18,7 @@ __all__ = [
     "ExtractionError",
     "FactualityError",
     "GraphEvalError",
+    "GraphRenderError",
     "InputFormatError",
     "KGParseError",
     "KGSourceError",
@@ -25,6 +26,7 @@ __all__ = [
     "LLMResponseError",
     "MappingError",
     "S3KGError",
+    "ServeError",
     "TripleError",
 ]
 
@@ -34,7 +36,7 @@ class S3KGError(Exception):
 
 
 class ConfigError(S3KGError, ValueError):
-    """A scoring option is out of range or unknown (alpha, tau, mode, iterations)."""
+    """An option or argument is out of range or unknown (alpha, tau, mode, a batch size ...)."""
 
 
 class TripleError(S3KGError, ValueError):
@@ -85,6 +87,10 @@ class EndpointError(LLMError):
     """The endpoint is unreachable, refuses the key or model, or kept failing after the retries."""
 
 
+class ServeError(EndpointError):
+    """``transformers serve`` exited or did not answer in time (the message ends with its log)."""
+
+
 class LLMResponseError(LLMError, ValueError):
     """The endpoint answered, but the answer cannot be used (malformed JSON beyond repair)."""
 
@@ -103,3 +109,7 @@ class CheckerError(GraphEvalError):
 
 class FactualityError(S3KGError, RuntimeError):
     """A factuality step (statements, labels, hidden states, judge) cannot run or got bad input."""
+
+
+class GraphRenderError(S3KGError, ValueError):
+    """A graph cannot be drawn as asked (bad colour or height, or a page that would go online)."""

@@ -1,5 +1,8 @@
 """Knowledge-graph data shapes: :class:`Triple` and :class:`KnowledgeGraph`.
 
+A scorer takes either, or plain ``[head, relation, tail]`` lists (:data:`TriplesLike`);
+:func:`as_triples` turns any of them into triples.
+
 Both are frozen dataclasses with ``to_dict`` / ``from_dict`` so they can be stored as JSON
 (DuckDB, CSV cells, the dashboard) and read back unchanged.
 """
@@ -12,7 +15,7 @@ from typing import Any
 
 from .errors import TripleError
 
-__all__ = ["KnowledgeGraph", "Triple"]
+__all__ = ["KnowledgeGraph", "Triple", "TriplesLike", "as_triples"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,3 +116,39 @@ class KnowledgeGraph:
     def from_dict(cls, data: Mapping[str, Any]) -> KnowledgeGraph:
         """Inverse of :meth:`to_dict`."""
         return cls.from_triples(data.get("triples", ()))
+
+
+TriplesLike = KnowledgeGraph | Iterable[Any]
+"""What the scorers accept as a KG: a :class:`KnowledgeGraph`, or triples / ``[h, r, t]`` lists."""
+
+
+def as_triples(kg: TriplesLike) -> tuple[Triple, ...]:
+    """The triples of a KG given as a :class:`KnowledgeGraph` or as triples / ``[h, r, t]`` lists.
+
+    Parameters
+    ----------
+    kg
+        A :class:`KnowledgeGraph` (its triples are returned as they are), or an iterable of
+        :class:`Triple` or three-string lists (each validated by :meth:`Triple.from_any`).
+
+    Returns
+    -------
+    tuple of Triple
+        In the given order, duplicates kept.
+
+    Raises
+    ------
+    TripleError
+        If an item is not three strings.
+
+    Examples
+    --------
+    >>> as_triples([["Curie", "discovered", "radium"]])
+    (Triple(head='Curie', relation='discovered', tail='radium'),)
+    >>> kg = KnowledgeGraph.from_triples([["a", "r", "b"]])
+    >>> as_triples(kg) is kg.triples
+    True
+    """
+    if isinstance(kg, KnowledgeGraph):
+        return kg.triples
+    return tuple(Triple.from_any(t) for t in kg)

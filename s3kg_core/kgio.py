@@ -8,10 +8,7 @@ S3KG authors' released files. Parsing is strict (``json`` then ``ast.literal_eva
 from __future__ import annotations
 
 import ast
-import csv
-import io
 import json
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +16,7 @@ from typing import Any
 
 from .errors import InputFormatError, KGParseError
 from .kg import Triple
+from .tables import read_csv_rows
 
 __all__ = ["PairRow", "parse_kg_cell", "read_pairs_csv"]
 
@@ -94,7 +92,8 @@ def parse_kg_cell(cell: str | None) -> tuple[list[Triple], int]:
 class PairRow:
     """One row of a pair file, parsed as far as it goes.
 
-    ``status`` is ``"ok"`` or why the pair cannot be scored (``"unparseable_kg_1"``, ...).
+    ``status`` is ``"ok"`` or why the pair cannot be scored (``"unparseable_kg_1"``, ...);
+    ``replaced_bytes`` says that bytes of the row that were not UTF-8 were replaced with U+FFFD.
     """
 
     id: str
@@ -109,9 +108,11 @@ class PairRow:
 def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
     """Read a CSV with columns ``id,kg_1,kg_2`` (others are ignored), one :class:`PairRow` each.
 
-    Bytes that are not UTF-8 are replaced (U+FFFD) and flagged on their row; a row with more
-    fields than the header (a glued next row, a stray comma) is flagged with ``extra_fields``;
-    a row too short to reach a KG column gets status ``missing_kg_1`` or ``missing_kg_2``.
+    The file is read by :func:`s3kg_core.tables.read_csv_rows`: bytes that are not UTF-8 are
+    replaced (U+FFFD) and flagged on their row (``replaced_bytes``); a row with more fields than
+    the header (a glued next row, a stray comma) is flagged with ``extra_fields``; a row too
+    short to reach a KG column gets status ``missing_kg_1`` or ``missing_kg_2``. A blank ``id``
+    becomes ``row<N>``, N counting the data rows from 1.
 
     Raises
     ------
@@ -119,17 +120,8 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
         If the file cannot be read or lacks one of the required columns.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        text, lossy = raw.decode("utf-8-sig"), False
-    except UnicodeDecodeError:
-        text, lossy = raw.decode("utf-8-sig", errors="replace"), True
-    csv.field_size_limit(sys.maxsize)
-    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="__extra__", restval=None)
-    header = reader.fieldnames or []
+    table = read_csv_rows(path)
+    header = table.header
     missing = [c for c in PAIR_COLUMNS if c not in header]
     if missing:
         raise InputFormatError(
@@ -137,11 +129,11 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
             f"{', '.join(PAIR_COLUMNS)} (other columns are ignored), "
             f"found {', '.join(header) or 'no header'}"
         )
-    for number, record in enumerate(reader, start=1):
-        row = PairRow(id=(record.get("id") or "").strip() or f"row{number}")
-        extra = record.get("__extra__")
-        row.extra_fields = len(extra) if isinstance(extra, list) else 0
-        row.replaced_bytes = lossy and any("\ufffd" in (record.get(c) or "") for c in PAIR_COLUMNS)
+    for entry in table.rows:
+        record = entry.cells
+        row = PairRow(id=(record.get("id") or "").strip() or f"row{entry.number}")
+        row.extra_fields = len(entry.extra)
+        row.replaced_bytes = entry.replaced
         for side, column in ((1, "kg_1"), (2, "kg_2")):
             if record.get(column) is None:  # the row ended before this column
                 if row.status == "ok":

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
 
+from .errors import ConfigError
 from .kg import Triple
 
 __all__ = ["normalization_name", "normalize_label", "normalize_triples"]
@@ -76,7 +77,7 @@ def normalize_label(label: str, *, lemmatize: bool = True, role: Role = "entity"
     """
     text = _SPACE.sub(" ", label.replace("_", " ")).strip().lower()
     if role not in _UPOS_ORDER:
-        raise ValueError(f"role must be 'entity' or 'relation'; got {role!r}")
+        raise ConfigError(f"role must be 'entity' or 'relation'; got {role!r}")
     if not lemmatize or not text:
         return text
     return " ".join(_lemma(token, role) for token in text.split(" "))

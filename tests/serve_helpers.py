@@ -1,7 +1,6 @@
 """The local ``transformers serve`` endpoint for tests: see :mod:`s3kg_core.llm.serve`."""
 
 from s3kg_core.llm.serve import (
-    ServeError,
     free_port,
     serve_command,
     serve_unavailable_reason,
@@ -9,7 +8,6 @@ from s3kg_core.llm.serve import (
 )
 
 __all__ = [
-    "ServeError",
     "free_port",
     "serve_command",
     "serve_unavailable_reason",

@@ -183,11 +183,18 @@ def test_bad_label_names_row(tmp_path: Path, label: str):
         load_pair_set(path)
 
 
-def test_not_utf8(tmp_path: Path):
+def test_not_utf8_bytes_are_replaced_and_their_rows_listed(tmp_path: Path):
+    # Regression: a pair set with one Latin-1 byte used to fail to load as a whole; the one
+    # policy of s3kg_core.tables replaces the byte and reports its row.
     path = tmp_path / "latin1.csv"
-    path.write_bytes((",".join(STANDARD) + "\n0,caf\xe9,[],b,[],1,x\n").encode("latin-1"))
-    with pytest.raises(InputFormatError, match="not UTF-8"):
-        load_pair_set(path)
+    text = ",".join(STANDARD) + "\n0,cafe,[],b,[],1,x\n1,caf\xe9,[],b,[],0,x\n"
+    path.write_bytes(text.encode("latin-1"))
+    ps = load_pair_set(path)
+    assert ps.text_1 == ("cafe", "caf\ufffd")
+    assert ps.replaced_rows == (2,)
+    assert ps.subset([0]).replaced_rows == (2,)  # about the file, like `dropped`
+    assert PairSet.from_dict(ps.to_dict()).replaced_rows == (2,)
+    assert load_pair_set(write_csv(tmp_path / "ok.csv", STANDARD, [])).replaced_rows == ()
 
 
 # -- unparseable cells are kept and counted ----------------------------------------------------

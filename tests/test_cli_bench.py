@@ -61,6 +61,19 @@ def test_one_set_prints_a_table_writes_json_and_stores_rows(data_dir, tmp_path):
     assert [(r["dataset"], r["method"], r["mode"]) for r in rows] == [("toy_a", "s3kg", "paper")]
 
 
+def test_rows_with_bytes_that_are_not_utf8_are_named(data_dir, tmp_path):
+    path = data_dir / BENCHMARKS_SUBDIR / "toy_a.csv"
+    lines = path.read_bytes().split(b"\n")
+    lines[3] = lines[3].replace(b",", b",caf\xe9 ", 1)  # data row 3: a Latin-1 byte in a text
+    path.write_bytes(b"\n".join(lines))
+    result = _bench(
+        "--dataset", "toy_a", "--data-dir", str(data_dir), "--methods", "s3kg", "--mode", "kgx",
+        "--bootstrap", "5", "--json", str(tmp_path / "out.json"), "--protocol", "same",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "toy_a: non-UTF-8 bytes replaced with U+FFFD in data rows 3\n" in result.output
+
+
 def test_all_writes_a_list_in_set_order(data_dir, tmp_path):
     out = tmp_path / "all.json"
     result = _bench(

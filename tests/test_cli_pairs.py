@@ -78,7 +78,8 @@ def test_non_utf8_bytes_and_ragged_rows_are_reported(tmp_path):
     result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert [r["status"] for r in _read(out)] == ["ok", "ok"]
-    assert "1 rows with non-UTF-8 bytes replaced" in result.output
+    # Regression: the summary counted the rows with replaced bytes but did not say which.
+    assert "1 rows with non-UTF-8 bytes replaced (id 1)" in result.output
     assert "1 rows with extra fields" in result.output
 
 

@@ -184,6 +184,18 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
     assert result.exit_code == 2 and "--format" in result.output
 
 
+def test_import_csv_names_the_row_whose_bytes_were_not_utf8(tmp_path):
+    table = tmp_path / "latin1.csv"
+    table.write_bytes(b"Q,C,G\nwhy?,ctx,gold\ncaf\xe9?,ctx2,gold2\n")
+    db = tmp_path / "db.duckdb"
+    result = _invoke("import", "csv", table, "--db", db, "--map", "question=Q,context=C,gold=G")
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        "latin1.csv: latin1: 2 items, 0 answers, 0 KGs; 1 problems\n"
+        "  row 2 (data row 2): non-UTF-8 bytes replaced with U+FFFD\n"
+    )
+
+
 def test_import_pubmedqa_and_mapped_csv(tmp_path):
     db = tmp_path / "db.duckdb"
     pqal = tmp_path / "ori_pqal.json"

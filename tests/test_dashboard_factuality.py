@@ -37,7 +37,7 @@ from dashboard.factuality import (
     sweep_figure,
     sweep_frame,
 )
-from s3kg_core.errors import FactualityError
+from s3kg_core.errors import ConfigError, FactualityError
 from s3kg_core.factuality.results import (
     FactualityEval,
     load_evaluations,
@@ -192,7 +192,7 @@ def test_breakdown_frame_keeps_the_stored_order_and_n(demo_evals):
         g["key"] for g in breakdown["llm_relation"] if g["n_facts"] < 5
     ]
     assert breakdown_frame({}, "degree").empty
-    with pytest.raises(ValueError, match="relation"):
+    with pytest.raises(ConfigError, match="relation"):
         breakdown_frame(breakdown, "entity")  # type: ignore[arg-type]
 
 

@@ -13,12 +13,12 @@ from dashboard.graphs import (
     PALETTE,
     UNMATCHED_COLOUR,
     GraphColours,
-    GraphRenderError,
     alignment_colours,
     kg_html,
     kg_network_data,
     legend_html,
 )
+from s3kg_core.errors import GraphRenderError
 from s3kg_core.kg import Triple
 
 IMG = "<img src=x onerror=alert(1)>"

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 # The demo database fixtures are shared with the other pages' tests.
 from test_dashboard_pages import _frame_with, _metric
 
-from dashboard.graphs import HIGHLIGHT_COLOUR, GraphRenderError, kg_network_data
+from dashboard.graphs import HIGHLIGHT_COLOUR, kg_network_data
 from dashboard.hallucinations import (
     AnswerCheck,
     answer_table,
@@ -33,6 +33,7 @@ from dashboard.hallucinations import (
     triple_table,
     verdict_text,
 )
+from s3kg_core.errors import GraphRenderError
 from s3kg_core.grapheval.correct import Correction, TripleFix
 from s3kg_core.grapheval.detect import Detection
 from s3kg_core.grapheval.results import put_corrections

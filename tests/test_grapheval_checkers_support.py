@@ -13,7 +13,6 @@ from s3kg_core.grapheval.checkers.support import (
     FEATURES,
     SupportChecker,
     load_calibration,
-    split_sentences,
 )
 from s3kg_core.kg import Triple
 
@@ -94,16 +93,3 @@ def test_malformed_calibration_file_is_a_checker_error(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(CheckerError, match="not JSON"):
         load_calibration(bad)
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("One. Two!", ["One.", "Two!"]),
-        ('He said "hi." Then left.', ['He said "hi."', "Then left."]),
-        ("no end", ["no end"]),
-        ("", []),
-    ],
-)
-def test_sentence_rule(text, expected):
-    assert split_sentences(text) == expected

@@ -110,3 +110,18 @@ def test_shared_benchmarks(shared_data, name, n, n_pos, n_dev, n_dev_pos):
     dev = s.select("dev")
     assert (len(dev), sum(dev.labels())) == (n_dev, n_dev_pos)
     assert len(s.select("test")) == n - n_dev
+
+
+def test_bytes_that_are_not_utf8_are_replaced_and_their_rows_kept(tmp_path):
+    # Regression: one Latin-1 byte made the whole benchmark file unreadable.
+    path = tmp_path / "s.csv"
+    path.write_bytes(
+        b"\xef\xbb\xbf,grounding,generated_text,label\n"
+        b"u0,Paris is in France.,Paris is in France.,1\n"
+        b"u1,Caf\xe9 au lait.,Tea.,0\n"
+    )
+    s = read_summ_csv(path)
+    assert [e.uid for e in s.examples] == ["u0", "u1"]  # the BOM no longer hides the id column
+    assert s.examples[1].context == "Caf\ufffd au lait."
+    assert s.replaced_rows == (2,)
+    assert s.select("dev").replaced_rows == s.select("test").replaced_rows == (2,)

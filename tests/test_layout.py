@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 LIBRARY = "s3kg_core"
 # The first-party code that must not import private names across modules (tests may).
@@ -452,12 +450,6 @@ def test_private_import_finder(tmp_path):
     ]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="private imports remain today (scoring/tau.py: _as_triples, store/store.py: "
-    "_MIGRATIONS, dashboard/factuality.py and hallucinations.py: _LOCK, _read); the import "
-    "unification removes them",
-)
 def test_no_private_names_imported_across_modules():
     found = private_imports(_app_modules())
     assert not found, "private names imported across modules:\n" + "\n".join(found)

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from serve_helpers import ServeError, serve_unavailable_reason, transformers_serve
+from serve_helpers import serve_unavailable_reason, transformers_serve
 
-from s3kg_core.errors import ConfigError
+from s3kg_core.errors import ConfigError, ServeError
 from s3kg_core.llm import local_models
 from s3kg_core.llm.local_models import SMOLLM2_GGUF_FILE, SMOLLM2_NAME, smollm2_model_dir
 

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from s3kg_core.errors import ConfigError
 from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalization_name, normalize_label, normalize_triples
 
@@ -55,6 +56,11 @@ def test_normalize_label_table(label, expected):
 )
 def test_normalize_label_without_lemmas(label, expected):
     assert normalize_label(label, lemmatize=False) == expected
+
+
+def test_unknown_role_is_a_config_error():
+    with pytest.raises(ConfigError, match="role must be 'entity' or 'relation'"):
+        normalize_label("x", role="tail")  # type: ignore[arg-type]
 
 
 def test_lemmatize_is_keyword_only():

@@ -485,3 +485,52 @@ def test_short_rows_of_a_release_file_are_reported(tmp_path):
     (report,) = import_s3kg_release(Store(tmp_path / "db.duckdb"), tmp_path / "qa")
     assert any(p.startswith("row 7: too few fields") for p in report.problems)
     assert report.items == 3
+
+
+# -- bytes that are not UTF-8 -------------------------------------------------------------------
+
+
+def test_release_file_with_a_latin1_byte_reports_its_row(tmp_path):
+    # Regression: the importers replaced bytes that are not UTF-8 silently.
+    path = write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", release_rows(3))
+    path.write_bytes(path.read_bytes().replace(b"headache 1.", b"mal de t\xeate 1."))
+    store = Store(tmp_path / "db.duckdb")
+    (report,) = import_s3kg_release(store, tmp_path / "qa")
+    assert report.problems == ["row 1 (data row 2): non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.items == 3
+    answers = _query(
+        store, "SELECT a.answer FROM answers a JOIN items i USING (item_id) WHERE ext_id = '1'"
+    )
+    assert answers == [("Aspirin treats mal de t\ufffdte 1.",)]
+
+
+def test_mapped_csv_with_a_latin1_byte_reports_its_row(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"key,q,c,g\na,Why?,Because.,So.\nb,Caf\xe9?,Him.,He did.\n")
+    store = Store(tmp_path / "db.duckdb")
+    report = import_table(store, path, parse_mapping("id=key,question=q,context=c,gold=g"))
+    assert report.problems == ["row b (data row 2): non-UTF-8 bytes replaced with U+FFFD"]
+    assert _query(store, "SELECT question FROM items ORDER BY ext_id") == [
+        ("Why?",),
+        ("Caf\ufffd?",),
+    ]
+
+
+def test_jsonl_with_a_latin1_byte_reports_its_line(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"q": "one?"}\n\n{"q": "caf\xe9?"}\n')
+    report = import_table(
+        Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=q,gold=q")
+    )
+    # rows without an id are numbered by object (2), the report also names the file's line (3)
+    assert report.problems == ["row 2 (line 3): non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.items == 2
+
+
+def test_a_header_with_undecodable_bytes_is_reported(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"q,c,g,caf\xe9\nWhy?,Because.,So.,x\n")
+    report = import_table(
+        Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=c,gold=g")
+    )
+    assert report.problems == ["header: non-UTF-8 bytes replaced with U+FFFD"]

@@ -98,11 +98,11 @@ def test_newer_schema_version_is_refused(tmp_path, read_only):
 
 
 def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
-    from s3kg_core.store.schema import _MIGRATIONS
+    from s3kg_core.store.schema import MIGRATIONS
 
     path = tmp_path / "v1.duckdb"
     con = duckdb.connect(str(path))
-    for statement in _MIGRATIONS[1]:
+    for statement in MIGRATIONS[1]:
         con.execute(statement)
     con.execute("INSERT INTO meta VALUES ('schema_version', '1')")
     con.execute("INSERT INTO datasets (name) VALUES ('d')")
@@ -126,12 +126,12 @@ def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
 
 
 def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
-    from s3kg_core.store.schema import _MIGRATIONS
+    from s3kg_core.store.schema import MIGRATIONS
 
     path = tmp_path / "v2.duckdb"
     con = duckdb.connect(str(path))
     for version in (1, 2):
-        for statement in _MIGRATIONS[version]:
+        for statement in MIGRATIONS[version]:
             con.execute(statement)
     con.execute("INSERT INTO meta VALUES ('schema_version', '2')")
     con.execute("INSERT INTO datasets (name) VALUES ('kept')")
@@ -145,12 +145,12 @@ def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
 
 
 def test_a_version_3_file_migrates_to_4_and_gains_the_grapheval_and_factuality_tables(tmp_path):
-    from s3kg_core.store.schema import _MIGRATIONS
+    from s3kg_core.store.schema import MIGRATIONS
 
     path = tmp_path / "v3.duckdb"
     con = duckdb.connect(str(path))
     for version in (1, 2, 3):
-        for statement in _MIGRATIONS[version]:
+        for statement in MIGRATIONS[version]:
             con.execute(statement)
     con.execute("INSERT INTO meta VALUES ('schema_version', '3')")
     con.execute("INSERT INTO datasets (name) VALUES ('kept')")

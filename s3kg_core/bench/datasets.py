@@ -13,10 +13,7 @@ with the status ``"unparseable"``, and :attr:`PairSet.unparseable` counts such c
 
 from __future__ import annotations
 
-import csv
-import io
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +28,7 @@ from ..config import default_data_dir
 from ..errors import InputFormatError, KGParseError
 from ..kg import Triple
 from ..kgio import parse_kg_cell
+from ..tables import read_csv_rows
 
 __all__ = [
     "BENCHMARKS_SUBDIR",
@@ -92,6 +90,9 @@ class PairSet:
         Items of KG cells dropped for not being three strings, over the whole set.
     source
         The file the set was read from (empty for a set built in memory).
+    replaced_rows
+        The data rows of that file (numbered from 1) whose bytes that were not UTF-8 were
+        replaced with U+FFFD (see :mod:`s3kg_core.tables`); like ``dropped``, about the file.
 
     Examples
     --------
@@ -120,6 +121,7 @@ class PairSet:
     extra: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     dropped: int = 0
     source: str = ""
+    replaced_rows: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         n = len(self.ids)
@@ -159,12 +161,17 @@ class PairSet:
 
     @classmethod
     def from_rows(
-        cls, name: str, rows: Iterable[Mapping[str, str | None]], source: str = ""
+        cls,
+        name: str,
+        rows: Iterable[Mapping[str, str | None]],
+        source: str = "",
+        replaced_rows: Sequence[int] = (),
     ) -> PairSet:
         """Build a set from CSV-like rows (mappings of column name to cell text).
 
         Rows must hold :data:`REQUIRED_COLUMNS`; ``perturbation_type`` and any other column are
-        kept (a column absent from a row reads as an empty string).
+        kept (a column absent from a row reads as an empty string). ``source`` and
+        ``replaced_rows`` describe the file the rows come from.
 
         Raises
         ------
@@ -213,6 +220,7 @@ class PairSet:
             extra={k: tuple(v) for k, v in extra.items()},
             dropped=dropped,
             source=source,
+            replaced_rows=tuple(replaced_rows),
         )
 
     # -- views ----------------------------------------------------------------------------------
@@ -297,6 +305,7 @@ class PairSet:
             extra={k: pick(v) for k, v in self.extra.items()},
             dropped=self.dropped,
             source=self.source,
+            replaced_rows=self.replaced_rows,
         )
 
     def sample(self, n: int, seed: int = 0) -> PairSet:
@@ -348,6 +357,7 @@ class PairSet:
             "extra": {k: list(v) for k, v in self.extra.items()},
             "dropped": self.dropped,
             "source": self.source,
+            "replaced_rows": list(self.replaced_rows),
         }
 
     @classmethod
@@ -375,6 +385,7 @@ class PairSet:
             extra={k: tuple(v) for k, v in data.get("extra", {}).items()},
             dropped=int(data.get("dropped", 0)),
             source=str(data.get("source", "")),
+            replaced_rows=tuple(int(n) for n in data.get("replaced_rows", ())),
         )
 
 
@@ -458,7 +469,8 @@ def load_pair_set(name_or_path: str | Path, data_dir: str | Path | None = None) 
     -------
     PairSet
         One entry per CSV row, in file order. Unparseable KG cells are empty KGs with status
-        ``"unparseable"`` (see :attr:`PairSet.unparseable`).
+        ``"unparseable"`` (see :attr:`PairSet.unparseable`). Bytes that are not UTF-8 are
+        replaced with U+FFFD, and their rows listed in :attr:`PairSet.replaced_rows`.
 
     Raises
     ------
@@ -502,20 +514,8 @@ def load_pair_set(name_or_path: str | Path, data_dir: str | Path | None = None) 
 
 
 def _read_csv(path: Path) -> PairSet:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read pair set {path}: {exc.strerror or exc}") from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(
-            f"{path.name}: not UTF-8 text (byte {exc.start}); re-save the file as UTF-8"
-        ) from exc
-    csv.field_size_limit(sys.maxsize)
-    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="", restval=None)
-    header = [c.strip() for c in (reader.fieldnames or [])]
-    reader.fieldnames = header
+    table = read_csv_rows(path, strip_header=True, what="pair set ")
+    header = table.header
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise InputFormatError(
@@ -523,4 +523,6 @@ def _read_csv(path: Path) -> PairSet:
             f"{', '.join(REQUIRED_COLUMNS)} (optional: {', '.join(OPTIONAL_COLUMNS)}; others are "
             f"kept as extra), found {', '.join(header) or 'no header'}"
         )
-    return PairSet.from_rows(path.stem, reader, source=str(path))
+    return PairSet.from_rows(
+        path.stem, (r.cells for r in table.rows), source=str(path), replaced_rows=table.replaced
+    )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -28,6 +28,7 @@ from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
+from ..progress import StageProgress
 from ..scoring.result import DEFAULT_MODE, MODES, Mode, blend
 from .datasets import PairSet
 from .metrics import (
@@ -62,7 +63,6 @@ __all__ = [
 TRIPLE_SOURCES = ("released", "offline", "llm")
 """Where a benchmark's triples come from: the released file, the offline extractor, an LLM."""
 
-Progress = Callable[[str, int, int], None]
 
 Protocol = Literal["same", "dev-test"]
 PROTOCOLS: tuple[Protocol, ...] = ("dev-test", "same")
@@ -296,7 +296,7 @@ def run_pair_benchmark(
     triples: str = "released",
     protocol: Protocol = "dev-test",
     extractor: Any | None = None,
-    progress: Progress | None = None,
+    progress: StageProgress | None = None,
 ) -> BenchResult:
     """Measure how well S3KG and the baselines agree with the labels of ``pair_set``.
 

@@ -6,13 +6,14 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import EncoderError
+from ..progress import Progress
 from .base import Encoder
 
 __all__ = ["CacheStats", "EmbeddingCache"]
@@ -87,7 +88,7 @@ class EmbeddingCache:
         self._matrix[self._n : self._n + n_new] = vectors
         self._n += n_new
 
-    def add(self, texts: Iterable[str], progress: Callable[[int, int], None] | None = None) -> int:
+    def add(self, texts: Iterable[str], progress: Progress | None = None) -> int:
         """Encode every text not cached yet, in large batches; return how many were new.
 
         Parameters

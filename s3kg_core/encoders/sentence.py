@@ -77,7 +77,14 @@ class SentenceTransformerEncoder:
         self._pool: Any = None
         self._lock = threading.Lock()
 
-    def _load(self) -> Any:
+    def load_model(self) -> Any:
+        """The ``SentenceTransformer`` behind this encoder, loaded on the first call.
+
+        Raises
+        ------
+        EncoderError
+            If the model folder does not load.
+        """
         with self._lock:
             if self._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -99,7 +106,7 @@ class SentenceTransformerEncoder:
     @property
     def dim(self) -> int:
         """Embedding dimension."""
-        model = self._load()
+        model = self.load_model()
         getter = getattr(model, "get_embedding_dimension", None) or (
             model.get_sentence_embedding_dimension
         )
@@ -107,7 +114,7 @@ class SentenceTransformerEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Encode texts into unit-norm float32 rows (shape ``(n, dim)``)."""
-        model = self._load()
+        model = self.load_model()
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
         self.prepare(len(texts))
@@ -180,7 +187,7 @@ class SentenceTransformerEncoder:
         """
         if self.processes < 2 or n_texts < self.pool_min_texts or self._pool is not None:
             return
-        model = self._load()
+        model = self.load_model()
         if str(model.device) != "cpu":
             return
         with self._lock:

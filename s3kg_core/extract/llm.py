@@ -8,11 +8,12 @@ parsed gives ``TextKG(status="failed: <reason>")`` for the affected texts; nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 from ..errors import ConfigError, LLMResponseError
 from ..llm.client import ChatRequest, ChatResult, LLMClient
+from ..progress import Progress
 from .base import SOURCES, ItemTexts, TextKG
 from .parse import parse_kg_json
 from .prompts import (
@@ -26,8 +27,6 @@ from .prompts import (
 )
 
 __all__ = ["LLMExtractor"]
-
-Progress = Callable[[int, int], None]
 
 
 def _failed(result: ChatResult) -> str:

@@ -15,7 +15,7 @@ The steps the CLI and the benchmark share:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FactualityError
+from ..progress import Progress
 from .hidden import hidden_layers, read_hidden
 from .judge import (
     Judge,
@@ -138,7 +139,7 @@ def sweep_layers(
     config: JudgeConfig | None = None,
     *,
     pooling: str = "last",
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
     """Train one judge per layer; report train and validation accuracy (never test).
 

@@ -19,7 +19,7 @@ the Ray job writes); reading one layer reads only that column.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import FactualityError, InputFormatError
+from ..progress import Progress
 
 __all__ = [
     "POOLINGS",
@@ -118,7 +119,7 @@ class HiddenStateExtractor:
     def extract(
         self,
         statements: Sequence[str],
-        progress: Callable[[int, int], None] | None = None,
+        progress: Progress | None = None,
     ) -> dict[str, np.ndarray]:
         """Pooled hidden states, one float32 array (n, len(layers), hidden) per pooling."""
         n = len(statements)

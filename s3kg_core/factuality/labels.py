@@ -20,7 +20,7 @@ Both return the statements table with the columns of :data:`LABEL_COLUMNS` added
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..errors import FactualityError
 from ..llm.client import ChatRequest, LLMClient
+from ..progress import Progress
 from .prompts import ANSWER_OPTIONS, LABEL_PROMPT_VERSION, label_messages, label_prompt_text
 
 __all__ = [
@@ -95,7 +96,7 @@ def label_with_client(
     *,
     seed: int | None = 0,
     max_tokens: int = 8,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Ask an OpenAI-compatible endpoint about every statement (temperature 0).
 
@@ -295,9 +296,7 @@ class LocalLabeler:
             )
         return scores
 
-    def label(
-        self, table: pd.DataFrame, progress: Callable[[int, int], None] | None = None
-    ) -> pd.DataFrame:
+    def label(self, table: pd.DataFrame, progress: Progress | None = None) -> pd.DataFrame:
         """A copy of ``table`` with :data:`LABEL_COLUMNS` and the three scores.
 
         The scores are the columns ``score_true``, ``score_false``, ``score_idk``.

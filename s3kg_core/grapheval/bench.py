@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,12 @@ import numpy as np
 
 from ..errors import GraphEvalError
 from ..extract.base import Extractor
+from ..progress import Progress
 from .checkers.base import Checker
 from .datasets import SummSet, load_summ_set
 from .detect import Detection, GraphEval
 
 __all__ = ["balanced_accuracy", "run_bench", "stratified_limit"]
-
-Progress = Callable[[int, int], None]
 
 
 def balanced_accuracy(labels: Sequence[int], predicted: Sequence[int]) -> float:
@@ -133,7 +132,8 @@ def run_bench(
     dict
         ``{"dataset", "n", "checker", "extractor", "raw": {"balanced_accuracy"},
         "kg": {"balanced_accuracy", "flagged_triples"}, ...}`` plus split, counts, signature
-        and timings.
+        and timings; ``"replaced_rows"`` lists the file's rows whose bytes that were not UTF-8
+        were replaced (only when there are such rows).
 
     Raises
     ------
@@ -183,6 +183,8 @@ def run_bench(
         "checker_signature": checker.signature,
         "seconds": round(seconds, 3),
     }
+    if summ.replaced_rows:
+        result["replaced_rows"] = list(summ.replaced_rows)
     if raw:
         raw_pred = [0 if d.raw_inconsistent else 1 for d in detections]
         result["raw"] = {

@@ -19,15 +19,14 @@ articles), else in **test**. Calibration may use dev only; reported figures are 
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import default_data_dir
 from ..errors import InputFormatError
+from ..tables import read_csv_rows
 
 __all__ = [
     "DATASETS",
@@ -96,6 +95,8 @@ class SummSet:
     examples: tuple[SummExample, ...]
     source: str
     split: str = "all"
+    replaced_rows: tuple[int, ...] = ()
+    """Data rows of the source file (from 1) whose non-UTF-8 bytes were replaced with U+FFFD."""
 
     def __len__(self) -> int:
         return len(self.examples)
@@ -109,9 +110,9 @@ class SummSet:
         if split not in SPLITS:
             raise InputFormatError(f"split must be one of {SPLITS}; got {split!r}")
         if split == "all":
-            return SummSet(self.name, self.examples, self.source, "all")
+            return SummSet(self.name, self.examples, self.source, "all", self.replaced_rows)
         kept = tuple(e for e in self.examples if e.split == split)
-        return SummSet(self.name, kept, self.source, split)
+        return SummSet(self.name, kept, self.source, split, self.replaced_rows)
 
 
 def _label(value: str | None, row: int, path: Path) -> int:
@@ -123,22 +124,17 @@ def _label(value: str | None, row: int, path: Path) -> int:
     raise InputFormatError(f"{path}: row {row} has label {value!r}; labels must be 0 or 1")
 
 
-def _rows(path: Path) -> Iterable[tuple[list[str], Mapping[str, str]]]:
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        fields = [f for f in (reader.fieldnames or [])]
-        for row in reader:
-            yield fields, row
-
-
 def read_summ_csv(path: str | Path, name: str | None = None) -> SummSet:
     r"""Read a TRUE-style CSV: ``grounding``, ``generated_text``, ``label`` (and optionally ``id``).
+
+    Bytes that are not UTF-8 are replaced with U+FFFD and their rows listed in
+    :attr:`SummSet.replaced_rows` (see :mod:`s3kg_core.tables`).
 
     Raises
     ------
     InputFormatError
-        If the file is missing or lacks a required column (the message lists the columns found).
+        If the file is missing, is not a readable CSV, or lacks a required column (the message
+        lists the columns found).
 
     Examples
     --------
@@ -153,41 +149,32 @@ def read_summ_csv(path: str | Path, name: str | None = None) -> SummSet:
     path = Path(path)
     if not path.is_file():
         raise InputFormatError(f"benchmark file {path} not found")
+    table = read_csv_rows(path)
+    fields = list(table.header)
+    missing = [c for c in _REQUIRED if c not in fields]
+    if fields and missing:
+        raise InputFormatError(
+            f"{path}: missing column(s) {', '.join(missing)}; found "
+            f"{', '.join(repr(f) for f in fields)}; expected grounding, "
+            "generated_text, label (and optionally id)"
+        )
     examples: list[SummExample] = []
-    fields: list[str] = []
-    try:
-        for n, (fields, row) in enumerate(_rows(path)):
-            if n == 0:
-                missing = [c for c in _REQUIRED if c not in fields]
-                if missing:
-                    raise InputFormatError(
-                        f"{path}: missing column(s) {', '.join(missing)}; found "
-                        f"{', '.join(repr(f) for f in fields)}; expected grounding, "
-                        "generated_text, label (and optionally id)"
-                    )
-            context = row.get("grounding") or ""
-            key = (row.get("id") or "").strip() or context
-            uid = (row.get("") or "").strip() or str(n)
-            examples.append(
-                SummExample(
-                    uid=uid,
-                    article_key=key,
-                    context=context,
-                    answer=row.get("generated_text") or "",
-                    label=_label(row.get("label"), n, path),
-                    split=article_split(key),
-                )
+    for n, entry in enumerate(table.rows):
+        row = entry.cells
+        context = row.get("grounding") or ""
+        key = (row.get("id") or "").strip() or context
+        uid = (row.get("") or "").strip() or str(n)
+        examples.append(
+            SummExample(
+                uid=uid,
+                article_key=key,
+                context=context,
+                answer=row.get("generated_text") or "",
+                label=_label(row.get("label"), n, path),
+                split=article_split(key),
             )
-    except (csv.Error, UnicodeDecodeError) as exc:
-        raise InputFormatError(f"{path} is not a readable CSV file: {exc}") from exc
-    if not examples and fields:
-        missing = [c for c in _REQUIRED if c not in fields]
-        if missing:
-            raise InputFormatError(
-                f"{path}: missing column(s) {', '.join(missing)}; found "
-                f"{', '.join(repr(f) for f in fields)}"
-            )
-    return SummSet(name or path.stem, tuple(examples), str(path))
+        )
+    return SummSet(name or path.stem, tuple(examples), str(path), replaced_rows=table.replaced)
 
 
 def load_summ_set(name: str, *, data_dir: str | Path | None = None, split: str = "all") -> SummSet:

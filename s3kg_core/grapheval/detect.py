@@ -23,21 +23,20 @@ Statuses of a :class:`Detection`:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GraphEvalError
 from ..extract.base import Extractor, ItemTexts, TextKG
 from ..kg import Triple
+from ..progress import Progress
 from .checkers.base import Checker, Verdict
 
 __all__ = ["THRESHOLD", "Detection", "GraphEval", "detect", "detection_from_verdicts"]
 
 THRESHOLD = 0.5
 """A triple is flagged when its probability of being unsupported exceeds this."""
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 
 from ..errors import GraphEvalError
+from ..progress import StageProgress
 from ..store import grapheval_queries, queries
 from ..store.store import Store
 from .checkers.base import Checker
@@ -32,8 +33,6 @@ __all__ = [
     "put_corrections",
     "put_detections",
 ]
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -131,7 +130,7 @@ def detect_store(
     *,
     raw: bool = True,
     batch_items: int = 64,
-    progress: Progress | None = None,
+    progress: StageProgress | None = None,
 ) -> DetectReport:
     """Check every answer of a run against its context and store one row per answer.
 

@@ -14,20 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..kg import Triple
+from ..text import STOP_WORDS, sentence_spans
 
 __all__ = ["Span", "flag_spans", "triple_spans", "triple_text"]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-# Words too common to show where a triple sits in the answer.
-_STOP_TEXT = (
-    "a an the and or but of in on at to for from by with as is are was were be been being it "
-    "its this that these those he she they them his her their we our you your i me my has "
-    "have had do does did will would can could should may might must not no than then there "
-    "which who whom whose what when where why how all any each also about into over after "
-    "before under up down out off so such very just more most"
-)
-_STOP = frozenset(_STOP_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -80,7 +71,9 @@ def _phrase_pattern(label: str) -> re.Pattern[str] | None:
 
 def _content_words(label: str) -> list[str]:
     return [
-        w for w in _WORD.findall(label) if w.lower() not in _STOP and (len(w) > 2 or w.isdigit())
+        w
+        for w in _WORD.findall(label)
+        if w.lower() not in STOP_WORDS and (len(w) > 2 or w.isdigit())
     ]
 
 
@@ -88,19 +81,6 @@ def _word_pattern(word: str) -> re.Pattern[str]:
     """A whole word, a short suffix allowed for longer words (open ~ opened, cell ~ cells)."""
     suffix = r"\w{0,3}" if word.isalpha() and len(word) >= 4 else ""
     return re.compile(rf"(?<!\w){re.escape(word)}{suffix}(?!\w)", re.IGNORECASE)
-
-
-def _sentences(text: str) -> list[tuple[int, int]]:
-    """Character ranges of the text's sentences (a punctuation rule, as the checkers split)."""
-    out = []
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.start() > start:
-            out.append((start, m.start()))
-        start = m.end()
-    if start < len(text):
-        out.append((start, len(text)))
-    return out
 
 
 def _label_spans(text: str, label: str, lo: int, hi: int) -> list[tuple[int, int]]:
@@ -145,7 +125,7 @@ def triple_spans(answer: str, triple: Triple) -> list[tuple[int, int]]:
     []
     """
     words = [_word_pattern(w) for part in triple.to_list() for w in _content_words(part)]
-    ranges = _sentences(answer)
+    ranges = sentence_spans(answer)
     scores = [sum(1 for p in words if p.search(answer, lo, hi)) for lo, hi in ranges]
     best = max(scores, default=0)
     if best == 0:

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigError, EndpointError
+from ..progress import Progress
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -496,7 +497,7 @@ class LLMClient:
     def chat_many(
         self,
         requests: Sequence[ChatRequest],
-        progress: Callable[[int, int], None] | None = None,
+        progress: Progress | None = None,
     ) -> list[ChatResult]:
         """Results in the order of ``requests``: cached ones first, the rest from the endpoint.
 

@@ -30,10 +30,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from ..errors import EndpointError
+from ..errors import ServeError
 
 __all__ = [
-    "ServeError",
     "free_port",
     "serve_command",
     "serve_unavailable_reason",
@@ -43,10 +42,6 @@ __all__ = [
 # What `transformers serve` imports (transformers.utils.import_utils.is_serve_available) plus
 # what it runs on; all come with `pip install "transformers[serving]"`.
 _SERVE_MODULES = ("transformers", "torch", "fastapi", "uvicorn", "pydantic", "openai")
-
-
-class ServeError(EndpointError):
-    """``transformers serve`` exited or did not answer in time (the message ends with its log)."""
 
 
 def serve_unavailable_reason() -> str | None:

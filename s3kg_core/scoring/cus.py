@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from ..kg import TriplesLike
 from .result import ScoreResult
-from .s3kg import KGScorer, TriplesLike
+from .s3kg import KGScorer
 
 __all__ = ["CUSResult", "DatasetCUS", "cus_score", "dataset_cus", "harmonic_mean", "score_cus_many"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +20,9 @@ from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
-from ..kg import KnowledgeGraph, Triple
+from ..kg import Triple, TriplesLike, as_triples
 from ..normalize import normalization_name, normalize_triples
+from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
 from .result import DEFAULT_MODE, MODES, Mode, ScoreResult, check_alpha
 from .signature import Signature
@@ -30,9 +31,6 @@ from .wl import kgx_graph, wl_kernel
 __all__ = ["KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
 
 _BLOCK_PAIRS = 50_000
-Progress = Callable[[str, int, int], None]
-
-TriplesLike = KnowledgeGraph | Iterable[Any]
 
 
 @dataclass(frozen=True)
@@ -132,12 +130,6 @@ class _Pair:
     picks: list[int] = field(default_factory=list)
 
 
-def _as_triples(kg: TriplesLike) -> tuple[Triple, ...]:
-    if isinstance(kg, KnowledgeGraph):
-        return kg.triples
-    return tuple(Triple.from_any(t) for t in kg)
-
-
 def _entities(triples: Sequence[Triple]) -> list[str]:
     return list(dict.fromkeys(p for t in triples for p in (t.head, t.tail)))
 
@@ -205,7 +197,7 @@ class KGScorer:
     # -- preparation ---------------------------------------------------------------------------
 
     def _side(self, kg: TriplesLike) -> _Side:
-        raw = _as_triples(kg)
+        raw = as_triples(kg)
         if self.config.mode == "kgx":
             triples = [Triple(t.head.lower(), t.relation.lower(), t.tail.lower()) for t in raw]
             return _Side(triples, [" ".join(t.to_list()) for t in raw])
@@ -341,7 +333,7 @@ class KGScorer:
         self,
         pairs: Iterable[tuple[TriplesLike, TriplesLike]],
         *,
-        progress: Progress | None = None,
+        progress: StageProgress | None = None,
     ) -> list[ScoreResult]:
         """Score a list of ``(t1, t2)`` pairs.
 
@@ -366,7 +358,7 @@ class KGScorer:
         enc_before = self.cache.stats.seconds
         prepared = [self._prepare(t1, t2) for t1, t2 in pairs]
 
-        def report(stage: str) -> Callable[[int, int], None] | None:
+        def report(stage: str) -> Progress | None:
             if progress is None:
                 return None
             return lambda done, total: progress(stage, done, total)

@@ -35,9 +35,8 @@ from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
-from ..kg import Triple
+from ..kg import Triple, TriplesLike, as_triples
 from ..normalize import normalize_triples
-from .s3kg import TriplesLike, _as_triples
 
 __all__ = [
     "AlignedTriple",
@@ -287,8 +286,8 @@ class TripletAnalyzer:
         """Run :meth:`analyse` on ``(gold, answer)`` pairs, encoding all strings in one batch."""
         norm = [
             (
-                normalize_triples(_as_triples(g), lemmatize=self.lemmatize),
-                normalize_triples(_as_triples(a), lemmatize=self.lemmatize),
+                normalize_triples(as_triples(g), lemmatize=self.lemmatize),
+                normalize_triples(as_triples(a), lemmatize=self.lemmatize),
             )
             for g, a in items
         ]

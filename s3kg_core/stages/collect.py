@@ -10,13 +10,14 @@ means a rerun never pays twice for the same prompt.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
 from ..extract.prompts import ANSWER_PROMPT_VERSION, answer_messages, truncate
 from ..llm.client import ChatRequest, LLMClient
+from ..progress import StageProgress
 from ..store import queries
 from ..store.records import AnswerRecord
 from ..store.store import Store
@@ -24,7 +25,6 @@ from ..store.store import Store
 __all__ = ["UNEXTRACTED", "CollectReport", "collect_answers", "collected_run"]
 
 UNEXTRACTED = "none"  # a collected run's extractor until KGs are extracted
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -77,7 +77,7 @@ def collect_answers(
     max_tokens: int = 512,
     batch_items: int = 16,
     limit: int | None = None,
-    progress: Progress | None = None,
+    progress: StageProgress | None = None,
 ) -> CollectReport:
     """Ask ``client``'s model every question of ``datasets`` (default: all) at each temperature.
 

@@ -11,20 +11,19 @@ item's KGs removes its stale scores and TAU results.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
 from ..extract.base import Extractor, ItemTexts, TextKG
+from ..progress import StageProgress
 from ..store import queries
 from ..store.records import KGRecord
 from ..store.store import Store
 from .collect import UNEXTRACTED
 
 __all__ = ["ExtractReport", "extract_store"]
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -81,7 +80,7 @@ def extract_store(
     *,
     run_ids: Sequence[int] | None = None,
     batch_items: int = 16,
-    progress: Progress | None = None,
+    progress: StageProgress | None = None,
 ) -> ExtractReport:
     """Extract the gold, answer and context KGs of every answer of the target runs.
 

@@ -9,10 +9,7 @@ names the columns expected and found.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +19,7 @@ from ..errors import InputFormatError, KGParseError, MappingError
 from ..kgio import parse_kg_cell
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
 from ..store.store import Store
+from ..tables import Table, read_csv_rows, read_jsonl_records
 
 __all__ = [
     "ImportReport",
@@ -55,6 +53,7 @@ _RELEASE_LAYOUTS: dict[str, dict[str, str]] = {
     },
 }
 TABLE_FIELDS = ("id", "question", "context", "gold", "answer")
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 @dataclass
@@ -80,15 +79,17 @@ class ImportReport:
         )
 
 
-def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    try:
-        text = path.read_bytes().decode("utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    csv.field_size_limit(sys.maxsize)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h for h in (reader.fieldnames or []) if h]
-    return header, list(reader)
+def _report_replaced(table: Table[Any], ids: Mapping[int, str], report: ImportReport) -> None:
+    """One problem per row (and for the header) whose bytes that are not UTF-8 were replaced."""
+    if table.header_replaced:
+        report.problems.append("header: non-UTF-8 bytes replaced with U+FFFD")
+    where = "line" if table.path.suffix.lower() in _JSONL_SUFFIXES else "data row"
+    for row in table.rows:
+        if row.replaced:
+            report.problems.append(
+                f"row {ids.get(row.number) or '?'} ({where} {row.number}): "
+                "non-UTF-8 bytes replaced with U+FFFD"
+            )
 
 
 def _kg(
@@ -142,18 +143,23 @@ def import_s3kg_release(store: Store, directory: str | Path) -> list[ImportRepor
             raise InputFormatError(
                 f"{path.name}: file name must be DATASET_MODEL.csv, e.g. mesaqa_gemma-7b-it.csv"
             )
-        header, rows = _read_csv(path)
-        checked.append((path, dataset, model, _release_layout(path, header), rows))
+        table = read_csv_rows(path)
+        header = [h for h in table.header if h]
+        checked.append((path, dataset, model, _release_layout(path, header), table))
     reports = []
-    for path, dataset, model, extractor, rows in checked:
+    for path, dataset, model, extractor, table in checked:
         cols = _RELEASE_LAYOUTS[extractor]
         report = ImportReport(source=path.name, dataset=dataset, model=model)
-        short = [r for r in rows if any(r.get(c) is None for c in cols.values())]
-        for r in short:
-            report.problems.append(
-                f"row {r.get(cols['id']) or '?'}: too few fields; the missing ones are empty"
-            )
-        rows = [{k: (v if v is not None else "") for k, v in r.items()} for r in rows]
+        _report_replaced(
+            table, {r.number: (r.cells.get(cols["id"]) or "").strip() for r in table.rows}, report
+        )
+        for short in table.rows:
+            if any(short.cells.get(c) is None for c in cols.values()):
+                report.problems.append(
+                    f"row {short.cells.get(cols['id']) or '?'}: too few fields; the missing ones "
+                    "are empty"
+                )
+        rows = [{k: (v if v is not None else "") for k, v in r.cells.items()} for r in table.rows]
         by_id = {r[cols["id"]].strip(): r for r in rows}
         if len(by_id) < len(rows):
             report.problems.append(
@@ -255,27 +261,10 @@ def parse_mapping(spec: str) -> dict[str, str]:
     return mapping
 
 
-def _read_table(path: Path) -> tuple[list[str], list[dict[str, Any]]]:
-    if path.suffix.lower() in (".jsonl", ".ndjson"):
-        rows: list[dict[str, Any]] = []
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError as exc:
-            raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputFormatError(f"{path.name}: line {number} is not JSON ({exc})") from exc
-            if not isinstance(value, dict):
-                raise InputFormatError(f"{path.name}: line {number} is not a JSON object")
-            rows.append(value)
-        header = list(dict.fromkeys(k for r in rows for k in r))
-        return header, rows
-    header, csv_rows = _read_csv(path)
-    return header, list(csv_rows)
+def _read_table(path: Path) -> Table[Any]:
+    if path.suffix.lower() in _JSONL_SUFFIXES:
+        return read_jsonl_records(path)
+    return read_csv_rows(path)
 
 
 def import_table(
@@ -310,7 +299,9 @@ def import_table(
         answer column is mapped without a model name.
     """
     path = Path(path)
-    header, rows = _read_table(path)
+    table = _read_table(path)
+    header = [h for h in table.header if h]
+    rows = [r.cells for r in table.rows]
     missing = [f"{k}={c}" for k, c in mapping.items() if c not in header]
     if missing:
         raise MappingError(
@@ -339,6 +330,9 @@ def import_table(
         )
         for number, r in enumerate(rows, start=1)
     ]
+    _report_replaced(
+        table, {r.number: rec.ext_id for r, rec in zip(table.rows, records, strict=True)}, report
+    )
     last = {rec.ext_id: (rec, row) for rec, row in zip(records, rows, strict=True)}
     if len(last) < len(records):
         report.problems.append(

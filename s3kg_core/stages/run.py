@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..extract.base import Extractor
+from ..progress import StageProgress
 from ..scoring.s3kg import S3KGConfig
 from ..store.store import Store
 from .collect import CollectReport, collect_answers
 from .extract import ExtractReport, extract_store
 from .importing import ImportReport, import_pubmedqa, import_table
-from .score import Progress, ScoreReport, score_store
+from .score import ScoreReport, score_store
 from .tau import TARGETS, TauReport, tau_store
 
 if TYPE_CHECKING:
@@ -245,7 +246,7 @@ def run_pipeline(
     encoder: str | Encoder = "minilm",
     config: S3KGConfig | None = None,
     tau: TauSettings | None = _DEFAULT_TAU,
-    progress: Progress | None = None,
+    progress: StageProgress | None = None,
     on_stage: Callable[[str], None] | None = None,
 ) -> PipelineReport:
     """Import, collect, extract, score and explain, each stage resuming what is stored.

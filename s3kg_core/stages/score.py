@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple
+from ..progress import StageProgress
 from ..scoring.cus import score_cus_many
 from ..scoring.result import ScoreResult
 from ..scoring.s3kg import KGScorer, S3KGConfig
@@ -25,10 +26,7 @@ from ..store import queries
 from ..store.records import KGRecord, ScoreRecord
 from ..store.store import Store
 
-__all__ = ["Progress", "ScoreJob", "ScoreReport", "score_batch", "score_store"]
-
-
-Progress = Callable[[str, int, int], None]
+__all__ = ["ScoreJob", "ScoreReport", "score_batch", "score_store"]
 
 
 @dataclass
@@ -80,7 +78,7 @@ def score_store(
     config: S3KGConfig | None = None,
     batch_items: int = 1000,
     run_ids: Sequence[int] | None = None,
-    progress: Progress | None = None,
+    progress: StageProgress | None = None,
     ray_address: str | None = None,
     ray_workers: int | None = None,
 ) -> ScoreReport:

@@ -5,13 +5,13 @@ The schema version is recorded in ``meta``; migrations run on the first read-wri
 
 from __future__ import annotations
 
-__all__ = ["BENCH_COLUMNS", "SCHEMA_VERSION"]
+__all__ = ["BENCH_COLUMNS", "MIGRATIONS", "SCHEMA_VERSION"]
 
 
 SCHEMA_VERSION = 4
 
 
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
+MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
         "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
         "CREATE SEQUENCE IF NOT EXISTS dataset_ids START 1",

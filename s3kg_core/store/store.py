@@ -29,7 +29,7 @@ from ..config import DEFAULT_DB
 from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
 from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
-from .schema import _MIGRATIONS, BENCH_COLUMNS, SCHEMA_VERSION
+from .schema import BENCH_COLUMNS, MIGRATIONS, SCHEMA_VERSION
 
 __all__ = ["Store"]
 
@@ -146,7 +146,7 @@ class Store:
         con.execute("BEGIN TRANSACTION")
         try:
             for target in range(version + 1, SCHEMA_VERSION + 1):
-                for statement in _MIGRATIONS[target]:
+                for statement in MIGRATIONS[target]:
                     con.execute(statement)
                 con.execute(
                     "INSERT INTO meta VALUES ('schema_version', ?) "

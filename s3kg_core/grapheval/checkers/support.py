@@ -47,6 +47,7 @@ from ...encoders.base import Encoder
 from ...encoders.cache import EmbeddingCache
 from ...encoders.registry import load_encoder
 from ...errors import CheckerError
+from ...text import STOP_WORDS, split_sentences
 from .base import Checker, Claim, Verdict
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
     "LogisticWeights",
     "SupportChecker",
     "load_calibration",
-    "split_sentences",
 ]
 
 FEATURES = (
@@ -73,7 +73,6 @@ FEATURES = (
 CALIBRATION_FILE = Path(__file__).with_name("support_calibration.json")
 """The packaged calibration (weights fitted on the dev split only)."""
 
-_SENT_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'\u201d\u2019)\]])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATION = re.compile(
@@ -91,26 +90,6 @@ _NUMBER_WORDS = {w: str(i) for i, w in enumerate(_NUMBER_WORDS_TEXT.split())} | 
     "hundred": "100",
     "thousand": "1000",
 }
-_STOP_TEXT = (
-    "a an the and or but if of in on at to for from by with as is are was were be been being "
-    "it its this that these those he she they them his her their we our you your i me my "
-    "has have had do does did will would can could should may might must shall "
-    "not no than then there here which who whom whose what when where why how all any each "
-    "also about into over after before under up down out off so such very just more most "
-    "said says say s t one"
-)
-_STOP = frozenset(_STOP_TEXT.split())
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split a text into sentences with a punctuation rule (no model).
-
-    Examples
-    --------
-    >>> split_sentences("The Eiffel Tower is in Paris. It opened in 1889!  Why?")
-    ['The Eiffel Tower is in Paris.', 'It opened in 1889!', 'Why?']
-    """
-    return [s.strip() for s in _SENT_END.split(text) if s and s.strip()]
 
 
 def _stem(word: str) -> str:
@@ -131,12 +110,14 @@ def _content(text: str) -> list[str]:
     return [
         _stem(w)
         for w in _WORD.findall(text)
-        if w.lower() not in _STOP and not _NUMBER.fullmatch(w) and len(w) > 1
+        if w.lower() not in STOP_WORDS and not _NUMBER.fullmatch(w) and len(w) > 1
     ]
 
 
 def _capitalised(text: str) -> list[str]:
-    return [_stem(w) for w in _WORD.findall(text) if w[:1].isupper() and w.lower() not in _STOP]
+    return [
+        _stem(w) for w in _WORD.findall(text) if w[:1].isupper() and w.lower() not in STOP_WORDS
+    ]
 
 
 def _stems(text: str) -> set[str]:

@@ -1,0 +1,244 @@
+r"""The one reader of CSV and JSONL input files, with one policy for bytes that are not UTF-8.
+
+The input tables (pair files, labelled pair sets, the GraphEval benchmark CSVs, released QA
+runs and mapped CSV / JSONL files to import) are read here:
+
+- text is UTF-8; a leading byte-order mark is dropped;
+- bytes that are not UTF-8 never stop a read: each invalid sequence becomes U+FFFD (as
+  ``bytes.decode(errors="replace")`` does), and the row it sat on is **reported**
+  (:attr:`Row.replaced`, :attr:`Table.replaced`), so the caller can flag it. A U+FFFD that the
+  file itself holds as valid UTF-8 is text like any other and is not reported;
+- a file that cannot be read, a CSV the ``csv`` module rejects, or a JSONL line that is not a JSON
+  object raises :class:`~s3kg_core.errors.InputFormatError`.
+
+CSV rows are read as :class:`csv.DictReader` reads them: blank lines are skipped, a short row's
+missing cells are ``None``, fields beyond the header are kept apart (:attr:`Row.extra`), and of
+two columns with the same name the last one wins.
+
+Examples
+--------
+>>> import tempfile
+>>> from pathlib import Path
+>>> path = Path(tempfile.mkdtemp()) / "t.csv"
+>>> _ = path.write_bytes(b"\xef\xbb\xbfid,name\n1,caf\xc3\xa9\n2,caf\xe9\n")
+>>> table = read_csv_rows(path)
+>>> [row.cells["name"] for row in table.rows], table.replaced
+(['café', 'caf�'], (2,))
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from .errors import InputFormatError
+
+__all__ = ["Row", "Table", "read_csv_rows", "read_jsonl_records"]
+
+T = TypeVar("T")
+
+# Undecodable bytes, decoded with errors="surrogateescape": one lone surrogate per byte.
+_ESCAPED = re.compile("[\udc80-\udcff]")
+# The csv module's field limit is a C long: 2**31 - 1 is the most every platform takes.
+_FIELD_SIZE_LIMIT = min(sys.maxsize, 2**31 - 1)
+
+
+@dataclass(frozen=True)
+class Row(Generic[T]):
+    """One row of a table.
+
+    Attributes
+    ----------
+    number
+        1-based: the data row of a CSV (the header and blank lines not counted), the line of a
+        JSONL file.
+    cells
+        Column name -> cell. A CSV cell is text, or ``None`` when the row ended before its
+        column; a JSONL cell is any JSON value.
+    extra
+        CSV fields beyond the header (a stray comma, a glued next row); always empty for JSONL.
+    replaced
+        Whether bytes that are not UTF-8 were replaced with U+FFFD on this row.
+    """
+
+    number: int
+    cells: dict[str, T]
+    extra: tuple[str, ...] = ()
+    replaced: bool = False
+
+
+@dataclass(frozen=True)
+class Table(Generic[T]):
+    """The rows of one file, with its header and the rows whose bytes were replaced.
+
+    Attributes
+    ----------
+    path
+        The file read.
+    header
+        The CSV header as written (stripped if asked), or the JSONL keys in first-seen order.
+    rows
+        The rows, in file order.
+    header_replaced
+        Whether the CSV header held bytes that are not UTF-8 (replaced with U+FFFD).
+    """
+
+    path: Path
+    header: tuple[str, ...]
+    rows: tuple[Row[T], ...]
+    header_replaced: bool = False
+
+    @property
+    def replaced(self) -> tuple[int, ...]:
+        """The :attr:`Row.number` of every row whose bytes that are not UTF-8 were replaced."""
+        return tuple(row.number for row in self.rows if row.replaced)
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {what}{path}: {exc.strerror or exc}") from exc
+
+
+def read_csv_rows(
+    path: str | Path, *, strip_header: bool = False, what: str = ""
+) -> Table[str | None]:
+    r"""Read a CSV file (UTF-8, optional BOM) into rows keyed by its header.
+
+    Parameters
+    ----------
+    path
+        The CSV file.
+    strip_header
+        Strip whitespace around the header's column names (``id, kg_1`` reads as ``id,kg_1``).
+    what
+        What the file is, for the error message: ``"pair set "`` gives "cannot read pair set
+        PATH: ...".
+
+    Returns
+    -------
+    Table
+        An empty header (and no rows) for an empty file. :attr:`Table.replaced` lists the rows
+        whose bytes that are not UTF-8 were replaced with U+FFFD.
+
+    Raises
+    ------
+    InputFormatError
+        If the file cannot be read, or the ``csv`` module rejects it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("id,kg\n1,[]\n\n2\n3,[],stray\n")
+    >>> table = read_csv_rows(path)
+    >>> table.header
+    ('id', 'kg')
+    >>> for row in table.rows:
+    ...     print(row.number, row.cells, row.extra)
+    1 {'id': '1', 'kg': '[]'} ()
+    2 {'id': '2', 'kg': None} ()
+    3 {'id': '3', 'kg': '[]'} ('stray',)
+    """
+    path = Path(path)
+    raw = _read_bytes(path, what)
+    # The decoder never takes an ASCII byte into an invalid sequence, so the text with U+FFFD
+    # replacements and the text with escaped bytes have the same delimiters, quotes and line
+    # breaks: read side by side, the second says which rows of the first had bytes replaced.
+    shadow = None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8-sig", errors="replace")
+        escaped = raw.decode("utf-8-sig", errors="surrogateescape")
+        shadow = csv.reader(io.StringIO(escaped, newline=""))
+    csv.field_size_limit(_FIELD_SIZE_LIMIT)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    header_replaced = False
+    rows: list[Row[str | None]] = []
+    try:
+        for fields in reader:
+            replaced = shadow is not None and any(_ESCAPED.search(f) for f in next(shadow))
+            if header is None:  # the first line, even a blank one, is the header
+                header = [f.strip() for f in fields] if strip_header else fields
+                header_replaced = replaced
+                continue
+            if not fields:  # a blank line
+                continue
+            cells: dict[str, str | None] = dict(zip(header, fields, strict=False))
+            for name in header[len(fields) :]:
+                cells[name] = None
+            rows.append(Row(len(rows) + 1, cells, tuple(fields[len(header) :]), replaced))
+    except csv.Error as exc:
+        raise InputFormatError(
+            f"{path.name}: not a readable CSV file (line {reader.line_num}: {exc})"
+        ) from exc
+    return Table(path, tuple(header or ()), tuple(rows), header_replaced)
+
+
+def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
+    r"""Read a JSONL file (one JSON object per line, UTF-8, optional BOM); blank lines are skipped.
+
+    Lines are split at ``\n`` only (a ``\r`` before it is dropped), so a JSON string holding a
+    line separator such as U+2028 stays in its line.
+
+    Parameters
+    ----------
+    path
+        The JSONL (or NDJSON) file.
+    what
+        What the file is, for the error message (see :func:`read_csv_rows`).
+
+    Returns
+    -------
+    Table
+        One row per object, numbered by its line; the header lists every key in first-seen order.
+        :attr:`Table.replaced` lists the lines whose bytes that are not UTF-8 were replaced.
+
+    Raises
+    ------
+    InputFormatError
+        If the file cannot be read, or a line is not JSON or not a JSON object (the message names
+        the line).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> path = Path(tempfile.mkdtemp()) / "t.jsonl"
+    >>> _ = path.write_bytes(b'{"q": "caf\xc3\xa9"}\n\n{"q": "caf\xe9", "n": 2}\n')
+    >>> table = read_jsonl_records(path)
+    >>> table.header, [r.cells for r in table.rows], table.replaced
+    (('q', 'n'), [{'q': 'café'}, {'q': 'caf�', 'n': 2}], (3,))
+    """
+    path = Path(path)
+    raw = _read_bytes(path, what)
+    rows: list[Row[Any]] = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        line = line.removesuffix(b"\r")
+        try:
+            text, replaced = line.decode("utf-8"), False
+        except UnicodeDecodeError:
+            text, replaced = line.decode("utf-8", errors="replace"), True
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputFormatError(f"{path.name}: line {number} is not JSON ({exc})") from exc
+        if not isinstance(value, dict):
+            raise InputFormatError(f"{path.name}: line {number} is not a JSON object")
+        rows.append(Row(number, value, (), replaced))
+    header = tuple(dict.fromkeys(k for row in rows for k in row.cells))
+    return Table(path, header, tuple(rows))

@@ -1,0 +1,180 @@
+"""The one CSV / JSONL reader and its policy for bytes that are not UTF-8."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import s3kg_core.tables as tables
+from s3kg_core.errors import InputFormatError
+from s3kg_core.tables import read_csv_rows, read_jsonl_records
+
+# -- CSV ------------------------------------------------------------------------------------------
+
+
+def _csv(tmp_path: Path, data: bytes, name: str = "t.csv") -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_csv_rows_cells_short_rows_and_extra_fields(tmp_path):
+    path = _csv(tmp_path, b'id,a,b\n1,x,"y, z"\n\n2,x\n3,x,y,stray,more\n')
+    table = read_csv_rows(path)
+    assert table.header == ("id", "a", "b")
+    assert [r.number for r in table.rows] == [1, 2, 3]  # the blank line is not a row
+    assert table.rows[0].cells == {"id": "1", "a": "x", "b": "y, z"}
+    assert table.rows[1].cells == {"id": "2", "a": "x", "b": None}  # the row ended before b
+    assert table.rows[2].extra == ("stray", "more")
+    assert table.replaced == () and not table.header_replaced
+
+
+def test_csv_bom_is_dropped_and_header_can_be_stripped(tmp_path):
+    path = _csv(tmp_path, b"\xef\xbb\xbfid, name\r\n1,a\r\n")
+    assert read_csv_rows(path).header == ("id", " name")
+    table = read_csv_rows(path, strip_header=True)
+    assert table.header == ("id", "name")
+    assert table.rows[0].cells == {"id": "1", "name": "a"}
+
+
+def test_csv_latin1_byte_is_replaced_and_its_row_reported(tmp_path):
+    path = _csv(
+        tmp_path,
+        b"id,text\n"
+        b"1,caf\xc3\xa9\n"  # UTF-8
+        b'2,"caf\xe9, au lait"\n'  # Latin-1: not UTF-8
+        b"3,\xef\xbf\xbd\n",  # a genuine U+FFFD, written as UTF-8
+    )
+    table = read_csv_rows(path)
+    assert [r.cells["text"] for r in table.rows] == ["café", "caf\ufffd, au lait", "\ufffd"]
+    assert [r.replaced for r in table.rows] == [False, True, False]
+    assert table.replaced == (2,)
+
+
+def test_csv_header_with_undecodable_bytes_is_reported(tmp_path):
+    table = read_csv_rows(_csv(tmp_path, b"id,caf\xe9\n1,x\n"))
+    assert table.header == ("id", "caf\ufffd")
+    assert table.header_replaced and table.replaced == ()
+
+
+def test_csv_empty_file_has_no_header(tmp_path):
+    table = read_csv_rows(_csv(tmp_path, b""))
+    assert (table.header, table.rows) == ((), ())
+
+
+def test_csv_unreadable_file_and_csv_errors_are_input_format_errors(tmp_path, monkeypatch):
+    with pytest.raises(InputFormatError, match=r"cannot read pair set .*nope\.csv"):
+        read_csv_rows(tmp_path / "nope.csv", what="pair set ")
+    huge = _csv(tmp_path, b'id,text\n1,"' + b"x" * 10 + b'"\n')
+    monkeypatch.setattr(tables, "_FIELD_SIZE_LIMIT", 5)
+    try:
+        with pytest.raises(InputFormatError, match=r"t\.csv: not a readable CSV file \(line 2"):
+            read_csv_rows(huge)
+    finally:
+        csv.field_size_limit(tables._FIELD_SIZE_LIMIT)
+    monkeypatch.undo()
+    assert read_csv_rows(huge).rows[0].cells["text"] == "x" * 10
+
+
+def _dict_reader_rows(raw: bytes) -> tuple[list[str], list[dict[str, object]]]:
+    """What the readers did before s3kg_core.tables: DictReader on text decoded with replace."""
+    reader = csv.DictReader(
+        io.StringIO(raw.decode("utf-8-sig", errors="replace"), newline=""),
+        restkey="\x00extra",
+        restval=None,
+    )
+    rows = list(reader)
+    return list(reader.fieldnames or []), rows
+
+
+# CSV syntax, valid UTF-8 (é, U+FFFD, an emoji) and invalid bytes (Latin-1 é, a stray
+# continuation byte, truncated sequences, an encoded surrogate).
+_PIECES = [
+    *(b"a", b",", b'"', b'""', b"\n", b"\r\n", b" "),
+    *(b"\xc3\xa9", b"\xef\xbf\xbd", b"\xf0\x9f\x98\x80"),
+    *(b"\xe9", b"\x80", b"\xe2\x82", b"\xf0\x9f\x98", b"\xed\xa0\x80", b"\xff"),
+]
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30))
+def test_csv_reads_what_dict_reader_read_and_flags_exactly_the_undecodable(tmp_path, pieces):
+    raw = b"".join(pieces)
+    path = _csv(tmp_path, raw, "fuzz.csv")
+    try:
+        header, expected = _dict_reader_rows(raw)
+    except csv.Error:
+        with pytest.raises(InputFormatError):
+            read_csv_rows(path)
+        return
+    table = read_csv_rows(path)
+    assert list(table.header) == header
+    got = [{**r.cells, **({"\x00extra": list(r.extra)} if r.extra else {})} for r in table.rows]
+    assert got == expected
+    try:
+        raw.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    assert valid == (not table.replaced and not table.header_replaced)
+    if len(set(header)) == len(header):  # (a repeated column name hides a cell)
+        for row in table.rows:  # a flagged row holds a replacement character
+            cells = [*row.cells.values(), *row.extra]
+            assert not row.replaced or any("\ufffd" in (c or "") for c in cells)
+
+
+# -- JSONL ----------------------------------------------------------------------------------------
+
+
+def test_jsonl_records_blank_lines_bom_and_line_numbers(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\r\n\n  \n{"b": "x\xe2\x80\xa8y", "a": 2}\n')
+    table = read_jsonl_records(path)
+    assert [(r.number, r.cells) for r in table.rows] == [
+        (1, {"a": 1}),
+        (4, {"b": "x\u2028y", "a": 2}),  # U+2028 inside a string does not split the line
+    ]
+    assert table.header == ("a", "b")
+    assert table.replaced == ()
+
+
+def test_jsonl_latin1_byte_is_replaced_and_its_line_reported(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"q": "caf\xc3\xa9"}\n{"q": "caf\xe9"}\n{"q": "\\ufffd"}\n')
+    table = read_jsonl_records(path)
+    assert [r.cells["q"] for r in table.rows] == ["café", "caf\ufffd", "\ufffd"]
+    assert table.replaced == (2,)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ('{"a": 1}\nnot json\n', r"t\.jsonl: line 2 is not JSON"),
+        ('{"a": 1}\n[1, 2]\n', r"t\.jsonl: line 2 is not a JSON object"),
+    ],
+)
+def test_jsonl_bad_lines_are_named(tmp_path, text, match):
+    path = tmp_path / "t.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputFormatError, match=match):
+        read_jsonl_records(path)
+
+
+def test_jsonl_unreadable_file(tmp_path):
+    with pytest.raises(InputFormatError, match="cannot read"):
+        read_jsonl_records(tmp_path / "none.jsonl")
+
+
+def test_jsonl_round_trips_json_dumps(tmp_path):
+    records = [{"q": "Who, then?", "n": None}, {"q": "é\u2028", "n": [1, 2]}]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert [r.cells for r in read_jsonl_records(path).rows] == records
