@@ -1,11 +1,24 @@
-"""Tests of s3kg_core.encoders.sentence: the packaged MiniLM, a broken model, the worker pool."""
+"""Tests of s3kg_core.encoders.sentence: the packaged MiniLM, a broken model, the worker pool.
+
+The pool's parent-death tests are regression tests for issue 17 (D4): ``kill -9`` during
+``s3kg score`` left the pool's spawn workers (~800 MB each) and the multiprocessing resource
+tracker running for good, and the pool's semaphores (``/dev/shm/sem.loky-*``: joblib's loky
+renames the stdlib's semaphores) in ``/dev/shm``. Each kills a parent with SIGKILL and looks for
+survivors in ``/proc``.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pickle
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -14,10 +27,11 @@ import pytest
 
 from s3kg_core.encoders.base import Encoder
 from s3kg_core.encoders.registry import load_encoder
-from s3kg_core.encoders.sentence import SentenceTransformerEncoder
+from s3kg_core.encoders.sentence import SentenceTransformerEncoder, _ParentWatch
 from s3kg_core.errors import EncoderError
 
 REPO = Path(__file__).resolve().parents[1]
+
 
 # -- the packaged MiniLM ---------------------------------------------------------------------------
 
@@ -141,4 +155,239 @@ def test_a_dead_pool_worker_falls_back_to_in_process_encoding():
         np.testing.assert_allclose(again, first, atol=1e-5)
         print("OK")
         """
+    )
+
+
+# -- the pool ends with its parent (issue 17, D4) --------------------------------------------
+
+
+_LINUX_ONLY = pytest.mark.skipif(
+    not Path("/proc/self/task").is_dir() or not Path("/dev/shm").is_dir(),
+    reason="reads /proc and /dev/shm (Linux)",
+)
+
+_GONE_WITHIN = 10.0  # seconds for the children of a killed parent to exit
+
+
+# -- what a process tree runs and holds, from /proc --------------------------------------------
+
+
+def _start_time(pid: int) -> str | None:
+    """The process's start time (field 22 of /proc/<pid>/stat), or None if it is gone or a
+    zombie: with the start time, a pid reused by another process does not count as alive."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+    return None if fields[0] in ("Z", "X") else fields[19]
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    """Every live descendant of ``pid`` (walking /proc/<pid>/task/*/children), with its start
+    time."""
+    found: dict[int, str] = {}
+    todo = [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            try:
+                kids = [int(k) for k in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            for kid in kids:
+                started = _start_time(kid)
+                if started is not None and kid not in found:
+                    found[kid] = started
+                    todo.append(kid)
+    return found
+
+
+def _command(pid: int) -> bytes:
+    """The command line of a process (empty once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return b""
+
+
+def _shm_files(pids: list[int]) -> set[Path]:
+    """The /dev/shm files these processes map (glibc maps a semaphore under a temporary name,
+    so they are matched by inode) or that loky's naming (``sem.loky-<pid>-...``) gives them."""
+    inodes: set[int] = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        for line in maps.splitlines():
+            fields = line.split(maxsplit=5)
+            if len(fields) == 6 and fields[5].startswith("/dev/shm/"):
+                inodes.add(int(fields[4]))
+    names = tuple(f"sem.loky-{pid}-" for pid in pids)
+    files: set[Path] = set()
+    for entry in Path("/dev/shm").iterdir():
+        try:
+            if entry.name.startswith(names) or entry.stat().st_ino in inodes:
+                files.add(entry)
+        except OSError:
+            continue
+    return files
+
+
+def _kill_survivors(children: dict[int, str]) -> None:
+    """SIGKILL every child still alive; the resource tracker last, after giving it a few seconds
+    to notice that the others are gone and unlink their semaphores itself."""
+
+    def alive() -> list[int]:
+        return [pid for pid, started in children.items() if _start_time(pid) == started]
+
+    def kill(pid: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+    for pid in alive():
+        if b"resource_tracker" not in _command(pid):
+            kill(pid)
+    deadline = time.monotonic() + 5
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in alive():
+        kill(pid)
+
+
+def _kill_and_expect_no_survivors(
+    script: Path, tmp_path: Path, *, env: dict[str, str], expect_dirs: bool = False
+) -> None:
+    """Run ``script`` (it writes the path in its argv once its workers run, then sleeps),
+    SIGKILL it, and assert that within ``_GONE_WITHIN`` all of its children have exited and all
+    it made in /dev/shm and in its own ``$TMPDIR`` (multiprocessing's ``pymp-*``) is gone."""
+    ready = tmp_path / "ready.json"
+    out = tmp_path / "output.txt"
+    tmp = tmp_path / "tmp"  # the run's temp dirs, apart from those of other runs on the machine
+    tmp.mkdir()
+    log = out.open("w")
+    parent = subprocess.Popen(
+        [sys.executable, str(script), str(ready)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp), **env},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    children: dict[int, str] = {}
+    files: set[Path] = set()
+    try:
+        deadline = time.monotonic() + 300
+        while not ready.exists():
+            assert parent.poll() is None, out.read_text()[-3000:]
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.2)
+        workers = json.loads(ready.read_text())["workers"]
+        children = _descendants(parent.pid)
+        files = _shm_files([parent.pid, *children])
+        assert set(workers) <= set(children), (workers, children)
+        assert files, "found none of the pool's semaphores in /dev/shm: a bug of this test"
+        assert not expect_dirs or list(tmp.glob("pymp-*")), "no temp dir found: a test bug"
+
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=30)
+        killed = time.monotonic()
+        while True:
+            alive = {pid for pid, started in children.items() if _start_time(pid) == started}
+            left = {f for f in files if f.exists()} | set(tmp.glob("pymp-*"))
+            if not (alive or left) or time.monotonic() > killed + _GONE_WITHIN:
+                break
+            time.sleep(0.1)
+        commands = {pid: _command(pid)[:100] for pid in alive}
+        assert not alive, f"alive {_GONE_WITHIN:.0f} s after the parent was killed: {commands}"
+        assert not left, f"left behind: {sorted(map(str, left))}"
+    finally:  # never leak workers of several hundred MB, or their files, into the machine
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait(timeout=30)
+        _kill_survivors(children)
+        for leftover in files:
+            leftover.unlink(missing_ok=True)
+        log.close()
+
+
+# -- the parent-death watch ---------------------------------------------------------------------
+
+_TINY_POOL = """
+import json, os, sys, time
+import multiprocessing as mp
+from s3kg_core.encoders.sentence import _ParentWatch
+
+def wait_for_work(watch, started, work):
+    started.put(os.getpid())
+    work.get()  # blocks for good, as a sentence-transformers worker does
+
+if __name__ == "__main__":
+    ctx = mp.get_context("spawn")
+    started, work = ctx.Queue(), ctx.Queue()  # named semaphores in /dev/shm, as the pool has
+    workers = [
+        ctx.Process(
+            target=wait_for_work, args=(_ParentWatch(os.getpid()), started, work), daemon=True
+        )
+        for _ in range(2)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        started.get(timeout=120)
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        json.dump({"workers": [w.pid for w in workers]}, f)
+    os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+    time.sleep(600)
+"""
+
+
+@_LINUX_ONLY
+def test_spawn_workers_exit_when_their_parent_is_killed(tmp_path):
+    # The parent-death watch alone, on tiny workers blocked on a queue for good.
+    script = tmp_path / "tiny_pool.py"
+    script.write_text(textwrap.dedent(_TINY_POOL))
+    _kill_and_expect_no_survivors(script, tmp_path, env={})
+
+
+@_LINUX_ONLY
+def test_parent_watch_does_nothing_outside_a_pool_worker():
+    # Unpickled anywhere but in a spawn child reading its start-up arguments (a copy in the
+    # parent, a later pickle in another process), the marker must not start a watch.
+    before = {t.name for t in threading.enumerate()}
+    for parent_pid in (os.getpid(), os.getppid(), 1):
+        copy = pickle.loads(pickle.dumps(_ParentWatch(parent_pid)))
+        assert isinstance(copy, _ParentWatch)
+        assert copy.parent_pid == parent_pid
+    assert {t.name for t in threading.enumerate()} == before
+
+
+# -- the encoder's real pool --------------------------------------------------------------------
+
+_ENCODER_POOL = """
+import json, os, sys, time
+from s3kg_core.encoders.registry import resolve_encoder
+from s3kg_core.encoders.sentence import SentenceTransformerEncoder
+
+if __name__ == "__main__":  # the spawn workers import this file as __mp_main__
+    name, path = resolve_encoder("minilm")
+    encoder = SentenceTransformerEncoder(path, name, pool_min_texts=8)  # $S3KG_ENCODE_PROCESSES
+    encoder.encode([f"entity {i} is located in region {i % 7}" for i in range(300)])
+    assert encoder._pool is not None, "the pool did not start"
+    workers = encoder._pool["processes"]
+    assert len(workers) == 2 and all(w.is_alive() for w in workers)  # past their start thread
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        json.dump({"workers": [w.pid for w in workers]}, f)
+    os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+    time.sleep(600)
+"""
+
+
+@_LINUX_ONLY
+def test_encoder_pool_exits_when_its_parent_is_killed(tmp_path):
+    # issue 17 (D4): kill -9 during `s3kg score` left the workers, the resource tracker and
+    # /dev/shm/sem.loky-* behind for good. A real MiniLM pool that has encoded once, SIGKILLed.
+    script = tmp_path / "encoder_pool.py"
+    script.write_text(textwrap.dedent(_ENCODER_POOL))
+    _kill_and_expect_no_survivors(
+        script, tmp_path, env={"S3KG_ENCODE_PROCESSES": "2"}, expect_dirs=True
     )

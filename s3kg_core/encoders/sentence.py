@@ -1,15 +1,20 @@
 """The sentence-transformers encoder, with its pool of worker processes and their watchdog.
 
 Large encoding jobs on a CPU run in one single-threaded worker process per core; a pool that
-does not start in time, or dies, is dropped and the job continues in this process.
+does not start in time, or dies, is dropped and the job continues in this process. Each worker
+exits on its own soon after this process dies, however it dies (``kill -9`` included).
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
+import multiprocessing
+import multiprocessing.util
 import os
+import shutil
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,71 @@ _POOL_START_TIMEOUT = 180.0  # seconds for the worker pool to start before we do
 
 
 _POOL_MIN_CALL = 256  # smaller calls skip the pool even when it runs
+
+
+_PARENT_POLL = 0.5  # seconds between a pool worker's checks that its parent is still alive
+
+
+class _ParentWatch:
+    """Carried into each pool worker with the model; unpickled there, it starts a parent watch.
+
+    sentence-transformers starts the pool itself: spawn processes that run its own worker loop,
+    blocked on a queue that every worker also holds open, so they never see their parent go.
+    The model, which every worker unpickles, is where code of ours can run in a worker: a
+    daemon thread that ends the worker with ``os._exit`` once ``parent_pid`` is no longer its
+    parent. With the last worker gone, the multiprocessing resource tracker (every worker holds
+    its pipe) reads end-of-file, unlinks the pool's semaphores (``/dev/shm/sem.loky-*``:
+    importing joblib renames the stdlib's) and exits.
+
+    Notes
+    -----
+    ``prctl(PR_SET_PDEATHSIG)`` does not fit: its signal fires when the *thread* that started
+    the child ends, and the pool starts in a short-lived watchdog thread (:meth:`prepare`), so
+    it would kill every worker just after start. ``os.getppid()`` names the parent process,
+    whichever thread started the worker, and changes when the parent dies (the worker is
+    re-parented), however it dies; a check every ``_PARENT_POLL`` seconds costs nothing.
+    """
+
+    def __init__(self, parent_pid: int) -> None:
+        self.parent_pid = parent_pid
+
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return _watch_parent, (self.parent_pid,)
+
+
+def _watch_parent(parent_pid: int) -> _ParentWatch:
+    """Unpickle a :class:`_ParentWatch`, starting its watch in a pool worker only.
+
+    The watch starts in a spawn child that is reading its start-up arguments, the stdlib's own
+    test (``_inheriting``, as in ``multiprocessing.spawn``); a copy in the parent or a later
+    pickle in another process watches nothing. A worker whose parent died while the worker was
+    still importing exits at once.
+    """
+    inheriting = getattr(multiprocessing.current_process(), "_inheriting", False)
+    if inheriting and os.getpid() != parent_pid:
+
+        def watch() -> None:
+            while os.getppid() == parent_pid:
+                time.sleep(_PARENT_POLL)
+            # The parent is gone: nobody will send work or read results. Exit without the
+            # exit handlers (they wait on queue threads that cannot finish), removing what
+            # they would have: this process's temp dir (the listener that passes result
+            # tensors' file descriptors to the parent).
+            shutil.rmtree(multiprocessing.util.get_temp_dir(), ignore_errors=True)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True, name="s3kg-parent-watch").start()
+    return _ParentWatch(parent_pid)
+
+
+def _start_pool(model: Any, processes: int) -> dict[str, Any]:
+    """Start sentence-transformers' CPU worker pool; each worker exits when this process dies."""
+    model._s3kg_parent_watch = _ParentWatch(os.getpid())  # pickled into every worker
+    try:
+        pool: dict[str, Any] = model.start_multi_process_pool(["cpu"] * processes)
+    finally:  # nothing else that pickles the model (a copy, a Ray task) may carry it
+        del model._s3kg_parent_watch
+    return pool
 
 
 class SentenceTransformerEncoder:
@@ -198,7 +268,7 @@ class SentenceTransformerEncoder:
 
                 def start() -> None:
                     try:
-                        started["pool"] = model.start_multi_process_pool(["cpu"] * self.processes)
+                        started["pool"] = _start_pool(model, self.processes)
                     except BaseException as exc:
                         started["error"] = exc
 
