@@ -349,12 +349,7 @@ def test_relative_imports_resolve_from_packages_and_modules(tmp_path):
 # Cycles that exist today, each with why it is tolerated until someone removes it. The test
 # fails on any other cycle, on a known group that grows, and on a known one that is gone (then
 # delete its entry).
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"s3kg_core.stages.score", "s3kg_core.stages.ray_scoring"}): (
-        "both imports are lazy: score_store imports score_on_ray inside a function, and the Ray "
-        "worker imports score_batch back; fix by passing score_batch to score_on_ray"
-    ),
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 
 
 def test_s3kg_core_has_no_import_cycles():

@@ -11,7 +11,7 @@ else is passed to ``ray.init(address=...)``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..scoring.s3kg import S3KGConfig
@@ -23,7 +23,13 @@ __all__ = ["score_on_ray"]
 class _Worker:
     """A Ray actor: one encoder, one cache, many batches."""
 
-    def __init__(self, encoder: str, config: dict[str, Any], embeddings: Any) -> None:
+    def __init__(
+        self,
+        encoder: str,
+        config: dict[str, Any],
+        embeddings: Any,
+        score_batch: Callable[[Any, Sequence[Any]], Any],
+    ) -> None:
         os.environ["S3KG_ENCODE_PROCESSES"] = "1"  # Ray already gives each worker its CPU
         import torch
 
@@ -38,16 +44,16 @@ class _Worker:
         cache = EmbeddingCache(enc)
         cache.update(embeddings)
         self.scorer = KGScorer(enc, S3KGConfig(**config), cache=cache)
+        self.score_batch = score_batch
 
     def score(self, batch: Sequence[Any]) -> Any:
-        from .score import score_batch
-
-        return score_batch(self.scorer, batch)
+        return self.score_batch(self.scorer, batch)
 
 
 def score_on_ray(
     batches: Sequence[Sequence[Any]],
     *,
+    score_batch: Callable[[Any, Sequence[Any]], Any],
     encoder: str,
     config: S3KGConfig,
     embeddings: list[tuple[str, Any]],
@@ -55,6 +61,10 @@ def score_on_ray(
     workers: int | None = None,
 ) -> Iterator[Any]:
     """Score ``batches`` of :class:`~s3kg_core.stages.score.ScoreJob` on Ray, in order.
+
+    Each actor loads the encoder once and calls ``score_batch(scorer, batch)`` (the score
+    stage's :func:`~s3kg_core.stages.score.score_batch`, passed in so this module does not
+    import the stage that imports it).
 
     Raises
     ------
@@ -66,7 +76,7 @@ def score_on_ray(
         n = workers or max(1, int(resources.get("CPU", 1)))
         actor: Any = ray.remote(num_cpus=1)(_Worker)
         shared = ray.put(embeddings)
-        pool = [actor.remote(encoder, config.__dict__, shared) for _ in range(n)]
+        pool = [actor.remote(encoder, config.__dict__, shared, score_batch) for _ in range(n)]
         pending = [pool[i % n].score.remote(batch) for i, batch in enumerate(batches)]
         for ref in pending:
             yield ray.get(ref)

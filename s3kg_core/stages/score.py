@@ -150,6 +150,7 @@ def score_store(
             raise ConfigError("scoring on Ray needs the encoder by name or path, not an object")
         outputs = score_on_ray(
             batches,
+            score_batch=score_batch,
             encoder=encoder,
             config=config,
             embeddings=list(cache.items()),
