@@ -58,7 +58,7 @@ def collected_run(
     con: Any, dataset_id: int, model: str, temperature: float, settings: dict[str, Any]
 ) -> int:
     """The collected run of ``(dataset, model, temperature)``, created on first use."""
-    found = queries.find_collected_run(con, dataset_id, model, temperature)
+    found = queries.find_run_by_source(con, dataset_id, model, temperature, "collect")
     if found is not None:
         return found
     return Store.ensure_run(
