@@ -89,6 +89,21 @@ def test_collect_then_extract_from_the_command_line(tmp_path, table, no_endpoint
         assert con.execute("SELECT count(*) FROM kgs").fetchall() == [(24,)]
 
 
+def test_refresh_asks_again_what_collect_and_extract_did(tmp_path, table, no_endpoint_env):
+    db = tmp_path / "cli.duckdb"
+    assert _invoke("import", "csv", table, "--db", db, "--map", MAP).exit_code == 0
+    with fake_openai(toy_model) as server:
+        endpoint = ["--db", db, "--base-url", server.base_url, "--model", "toy"]
+        assert _invoke("collect", *endpoint).exit_code == 0
+        assert _invoke("extract", *endpoint).exit_code == 0
+        sent = server.count()
+        collected = _invoke("collect", *endpoint, "--refresh")
+        assert "4 asked (ok 4; 0 from the cache), 0 already answered" in collected.output
+        extracted = _invoke("extract", *endpoint, "--refresh")
+        assert "4 items extracted (KGs: ok 12), 0 already done" in extracted.output
+        assert server.count() - sent == 2 * len(ITEMS)
+
+
 def test_endpoint_down_is_one_line_not_a_traceback(tmp_path, table, no_endpoint_env):
     db = tmp_path / "cli.duckdb"
     _invoke("import", "csv", table, "--db", db, "--map", MAP)

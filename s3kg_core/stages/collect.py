@@ -77,6 +77,7 @@ def collect_answers(
     max_tokens: int = 512,
     batch_items: int = 16,
     limit: int | None = None,
+    refresh: bool = False,
     progress: StageProgress | None = None,
 ) -> CollectReport:
     """Ask ``client``'s model every question of ``datasets`` (default: all) at each temperature.
@@ -101,6 +102,10 @@ def collect_answers(
         Answers per write transaction (the most a kill can lose; the cache keeps even those).
     limit
         Only the first ``limit`` items of each dataset (by id): a quick look at a large set.
+    refresh
+        Ask the items already answered too (``s3kg collect --refresh``); an answer that comes
+        back different loses its KGs, scores and TAU results. Give a client made with
+        ``refresh=True``, or it reads the same replies from its cache.
     progress
         ``progress("answers", done, total)``.
 
@@ -143,7 +148,7 @@ def collect_answers(
             for t in temperatures:
                 run = collected_run(con, known[name], model, t, settings)
                 report.run_ids.append(run)
-                done = queries.answered_item_ids(con, run)
+                done = set() if refresh else queries.answered_item_ids(con, run)
                 todo = [(int(i), q or "", c) for i, q, c in items if int(i) not in done]
                 report.already_done += len(items) - len(todo)
                 work.append((run, float(t), todo))

@@ -81,6 +81,7 @@ def extract_store(
     *,
     run_ids: Sequence[int] | None = None,
     batch_items: int = 16,
+    refresh: bool = False,
     progress: StageProgress | None = None,
 ) -> ExtractReport:
     """Extract the gold, answer and context KGs of every answer of the target runs.
@@ -97,6 +98,9 @@ def extract_store(
         extractor.
     batch_items
         Items per write transaction.
+    refresh
+        Extract the items already done too (``s3kg extract --refresh``). Give an LLM extractor
+        a client made with ``refresh=True``, or it reads the same replies from its cache.
     progress
         ``progress("items", done, total)``.
 
@@ -118,7 +122,7 @@ def extract_store(
             for item, answer, status, gold, context, n_kgs in rows:
                 if status == "error":
                     report.skipped_failed_answers += 1
-                elif n_kgs >= 3:
+                elif n_kgs >= 3 and not refresh:
                     report.already_done += 1
                 else:
                     work.append(
