@@ -271,6 +271,41 @@ def test_a_cached_reply_that_is_not_usable_is_not_served_d5():
     assert [r.text for r in kept.values()] == ["echo: garbled"]
 
 
+def test_replies_are_cached_and_passed_on_as_they_arrive_d7():
+    """Issue 17 (D7): replies were cached, and handed back, only once the whole batch was in,
+    so a process killed mid-batch lost every reply it had paid for."""
+
+    def script(body, n):
+        return Reply(text="late", hang=1.5) if last_user_message(body) == "slow" else _echo(body, n)
+
+    cache = MemoryCache()
+    requests = [_request(t) for t in ("slow", "a", "b", "c")]
+    with fake_openai(script) as server:
+        client = _client(server.base_url, cache)
+        client.chat(requests[3])  # "c" is cached
+        keys = [r.cache_key(client.settings) for r in requests]
+        calls: list[tuple[list[int], bool]] = []
+
+        def on_results(arrived):
+            indices = [i for i, _ in arrived]
+            calls.append(
+                (
+                    indices,
+                    set(cache.get_many([keys[i] for i in indices])) == {keys[i] for i in indices},
+                )
+            )
+
+        started = time.monotonic()
+        results = client.chat_many(requests, on_results=on_results)
+        first_fresh = calls[1]
+        assert time.monotonic() - started >= 1.5
+    assert calls[0] == ([3], True)  # the cache hit, at once
+    assert 0 not in first_fresh[0] and first_fresh[1]  # fast replies, cached before passed on
+    assert sorted(i for indices, _ in calls for i in indices) == [0, 1, 2, 3]
+    assert calls[-1][0] == [0] and all(cached for _, cached in calls)
+    assert [r.text for r in results] == ["late", "echo: a", "echo: b", "echo: c"]
+
+
 def test_refresh_asks_again_and_replaces_the_cached_reply():
     cache = MemoryCache()
     with fake_openai(lambda body, n: Reply(text=f"reply {n}")) as server:

@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -507,6 +507,7 @@ class LLMClient:
         progress: Progress | None = None,
         *,
         usable: Callable[[ChatResult], bool] | None = None,
+        on_results: Callable[[list[tuple[int, ChatResult]]], None] | None = None,
     ) -> list[ChatResult]:
         """Results in the order of ``requests``: cached ones first, the rest from the endpoint.
 
@@ -515,6 +516,13 @@ class LLMClient:
         extraction that does not parse) are not, so a rerun asks them again; a cached reply
         that is not usable is not served either (one cached by an older version). With
         :attr:`refresh`, nothing is served from the cache.
+
+        Replies are cached as they arrive (those that arrive together in one write), so a
+        process killed mid-call keeps every reply it received. ``on_results`` is called in the
+        calling thread with the ``(index into requests, result)`` pairs of the cache hits,
+        then of each group of replies as it arrives (by index within a group): a caller stores
+        its results there to keep them if it is killed. Once the endpoint has failed for good,
+        error results are no longer passed on (the call raises :class:`EndpointError`).
 
         Examples
         --------
@@ -548,6 +556,8 @@ class LLMClient:
             else:
                 todo.setdefault(key, []).append(i)
         done = len(requests) - sum(len(v) for v in todo.values())
+        if on_results is not None and done:
+            on_results([(i, r) for i, r in enumerate(results) if r is not None])
         if progress is not None:
             progress(done, len(requests))
         fatal: list[EndpointError] = []
@@ -571,20 +581,30 @@ class LLMClient:
                         )
                 return key, ChatResult("error", error=text)
 
-        fresh: list[tuple[str, ChatRequest, ChatResult]] = []
         if todo:
             self._openai()  # built once, here, not raced by the worker threads
-        with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
-            for key, result in pool.map(work, list(todo)):
-                for i in todo[key]:
+        pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
+        try:
+            pending = {pool.submit(work, key) for key in todo}
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                arrived = sorted((f.result() for f in finished), key=lambda kr: todo[kr[0]][0])
+                fresh = [(k, requests[todo[k][0]], r) for k, r in arrived if keep(r)]
+                if self.cache is not None and fresh:
+                    self.cache.put_many(fresh)
+                delivered = [(i, r) for k, r in arrived for i in todo[k]]
+                for i, result in delivered:
                     results[i] = result
-                done += len(todo[key])
-                if keep(result):
-                    fresh.append((key, requests[todo[key][0]], result))
+                done += len(delivered)
+                if on_results is not None:
+                    if fatal:
+                        delivered = [(i, r) for i, r in delivered if r.status != "error"]
+                    if delivered:
+                        on_results(delivered)
                 if progress is not None:
                     progress(done, len(requests))
-        if self.cache is not None and fresh:
-            self.cache.put_many(fresh)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         if fatal:
             raise fatal[0]
         return [r if r is not None else ChatResult("error", error="no result") for r in results]
