@@ -89,6 +89,21 @@ def test_collect_then_extract_from_the_command_line(tmp_path, table, no_endpoint
         assert con.execute("SELECT count(*) FROM kgs").fetchall() == [(24,)]
 
 
+def test_refresh_asks_again_what_collect_and_extract_did(tmp_path, table, no_endpoint_env):
+    db = tmp_path / "cli.duckdb"
+    assert _invoke("import", "csv", table, "--db", db, "--map", MAP).exit_code == 0
+    with fake_openai(toy_model) as server:
+        endpoint = ["--db", db, "--base-url", server.base_url, "--model", "toy"]
+        assert _invoke("collect", *endpoint).exit_code == 0
+        assert _invoke("extract", *endpoint).exit_code == 0
+        sent = server.count()
+        collected = _invoke("collect", *endpoint, "--refresh")
+        assert "4 asked (ok 4; 0 from the cache), 0 already answered" in collected.output
+        extracted = _invoke("extract", *endpoint, "--refresh")
+        assert "4 items extracted (KGs: ok 12), 0 already done" in extracted.output
+        assert server.count() - sent == 2 * len(ITEMS)
+
+
 def test_endpoint_down_is_one_line_not_a_traceback(tmp_path, table, no_endpoint_env):
     db = tmp_path / "cli.duckdb"
     _invoke("import", "csv", table, "--db", db, "--map", MAP)
@@ -243,21 +258,26 @@ def test_run_imports_a_tables_answers_under_the_model_that_model_names_d9(
     assert "name its model with --model NAME" in without_model.output
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug, not fixed here: re-importing a table's answers after they were "
-    "extracted makes a second run with extractor 'none'; extracting it collides with the "
-    "extracted run (DuckDB ConstraintException, not a one-line error). `s3kg import csv` then "
-    "`s3kg run`, twice, fails the same way.",
-)
 def test_rerunning_run_with_the_same_answered_table_resumes(tmp_path, no_endpoint_env):
-    path = _answered_table(tmp_path, [["1", "Why?", ASPIRIN, ASPIRIN, ASPIRIN]])
+    """Issue 17: the second ``run`` re-imported the table into a new run with extractor
+    ``none``; extracting it collided with the extracted one (a raw DuckDB ConstraintException).
+    The import now finds its run again; a changed answer is extracted and scored again."""
+    rows = [["1", "Why?", ASPIRIN, ASPIRIN, ASPIRIN], ["2", "Who?", HAMLET, HAMLET, HAMLET]]
+    path = _answered_table(tmp_path, rows)
     db = tmp_path / "re.duckdb"
     args = ["run", "--db", db, "--table", path, "--map", MAP + ",answer=out", "--model", "my-llm"]
     assert _invoke(*args).exit_code == 0
     again = _invoke(*args)
     assert again.exit_code == 0, again.output
-    assert "score: 0 answers scored, 1 already done" in again.output
+    assert "score: 0 answers scored, 2 already done" in again.output
+    rows[1][4] = "Marlowe wrote Hamlet."
+    _answered_table(tmp_path, rows)
+    changed = _invoke(*args)
+    assert changed.exit_code == 0, changed.output
+    assert "1 items extracted" in changed.output
+    assert "score: 1 answers scored, 1 already done" in changed.output
+    with Store(db).connect() as con:
+        assert con.execute("SELECT count(*) FROM runs").fetchall() == [(1,)]
 
 
 def test_python_dash_m_runs_the_llm_commands():

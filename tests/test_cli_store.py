@@ -184,6 +184,27 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
     assert result.exit_code == 2 and "--format" in result.output
 
 
+def test_reimported_corrected_kg_is_scored_again_not_left_at_its_stale_zero_d3(tmp_path, minilm):
+    """Issue 17 (D3): after re-importing a run whose unparseable KG was corrected (same file
+    name), ``score`` said "scored 0 answers (3 already done)" and ``cus`` kept the stale 0."""
+    qa = tmp_path / "qa"
+    rows = release_rows(3)
+    rows[1]["kg_answer"] = "not a list"
+    write_release_csv(qa / "toy_m.csv", "released", rows)
+    db = tmp_path / "s3kg.duckdb"
+    assert _invoke("import", "s3kg-release", qa, "--db", db).exit_code == 0
+    assert _invoke("score", "--db", db).output.startswith("scored 3 answers (0 already done")
+    rows[1]["kg_answer"] = rows[0]["kg_answer"]
+    write_release_csv(qa / "toy_m.csv", "released", rows)
+    assert _invoke("import", "s3kg-release", qa, "--db", db).exit_code == 0
+    result = _invoke("score", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("scored 1 answers (2 already done) in "), result.output
+    with Store(db, read_only=True).connect() as con:
+        statuses = con.execute("SELECT DISTINCT gold_status FROM scores").fetchall()
+    assert statuses == [("ok",)]
+
+
 def test_import_csv_names_the_row_whose_bytes_were_not_utf8(tmp_path):
     table = tmp_path / "latin1.csv"
     table.write_bytes(b"Q,C,G\nwhy?,ctx,gold\ncaf\xe9?,ctx2,gold2\n")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from fake_openai import fake_openai
+from fake_openai import Reply, fake_openai, last_user_message
 from llm_helpers import toy_model
 
 from s3kg_core.errors import ConfigError, EndpointError
@@ -107,6 +107,28 @@ def test_rerun_is_served_from_the_cache():
         first = ex.extract(items)
         assert ex.extract(items) == first
         assert server.count() == 1
+
+
+@pytest.mark.parametrize("prompt", ["joint", "single"])
+def test_an_unparseable_reply_is_asked_again_not_parsed_again_from_the_cache_d5(prompt):
+    """Issue 17 (D5): an extraction reply beyond repair was cached as a success; every rerun
+    parsed the same reply again and failed again without asking the model."""
+
+    def flaky(body, n):
+        if n == 1 and "FLAKY" in last_user_message(body):
+            return Reply(text="Sure! knowledge_graph1 = a -> b")
+        return toy_model(body, n)
+
+    with fake_openai(flaky) as server:
+        ex = _extractor(server.base_url, prompt=prompt)
+        items = [ItemTexts("FLAKY sun heats earth.", "Sun heats earth.", "Earth orbits sun.")]
+        [first] = ex.extract(items)
+        assert first["gold"].status.startswith("failed: ")
+        sent = server.count()
+        [again] = ex.extract(items)
+        assert server.count("FLAKY") > 0 and server.count() > sent
+    assert again["gold"].status == "ok"
+    assert again["gold"].triples == (Triple("FLAKY", "sun", "heats earth"),)
 
 
 def test_endpoint_down_raises_endpoint_error():

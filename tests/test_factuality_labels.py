@@ -82,7 +82,7 @@ def test_label_with_client_fake_server() -> None:
         out = label_with_client(table, client)
         sent = server.requests[0][1]
         again = label_with_client(table, client)
-        assert server.count() == 5  # the rerun came from the cache
+        assert server.count() == 6  # the rerun came from the cache, but the empty reply
     assert out["llm_label"].tolist() == ["TRUE", "FALSE", "IDK", None, None]
     assert out["label_status"].tolist() == ["ok", "ok", "ok", "unparsable", "empty"]
     assert out.loc[3, "raw_answer"].startswith("Probably true")

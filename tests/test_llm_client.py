@@ -218,6 +218,108 @@ def test_empty_and_refused_answers_are_recorded_as_such():
     assert results[2].error == "I can't help with that."
 
 
+def test_empty_refused_and_unusable_replies_are_not_cached_and_asked_again_d5():
+    """Issue 17 (D5): empty, refused and unparseable replies were cached as successes, so a
+    rerun only read them back and never asked again."""
+
+    def script(body, n):
+        text = last_user_message(body)
+        if text == "blank":
+            return Reply(text="  ")
+        if text == "refuse":
+            return Reply(text=None, refusal="No.")
+        if text == "garbled":
+            return Reply(text="{not json" if n == 1 else "{}")
+        return _echo(body, n)
+
+    def usable(result: ChatResult) -> bool:
+        return result.text != "{not json"
+
+    cache = MemoryCache()
+    requests = [_request(t) for t in ("blank", "refuse", "garbled", "fine")]
+    with fake_openai(script) as server:
+        first = _client(server.base_url, cache).chat_many(requests, usable=usable)
+        assert [r.status for r in first] == ["empty", "refused", "ok", "ok"]
+        settings = _client(server.base_url).settings
+        assert set(cache.get_many([r.cache_key(settings) for r in requests])) == {
+            requests[3].cache_key(settings)
+        }
+        again = _client(server.base_url, cache).chat_many(requests, usable=usable)
+        assert [server.count(t) for t in ("blank", "refuse", "garbled", "fine")] == [2, 2, 2, 1]
+    assert [r.cached for r in again] == [False, False, False, True]
+    assert again[2].text == "{}"
+
+
+def test_a_cached_reply_that_is_not_usable_is_not_served_d5():
+    """Issue 17 (D5): a database whose cache already holds a refused or unparseable reply (made
+    before the fix) asks again instead of serving it; the usable answer replaces it."""
+    cache = MemoryCache()
+    with fake_openai(_echo) as server:
+        client = _client(server.base_url, cache)
+        refused, garbled = _request("refuse"), _request("garbled")
+        cache.put_many(
+            [
+                (refused.cache_key(client.settings), refused, ChatResult("refused", error="no")),
+                (garbled.cache_key(client.settings), garbled, ChatResult("ok", text="{oops")),
+            ]
+        )
+        results = client.chat_many([refused, garbled], usable=lambda r: r.text != "{oops")
+        assert server.count() == 2
+    assert [r.text for r in results] == ["echo: refuse", "echo: garbled"]
+    assert not any(r.cached for r in results)
+    kept = cache.get_many([garbled.cache_key(client.settings)])
+    assert [r.text for r in kept.values()] == ["echo: garbled"]
+
+
+def test_replies_are_cached_and_passed_on_as_they_arrive_d7():
+    """Issue 17 (D7): replies were cached, and handed back, only once the whole batch was in,
+    so a process killed mid-batch lost every reply it had paid for."""
+
+    def script(body, n):
+        return Reply(text="late", hang=1.5) if last_user_message(body) == "slow" else _echo(body, n)
+
+    cache = MemoryCache()
+    requests = [_request(t) for t in ("slow", "a", "b", "c")]
+    with fake_openai(script) as server:
+        client = _client(server.base_url, cache)
+        client.chat(requests[3])  # "c" is cached
+        keys = [r.cache_key(client.settings) for r in requests]
+        calls: list[tuple[list[int], bool]] = []
+
+        def on_results(arrived):
+            indices = [i for i, _ in arrived]
+            calls.append(
+                (
+                    indices,
+                    set(cache.get_many([keys[i] for i in indices])) == {keys[i] for i in indices},
+                )
+            )
+
+        started = time.monotonic()
+        results = client.chat_many(requests, on_results=on_results)
+        first_fresh = calls[1]
+        assert time.monotonic() - started >= 1.5
+    assert calls[0] == ([3], True)  # the cache hit, at once
+    assert 0 not in first_fresh[0] and first_fresh[1]  # fast replies, cached before passed on
+    assert sorted(i for indices, _ in calls for i in indices) == [0, 1, 2, 3]
+    assert calls[-1][0] == [0] and all(cached for _, cached in calls)
+    assert [r.text for r in results] == ["late", "echo: a", "echo: b", "echo: c"]
+
+
+def test_refresh_asks_again_and_replaces_the_cached_reply():
+    cache = MemoryCache()
+    with fake_openai(lambda body, n: Reply(text=f"reply {n}")) as server:
+        first = _client(server.base_url, cache).chat(_request("q"))
+        settings = _client(server.base_url).settings
+        client = LLMClient(settings, cache=cache, refresh=True)
+        fresh = client.chat(_request("q"))
+        assert client.with_settings(timeout=3.0).refresh
+        served = _client(server.base_url, cache).chat(_request("q"))
+        assert server.count("q") == 2
+    assert (first.text, fresh.text, served.text) == ("reply 1", "reply 2", "reply 2")
+    assert not fresh.cached and served.cached
+
+
 def test_a_malformed_response_body_is_an_error_not_a_crash():
     def script(body, n):
         return Reply(raw=b"<html>gateway</html>")

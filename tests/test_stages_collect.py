@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-import pytest
-from fake_openai import fake_openai
-from llm_helpers import ITEMS, make_dataset, toy_model
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
 
-from s3kg_core.errors import ConfigError, EndpointError
+import pytest
+from click.testing import CliRunner
+from fake_openai import Reply, fake_openai
+from llm_helpers import ITEMS, make_dataset, toy_model
+from store_helpers import REPO
+
+from s3kg_core.cli import cli
+from s3kg_core.errors import ConfigError, DatabaseLockedError, EndpointError
 from s3kg_core.llm.cache import StoreCache
 from s3kg_core.llm.client import LLMClient, LLMSettings
 from s3kg_core.stages.collect import UNEXTRACTED, collect_answers
@@ -132,3 +143,76 @@ def test_endpoint_down_is_one_clear_error_and_keeps_what_was_stored(tmp_path):
     with pytest.raises(EndpointError, match="connection error"):
         collect_answers(store, _client(store, url, max_retries=0))
     assert len(_answers(store)) == 2
+
+
+def _stored_answers(db: Path) -> int | None:
+    """How many answers are committed, or None while the collector holds the file."""
+    try:
+        with Store(db, read_only=True, lock_timeout=1.0).connect() as con:
+            return int(con.execute("SELECT count(*) FROM answers").fetchall()[0][0])
+    except DatabaseLockedError:
+        return None
+
+
+def test_kill_9_mid_batch_keeps_every_answer_received_and_the_rerun_pays_only_the_rest_d7(
+    tmp_path,
+):
+    """Issue 17 (D7): a ``collect`` killed mid-batch had received 8 answers and stored none
+    (answers and cache entries were written when the whole batch was back), so the rerun paid
+    for all 20. Now each answer is stored as it arrives."""
+    n, k = 20, 8
+    db = tmp_path / "kill.duckdb"
+    make_dataset(
+        Store(db),
+        [
+            ItemRecord(f"q{i:02d}", f"Q{i}?", f"Thing{i} does stuff{i}. More.", "g")
+            for i in range(n)
+        ],
+    )
+    lock = threading.Lock()
+    paid = {"first": 0, "rerun": 0}
+    phase = {"name": "first"}
+
+    def script(body, seen):
+        with lock:
+            if phase["name"] == "first" and paid["first"] >= k:
+                return Reply(hang=300.0)  # never answered before the kill
+            paid[phase["name"]] += 1
+        return toy_model(body, seen)
+
+    with fake_openai(script) as server:
+        endpoint = ["--db", str(db), "--base-url", server.base_url, "--model", "toy"]
+        command = [sys.executable, "-m", "s3kg_core", "collect", *endpoint, "--concurrency", "4"]
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith(("OPENAI_", "S3KG_MODEL"))
+        }
+        proc = subprocess.Popen(
+            command,
+            cwd=REPO,
+            env={**env, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None:
+                if paid["first"] >= k and _stored_answers(db) == k:
+                    break
+                time.sleep(0.2)
+            assert proc.poll() is None, proc.communicate()
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.communicate()
+        assert proc.returncode == -signal.SIGKILL
+        assert paid["first"] == k
+        phase["name"] = "rerun"
+        sent = server.count()
+        rerun = CliRunner().invoke(cli, ["collect", *endpoint])
+        assert rerun.exit_code == 0, rerun.output
+        assert server.count() - sent == n - k  # only the missing ones were asked
+    assert f"{n - k} asked (ok {n - k}; 0 from the cache), {k} already answered" in rerun.output
+    assert paid == {"first": k, "rerun": n - k}  # the total paid is N
+    assert _stored_answers(db) == n

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from fake_openai import fake_openai
+from fake_openai import Reply, fake_openai, last_user_message
 from llm_helpers import ITEMS, make_dataset, toy_model
 
 from s3kg_core.errors import ConfigError
@@ -67,6 +67,45 @@ def test_failed_extractions_are_stored_with_reason_and_retried(tmp_path):
         assert len(failed) == 3 and "not JSON" in failed[0].status
         again = extract_store(store, LLMExtractor(_client(store, server.base_url)))
         assert again.items == 1 and again.already_done == 1
+
+
+def _flaky(body, n):
+    """The toy model, but a text marked FLAKY first gets a reply beyond repair."""
+    if n == 1 and "FLAKY" in last_user_message(body) and "TEXT 1:" in last_user_message(body):
+        return Reply(text="Sure! Here are the graphs: knowledge_graph1 = aspirin -> fever")
+    return toy_model(body, n)
+
+
+def test_an_unparseable_extraction_is_asked_again_on_the_rerun_and_stored_d5(tmp_path):
+    """Issue 17 (D5): the unparseable reply was cached as a success, so every rerun parsed the
+    same reply from the cache, stored ``failed`` again and never asked the model."""
+    store = Store(tmp_path / "e.duckdb")
+    make_dataset(
+        store, [ITEMS[0], ItemRecord("f", "Q?", "FLAKY sun heats earth.", "Sun heats earth.")]
+    )
+    with fake_openai(_flaky) as server:
+        collect_answers(store, _client(store, server.base_url))
+        first = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        assert first.statuses == {"ok": 3, "failed": 3}
+        assert server.count("TEXT 1:") == 2
+        again = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        assert server.count("TEXT 1:") == 3  # the failed one, asked again
+        third = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        assert server.count("TEXT 1:") == 3
+    assert (again.items, again.already_done, again.statuses) == (1, 1, {"ok": 3})
+    assert (third.items, third.already_done) == (0, 2)
+    assert all(kg.status == "ok" for kg in _kgs(store).values())
+
+
+def test_refresh_extracts_done_items_again_without_the_cache(collected):
+    store, server = collected
+    extract_store(store, LLMExtractor(_client(store, server.base_url)))
+    sent = server.count("TEXT 1:")
+    settings = _client(store, server.base_url).settings
+    fresh = LLMClient(settings, cache=StoreCache(store, settings), refresh=True)
+    report = extract_store(store, LLMExtractor(fresh), refresh=True)
+    assert (report.items, report.already_done) == (len(ITEMS), 0)
+    assert server.count("TEXT 1:") - sent == len(ITEMS)
 
 
 def test_failed_answers_are_skipped_and_stale_scores_removed(tmp_path):

@@ -17,6 +17,7 @@ from s3kg_core.stages.importing import (
     import_table,
     parse_mapping,
 )
+from s3kg_core.store.records import KGRecord, ScoreRecord
 from s3kg_core.store.store import Store
 
 LAYOUTS = sorted(_RELEASE_LAYOUTS)
@@ -176,6 +177,31 @@ def test_reimport_is_idempotent_and_replaces_what_changed(tmp_path):
     import_s3kg_release(store, folder)
     assert _counts(store) == {**counts, "triples": counts["triples"] - 1}
     assert ("changed",) in _query(store, "SELECT answer FROM answers")
+
+
+def test_reimporting_corrected_kgs_drops_only_their_stale_scores_d3(tmp_path):
+    """Issue 17 (D3): a release file re-imported with a corrected KG (same file name) kept the
+    old score of that answer, so ``score`` skipped it and ``cus`` reported the stale 0."""
+    folder = tmp_path / "qa"
+    rows = release_rows(3)
+    rows[1]["kg_answer"] = "not a list"
+    write_release_csv(folder / "toy_m.csv", "released", rows)
+    store = Store(tmp_path / "db.duckdb")
+    [report] = import_s3kg_release(store, folder)
+    with store.transaction() as con:
+        store.put_scores(
+            con,
+            [
+                ScoreRecord(report.run_id, item, "sig", "paper", 0.5, 0, 0, "ok", 0, 0, "ok")
+                for (item,) in con.execute("SELECT item_id FROM answers").fetchall()
+            ],
+        )
+    rows[1]["kg_answer"] = kg_cell(("aspirin", "treats", "headache"))
+    write_release_csv(folder / "toy_m.csv", "released", rows)
+    [again] = import_s3kg_release(store, folder)
+    assert again.run_id == report.run_id and again.problems == []
+    scored = _query(store, "SELECT i.ext_id FROM scores s JOIN items i USING (item_id) ORDER BY 1")
+    assert scored == [("0",), ("2",)]  # row 1's KG changed: its score must be computed again
 
 
 def test_unknown_layout_names_expected_and_found_columns_and_writes_nothing(tmp_path):
@@ -400,6 +426,28 @@ def test_import_table_with_answers(tmp_path, maker):
     again = import_table(store, path, mapping, model="smol", temperature=0.7)
     assert again.run_id == report.run_id
     assert (count(store, "items"), count(store, "answers"), count(store, "runs")) == (2, 2, 1)
+
+
+def test_reimporting_an_extracted_table_keeps_its_run_and_changed_answers_lose_their_kgs(
+    tmp_path,
+):
+    """Issue 17: re-importing a table after its run was extracted made a second run with
+    extractor ``none``, whose extraction then collided with the first (ConstraintException)."""
+    path = _table_csv(tmp_path / "t.csv")
+    store = Store(tmp_path / "db.duckdb")
+    mapping = parse_mapping("id=key,question=q,context=ctx,gold=long,answer=model_answer")
+    first = import_table(store, path, mapping, model="smol")
+    with store.transaction() as con:
+        con.execute("UPDATE runs SET extractor = 'offline:x'")
+        items = [r[0] for r in con.execute("SELECT item_id FROM items ORDER BY 1").fetchall()]
+        store.put_kgs(con, [KGRecord(first.run_id, i, "answer", ()) for i in items])
+    again = import_table(store, path, mapping, model="smol")
+    assert again.run_id == first.run_id and count(store, "runs") == 1
+    assert count(store, "kgs") == 2  # the same answers keep their KGs
+    path.write_text(path.read_text(encoding="utf-8").replace("It is so.", "It is not."))
+    import_table(store, path, mapping, model="smol")
+    assert _query(store, "SELECT i.ext_id FROM kgs JOIN items i USING (item_id)") == [("b",)]
+    assert _query(store, "SELECT extractor FROM runs") == [("offline:x",)]
 
 
 def test_import_table_without_answers_numbers_rows_and_names_the_dataset(tmp_path):

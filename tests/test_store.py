@@ -12,7 +12,7 @@ from store_helpers import build_store, count, start_lock_holder
 
 from s3kg_core.errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
 from s3kg_core.kg import Triple
-from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from s3kg_core.store.records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
 from s3kg_core.store.schema import SCHEMA_VERSION
 from s3kg_core.store.store import Store
 
@@ -364,6 +364,84 @@ def test_put_kgs_replaces_triples_and_load_kgs_keeps_their_order(tmp_path):
     assert only_2 == {(run2, a, "answer"): KGRecord(run2, a, "answer", zebra[1:], "ok", 2)}
     assert none == {}
     assert count(store, "triples") == 1 + 2 + 2
+
+
+def _results_of(con, run: int, item: int) -> None:
+    """A score and a TAU row for ``(run, item)``, as ``s3kg score`` and ``s3kg tau`` store them."""
+    Store.put_scores(
+        con, [ScoreRecord(run, item, "sig", "paper", 0.5, 0.0, 0.0, "ok", 0.0, 0.0, "ok")]
+    )
+    con.execute(
+        "INSERT INTO tau_results VALUES (?, ?, 'sig', 'cus', 0.05, 0.5, 0, 0, 0, 0, 0, 0, '{}')",
+        [run, item],
+    )
+
+
+def _scored_items(con) -> dict[str, list[int]]:
+    return {
+        table: [r[0] for r in con.execute(f"SELECT item_id FROM {table} ORDER BY 1").fetchall()]
+        for table in ("scores", "tau_results")
+    }
+
+
+def test_put_kgs_drops_the_scores_and_tau_of_items_whose_kgs_changed_d3(tmp_path):
+    """Issue 17 (D3): re-importing corrected KGs kept the old scores, so ``score`` skipped the
+    answers ("9 already done") and ``cus`` reported the stale 0 of a KG that now parses."""
+    store = Store(tmp_path / "t.duckdb")
+    one = (Triple("a", "r", "b"),)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        ids = store.upsert_items(con, ds, [ItemRecord(x) for x in "abcde"])
+        run = store.ensure_run(con, ds, "m", 0.0, "x")
+        a, b, c, d, e = (ids[x] for x in "abcde")
+        store.put_kgs(
+            con,
+            [
+                KGRecord(run, a, "answer", one),
+                KGRecord(run, b, "answer", (), "unparseable"),
+                KGRecord(run, c, "answer", one),
+                KGRecord(run, d, "answer", one + one),
+            ],
+        )
+        for item in (a, b, c, d, e):
+            _results_of(con, run, item)
+        store.put_kgs(
+            con,
+            [
+                KGRecord(run, a, "answer", one),  # unchanged: keeps its results
+                KGRecord(run, b, "answer", one),  # now parses
+                KGRecord(run, c, "answer", one, "empty"),  # another status
+                KGRecord(run, d, "answer", one),  # another triple list
+                KGRecord(run, e, "gold", one),  # a KG it did not have
+            ],
+        )
+        assert _scored_items(con) == {"scores": [a], "tau_results": [a]}
+
+
+def test_put_answers_with_another_text_drops_its_kgs_scores_and_tau_d3(tmp_path):
+    """Issue 17 (D3): whatever changes an answer changes its KGs; the KGs, scores and TAU rows
+    made from the old text go, those of an answer written again unchanged stay."""
+    store = Store(tmp_path / "t.duckdb")
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        ids = store.upsert_items(con, ds, [ItemRecord("a"), ItemRecord("b"), ItemRecord("c")])
+        run = store.ensure_run(con, ds, "m", 0.0, "x")
+        a, b, c = ids["a"], ids["b"], ids["c"]
+        store.put_answers(
+            con, run, [AnswerRecord(a, "same"), AnswerRecord(b, "old"), AnswerRecord(c, None)]
+        )
+        store.put_kgs(
+            con, [KGRecord(run, i, s, (Triple("x", "y", "z"),)) for i in (a, b, c) for s in SOURCES]
+        )
+        for item in (a, b, c):
+            _results_of(con, run, item)
+        store.put_answers(
+            con, run, [AnswerRecord(a, "same"), AnswerRecord(b, "new"), AnswerRecord(c, "now")]
+        )
+        kgs = con.execute("SELECT DISTINCT item_id FROM kgs ORDER BY 1").fetchall()
+        triples = con.execute("SELECT DISTINCT item_id FROM triples ORDER BY 1").fetchall()
+        assert kgs == triples == [(a,)]
+        assert _scored_items(con) == {"scores": [a], "tau_results": [a]}
 
 
 def test_put_scores_replaces_by_signature(tmp_path):

@@ -230,8 +230,11 @@ def endpoint_options(func: F) -> F:
     return func
 
 
-def llm_client(db_path: Path | None, endpoint: dict[str, Any]) -> Any:
-    """The LLM client of the endpoint options; responses cached in ``db_path`` (else memory)."""
+def llm_client(db_path: Path | None, endpoint: dict[str, Any], *, refresh: bool = False) -> Any:
+    """The LLM client of the endpoint options; responses cached in ``db_path`` (else memory).
+
+    With ``refresh``, cached replies are not served (new ones replace them).
+    """
     from ..llm.client import LLMClient, LLMSettings, MemoryCache
 
     settings = LLMSettings.from_env(
@@ -244,8 +247,8 @@ def llm_client(db_path: Path | None, endpoint: dict[str, Any]) -> Any:
         max_retries=endpoint["max_retries"],
     )
     if db_path is None:
-        return LLMClient(settings, cache=MemoryCache())
+        return LLMClient(settings, cache=MemoryCache(), refresh=refresh)
     from ..llm.cache import StoreCache
     from ..store.store import Store
 
-    return LLMClient(settings, cache=StoreCache(Store(db_path), settings))
+    return LLMClient(settings, cache=StoreCache(Store(db_path), settings), refresh=refresh)

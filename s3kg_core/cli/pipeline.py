@@ -59,6 +59,11 @@ def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> li
     help="Longer contexts are cut at a word boundary and the answer flagged truncated.",
 )
 @click.option("--max-tokens", type=click.IntRange(1), default=512, show_default=True)
+@click.option(
+    "--refresh",
+    is_flag=True,
+    help="Ask the answered items again too, ignoring cached replies (new ones replace them).",
+)
 @friendly_errors
 def collect_cmd(
     db_path: Path,
@@ -68,18 +73,19 @@ def collect_cmd(
     limit: int | None,
     max_input_chars: int,
     max_tokens: int,
+    refresh: bool,
     **endpoint: Any,
 ) -> None:
     """Ask a model every stored question with its context; store answers, latency and tokens.
 
     One run per dataset x temperature. Resumable: answered items are skipped, failed ones
-    (HTTP errors, timeouts) are asked again, and every response is cached in the database, so
-    a rerun never pays twice.
+    (HTTP errors, timeouts) are asked again, and every usable response is cached in the
+    database, so a rerun never pays twice. --refresh asks everything again on purpose.
     """
     from ..stages.collect import collect_answers
     from ..store.store import Store
 
-    client = llm_client(existing_db(db_path), endpoint)
+    client = llm_client(existing_db(db_path), endpoint, refresh=refresh)
     with StageBar() as bar:
         report = collect_answers(
             Store(db_path),
@@ -90,13 +96,20 @@ def collect_cmd(
             max_input_chars=max_input_chars,
             max_tokens=max_tokens,
             limit=limit,
+            refresh=refresh,
             progress=bar.update,
         )
     click.echo(f"collected from {client.settings.model}: {report.summary()}")
 
 
 def _extractor(
-    kind: str, prompt: str, db_path: Path, endpoint: dict[str, Any], max_tokens: int = 2048
+    kind: str,
+    prompt: str,
+    db_path: Path,
+    endpoint: dict[str, Any],
+    max_tokens: int = 2048,
+    *,
+    refresh: bool = False,
 ) -> Extractor:
     """The extractor of the ``--extractor`` / ``--prompt`` options (auto: llm if configured)."""
     from ..extract.factory import make_extractor
@@ -104,7 +117,7 @@ def _extractor(
 
     if kind == "auto":
         kind = "llm" if endpoint_configured(endpoint["base_url"], endpoint["model"]) else "offline"
-    client = llm_client(db_path, endpoint) if kind == "llm" else None
+    client = llm_client(db_path, endpoint, refresh=refresh) if kind == "llm" else None
     return make_extractor(
         kind,
         client=client,
@@ -149,6 +162,11 @@ _PROMPT_OPTION = click.option(
     multiple=True,
     help="Only this run (repeatable); a run extracted with another extractor is copied first.",
 )
+@click.option(
+    "--refresh",
+    is_flag=True,
+    help="Extract the items already done too, ignoring cached replies (new ones replace them).",
+)
 @endpoint_options
 @friendly_errors
 def extract_cmd(
@@ -157,20 +175,29 @@ def extract_cmd(
     prompt: str,
     max_tokens: int,
     run_ids: tuple[int, ...],
+    refresh: bool,
     **endpoint: Any,
 ) -> None:
     """Extract the gold, answer and context KGs of every answer not extracted yet.
 
-    Resumable: items with their three KGs are skipped, failed extractions are tried again.
+    Resumable: items with their three KGs are skipped, failed extractions (an error, an
+    empty, refused or unparseable reply, none of which is cached) are asked again.
     Malformed triples are dropped and counted; texts over the budget are cut and flagged.
+    --refresh extracts everything again on purpose.
     """
     from ..stages.extract import extract_store
     from ..store.store import Store
 
-    ex = _extractor(extractor, prompt, existing_db(db_path), endpoint, max_tokens=max_tokens)
+    ex = _extractor(
+        extractor, prompt, existing_db(db_path), endpoint, max_tokens=max_tokens, refresh=refresh
+    )
     with StageBar() as bar:
         report = extract_store(
-            Store(db_path), ex, run_ids=list(run_ids) or None, progress=bar.update
+            Store(db_path),
+            ex,
+            run_ids=list(run_ids) or None,
+            refresh=refresh,
+            progress=bar.update,
         )
     click.echo(f"extracted with {ex.name}: {report.summary()}")
 

@@ -4,11 +4,13 @@
 call and asks for three KGs with consistent labels, as the S3KG paper does. ``prompt="single"``
 extracts each text on its own with GraphEval's prompt. A failed call or an output that cannot be
 parsed gives ``TextKG(status="failed: <reason>")`` for the affected texts; nothing is guessed.
+Only replies that parse are kept in the client's cache, so a failed extraction is asked again
+on the next run instead of being parsed again from the cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from ..errors import ConfigError, LLMResponseError
@@ -27,6 +29,19 @@ from .prompts import (
 )
 
 __all__ = ["LLMExtractor"]
+
+
+def _parses(keys: Sequence[str]) -> Callable[[ChatResult], bool]:
+    """Whether a reply parses as the KGs of ``keys`` (what the client may cache and serve)."""
+
+    def usable(result: ChatResult) -> bool:
+        try:
+            parse_kg_json(result.text or "", keys)
+        except LLMResponseError:
+            return False
+        return True
+
+    return usable
 
 
 def _failed(result: ChatResult) -> str:
@@ -108,7 +123,7 @@ class LLMExtractor:
             cut.append(flags)
             messages = joint_messages(parts["gold"], parts["answer"], parts["context"])
             requests.append(self._request(messages, JOINT_PROMPT_VERSION))
-        results = self.client.chat_many(requests, progress=progress)
+        results = self.client.chat_many(requests, progress=progress, usable=_parses(JOINT_KEYS))
         out = []
         for item, flags, result in zip(items, cut, results, strict=True):
             given = item.given()
@@ -137,7 +152,8 @@ class LLMExtractor:
         todo = [i for i, text in enumerate(texts) if text.strip()]
         cut = {i: truncate(texts[i], self.max_input_chars) for i in todo}
         requests = [self._request(single_messages(cut[i][0]), SINGLE_PROMPT_VERSION) for i in todo]
-        results = dict(zip(todo, self.client.chat_many(requests, progress=progress), strict=True))
+        replies = self.client.chat_many(requests, progress=progress, usable=_parses([SINGLE_KEY]))
+        results = dict(zip(todo, replies, strict=True))
         out = []
         for i in range(len(texts)):
             if i not in results:

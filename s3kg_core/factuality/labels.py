@@ -105,7 +105,8 @@ def label_with_client(
     table
         Statements (a ``statement`` column at least).
     client
-        The endpoint client; its cache makes a rerun free.
+        The endpoint client; its cache makes a rerun free, but for the replies that were
+        empty, refused or failed (never cached: asked again).
     seed
         Sent with every request.
     max_tokens

@@ -43,7 +43,7 @@ class StoreCache:
         return {k: ChatResult.from_json(v) for k, v in found.items()}
 
     def put_many(self, entries: Sequence[tuple[str, ChatRequest, ChatResult]]) -> None:
-        """Keep these results."""
+        """Keep these results, replacing what their keys held."""
         rows = [
             (
                 key,

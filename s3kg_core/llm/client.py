@@ -5,8 +5,9 @@
 timeout, retries). :class:`LLMClient` sends chat completions through the ``openai`` package, whose
 own retry loop already does what we want on 429, 5xx, connection errors and timeouts: bounded
 retries, exponential backoff with jitter, and ``Retry-After`` honoured. On top of it this module
-adds the concurrency and rate limits, a response cache (errors are never cached), and a verdict
-per request instead of an exception, so one bad answer never stops a run.
+adds the concurrency and rate limits, a response cache (only usable replies are kept: never an
+error, an empty or refused reply, or one the caller could not use), and a verdict per request
+instead of an exception, so one bad answer never stops a run.
 
 The API key is never stored, logged or put in a cache key; the endpoint in cache keys is the base
 URL without user info or query.
@@ -28,7 +29,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -301,14 +302,14 @@ class ChatResult:
 
 
 class ResponseCache(Protocol):
-    """Where successful responses are kept, by :meth:`ChatRequest.cache_key`."""
+    """Where usable responses are kept, by :meth:`ChatRequest.cache_key`."""
 
     def get_many(self, keys: Sequence[str]) -> dict[str, ChatResult]:
         """The cached results of those keys that have one."""
         ...
 
     def put_many(self, entries: Sequence[tuple[str, ChatRequest, ChatResult]]) -> None:
-        """Keep these results (only ever called with successful ones)."""
+        """Keep these results, replacing what their keys held (only ever usable ones)."""
         ...
 
 
@@ -410,7 +411,10 @@ class LLMClient:
     settings
         Endpoint, model and limits.
     cache
-        Where successful responses are kept (``None``: no cache).
+        Where usable responses are kept (``None``: no cache).
+    refresh
+        Ask the endpoint again even for requests the cache answers; the new replies replace
+        the cached ones (``s3kg extract --refresh``).
 
     Raises
     ------
@@ -427,9 +431,12 @@ class LLMClient:
     4
     """
 
-    def __init__(self, settings: LLMSettings, cache: ResponseCache | None = None) -> None:
+    def __init__(
+        self, settings: LLMSettings, cache: ResponseCache | None = None, *, refresh: bool = False
+    ) -> None:
         self.settings = settings
         self.cache = cache
+        self.refresh = refresh
         self._limiter = (
             RateLimiter(settings.requests_per_minute) if settings.requests_per_minute else None
         )
@@ -498,15 +505,50 @@ class LLMClient:
         self,
         requests: Sequence[ChatRequest],
         progress: Progress | None = None,
+        *,
+        usable: Callable[[ChatResult], bool] | None = None,
+        on_results: Callable[[list[tuple[int, ChatResult]]], None] | None = None,
     ) -> list[ChatResult]:
         """Results in the order of ``requests``: cached ones first, the rest from the endpoint.
 
-        Successful results (``ok``, ``empty``, ``refused``) are cached; errors are not, so a
-        rerun tries them again.
+        Only usable results are cached: ``ok`` ones that ``usable`` accepts (default: every
+        ``ok`` one). Errors, empty and refused replies, and replies ``usable`` rejects (an
+        extraction that does not parse) are not, so a rerun asks them again; a cached reply
+        that is not usable is not served either (one cached by an older version). With
+        :attr:`refresh`, nothing is served from the cache.
+
+        Replies are cached as they arrive (those that arrive together in one write), so a
+        process killed mid-call keeps every reply it received. ``on_results`` is called in the
+        calling thread with the ``(index into requests, result)`` pairs of the cache hits,
+        then of each group of replies as it arrives (by index within a group): a caller stores
+        its results there to keep them if it is killed. Once the endpoint has failed for good,
+        error results are no longer passed on (the call raises :class:`EndpointError`).
+
+        Examples
+        --------
+        >>> settings = LLMSettings(base_url="http://127.0.0.1:9/v1", model="m", max_retries=0)
+        >>> client = LLMClient(settings, cache=MemoryCache())
+        >>> request = ChatRequest.build([("user", "hi")], prompt_version="v1")
+        >>> client.cache.put_many([(request.cache_key(settings), request,
+        ...                         ChatResult("ok", text="not json"))])
+        >>> client.chat_many([request])[0].text
+        'not json'
+        >>> try:
+        ...     client.chat_many([request], usable=lambda r: (r.text or "").startswith("{"))
+        ... except EndpointError:  # nothing listens on port 9
+        ...     print("not served from the cache: asked the endpoint")
+        not served from the cache: asked the endpoint
         """
         keys = [r.cache_key(self.settings) for r in requests]
         results: list[ChatResult | None] = [None] * len(requests)
-        hits = self.cache.get_many(list(dict.fromkeys(keys))) if self.cache is not None else {}
+
+        def keep(result: ChatResult) -> bool:
+            return result.ok and (usable is None or usable(result))
+
+        hits = {}
+        if self.cache is not None and not self.refresh:
+            found = self.cache.get_many(list(dict.fromkeys(keys)))
+            hits = {k: v for k, v in found.items() if keep(v)}
         todo: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
             if key in hits:
@@ -514,6 +556,8 @@ class LLMClient:
             else:
                 todo.setdefault(key, []).append(i)
         done = len(requests) - sum(len(v) for v in todo.values())
+        if on_results is not None and done:
+            on_results([(i, r) for i, r in enumerate(results) if r is not None])
         if progress is not None:
             progress(done, len(requests))
         fatal: list[EndpointError] = []
@@ -537,24 +581,34 @@ class LLMClient:
                         )
                 return key, ChatResult("error", error=text)
 
-        fresh: list[tuple[str, ChatRequest, ChatResult]] = []
         if todo:
             self._openai()  # built once, here, not raced by the worker threads
-        with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
-            for key, result in pool.map(work, list(todo)):
-                for i in todo[key]:
+        pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
+        try:
+            pending = {pool.submit(work, key) for key in todo}
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                arrived = sorted((f.result() for f in finished), key=lambda kr: todo[kr[0]][0])
+                fresh = [(k, requests[todo[k][0]], r) for k, r in arrived if keep(r)]
+                if self.cache is not None and fresh:
+                    self.cache.put_many(fresh)
+                delivered = [(i, r) for k, r in arrived for i in todo[k]]
+                for i, result in delivered:
                     results[i] = result
-                done += len(todo[key])
-                if result.status != "error":
-                    fresh.append((key, requests[todo[key][0]], result))
+                done += len(delivered)
+                if on_results is not None:
+                    if fatal:
+                        delivered = [(i, r) for i, r in delivered if r.status != "error"]
+                    if delivered:
+                        on_results(delivered)
                 if progress is not None:
                     progress(done, len(requests))
-        if self.cache is not None and fresh:
-            self.cache.put_many(fresh)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         if fatal:
             raise fatal[0]
         return [r if r is not None else ChatResult("error", error="no result") for r in results]
 
     def with_settings(self, **changes: Any) -> LLMClient:
-        """A client with some settings changed, sharing this one's cache."""
-        return LLMClient(replace(self.settings, **changes), cache=self.cache)
+        """A client with some settings changed, sharing this one's cache (and refresh)."""
+        return LLMClient(replace(self.settings, **changes), cache=self.cache, refresh=self.refresh)

@@ -1,9 +1,10 @@
 """Answer collection: prompt a model with each item's question and context, store the answers.
 
 One run per dataset x model x temperature (found again on a rerun, so a killed collection
-continues where it stopped). Answers are written batch by batch in short transactions; an
-answer that failed (HTTP error, timeout) is stored with its reason and asked again on the next
-run, while answers that came back (even empty or refused ones) are kept. The response cache
+continues where it stopped). Each answer is stored as it arrives, in a short transaction
+(answers that arrive together share one), so a kill loses none that was paid for; an answer
+that failed (HTTP error, timeout) is stored with its reason and asked again on the next run,
+while answers that came back (even empty or refused ones) are kept. The response cache
 means a rerun never pays twice for the same prompt.
 """
 
@@ -12,11 +13,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..errors import ConfigError
 from ..extract.prompts import ANSWER_PROMPT_VERSION, answer_messages, truncate
-from ..llm.client import ChatRequest, LLMClient
+from ..llm.client import ChatRequest, ChatResult, LLMClient
 from ..progress import StageProgress
 from ..store import queries
 from ..store.records import AnswerRecord
@@ -58,7 +60,7 @@ def collected_run(
     con: Any, dataset_id: int, model: str, temperature: float, settings: dict[str, Any]
 ) -> int:
     """The collected run of ``(dataset, model, temperature)``, created on first use."""
-    found = queries.find_collected_run(con, dataset_id, model, temperature)
+    found = queries.find_run_by_source(con, dataset_id, model, temperature, "collect")
     if found is not None:
         return found
     return Store.ensure_run(
@@ -77,6 +79,7 @@ def collect_answers(
     max_tokens: int = 512,
     batch_items: int = 16,
     limit: int | None = None,
+    refresh: bool = False,
     progress: StageProgress | None = None,
 ) -> CollectReport:
     """Ask ``client``'s model every question of ``datasets`` (default: all) at each temperature.
@@ -98,9 +101,13 @@ def collect_answers(
     max_tokens
         The answer's length limit.
     batch_items
-        Answers per write transaction (the most a kill can lose; the cache keeps even those).
+        Requests handed to the client at a time (each answer is stored as it arrives).
     limit
         Only the first ``limit`` items of each dataset (by id): a quick look at a large set.
+    refresh
+        Ask the items already answered too (``s3kg collect --refresh``); an answer that comes
+        back different loses its KGs, scores and TAU results. Give a client made with
+        ``refresh=True``, or it reads the same replies from its cache.
     progress
         ``progress("answers", done, total)``.
 
@@ -143,12 +150,22 @@ def collect_answers(
             for t in temperatures:
                 run = collected_run(con, known[name], model, t, settings)
                 report.run_ids.append(run)
-                done = queries.answered_item_ids(con, run)
+                done = set() if refresh else queries.answered_item_ids(con, run)
                 todo = [(int(i), q or "", c) for i, q, c in items if int(i) not in done]
                 report.already_done += len(items) - len(todo)
                 work.append((run, float(t), todo))
     total = sum(len(todo) for _, _, todo in work)
-    finished = 0
+
+    def keep(
+        run: int, item_ids: list[int], cut: list[bool], arrived: list[tuple[int, ChatResult]]
+    ) -> None:
+        """Store the answers that just arrived, in one short transaction."""
+        records = [_answer(report, item_ids[i], result, seed, cut[i]) for i, result in arrived]
+        with store.transaction() as con:
+            Store.put_answers(con, run, records)
+        if progress is not None:
+            progress("answers", report.asked, total)
+
     for run, temperature, todo in work:
         for lo in range(0, len(todo), batch_items):
             batch = todo[lo : lo + batch_items]
@@ -165,33 +182,31 @@ def collect_answers(
                         max_tokens=max_tokens,
                     )
                 )
-            results = client.chat_many(requests)
-            records = []
-            for (item, _q, _c), was_cut, result in zip(batch, cut, results, strict=True):
-                report.asked += 1
-                report.cached += result.cached
-                report.truncated += was_cut
-                report.statuses[result.status] = report.statuses.get(result.status, 0) + 1
-                if result.status == "error":
-                    reason = result.error or "unknown error"
-                    report.failures[reason] = report.failures.get(reason, 0) + 1
-                records.append(
-                    AnswerRecord(
-                        item,
-                        result.text,
-                        seed=seed,
-                        latency_s=result.latency_s,
-                        prompt_tokens=result.prompt_tokens,
-                        completion_tokens=result.completion_tokens,
-                        error=result.error,
-                        status=result.status,
-                        truncated=was_cut,
-                    )
-                )
-            with store.transaction() as con:
-                Store.put_answers(con, run, records)
-            finished += len(batch)
-            if progress is not None:
-                progress("answers", finished, total)
+            item_ids = [item for item, _q, _c in batch]
+            client.chat_many(requests, on_results=partial(keep, run, item_ids, cut))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _answer(
+    report: CollectReport, item: int, result: ChatResult, seed: int | None, was_cut: bool
+) -> AnswerRecord:
+    """The stored answer of ``item``, counted in ``report``."""
+    report.asked += 1
+    report.cached += result.cached
+    report.truncated += was_cut
+    report.statuses[result.status] = report.statuses.get(result.status, 0) + 1
+    if result.status == "error":
+        reason = result.error or "unknown error"
+        report.failures[reason] = report.failures.get(reason, 0) + 1
+    return AnswerRecord(
+        item,
+        result.text,
+        seed=seed,
+        latency_s=result.latency_s,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        error=result.error,
+        status=result.status,
+        truncated=was_cut,
+    )

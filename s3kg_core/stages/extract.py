@@ -5,7 +5,8 @@ already extracted with the same extractor: items whose three KGs are stored are 
 whose extraction failed (HTTP error, output beyond repair) are tried again.
 Extracting a run again with another extractor copies the run (same dataset, model,
 temperature, answers) under the new extractor, so both versions stay comparable. Writing an
-item's KGs removes its stale scores and TAU results.
+item's KGs removes its stale scores and TAU results when they changed
+(:meth:`~s3kg_core.store.store.Store.put_kgs`).
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def extract_store(
     *,
     run_ids: Sequence[int] | None = None,
     batch_items: int = 16,
+    refresh: bool = False,
     progress: StageProgress | None = None,
 ) -> ExtractReport:
     """Extract the gold, answer and context KGs of every answer of the target runs.
@@ -96,6 +98,9 @@ def extract_store(
         extractor.
     batch_items
         Items per write transaction.
+    refresh
+        Extract the items already done too (``s3kg extract --refresh``). Give an LLM extractor
+        a client made with ``refresh=True``, or it reads the same replies from its cache.
     progress
         ``progress("items", done, total)``.
 
@@ -117,7 +122,7 @@ def extract_store(
             for item, answer, status, gold, context, n_kgs in rows:
                 if status == "error":
                     report.skipped_failed_answers += 1
-                elif n_kgs >= 3:
+                elif n_kgs >= 3 and not refresh:
                     report.already_done += 1
                 else:
                     work.append(
@@ -131,11 +136,9 @@ def extract_store(
             for source, kg in kgs.items():
                 records.append(_record(run, item, source, kg, report))
         with store.transaction() as con:
-            Store.put_kgs(con, records)
-            keys = sorted({(run, item) for run, item, _ in batch})
-            queries.delete_item_results(con, keys)
+            Store.put_kgs(con, records)  # drops the scores and TAU results of changed KGs
             queries.set_run_extractor(
-                con, sorted({r for r, _ in keys}), extractor.name, current=UNEXTRACTED
+                con, sorted({run for run, _, _ in batch}), extractor.name, current=UNEXTRACTED
             )
         report.items += len(batch)
         if progress is not None:

@@ -3,7 +3,9 @@
 Every importer writes datasets, items, runs, answers and KGs through
 :class:`~s3kg_core.store.store.Store`
 in one short transaction per file. Re-importing a file replaces what it wrote before, so imports
-are idempotent. Columns are checked before anything is written: a missing column is an error that
+are idempotent: into the same run (a table's run is found again by its source, even once
+extracted), and an answer or KG that changed loses the KGs, scores and TAU results made from
+the old one. Columns are checked before anything is written: a missing column is an error that
 names the columns expected and found.
 """
 
@@ -17,6 +19,7 @@ from typing import Any
 
 from ..errors import InputFormatError, KGParseError, MappingError
 from ..kgio import parse_kg_cell
+from ..store import queries
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
 from ..store.store import Store
 from ..tables import Table, read_csv_rows, read_jsonl_records
@@ -345,7 +348,10 @@ def import_table(
         ids = store.upsert_items(con, ds, records)
         report.items = len(ids)
         if "answer" in mapping and model:
-            run = store.ensure_run(con, ds, model, temperature, "none", source=f"table/{path.name}")
+            source = f"table/{path.name}"
+            run = queries.find_run_by_source(con, ds, model, temperature, source)
+            if run is None:  # the first import; later ones find it, extracted or not
+                run = store.ensure_run(con, ds, model, temperature, "none", source=source)
             report.run_id = run
             report.answers = store.put_answers(
                 con,

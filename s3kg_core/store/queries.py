@@ -42,9 +42,10 @@ __all__ = [
     "dataset_ids",
     "dataset_item_ids",
     "dataset_items",
+    "delete_item_kgs",
     "delete_item_results",
     "embeddings_of",
-    "find_collected_run",
+    "find_run_by_source",
     "item_answer_texts",
     "item_texts",
     "latest_scored_signature",
@@ -130,14 +131,31 @@ def run_extractor(con: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
     return None if row is None else str(row[0])
 
 
-def find_collected_run(
-    con: duckdb.DuckDBPyConnection, dataset_id: int, model: str, temperature: float
+def find_run_by_source(
+    con: duckdb.DuckDBPyConnection, dataset_id: int, model: str, temperature: float, source: str
 ) -> int | None:
-    """The first run ``s3kg collect`` made for ``(dataset, model, temperature)``, or ``None``."""
+    """The first run of ``(dataset, model, temperature)`` that ``source`` made, or ``None``.
+
+    ``source`` is ``collect`` for ``s3kg collect``, ``table/FILE`` for an imported table. The
+    first such run is the one its extractor was set on; later ones are copies made to extract
+    it again with another extractor.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "r.duckdb"))
+    >>> with db.transaction() as con:
+    ...     ds = db.ensure_dataset(con, "toy")
+    ...     run = db.ensure_run(con, ds, "m", 0.0, "offline", source="table/t.csv")
+    ...     find_run_by_source(con, ds, "m", 0.0, "table/t.csv"), find_run_by_source(
+    ...         con, ds, "m", 0.0, "collect")
+    (1, None)
+    """
     rows = con.execute(
         "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
-        "AND source = 'collect' ORDER BY run_id LIMIT 1",
-        [dataset_id, model, float(temperature)],
+        "AND source = ? ORDER BY run_id LIMIT 1",
+        [dataset_id, model, float(temperature), source],
     ).fetchall()
     return int(rows[0][0]) if rows else None
 
@@ -228,6 +246,15 @@ def answers_for_extraction(con: duckdb.DuckDBPyConnection, run_id: int) -> list[
         "FROM answers a JOIN items i USING (item_id) WHERE a.run_id = ? ORDER BY a.item_id",
         [run_id],
     ).fetchall()
+
+
+def delete_item_kgs(con: duckdb.DuckDBPyConnection, keys: Sequence[tuple[int, int]]) -> None:
+    """Remove the KGs and triples of these ``(run_id, item_id)`` (their answer changed)."""
+    for table in ("triples", "kgs"):
+        con.executemany(
+            f"DELETE FROM {table} WHERE run_id = ? AND item_id = ?",
+            [list(k) for k in keys],
+        )
 
 
 def delete_item_results(con: duckdb.DuckDBPyConnection, keys: Sequence[tuple[int, int]]) -> None:

@@ -28,6 +28,7 @@ import pandas as pd
 from ..config import DEFAULT_DB
 from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
+from . import queries
 from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
 from .schema import BENCH_COLUMNS, MIGRATIONS, SCHEMA_VERSION
 
@@ -257,7 +258,11 @@ class Store:
     def put_answers(
         con: duckdb.DuckDBPyConnection, run_id: int, answers: Sequence[AnswerRecord]
     ) -> int:
-        """Insert or replace a run's answers (the last one per item wins); return how many."""
+        """Insert or replace a run's answers (the last one per item wins); return how many.
+
+        An answer whose text or status changes loses its KGs, scores and TAU results, which
+        were made from the old text; an answer written again unchanged keeps them.
+        """
         if not answers:
             return 0
         answers = list({a.item_id: a for a in answers}.values())  # last one per item wins
@@ -267,6 +272,11 @@ class Store:
         ).astype(object)
         con.register("_new_answers", frame)
         try:
+            changed = con.execute(
+                "SELECT a.run_id, a.item_id FROM answers a JOIN _new_answers n "
+                "ON a.run_id = n.run_id AND a.item_id = n.item_id "
+                "WHERE a.answer IS DISTINCT FROM n.answer OR a.status IS DISTINCT FROM n.status"
+            ).fetchall()
             con.execute(
                 "INSERT OR REPLACE INTO answers (run_id, item_id, answer, seed, latency_s, "
                 "prompt_tokens, completion_tokens, error, status, truncated) SELECT run_id, "
@@ -275,11 +285,19 @@ class Store:
             )
         finally:
             con.unregister("_new_answers")
+        if changed:
+            keys = sorted((int(r), int(i)) for r, i in changed)
+            queries.delete_item_kgs(con, keys)
+            queries.delete_item_results(con, keys)
         return len(answers)
 
     @staticmethod
     def put_kgs(con: duckdb.DuckDBPyConnection, kgs: Sequence[KGRecord]) -> int:
         """Insert or replace KGs and their triples (the last one per key wins); return how many.
+
+        The scores and TAU results of every ``(run, item)`` one of whose KGs changes (other
+        triples or another status, or a KG it did not have) are removed: they were computed
+        from the old KGs. KGs written again unchanged keep them.
 
         Raises
         ------
@@ -326,6 +344,7 @@ class Store:
         con.register("_new_kgs", heads)
         con.register("_new_triples", body)
         try:
+            changed = Store._changed_kg_items(con, kgs)
             con.execute(
                 "DELETE FROM triples WHERE (run_id, item_id, source) IN "
                 "(SELECT (run_id, item_id, source) FROM _new_kgs)"
@@ -339,7 +358,36 @@ class Store:
         finally:
             con.unregister("_new_kgs")
             con.unregister("_new_triples")
+        if changed:
+            queries.delete_item_results(con, changed)
         return len(kgs)
+
+    @staticmethod
+    def _changed_kg_items(
+        con: duckdb.DuckDBPyConnection, kgs: Sequence[KGRecord]
+    ) -> list[tuple[int, int]]:
+        """The ``(run, item)`` of ``kgs`` (registered as ``_new_kgs``) unlike what is stored."""
+        stored = {
+            (int(r), int(i), str(s)): str(status)
+            for r, i, s, status in con.execute(
+                "SELECT k.run_id, k.item_id, k.source, k.status FROM kgs k JOIN _new_kgs n "
+                "ON k.run_id = n.run_id AND k.item_id = n.item_id AND k.source = n.source"
+            ).fetchall()
+        }
+        triples: dict[tuple[int, int, str], list[tuple[str, str, str]]] = {}
+        for r, i, s, head, relation, tail in con.execute(
+            "SELECT t.run_id, t.item_id, t.source, t.head, t.relation, t.tail FROM triples t "
+            "JOIN _new_kgs n ON t.run_id = n.run_id AND t.item_id = n.item_id "
+            "AND t.source = n.source ORDER BY t.run_id, t.item_id, t.source, t.pos"
+        ).fetchall():
+            triples.setdefault((int(r), int(i), str(s)), []).append((head, relation, tail))
+        changed = set()
+        for kg in kgs:
+            key = (kg.run_id, kg.item_id, kg.source)
+            new = [(t.head, t.relation, t.tail) for t in kg.triples]
+            if stored.get(key) != kg.status or triples.get(key, []) != new:
+                changed.add((kg.run_id, kg.item_id))
+        return sorted(changed)
 
     @staticmethod
     def put_scores(con: duckdb.DuckDBPyConnection, records: Iterable[ScoreRecord]) -> int:
