@@ -14,9 +14,11 @@ import click
 
 from ._common import (
     DB_OPTION,
+    EXIT_STATUS_HELP,
     StageBar,
     endpoint_options,
     existing_db,
+    exit_on_failures,
     friendly_errors,
     llm_client,
     scoring_options,
@@ -38,7 +40,7 @@ def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> li
     return values
 
 
-@click.command("collect")
+@click.command("collect", epilog=EXIT_STATUS_HELP)
 @DB_OPTION
 @endpoint_options
 @click.option(
@@ -93,6 +95,7 @@ def collect_cmd(
             progress=bar.update,
         )
     click.echo(f"collected from {client.settings.model}: {report.summary()}")
+    exit_on_failures([report.stage_failures()])
 
 
 def _extractor(
@@ -131,7 +134,7 @@ _PROMPT_OPTION = click.option(
 )
 
 
-@click.command("extract")
+@click.command("extract", epilog=EXIT_STATUS_HELP)
 @DB_OPTION
 @_EXTRACTOR_OPTION
 @_PROMPT_OPTION
@@ -173,9 +176,10 @@ def extract_cmd(
             Store(db_path), ex, run_ids=list(run_ids) or None, progress=bar.update
         )
     click.echo(f"extracted with {ex.name}: {report.summary()}")
+    exit_on_failures([report.stage_failures()])
 
 
-@click.command("run")
+@click.command("run", epilog=EXIT_STATUS_HELP)
 @DB_OPTION
 @click.option(
     "--pubmedqa",
@@ -275,7 +279,7 @@ def run_cmd(
         wl_iterations=wl_iterations,
     )
     with StageBar() as bar:
-        run_pipeline(
+        report = run_pipeline(
             Store(db_path),
             imports=imports,
             collect=collect,
@@ -286,6 +290,7 @@ def run_cmd(
             progress=bar.update,
             on_stage=click.echo,
         )
+    exit_on_failures(report.stage_failures())
 
 
 COMMANDS: tuple[click.Command, ...] = (
