@@ -6,7 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from fake_openai import fake_openai
+from fake_openai import Reply, fake_openai
 from grapheval_helpers import scripted_llm
 
 from s3kg_core.cli import cli
@@ -120,3 +120,59 @@ def test_library_errors_are_one_line(tmp_path):
 def test_detect_needs_an_existing_database(tmp_path):
     result = _invoke("grapheval", "detect", "--db", tmp_path / "none.duckdb")
     assert result.exit_code == 1 and "does not exist" in result.output
+
+
+def _answered_store(path, n=3):
+    """A run of ``n`` answers with an answer KG each (one triple), extracted offline."""
+    from s3kg_core.kg import Triple
+    from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
+    from s3kg_core.store.store import Store
+
+    store = Store(path)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        ctx = "The Eiffel Tower is in Paris. It opened in 1889."
+        ids = store.upsert_items(
+            con, ds, [ItemRecord(f"q{i}", "When?", ctx, "1889.") for i in range(n)]
+        )
+        run = store.ensure_run(con, ds, "m", 0.0, "offline:test")
+        items = [ids[f"q{i}"] for i in range(n)]
+        store.put_answers(con, run, [AnswerRecord(i, f"It opened in 1889 ({i}).") for i in items])
+        store.put_kgs(
+            con,
+            [
+                KGRecord(run, i, "answer", (Triple("Eiffel Tower", "opened in", "1889"),))
+                for i in items
+            ],
+        )
+    return store
+
+
+def test_detect_exits_non_zero_when_answers_stay_unjudged_and_a_rerun_retries_them_d11a(
+    tmp_path,
+):
+    """Issue 17 (D11a): `grapheval detect --checker llm` exited 0 with every answer unjudged
+    (each request failed), and a rerun skipped those answers as already checked."""
+    db = tmp_path / "g.duckdb"
+    _answered_store(db)
+    down = {"on": True}
+
+    def script(body, n):
+        if down["on"]:
+            return Reply(status=500)
+        return scripted_llm(body, n)
+
+    with fake_openai(script) as server:
+        args = ["grapheval", "detect", "--db", db, "--checker", "llm", "--no-raw"]
+        args += ["--base-url", server.base_url, "--model", "m", "--max-retries", "0"]
+        failed = _invoke(*args)
+        assert failed.exit_code == 1, failed.output
+        [line] = [x for x in failed.output.splitlines() if x.startswith("Error: ")]
+        assert line.startswith("Error: grapheval detect: 3 of 3 answers unjudged (")
+        assert "grapheval_results" in line and line.endswith("rerun to retry them")
+        down["on"] = False
+        again = _invoke(*args)
+    assert again.exit_code == 0, again.output
+    assert "3 answers checked (0 inconsistent), 0 already done" in again.output
+    usage = " ".join(_invoke("grapheval", "detect", "--help").output.split())
+    assert "Exit status: 0 when nothing failed; 3 when some items failed" in usage

@@ -288,3 +288,121 @@ def test_python_dash_m_runs_the_llm_commands():
         check=True,
     )
     assert "Ask a model every stored question" in out.stdout
+
+
+# -- exit status: failures the stages stored (issue 17, D11a) ------------------------------------
+
+
+def _questions_table(tmp_path, bad: set[str], marker: str = "SERVERERROR"):
+    """The toy items as a CSV, with ``marker`` in the questions of the items in ``bad``."""
+    path = tmp_path / "marked.csv"
+    with path.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["qid", "q", "ctx", "ref"])
+        for item in ITEMS:
+            q = f"{item.question} {marker}" if item.ext_id in bad else item.question
+            writer.writerow([item.ext_id, q, item.context, item.gold_answer])
+    return path
+
+
+def _error_lines(result) -> list[str]:
+    return [line for line in result.output.splitlines() if line.startswith("Error: ")]
+
+
+@pytest.mark.parametrize(
+    ("bad", "status", "message"),
+    [
+        (set(), 0, None),
+        ({"q2", "q4"}, 3, "Error: collect: 2 of 4 requests failed"),
+        ({"q1", "q2", "q3", "q4"}, 1, "Error: collect: 4 of 4 requests failed"),
+    ],
+)
+def test_collect_exits_non_zero_when_requests_failed_d11a(
+    tmp_path, no_endpoint_env, bad, status, message
+):
+    """Issue 17 (D11a): `collect` exited 0 when every request failed. Now 3 when some failed,
+    1 when all did, with one line that says how many and where to look."""
+    db = tmp_path / "c.duckdb"
+    imported = _invoke("import", "csv", _questions_table(tmp_path, bad), "--db", db, "--map", MAP)
+    assert imported.exit_code == 0, imported.output
+    with fake_openai(toy_model) as server:
+        args = ["collect", "--db", db, "--base-url", server.base_url, "--model", "toy"]
+        result = _invoke(*args, "--max-retries", "0")
+    assert result.exit_code == status, result.output
+    assert result.output.startswith("collected from toy: 1 run(s): 4 asked")
+    errors = _error_lines(result)
+    if message is None:
+        assert errors == []
+        return
+    [line] = errors
+    assert line.startswith(message + " (")
+    assert "answer_status" in line and "answer_error" in line and "s3kg export" in line
+    assert line.endswith("rerun to retry them")
+
+
+def _answered_toy_table(tmp_path, bad: set[str]):
+    """The toy items with stored answers; the answers of ``bad`` items make extraction fail."""
+    rows = [
+        [
+            i.ext_id,
+            i.question,
+            i.context,
+            i.gold_answer,
+            i.gold_answer + (" BROKENJSON" * (i.ext_id in bad)),
+        ]
+        for i in ITEMS
+    ]
+    return _answered_table(tmp_path, rows)
+
+
+@pytest.mark.parametrize(
+    ("bad", "status", "message"),
+    [
+        ({"q3"}, 3, "Error: extract: 3 of 12 KGs failed"),
+        ({"q1", "q2", "q3", "q4"}, 1, "Error: extract: 12 of 12 KGs failed"),
+    ],
+)
+def test_extract_exits_non_zero_when_kgs_failed_d11a(
+    tmp_path, no_endpoint_env, bad, status, message
+):
+    """Issue 17 (D11a): `extract` exited 0 with 27 of 33 KGs failed."""
+    db = tmp_path / "e.duckdb"
+    table = _answered_toy_table(tmp_path, bad)
+    imported = _invoke(
+        "import", "csv", table, "--db", db, "--map", MAP + ",answer=out", "--model", "toy"
+    )
+    assert imported.exit_code == 0, imported.output
+    with fake_openai(toy_model) as server:
+        args = ["extract", "--db", db, "--base-url", server.base_url, "--model", "toy"]
+        result = _invoke(*args)
+        assert result.exit_code == status, result.output
+        [line] = _error_lines(result)
+        assert line.startswith(message + " (")
+        assert "kgs table" in line and "answer_kg_status" in line
+        assert line.endswith("rerun to retry them")
+        again = _invoke(*args)  # a rerun tries the failed items only, and they fail again
+        assert again.exit_code == 1 and f"{len(bad)} items extracted" in again.output
+        n = 3 * len(bad)
+        assert _error_lines(again)[0].startswith(f"Error: extract: {n} of {n} KGs failed (")
+
+
+def test_run_exits_with_the_worst_stage_d11a(tmp_path, no_endpoint_env):
+    """Issue 17 (D11a): `run` chains the stages and exits 3 when one stored some failures."""
+    db = tmp_path / "r.duckdb"
+    table = _questions_table(tmp_path, {"q4"})
+    with fake_openai(toy_model) as server:
+        result = _invoke(
+            "run", "--db", db, "--table", table, "--map", MAP, "--base-url", server.base_url,
+            "--model", "toy", "--max-retries", "0", "--fraction", "0.5",
+        )  # fmt: skip
+    assert result.exit_code == 3, result.output
+    assert "score: 3 answers scored" in result.output  # the chain went on
+    [line] = _error_lines(result)
+    assert line.startswith("Error: collect: 1 of 4 requests failed (")
+
+
+@pytest.mark.parametrize("command", ["collect", "extract", "run"])
+def test_help_documents_the_exit_status_d11a(command):
+    result = _invoke(command, "--help")
+    text = " ".join(result.output.split())
+    assert "Exit status: 0" in text and "3 when some" in text and "1 when all" in text

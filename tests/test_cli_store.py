@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from store_helpers import (
@@ -32,7 +33,9 @@ from s3kg_core.errors import DatabaseLockedError
 from s3kg_core.store.schema import SCHEMA_VERSION
 from s3kg_core.store.store import Store
 
-JSON_KEYS = {"dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"}
+JSON_KEYS = {
+    "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim", "cus",
+}  # fmt: skip
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -125,17 +128,19 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
     out_json = tmp_path / "tables" / "cus.json"
     result = _invoke("cus", "--db", db, "--json", out_json)
     assert result.exit_code == 0, result.output
-    header, *body, sig = result.output.strip().splitlines()
+    header, *body, zero, sig = result.output.strip().splitlines()
     assert header.split() == [
         "dataset",
         "model",
         "temperature",
         "extractor",
         "n",
+        "unscored",
         "gold_sim",
         "ctx_sim",
         "cus",
     ]
+    assert zero.startswith("1 of the 6 scored answers have CUS 0: a KG is empty or unparseable")
     assert len(body) == 2 and body[0].split()[:4] == [
         "mesaqa",
         "gemma-7b-it",
@@ -544,3 +549,139 @@ def test_score_on_a_missing_database_says_to_import_first(tmp_path):
     assert result.exit_code == 1
     assert "does not exist; import data first" in result.output
     assert not missing.exists()
+
+
+# -- signatures, unscored answers, a scoring run in progress (issue 17) --------------------------
+
+
+def test_an_unknown_signature_is_named_with_the_stored_ones_d11b(tmp_path, minilm):
+    """Issue 17 (D11b): `cus --signature nope` on a fully scored database said "no scores ...
+    run s3kg score"; `tau` and `export` did not name the signatures either."""
+    db = tmp_path / "db.duckdb"
+    build_store(db, models=("model-a",), n_items=2, n_triples=2)
+    assert _invoke("score", "--db", db).exit_code == 0
+    assert _invoke("score", "--db", db, "--tau", "0.9").exit_code == 0
+    with Store(db, read_only=True).connect() as con:
+        stored = [
+            r[0]
+            for r in con.execute(
+                "SELECT signature FROM scores GROUP BY 1 ORDER BY max(scored_at) DESC"
+            ).fetchall()
+        ]
+    assert len(stored) == 2 and "tau:0.9|" in stored[0]
+    expected = "Error: unknown signature 'nope'; the stored signatures, latest first: " + ", ".join(
+        stored
+    )
+    for command in (
+        ["cus"],
+        ["tau"],
+        ["export", "--format", "csv", "--out", tmp_path / "o.csv"],
+    ):
+        line = _one_line_error(_invoke(*command, "--db", db, "--signature", "nope"))
+        assert line == expected, command
+    assert not (tmp_path / "o.csv").exists()
+    # a signature as printed, with the alpha it was blended at: say how to pass it
+    printed = stored[1] + "|alpha:0.5"
+    line = _one_line_error(_invoke("cus", "--db", db, "--signature", printed))
+    assert line.startswith(f"Error: unknown signature {printed!r}; ")
+    assert f"--signature '{stored[1]}' --alpha 0.5" in line
+    ok = _invoke("cus", "--db", db, "--signature", stored[1])
+    assert ok.exit_code == 0 and ok.output.strip().endswith(f"signature {stored[1]}")
+
+
+def _store_with_unscorable_answers(path: Path) -> Store:
+    """Two runs of four answers; in run 1 one answer failed to collect (no KGs), one has a
+    failed KG and one has no KGs yet: 8 answers, 5 of them scorable."""
+    store = build_store(path, n_items=4, n_triples=2, seed=2)
+    with store.transaction() as con:
+        con.execute(
+            "UPDATE answers SET status = 'error', error = 'HTTP 500: boom', answer = NULL "
+            "WHERE run_id = 1 AND item_id = 1"
+        )
+        con.execute("DELETE FROM kgs WHERE run_id = 1 AND item_id IN (1, 3)")
+        con.execute("DELETE FROM triples WHERE run_id = 1 AND item_id IN (1, 3)")
+        con.execute(
+            "UPDATE kgs SET status = 'failed: not JSON', n_triples = 0 "
+            "WHERE run_id = 1 AND item_id = 2 AND source = 'context'"
+        )
+    return store
+
+
+def test_cus_and_export_report_the_answers_they_do_not_score(tmp_path, minilm):
+    """Issue 17: `cus` and `export` dropped unscored answers silently (11 answers showed as
+    n=8), and the collect status and error were not exported."""
+    db = tmp_path / "db.duckdb"
+    _store_with_unscorable_answers(db)
+    scored = _invoke("score", "--db", db)
+    assert scored.exit_code == 0, scored.output
+    out_json = tmp_path / "cus.json"
+    result = _invoke("cus", "--db", db, "--json", out_json)
+    assert result.exit_code == 0, result.output
+    header, row_a, row_b, note, sig = result.output.strip().splitlines()
+    assert header.split() == [
+        "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim",
+        "cus",
+    ]  # fmt: skip
+    assert row_a.split()[:6] == ["toy", "model-a", "0.0000", "test", "1", "3"]
+    assert row_b.split()[:6] == ["toy", "model-b", "0.0000", "test", "4", "0"]
+    assert note == "3 answers not scored: 1 collect error, 1 KG extraction failed, 1 no KGs yet"
+    assert sig.startswith("signature mode:hybrid|")
+    records = json.loads(out_json.read_text(encoding="utf-8"))
+    assert [(r["model"], r["n"], r["unscored"]) for r in records] == [
+        ("model-a", 1, 3),
+        ("model-b", 4, 0),
+    ]
+
+    target = tmp_path / "r.csv"
+    result = _invoke("export", "--db", db, "--format", "csv", "--out", target)
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote 8 rows to {target}\n"
+    frame = pd.read_csv(target)
+    for column in (
+        "answer_status",
+        "answer_error",
+        "gold_kg_status",
+        "answer_kg_status",
+        "context_kg_status",
+        "unscored_reason",
+    ):
+        assert column in frame.columns, column
+    by_key = {(r.run_id, r.item_id): r for r in frame.itertuples()}
+    failed = by_key[(1, 1)]
+    assert (failed.answer_status, failed.answer_error) == ("error", "HTTP 500: boom")
+    assert failed.unscored_reason == "collect_error" and pd.isna(failed.cus)
+    assert by_key[(1, 2)].context_kg_status == "failed: not JSON"
+    assert by_key[(1, 2)].unscored_reason == "kg_extraction_failed"
+    assert by_key[(1, 3)].unscored_reason == "not_extracted" and pd.isna(by_key[(1, 3)].gold_sim)
+    assert by_key[(1, 4)].answer_kg_status == "ok" and pd.isna(by_key[(1, 4)].unscored_reason)
+    assert frame["cus"].notna().sum() == 5 and frame["cus"].dropna().between(0, 1).all()
+
+
+def test_cus_during_a_scoring_run_says_it_is_partial(tmp_path, minilm):
+    """Issue 17: a reader running `cus` while `score` writes got a partial table with no sign
+    that it was partial. The state between two of score's batches: 2 of 8 answers scored."""
+    from s3kg_core.stages.score import score_store
+
+    db = tmp_path / "db.duckdb"
+    store = build_store(db, n_items=4, n_triples=2, seed=6)
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_the_first_batch(stage, done, total):
+        raise Stop
+
+    with pytest.raises(Stop):
+        score_store(store, encoder=minilm, batch_items=2, progress=stop_after_the_first_batch)
+    result = _invoke("cus", "--db", db)
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert "6 answers not scored: 6 not yet scored" in lines
+    assert (
+        "run in progress (or stopped): 2 of 8 scorable answers scored under this signature; "
+        "`s3kg score` with the same settings finishes it"
+    ) in lines
+    assert lines[-1].startswith("signature ")
+    score_store(store, encoder=minilm, batch_items=2)
+    done = _invoke("cus", "--db", db)
+    assert "in progress" not in done.output and "not scored" not in done.output

@@ -341,3 +341,19 @@ def test_readme_library_example_runs(minilm):
     namespace: dict[str, object] = {}
     exec(compile(match.group(1), "README.md (The library)", "exec"), namespace)
     assert namespace["r"].score > 0  # type: ignore[attr-defined]
+
+
+# Issue 17: where the README documents kgx, it says what `--mode`'s help says: like the released
+# code, kgx scores a KG whose two labels embed identically below 1 against itself (the value
+# is pinned by test_scoring_s3kg.py).
+def test_readme_modes_say_kgx_scores_a_kg_below_one_against_itself():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    modes = " ".join(text.split("### Modes", 1)[1].split("\n### ", 1)[0].split())
+    assert '`[["😀","r","💧"]]` against itself has S_WL 0.154 in `kgx`' in modes
+
+
+# Issue 17 (D11a): the exit status rule of the stage commands is in the README.
+def test_readme_gives_the_exit_status_rule():
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "Exit status of `collect`, `extract`, `run` and `grapheval detect`: 0 when" in text
+    assert "3 when some items failed" in text and "1 when every item" in text

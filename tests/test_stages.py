@@ -24,7 +24,9 @@ from s3kg_core.stages.tau import tau_store
 from s3kg_core.store.records import KGRecord
 from s3kg_core.store.store import Store
 
-TABLE_COLUMNS = ["dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"]
+TABLE_COLUMNS = [
+    "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim", "cus",
+]  # fmt: skip
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -215,8 +217,12 @@ def test_nothing_scored_yet(tmp_path):
     assert table.empty and list(table.columns) == TABLE_COLUMNS
     with pytest.raises(ConfigError, match="run `s3kg score` first"):
         tau_store(store)
-    with pytest.raises(ConfigError, match="run `s3kg score` first"):
-        export_results(store, tmp_path / "out.csv")
+    # export writes every answer even before scoring: statuses, and no scores (issue 17)
+    assert export_results(store, tmp_path / "out.csv") == 2
+    frame = pd.read_csv(tmp_path / "out.csv")
+    assert frame["unscored_reason"].tolist() == ["not_scored", "not_scored"]
+    assert frame["cus"].isna().all() and frame["signature"].isna().all()
+    assert set(frame["answer_kg_status"]) == {"ok"}
 
 
 # -- cus_table against the library ---------------------------------------------------------------

@@ -349,6 +349,8 @@ def test_grapheval_results_rows_corrections_and_overview(store):
         _detection(con, 2, "nli", None)
         assert grapheval_queries.checked_item_ids(con, 1, "support", "test") == {1, 2}
         assert grapheval_queries.checked_item_ids(con, 1, "support", "offline") == set()
+        # no verdict (the checker judged no triple): checked again on a rerun (issue 17, D11a)
+        assert grapheval_queries.checked_item_ids(con, 1, "nli", "test") == set()
         grapheval_queries.set_grapheval_correction(
             con, 1, 1, "support", "test", "fixed", '{"method": "direct"}'
         )

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import wraps
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -20,13 +20,18 @@ import click
 
 from ..config import DB_ENV, DEFAULT_DB
 from ..errors import S3KGError
+from ..failures import StageFailures
 from ..scoring.result import DEFAULT_MODE, MODES
 
 __all__ = [
     "DB_OPTION",
+    "EXIT_ALL_FAILED",
+    "EXIT_SOME_FAILED",
+    "EXIT_STATUS_HELP",
     "StageBar",
     "endpoint_options",
     "existing_db",
+    "exit_on_failures",
     "friendly_errors",
     "llm_client",
     "scoring_options",
@@ -50,6 +55,36 @@ def friendly_errors(func: F) -> F:
             raise click.ClickException(str(exc)) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+EXIT_SOME_FAILED = 3
+"""Exit status of a stage that finished but stored some of its items as failed."""
+
+EXIT_ALL_FAILED = 1
+"""Exit status of a stage that tried items and stored every one as failed (as for an error)."""
+
+EXIT_STATUS_HELP = (
+    "Exit status: 0 when nothing failed; 3 when some items failed (stored with their reason, "
+    "retried by a rerun); 1 when all the items tried failed, or on an error; 2 on a usage "
+    "error. A failure is said on stderr: how many, and where to look."
+)
+"""The epilog of the commands whose exit status follows :func:`exit_on_failures`."""
+
+
+def exit_on_failures(failures: Iterable[StageFailures]) -> None:
+    """Say each stage's failures on stderr and exit with the worst status; return if none.
+
+    The status is :data:`EXIT_ALL_FAILED` when a stage failed on every item it tried, else
+    :data:`EXIT_SOME_FAILED` when one failed on some (see :data:`EXIT_STATUS_HELP`).
+    """
+    failed = [f for f in failures if f.some_failed]
+    if not failed:
+        return
+    for f in failed:
+        click.echo(f"Error: {f.message()}", err=True)
+    raise click.exceptions.Exit(
+        EXIT_ALL_FAILED if any(f.all_failed for f in failed) else EXIT_SOME_FAILED
+    )
 
 
 def scoring_options(func: F) -> F:

@@ -10,9 +10,11 @@ import click
 
 from ._common import (
     DB_OPTION,
+    EXIT_STATUS_HELP,
     StageBar,
     endpoint_options,
     existing_db,
+    exit_on_failures,
     friendly_errors,
     llm_client,
     write_json_atomic,
@@ -189,7 +191,7 @@ def bench_cmd(
     click.echo(f"wrote {json_out}")
 
 
-@grapheval.command("detect")
+@grapheval.command("detect", epilog=EXIT_STATUS_HELP)
 @DB_OPTION
 @click.option("--run", "run_ids", type=int, multiple=True, help="Only this run (repeatable).")
 @_checker_options
@@ -207,9 +209,10 @@ def detect_cmd(
 ) -> None:
     """Check every stored answer's KG against its context (table grapheval_results).
 
-    Uses the answer KGs already extracted (`s3kg extract`). Resumable: answers already checked
-    with this checker are skipped.
+    Uses the answer KGs already extracted (`s3kg extract`). Resumable: answers already judged
+    with this checker are skipped; those it judged no triple of are checked again.
     """
+    from ..failures import StageFailures
     from ..grapheval.results import detect_store
     from ..store import queries
     from ..store.store import Store
@@ -219,10 +222,13 @@ def detect_cmd(
         with store.connect() as con:
             run_ids = tuple(queries.run_ids(con))
     check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
+    failures = []
     for run in run_ids:
         with StageBar() as bar:
             report = detect_store(store, run, check, raw=not no_raw, progress=bar.update)
         click.echo(report.summary())
+        failures.append(report.stage_failures())
+    exit_on_failures([StageFailures.combine(failures)] if failures else [])
 
 
 @grapheval.command("correct")

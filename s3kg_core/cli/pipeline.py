@@ -14,9 +14,11 @@ import click
 
 from ._common import (
     DB_OPTION,
+    EXIT_STATUS_HELP,
     StageBar,
     endpoint_options,
     existing_db,
+    exit_on_failures,
     friendly_errors,
     llm_client,
     scoring_options,
@@ -38,7 +40,7 @@ def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> li
     return values
 
 
-@click.command("collect")
+@click.command("collect", epilog=EXIT_STATUS_HELP)
 @DB_OPTION
 @endpoint_options
 @click.option(
@@ -100,6 +102,7 @@ def collect_cmd(
             progress=bar.update,
         )
     click.echo(f"collected from {client.settings.model}: {report.summary()}")
+    exit_on_failures([report.stage_failures()])
 
 
 def _extractor(
@@ -144,7 +147,7 @@ _PROMPT_OPTION = click.option(
 )
 
 
-@click.command("extract")
+@click.command("extract", epilog=EXIT_STATUS_HELP)
 @DB_OPTION
 @_EXTRACTOR_OPTION
 @_PROMPT_OPTION
@@ -200,9 +203,10 @@ def extract_cmd(
             progress=bar.update,
         )
     click.echo(f"extracted with {ex.name}: {report.summary()}")
+    exit_on_failures([report.stage_failures()])
 
 
-@click.command("run")
+@click.command("run", epilog=EXIT_STATUS_HELP)
 @DB_OPTION
 @click.option(
     "--pubmedqa",
@@ -302,7 +306,7 @@ def run_cmd(
         wl_iterations=wl_iterations,
     )
     with StageBar() as bar:
-        run_pipeline(
+        report = run_pipeline(
             Store(db_path),
             imports=imports,
             collect=collect,
@@ -313,6 +317,7 @@ def run_cmd(
             progress=bar.update,
             on_stage=click.echo,
         )
+    exit_on_failures(report.stage_failures())
 
 
 COMMANDS: tuple[click.Command, ...] = (

@@ -224,19 +224,20 @@ def tau_cmd(
 def cus_cmd(
     db_path: Path, signature: str | None, alpha: float | None, json_path: Path | None
 ) -> None:
-    """GoldSim, CtxSim and CUS per dataset x model x temperature (x extractor)."""
-    from ..stages.results import cus_table, latest_signature
+    """GoldSim, CtxSim and CUS per dataset x model x temperature (x extractor).
+
+    n counts the answers scored (those with an empty or unparseable KG score 0), unscored the
+    stored answers without a score under the signature; a line after the table gives their
+    reasons, and says when answers that can be scored are not yet (a `s3kg score` in progress).
+    """
+    from ..stages.results import cus_report
     from ..store.store import Store
 
-    store = Store(db_path, read_only=True)
-    signature = signature or latest_signature(store)
-    table = cus_table(store, signature=signature, alpha=alpha)
-    if table.empty:
-        raise click.ClickException(f"no scores in {db_path}: run `s3kg score --db {db_path}`")
-    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-    click.echo(f"signature {signature}" + (f"|alpha:{alpha:g}" if alpha is not None else ""))
+    report = cus_report(Store(db_path, read_only=True), signature=signature, alpha=alpha)
+    for line in report.lines():
+        click.echo(line)
     if json_path is not None:
-        write_json_atomic(json_path, table.to_dict(orient="records"))
+        write_json_atomic(json_path, report.records())
 
 
 @click.command("export")
@@ -246,7 +247,12 @@ def cus_cmd(
 @click.option("--signature", default=None, help="Scores to use (default: the latest).")
 @friendly_errors
 def export_cmd(db_path: Path, fmt: str, out: Path, signature: str | None) -> None:
-    """Export per-answer results: texts, statuses, components, GoldSim, CtxSim, CUS."""
+    """Export every answer: texts, statuses, components, GoldSim, CtxSim, CUS.
+
+    Answers without a score under the signature are written too, with empty scores and the
+    reason in unscored_reason; answer_status and answer_error say how the collection went,
+    gold_kg_status, answer_kg_status and context_kg_status how the extraction went.
+    """
     from ..stages.results import export_results
     from ..store.store import Store
 

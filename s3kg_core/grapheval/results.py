@@ -2,7 +2,8 @@
 
 :func:`detect_store` reads a run's answers, contexts and stored answer KGs (source ``answer``,
 written by the run's extractor), checks them, and writes one ``grapheval_results`` row per
-answer. It resumes: answers that already have a row for this checker and extractor are skipped.
+answer. It resumes: answers that already have a verdict from this checker on this extractor's
+KGs are skipped; those the checker judged no triple of (``unjudged``) are checked again.
 Answers whose KG is missing or failed are not written (extract them first); they are counted.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 import duckdb
 
 from ..errors import GraphEvalError
+from ..failures import StageFailures
 from ..progress import StageProgress
 from ..store import grapheval_queries, queries
 from ..store.store import Store
@@ -46,6 +48,7 @@ class DetectReport:
     already_done: int = 0
     missing_kg: int = 0
     inconsistent: int = 0
+    unjudged: int = 0
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -54,6 +57,19 @@ class DetectReport:
             f"run {self.run_id} ({self.extractor}), checker {self.checker}: {self.written} "
             f"answers checked ({self.inconsistent} inconsistent), {self.already_done} already "
             f"done, {self.missing_kg} without a usable answer KG (extract them first)"
+            + (f"; {self.unjudged} unjudged (checked again on a rerun)" if self.unjudged else "")
+        )
+
+    def stage_failures(self) -> StageFailures:
+        """The answers of which the checker judged no triple (stored, checked again on a rerun)."""
+        return StageFailures(
+            "grapheval detect",
+            self.unjudged,
+            self.written,
+            "answers",
+            "each triple's reason in the detail column of the grapheval_results table, or the "
+            "Hallucinations page",
+            outcome="unjudged",
         )
 
 
@@ -191,6 +207,7 @@ def detect_store(
             )
         report.written += len(batch)
         report.inconsistent += sum(1 for d in detections if d.inconsistent)
+        report.unjudged += sum(1 for d in detections if d.status == "unjudged")
         if progress is not None:
             progress("answers", lo + len(batch), len(todo))
     report.seconds = time.perf_counter() - started

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..extract.prompts import ANSWER_PROMPT_VERSION, answer_messages, truncate
+from ..failures import StageFailures
 from ..llm.client import ChatRequest, ChatResult, LLMClient
 from ..progress import StageProgress
 from ..store import queries
@@ -54,6 +55,16 @@ class CollectReport:
             text += "; failures: " + "; ".join(f"{n}x {reason}" for reason, n in worst)
             text += " (run the command again to retry them)"
         return text
+
+    def stage_failures(self) -> StageFailures:
+        """The requests that failed (stored with status ``error``, asked again on a rerun)."""
+        return StageFailures(
+            "collect",
+            self.statuses.get("error", 0),
+            self.asked,
+            "requests",
+            "the answer_status and answer_error columns of `s3kg export`, or the answers table",
+        )
 
 
 def collected_run(

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..extract.base import Extractor, ItemTexts, TextKG
+from ..failures import StageFailures
 from ..progress import StageProgress
 from ..store import queries
 from ..store.records import KGRecord
@@ -48,6 +49,17 @@ class ExtractReport:
             f"{self.already_done} already done, {self.skipped_failed_answers} skipped (answer "
             f"failed; collect again), {self.dropped_triples} malformed triples dropped, "
             f"{self.truncated} texts truncated"
+        )
+
+    def stage_failures(self) -> StageFailures:
+        """The KGs whose extraction failed (stored as ``failed: ...``, tried again on a rerun)."""
+        return StageFailures(
+            "extract",
+            self.statuses.get("failed", 0),
+            sum(self.statuses.values()),
+            "KGs",
+            "the gold_kg_status, answer_kg_status and context_kg_status columns of "
+            "`s3kg export`, or the kgs table's status",
         )
 
 

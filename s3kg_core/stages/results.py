@@ -1,26 +1,68 @@
-"""Results of a scored store: components re-blended at any alpha, the CUS table, exports."""
+"""Results of a scored store: components re-blended at any alpha, the CUS table, exports.
+
+The CUS table and the export account for every stored answer: those without a score under the
+signature are counted by reason (:data:`UNSCORED_REASONS`), and an answer that can be scored
+but is not yet (a ``s3kg score`` in progress, or stopped) says the table is partial.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pandas as pd
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InputFormatError
 from ..scoring.signature import Signature
 from ..store import queries
 from ..store.store import Store
 
 __all__ = [
+    "TABLE_COLUMNS",
+    "UNSCORED_REASONS",
+    "CUSReport",
+    "ScoreCoverage",
+    "cus_report",
     "cus_table",
     "encoder_for",
     "export_results",
     "latest_signature",
     "reblend",
+    "resolve_signature",
+    "score_coverage",
     "scored_frame",
+    "unscored_reasons",
 ]
+
+TABLE_COLUMNS = [
+    "dataset",
+    "model",
+    "temperature",
+    "extractor",
+    "n",
+    "unscored",
+    "gold_sim",
+    "ctx_sim",
+    "cus",
+]
+"""The columns of the CUS table: ``n`` answers scored, ``unscored`` stored but not scored."""
+
+UNSCORED_REASONS: dict[str, str] = {
+    "collect_error": "collect error",
+    "kg_extraction_failed": "KG extraction failed",
+    "not_extracted": "no KGs yet",
+    "not_scored": "not yet scored",
+}
+"""Why a stored answer has no score under a signature (its ``unscored_reason`` -> words).
+
+The first that applies: the answer failed to collect (status ``error``); one of its KGs failed
+to extract; its answer KG is not stored (not extracted yet); else it can be scored but is not
+yet. Answers whose KG is empty or unparseable are scored, and their CUS is 0.
+"""
 
 
 def latest_signature(store: Store) -> str | None:
@@ -30,6 +72,52 @@ def latest_signature(store: Store) -> str | None:
         if latest is not None:
             return latest
         return queries.latest_scored_signature(con)
+
+
+def resolve_signature(store: Store, signature: str | None = None) -> str | None:
+    """``signature`` if the store has scores under it, else the latest one (``None``: none).
+
+    Raises
+    ------
+    ConfigError
+        If ``signature`` is given and nothing is scored under it; the message lists the
+        stored signatures, latest first (and, for a signature printed with ``|alpha:A``, how
+        to pass it: signatures are stored without alpha).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> store = Store(os.path.join(tempfile.mkdtemp(), "r.duckdb"))
+    >>> resolve_signature(store) is None
+    True
+    >>> resolve_signature(store, "nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.ConfigError: unknown signature 'nope'; nothing is scored yet: run ...
+    """
+    if signature is None:
+        return latest_signature(store)
+    with store.connect() as con:
+        stored = queries.signatures_by_recency(con)
+    if signature in stored:
+        return signature
+    if not stored:
+        raise ConfigError(
+            f"unknown signature {signature!r}; nothing is scored yet: run `s3kg score` first"
+        )
+    message = f"unknown signature {signature!r}; the stored signatures, latest first: " + (
+        ", ".join(stored)
+    )
+    try:
+        parsed = Signature.parse(signature)
+    except InputFormatError:
+        parsed = None
+    if parsed is not None and parsed.alpha is not None and parsed.components in stored:
+        message += (
+            f" (signatures are stored without alpha: pass --signature "
+            f"{parsed.components!r} --alpha {parsed.alpha:g})"
+        )
+    raise ConfigError(message)
 
 
 def encoder_for(store: Store, signature: str) -> str:
@@ -100,46 +188,277 @@ def _blend_rows(
     )
 
 
-def cus_table(
+def unscored_reasons(statuses: pd.DataFrame) -> pd.Series:
+    """Why each answer is not scored: a key of :data:`UNSCORED_REASONS`, ``None`` if scored.
+
+    ``statuses`` has the columns ``scored, answer_status, gold_kg_status, answer_kg_status,
+    context_kg_status`` (:func:`~s3kg_core.store.queries.answer_statuses`).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"scored": [True, False, False, False, False],
+    ...                   "answer_status": ["ok", "error", "ok", "ok", "ok"],
+    ...                   "gold_kg_status": ["ok", None, "failed: x", None, "ok"],
+    ...                   "answer_kg_status": ["ok", None, "ok", None, "empty"],
+    ...                   "context_kg_status": ["ok", None, "ok", None, "ok"]})
+    >>> unscored_reasons(f).tolist()
+    [None, 'collect_error', 'kg_extraction_failed', 'not_extracted', 'not_scored']
+    """
+    reasons = pd.Series("not_scored", index=statuses.index, dtype=object)
+    reasons[statuses["answer_kg_status"].isna()] = "not_extracted"
+    reasons[_any_kg_failed(statuses)] = "kg_extraction_failed"
+    reasons[statuses["answer_status"] == "error"] = "collect_error"
+    reasons[statuses["scored"].astype(bool)] = None
+    return reasons
+
+
+def _any_kg_failed(statuses: pd.DataFrame) -> pd.Series:
+    failed = pd.Series(False, index=statuses.index)
+    for column in ("gold_kg_status", "answer_kg_status", "context_kg_status"):
+        failed |= statuses[column].fillna("").astype(str).str.startswith("failed")
+    return failed
+
+
+@dataclass(frozen=True)
+class ScoreCoverage:
+    """How many stored answers a signature's scores cover, and why the others are not scored.
+
+    Attributes
+    ----------
+    signature
+        The scores' signature (``None``: nothing is scored).
+    answers
+        Stored answers.
+    scored
+        Answers with a score under ``signature``.
+    scorable
+        Answers that can be scored: answer KG stored, no KG failed (what ``s3kg score`` takes).
+    unscored
+        Answers not scored, by reason (keys of :data:`UNSCORED_REASONS`, in its order; only
+        reasons that occur).
+    zero_kg
+        Scored answers whose gold or context comparison found a KG empty or unparseable: their
+        CUS is 0.
+
+    Examples
+    --------
+    >>> c = ScoreCoverage("sig", answers=11, scored=8, scorable=9,
+    ...                   unscored={"collect_error": 2, "not_scored": 1})
+    >>> for line in c.lines():  # doctest: +ELLIPSIS
+    ...     print(line)
+    3 answers not scored: 2 collect error, 1 not yet scored
+    run in progress (or stopped): 8 of 9 scorable answers scored under this signature; ...
+    """
+
+    signature: str | None
+    answers: int
+    scored: int
+    scorable: int
+    unscored: dict[str, int] = field(default_factory=dict)
+    zero_kg: int = 0
+
+    @property
+    def pending(self) -> int:
+        """Answers that can be scored but are not yet (a scoring run in progress, or to run)."""
+        return self.unscored.get("not_scored", 0)
+
+    def lines(self) -> list[str]:
+        """What a reader of the table should know, one line each (none when all is scored)."""
+        out = []
+        if self.unscored:
+            parts = ", ".join(f"{n} {UNSCORED_REASONS[k]}" for k, n in self.unscored.items())
+            out.append(f"{sum(self.unscored.values())} answers not scored: {parts}")
+        if self.pending:
+            out.append(
+                f"run in progress (or stopped): {self.scorable - self.pending} of "
+                f"{self.scorable} scorable answers scored under this signature; `s3kg score` "
+                "with the same settings finishes it"
+            )
+        if self.zero_kg:
+            out.append(
+                f"{self.zero_kg} of the {self.scored} scored answers have CUS 0: a KG is empty "
+                "or unparseable (gold_status and ctx_status in `s3kg export`)"
+            )
+        return out
+
+
+def _coverage(statuses: pd.DataFrame, scored: pd.DataFrame, signature: str | None) -> ScoreCoverage:
+    reasons = unscored_reasons(statuses)
+    counts = reasons.value_counts()
+    scorable = statuses["answer_kg_status"].notna() & ~_any_kg_failed(statuses)
+    zero = (scored["gold_status"] != "ok") | (scored["ctx_status"] != "ok")
+    return ScoreCoverage(
+        signature=signature,
+        answers=len(statuses),
+        scored=int(statuses["scored"].astype(bool).sum()),
+        scorable=int(scorable.sum()),
+        unscored={k: int(counts[k]) for k in UNSCORED_REASONS if k in counts},
+        zero_kg=int(zero.sum()),
+    )
+
+
+def score_coverage(store: Store, signature: str | None = None) -> ScoreCoverage:
+    """How many stored answers ``signature`` (default: the latest) covers, and why not the rest.
+
+    Raises
+    ------
+    ConfigError
+        If ``signature`` is given and unknown (see :func:`resolve_signature`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.records import AnswerRecord, ItemRecord
+    >>> store = Store(os.path.join(tempfile.mkdtemp(), "c.duckdb"))
+    >>> with store.transaction() as con:
+    ...     ds = store.ensure_dataset(con, "toy")
+    ...     ids = store.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
+    ...     run = store.ensure_run(con, ds, "m", 0.0, "none")
+    ...     _ = store.put_answers(con, run, [AnswerRecord(ids["q1"], None, error="HTTP 500")])
+    >>> score_coverage(store).lines()
+    ['1 answers not scored: 1 collect error']
+    """
+    signature = resolve_signature(store, signature)
+    with store.connect() as con:
+        statuses = queries.answer_statuses(con, signature)
+        scored = queries.scored_components(con, signature or "")
+    return _coverage(statuses, scored, signature)
+
+
+@dataclass(frozen=True)
+class CUSReport:
+    """The CUS table of a signature, with what it covers.
+
+    Attributes
+    ----------
+    signature
+        The scores' signature (stored components, without alpha).
+    alpha
+        The alpha the table was re-blended at (``None``: as scored).
+    table
+        One row per dataset x model x temperature x extractor (:data:`TABLE_COLUMNS`); the means
+        are NaN where no answer is scored.
+    coverage
+        The stored answers the table covers and why the others are not scored.
+    """
+
+    signature: str
+    alpha: float | None
+    table: pd.DataFrame
+    coverage: ScoreCoverage
+
+    def records(self) -> list[dict[str, Any]]:
+        """The table as a list of dicts (JSON-ready: NaN means are ``None``)."""
+        return [
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in self.table.to_dict(orient="records")
+        ]
+
+    def lines(self) -> list[str]:
+        """What ``s3kg cus`` prints: the table, the coverage lines, the signature last."""
+        text = self.table.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="-")
+        signature = f"signature {self.signature}" + (
+            f"|alpha:{self.alpha:g}" if self.alpha is not None else ""
+        )
+        return [*text.splitlines(), *self.coverage.lines(), signature]
+
+
+def cus_report(
     store: Store, *, signature: str | None = None, alpha: float | None = None
-) -> pd.DataFrame:
-    """GoldSim, CtxSim and CUS means per dataset x model x temperature x extractor.
+) -> CUSReport:
+    """GoldSim, CtxSim and CUS means per dataset x model x temperature x extractor, with coverage.
 
     ``alpha`` re-blends the stored components (default: the alpha each score was stored with).
-    Unscorable answers count as 0, as their scores are.
+    Answers whose KG is empty or unparseable are scored 0 and count in ``n``; answers without
+    a score count in ``unscored``, by reason in :attr:`CUSReport.coverage`. One connection
+    reads the scores and the answers, so the counts agree even while ``s3kg score`` writes.
+
+    Raises
+    ------
+    ConfigError
+        If nothing is scored, or ``signature`` is unknown.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> cus_report(Store(os.path.join(tempfile.mkdtemp(), "e.duckdb")))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.ConfigError: no scores in ...e.duckdb: run `s3kg score --db ...e.duckdb`
     """
-    signature = signature or latest_signature(store)
-    columns = ["dataset", "model", "temperature", "extractor", "n", "gold_sim", "ctx_sim", "cus"]
-    if signature is None:
-        return pd.DataFrame(columns=columns)
-    frame = scored_frame(store, signature, alpha)
-    grouped = frame.groupby(["dataset", "model", "temperature", "extractor"], sort=True)
-    table = grouped.agg(
+    resolved = resolve_signature(store, signature)
+    if resolved is None:
+        raise ConfigError(f"no scores in {store.path}: run `s3kg score --db {store.path}`")
+    with store.connect() as con:
+        components = queries.scored_components(con, resolved)
+        statuses = queries.answer_statuses(con, resolved)
+    frame = reblend(components, alpha)
+    keys = ["dataset", "model", "temperature", "extractor"]
+    means = frame.groupby(keys, sort=True).agg(
         n=("item_id", "size"),
         gold_sim=("gold_sim", "mean"),
         ctx_sim=("ctx_sim", "mean"),
         cus=("cus", "mean"),
-    ).reset_index()
-    return table[columns]
+    )
+    unscored = (~statuses["scored"].astype(bool)).groupby([statuses[k] for k in keys]).sum()
+    table = means.join(unscored.rename("unscored"), how="outer").sort_index().reset_index()
+    for column in ("n", "unscored"):
+        table[column] = table[column].fillna(0).astype(int)
+    return CUSReport(resolved, alpha, table[TABLE_COLUMNS], _coverage(statuses, frame, resolved))
+
+
+def cus_table(
+    store: Store, *, signature: str | None = None, alpha: float | None = None
+) -> pd.DataFrame:
+    """The table of :func:`cus_report`; empty (with :data:`TABLE_COLUMNS`) when nothing is scored.
+
+    Raises
+    ------
+    ConfigError
+        If ``signature`` is given and unknown.
+    """
+    if resolve_signature(store, signature) is None:
+        return pd.DataFrame(columns=TABLE_COLUMNS)
+    return cus_report(store, signature=signature, alpha=alpha).table
 
 
 def export_results(
     store: Store, out: str | Path, *, fmt: str = "csv", signature: str | None = None
 ) -> int:
-    """Write one row per scored answer (texts, statuses, components, scores) as csv/parquet/json.
+    """Write one row per stored answer as csv/parquet/json: texts, statuses, components, scores.
 
-    Returns the number of rows written.
+    Every answer is written, with its collect status and error (``answer_status``,
+    ``answer_error``), its KGs' statuses (``gold_kg_status``, ``answer_kg_status``,
+    ``context_kg_status``) and, where it has no score under ``signature`` (default: the
+    latest; or nothing is scored yet), the reason in ``unscored_reason`` (a key of
+    :data:`UNSCORED_REASONS`) and empty score columns. Returns the number of rows written.
+
+    Raises
+    ------
+    ConfigError
+        If ``signature`` is unknown or ``fmt`` is not csv, parquet or json.
     """
-    signature = signature or latest_signature(store)
-    if signature is None:
-        raise ConfigError("nothing is scored yet: run `s3kg score` first")
-    frame = scored_frame(store, signature, None)
+    signature = resolve_signature(store, signature)
     with store.connect() as con:
+        components = queries.scored_components(con, signature or "")
+        statuses = queries.answer_statuses(con, signature)
         texts = queries.item_texts(con)
         answers = queries.answer_texts(con)
-    frame = frame.merge(texts, on="item_id", how="left").merge(
-        answers, on=["run_id", "item_id"], how="left"
+    scored = reblend(components, None)
+    statuses["unscored_reason"] = unscored_reasons(statuses)
+    keys = ["run_id", "item_id"]
+    frame = (
+        statuses.drop(columns="scored")
+        .merge(
+            scored.drop(columns=["dataset", "model", "temperature", "extractor"]),
+            on=keys,
+            how="left",
+        )
+        .merge(texts, on="item_id", how="left")
+        .merge(answers, on=keys, how="left")
     )
+    first = [*scored.columns, *texts.columns.drop("item_id"), "answer"]
+    frame = frame[[*first, *(c for c in frame.columns if c not in first)]]
     frame["signature"] = signature
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..extract.base import Extractor
+from ..failures import StageFailures
 from ..progress import StageProgress
 from ..scoring.s3kg import S3KGConfig
 from ..store.store import Store
@@ -213,6 +214,11 @@ class PipelineReport:
             _score_line(self.score),
             *([_tau_line(self.tau)] if self.tau is not None else []),
         ]
+
+    def stage_failures(self) -> list[StageFailures]:
+        """What the collect (when it ran) and extract stages stored as failed, in order."""
+        stages = [self.collect.stage_failures()] if self.collect is not None else []
+        return [*stages, self.extract.stage_failures()]
 
 
 def _import_line(report: ImportReport) -> str:

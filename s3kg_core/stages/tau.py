@@ -15,7 +15,7 @@ from ..kg import Triple
 from ..scoring.tau import TripletAnalyzer, lowest_fraction
 from ..store import queries
 from ..store.store import Store
-from .results import encoder_for, latest_signature, scored_frame
+from .results import encoder_for, resolve_signature, scored_frame
 
 __all__ = ["TARGETS", "TauReport", "lowest_cases", "tau_store"]
 
@@ -72,10 +72,16 @@ def tau_store(
     ``target`` picks the score that ranks answers (``cus``, ``gold_sim``, ``ctx_sim``); the
     answer KG is explained against the gold KG, or against the context KG for ``ctx_sim``.
     The encoder defaults to the one named in the signature.
+
+    Raises
+    ------
+    ConfigError
+        If ``target`` is unknown, nothing is scored, or ``signature`` names no stored scores
+        (the message lists the stored ones).
     """
     if target not in TARGETS:
         raise ConfigError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
-    signature = signature or latest_signature(store)
+    signature = resolve_signature(store, signature)
     if signature is None:
         raise ConfigError("nothing is scored yet: run `s3kg score` first")
     if encoder is None:

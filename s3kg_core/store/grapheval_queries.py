@@ -130,12 +130,16 @@ def set_grapheval_correction(
 def checked_item_ids(
     con: duckdb.DuckDBPyConnection, run_id: int, checker: str, extractor: str
 ) -> set[int]:
-    """The items of a run that already have a detection by ``checker`` on ``extractor`` KGs."""
+    """The items of a run with a verdict by ``checker`` on ``extractor`` KGs.
+
+    A detection without a verdict (``inconsistent`` NULL: the checker judged none of its
+    triples) does not count: a rerun checks it again.
+    """
     return {
         int(r[0])
         for r in con.execute(
             "SELECT item_id FROM grapheval_results WHERE run_id = ? AND checker = ? "
-            "AND extractor = ?",
+            "AND extractor = ? AND inconsistent IS NOT NULL",
             [run_id, checker, extractor],
         ).fetchall()
     }

@@ -32,6 +32,7 @@ import pandas as pd
 
 __all__ = [
     "annotations_frame",
+    "answer_statuses",
     "answer_texts",
     "answered_item_ids",
     "answers_for_extraction",
@@ -217,6 +218,46 @@ def copy_answers(con: duckdb.DuckDBPyConnection, from_run: int, to_run: int) -> 
 def answer_texts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every answer: ``run_id, item_id, answer``."""
     return con.execute("SELECT run_id, item_id, answer FROM answers").df()
+
+
+def answer_statuses(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd.DataFrame:
+    """Every answer with how its collection and extraction went, and whether it is scored.
+
+    Columns ``dataset, model, temperature, extractor, run_id, item_id, answer_status,
+    answer_error, gold_kg_status, answer_kg_status, context_kg_status, scored``: the answer's
+    status and error, each KG's status (``None`` where it is not stored) and whether the answer
+    has a score under ``signature`` (never, for ``None``); ordered as :func:`scored_components`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.records import AnswerRecord, ItemRecord
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "s.duckdb"))
+    >>> with db.transaction() as con:
+    ...     ds = db.ensure_dataset(con, "toy")
+    ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
+    ...     run = db.ensure_run(con, ds, "m", 0.0, "none")
+    ...     _ = db.put_answers(con, run, [AnswerRecord(ids["q1"], None, error="HTTP 500")])
+    ...     row = answer_statuses(con, None).iloc[0]
+    >>> row["answer_status"], row["answer_error"], bool(row["scored"]), row["answer_kg_status"]
+    ('error', 'HTTP 500', False, None)
+    """
+    return con.execute(
+        "SELECT d.name AS dataset, r.model, r.temperature, r.extractor, a.run_id, a.item_id, "
+        "a.status AS answer_status, a.error AS answer_error, g.status AS gold_kg_status, "
+        "k.status AS answer_kg_status, c.status AS context_kg_status, "
+        "EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id AND s.item_id = a.item_id "
+        "AND s.signature = ?) AS scored "
+        "FROM answers a JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id) "
+        "LEFT JOIN kgs g ON g.run_id = a.run_id AND g.item_id = a.item_id AND g.source = 'gold' "
+        "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id "
+        "AND k.source = 'answer' "
+        "LEFT JOIN kgs c ON c.run_id = a.run_id AND c.item_id = a.item_id "
+        "AND c.source = 'context' "
+        "ORDER BY dataset, r.model, r.temperature, r.extractor, a.item_id",
+        [signature],
+    ).df()
 
 
 def item_answer_texts(
