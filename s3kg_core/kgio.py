@@ -1,14 +1,15 @@
 """Reading knowledge graphs from text cells and pair files.
 
 A KG cell is a JSON or Python-literal list of ``[head, relation, tail]`` lists, the format of the
-S3KG authors' released files. Parsing is strict (``json`` then ``ast.literal_eval``, never
-``eval``); items that are not three strings are dropped and counted, never guessed at.
+S3KG authors' released files. Parsing is strict (JSON by :func:`s3kg_core.tables.loads_json`,
+then ``ast.literal_eval``, never ``eval``); items that are not three strings are dropped and
+counted, never guessed at. A number too long for Python to convert is such an item in a JSON cell
+and a parse error in a Python literal (Python's own parser refuses it).
 """
 
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 from .errors import InputFormatError, KGParseError
 from .kg import Triple
-from .tables import read_csv_rows
+from .tables import loads_json, read_csv_rows
 
 __all__ = ["PairRow", "parse_kg_cell", "read_pairs_csv"]
 
@@ -25,8 +26,8 @@ PAIR_COLUMNS = ("id", "kg_1", "kg_2")
 
 def _loads(cell: str) -> Any:
     try:
-        return json.loads(cell)
-    except (json.JSONDecodeError, RecursionError):
+        return loads_json(cell)
+    except InputFormatError:
         pass
     try:
         return ast.literal_eval(cell)

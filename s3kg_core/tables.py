@@ -11,6 +11,11 @@ runs and mapped CSV / JSONL files to import) are read here:
 - a file that cannot be read, a CSV the ``csv`` module rejects, or a JSONL line that is not a JSON
   object raises :class:`~s3kg_core.errors.InputFormatError`.
 
+JSON text is parsed by :func:`loads_json`, which every reader of JSON input shares: an integer
+with more digits than Python converts (4300) is read exactly as a :class:`decimal.Decimal`, and a
+value nested deeper than Python can parse is an :class:`~s3kg_core.errors.InputFormatError`, so
+no other exception escapes.
+
 CSV rows are read as :class:`csv.DictReader` reads them: blank lines are skipped, a short row's
 missing cells are ``None``, fields beyond the header are kept apart (:attr:`Row.extra`), and of
 two columns with the same name the last one wins.
@@ -34,12 +39,13 @@ import json
 import re
 import sys
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from .errors import InputFormatError
 
-__all__ = ["Row", "Table", "read_csv_rows", "read_jsonl_records"]
+__all__ = ["Row", "Table", "loads_json", "read_csv_rows", "read_jsonl_records"]
 
 T = TypeVar("T")
 
@@ -98,6 +104,56 @@ class Table(Generic[T]):
     def replaced(self) -> tuple[int, ...]:
         """The :attr:`Row.number` of every row whose bytes that are not UTF-8 were replaced."""
         return tuple(row.number for row in self.rows if row.replaced)
+
+
+def _json_int(text: str) -> int | Decimal:
+    try:
+        return int(text)
+    except ValueError:  # more digits than sys.get_int_max_str_digits() converts
+        return Decimal(text)
+
+
+def loads_json(text: str) -> Any:
+    """Parse JSON input text as :func:`json.loads` does, with two differences.
+
+    An integer with more digits than Python converts to ``int`` (``sys.get_int_max_str_digits()``,
+    4300 by default) is read exactly, as a :class:`decimal.Decimal` (``str()`` gives its digits
+    back), instead of raising ``ValueError``. A value nested deeper than Python can parse, or text
+    that is not JSON, raises :class:`~s3kg_core.errors.InputFormatError` and nothing else.
+
+    Parameters
+    ----------
+    text
+        The JSON text.
+
+    Returns
+    -------
+    Any
+        The value: dicts, lists, str, int (or ``Decimal``), float, bool, ``None``.
+
+    Raises
+    ------
+    InputFormatError
+        If ``text`` is not JSON (``"not JSON (...)"``, the decoder's message in brackets) or nests
+        too deeply; the message reads on after "line N is".
+
+    Examples
+    --------
+    >>> loads_json('{"n": 12, "big": ' + "9" * 5000 + "}")["big"] == 10**5000 - 1
+    True
+    >>> loads_json("[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.InputFormatError: nested too deeply to read (deeper than Python's recursion ...
+    """
+    try:
+        return json.loads(text, parse_int=_json_int)
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(f"not JSON ({exc})") from exc
+    except RecursionError as exc:
+        raise InputFormatError(
+            "nested too deeply to read (deeper than Python's recursion limit)"
+        ) from exc
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
@@ -207,8 +263,8 @@ def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
     Raises
     ------
     InputFormatError
-        If the file cannot be read, or a line is not JSON or not a JSON object (the message names
-        the line).
+        If the file cannot be read, or a line is not JSON (see :func:`loads_json`) or not a JSON
+        object (the message names the line).
 
     Examples
     --------
@@ -234,9 +290,9 @@ def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(f"{path.name}: line {number} is not JSON ({exc})") from exc
+            value = loads_json(text)
+        except InputFormatError as exc:
+            raise InputFormatError(f"{path.name}: line {number} is {exc}") from exc
         if not isinstance(value, dict):
             raise InputFormatError(f"{path.name}: line {number} is not a JSON object")
         rows.append(Row(number, value, (), replaced))

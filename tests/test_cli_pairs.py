@@ -83,6 +83,19 @@ def test_non_utf8_bytes_and_ragged_rows_are_reported(tmp_path):
     assert "1 rows with extra fields" in result.output
 
 
+def test_a_5000_digit_number_in_a_kg_cell_drops_its_triple(tmp_path):
+    # Regression (issue 17, D1): the ValueError of json.loads ("Exceeds the limit (4300 digits)
+    # for integer string conversion") aborted the run with a traceback.
+    src = _write_pairs(
+        tmp_path / "in.csv", [["1", f'[[{"9" * 5000}, "r", "b"]]', KG], ["2", KG, KG]]
+    )
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["status"]) for r in _read(out)] == [("1", "empty_kg_1"), ("2", "ok")]
+    assert "1 malformed triples dropped" in result.output
+
+
 def test_missing_column_is_a_one_line_error_and_keeps_old_output(tmp_path):
     src = _write_pairs(tmp_path / "in.csv", [["1", KG]], header=("id", "kg_1"))
     out = tmp_path / "out.csv"

@@ -196,6 +196,24 @@ def test_import_csv_names_the_row_whose_bytes_were_not_utf8(tmp_path):
     )
 
 
+def test_imports_take_a_5000_digit_number(tmp_path):
+    # Regression (issue 17, D1): `import csv` (JSONL) and `import s3kg-release` ended in a
+    # ValueError traceback ("Exceeds the limit (4300 digits) for integer string conversion").
+    big = "9" * 5000
+    db = tmp_path / "db.duckdb"
+    table = tmp_path / "t.jsonl"
+    table.write_text(f'{{"q": "why?", "c": "ctx", "g": {big}}}\n', encoding="utf-8")
+    result = _invoke("import", "csv", table, "--db", db, "--map", "question=q,context=c,gold=g")
+    assert result.exit_code == 0, result.output
+    assert result.output == "t.jsonl: t: 1 items, 0 answers, 0 KGs\n"
+    rows = release_rows(1)
+    rows[0]["kg_gold"] = f'[[{big}, "r", "b"]]'
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    result = _invoke("import", "s3kg-release", tmp_path / "qa", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "row 0: gold KG: 1 malformed triples dropped" in result.output
+
+
 def test_import_pubmedqa_and_mapped_csv(tmp_path):
     db = tmp_path / "db.duckdb"
     pqal = tmp_path / "ori_pqal.json"

@@ -86,6 +86,19 @@ def test_parse_kg_cell_error_message_quotes_the_start_of_the_cell():
         parse_kg_cell('{"a": 1}')
 
 
+BIG = "9" * 5000  # past Python's 4300-digit limit for int <-> str conversion
+
+
+def test_parse_kg_cell_integer_past_the_digit_limit_is_a_dropped_item():
+    # Regression (issue 17, D1): json.loads raised ValueError ("Exceeds the limit (4300 digits)
+    # for integer string conversion"), which escaped parse_kg_cell and aborted `pairs score`.
+    assert parse_kg_cell(f'[[{BIG}, "r", "b"], ["a", "r", "b"]]') == ([A], 1)
+    assert parse_kg_cell(f'[["a", "r", -{BIG}]]') == ([], 1)
+    # A Python literal with such a number is refused by Python's own parser: a parse error.
+    with pytest.raises(KGParseError, match="SyntaxError"):
+        parse_kg_cell(f"[({BIG}, 'r', 'b')]")
+
+
 # -- read_pairs_csv --------------------------------------------------------------------------------
 
 
@@ -202,6 +215,16 @@ def test_read_pairs_csv_real_replacement_character_is_not_flagged(tmp_path):
     (row,) = read_pairs_csv(path)
     assert row.replaced_bytes is False
     assert row.kg_1 == [Triple("a\ufffd", "r", "b")]
+
+
+def test_read_pairs_csv_integer_past_the_digit_limit_drops_its_triple(tmp_path):
+    # Regression (issue 17, D1): the ValueError of a 5,000-digit number ended the whole read.
+    rows = [["1", f'[[{BIG}, "r", "b"]]', KG_AB], ["2", KG_AB, KG_AB]]
+    path = _write_csv(tmp_path / "big.csv", ["id", "kg_1", "kg_2"], rows)
+    first, second = read_pairs_csv(path)
+    assert (first.id, first.status, first.kg_1, first.kg_2) == ("1", "ok", [], [A])
+    assert first.dropped == 1
+    assert (second.status, second.kg_1, second.kg_2) == ("ok", [A], [A])
 
 
 def test_read_pairs_csv_glued_next_row_as_in_the_raw_release(tmp_path):

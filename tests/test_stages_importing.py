@@ -130,6 +130,17 @@ def test_unparseable_and_malformed_kg_cells_are_counted_by_row(tmp_path):
     assert status[("0", "answer")] == ("ok", 1, 0)
 
 
+def test_release_kg_cell_with_an_integer_past_the_digit_limit_drops_that_triple(tmp_path):
+    # Regression (issue 17, D1): the ValueError of json.loads escaped and aborted the import.
+    rows = release_rows(2)
+    rows[0]["kg_gold"] = f'[[{"9" * 5000}, "reduces", "fever"], ["aspirin", "reduces", "fever"]]'
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    store = Store(tmp_path / "db.duckdb")
+    (report,) = import_s3kg_release(store, tmp_path / "qa")
+    assert report.problems == ["row 0: gold KG: 1 malformed triples dropped"]
+    assert (report.items, report.kgs) == (2, 6)
+
+
 def test_empty_texts_and_kgs_are_stored_with_status_empty(tmp_path):
     rows = release_rows(3)
     rows[0].update(answer="", kg_answer="")
@@ -319,6 +330,19 @@ def test_pubmedqa_file_that_is_not_pqal_json(tmp_path, text, match):
         import_pubmedqa(Store(tmp_path / "db.duckdb"), path)
 
 
+def test_pubmedqa_integer_past_the_digit_limit_is_stored_as_its_digits(tmp_path):
+    # Regression (issue 17, D1): json.loads raised ValueError past 4300 digits, uncaught.
+    big = "9" * 5000
+    path = tmp_path / "ori_pqal.json"
+    path.write_text(
+        f'{{"1": {{"QUESTION": "q?", "CONTEXTS": ["a.", {big}], "LONG_ANSWER": {big}}}}}',
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    assert import_pubmedqa(store, path).items == 1
+    assert _query(store, "SELECT context, gold_answer FROM items") == [(f"a. {big}", big)]
+
+
 # -- mapped CSV / JSONL --------------------------------------------------------------------------
 
 
@@ -452,6 +476,20 @@ def test_import_table_bad_jsonl_line_is_named(tmp_path):
         import_table(
             Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=q,gold=q")
         )
+
+
+def test_import_table_jsonl_integer_past_the_digit_limit_is_stored_as_its_digits(tmp_path):
+    # Regression (issue 17, D1): `import csv` of a JSONL file with a 5,000-digit number ended in
+    # a ValueError traceback ("Exceeds the limit (4300 digits) for integer string conversion").
+    big = "9" * 5000
+    path = tmp_path / "t.jsonl"
+    path.write_text(f'{{"id": {big}, "q": "why?", "c": -{big}, "g": {big}}}\n', encoding="utf-8")
+    store = Store(tmp_path / "db.duckdb")
+    report = import_table(store, path, parse_mapping("id=id,question=q,context=c,gold=g"))
+    assert (report.items, report.problems) == (1, [])
+    assert _query(store, "SELECT ext_id, question, context, gold_answer FROM items") == [
+        (big, "why?", f"-{big}", big)
+    ]
 
 
 def test_import_table_repeated_id_keeps_the_last_row_for_item_and_answer(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -165,6 +166,26 @@ def test_jsonl_bad_lines_are_named(tmp_path, text, match):
     path = tmp_path / "t.jsonl"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputFormatError, match=match):
+        read_jsonl_records(path)
+
+
+def test_jsonl_integer_past_the_digit_limit_is_read_exactly(tmp_path):
+    # Regression (issue 17, D1): json.loads raised ValueError ("Exceeds the limit (4300 digits)
+    # for integer string conversion"), which escaped the reader.
+    big = "9" * 5000
+    path = tmp_path / "t.jsonl"
+    path.write_text(f'{{"n": {big}, "m": [-{big}], "k": 12}}\n', encoding="utf-8")
+    (row,) = read_jsonl_records(path).rows
+    assert row.cells["n"] == Decimal(big) and str(row.cells["n"]) == big
+    assert str(row.cells["m"][0]) == f"-{big}"
+    assert row.cells["k"] == 12 and type(row.cells["k"]) is int  # small integers stay int
+
+
+def test_jsonl_line_nested_too_deeply_is_named(tmp_path):
+    # Regression (issue 17): json.loads' RecursionError on 10,000 nested lists escaped the reader.
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"a": 1}\n{"q": ' + "[" * 10_000 + "]" * 10_000 + "}\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r"t\.jsonl: line 2 .*nest"):
         read_jsonl_records(path)
 
 

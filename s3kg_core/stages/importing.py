@@ -9,7 +9,6 @@ names the columns expected and found.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from ..errors import InputFormatError, KGParseError, MappingError
 from ..kgio import parse_kg_cell
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
 from ..store.store import Store
-from ..tables import Table, read_csv_rows, read_jsonl_records
+from ..tables import Table, loads_json, read_csv_rows, read_jsonl_records
 
 __all__ = [
     "ImportReport",
@@ -103,6 +102,11 @@ def _kg(
     if dropped:
         report.problems.append(f"row {row}: {source} KG: {dropped} malformed triples dropped")
     return KGRecord(run_id, item_id, source, tuple(triples), "ok" if triples else "empty", dropped)
+
+
+def _text(value: Any) -> str | None:
+    """A cell as text: a string as it is, ``None`` as ``None``, any other value as ``str()``."""
+    return value if isinstance(value, str) or value is None else str(value)
 
 
 def _release_layout(path: Path, header: list[str]) -> str:
@@ -211,8 +215,8 @@ def import_pubmedqa(
     """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = loads_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, InputFormatError) as exc:
         raise InputFormatError(f"cannot read {path} as JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise InputFormatError(f"{path.name}: expected an object of PMID -> record")
@@ -227,8 +231,11 @@ def import_pubmedqa(
                 f"{', '.join(need)}, found {found}"
             )
         contexts = rec["CONTEXTS"]
-        context = " ".join(contexts) if isinstance(contexts, list) else str(contexts)
-        records.append(ItemRecord(str(pmid), rec["QUESTION"], context, rec["LONG_ANSWER"]))
+        parts = contexts if isinstance(contexts, list) else [contexts]
+        context = " ".join(text for c in parts if (text := _text(c)) is not None)
+        records.append(
+            ItemRecord(str(pmid), _text(rec["QUESTION"]), context, _text(rec["LONG_ANSWER"]))
+        )
     report = ImportReport(source=path.name, dataset=dataset)
     with store.transaction() as con:
         ds = store.ensure_dataset(con, dataset, source="pubmedqa")
@@ -316,10 +323,7 @@ def import_table(
     )
 
     def cell(row: dict[str, Any], key: str) -> str | None:
-        if key not in mapping:
-            return None
-        value = row.get(mapping[key])
-        return None if value is None else str(value)
+        return _text(row.get(mapping[key])) if key in mapping else None
 
     records = [
         ItemRecord(
