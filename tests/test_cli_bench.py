@@ -71,7 +71,7 @@ def test_rows_with_bytes_that_are_not_utf8_are_named(data_dir, tmp_path):
         "--bootstrap", "5", "--json", str(tmp_path / "out.json"), "--protocol", "same",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "toy_a: non-UTF-8 bytes replaced with U+FFFD in data rows 3\n" in result.output
+    assert "toy_a: non-UTF-8 text replaced with U+FFFD in data rows 3\n" in result.output
 
 
 def test_all_writes_a_list_in_set_order(data_dir, tmp_path):

@@ -79,7 +79,7 @@ def test_non_utf8_bytes_and_ragged_rows_are_reported(tmp_path):
     assert result.exit_code == 0, result.output
     assert [r["status"] for r in _read(out)] == ["ok", "ok"]
     # Regression: the summary counted the rows with replaced bytes but did not say which.
-    assert "1 rows with non-UTF-8 bytes replaced (id 1)" in result.output
+    assert "1 rows with non-UTF-8 text replaced (id 1)" in result.output
     assert "1 rows with extra fields" in result.output
 
 
@@ -94,6 +94,17 @@ def test_a_5000_digit_number_in_a_kg_cell_drops_its_triple(tmp_path):
     assert result.exit_code == 0, result.output
     assert [(r["id"], r["status"]) for r in _read(out)] == [("1", "empty_kg_1"), ("2", "ok")]
     assert "1 malformed triples dropped" in result.output
+
+
+def test_a_lone_surrogate_in_a_kg_cell_is_replaced_and_reported(tmp_path):
+    # Regression (issue 17, D2): [["\ud800","r","b"]] reached the tokenizer, which raised
+    # TypeError after the encoding: a traceback and no output file.
+    src = _write_pairs(tmp_path / "in.csv", [["1", r'[["\ud800", "r", "b"]]', KG], ["2", KG, KG]])
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["status"]) for r in _read(out)] == [("1", "ok"), ("2", "ok")]
+    assert "1 rows with non-UTF-8 text replaced (id 1)" in result.output
 
 
 def test_missing_column_is_a_one_line_error_and_keeps_old_output(tmp_path):

@@ -192,7 +192,7 @@ def test_import_csv_names_the_row_whose_bytes_were_not_utf8(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output == (
         "latin1.csv: latin1: 2 items, 0 answers, 0 KGs; 1 problems\n"
-        "  row 2 (data row 2): non-UTF-8 bytes replaced with U+FFFD\n"
+        "  row 2 (data row 2): non-UTF-8 text replaced with U+FFFD\n"
     )
 
 
@@ -212,6 +212,36 @@ def test_imports_take_a_5000_digit_number(tmp_path):
     result = _invoke("import", "s3kg-release", tmp_path / "qa", "--db", db)
     assert result.exit_code == 0, result.output
     assert "row 0: gold KG: 1 malformed triples dropped" in result.output
+
+
+def test_imports_replace_and_report_a_lone_surrogate(tmp_path):
+    # Regression (issue 17, D2): `import csv` (JSONL), `import s3kg-release` and `import pubmedqa`
+    # died encoding "\ud800" (UnicodeEncodeError / DuckDB "Python Conversion Failure").
+    db = tmp_path / "db.duckdb"
+    table = tmp_path / "t.jsonl"
+    table.write_text(r'{"q": "Is \ud800 ok?", "c": "ctx", "g": "gold"}' "\n", encoding="utf-8")
+    result = _invoke("import", "csv", table, "--db", db, "--map", "question=q,context=c,gold=g")
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        "t.jsonl: t: 1 items, 0 answers, 0 KGs; 1 problems\n"
+        "  row 1 (line 1): non-UTF-8 text replaced with U+FFFD\n"
+    )
+    rows = release_rows(1)
+    rows[0]["kg_context"] = r'[["\ud800", "r", "b"]]'
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    result = _invoke("import", "s3kg-release", tmp_path / "qa", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "  row 0: context KG: non-UTF-8 text replaced with U+FFFD\n" in result.output
+    pqal = tmp_path / "ori_pqal.json"
+    pqal.write_text(
+        r'{"7": {"QUESTION": "\ud800", "CONTEXTS": [], "LONG_ANSWER": "a"}}', encoding="utf-8"
+    )
+    result = _invoke("import", "pubmedqa", pqal, "--db", db)
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        "ori_pqal.json: pubmedqa_pqal: 1 items, 0 answers, 0 KGs; 1 problems\n"
+        "  record 7: non-UTF-8 text replaced with U+FFFD\n"
+    )
 
 
 def test_import_pubmedqa_and_mapped_csv(tmp_path):

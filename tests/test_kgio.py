@@ -33,7 +33,7 @@ A = Triple("a", "r", "b")
     ],
 )
 def test_parse_kg_cell_valid(cell, triples, dropped):
-    assert parse_kg_cell(cell) == (triples, dropped)
+    assert parse_kg_cell(cell) == (triples, dropped, False)
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_parse_kg_cell_valid(cell, triples, dropped):
     ],
 )
 def test_parse_kg_cell_drops_and_counts_bad_items(cell, triples, dropped):
-    assert parse_kg_cell(cell) == (triples, dropped)
+    assert parse_kg_cell(cell) == (triples, dropped, False)
 
 
 @pytest.mark.parametrize(
@@ -92,11 +92,26 @@ BIG = "9" * 5000  # past Python's 4300-digit limit for int <-> str conversion
 def test_parse_kg_cell_integer_past_the_digit_limit_is_a_dropped_item():
     # Regression (issue 17, D1): json.loads raised ValueError ("Exceeds the limit (4300 digits)
     # for integer string conversion"), which escaped parse_kg_cell and aborted `pairs score`.
-    assert parse_kg_cell(f'[[{BIG}, "r", "b"], ["a", "r", "b"]]') == ([A], 1)
-    assert parse_kg_cell(f'[["a", "r", -{BIG}]]') == ([], 1)
+    assert parse_kg_cell(f'[[{BIG}, "r", "b"], ["a", "r", "b"]]') == ([A], 1, False)
+    assert parse_kg_cell(f'[["a", "r", -{BIG}]]') == ([], 1, False)
     # A Python literal with such a number is refused by Python's own parser: a parse error.
     with pytest.raises(KGParseError, match="SyntaxError"):
         parse_kg_cell(f"[({BIG}, 'r', 'b')]")
+
+
+def test_parse_kg_cell_lone_surrogate_is_replaced_and_flagged():
+    # Regression (issue 17, D2): the JSON escape \ud800 became a lone surrogate in a triple,
+    # which no UTF-8 text can hold: the tokenizer raised TypeError and `pairs score` died.
+    fffd = Triple("\ufffd", "r", "b")
+    assert parse_kg_cell(r'[["\ud800", "r", "b"]]') == ([fffd], 0, True)
+    assert parse_kg_cell(r"[('\udc80', 'r', 'b')]") == ([fffd], 0, True)  # a Python literal
+    assert parse_kg_cell('[["\ud800", "r", "b"]]') == ([fffd], 0, True)  # a raw surrogate
+    assert parse_kg_cell(r'[["x\udfffy\ud800", "r", "b"]]')[0] == [
+        Triple("x\ufffdy\ufffd", "r", "b")
+    ]
+    # a surrogate pair is one character, and an escaped backslash is no escape: not replaced
+    assert parse_kg_cell(r'[["\ud83d\ude00", "r", "b"]]') == ([Triple("😀", "r", "b")], 0, False)
+    assert parse_kg_cell(r'[["\\ud800", "r", "b"]]') == ([Triple(r"\ud800", "r", "b")], 0, False)
 
 
 # -- read_pairs_csv --------------------------------------------------------------------------------
@@ -185,10 +200,10 @@ def test_read_pairs_csv_replaces_and_flags_non_utf8_bytes(tmp_path):
         b'1,"[[""caf\xc3\xa9"", ""r"", ""b""]]","[]"\n'  # the same in UTF-8
     )
     bad, good = read_pairs_csv(path)
-    assert bad.replaced_bytes is True
+    assert bad.replaced is True
     assert bad.status == "ok"
     assert bad.kg_1 == [Triple("caf\ufffd", "r", "b")]
-    assert good.replaced_bytes is False
+    assert good.replaced is False
     assert good.kg_1 == [Triple("café", "r", "b")]
 
 
@@ -213,7 +228,7 @@ def test_read_pairs_csv_real_replacement_character_is_not_flagged(tmp_path):
     path = tmp_path / "fffd.csv"
     path.write_text('id,kg_1,kg_2\n0,"[[""a\ufffd"", ""r"", ""b""]]",[]\n', encoding="utf-8")
     (row,) = read_pairs_csv(path)
-    assert row.replaced_bytes is False
+    assert row.replaced is False
     assert row.kg_1 == [Triple("a\ufffd", "r", "b")]
 
 
@@ -225,6 +240,17 @@ def test_read_pairs_csv_integer_past_the_digit_limit_drops_its_triple(tmp_path):
     assert (first.id, first.status, first.kg_1, first.kg_2) == ("1", "ok", [], [A])
     assert first.dropped == 1
     assert (second.status, second.kg_1, second.kg_2) == ("ok", [A], [A])
+
+
+def test_read_pairs_csv_lone_surrogate_is_replaced_and_flagged(tmp_path):
+    # Regression (issue 17, D2): a lone surrogate from a JSON escape reached the scorer.
+    rows = [["1", r'[["\ud800", "r", "b"]]', KG_AB], ["2", KG_AB, r'[["a", "r", "\udfff"]]']]
+    rows.append(["3", KG_AB, KG_AB])
+    path = _write_csv(tmp_path / "s.csv", ["id", "kg_1", "kg_2"], rows)
+    first, second, third = read_pairs_csv(path)
+    assert (first.kg_1, first.status, first.replaced) == ([Triple("\ufffd", "r", "b")], "ok", True)
+    assert (second.kg_2, second.replaced) == ([Triple("a", "r", "\ufffd")], True)
+    assert third.replaced is False
 
 
 def test_read_pairs_csv_glued_next_row_as_in_the_raw_release(tmp_path):
@@ -268,7 +294,7 @@ def test_released_files_read_with_their_known_defects(
     rows = list(read_pairs_csv(benchmarks_kgs / name))
     assert len(rows) == n_rows
     odd = [r for r in rows if r.status != "ok" or r.extra_fields]
-    assert not any(r.replaced_bytes for r in rows)
+    assert not any(r.replaced for r in rows)
     if bad_id is None:
         assert odd == []
         assert all(r.dropped == 0 for r in rows)

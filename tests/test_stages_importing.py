@@ -534,7 +534,7 @@ def test_release_file_with_a_latin1_byte_reports_its_row(tmp_path):
     path.write_bytes(path.read_bytes().replace(b"headache 1.", b"mal de t\xeate 1."))
     store = Store(tmp_path / "db.duckdb")
     (report,) = import_s3kg_release(store, tmp_path / "qa")
-    assert report.problems == ["row 1 (data row 2): non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.problems == ["row 1 (data row 2): non-UTF-8 text replaced with U+FFFD"]
     assert report.items == 3
     answers = _query(
         store, "SELECT a.answer FROM answers a JOIN items i USING (item_id) WHERE ext_id = '1'"
@@ -547,7 +547,7 @@ def test_mapped_csv_with_a_latin1_byte_reports_its_row(tmp_path):
     path.write_bytes(b"key,q,c,g\na,Why?,Because.,So.\nb,Caf\xe9?,Him.,He did.\n")
     store = Store(tmp_path / "db.duckdb")
     report = import_table(store, path, parse_mapping("id=key,question=q,context=c,gold=g"))
-    assert report.problems == ["row b (data row 2): non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.problems == ["row b (data row 2): non-UTF-8 text replaced with U+FFFD"]
     assert _query(store, "SELECT question FROM items ORDER BY ext_id") == [
         ("Why?",),
         ("Caf\ufffd?",),
@@ -561,7 +561,7 @@ def test_jsonl_with_a_latin1_byte_reports_its_line(tmp_path):
         Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=q,gold=q")
     )
     # rows without an id are numbered by object (2), the report also names the file's line (3)
-    assert report.problems == ["row 2 (line 3): non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.problems == ["row 2 (line 3): non-UTF-8 text replaced with U+FFFD"]
     assert report.items == 2
 
 
@@ -571,4 +571,51 @@ def test_a_header_with_undecodable_bytes_is_reported(tmp_path):
     report = import_table(
         Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=c,gold=g")
     )
-    assert report.problems == ["header: non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.problems == ["header: non-UTF-8 text replaced with U+FFFD"]
+
+
+# -- lone surrogates (issue 17, D2) -----------------------------------------------------------
+
+
+def test_release_kg_cell_with_a_lone_surrogate_is_replaced_and_reported(tmp_path):
+    # Regression (issue 17, D2): the triple "\ud800" reached DuckDB, which cannot encode it.
+    rows = release_rows(2)
+    rows[1]["kg_answer"] = r'[["\ud800", "treats", "headache"]]'
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    store = Store(tmp_path / "db.duckdb")
+    (report,) = import_s3kg_release(store, tmp_path / "qa")
+    assert report.problems == ["row 1: answer KG: non-UTF-8 text replaced with U+FFFD"]
+    assert (report.items, report.kgs) == (2, 6)
+    assert ("\ufffd",) in _query(store, "SELECT head FROM triples")
+
+
+def test_import_table_jsonl_lone_surrogate_is_replaced_and_reported(tmp_path):
+    # Regression (issue 17, D2): `import csv` of {"q": "Is \ud800 ok?"} died on the encoding.
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"q": "fine?", "c": "c", "g": "g"}\n' r'{"q": "Is \ud800 ok?", "c": "c", "g": "g"}' "\n",
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    report = import_table(store, path, parse_mapping("question=q,context=c,gold=g"))
+    assert report.problems == ["row 2 (line 2): non-UTF-8 text replaced with U+FFFD"]
+    assert _query(store, "SELECT question FROM items ORDER BY ext_id") == [
+        ("fine?",),
+        ("Is \ufffd ok?",),
+    ]
+
+
+def test_pubmedqa_lone_surrogate_is_replaced_and_reported(tmp_path):
+    path = tmp_path / "ori_pqal.json"
+    path.write_text(
+        r'{"1": {"QUESTION": "q\ud800?", "CONTEXTS": ["\udfff"], "LONG_ANSWER": "a"},'
+        r' "2": {"QUESTION": "q?", "CONTEXTS": [], "LONG_ANSWER": "a"}}',
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    report = import_pubmedqa(store, path)
+    assert report.problems == ["record 1: non-UTF-8 text replaced with U+FFFD"]
+    assert _query(store, "SELECT question, context FROM items ORDER BY ext_id") == [
+        ("q\ufffd?", "\ufffd"),
+        ("q?", ""),
+    ]

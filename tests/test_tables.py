@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import s3kg_core.tables as tables
 from s3kg_core.errors import InputFormatError
-from s3kg_core.tables import read_csv_rows, read_jsonl_records
+from s3kg_core.tables import read_csv_rows, read_jsonl_records, replace_surrogates
 
 # -- CSV ------------------------------------------------------------------------------------------
 
@@ -187,6 +187,47 @@ def test_jsonl_line_nested_too_deeply_is_named(tmp_path):
     path.write_text('{"a": 1}\n{"q": ' + "[" * 10_000 + "]" * 10_000 + "}\n", encoding="utf-8")
     with pytest.raises(InputFormatError, match=r"t\.jsonl: line 2 .*nest"):
         read_jsonl_records(path)
+
+
+def test_jsonl_lone_surrogate_is_replaced_and_its_line_reported(tmp_path):
+    # Regression (issue 17, D2): {"q": "Is \ud800 ok?"} gave a string no UTF-8 text can hold,
+    # and the importer died on it (pyarrow / DuckDB UnicodeEncodeError).
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        r'{"q": "Is \ud800 ok?"}'
+        "\n"
+        r'{"\udfff": ["a", {"b": "\udc80"}]}'
+        "\n"
+        r'{"q": "\ud83d\ude00"}'
+        "\n"  # a surrogate pair: one character, valid
+        r'{"q": "\\ud800"}'
+        "\n",  # an escaped backslash: the text \ud800, no escape
+        encoding="utf-8",
+    )
+    table = read_jsonl_records(path)
+    assert [r.cells for r in table.rows] == [
+        {"q": "Is \ufffd ok?"},
+        {"\ufffd": ["a", {"b": "\ufffd"}]},
+        {"q": "😀"},
+        {"q": r"\ud800"},
+    ]
+    assert table.replaced == (1, 2)
+    assert table.header == ("q", "\ufffd")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected", "replaced"),
+    [
+        ("plain", "plain", False),
+        ("a\ud800b\udfff", "a\ufffdb\ufffd", True),
+        ("\ufffd", "\ufffd", False),  # a real U+FFFD is text like any other
+        ([1, "\udc80", [{"\ud800": None}]], [1, "\ufffd", [{"\ufffd": None}]], True),
+        ({"k": [None, 2.5, True]}, {"k": [None, 2.5, True]}, False),
+        (7, 7, False),
+    ],
+)
+def test_replace_surrogates(value, expected, replaced):
+    assert replace_surrogates(value) == (expected, replaced)
 
 
 def test_jsonl_unreadable_file(tmp_path):

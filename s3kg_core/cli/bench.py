@@ -177,7 +177,7 @@ def bench_pairs(
     for ps in pair_sets:
         if bad := ps.replaced_rows:
             shown = ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" * (len(bad) > 10))
-            click.echo(f"{ps.name}: non-UTF-8 bytes replaced with U+FFFD in data rows {shown}")
+            click.echo(f"{ps.name}: non-UTF-8 text replaced with U+FFFD in data rows {shown}")
     options = {
         "encoder": encoder, "mode": mode, "methods": wanted, "bootstrap": bootstrap,
         "seed": seed, "triples": triples, "protocol": protocol,

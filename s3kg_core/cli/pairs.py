@@ -89,12 +89,12 @@ def pairs_score(
         notes.append(f"{dropped} malformed triples dropped")
     if ragged := sum(1 for r in rows if r.extra_fields):
         notes.append(f"{ragged} rows with extra fields")
-    if replaced := [r.id for r in rows if r.replaced_bytes]:
+    if replaced := [r.id for r in rows if r.replaced]:
         shown = ", ".join(replaced[:10])
         if len(replaced) > 10:
             shown += f" and {len(replaced) - 10} more"
         label = "ids" if len(replaced) > 1 else "id"
-        notes.append(f"{len(replaced)} rows with non-UTF-8 bytes replaced ({label} {shown})")
+        notes.append(f"{len(replaced)} rows with non-UTF-8 text replaced ({label} {shown})")
     mean = f"{statistics.fmean(ok_scores):.4f}" if ok_scores else "n/a"
     click.echo(
         f"scored {statuses.get('ok', 0)}/{len(rows)} pairs"

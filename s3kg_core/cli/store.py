@@ -52,7 +52,10 @@ def import_pqa(path: Path, db_path: Path, dataset: str) -> None:
     from ..stages.importing import import_pubmedqa
     from ..store.store import Store
 
-    click.echo(import_pubmedqa(Store(db_path), path, dataset=dataset).summary())
+    report = import_pubmedqa(Store(db_path), path, dataset=dataset)
+    click.echo(report.summary())
+    for problem in report.problems:
+        click.echo(f"  {problem}")
 
 
 @import_group.command("csv")

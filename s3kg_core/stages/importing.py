@@ -1,10 +1,12 @@
-"""Importers: the S3KG authors' released QA runs, PubMedQA, and any CSV / JSONL with a mapping.
+r"""Importers: the S3KG authors' released QA runs, PubMedQA, and any CSV / JSONL with a mapping.
 
 Every importer writes datasets, items, runs, answers and KGs through
 :class:`~s3kg_core.store.store.Store`
 in one short transaction per file. Re-importing a file replaces what it wrote before, so imports
 are idempotent. Columns are checked before anything is written: a missing column is an error that
-names the columns expected and found.
+names the columns expected and found. Text that is not UTF-8 (undecodable bytes, lone surrogates
+from JSON escapes such as ``\ud800``) is replaced with U+FFFD where it is read
+(:mod:`s3kg_core.tables`, :mod:`s3kg_core.kgio`) and reported as a problem of its row.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..errors import InputFormatError, KGParseError, MappingError
 from ..kgio import parse_kg_cell
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
 from ..store.store import Store
-from ..tables import Table, loads_json, read_csv_rows, read_jsonl_records
+from ..tables import Table, loads_json, read_csv_rows, read_jsonl_records, replace_surrogates
 
 __all__ = [
     "ImportReport",
@@ -53,6 +55,7 @@ _RELEASE_LAYOUTS: dict[str, dict[str, str]] = {
 }
 TABLE_FIELDS = ("id", "question", "context", "gold", "answer")
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_REPLACED = "non-UTF-8 text replaced with U+FFFD"
 
 
 @dataclass
@@ -79,15 +82,14 @@ class ImportReport:
 
 
 def _report_replaced(table: Table[Any], ids: Mapping[int, str], report: ImportReport) -> None:
-    """One problem per row (and for the header) whose bytes that are not UTF-8 were replaced."""
+    """One problem per row (and for the header) whose text that is not UTF-8 was replaced."""
     if table.header_replaced:
-        report.problems.append("header: non-UTF-8 bytes replaced with U+FFFD")
+        report.problems.append(f"header: {_REPLACED}")
     where = "line" if table.path.suffix.lower() in _JSONL_SUFFIXES else "data row"
     for row in table.rows:
         if row.replaced:
             report.problems.append(
-                f"row {ids.get(row.number) or '?'} ({where} {row.number}): "
-                "non-UTF-8 bytes replaced with U+FFFD"
+                f"row {ids.get(row.number) or '?'} ({where} {row.number}): {_REPLACED}"
             )
 
 
@@ -95,10 +97,12 @@ def _kg(
     run_id: int, item_id: int, source: str, cell: str | None, row: str, report: ImportReport
 ) -> KGRecord:
     try:
-        triples, dropped = parse_kg_cell(cell)
+        triples, dropped, replaced = parse_kg_cell(cell)
     except KGParseError as exc:
         report.problems.append(f"row {row}: {source} KG unparseable ({exc})")
         return KGRecord(run_id, item_id, source, (), "unparseable")
+    if replaced:
+        report.problems.append(f"row {row}: {source} KG: {_REPLACED}")
     if dropped:
         report.problems.append(f"row {row}: {source} KG: {dropped} malformed triples dropped")
     return KGRecord(run_id, item_id, source, tuple(triples), "ok" if triples else "empty", dropped)
@@ -222,7 +226,11 @@ def import_pubmedqa(
         raise InputFormatError(f"{path.name}: expected an object of PMID -> record")
     need = ("QUESTION", "CONTEXTS", "LONG_ANSWER")
     records = []
-    for pmid, rec in data.items():
+    report = ImportReport(source=path.name, dataset=dataset)
+    for key, value in data.items():
+        (pmid, rec), replaced = replace_surrogates([key, value])
+        if replaced:
+            report.problems.append(f"record {pmid}: {_REPLACED}")
         missing = [k for k in need if not isinstance(rec, dict) or k not in rec]
         if missing:
             found = ", ".join(sorted(rec)) if isinstance(rec, dict) else type(rec).__name__
@@ -236,7 +244,6 @@ def import_pubmedqa(
         records.append(
             ItemRecord(str(pmid), _text(rec["QUESTION"]), context, _text(rec["LONG_ANSWER"]))
         )
-    report = ImportReport(source=path.name, dataset=dataset)
     with store.transaction() as con:
         ds = store.ensure_dataset(con, dataset, source="pubmedqa")
         report.items = len(store.upsert_items(con, ds, records))
