@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -345,11 +346,33 @@ def test_cus_json_is_written_atomically(tmp_path, minilm, monkeypatch):
         return handle
 
     monkeypatch.setattr(io, "open", disk_full_open)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the output is saved instead
     result = _invoke("cus", "--db", db, "--alpha", "0", "--json", out)
     monkeypatch.undo()
-    assert result.exit_code != 0 and isinstance(result.exception, OSError), result.output
+    # the table is printed, then one error line names where the JSON was saved (issue 17, D10)
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith(f"Error: cannot write {out}: No space left on device; the output is ")
+    saved = Path(last.rsplit(" ", 1)[1])
+    assert saved.parent == tmp_path and json.loads(saved.read_text(encoding="utf-8"))
     assert out.read_text(encoding="utf-8") == before  # the old table, whole
     assert sorted(p.name for p in tables.iterdir()) == ["cus.json"]  # no temporary left behind
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [(("cus", "--json"), "t.json"), (("export", "--format", "csv", "--out"), "t.csv")],
+    ids=["cus", "export"],
+)
+def test_an_output_below_a_file_is_a_one_line_error_before_any_work(tmp_path, command, name):
+    # Regression (issue 17, D10): `cus --json some.csv/t.json` and `export --out ...` ended in a
+    # FileExistsError traceback after the work.
+    db = tmp_path / "db.duckdb"
+    build_store(db, n_items=1)  # not scored: the output is checked before the scores are read
+    (tmp_path / "some.csv").write_text("not a folder\n", encoding="utf-8")
+    out = tmp_path / "some.csv" / name
+    line = _one_line_error(_invoke(command[0], "--db", db, *command[1:], out))
+    assert line == f"Error: cannot write {out}: {tmp_path / 'some.csv'} is a file, not a folder"
 
 
 # -- errors on the database file -----------------------------------------------------------------

@@ -13,7 +13,14 @@ import click
 
 from ..bench.runner import PROTOCOLS
 from ..scoring.result import DEFAULT_MODE, MODES
-from ._common import StageBar, endpoint_options, friendly_errors, llm_client, write_json_atomic
+from ._common import (
+    StageBar,
+    check_writable,
+    endpoint_options,
+    friendly_errors,
+    llm_client,
+    write_json_atomic,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -154,6 +161,7 @@ def bench_pairs(
     from ..extract.factory import make_extractor
     from ..llm.client import endpoint_configured
 
+    check_writable(json_path)  # before the work, not after it
     wanted = _methods(methods)
     extractor = None
     if triples == "llm":

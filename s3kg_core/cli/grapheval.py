@@ -11,6 +11,7 @@ import click
 from ._common import (
     DB_OPTION,
     StageBar,
+    check_writable,
     endpoint_options,
     existing_db,
     friendly_errors,
@@ -152,6 +153,7 @@ def bench_cmd(
     from ..extract.factory import make_extractor
     from ..grapheval.bench import run_bench
 
+    check_writable(json_out)  # before the work, not after it
     check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
     client = llm_client(db_path, endpoint) if extractor == "llm" else None
     ex = make_extractor(extractor, client=client, prompt="single")

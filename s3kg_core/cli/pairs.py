@@ -9,7 +9,13 @@ from pathlib import Path
 
 import click
 
-from ._common import StageBar, friendly_errors, scoring_options, write_csv_atomic
+from ._common import (
+    StageBar,
+    check_writable,
+    friendly_errors,
+    scoring_options,
+    write_csv_atomic,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -54,6 +60,7 @@ def pairs_score(
     from ..kgio import read_pairs_csv
     from ..scoring.s3kg import KGScorer, S3KGConfig
 
+    check_writable(output)  # before the work, not after it
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
         alpha=alpha,

@@ -9,6 +9,7 @@ import click
 from ._common import (
     DB_OPTION,
     StageBar,
+    check_writable,
     existing_db,
     friendly_errors,
     scoring_options,
@@ -231,6 +232,8 @@ def cus_cmd(
     from ..stages.results import cus_table, latest_signature
     from ..store.store import Store
 
+    if json_path is not None:
+        check_writable(json_path)
     store = Store(db_path, read_only=True)
     signature = signature or latest_signature(store)
     table = cus_table(store, signature=signature, alpha=alpha)
@@ -253,6 +256,7 @@ def export_cmd(db_path: Path, fmt: str, out: Path, signature: str | None) -> Non
     from ..stages.results import export_results
     from ..store.store import Store
 
+    check_writable(out)
     n = export_results(Store(db_path, read_only=True), out, fmt=fmt, signature=signature)
     click.echo(f"wrote {n} rows to {out}")
 
