@@ -69,7 +69,7 @@ class DatabaseLockedError(DatabaseError):
 
 
 class CorruptDatabaseError(DatabaseError):
-    """The database file is not a DuckDB database, or was written by a newer schema."""
+    """The database file is not a DuckDB database, is truncated or damaged, or is too new."""
 
 
 class OutputError(S3KGError, OSError):

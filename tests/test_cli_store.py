@@ -405,6 +405,25 @@ def test_commands_on_a_corrupt_file_name_it(tmp_path):
     assert _one_line_error(_invoke("import", "s3kg-release", qa, "--db", db)) == expected
 
 
+def test_commands_on_a_truncated_file_name_it(tmp_path):
+    # Regression (issue 17, D10b): `cus` and `score` on a database cut to half its size ended in
+    # a _duckdb.IOException traceback ("Could not read enough bytes from file").
+    db = tmp_path / "cut.duckdb"
+    build_store(db, n_items=2)
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 2])
+    expected = (
+        f"Error: {db} is not a readable DuckDB database (truncated or damaged); restore it from "
+        "a backup, or move it aside and re-import into a new file"
+    )
+    for command in ("cus", "score", "tau"):
+        assert _one_line_error(_invoke(command, "--db", db)) == expected, command
+    out = tmp_path / "r.csv"
+    assert _one_line_error(_invoke("export", "--db", db, "--format", "csv", "--out", out)) == (
+        expected
+    )
+
+
 def test_newer_schema_and_unscored_database_are_one_line_errors(tmp_path):
     db = tmp_path / "db.duckdb"
     build_store(db, n_items=1)
