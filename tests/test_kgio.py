@@ -6,6 +6,9 @@ import csv
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonish_helpers import KG_CELLS, utf8_clean
 
 from s3kg_core.errors import InputFormatError, KGParseError
 from s3kg_core.kg import Triple
@@ -307,3 +310,50 @@ def test_released_paws_pair_3_is_the_identical_griese_pair(paws_rows):
     row = paws_rows["3"]
     assert row.kg_1 == row.kg_2
     assert row.kg_1[0] == Triple("Griese", "was_injured_in", "season")
+
+
+# -- property tests: any cell, any file (issue 17) ----------------------------------------------
+
+PAIR_STATUSES = {"ok", "unparseable_kg_1", "unparseable_kg_2", "missing_kg_1", "missing_kg_2"}
+HOSTILE = settings(
+    max_examples=120,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def _clean_triples(triples: list[Triple]) -> bool:
+    return all(isinstance(p, str) and utf8_clean(p) for t in triples for p in t.to_list())
+
+
+@HOSTILE
+@given(KG_CELLS)
+def test_parse_kg_cell_takes_any_cell(cell):
+    # Huge numbers, lone surrogates, NUL, NaN, dicts, 10,000 nested lists, long strings: triples
+    # that any encoder and file can take, or a KGParseError, never another exception.
+    try:
+        triples, dropped, replaced = parse_kg_cell(cell)
+    except KGParseError as exc:
+        assert utf8_clean(str(exc)) and len(str(exc)) < 200
+        return
+    assert dropped >= 0 and isinstance(replaced, bool)
+    assert _clean_triples(triples)
+
+
+@settings(HOSTILE, max_examples=40)
+@given(st.lists(st.tuples(KG_CELLS, KG_CELLS), min_size=1, max_size=4))
+def test_read_pairs_csv_gives_every_row_a_status(tmp_path_factory, cells):
+    path = tmp_path_factory.mktemp("pairs") / "hostile.csv"
+    rows = [[str(i), kg_1, kg_2] for i, (kg_1, kg_2) in enumerate(cells)]
+    # a lone surrogate cannot be UTF-8: "surrogatepass" writes its three (invalid) bytes
+    with path.open("w", newline="", encoding="utf-8", errors="surrogatepass") as fh:
+        csv.writer(fh).writerows([["id", "kg_1", "kg_2"], *rows])
+    got = list(read_pairs_csv(path))
+    assert [r.id for r in got] == [r[0] for r in rows]
+    for row, (kg_1, kg_2) in zip(got, cells, strict=True):
+        assert row.status in PAIR_STATUSES
+        assert _clean_triples(row.kg_1) and _clean_triples(row.kg_2)
+        if not (utf8_clean(kg_1) and utf8_clean(kg_2)):  # raw surrogates: invalid bytes
+            assert row.replaced

@@ -3,15 +3,21 @@ tables."""
 
 from __future__ import annotations
 
+import csv
 import json
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonish_helpers import KG_CELLS, STRINGS, VALUES, to_json, utf8_clean
 from store_helpers import count, kg_cell, release_rows, write_release_csv
 
-from s3kg_core.errors import InputFormatError, MappingError
+from s3kg_core.errors import InputFormatError, MappingError, S3KGError
 from s3kg_core.kg import Triple
 from s3kg_core.stages.importing import (
     _RELEASE_LAYOUTS,
+    ImportReport,
     import_pubmedqa,
     import_s3kg_release,
     import_table,
@@ -619,3 +625,121 @@ def test_pubmedqa_lone_surrogate_is_replaced_and_reported(tmp_path):
         ("q\ufffd?", "\ufffd"),
         ("q?", ""),
     ]
+
+
+# -- property tests: hostile rows give a report, or a named error for the file (issue 17) -------
+
+HOSTILE = settings(
+    max_examples=20,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+TEXT_COLUMNS = ("question", "context", "gold_answer")
+
+
+def _write_rows(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    # a lone surrogate cannot be UTF-8: "surrogatepass" writes its three (invalid) bytes
+    with path.open("w", newline="", encoding="utf-8", errors="surrogatepass") as fh:
+        csv.writer(fh).writerows([header, *rows])
+    return path
+
+
+def _check_report(report: ImportReport, store: Store) -> None:
+    """Every message printable, every stored text valid UTF-8 (DuckDB could not hold else)."""
+    assert utf8_clean(report.summary()) and all(utf8_clean(p) for p in report.problems)
+    with store.connect() as con:
+        texts = con.execute(f"SELECT ext_id, {', '.join(TEXT_COLUMNS)} FROM items").fetchall()
+        labels = con.execute("SELECT head, relation, tail FROM triples").fetchall()
+    assert all(t is None or utf8_clean(t) for row in texts + labels for t in row)
+
+
+@pytest.fixture(scope="module")
+def hostile_store(tmp_path_factory) -> Store:
+    return Store(tmp_path_factory.mktemp("hostile") / "db.duckdb")
+
+
+@HOSTILE
+@given(rows=st.lists(st.lists(STRINGS, min_size=4, max_size=4), min_size=1, max_size=4))
+def test_import_table_csv_takes_any_cells(hostile_store, tmp_path_factory, rows):
+    path = _write_rows(tmp_path_factory.mktemp("csv") / "t.csv", ["id", "q", "c", "g"], rows)
+    mapping = parse_mapping("id=id,question=q,context=c,gold=g")
+    try:
+        report = import_table(hostile_store, path, mapping)
+    except S3KGError as exc:  # a whole-file problem, if any
+        assert isinstance(exc, InputFormatError) and utf8_clean(str(exc))
+        return
+    assert 1 <= report.items <= len(rows)
+    _check_report(report, hostile_store)
+
+
+JSONL_RECORDS = st.dictionaries(
+    st.one_of(st.sampled_from(["id", "q", "c", "g"]), STRINGS), VALUES, max_size=6
+).map(lambda record: {"id": "x", "q": "why?", "c": "ctx", "g": "gold", **record})
+
+
+JSONL_LINES = st.one_of(JSONL_RECORDS.map(to_json), VALUES.map(to_json))  # objects, or not
+
+
+@HOSTILE
+@given(lines=st.lists(JSONL_LINES, min_size=1, max_size=4))
+def test_import_table_jsonl_takes_any_values(hostile_store, tmp_path_factory, lines):
+    path = tmp_path_factory.mktemp("jsonl") / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")  # JSON escapes: ASCII text
+    mapping = parse_mapping("id=id,question=q,context=c,gold=g")
+    try:
+        report = import_table(hostile_store, path, mapping)
+    except S3KGError as exc:  # a line not an object or too deep to read, no mapped column
+        assert isinstance(exc, InputFormatError) and utf8_clean(str(exc))
+        return
+    assert 1 <= report.items <= len(lines)
+    _check_report(report, hostile_store)
+
+
+RELEASE_ROWS = st.tuples(
+    st.lists(STRINGS, min_size=5, max_size=5), st.lists(KG_CELLS, min_size=3, max_size=3)
+).map(lambda texts_kgs: texts_kgs[0] + texts_kgs[1])
+
+
+@HOSTILE
+@given(rows=st.lists(RELEASE_ROWS, min_size=1, max_size=3))
+def test_import_s3kg_release_takes_any_cells(hostile_store, tmp_path_factory, rows):
+    folder = tmp_path_factory.mktemp("qa")
+    columns = _RELEASE_LAYOUTS["released"]
+    header = [columns[f] for f in ("id", "question", "gold", "answer", "context")]
+    header += [columns[f] for f in ("kg_gold", "kg_answer", "kg_context")]
+    _write_rows(folder / "toy_m.csv", header, rows)
+    try:
+        (report,) = import_s3kg_release(hostile_store, folder)
+    except S3KGError as exc:
+        assert isinstance(exc, InputFormatError) and utf8_clean(str(exc))
+        return
+    assert report.kgs == 3 * report.items == 3 * report.answers
+    _check_report(report, hostile_store)
+    statuses = _query(
+        hostile_store, "SELECT DISTINCT status FROM kgs WHERE run_id = ?", [report.run_id]
+    )
+    assert {s for (s,) in statuses} <= {"ok", "empty", "unparseable"}  # a status per KG
+
+
+PQAL_RECORDS = st.dictionaries(
+    STRINGS,
+    st.fixed_dictionaries({"QUESTION": VALUES, "CONTEXTS": VALUES, "LONG_ANSWER": VALUES}),
+    min_size=1,
+    max_size=3,
+)
+
+
+@HOSTILE
+@given(records=PQAL_RECORDS)
+def test_import_pubmedqa_takes_any_values(hostile_store, tmp_path_factory, records):
+    path = tmp_path_factory.mktemp("pqal") / "ori_pqal.json"
+    path.write_text(to_json(records), encoding="utf-8")
+    try:
+        report = import_pubmedqa(hostile_store, path)
+    except S3KGError as exc:  # nested too deeply to read
+        assert isinstance(exc, InputFormatError) and utf8_clean(str(exc))
+        return
+    assert 1 <= report.items <= len(records)
+    _check_report(report, hostile_store)
