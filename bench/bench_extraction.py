@@ -98,8 +98,8 @@ def _read_set(path: Path, limit: int | None) -> PairSet:
     out = PairSet(path.name.removesuffix(".csv"))
     for row in rows:
         try:
-            kg_1, _ = parse_kg_cell(row["kg_1"])
-            kg_2, _ = parse_kg_cell(row["kg_2"])
+            kg_1, _, _ = parse_kg_cell(row["kg_1"])
+            kg_2, _, _ = parse_kg_cell(row["kg_2"])
         except Exception:
             out.unparseable += 1
             continue

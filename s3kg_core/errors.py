@@ -25,6 +25,7 @@ __all__ = [
     "LLMError",
     "LLMResponseError",
     "MappingError",
+    "OutputError",
     "S3KGError",
     "ServeError",
     "TripleError",
@@ -68,7 +69,11 @@ class DatabaseLockedError(DatabaseError):
 
 
 class CorruptDatabaseError(DatabaseError):
-    """The database file is not a DuckDB database, or was written by a newer schema."""
+    """The database file is not a DuckDB database, is truncated or damaged, or is too new."""
+
+
+class OutputError(S3KGError, OSError):
+    """An output file cannot be written: its folder is a file or read-only, or the disk is full."""
 
 
 class MappingError(InputFormatError):

@@ -1,14 +1,17 @@
-"""Reading knowledge graphs from text cells and pair files.
+r"""Reading knowledge graphs from text cells and pair files.
 
 A KG cell is a JSON or Python-literal list of ``[head, relation, tail]`` lists, the format of the
-S3KG authors' released files. Parsing is strict (``json`` then ``ast.literal_eval``, never
-``eval``); items that are not three strings are dropped and counted, never guessed at.
+S3KG authors' released files. Parsing is strict (JSON by :func:`s3kg_core.tables.loads_json`,
+then ``ast.literal_eval``, never ``eval``); items that are not three strings are dropped and
+counted, never guessed at. A number too long for Python to convert is such an item in a JSON cell
+and a parse error in a Python literal (Python's own parser refuses it). A lone surrogate (an
+escape such as ``\ud800`` with no partner, which no UTF-8 text can hold) becomes U+FFFD and is
+reported, the policy of :mod:`s3kg_core.tables` for bytes that are not UTF-8.
 """
 
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +19,7 @@ from typing import Any
 
 from .errors import InputFormatError, KGParseError
 from .kg import Triple
-from .tables import read_csv_rows
+from .tables import loads_json, read_csv_rows, replace_surrogates
 
 __all__ = ["PairRow", "parse_kg_cell", "read_pairs_csv"]
 
@@ -25,8 +28,8 @@ PAIR_COLUMNS = ("id", "kg_1", "kg_2")
 
 def _loads(cell: str) -> Any:
     try:
-        return json.loads(cell)
-    except (json.JSONDecodeError, RecursionError):
+        return loads_json(cell)
+    except InputFormatError:
         pass
     try:
         return ast.literal_eval(cell)
@@ -37,8 +40,8 @@ def _loads(cell: str) -> Any:
         ) from exc
 
 
-def parse_kg_cell(cell: str | None) -> tuple[list[Triple], int]:
-    """Parse one KG cell into triples.
+def parse_kg_cell(cell: str | None) -> tuple[list[Triple], int, bool]:
+    r"""Parse one KG cell into triples.
 
     Parameters
     ----------
@@ -48,8 +51,9 @@ def parse_kg_cell(cell: str | None) -> tuple[list[Triple], int]:
 
     Returns
     -------
-    triples, dropped
-        The triples, and how many items were dropped for not being three strings.
+    triples, dropped, replaced
+        The triples; how many items were dropped for not being three strings; and whether a lone
+        surrogate in a triple (``"\ud800"``: text that is not UTF-8) was replaced with U+FFFD.
 
     Raises
     ------
@@ -59,33 +63,38 @@ def parse_kg_cell(cell: str | None) -> tuple[list[Triple], int]:
     Examples
     --------
     >>> parse_kg_cell('[["He", "preached_in", "Otisville"]]')
-    ([Triple(head='He', relation='preached_in', tail='Otisville')], 0)
+    ([Triple(head='He', relation='preached_in', tail='Otisville')], 0, False)
     >>> parse_kg_cell("[('a', 'r', 'b'), ('only', 'two'), ['a', 'r', 'b', 'c']]")
-    ([Triple(head='a', relation='r', tail='b')], 2)
+    ([Triple(head='a', relation='r', tail='b')], 2, False)
+    >>> parse_kg_cell(r'[["\ud800", "r", "b"]]')
+    ([Triple(head='�', relation='r', tail='b')], 0, True)
     >>> parse_kg_cell("")
-    ([], 0)
+    ([], 0, False)
     >>> parse_kg_cell('[["a", "r", "b"]]137')
     Traceback (most recent call last):
     ...
     s3kg_core.errors.KGParseError: not a JSON or Python list of [head, relation, tail]: ...
     """
     if cell is None or not cell.strip():
-        return [], 0
+        return [], 0, False
     value = _loads(cell.strip())
     if not isinstance(value, list | tuple):
         raise KGParseError(f"a KG cell must hold a list of triples; got {type(value).__name__}")
     triples: list[Triple] = []
     dropped = 0
+    replaced = False
     for item in value:
         if (
             isinstance(item, list | tuple)
             and len(item) == 3
             and all(isinstance(part, str) for part in item)
         ):
-            triples.append(Triple(item[0], item[1], item[2]))
+            parts = [replace_surrogates(part) for part in item]
+            replaced = replaced or any(flag for _, flag in parts)
+            triples.append(Triple(parts[0][0], parts[1][0], parts[2][0]))
         else:
             dropped += 1
-    return triples, dropped
+    return triples, dropped, replaced
 
 
 @dataclass
@@ -93,7 +102,8 @@ class PairRow:
     """One row of a pair file, parsed as far as it goes.
 
     ``status`` is ``"ok"`` or why the pair cannot be scored (``"unparseable_kg_1"``, ...);
-    ``replaced_bytes`` says that bytes of the row that were not UTF-8 were replaced with U+FFFD.
+    ``replaced`` says that text of the row that was not UTF-8 (undecodable bytes, lone
+    surrogates in its KGs) was replaced with U+FFFD.
     """
 
     id: str
@@ -102,17 +112,17 @@ class PairRow:
     status: str = "ok"
     dropped: int = 0
     extra_fields: int = 0
-    replaced_bytes: bool = False
+    replaced: bool = False
 
 
 def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
     """Read a CSV with columns ``id,kg_1,kg_2`` (others are ignored), one :class:`PairRow` each.
 
-    The file is read by :func:`s3kg_core.tables.read_csv_rows`: bytes that are not UTF-8 are
-    replaced (U+FFFD) and flagged on their row (``replaced_bytes``); a row with more fields than
-    the header (a glued next row, a stray comma) is flagged with ``extra_fields``; a row too
-    short to reach a KG column gets status ``missing_kg_1`` or ``missing_kg_2``. A blank ``id``
-    becomes ``row<N>``, N counting the data rows from 1.
+    The file is read by :func:`s3kg_core.tables.read_csv_rows`: bytes that are not UTF-8, and
+    lone surrogates in KG cells, are replaced (U+FFFD) and flagged on their row (``replaced``);
+    a row with more fields than the header (a glued next row, a stray comma) is flagged with
+    ``extra_fields``; a row too short to reach a KG column gets status ``missing_kg_1`` or
+    ``missing_kg_2``. A blank ``id`` becomes ``row<N>``, N counting the data rows from 1.
 
     Raises
     ------
@@ -133,18 +143,19 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
         record = entry.cells
         row = PairRow(id=(record.get("id") or "").strip() or f"row{entry.number}")
         row.extra_fields = len(entry.extra)
-        row.replaced_bytes = entry.replaced
+        row.replaced = entry.replaced
         for side, column in ((1, "kg_1"), (2, "kg_2")):
             if record.get(column) is None:  # the row ended before this column
                 if row.status == "ok":
                     row.status = f"missing_kg_{side}"
                 continue
             try:
-                triples, dropped = parse_kg_cell(record.get(column))
+                triples, dropped, replaced = parse_kg_cell(record.get(column))
             except KGParseError:
                 if row.status == "ok":
                     row.status = f"unparseable_kg_{side}"
                 continue
             row.dropped += dropped
+            row.replaced = row.replaced or replaced
             setattr(row, column, triples)
         yield row

@@ -1,15 +1,23 @@
-r"""The one reader of CSV and JSONL input files, with one policy for bytes that are not UTF-8.
+r"""The one reader of CSV and JSONL input files, with one policy for text that is not UTF-8.
 
 The input tables (pair files, labelled pair sets, the GraphEval benchmark CSVs, released QA
 runs and mapped CSV / JSONL files to import) are read here:
 
 - text is UTF-8; a leading byte-order mark is dropped;
-- bytes that are not UTF-8 never stop a read: each invalid sequence becomes U+FFFD (as
-  ``bytes.decode(errors="replace")`` does), and the row it sat on is **reported**
-  (:attr:`Row.replaced`, :attr:`Table.replaced`), so the caller can flag it. A U+FFFD that the
-  file itself holds as valid UTF-8 is text like any other and is not reported;
+- text that is not UTF-8 never stops a read, and never goes further: each invalid byte sequence
+  becomes U+FFFD (as ``bytes.decode(errors="replace")`` does), and so does each lone surrogate
+  (U+D800..U+DFFF, which a JSON escape such as ``\ud800`` can spell but no UTF-8 text can hold:
+  :func:`replace_surrogates`, for JSONL here and for KG cells in :mod:`s3kg_core.kgio`). The
+  row it sat on is **reported** (:attr:`Row.replaced`, :attr:`Table.replaced`), so the caller
+  can flag it. A U+FFFD that the file itself holds as valid UTF-8 is text like any other and is
+  not reported;
 - a file that cannot be read, a CSV the ``csv`` module rejects, or a JSONL line that is not a JSON
   object raises :class:`~s3kg_core.errors.InputFormatError`.
+
+JSON text is parsed by :func:`loads_json`, which every reader of JSON input shares: an integer
+with more digits than Python converts (4300) is read exactly as a :class:`decimal.Decimal`, and a
+value nested deeper than Python can parse is an :class:`~s3kg_core.errors.InputFormatError`, so
+no other exception escapes.
 
 CSV rows are read as :class:`csv.DictReader` reads them: blank lines are skipped, a short row's
 missing cells are ``None``, fields beyond the header are kept apart (:attr:`Row.extra`), and of
@@ -34,17 +42,29 @@ import json
 import re
 import sys
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from .errors import InputFormatError
 
-__all__ = ["Row", "Table", "read_csv_rows", "read_jsonl_records"]
+__all__ = [
+    "Row",
+    "Table",
+    "loads_json",
+    "read_csv_rows",
+    "read_jsonl_records",
+    "replace_surrogates",
+]
 
 T = TypeVar("T")
 
 # Undecodable bytes, decoded with errors="surrogateescape": one lone surrogate per byte.
 _ESCAPED = re.compile("[\udc80-\udcff]")
+# A lone surrogate: a code point that no UTF-8 text can hold.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# What JSON text must hold to give one: a \uD800..\uDFFF escape, or the character itself.
+_MAYBE_SURROGATE = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 # The csv module's field limit is a C long: 2**31 - 1 is the most every platform takes.
 _FIELD_SIZE_LIMIT = min(sys.maxsize, 2**31 - 1)
 
@@ -64,7 +84,8 @@ class Row(Generic[T]):
     extra
         CSV fields beyond the header (a stray comma, a glued next row); always empty for JSONL.
     replaced
-        Whether bytes that are not UTF-8 were replaced with U+FFFD on this row.
+        Whether text that is not UTF-8 (undecodable bytes, lone surrogates) was replaced with
+        U+FFFD on this row.
     """
 
     number: int
@@ -75,7 +96,7 @@ class Row(Generic[T]):
 
 @dataclass(frozen=True)
 class Table(Generic[T]):
-    """The rows of one file, with its header and the rows whose bytes were replaced.
+    """The rows of one file, with its header and the rows whose text was replaced.
 
     Attributes
     ----------
@@ -96,8 +117,111 @@ class Table(Generic[T]):
 
     @property
     def replaced(self) -> tuple[int, ...]:
-        """The :attr:`Row.number` of every row whose bytes that are not UTF-8 were replaced."""
+        """The :attr:`Row.number` of every row whose text that is not UTF-8 was replaced."""
         return tuple(row.number for row in self.rows if row.replaced)
+
+
+def replace_surrogates(value: T) -> tuple[T, bool]:
+    r"""Replace every lone surrogate in ``value`` with U+FFFD; say whether there was one.
+
+    A lone surrogate (U+D800..U+DFFF) is what a JSON or Python escape such as ``\ud800`` gives
+    when no partner follows: a ``str`` that cannot be encoded as UTF-8, so no file, tokenizer or
+    database takes it. This is the policy of this module for undecodable bytes, applied to them.
+
+    Parameters
+    ----------
+    value
+        A string, or a JSON value: lists and dicts are walked (without recursion, however deep),
+        their strings and dict keys replaced **in place**; other values are returned as they are.
+
+    Returns
+    -------
+    value, replaced
+        The value without lone surrogates, and whether any was replaced.
+
+    Examples
+    --------
+    >>> replace_surrogates("Is \ud800 ok?")
+    ('Is � ok?', True)
+    >>> replace_surrogates({"q": ["😀", 1]})
+    ({'q': ['😀', 1]}, False)
+    """
+    if isinstance(value, str):
+        if not _SURROGATE.search(value):
+            return value, False
+        return _SURROGATE.sub("\ufffd", value), True  # type: ignore[return-value]
+    replaced = False
+    stack: list[Any] = [value] if isinstance(value, list | dict) else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if any(isinstance(k, str) and _SURROGATE.search(k) for k in node):
+                items = [(replace_surrogates(k)[0], v) for k, v in node.items()]
+                node.clear()
+                node.update(items)
+                replaced = True
+            keys: Any = list(node)
+        else:
+            keys = range(len(node))
+        for key in keys:
+            item = node[key]
+            if isinstance(item, str):
+                if _SURROGATE.search(item):
+                    node[key] = _SURROGATE.sub("\ufffd", item)
+                    replaced = True
+            elif isinstance(item, list | dict):
+                stack.append(item)
+    return value, replaced
+
+
+def _json_int(text: str) -> int | Decimal:
+    try:
+        return int(text)
+    except ValueError:  # more digits than sys.get_int_max_str_digits() converts
+        return Decimal(text)
+
+
+def loads_json(text: str) -> Any:
+    """Parse JSON input text as :func:`json.loads` does, with two differences.
+
+    An integer with more digits than Python converts to ``int`` (``sys.get_int_max_str_digits()``,
+    4300 by default) is read exactly, as a :class:`decimal.Decimal` (``str()`` gives its digits
+    back), instead of raising ``ValueError``. A value nested deeper than Python can parse, or text
+    that is not JSON, raises :class:`~s3kg_core.errors.InputFormatError` and nothing else.
+
+    Parameters
+    ----------
+    text
+        The JSON text.
+
+    Returns
+    -------
+    Any
+        The value: dicts, lists, str, int (or ``Decimal``), float, bool, ``None``.
+
+    Raises
+    ------
+    InputFormatError
+        If ``text`` is not JSON (``"not JSON (...)"``, the decoder's message in brackets) or nests
+        too deeply; the message reads on after "line N is".
+
+    Examples
+    --------
+    >>> loads_json('{"n": 12, "big": ' + "9" * 5000 + "}")["big"] == 10**5000 - 1
+    True
+    >>> loads_json("[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.InputFormatError: nested too deeply to read (deeper than Python's recursion ...
+    """
+    try:
+        return json.loads(text, parse_int=_json_int)
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(f"not JSON ({exc})") from exc
+    except RecursionError as exc:
+        raise InputFormatError(
+            "nested too deeply to read (deeper than Python's recursion limit)"
+        ) from exc
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
@@ -189,7 +313,9 @@ def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
     r"""Read a JSONL file (one JSON object per line, UTF-8, optional BOM); blank lines are skipped.
 
     Lines are split at ``\n`` only (a ``\r`` before it is dropped), so a JSON string holding a
-    line separator such as U+2028 stays in its line.
+    line separator such as U+2028 stays in its line. Lone surrogates (escapes such as
+    ``\ud800``) in keys and values become U+FFFD (:func:`replace_surrogates`), their line reported
+    as for undecodable bytes.
 
     Parameters
     ----------
@@ -202,13 +328,13 @@ def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
     -------
     Table
         One row per object, numbered by its line; the header lists every key in first-seen order.
-        :attr:`Table.replaced` lists the lines whose bytes that are not UTF-8 were replaced.
+        :attr:`Table.replaced` lists the lines whose text that is not UTF-8 was replaced.
 
     Raises
     ------
     InputFormatError
-        If the file cannot be read, or a line is not JSON or not a JSON object (the message names
-        the line).
+        If the file cannot be read, or a line is not JSON (see :func:`loads_json`) or not a JSON
+        object (the message names the line).
 
     Examples
     --------
@@ -234,11 +360,14 @@ def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(f"{path.name}: line {number} is not JSON ({exc})") from exc
+            value = loads_json(text)
+        except InputFormatError as exc:
+            raise InputFormatError(f"{path.name}: line {number} is {exc}") from exc
         if not isinstance(value, dict):
             raise InputFormatError(f"{path.name}: line {number} is not a JSON object")
+        if _MAYBE_SURROGATE.search(text):
+            value, surrogates = replace_surrogates(value)
+            replaced = replaced or surrogates
         rows.append(Row(number, value, (), replaced))
     header = tuple(dict.fromkeys(k for row in rows for k in row.cells))
     return Table(path, header, tuple(rows))

@@ -197,6 +197,17 @@ def test_not_utf8_bytes_are_replaced_and_their_rows_listed(tmp_path: Path):
     assert load_pair_set(write_csv(tmp_path / "ok.csv", STANDARD, [])).replaced_rows == ()
 
 
+def test_lone_surrogates_in_kg_cells_are_replaced_and_their_rows_listed(tmp_path: Path):
+    # Regression (issue 17, D2): the JSON escape \ud800 gave a triple no UTF-8 text can hold.
+    rows = [
+        ["0", "a", kg(("a", "r", "b")), "b", "[]", "1", "x"],
+        ["1", "a", r'[["\ud800", "r", "b"]]', "b", "[]", "0", "x"],
+    ]
+    ps = load_pair_set(write_csv(tmp_path / "s.csv", STANDARD, rows))
+    assert ps.kg_1[1] == (Triple("\ufffd", "r", "b"),)
+    assert ps.replaced_rows == (2,)
+
+
 # -- unparseable cells are kept and counted ----------------------------------------------------
 
 

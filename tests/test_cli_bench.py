@@ -71,7 +71,7 @@ def test_rows_with_bytes_that_are_not_utf8_are_named(data_dir, tmp_path):
         "--bootstrap", "5", "--json", str(tmp_path / "out.json"), "--protocol", "same",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "toy_a: non-UTF-8 bytes replaced with U+FFFD in data rows 3\n" in result.output
+    assert "toy_a: non-UTF-8 text replaced with U+FFFD in data rows 3\n" in result.output
 
 
 def test_all_writes_a_list_in_set_order(data_dir, tmp_path):
@@ -232,3 +232,20 @@ def test_a_set_too_small_for_the_dev_test_split_says_what_to_do(tmp_path):
     assert result.exit_code == 1
     assert "protocol 'same' for tiny sets" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_json_path_below_a_file_is_refused_before_any_scoring(data_dir, tmp_path, monkeypatch):
+    # Regression (issue 17, D10): the output path was first tried after every set was scored.
+    import s3kg_core.bench.runner as runner
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a set was scored before the output was checked")
+
+    monkeypatch.setattr(runner, "run_pair_benchmark", no_run)
+    (tmp_path / "some.csv").write_text("not a folder\n", encoding="utf-8")
+    out = tmp_path / "some.csv" / "out.json"
+    result = _bench("--dataset", "toy_a", "--data-dir", str(data_dir), "--json", str(out))
+    assert result.exit_code == 1, result.output
+    assert result.output == (
+        f"Error: cannot write {out}: {tmp_path / 'some.csv'} is a file, not a folder\n"
+    )

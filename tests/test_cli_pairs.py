@@ -79,8 +79,32 @@ def test_non_utf8_bytes_and_ragged_rows_are_reported(tmp_path):
     assert result.exit_code == 0, result.output
     assert [r["status"] for r in _read(out)] == ["ok", "ok"]
     # Regression: the summary counted the rows with replaced bytes but did not say which.
-    assert "1 rows with non-UTF-8 bytes replaced (id 1)" in result.output
+    assert "1 rows with non-UTF-8 text replaced (id 1)" in result.output
     assert "1 rows with extra fields" in result.output
+
+
+def test_a_5000_digit_number_in_a_kg_cell_drops_its_triple(tmp_path):
+    # Regression (issue 17, D1): the ValueError of json.loads ("Exceeds the limit (4300 digits)
+    # for integer string conversion") aborted the run with a traceback.
+    src = _write_pairs(
+        tmp_path / "in.csv", [["1", f'[[{"9" * 5000}, "r", "b"]]', KG], ["2", KG, KG]]
+    )
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["status"]) for r in _read(out)] == [("1", "empty_kg_1"), ("2", "ok")]
+    assert "1 malformed triples dropped" in result.output
+
+
+def test_a_lone_surrogate_in_a_kg_cell_is_replaced_and_reported(tmp_path):
+    # Regression (issue 17, D2): [["\ud800","r","b"]] reached the tokenizer, which raised
+    # TypeError after the encoding: a traceback and no output file.
+    src = _write_pairs(tmp_path / "in.csv", [["1", r'[["\ud800", "r", "b"]]', KG], ["2", KG, KG]])
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["status"]) for r in _read(out)] == [("1", "ok"), ("2", "ok")]
+    assert "1 rows with non-UTF-8 text replaced (id 1)" in result.output
 
 
 def test_missing_column_is_a_one_line_error_and_keeps_old_output(tmp_path):
@@ -93,6 +117,54 @@ def test_missing_column_is_a_one_line_error_and_keeps_old_output(tmp_path):
     assert "found id, kg_1" in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert out.read_text() == "previous results\n"
+
+
+def test_an_output_below_a_file_is_refused_before_any_scoring(tmp_path, monkeypatch):
+    # Regression (issue 17, D10): `-o some.csv/out.csv` scored every pair, then ended in a
+    # FileExistsError traceback.
+    import s3kg_core.scoring.s3kg as s3kg
+
+    def no_scorer(*args, **kwargs):
+        raise AssertionError("the scorer was built before the output was checked")
+
+    monkeypatch.setattr(s3kg, "KGScorer", no_scorer)
+    src = _write_pairs(tmp_path / "in.csv", [["1", KG, KG]])
+    (tmp_path / "some.csv").write_text("not a folder\n", encoding="utf-8")
+    out = tmp_path / "some.csv" / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 1, result.output
+    assert result.output == (
+        f"Error: cannot write {out}: {tmp_path / 'some.csv'} is a file, not a folder\n"
+    )
+
+
+def test_scores_are_kept_when_the_output_cannot_be_written(tmp_path, monkeypatch):
+    # Regression (issue 17, D10): a write that failed after the scoring lost the scores.
+    import tempfile
+
+    from s3kg_core.cli import _common
+
+    rescue = tmp_path / "rescue"
+    rescue.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(rescue))
+    src = _write_pairs(tmp_path / "in.csv", [["1", KG, KG], ["2", "[]", KG]])
+    out = tmp_path / "out.csv"
+    real_replace = os.replace
+
+    def replace(src_path, dst_path):
+        if Path(dst_path) == out:
+            raise OSError(28, "No space left on device")
+        real_replace(src_path, dst_path)
+
+    monkeypatch.setattr(_common.os, "replace", replace)
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 1, result.output
+    (saved,) = rescue.glob("s3kg-out-*.csv")
+    assert result.output == (
+        f"Error: cannot write {out}: No space left on device; the output is saved in {saved}\n"
+    )
+    assert [(r["id"], r["status"]) for r in _read(saved)] == [("1", "ok"), ("2", "empty_kg_1")]
+    assert not out.exists()
 
 
 def test_unknown_encoder_is_a_clean_error(tmp_path):

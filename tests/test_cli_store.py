@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -218,7 +219,55 @@ def test_import_csv_names_the_row_whose_bytes_were_not_utf8(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output == (
         "latin1.csv: latin1: 2 items, 0 answers, 0 KGs; 1 problems\n"
-        "  row 2 (data row 2): non-UTF-8 bytes replaced with U+FFFD\n"
+        "  row 2 (data row 2): non-UTF-8 text replaced with U+FFFD\n"
+    )
+
+
+def test_imports_take_a_5000_digit_number(tmp_path):
+    # Regression (issue 17, D1): `import csv` (JSONL) and `import s3kg-release` ended in a
+    # ValueError traceback ("Exceeds the limit (4300 digits) for integer string conversion").
+    big = "9" * 5000
+    db = tmp_path / "db.duckdb"
+    table = tmp_path / "t.jsonl"
+    table.write_text(f'{{"q": "why?", "c": "ctx", "g": {big}}}\n', encoding="utf-8")
+    result = _invoke("import", "csv", table, "--db", db, "--map", "question=q,context=c,gold=g")
+    assert result.exit_code == 0, result.output
+    assert result.output == "t.jsonl: t: 1 items, 0 answers, 0 KGs\n"
+    rows = release_rows(1)
+    rows[0]["kg_gold"] = f'[[{big}, "r", "b"]]'
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    result = _invoke("import", "s3kg-release", tmp_path / "qa", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "row 0: gold KG: 1 malformed triples dropped" in result.output
+
+
+def test_imports_replace_and_report_a_lone_surrogate(tmp_path):
+    # Regression (issue 17, D2): `import csv` (JSONL), `import s3kg-release` and `import pubmedqa`
+    # died encoding "\ud800" (UnicodeEncodeError / DuckDB "Python Conversion Failure").
+    db = tmp_path / "db.duckdb"
+    table = tmp_path / "t.jsonl"
+    table.write_text(r'{"q": "Is \ud800 ok?", "c": "ctx", "g": "gold"}' "\n", encoding="utf-8")
+    result = _invoke("import", "csv", table, "--db", db, "--map", "question=q,context=c,gold=g")
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        "t.jsonl: t: 1 items, 0 answers, 0 KGs; 1 problems\n"
+        "  row 1 (line 1): non-UTF-8 text replaced with U+FFFD\n"
+    )
+    rows = release_rows(1)
+    rows[0]["kg_context"] = r'[["\ud800", "r", "b"]]'
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    result = _invoke("import", "s3kg-release", tmp_path / "qa", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "  row 0: context KG: non-UTF-8 text replaced with U+FFFD\n" in result.output
+    pqal = tmp_path / "ori_pqal.json"
+    pqal.write_text(
+        r'{"7": {"QUESTION": "\ud800", "CONTEXTS": [], "LONG_ANSWER": "a"}}', encoding="utf-8"
+    )
+    result = _invoke("import", "pubmedqa", pqal, "--db", db)
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        "ori_pqal.json: pubmedqa_pqal: 1 items, 0 answers, 0 KGs; 1 problems\n"
+        "  record 7: non-UTF-8 text replaced with U+FFFD\n"
     )
 
 
@@ -323,11 +372,33 @@ def test_cus_json_is_written_atomically(tmp_path, minilm, monkeypatch):
         return handle
 
     monkeypatch.setattr(io, "open", disk_full_open)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the output is saved instead
     result = _invoke("cus", "--db", db, "--alpha", "0", "--json", out)
     monkeypatch.undo()
-    assert result.exit_code != 0 and isinstance(result.exception, OSError), result.output
+    # the table is printed, then one error line names where the JSON was saved (issue 17, D10)
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith(f"Error: cannot write {out}: No space left on device; the output is ")
+    saved = Path(last.rsplit(" ", 1)[1])
+    assert saved.parent == tmp_path and json.loads(saved.read_text(encoding="utf-8"))
     assert out.read_text(encoding="utf-8") == before  # the old table, whole
     assert sorted(p.name for p in tables.iterdir()) == ["cus.json"]  # no temporary left behind
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [(("cus", "--json"), "t.json"), (("export", "--format", "csv", "--out"), "t.csv")],
+    ids=["cus", "export"],
+)
+def test_an_output_below_a_file_is_a_one_line_error_before_any_work(tmp_path, command, name):
+    # Regression (issue 17, D10): `cus --json some.csv/t.json` and `export --out ...` ended in a
+    # FileExistsError traceback after the work.
+    db = tmp_path / "db.duckdb"
+    build_store(db, n_items=1)  # not scored: the output is checked before the scores are read
+    (tmp_path / "some.csv").write_text("not a folder\n", encoding="utf-8")
+    out = tmp_path / "some.csv" / name
+    line = _one_line_error(_invoke(command[0], "--db", db, *command[1:], out))
+    assert line == f"Error: cannot write {out}: {tmp_path / 'some.csv'} is a file, not a folder"
 
 
 # -- errors on the database file -----------------------------------------------------------------
@@ -358,6 +429,25 @@ def test_commands_on_a_corrupt_file_name_it(tmp_path):
     qa = tmp_path / "qa"
     write_release_csv(qa / "toy_m.csv", "released", release_rows(1))
     assert _one_line_error(_invoke("import", "s3kg-release", qa, "--db", db)) == expected
+
+
+def test_commands_on_a_truncated_file_name_it(tmp_path):
+    # Regression (issue 17, D10b): `cus` and `score` on a database cut to half its size ended in
+    # a _duckdb.IOException traceback ("Could not read enough bytes from file").
+    db = tmp_path / "cut.duckdb"
+    build_store(db, n_items=2)
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 2])
+    expected = (
+        f"Error: {db} is not a readable DuckDB database (truncated or damaged); restore it from "
+        "a backup, or move it aside and re-import into a new file"
+    )
+    for command in ("cus", "score", "tau"):
+        assert _one_line_error(_invoke(command, "--db", db)) == expected, command
+    out = tmp_path / "r.csv"
+    assert _one_line_error(_invoke("export", "--db", db, "--format", "csv", "--out", out)) == (
+        expected
+    )
 
 
 def test_newer_schema_and_unscored_database_are_one_line_errors(tmp_path):

@@ -6,6 +6,9 @@ import csv
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonish_helpers import KG_CELLS, utf8_clean
 
 from s3kg_core.errors import InputFormatError, KGParseError
 from s3kg_core.kg import Triple
@@ -33,7 +36,7 @@ A = Triple("a", "r", "b")
     ],
 )
 def test_parse_kg_cell_valid(cell, triples, dropped):
-    assert parse_kg_cell(cell) == (triples, dropped)
+    assert parse_kg_cell(cell) == (triples, dropped, False)
 
 
 @pytest.mark.parametrize(
@@ -51,7 +54,7 @@ def test_parse_kg_cell_valid(cell, triples, dropped):
     ],
 )
 def test_parse_kg_cell_drops_and_counts_bad_items(cell, triples, dropped):
-    assert parse_kg_cell(cell) == (triples, dropped)
+    assert parse_kg_cell(cell) == (triples, dropped, False)
 
 
 @pytest.mark.parametrize(
@@ -84,6 +87,34 @@ def test_parse_kg_cell_error_message_quotes_the_start_of_the_cell():
         parse_kg_cell('[["a", "r", "b"]]137')
     with pytest.raises(KGParseError, match="must hold a list of triples; got dict"):
         parse_kg_cell('{"a": 1}')
+
+
+BIG = "9" * 5000  # past Python's 4300-digit limit for int <-> str conversion
+
+
+def test_parse_kg_cell_integer_past_the_digit_limit_is_a_dropped_item():
+    # Regression (issue 17, D1): json.loads raised ValueError ("Exceeds the limit (4300 digits)
+    # for integer string conversion"), which escaped parse_kg_cell and aborted `pairs score`.
+    assert parse_kg_cell(f'[[{BIG}, "r", "b"], ["a", "r", "b"]]') == ([A], 1, False)
+    assert parse_kg_cell(f'[["a", "r", -{BIG}]]') == ([], 1, False)
+    # A Python literal with such a number is refused by Python's own parser: a parse error.
+    with pytest.raises(KGParseError, match="SyntaxError"):
+        parse_kg_cell(f"[({BIG}, 'r', 'b')]")
+
+
+def test_parse_kg_cell_lone_surrogate_is_replaced_and_flagged():
+    # Regression (issue 17, D2): the JSON escape \ud800 became a lone surrogate in a triple,
+    # which no UTF-8 text can hold: the tokenizer raised TypeError and `pairs score` died.
+    fffd = Triple("\ufffd", "r", "b")
+    assert parse_kg_cell(r'[["\ud800", "r", "b"]]') == ([fffd], 0, True)
+    assert parse_kg_cell(r"[('\udc80', 'r', 'b')]") == ([fffd], 0, True)  # a Python literal
+    assert parse_kg_cell('[["\ud800", "r", "b"]]') == ([fffd], 0, True)  # a raw surrogate
+    assert parse_kg_cell(r'[["x\udfffy\ud800", "r", "b"]]')[0] == [
+        Triple("x\ufffdy\ufffd", "r", "b")
+    ]
+    # a surrogate pair is one character, and an escaped backslash is no escape: not replaced
+    assert parse_kg_cell(r'[["\ud83d\ude00", "r", "b"]]') == ([Triple("😀", "r", "b")], 0, False)
+    assert parse_kg_cell(r'[["\\ud800", "r", "b"]]') == ([Triple(r"\ud800", "r", "b")], 0, False)
 
 
 # -- read_pairs_csv --------------------------------------------------------------------------------
@@ -172,10 +203,10 @@ def test_read_pairs_csv_replaces_and_flags_non_utf8_bytes(tmp_path):
         b'1,"[[""caf\xc3\xa9"", ""r"", ""b""]]","[]"\n'  # the same in UTF-8
     )
     bad, good = read_pairs_csv(path)
-    assert bad.replaced_bytes is True
+    assert bad.replaced is True
     assert bad.status == "ok"
     assert bad.kg_1 == [Triple("caf\ufffd", "r", "b")]
-    assert good.replaced_bytes is False
+    assert good.replaced is False
     assert good.kg_1 == [Triple("café", "r", "b")]
 
 
@@ -200,8 +231,29 @@ def test_read_pairs_csv_real_replacement_character_is_not_flagged(tmp_path):
     path = tmp_path / "fffd.csv"
     path.write_text('id,kg_1,kg_2\n0,"[[""a\ufffd"", ""r"", ""b""]]",[]\n', encoding="utf-8")
     (row,) = read_pairs_csv(path)
-    assert row.replaced_bytes is False
+    assert row.replaced is False
     assert row.kg_1 == [Triple("a\ufffd", "r", "b")]
+
+
+def test_read_pairs_csv_integer_past_the_digit_limit_drops_its_triple(tmp_path):
+    # Regression (issue 17, D1): the ValueError of a 5,000-digit number ended the whole read.
+    rows = [["1", f'[[{BIG}, "r", "b"]]', KG_AB], ["2", KG_AB, KG_AB]]
+    path = _write_csv(tmp_path / "big.csv", ["id", "kg_1", "kg_2"], rows)
+    first, second = read_pairs_csv(path)
+    assert (first.id, first.status, first.kg_1, first.kg_2) == ("1", "ok", [], [A])
+    assert first.dropped == 1
+    assert (second.status, second.kg_1, second.kg_2) == ("ok", [A], [A])
+
+
+def test_read_pairs_csv_lone_surrogate_is_replaced_and_flagged(tmp_path):
+    # Regression (issue 17, D2): a lone surrogate from a JSON escape reached the scorer.
+    rows = [["1", r'[["\ud800", "r", "b"]]', KG_AB], ["2", KG_AB, r'[["a", "r", "\udfff"]]']]
+    rows.append(["3", KG_AB, KG_AB])
+    path = _write_csv(tmp_path / "s.csv", ["id", "kg_1", "kg_2"], rows)
+    first, second, third = read_pairs_csv(path)
+    assert (first.kg_1, first.status, first.replaced) == ([Triple("\ufffd", "r", "b")], "ok", True)
+    assert (second.kg_2, second.replaced) == ([Triple("a", "r", "\ufffd")], True)
+    assert third.replaced is False
 
 
 def test_read_pairs_csv_glued_next_row_as_in_the_raw_release(tmp_path):
@@ -245,7 +297,7 @@ def test_released_files_read_with_their_known_defects(
     rows = list(read_pairs_csv(benchmarks_kgs / name))
     assert len(rows) == n_rows
     odd = [r for r in rows if r.status != "ok" or r.extra_fields]
-    assert not any(r.replaced_bytes for r in rows)
+    assert not any(r.replaced for r in rows)
     if bad_id is None:
         assert odd == []
         assert all(r.dropped == 0 for r in rows)
@@ -258,3 +310,50 @@ def test_released_paws_pair_3_is_the_identical_griese_pair(paws_rows):
     row = paws_rows["3"]
     assert row.kg_1 == row.kg_2
     assert row.kg_1[0] == Triple("Griese", "was_injured_in", "season")
+
+
+# -- property tests: any cell, any file (issue 17) ----------------------------------------------
+
+PAIR_STATUSES = {"ok", "unparseable_kg_1", "unparseable_kg_2", "missing_kg_1", "missing_kg_2"}
+HOSTILE = settings(
+    max_examples=120,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def _clean_triples(triples: list[Triple]) -> bool:
+    return all(isinstance(p, str) and utf8_clean(p) for t in triples for p in t.to_list())
+
+
+@HOSTILE
+@given(KG_CELLS)
+def test_parse_kg_cell_takes_any_cell(cell):
+    # Huge numbers, lone surrogates, NUL, NaN, dicts, 10,000 nested lists, long strings: triples
+    # that any encoder and file can take, or a KGParseError, never another exception.
+    try:
+        triples, dropped, replaced = parse_kg_cell(cell)
+    except KGParseError as exc:
+        assert utf8_clean(str(exc)) and len(str(exc)) < 200
+        return
+    assert dropped >= 0 and isinstance(replaced, bool)
+    assert _clean_triples(triples)
+
+
+@settings(HOSTILE, max_examples=40)
+@given(st.lists(st.tuples(KG_CELLS, KG_CELLS), min_size=1, max_size=4))
+def test_read_pairs_csv_gives_every_row_a_status(tmp_path_factory, cells):
+    path = tmp_path_factory.mktemp("pairs") / "hostile.csv"
+    rows = [[str(i), kg_1, kg_2] for i, (kg_1, kg_2) in enumerate(cells)]
+    # a lone surrogate cannot be UTF-8: "surrogatepass" writes its three (invalid) bytes
+    with path.open("w", newline="", encoding="utf-8", errors="surrogatepass") as fh:
+        csv.writer(fh).writerows([["id", "kg_1", "kg_2"], *rows])
+    got = list(read_pairs_csv(path))
+    assert [r.id for r in got] == [r[0] for r in rows]
+    for row, (kg_1, kg_2) in zip(got, cells, strict=True):
+        assert row.status in PAIR_STATUSES
+        assert _clean_triples(row.kg_1) and _clean_triples(row.kg_2)
+        if not (utf8_clean(kg_1) and utf8_clean(kg_2)):  # raw surrogates: invalid bytes
+            assert row.replaced

@@ -3,15 +3,21 @@ tables."""
 
 from __future__ import annotations
 
+import csv
 import json
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonish_helpers import KG_CELLS, STRINGS, VALUES, to_json, utf8_clean
 from store_helpers import count, kg_cell, release_rows, write_release_csv
 
-from s3kg_core.errors import InputFormatError, MappingError
+from s3kg_core.errors import InputFormatError, MappingError, S3KGError
 from s3kg_core.kg import Triple
 from s3kg_core.stages.importing import (
     _RELEASE_LAYOUTS,
+    ImportReport,
     import_pubmedqa,
     import_s3kg_release,
     import_table,
@@ -129,6 +135,17 @@ def test_unparseable_and_malformed_kg_cells_are_counted_by_row(tmp_path):
     assert status[("2", "context")] == ("unparseable", 0, 0)
     assert status[("3", "gold")] == ("ok", 1, 2)
     assert status[("0", "answer")] == ("ok", 1, 0)
+
+
+def test_release_kg_cell_with_an_integer_past_the_digit_limit_drops_that_triple(tmp_path):
+    # Regression (issue 17, D1): the ValueError of json.loads escaped and aborted the import.
+    rows = release_rows(2)
+    rows[0]["kg_gold"] = f'[[{"9" * 5000}, "reduces", "fever"], ["aspirin", "reduces", "fever"]]'
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    store = Store(tmp_path / "db.duckdb")
+    (report,) = import_s3kg_release(store, tmp_path / "qa")
+    assert report.problems == ["row 0: gold KG: 1 malformed triples dropped"]
+    assert (report.items, report.kgs) == (2, 6)
 
 
 def test_empty_texts_and_kgs_are_stored_with_status_empty(tmp_path):
@@ -345,6 +362,19 @@ def test_pubmedqa_file_that_is_not_pqal_json(tmp_path, text, match):
         import_pubmedqa(Store(tmp_path / "db.duckdb"), path)
 
 
+def test_pubmedqa_integer_past_the_digit_limit_is_stored_as_its_digits(tmp_path):
+    # Regression (issue 17, D1): json.loads raised ValueError past 4300 digits, uncaught.
+    big = "9" * 5000
+    path = tmp_path / "ori_pqal.json"
+    path.write_text(
+        f'{{"1": {{"QUESTION": "q?", "CONTEXTS": ["a.", {big}], "LONG_ANSWER": {big}}}}}',
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    assert import_pubmedqa(store, path).items == 1
+    assert _query(store, "SELECT context, gold_answer FROM items") == [(f"a. {big}", big)]
+
+
 # -- mapped CSV / JSONL --------------------------------------------------------------------------
 
 
@@ -502,6 +532,20 @@ def test_import_table_bad_jsonl_line_is_named(tmp_path):
         )
 
 
+def test_import_table_jsonl_integer_past_the_digit_limit_is_stored_as_its_digits(tmp_path):
+    # Regression (issue 17, D1): `import csv` of a JSONL file with a 5,000-digit number ended in
+    # a ValueError traceback ("Exceeds the limit (4300 digits) for integer string conversion").
+    big = "9" * 5000
+    path = tmp_path / "t.jsonl"
+    path.write_text(f'{{"id": {big}, "q": "why?", "c": -{big}, "g": {big}}}\n', encoding="utf-8")
+    store = Store(tmp_path / "db.duckdb")
+    report = import_table(store, path, parse_mapping("id=id,question=q,context=c,gold=g"))
+    assert (report.items, report.problems) == (1, [])
+    assert _query(store, "SELECT ext_id, question, context, gold_answer FROM items") == [
+        (big, "why?", f"-{big}", big)
+    ]
+
+
 def test_import_table_repeated_id_keeps_the_last_row_for_item_and_answer(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("id,q,c,g,a\n1,q1,c1,g1,a1\n1,q2,c2,g2,a2\n", encoding="utf-8")
@@ -544,7 +588,7 @@ def test_release_file_with_a_latin1_byte_reports_its_row(tmp_path):
     path.write_bytes(path.read_bytes().replace(b"headache 1.", b"mal de t\xeate 1."))
     store = Store(tmp_path / "db.duckdb")
     (report,) = import_s3kg_release(store, tmp_path / "qa")
-    assert report.problems == ["row 1 (data row 2): non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.problems == ["row 1 (data row 2): non-UTF-8 text replaced with U+FFFD"]
     assert report.items == 3
     answers = _query(
         store, "SELECT a.answer FROM answers a JOIN items i USING (item_id) WHERE ext_id = '1'"
@@ -557,7 +601,7 @@ def test_mapped_csv_with_a_latin1_byte_reports_its_row(tmp_path):
     path.write_bytes(b"key,q,c,g\na,Why?,Because.,So.\nb,Caf\xe9?,Him.,He did.\n")
     store = Store(tmp_path / "db.duckdb")
     report = import_table(store, path, parse_mapping("id=key,question=q,context=c,gold=g"))
-    assert report.problems == ["row b (data row 2): non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.problems == ["row b (data row 2): non-UTF-8 text replaced with U+FFFD"]
     assert _query(store, "SELECT question FROM items ORDER BY ext_id") == [
         ("Why?",),
         ("Caf\ufffd?",),
@@ -571,7 +615,7 @@ def test_jsonl_with_a_latin1_byte_reports_its_line(tmp_path):
         Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=q,gold=q")
     )
     # rows without an id are numbered by object (2), the report also names the file's line (3)
-    assert report.problems == ["row 2 (line 3): non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.problems == ["row 2 (line 3): non-UTF-8 text replaced with U+FFFD"]
     assert report.items == 2
 
 
@@ -581,4 +625,169 @@ def test_a_header_with_undecodable_bytes_is_reported(tmp_path):
     report = import_table(
         Store(tmp_path / "db.duckdb"), path, parse_mapping("question=q,context=c,gold=g")
     )
-    assert report.problems == ["header: non-UTF-8 bytes replaced with U+FFFD"]
+    assert report.problems == ["header: non-UTF-8 text replaced with U+FFFD"]
+
+
+# -- lone surrogates (issue 17, D2) -----------------------------------------------------------
+
+
+def test_release_kg_cell_with_a_lone_surrogate_is_replaced_and_reported(tmp_path):
+    # Regression (issue 17, D2): the triple "\ud800" reached DuckDB, which cannot encode it.
+    rows = release_rows(2)
+    rows[1]["kg_answer"] = r'[["\ud800", "treats", "headache"]]'
+    write_release_csv(tmp_path / "qa" / "toy_m.csv", "released", rows)
+    store = Store(tmp_path / "db.duckdb")
+    (report,) = import_s3kg_release(store, tmp_path / "qa")
+    assert report.problems == ["row 1: answer KG: non-UTF-8 text replaced with U+FFFD"]
+    assert (report.items, report.kgs) == (2, 6)
+    assert ("\ufffd",) in _query(store, "SELECT head FROM triples")
+
+
+def test_import_table_jsonl_lone_surrogate_is_replaced_and_reported(tmp_path):
+    # Regression (issue 17, D2): `import csv` of {"q": "Is \ud800 ok?"} died on the encoding.
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"q": "fine?", "c": "c", "g": "g"}\n' r'{"q": "Is \ud800 ok?", "c": "c", "g": "g"}' "\n",
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    report = import_table(store, path, parse_mapping("question=q,context=c,gold=g"))
+    assert report.problems == ["row 2 (line 2): non-UTF-8 text replaced with U+FFFD"]
+    assert _query(store, "SELECT question FROM items ORDER BY ext_id") == [
+        ("fine?",),
+        ("Is \ufffd ok?",),
+    ]
+
+
+def test_pubmedqa_lone_surrogate_is_replaced_and_reported(tmp_path):
+    path = tmp_path / "ori_pqal.json"
+    path.write_text(
+        r'{"1": {"QUESTION": "q\ud800?", "CONTEXTS": ["\udfff"], "LONG_ANSWER": "a"},'
+        r' "2": {"QUESTION": "q?", "CONTEXTS": [], "LONG_ANSWER": "a"}}',
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    report = import_pubmedqa(store, path)
+    assert report.problems == ["record 1: non-UTF-8 text replaced with U+FFFD"]
+    assert _query(store, "SELECT question, context FROM items ORDER BY ext_id") == [
+        ("q\ufffd?", "\ufffd"),
+        ("q?", ""),
+    ]
+
+
+# -- property tests: hostile rows give a report, or a named error for the file (issue 17) -------
+
+HOSTILE = settings(
+    max_examples=20,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+TEXT_COLUMNS = ("question", "context", "gold_answer")
+
+
+def _write_rows(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    # a lone surrogate cannot be UTF-8: "surrogatepass" writes its three (invalid) bytes
+    with path.open("w", newline="", encoding="utf-8", errors="surrogatepass") as fh:
+        csv.writer(fh).writerows([header, *rows])
+    return path
+
+
+def _check_report(report: ImportReport, store: Store) -> None:
+    """Every message printable, every stored text valid UTF-8 (DuckDB could not hold else)."""
+    assert utf8_clean(report.summary()) and all(utf8_clean(p) for p in report.problems)
+    with store.connect() as con:
+        texts = con.execute(f"SELECT ext_id, {', '.join(TEXT_COLUMNS)} FROM items").fetchall()
+        labels = con.execute("SELECT head, relation, tail FROM triples").fetchall()
+    assert all(t is None or utf8_clean(t) for row in texts + labels for t in row)
+
+
+@pytest.fixture(scope="module")
+def hostile_store(tmp_path_factory) -> Store:
+    return Store(tmp_path_factory.mktemp("hostile") / "db.duckdb")
+
+
+@HOSTILE
+@given(rows=st.lists(st.lists(STRINGS, min_size=4, max_size=4), min_size=1, max_size=4))
+def test_import_table_csv_takes_any_cells(hostile_store, tmp_path_factory, rows):
+    path = _write_rows(tmp_path_factory.mktemp("csv") / "t.csv", ["id", "q", "c", "g"], rows)
+    mapping = parse_mapping("id=id,question=q,context=c,gold=g")
+    try:
+        report = import_table(hostile_store, path, mapping)
+    except S3KGError as exc:  # a whole-file problem, if any
+        assert isinstance(exc, InputFormatError) and utf8_clean(str(exc))
+        return
+    assert 1 <= report.items <= len(rows)
+    _check_report(report, hostile_store)
+
+
+JSONL_RECORDS = st.dictionaries(
+    st.one_of(st.sampled_from(["id", "q", "c", "g"]), STRINGS), VALUES, max_size=6
+).map(lambda record: {"id": "x", "q": "why?", "c": "ctx", "g": "gold", **record})
+
+
+JSONL_LINES = st.one_of(JSONL_RECORDS.map(to_json), VALUES.map(to_json))  # objects, or not
+
+
+@HOSTILE
+@given(lines=st.lists(JSONL_LINES, min_size=1, max_size=4))
+def test_import_table_jsonl_takes_any_values(hostile_store, tmp_path_factory, lines):
+    path = tmp_path_factory.mktemp("jsonl") / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")  # JSON escapes: ASCII text
+    mapping = parse_mapping("id=id,question=q,context=c,gold=g")
+    try:
+        report = import_table(hostile_store, path, mapping)
+    except S3KGError as exc:  # a line not an object or too deep to read, no mapped column
+        assert isinstance(exc, InputFormatError) and utf8_clean(str(exc))
+        return
+    assert 1 <= report.items <= len(lines)
+    _check_report(report, hostile_store)
+
+
+RELEASE_ROWS = st.tuples(
+    st.lists(STRINGS, min_size=5, max_size=5), st.lists(KG_CELLS, min_size=3, max_size=3)
+).map(lambda texts_kgs: texts_kgs[0] + texts_kgs[1])
+
+
+@HOSTILE
+@given(rows=st.lists(RELEASE_ROWS, min_size=1, max_size=3))
+def test_import_s3kg_release_takes_any_cells(hostile_store, tmp_path_factory, rows):
+    folder = tmp_path_factory.mktemp("qa")
+    columns = _RELEASE_LAYOUTS["released"]
+    header = [columns[f] for f in ("id", "question", "gold", "answer", "context")]
+    header += [columns[f] for f in ("kg_gold", "kg_answer", "kg_context")]
+    _write_rows(folder / "toy_m.csv", header, rows)
+    try:
+        (report,) = import_s3kg_release(hostile_store, folder)
+    except S3KGError as exc:
+        assert isinstance(exc, InputFormatError) and utf8_clean(str(exc))
+        return
+    assert report.kgs == 3 * report.items == 3 * report.answers
+    _check_report(report, hostile_store)
+    statuses = _query(
+        hostile_store, "SELECT DISTINCT status FROM kgs WHERE run_id = ?", [report.run_id]
+    )
+    assert {s for (s,) in statuses} <= {"ok", "empty", "unparseable"}  # a status per KG
+
+
+PQAL_RECORDS = st.dictionaries(
+    STRINGS,
+    st.fixed_dictionaries({"QUESTION": VALUES, "CONTEXTS": VALUES, "LONG_ANSWER": VALUES}),
+    min_size=1,
+    max_size=3,
+)
+
+
+@HOSTILE
+@given(records=PQAL_RECORDS)
+def test_import_pubmedqa_takes_any_values(hostile_store, tmp_path_factory, records):
+    path = tmp_path_factory.mktemp("pqal") / "ori_pqal.json"
+    path.write_text(to_json(records), encoding="utf-8")
+    try:
+        report = import_pubmedqa(hostile_store, path)
+    except S3KGError as exc:  # nested too deeply to read
+        assert isinstance(exc, InputFormatError) and utf8_clean(str(exc))
+        return
+    assert 1 <= report.items <= len(records)
+    _check_report(report, hostile_store)

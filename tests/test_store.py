@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -234,6 +235,60 @@ def test_non_duckdb_file_is_a_corrupt_database_error_naming_the_path(tmp_path, c
     assert str(path) in message
     assert "not a DuckDB database" in message and "re-import" in message
     assert path.read_bytes() == content  # untouched
+
+
+def _truncated(path: Path, fraction: float) -> bytes:
+    """A real database file cut to ``fraction`` of its size; the bytes left."""
+    build_store(path, n_items=2)
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * fraction)])
+    return path.read_bytes()
+
+
+DAMAGED = "is not a readable DuckDB database (truncated or damaged)"
+
+
+@pytest.mark.parametrize("fraction", [0.5, 0.001], ids=["half", "header"])
+@pytest.mark.parametrize("read_only", [False, True], ids=["read-write", "read-only"])
+def test_a_truncated_file_is_a_corrupt_database_error(tmp_path, fraction, read_only):
+    # Regression (issue 17, D10b): a file cut to half its size raised _duckdb.IOException ("Could
+    # not read enough bytes") from the first query, a traceback in the CLI and the dashboard.
+    path = tmp_path / "cut.duckdb"
+    left = _truncated(path, fraction)
+    with (
+        pytest.raises(CorruptDatabaseError) as info,
+        Store(path, read_only=read_only).connect() as con,
+    ):
+        con.execute("SELECT count(*) FROM kgs").fetchall()
+    assert str(info.value) == (
+        f"{path} {DAMAGED}; restore it from a backup, or move it aside and re-import into a "
+        "new file"
+    )
+    assert path.read_bytes() == left  # untouched
+
+
+def test_a_truncated_file_fails_a_transaction_with_the_same_error(tmp_path):
+    path = tmp_path / "cut.duckdb"
+    _truncated(path, 0.5)
+    store = Store(path)
+    with (
+        pytest.raises(CorruptDatabaseError, match="truncated or damaged"),
+        store.transaction() as con,
+    ):
+        store.ensure_dataset(con, "x")
+    build_store(tmp_path / "good.duckdb", n_items=1)  # the process can still open other files
+    assert count(Store(tmp_path / "good.duckdb"), "items") == 1
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["read-write", "read-only"])
+def test_a_file_with_damaged_blocks_is_a_corrupt_database_error(tmp_path, read_only):
+    path = tmp_path / "bad.duckdb"
+    build_store(path, n_items=2)
+    data = bytearray(path.read_bytes())
+    data[4096:12288] = bytes(b ^ 0x55 for b in data[4096:12288])  # DuckDB's header blocks
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptDatabaseError, match=re.escape(f"{DAMAGED}; restore it from a")):
+        Store(path, read_only=read_only).schema_version()
 
 
 def test_read_only_open_of_a_missing_file_says_to_import_first(tmp_path):

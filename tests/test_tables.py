@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 import s3kg_core.tables as tables
 from s3kg_core.errors import InputFormatError
-from s3kg_core.tables import read_csv_rows, read_jsonl_records
+from s3kg_core.tables import read_csv_rows, read_jsonl_records, replace_surrogates
 
 # -- CSV ------------------------------------------------------------------------------------------
 
@@ -166,6 +167,67 @@ def test_jsonl_bad_lines_are_named(tmp_path, text, match):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputFormatError, match=match):
         read_jsonl_records(path)
+
+
+def test_jsonl_integer_past_the_digit_limit_is_read_exactly(tmp_path):
+    # Regression (issue 17, D1): json.loads raised ValueError ("Exceeds the limit (4300 digits)
+    # for integer string conversion"), which escaped the reader.
+    big = "9" * 5000
+    path = tmp_path / "t.jsonl"
+    path.write_text(f'{{"n": {big}, "m": [-{big}], "k": 12}}\n', encoding="utf-8")
+    (row,) = read_jsonl_records(path).rows
+    assert row.cells["n"] == Decimal(big) and str(row.cells["n"]) == big
+    assert str(row.cells["m"][0]) == f"-{big}"
+    assert row.cells["k"] == 12 and type(row.cells["k"]) is int  # small integers stay int
+
+
+def test_jsonl_line_nested_too_deeply_is_named(tmp_path):
+    # Regression (issue 17): json.loads' RecursionError on 10,000 nested lists escaped the reader.
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"a": 1}\n{"q": ' + "[" * 10_000 + "]" * 10_000 + "}\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r"t\.jsonl: line 2 .*nest"):
+        read_jsonl_records(path)
+
+
+def test_jsonl_lone_surrogate_is_replaced_and_its_line_reported(tmp_path):
+    # Regression (issue 17, D2): {"q": "Is \ud800 ok?"} gave a string no UTF-8 text can hold,
+    # and the importer died on it (pyarrow / DuckDB UnicodeEncodeError).
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        r'{"q": "Is \ud800 ok?"}'
+        "\n"
+        r'{"\udfff": ["a", {"b": "\udc80"}]}'
+        "\n"
+        r'{"q": "\ud83d\ude00"}'
+        "\n"  # a surrogate pair: one character, valid
+        r'{"q": "\\ud800"}'
+        "\n",  # an escaped backslash: the text \ud800, no escape
+        encoding="utf-8",
+    )
+    table = read_jsonl_records(path)
+    assert [r.cells for r in table.rows] == [
+        {"q": "Is \ufffd ok?"},
+        {"\ufffd": ["a", {"b": "\ufffd"}]},
+        {"q": "😀"},
+        {"q": r"\ud800"},
+    ]
+    assert table.replaced == (1, 2)
+    assert table.header == ("q", "\ufffd")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected", "replaced"),
+    [
+        ("plain", "plain", False),
+        ("a\ud800b\udfff", "a\ufffdb\ufffd", True),
+        ("\ufffd", "\ufffd", False),  # a real U+FFFD is text like any other
+        ([1, "\udc80", [{"\ud800": None}]], [1, "\ufffd", [{"\ufffd": None}]], True),
+        ({"k": [None, 2.5, True]}, {"k": [None, 2.5, True]}, False),
+        (7, 7, False),
+    ],
+)
+def test_replace_surrogates(value, expected, replaced):
+    assert replace_surrogates(value) == (expected, replaced)
 
 
 def test_jsonl_unreadable_file(tmp_path):

@@ -91,8 +91,9 @@ class PairSet:
     source
         The file the set was read from (empty for a set built in memory).
     replaced_rows
-        The data rows of that file (numbered from 1) whose bytes that were not UTF-8 were
-        replaced with U+FFFD (see :mod:`s3kg_core.tables`); like ``dropped``, about the file.
+        The data rows of that file (numbered from 1) whose text that was not UTF-8 (bytes, lone
+        surrogates in KG cells) was replaced with U+FFFD (see :mod:`s3kg_core.tables`); like
+        ``dropped``, about the file.
 
     Examples
     --------
@@ -171,7 +172,8 @@ class PairSet:
 
         Rows must hold :data:`REQUIRED_COLUMNS`; ``perturbation_type`` and any other column are
         kept (a column absent from a row reads as an empty string). ``source`` and
-        ``replaced_rows`` describe the file the rows come from.
+        ``replaced_rows`` describe the file the rows come from; the rows whose KG cells held lone
+        surrogates (replaced with U+FFFD) are added to ``replaced_rows``.
 
         Raises
         ------
@@ -187,6 +189,7 @@ class PairSet:
         perturbation: list[str] = []
         extra: dict[str, list[str]] = {}
         dropped = 0
+        replaced = set(replaced_rows)
         has_perturbation = False
         for number, row in enumerate(rows, start=1):
             row_id = (row.get("id") or "").strip() or f"row{number}"
@@ -194,10 +197,12 @@ class PairSet:
             ids.append(row_id)
             for side in (0, 1):
                 texts[side].append(row.get(f"paragraph_{side + 1}") or "")
-                triples, status, n_dropped = _parse_kg(row.get(f"kg_{side + 1}"))
+                triples, status, n_dropped, surrogates = _parse_kg(row.get(f"kg_{side + 1}"))
                 kgs[side].append(triples)
                 statuses[side].append(status)
                 dropped += n_dropped
+                if surrogates:
+                    replaced.add(number)
             if "perturbation_type" in row:
                 has_perturbation = True
             perturbation.append(row.get("perturbation_type") or "")
@@ -220,7 +225,7 @@ class PairSet:
             extra={k: tuple(v) for k, v in extra.items()},
             dropped=dropped,
             source=source,
-            replaced_rows=tuple(replaced_rows),
+            replaced_rows=tuple(sorted(replaced)),
         )
 
     # -- views ----------------------------------------------------------------------------------
@@ -401,14 +406,14 @@ def _parse_label(value: str | None, name: str, row_id: str) -> int:
     )
 
 
-def _parse_kg(cell: str | None) -> tuple[tuple[Triple, ...], str, int]:
+def _parse_kg(cell: str | None) -> tuple[tuple[Triple, ...], str, int, bool]:
     if cell is None:
-        return (), "missing", 0
+        return (), "missing", 0, False
     try:
-        triples, dropped = parse_kg_cell(cell)
+        triples, dropped, replaced = parse_kg_cell(cell)
     except KGParseError:
-        return (), "unparseable", 0
-    return tuple(triples), ("ok" if triples else "empty"), dropped
+        return (), "unparseable", 0, False
+    return tuple(triples), ("ok" if triples else "empty"), dropped, replaced
 
 
 def _benchmarks_dir(data_dir: str | Path | None) -> Path:
@@ -469,8 +474,9 @@ def load_pair_set(name_or_path: str | Path, data_dir: str | Path | None = None) 
     -------
     PairSet
         One entry per CSV row, in file order. Unparseable KG cells are empty KGs with status
-        ``"unparseable"`` (see :attr:`PairSet.unparseable`). Bytes that are not UTF-8 are
-        replaced with U+FFFD, and their rows listed in :attr:`PairSet.replaced_rows`.
+        ``"unparseable"`` (see :attr:`PairSet.unparseable`). Text that is not UTF-8 (bytes, lone
+        surrogates in KG cells) is replaced with U+FFFD, and its rows listed in
+        :attr:`PairSet.replaced_rows`.
 
     Raises
     ------

@@ -2,11 +2,16 @@
 
 Each command builds the library object, calls one method, and turns library errors into a
 one-line message and a non-zero exit status (:func:`friendly_errors`).
+
+Outputs are checked before the work (:func:`check_writable`) and written atomically
+(:func:`write_atomic`); a write that fails anyway saves the output in the system's temporary
+folder and says where, so finished work is never lost to an output error.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import sys
@@ -19,7 +24,7 @@ from typing import Any, ClassVar, TypeVar
 import click
 
 from ..config import DB_ENV, DEFAULT_DB
-from ..errors import S3KGError
+from ..errors import OutputError, S3KGError
 from ..failures import StageFailures
 from ..scoring.result import DEFAULT_MODE, MODES
 
@@ -29,6 +34,7 @@ __all__ = [
     "EXIT_SOME_FAILED",
     "EXIT_STATUS_HELP",
     "StageBar",
+    "check_writable",
     "endpoint_options",
     "existing_db",
     "exit_on_failures",
@@ -188,17 +194,100 @@ class StageBar:
         self._bar.close()
 
 
-def write_atomic(path: Path, write: Callable[[Any], None], newline: str | None = None) -> None:
-    """Call ``write(file)`` on a temporary file renamed into place (no half-written output)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def check_writable(path: Path) -> Path:
+    """Fail now, before any work, if ``path`` cannot be written; return ``path``.
+
+    ``path`` must not be a folder; its folder must be one or be one that can be made (the
+    nearest existing ancestor is a folder, and writable); and when the folder exists, a file
+    must be creatable in it (a probe file, removed at once). Nothing is left behind.
+
+    Parameters
+    ----------
+    path
+        The output file a command will write.
+
+    Returns
+    -------
+    Path
+        ``path``, unchanged.
+
+    Raises
+    ------
+    OutputError
+        Saying why, e.g. ``cannot write a.csv/out.csv: a.csv is a file, not a folder``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> check_writable(folder / "new" / "out.csv") == folder / "new" / "out.csv"
+    True
+    >>> _ = (folder / "a.csv").write_text("x")
+    >>> check_writable(folder / "a.csv" / "out.csv")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.OutputError: cannot write .../a.csv/out.csv: .../a.csv is a file, not a folder
+    """
+    if path.is_dir():
+        raise OutputError(f"cannot write {path}: it is a folder; name a file in it")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OutputError(f"cannot write {path}: {folder} is a file, not a folder")
+    if folder != path.parent:  # the folders below it are made by the write
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise OutputError(f"cannot write {path}: cannot make folders in {folder}")
+        return path
     try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".probe")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    os.close(fd)
+    os.unlink(probe)
+    return path
+
+
+def _save_elsewhere(path: Path, text: str, newline: str | None) -> Path | None:
+    """Save ``text`` in the system's temporary folder; its path, or ``None`` if that fails."""
+    try:
+        fd, saved = tempfile.mkstemp(prefix=f"s3kg-{path.stem}-", suffix=path.suffix)
         with os.fdopen(fd, "w", newline=newline, encoding="utf-8") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+            fh.write(text)
+    except OSError:
+        return None
+    return Path(saved)
+
+
+def write_atomic(path: Path, write: Callable[[Any], None], newline: str | None = None) -> None:
+    """Call ``write(file)``, then put what it wrote at ``path`` atomically (no half-written file).
+
+    The text is made in memory, then written to a temporary file beside ``path`` that is renamed
+    into place. If that fails (a full disk, a folder that is a file), the text is saved in the
+    system's temporary folder instead and the error names that file.
+
+    Raises
+    ------
+    OutputError
+        If ``path`` cannot be written; the message says where the output was saved instead.
+    """
+    buffer = io.StringIO()
+    write(buffer)
+    text = buffer.getvalue()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", newline=newline, encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        saved = _save_elsewhere(path, text, newline)
+        where = f"the output is saved in {saved}" if saved else "it could not be saved elsewhere"
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}; {where}") from exc
 
 
 def write_csv_atomic(path: Path, header: list[str], rows: Any) -> None:

@@ -13,7 +13,14 @@ import click
 
 from ..bench.runner import PROTOCOLS
 from ..scoring.result import DEFAULT_MODE, MODES
-from ._common import StageBar, endpoint_options, friendly_errors, llm_client, write_json_atomic
+from ._common import (
+    StageBar,
+    check_writable,
+    endpoint_options,
+    friendly_errors,
+    llm_client,
+    write_json_atomic,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -154,6 +161,7 @@ def bench_pairs(
     from ..extract.factory import make_extractor
     from ..llm.client import endpoint_configured
 
+    check_writable(json_path)  # before the work, not after it
     wanted = _methods(methods)
     extractor = None
     if triples == "llm":
@@ -177,7 +185,7 @@ def bench_pairs(
     for ps in pair_sets:
         if bad := ps.replaced_rows:
             shown = ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" * (len(bad) > 10))
-            click.echo(f"{ps.name}: non-UTF-8 bytes replaced with U+FFFD in data rows {shown}")
+            click.echo(f"{ps.name}: non-UTF-8 text replaced with U+FFFD in data rows {shown}")
     options = {
         "encoder": encoder, "mode": mode, "methods": wanted, "bootstrap": bootstrap,
         "seed": seed, "triples": triples, "protocol": protocol,

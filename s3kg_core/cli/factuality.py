@@ -14,7 +14,13 @@ from typing import Any
 
 import click
 
-from ._common import StageBar, endpoint_options, friendly_errors, write_json_atomic
+from ._common import (
+    StageBar,
+    check_writable,
+    endpoint_options,
+    friendly_errors,
+    write_json_atomic,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -353,6 +359,7 @@ def evaluate_cmd(
     from ..factuality.judge import Judge
     from ..factuality.results import json_safe
 
+    check_writable(json_out)
     judge = Judge.load(judge_dir)
     table = load_labelled(statements, hidden)
     sweep = judge.config.extra.get("layer_sweep", [])

@@ -12,6 +12,7 @@ from ._common import (
     DB_OPTION,
     EXIT_STATUS_HELP,
     StageBar,
+    check_writable,
     endpoint_options,
     existing_db,
     exit_on_failures,
@@ -154,6 +155,7 @@ def bench_cmd(
     from ..extract.factory import make_extractor
     from ..grapheval.bench import run_bench
 
+    check_writable(json_out)  # before the work, not after it
     check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
     client = llm_client(db_path, endpoint) if extractor == "llm" else None
     ex = make_extractor(extractor, client=client, prompt="single")

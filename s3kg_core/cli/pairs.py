@@ -9,7 +9,13 @@ from pathlib import Path
 
 import click
 
-from ._common import StageBar, friendly_errors, scoring_options, write_csv_atomic
+from ._common import (
+    StageBar,
+    check_writable,
+    friendly_errors,
+    scoring_options,
+    write_csv_atomic,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -54,6 +60,7 @@ def pairs_score(
     from ..kgio import read_pairs_csv
     from ..scoring.s3kg import KGScorer, S3KGConfig
 
+    check_writable(output)  # before the work, not after it
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
         alpha=alpha,
@@ -89,12 +96,12 @@ def pairs_score(
         notes.append(f"{dropped} malformed triples dropped")
     if ragged := sum(1 for r in rows if r.extra_fields):
         notes.append(f"{ragged} rows with extra fields")
-    if replaced := [r.id for r in rows if r.replaced_bytes]:
+    if replaced := [r.id for r in rows if r.replaced]:
         shown = ", ".join(replaced[:10])
         if len(replaced) > 10:
             shown += f" and {len(replaced) - 10} more"
         label = "ids" if len(replaced) > 1 else "id"
-        notes.append(f"{len(replaced)} rows with non-UTF-8 bytes replaced ({label} {shown})")
+        notes.append(f"{len(replaced)} rows with non-UTF-8 text replaced ({label} {shown})")
     mean = f"{statistics.fmean(ok_scores):.4f}" if ok_scores else "n/a"
     click.echo(
         f"scored {statuses.get('ok', 0)}/{len(rows)} pairs"

@@ -9,6 +9,7 @@ import click
 from ._common import (
     DB_OPTION,
     StageBar,
+    check_writable,
     existing_db,
     friendly_errors,
     scoring_options,
@@ -52,7 +53,10 @@ def import_pqa(path: Path, db_path: Path, dataset: str) -> None:
     from ..stages.importing import import_pubmedqa
     from ..store.store import Store
 
-    click.echo(import_pubmedqa(Store(db_path), path, dataset=dataset).summary())
+    report = import_pubmedqa(Store(db_path), path, dataset=dataset)
+    click.echo(report.summary())
+    for problem in report.problems:
+        click.echo(f"  {problem}")
 
 
 @import_group.command("csv")
@@ -233,6 +237,8 @@ def cus_cmd(
     from ..stages.results import cus_report
     from ..store.store import Store
 
+    if json_path is not None:
+        check_writable(json_path)
     report = cus_report(Store(db_path, read_only=True), signature=signature, alpha=alpha)
     for line in report.lines():
         click.echo(line)
@@ -256,6 +262,7 @@ def export_cmd(db_path: Path, fmt: str, out: Path, signature: str | None) -> Non
     from ..stages.results import export_results
     from ..store.store import Store
 
+    check_writable(out)
     n = export_results(Store(db_path, read_only=True), out, fmt=fmt, signature=signature)
     click.echo(f"wrote {n} rows to {out}")
 

@@ -1,4 +1,4 @@
-"""Importers: the S3KG authors' released QA runs, PubMedQA, and any CSV / JSONL with a mapping.
+r"""Importers: the S3KG authors' released QA runs, PubMedQA, and any CSV / JSONL with a mapping.
 
 Every importer writes datasets, items, runs, answers and KGs through
 :class:`~s3kg_core.store.store.Store`
@@ -6,12 +6,13 @@ in one short transaction per file. Re-importing a file replaces what it wrote be
 are idempotent: into the same run (a table's run is found again by its source, even once
 extracted), and an answer or KG that changed loses the KGs, scores and TAU results made from
 the old one. Columns are checked before anything is written: a missing column is an error that
-names the columns expected and found.
+names the columns expected and found. Text that is not UTF-8 (undecodable bytes, lone surrogates
+from JSON escapes such as ``\ud800``) is replaced with U+FFFD where it is read
+(:mod:`s3kg_core.tables`, :mod:`s3kg_core.kgio`) and reported as a problem of its row.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from ..kgio import parse_kg_cell
 from ..store import queries
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
 from ..store.store import Store
-from ..tables import Table, read_csv_rows, read_jsonl_records
+from ..tables import Table, loads_json, read_csv_rows, read_jsonl_records, replace_surrogates
 
 __all__ = [
     "ImportReport",
@@ -57,6 +58,7 @@ _RELEASE_LAYOUTS: dict[str, dict[str, str]] = {
 }
 TABLE_FIELDS = ("id", "question", "context", "gold", "answer")
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_REPLACED = "non-UTF-8 text replaced with U+FFFD"
 
 
 @dataclass
@@ -83,15 +85,14 @@ class ImportReport:
 
 
 def _report_replaced(table: Table[Any], ids: Mapping[int, str], report: ImportReport) -> None:
-    """One problem per row (and for the header) whose bytes that are not UTF-8 were replaced."""
+    """One problem per row (and for the header) whose text that is not UTF-8 was replaced."""
     if table.header_replaced:
-        report.problems.append("header: non-UTF-8 bytes replaced with U+FFFD")
+        report.problems.append(f"header: {_REPLACED}")
     where = "line" if table.path.suffix.lower() in _JSONL_SUFFIXES else "data row"
     for row in table.rows:
         if row.replaced:
             report.problems.append(
-                f"row {ids.get(row.number) or '?'} ({where} {row.number}): "
-                "non-UTF-8 bytes replaced with U+FFFD"
+                f"row {ids.get(row.number) or '?'} ({where} {row.number}): {_REPLACED}"
             )
 
 
@@ -99,13 +100,20 @@ def _kg(
     run_id: int, item_id: int, source: str, cell: str | None, row: str, report: ImportReport
 ) -> KGRecord:
     try:
-        triples, dropped = parse_kg_cell(cell)
+        triples, dropped, replaced = parse_kg_cell(cell)
     except KGParseError as exc:
         report.problems.append(f"row {row}: {source} KG unparseable ({exc})")
         return KGRecord(run_id, item_id, source, (), "unparseable")
+    if replaced:
+        report.problems.append(f"row {row}: {source} KG: {_REPLACED}")
     if dropped:
         report.problems.append(f"row {row}: {source} KG: {dropped} malformed triples dropped")
     return KGRecord(run_id, item_id, source, tuple(triples), "ok" if triples else "empty", dropped)
+
+
+def _text(value: Any) -> str | None:
+    """A cell as text: a string as it is, ``None`` as ``None``, any other value as ``str()``."""
+    return value if isinstance(value, str) or value is None else str(value)
 
 
 def _release_layout(path: Path, header: list[str]) -> str:
@@ -214,14 +222,18 @@ def import_pubmedqa(
     """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = loads_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, InputFormatError) as exc:
         raise InputFormatError(f"cannot read {path} as JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise InputFormatError(f"{path.name}: expected an object of PMID -> record")
     need = ("QUESTION", "CONTEXTS", "LONG_ANSWER")
     records = []
-    for pmid, rec in data.items():
+    report = ImportReport(source=path.name, dataset=dataset)
+    for key, value in data.items():
+        (pmid, rec), replaced = replace_surrogates([key, value])
+        if replaced:
+            report.problems.append(f"record {pmid}: {_REPLACED}")
         missing = [k for k in need if not isinstance(rec, dict) or k not in rec]
         if missing:
             found = ", ".join(sorted(rec)) if isinstance(rec, dict) else type(rec).__name__
@@ -230,9 +242,11 @@ def import_pubmedqa(
                 f"{', '.join(need)}, found {found}"
             )
         contexts = rec["CONTEXTS"]
-        context = " ".join(contexts) if isinstance(contexts, list) else str(contexts)
-        records.append(ItemRecord(str(pmid), rec["QUESTION"], context, rec["LONG_ANSWER"]))
-    report = ImportReport(source=path.name, dataset=dataset)
+        parts = contexts if isinstance(contexts, list) else [contexts]
+        context = " ".join(text for c in parts if (text := _text(c)) is not None)
+        records.append(
+            ItemRecord(str(pmid), _text(rec["QUESTION"]), context, _text(rec["LONG_ANSWER"]))
+        )
     with store.transaction() as con:
         ds = store.ensure_dataset(con, dataset, source="pubmedqa")
         report.items = len(store.upsert_items(con, ds, records))
@@ -319,10 +333,7 @@ def import_table(
     )
 
     def cell(row: dict[str, Any], key: str) -> str | None:
-        if key not in mapping:
-            return None
-        value = row.get(mapping[key])
-        return None if value is None else str(value)
+        return _text(row.get(mapping[key])) if key in mapping else None
 
     records = [
         ItemRecord(

@@ -8,7 +8,9 @@ killed run resumes without loss.
 DuckDB lets one process write a file at a time, and no other process may open it meanwhile.
 Long stages therefore open the file for short transactions only, and :meth:`Store.connect`
 retries a locked file for ``lock_timeout`` seconds before raising
-:class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details.
+:class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details. A file that is not a
+DuckDB database, or one that is truncated or damaged (found on opening it or by any query inside
+:meth:`Store.connect`, read-only or not), raises :class:`~s3kg_core.errors.CorruptDatabaseError`.
 """
 
 from __future__ import annotations
@@ -38,6 +40,14 @@ __all__ = ["Store"]
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc)
     return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def _is_damage_error(exc: Exception, path: Path) -> bool:
+    """What DuckDB says of a truncated file (a block past its end) or a damaged one (checksums)."""
+    text = str(exc)
+    return f'Could not read enough bytes from file "{path}"' in text or (
+        "Corrupt database file" in text
+    )
 
 
 class Store:
@@ -102,17 +112,36 @@ class Store:
                         f"{self.path} is not a DuckDB database file; move it aside and re-import "
                         "into a new file"
                     ) from exc
+                if _is_damage_error(exc, self.path):
+                    raise self._damaged() from exc
                 raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
             except duckdb.Error as exc:
+                if _is_damage_error(exc, self.path):
+                    raise self._damaged() from exc
                 raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
+
+    def _damaged(self) -> CorruptDatabaseError:
+        return CorruptDatabaseError(
+            f"{self.path} is not a readable DuckDB database (truncated or damaged); restore it "
+            "from a backup, or move it aside and re-import into a new file"
+        )
 
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """Open the file (retrying while locked), migrate if needed, and close it after use."""
+        """Open the file (retrying while locked), migrate if needed, and close it after use.
+
+        DuckDB reads a file's blocks when a query first needs them, so a truncated or damaged
+        file can pass the open and fail any query later: such a failure inside the ``with``
+        block raises :class:`~s3kg_core.errors.CorruptDatabaseError` too.
+        """
         con = self._open()
         try:
             self._check_schema(con)
             yield con
+        except duckdb.Error as exc:
+            if _is_damage_error(exc, self.path):
+                raise self._damaged() from exc
+            raise
         finally:
             con.close()
 
