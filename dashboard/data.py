@@ -47,6 +47,7 @@ __all__ = [
     "factuality_evals",
     "grapheval_overview",
     "grapheval_results",
+    "item_questions",
     "item_view",
     "leaderboard",
     "load_components",
@@ -145,6 +146,13 @@ def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
         )
         .reset_index()
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def item_questions(path: Path, stamp: int) -> pd.DataFrame:
+    """Every item's ``item_id, ext_id, question`` (for labels and tables of cases)."""
+    with _read(path) as con:
+        return queries.item_texts(con)[["item_id", "ext_id", "question"]]
 
 
 @dataclass(frozen=True)

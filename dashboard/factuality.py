@@ -15,15 +15,14 @@ figures escape them with :func:`plot_text`, since plotly reads a few HTML tags i
 
 from __future__ import annotations
 
-import html
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import pandas as pd
 import plotly.graph_objects as go
 
+from dashboard.escape import md, plotly_text
 from s3kg_core.errors import ConfigError
 
 __all__ = [
@@ -54,11 +53,10 @@ LEVELS = {"facts": "per fact (paper)", "statements": "per statement"}
 """Fact-level scores (Liu et al.) and the statement-level rates reported beside them."""
 
 _SOURCE_COLOURS = {SOURCES["llm"]: "#4c78a8", SOURCES["judge"]: "#f58518"}
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&$:\"'=^])")
 
 
 def markdown_literal(text: object) -> str:
-    r"""``text`` with every Markdown-active character backslash-escaped (shown as typed).
+    r"""``text`` with every Markdown-active character backslash-escaped (:func:`.escape.md`).
 
     For values Streamlit renders as Markdown (``st.metric``, ``st.caption``): no emphasis,
     link, directive (``:red[...]``), LaTeX or HTML can come from the text.
@@ -68,18 +66,18 @@ def markdown_literal(text: object) -> str:
     >>> markdown_literal("a_b *c* <b>")
     'a\\_b \\*c\\* \\<b\\>'
     """
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+    return md(text)
 
 
 def plot_text(text: object) -> str:
-    """``text`` for a plotly label or hover: ``&``, ``<`` and ``>`` as entities, shown literally.
+    """``text`` for a plotly label or hover (:func:`~dashboard.escape.plotly_text`).
 
     Examples
     --------
     >>> plot_text("<b>R&D</b>")
     '&lt;b&gt;R&amp;D&lt;/b&gt;'
     """
-    return html.escape(str(text), quote=False)
+    return plotly_text(text)
 
 
 def _number(value: Any) -> float:

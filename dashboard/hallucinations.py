@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -356,13 +356,17 @@ def correct_command(db: Path | str, run_id: int, checker: str) -> str:
     )
 
 
-def verdict_text(check: AnswerCheck) -> str:
-    """One line: the verdict, how many triples were flagged, and raw mode's probability."""
+def verdict_text(check: AnswerCheck, escape: Callable[[str], str] = str) -> str:
+    """One line: the verdict, how many triples were flagged, and raw mode's probability.
+
+    ``escape`` is applied to the detection's reason (text from a checker): pass
+    :func:`dashboard.escape.md` where the line is shown as Markdown.
+    """
     d = check.detection
     if d.inconsistent is None:
-        line = f"No verdict: {d.reason or 'nothing could be judged'}"
+        line = f"No verdict: {escape(d.reason or 'nothing could be judged')}"
     elif not d.triples:
-        line = f"Consistent by default: {d.reason or 'no triples'}"
+        line = f"Consistent by default: {escape(d.reason or 'no triples')}"
     elif d.inconsistent:
         line = (
             f"Inconsistent: {len(d.flagged)} of {len(d.triples)} triples have "

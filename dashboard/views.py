@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import data
+from dashboard.escape import md
 from dashboard.graphs import alignment_colours, kg_html, legend_html
 from s3kg_core.kg import Triple
 
@@ -54,7 +55,7 @@ def score_strip(row: pd.Series, alpha: float) -> None:
     cols[4].metric("S_SBERT gold / ctx", f"{row['gold_s_sbert']:.2f} / {row['ctx_s_sbert']:.2f}")
     statuses = {row["gold_status"], row["ctx_status"]} - {"ok"}
     if statuses:
-        st.warning("Not scorable: " + ", ".join(sorted(statuses)))
+        st.warning("Not scorable: " + md(", ".join(sorted(statuses))))
     st.caption(f"alpha {alpha:g} (sidebar)")
 
 
@@ -65,7 +66,7 @@ def texts(view: data.ItemView) -> None:
     cols = st.columns(3)
     for col, title, body in (
         (cols[0], "Gold answer", view.gold),
-        (cols[1], f"Model answer ({view.answer_status})", view.answer),
+        (cols[1], f"Model answer ({md(view.answer_status)})", view.answer),
         (cols[2], "Context", view.context),
     ):
         with col:

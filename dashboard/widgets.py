@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-from dashboard import data
+from dashboard import data, navigation
+from dashboard.escape import code, md
+from s3kg_core.errors import S3KGError
+from s3kg_core.scoring.signature import Signature
 
-__all__ = ["Controls", "page_setup", "sidebar"]
+__all__ = ["Controls", "keyed_selectbox", "page_setup", "sidebar", "signature_labels"]
 
 _RELEASE_DEFAULT = str(Path("..") / "shared" / "data" / "s3kg_release" / "qa")
 
@@ -26,15 +30,16 @@ class Controls:
 
 def page_setup(title: str) -> None:
     """Page config and title; builds the demo database on the very first start."""
+    navigation.ensure_navigation()
     st.set_page_config(page_title=f"{title} · S3KG Workbench", layout="wide")
     path = data.db_path()
     if not path.exists():
         with st.spinner(
-            f"First start: building the demo database {path} (offline KG extraction and scoring "
-            "of the demo answers; about a minute)..."
+            f"First start: building the demo database {code(path)} (offline KG extraction and "
+            "scoring of the demo answers; about a minute)..."
         ):
             data.ensure_database(path)
-        st.toast(f"Built the demo database {path}")
+        st.toast(f"Built the demo database {code(path)}")
     st.title(title)
 
 
@@ -43,8 +48,9 @@ def _persist(key: str, default: float) -> float:
     store_key = f"_{key}_value"
     if store_key not in st.session_state:
         st.session_state[store_key] = default
-    if key not in st.session_state:
-        st.session_state[key] = st.session_state[store_key]
+    # Set on every run: under st.navigation a page's slider is a new widget, which would
+    # otherwise start at its minimum while the old page's value is still in the session.
+    st.session_state[key] = st.session_state[store_key]
     return float(st.session_state[store_key])
 
 
@@ -52,59 +58,168 @@ def _remember(key: str) -> None:
     st.session_state[f"_{key}_value"] = st.session_state[key]
 
 
-def sidebar() -> Controls:
-    """Render the shared sidebar and return its choices."""
+_SIGNATURE_FIELDS = {
+    "mode": "mode",
+    "encoder": "enc",
+    "tau": "tau",
+    "wl_iterations": "K",
+    "align": "align",
+    "normalization": "norm",
+    "version": "version",
+}
+
+
+def _field_text(name: str, value: object) -> str:
+    if name in ("mode", "encoder"):
+        return str(value)
+    if name == "align":
+        value = "yes" if value else "no"
+    elif name == "tau":
+        value = f"{float(value):g}"  # type: ignore[arg-type]
+    return f"{_SIGNATURE_FIELDS[name]} {value}"
+
+
+def signature_labels(signatures: Sequence[str]) -> dict[str, str]:
+    """Short select-box labels of stored signatures: what tells each apart from the others.
+
+    One signature is labelled by its mode, encoder and tau; several by the fields in which
+    they differ (``Signature.differences``). A signature that does not parse keeps its text.
+
+    Examples
+    --------
+    >>> a = "mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0"
+    >>> signature_labels([a])[a]
+    'hybrid · minilm@0.1.0 · tau 0.65'
+    >>> b = a.replace("hybrid", "kgx").replace("0.65", "0.7")
+    >>> signature_labels([a, b])[b]
+    'kgx · tau 0.7'
+    """
+    parsed: dict[str, Signature] = {}
+    for text in signatures:
+        try:
+            parsed[text] = Signature.parse(text)
+        except S3KGError:
+            continue
+    found = list(parsed.values())
+    differing: set[str] = set()
+    for sig in found[1:]:
+        differing |= set(found[0].differences(sig)) - {"alpha"}
+    names = [n for n in _SIGNATURE_FIELDS if n in differing] or ["mode", "encoder", "tau"]
+    labels: dict[str, str] = {}
+    for text in signatures:
+        sig = parsed.get(text)
+        label = text if sig is None else " · ".join(_field_text(n, getattr(sig, n)) for n in names)
+        labels[text] = label if label not in labels.values() else text
+    return labels
+
+
+def keyed_selectbox(
+    label: str,
+    options: Mapping[str, str],
+    key: str,
+    *,
+    default: str | None = None,
+    help: str | None = None,
+) -> str:
+    """A select box over ``options`` (value -> shown label) that keeps its choice by value.
+
+    The shown labels may change from run to run (a score in them follows alpha): the choice is
+    remembered by its value (in ``st.session_state["_<key>_choice"]``, which also survives a
+    move to another page), so a label that changes never resets it. Returns the chosen value:
+    the remembered one, else ``default``, else the first.
+    """
+    values = list(options)
+    store_key = f"_{key}_choice"
+    remembered = st.session_state.get(store_key)
+    index = values.index(default) if default in values else 0
+    if remembered in values:
+        # Set through the session state on every run, so the browser is sent the value and
+        # shows its current label (it would keep showing the label it last sent otherwise).
+        st.session_state[key] = remembered
+        index = 0
+
+    def remember() -> None:
+        st.session_state[store_key] = st.session_state[key]
+
+    chosen = st.selectbox(
+        label,
+        values,
+        index=index,
+        format_func=lambda v: options.get(v, str(v)),
+        key=key,
+        help=help,
+        on_change=remember,
+    )
+    if chosen not in options:  # a stale label from the browser: fall back to the remembered one
+        chosen = values[index]
+    st.session_state[store_key] = chosen
+    return str(chosen)
+
+
+def sidebar(*, alpha: bool = True) -> Controls:
+    """Render the shared sidebar and return its choices.
+
+    ``alpha=False`` on pages where alpha changes nothing: the slider is not shown there, and
+    the value chosen elsewhere is kept (and returned).
+    """
     path = data.db_path()
     stamp = data.db_stamp(path)
     with st.sidebar:
-        st.caption(f"Database: `{path}`")
+        st.caption(f"Database: {code(path)}")
         sigs, latest = data.signatures(path, stamp)
         signature = None
         if sigs:
-            default = sigs.index(latest) if latest in sigs else 0
-            signature = st.selectbox(
+            labels = signature_labels(sigs)
+            if "_signature_choice" not in st.session_state and latest in labels:
+                st.session_state["_signature_choice"] = latest
+            current = st.session_state.get("_signature_choice", sigs[0])
+            full = current if current in labels else sigs[0]
+            signature = keyed_selectbox(
                 "Score signature",
-                sigs,
-                index=default,
+                labels,
                 key="signature",
-                help="Encoder, mode, tau, K, normalisation and version of the stored scores. "
-                "Publish it with any number you quote.",
+                help="Encoder, mode, tau, K, normalisation and version of the stored scores; "
+                "the list shows what tells them apart. Publish the full signature with any "
+                f"number you quote: {code(full)}",
             )
-        _persist("alpha", 0.5)
-        alpha = st.slider(
-            "alpha",
-            0.0,
-            1.0,
-            step=0.05,
-            key="alpha",
-            on_change=_remember,
-            args=("alpha",),
-            help="Blend of the stored components, recomputed instantly. Hybrid and paper "
-            "mode: (1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha S_WL + (1 - alpha) S_SBERT.",
-        )
+        if alpha:
+            _persist("alpha", 0.5)
+            value = st.slider(
+                "alpha",
+                0.0,
+                1.0,
+                step=0.05,
+                key="alpha",
+                on_change=_remember,
+                args=("alpha",),
+                help="Blend of the stored components, recomputed instantly. Hybrid and paper "
+                "mode: (1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha S_WL + (1 - alpha) "
+                "S_SBERT.",
+            )
+        else:
+            value = float(st.session_state.get("_alpha_value", 0.5))
         with st.expander("Import the S3KG authors' released runs"):
             folder = st.text_input("Folder", value=_RELEASE_DEFAULT, key="release_folder")
             if st.button("Import", key="release_import"):
                 _import_release(path, Path(folder))
-    return Controls(path=path, stamp=stamp, signature=signature, alpha=float(alpha))
+    return Controls(path=path, stamp=stamp, signature=signature, alpha=float(value))
 
 
 def _import_release(path: Path, folder: Path) -> None:
-    from s3kg_core.errors import S3KGError
     from s3kg_core.stages.importing import import_s3kg_release
 
     if not folder.is_dir():
-        st.error(f"{folder} is not a folder")
+        st.error(f"{code(folder)} is not a folder")
         return
     try:
         with data.writer(path) as store:
             reports = import_s3kg_release(store, folder)
     except S3KGError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
     rows = sum(r.items for r in reports)
     st.success(
         f"Imported {len(reports)} runs ({rows} answers). Score them with "
-        f"`s3kg score --db {path}` (the dashboard shows them once scored)."
+        f"{code(f's3kg score --db {path}')} (the dashboard shows them once scored)."
     )
     data.clear_caches()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data, views, widgets
+from dashboard.escape import code
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
 
@@ -14,7 +15,8 @@ runs = data.load_runs(controls.path, controls.stamp)
 runs = runs[runs["with_kgs"] > 0]
 if runs.empty or controls.signature is None:
     st.info(
-        f"No run with KGs and scores yet: `s3kg extract` and `s3kg score --db {controls.path}`."
+        "No run with KGs and scores yet: `s3kg extract` and "
+        f"{code(f's3kg score --db {controls.path}')}."
     )
     st.stop()
 

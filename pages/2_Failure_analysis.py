@@ -4,105 +4,154 @@ from __future__ import annotations
 
 import json
 
-import plotly.express as px
+import pandas as pd
 import streamlit as st
 
-from dashboard import data, views, widgets
+from dashboard import charts, data, navigation, views, widgets
+from dashboard.escape import code, md
 from s3kg_core.kg import Triple
+from s3kg_core.scoring.signature import Signature
 
 CATEGORIES = ["relation_mismatch", "entity_mismatch", "extra", "missing"]
 
 widgets.page_setup("Failure analysis (TAU)")
 controls = widgets.sidebar()
 if controls.signature is None:
-    st.info(f"Nothing is scored yet: `s3kg score --db {controls.path}`.")
+    st.info(f"Nothing is scored yet: {code(f's3kg score --db {controls.path}')}.")
     st.stop()
 
 cols = st.columns(2)
 target = cols[0].radio(
     "Rank answers by",
     ["cus", "gold_sim", "ctx_sim"],
+    format_func=charts.SCORE_NAMES.get,
     horizontal=True,
     key="tau_target",
-    help="ctx_sim explains the answer against the context KG, the others against the gold KG.",
+    help="CtxSim explains the answer against the context KG, the others against the gold KG.",
 )
 percent = cols[1].slider("Lowest share of each run (%)", 1, 50, 5, key="tau_percent")
 cases = data.tau_live(
     controls.path, controls.stamp, controls.signature, target, percent / 100, controls.alpha
 )
-st.caption(
-    f"{len(cases)} answers: the lowest {percent} % of each run by {target} at alpha "
-    f"{controls.alpha:g}. Triples align at sentence cosine >= 0.76; parts match at >= 0.76."
-)
 if cases.empty:
     st.info("No answers in range.")
     st.stop()
-
-per_model = cases.groupby(["dataset", "model", "temperature"], as_index=False)[CATEGORIES].sum()
-long = per_model.melt(
-    id_vars=["dataset", "model", "temperature"],
-    value_vars=CATEGORIES,
-    var_name="category",
-    value_name="triples",
+cases = (
+    cases.merge(data.item_questions(controls.path, controls.stamp), on="item_id", how="left")
+    .sort_values(["score", "run_id", "item_id"], kind="stable")
+    .reset_index(drop=True)
 )
-long["run"] = long["model"] + " T=" + long["temperature"].map("{:g}".format)
-fig = px.bar(long, x="run", y="triples", color="category", facet_col="dataset", facet_col_wrap=3)
-st.plotly_chart(fig, width="stretch", key="tau_bars")
-st.dataframe(per_model, hide_index=True, width="stretch", key="tau_table")
+name = charts.SCORE_NAMES[target]
+first = json.loads(cases["result"].iloc[0])
+tau = float(Signature.parse(controls.signature).tau)
+st.caption(
+    f"{len(cases)} answers: the lowest {percent} % of each run by {name} at alpha "
+    f"{controls.alpha:g}. TAU pairs whole triples when their sentence embeddings reach cosine "
+    f"{first['triple_threshold']:g} (its triple threshold; parts match at "
+    f"{first['component_threshold']:g}); the Sample explorer's tau {tau:g} is S3KG's threshold "
+    "for aligning single entity and relation labels, another step (DESIGN.md)."
+)
 
-st.subheader("Cases")
-labels = {  # no score in the label: it changes with alpha and would reset the choice
-    i: f"{r.dataset} · {r.model} · T={r.temperature:g} · item {r.item_id}"
-    for i, r in cases.iterrows()
-}
-by_label = {label: i for i, label in labels.items()}
-case = cases.loc[
-    by_label[st.selectbox(f"Case (lowest {target} first)", list(by_label), key="tau_case")]
-]
-st.caption(f"{target} {case['score']:.3f} at alpha {controls.alpha:g}")
-result = json.loads(case["result"])
-reference = "context" if target == "ctx_sim" else "gold"
+per_run = cases.groupby(["dataset", "model", "temperature", "extractor"], as_index=False)[
+    CATEGORIES
+].sum()
+left, right = st.columns([2, 3])
+with left:
+    st.plotly_chart(charts.tau_figure(per_run, CATEGORIES), width="stretch", key="tau_bars")
+    with st.expander("Counts per run (table)"):
+        st.dataframe(per_run, hide_index=True, width="stretch", key="tau_table")
 
+with right:
+    case_keys = [f"{r.run_id}:{r.item_id}" for r in cases.itertuples()]
+    labels = {
+        k: f"{name} {r.score:.3f} · {r.model} T={r.temperature:g} · {r.ext_id} · {r.question}"
+        for k, r in zip(case_keys, cases.itertuples(), strict=True)
+    }
+    chosen = widgets.keyed_selectbox(
+        f"Case (lowest {name} first)",
+        labels,
+        key="tau_case",
+        help="Score · run · item · question. The score follows alpha; the chosen case stays.",
+    )
+    case = cases.iloc[case_keys.index(chosen)]
+    run_id, item_id = int(case["run_id"]), int(case["item_id"])
+    result = json.loads(case["result"])
+    reference = "context" if target == "ctx_sim" else "gold"
+    counts = st.columns(5)
+    for col, (label, n, about) in zip(
+        counts,
+        [
+            ("aligned", len(result["aligned"]), f"{reference} and answer triples TAU paired"),
+            ("relation", len(result["relation_mismatch"]), "relation mismatches"),
+            ("entity", len(result["entity_mismatch"]), "entity mismatches"),
+            ("extra", len(result["extra"]), "answer triples with no counterpart"),
+            ("missing", len(result["missing"]), f"{reference} triples the answer lacks"),
+        ],
+        strict=True,
+    ):
+        col.metric(label, n, help=about)
+    links = st.columns(2)
+    with links[0]:
+        navigation.case_link(
+            "explorer", "Open in the Sample explorer", run_id, item_id, icon=":material/hub:"
+        )
+    with links[1]:
+        navigation.case_link(
+            "annotate", "Annotate this answer", run_id, item_id, icon=":material/edit_note:"
+        )
+    if pd.notna(case["question"]):
+        st.markdown(f"**Question** {md(case['question'])}")
+    st.caption(
+        f"{md(case['dataset'])} · {md(case['model'])} · T={case['temperature']:g} · "
+        f"{md(case['extractor'])} · run {run_id} · item {item_id}"
+    )
+
+
+def _triple(parts: list[str]) -> str:
+    return md(" | ".join(parts))
+
+
+def _table(rows: list[dict[str, object]], empty: str) -> None:
+    """Triples in full, wrapped (``st.table`` renders Markdown: every cell is escaped)."""
+    if rows:
+        st.table(pd.DataFrame(rows))
+    else:
+        st.caption(empty)
+
+
+st.subheader("Triples of this case")
 left, right = st.columns(2)
 with left:
-    st.markdown("**Aligned pairs**")
-    st.dataframe(
+    st.markdown(f"**Aligned pairs** ({reference} ↔ answer, sentence cosine)")
+    _table(
         [
-            {reference: " | ".join(a["gold"]), "answer": " | ".join(a["answer"]),
-             "cosine": round(a["similarity"], 3), "via": a["via"]}
+            {reference: _triple(a["gold"]), "answer": _triple(a["answer"]),
+             "cosine": f"{a['similarity']:.3f}", "via": md(a["via"])}
             for a in result["aligned"]
         ],
-        width="stretch",
-        key="tau_aligned",
+        "none",
     )  # fmt: skip
-    st.markdown("**Mismatches**")
-    mismatches = [
-        {
-            "kind": kind.replace("_", " "),
-            reference: " | ".join(m["gold"]),
-            "answer": " | ".join(m["answer"]),
-            "differs in": ", ".join(m["parts"]),
-        }
-        for kind in ("relation_mismatch", "entity_mismatch")
-        for m in result[kind]
-    ]
-    if mismatches:
-        st.dataframe(mismatches, width="stretch", key="tau_mismatch")
-    else:
-        st.caption("none")
+    st.markdown("**Mismatches** (head and tail match but the relation differs, or vice versa)")
+    _table(
+        [
+            {
+                "kind": kind.replace("_", " "),
+                reference: _triple(m["gold"]),
+                "answer": _triple(m["answer"]),
+                "differs in": md(", ".join(m["parts"])),
+            }
+            for kind in ("relation_mismatch", "entity_mismatch")
+            for m in result[kind]
+        ],
+        "none",
+    )
 with right:
     st.markdown("**Extra answer triples** (no counterpart: possible hallucinations)")
-    st.dataframe(
-        [{"triple": " | ".join(t)} for t in result["extra"]], width="stretch", key="tau_extra"
-    )
+    _table([{"triple": _triple(t)} for t in result["extra"]], "none")
     st.markdown(f"**Missing {reference} triples** (not covered by the answer)")
-    st.dataframe(
-        [{"triple": " | ".join(t)} for t in result["missing"]], width="stretch", key="tau_missing"
-    )
+    _table([{"triple": _triple(t)} for t in result["missing"]], "none")
 
-view = data.item_view(
-    controls.path, controls.stamp, int(case["run_id"]), int(case["item_id"]), controls.signature
-)
+view = data.item_view(controls.path, controls.stamp, run_id, item_id, controls.signature)
 residual_answer = [Triple(*t) for t in result["extra"]] + [
     Triple(*m["answer"]) for k in ("relation_mismatch", "entity_mismatch") for m in result[k]
 ]

@@ -8,13 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import data, views, widgets
+from dashboard.escape import code, md
 from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.stages.results import reblend
 
 widgets.page_setup("Annotate alignments")
 controls = widgets.sidebar()
 if controls.signature is None:
-    st.info(f"Nothing is scored yet: `s3kg score --db {controls.path}`.")
+    st.info(f"Nothing is scored yet: {code(f's3kg score --db {controls.path}')}.")
     st.stop()
 
 annotator = st.text_input(
@@ -108,7 +109,7 @@ if st.button("Save my verdicts", type="primary", key="save", disabled=not annota
     if rows:
         n = data.save_annotations(controls.path, rows)
         st.session_state[f"added_{run_id}_{item_id}"] = []
-        st.success(f"Saved {n} verdicts by {annotator}.")
+        st.success(f"Saved {n} verdicts by {md(annotator)}.")
     else:
         st.info("Nothing to save: TAU aligned no pair here and none was added.")
 if not annotator:

@@ -9,14 +9,15 @@ import streamlit as st
 from sklearn.metrics import roc_curve
 
 from dashboard import data, widgets
+from dashboard.escape import code, md, plotly_frame
 
 widgets.page_setup("Benchmarks")
-controls = widgets.sidebar()
+controls = widgets.sidebar(alpha=False)
 results = data.bench_results(controls.path, controls.stamp)
 if results.empty:
     st.info(
         "No benchmark results in this database yet. Run for example "
-        f"`s3kg bench pairs --dataset all --json bench.json --db {controls.path}` "
+        f"{code(f's3kg bench pairs --dataset all --json bench.json --db {controls.path}')} "
         "(the S3KG authors' labelled pair sets, from ../shared/data or --data-dir)."
     )
     st.stop()
@@ -46,7 +47,8 @@ first = rows.iloc[0].detail if len(rows) else {}
 if first.get("protocol") == "dev-test":
     st.caption(
         f"Figures on the {int(rows.iloc[0].n)} test pairs; S3KG's alpha was chosen by AUROC on "
-        f"the {first.get('n_dev', '?')} declared dev pairs (split {first.get('split', '?')})."
+        f"the {md(first.get('n_dev', '?'))} declared dev pairs (split "
+        f"{md(first.get('split', '?'))})."
     )
 else:
     st.caption(
@@ -90,7 +92,12 @@ with cols[0]:
             id_vars=["variant", "alpha"], value_vars=["f1", "auroc"], var_name="metric"
         )
         fig = px.line(
-            sweep, x="alpha", y="value", color="variant", line_dash="metric", markers=True
+            plotly_frame(sweep, ["variant"]),
+            x="alpha",
+            y="value",
+            color="variant",
+            line_dash="metric",
+            markers=True,
         )
         fig.update_layout(title="S3KG alpha sweep", yaxis_range=[0, 1])
         st.plotly_chart(fig, width="stretch", key="bench_sweep")
@@ -102,7 +109,7 @@ with cols[1]:
             fpr, tpr, _ = roc_curve(np.asarray(truth), np.asarray(scores))
             curves.append(pd.DataFrame({"method": r.method, "FPR": fpr, "TPR": tpr}))
     if curves:
-        fig = px.line(pd.concat(curves), x="FPR", y="TPR", color="method")
+        fig = px.line(plotly_frame(pd.concat(curves), ["method"]), x="FPR", y="TPR", color="method")
         fig.update_layout(title="ROC curves", xaxis_range=[0, 1], yaxis_range=[0, 1])
         st.plotly_chart(fig, width="stretch", key="bench_roc")
 
@@ -126,5 +133,5 @@ else:
     texts = data.bench_texts(dataset)
     if texts is not None:
         wrong = wrong.merge(texts, on="id", how="left")
-    st.caption(f"{len(wrong)} of {len(pairs)} pairs misclassified by {method}.")
+    st.caption(f"{len(wrong)} of {len(pairs)} pairs misclassified by {md(method)}.")
     st.dataframe(wrong.round({"score": 3}), hide_index=True, width="stretch")

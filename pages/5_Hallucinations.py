@@ -5,15 +5,17 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data, hallucinations, views, widgets
+from dashboard.escape import code, md
 from dashboard.graphs import kg_html
 
 widgets.page_setup("Hallucinations")
-controls = widgets.sidebar()
+controls = widgets.sidebar(alpha=False)
 overview = data.grapheval_overview(controls.path, controls.stamp)
 if overview.empty:
     st.info(
         "No GraphEval results in this database yet. Check every answer of its runs against its "
-        f"context with `s3kg grapheval detect --db {controls.path} --checker support` (offline; "
+        f"context with {code(f's3kg grapheval detect --db {controls.path} --checker support')} "
+        "(offline; "
         "`--checker nli --nli-model DIR` or `--checker llm` with an endpoint also work)."
     )
     st.stop()
@@ -40,7 +42,10 @@ else:
     label = next(iter(setup_options))
 checker, extractor = setup_options[label]
 setup = setups[(setups["checker"] == checker) & (setups["extractor"] == extractor)].iloc[0]
-st.caption(f"Checker `{checker}` on `{extractor}` answer KGs · signature `{setup['signature']}`")
+st.caption(
+    f"Checker {code(checker)} on {code(extractor)} answer KGs · signature "
+    f"{code(setup['signature'])}"
+)
 
 checks = data.grapheval_results(controls.path, controls.stamp, int(run_id), checker, extractor)
 counts = hallucinations.check_counts(checks)
@@ -70,7 +75,7 @@ check = next(c for c in checks if c.item_id == item_id)
 detection = check.detection
 
 st.subheader(f"Item {item_id}")
-verdict = hallucinations.verdict_text(check)
+verdict = hallucinations.verdict_text(check, md)
 if detection.inconsistent is None:
     st.warning(verdict)
 elif detection.inconsistent:
@@ -92,22 +97,22 @@ with left:
 with right:
     if check.corrected_answer is not None:
         correction = check.correction or {}
-        st.markdown(f"**Corrected answer** ({correction.get('method', 'correction')})")
+        st.markdown(f"**Corrected answer** ({md(correction.get('method', 'correction'))})")
         st.html(hallucinations.highlight_html(check.corrected_answer, []))
         rouge = correction.get("rouge") or {}
         believed = correction.get("believed_corrected")
-        notes = [f"{k} {float(v):.3f}" for k, v in sorted(rouge.items())]
+        notes = [f"{md(k)} {float(v):.3f}" for k, v in sorted(rouge.items())]
         if believed is not None:
             notes.append("believed corrected" if believed else "still flagged after correction")
         if correction.get("error"):
-            notes.append(f"error: {correction['error']}")
+            notes.append(f"error: {md(correction['error'])}")
         if notes:
             st.caption(" · ".join(notes))
     else:
         st.markdown("**Corrected answer**")
         st.caption(
             "Not corrected yet. GraphCorrect fixes each flagged triple with an LLM and edits the "
-            f"answer: `{hallucinations.correct_command(controls.path, int(run_id), checker)}`."
+            f"answer: {code(hallucinations.correct_command(controls.path, int(run_id), checker))}."
         )
 with st.expander("Context", expanded=False):
     st.text(check.context or "(empty)")

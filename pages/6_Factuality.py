@@ -7,9 +7,10 @@ import math
 import streamlit as st
 
 from dashboard import data, factuality, widgets
+from dashboard.escape import code
 
 widgets.page_setup("Factuality")
-controls = widgets.sidebar()
+controls = widgets.sidebar(alpha=False)
 evals = data.factuality_evals(controls.path, controls.stamp)
 if evals.empty:
     st.info(
@@ -17,7 +18,7 @@ if evals.empty:
         "with the target LLM, read its hidden states, train the judge and evaluate it:\n\n"
         "`s3kg factuality build ...` → `s3kg factuality label ...` → "
         "`s3kg factuality hidden ...` → `s3kg factuality train ...` → "
-        f"`s3kg factuality evaluate ... --json eval.json --db {controls.path}` "
+        f"{code(f's3kg factuality evaluate ... --json eval.json --db {controls.path}')} "
         "(see `s3kg factuality --help`)."
     )
     st.stop()

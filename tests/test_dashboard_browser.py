@@ -4,8 +4,10 @@ A small database is built and scored with the packaged MiniLM. Its numbers are k
 advance, so the tests check what the page shows against them: the overview's Mean CUS before
 and after the sidebar's alpha slider moves, every page renders without a Streamlit exception,
 the sample explorer draws its three graph iframes, and a label that is an XSS payload shows as
-text while no JavaScript dialog ever opens. Screenshots of every page go to
-``$S3KG_TEST_ARTEFACTS/dashboard/`` (default ``test-artefacts/dashboard/`` in the repository).
+text while no JavaScript dialog ever opens, and no page requests anything from a host but the
+dashboard's server. Screenshots of every page at 1440x900 go to
+``$S3KG_TEST_ARTEFACTS/dashboard/`` (default ``test-artefacts/dashboard/`` in the repository):
+``<page>.png`` the whole page, ``<page>_first_screen.png`` what the first screen shows.
 """
 
 from __future__ import annotations
@@ -47,12 +49,14 @@ XSS_JSON = XSS.replace("<", "\\u003c").replace(">", "\\u003e")
 PAGES = {
     "sample_explorer": ("Sample_explorer", "Sample explorer"),
     "failure_analysis": ("Failure_analysis", "Failure analysis (TAU)"),
+    "run_comparison": ("Run_comparison", "Run comparison"),
     "annotate": ("Annotate", "Annotate alignments"),
     "benchmarks": ("Benchmarks", "Benchmarks"),
     "hallucinations": ("Hallucinations", "Hallucinations"),
     "factuality": ("Factuality", "Factuality"),
 }
 RENDER_MS = 180_000  # the first render of a page may load MiniLM on a busy 2-core machine
+VIEWPORT = (1440, 900)  # DESIGN.md: legible at first sight at 1440x900
 
 
 def artefacts() -> Path:
@@ -175,20 +179,23 @@ def browser() -> Iterator[Any]:
 
 @dataclass
 class Watched:
-    """A page with every JS dialog and uncaught page error it raised."""
+    """A page with every JS dialog, uncaught page error and request it raised."""
 
     page: Any
     dialogs: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
 
 
 @pytest.fixture
 def watched(browser: Any, server: Server) -> Iterator[Watched]:
-    """A fresh browser session; any ``alert``/``confirm``/``prompt`` is recorded and dismissed."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    """A fresh browser session; any ``alert``/``confirm``/``prompt`` is recorded and dismissed,
+    and the URL of every request of every page and frame is recorded."""
+    context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
     page = context.new_page()
     page.set_default_timeout(60_000)
     w = Watched(page)
+    context.on("request", lambda request: w.requests.append(request.url))
 
     def on_dialog(dialog: Any) -> None:
         w.dialogs.append(f"{dialog.type}: {dialog.message}")
@@ -207,14 +214,29 @@ def open_page(w: Watched, server: Server, path: str, title: str) -> None:
     wait_idle(w.page, timeout_ms=RENDER_MS)
 
 
+def foreign_requests(w: Watched, server: Server) -> list[str]:
+    """The requests that went anywhere but the dashboard's server (or stayed in the page)."""
+    local = re.compile(rf"^(?:{re.escape(server.url)}/|about:|data:|blob:)")
+    return sorted({url for url in w.requests if not local.match(url)})
+
+
+def first_screen(page: Any, path: Path) -> Path:
+    """A screenshot of what the first screen shows (the viewport, nothing scrolled)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+    return path
+
+
 def assert_clean(w: Watched, server: Server, where: str) -> None:
-    """No Streamlit exception on the page, no traceback in the server log, no dialog."""
+    """No Streamlit exception on the page, no traceback in the server log, no dialog, no
+    request to another host."""
     exceptions = w.page.locator(EXCEPTION)
     if exceptions.count():
         raise AssertionError(f"{where}: Streamlit exception:\n{exceptions.first.inner_text()}")
     assert "Traceback" not in server.log_tail(100_000), f"{where}: {server.log_tail()}"
     assert w.dialogs == [], f"{where}: a JavaScript dialog opened: {w.dialogs}"
     assert w.errors == [], f"{where}: uncaught page errors: {w.errors}"
+    assert foreign_requests(w, server) == [], f"{where}: requests to other hosts"
 
 
 def test_overview_mean_cus_follows_alpha(
@@ -223,12 +245,14 @@ def test_overview_mean_cus_follows_alpha(
     page = watched.page
     open_page(watched, server, "", "S3KG Workbench")
     page.get_by_text("Leaderboard", exact=True).wait_for()
-    # the heading can arrive before the second table: wait for it (a CI run counted too early)
-    page.locator('[data-testid="stDataFrame"]').nth(1).wait_for(timeout=RENDER_MS)
-    assert page.locator('[data-testid="stDataFrame"]').count() >= 2  # runs and leaderboard
+    # the heading can arrive before the tables: wait for them (a CI run counted too early)
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=RENDER_MS)
+    page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=RENDER_MS)
+    assert page.locator('[data-testid="stDataFrame"]').count() >= 2  # leaderboard and runs
     assert metric_value(page, "Answers scored") == "8"
     assert metric_value(page, "Mean CUS") == dashboard_db.mean_cus[0.5]
     screenshot(page, artefacts() / "overview.png")
+    first_screen(page, artefacts() / "overview_first_screen.png")
 
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
     assert slider.input_value() == "0.5"
@@ -263,11 +287,26 @@ def test_page_renders_without_exception(watched: Watched, server: Server, name: 
     path, title = PAGES[name]
     open_page(watched, server, path, title)
     screenshot(watched.page, artefacts() / f"{name}.png")
+    first_screen(watched.page, artefacts() / f"{name}_first_screen.png")
     assert_clean(watched, server, name)
     main = watched.page.locator('[data-testid="stMain"]')
+    sidebar = watched.page.locator('[data-testid="stSidebar"]')
+    alpha = sidebar.get_by_role("slider", name="alpha")
+    if name in ("benchmarks", "hallucinations", "factuality"):  # alpha changes nothing there
+        assert alpha.count() == 0
+    else:
+        assert alpha.count() == 1
     if name == "failure_analysis":
         assert main.locator('[data-testid="stPlotlyChart"]').count() >= 1
         assert main.locator('[data-testid="stIFrame"]').count() == 3
+        # the case links to the explorer and to Annotate, both in-app page links
+        for target in ("Sample_explorer", "Annotate"):
+            link = main.locator(f'a[href*="{target}?run="]')
+            assert link.count() == 1, target
+            assert re.search(r"\?run=\d+&item=\d+$", link.get_attribute("href") or "")
+    elif name == "run_comparison":
+        assert main.locator('[data-testid="stPlotlyChart"]').count() == 1
+        assert main.locator('a[href*="Sample_explorer?run="]').count() == 2
     elif name == "annotate":
         main.get_by_text("TAU's proposed alignments", exact=True).wait_for()
     elif name == "hallucinations":  # the flagged spans of the answer, and the answer KG
@@ -338,3 +377,35 @@ def test_sample_explorer_keeps_the_question_when_alpha_moves(
     assert question.input_value() == f"item {other}", "the chosen question changed with alpha"
     assert metric_value(page, "CUS") == dashboard_db.item_cus[1.0][other]
     assert_clean(watched, server, "sample explorer after alpha")
+
+
+def test_a_failure_case_opens_in_the_explorer_with_the_session_kept(
+    watched: Watched, server: Server
+) -> None:
+    page = watched.page
+    open_page(watched, server, "Failure_analysis", "Failure analysis (TAU)")
+    case = page.get_by_role("combobox", name="Case (lowest CUS first)")
+    case.click()
+    options = page.get_by_role("option")
+    assert options.count() == 2  # 5 % of each of the two runs
+    second = options.nth(1).inner_text()
+    options.nth(1).click()
+    wait_idle(page, timeout_ms=RENDER_MS)
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
+    slider.focus()
+    page.keyboard.press("End")
+    wait_for_value(page, slider.input_value, "1")
+    wait_idle(page, timeout_ms=RENDER_MS)
+    # the label carries the score, which moved with alpha; the case stays the chosen one
+    shown = case.input_value() or page.locator('[data-testid="stSelectbox"]').first.inner_text()
+    assert shown.split(" · ", 1)[1] == second.split(" · ", 1)[1], (shown, second)
+    assert shown.split(" · ", 1)[0] != second.split(" · ", 1)[0], "the score did not move"
+    link = page.locator('[data-testid="stMain"] a[href*="Sample_explorer?run="]')
+    href = link.get_attribute("href") or ""
+    run, item = re.search(r"\?run=(\d+)&item=(\d+)$", href).groups()  # type: ignore[union-attr]
+    link.click()
+    page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert page.url.endswith(f"/Sample_explorer?run={run}&item={item}"), page.url
+    page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for()  # the same session
+    assert_clean(watched, server, "explorer from a failure case")

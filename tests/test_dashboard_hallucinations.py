@@ -331,7 +331,8 @@ def test_a_second_checker_is_offered_as_a_choice(db):
     assert _metric(at, "Inconsistent") == "0"
     assert _metric(at, "Flagged triples") == "0 of 0"
     assert any("signature `checker:llm|test`" in c.value for c in at.caption)
-    assert any("Consistent by default: no triples: nothing" in s.value for s in at.success)
+    # the checker's reason is escaped (Markdown): shown as "no triples: nothing"
+    assert any("Consistent by default: no triples\\: nothing" in s.value for s in at.success)
     assert _frame_with(at, "head", "relation", "tail", "probability").empty
 
 

@@ -7,7 +7,13 @@ is tested too.
 
 from __future__ import annotations
 
+import base64
+import json
+import re
+
 import duckdb
+import numpy as np
+import pytest
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
@@ -17,6 +23,7 @@ PAGES = {
     "tau": REPO / "pages" / "2_Failure_analysis.py",
     "annotate": REPO / "pages" / "3_Annotate.py",
     "factuality": REPO / "pages" / "6_Factuality.py",
+    "compare": REPO / "pages" / "7_Run_comparison.py",
 }
 
 
@@ -76,6 +83,65 @@ def test_alpha_is_kept_when_moving_to_another_page(db):
     assert at.session_state["_alpha_value"] == 0.8
 
 
+def _numbers(values) -> list[float]:
+    """A plotly JSON array: a list, or a typed array (``{"bdata": base64, "dtype": ...}``)."""
+    if isinstance(values, dict):
+        raw = base64.b64decode(values["bdata"])
+        return np.frombuffer(raw, dtype=values["dtype"]).astype(float).tolist()
+    return [float(v) for v in values]
+
+
+def test_the_overview_draws_each_temperature_run_as_its_own_bar(db):
+    at = _app("overview")
+    board = _frame_with(at, "model", "temperature", "cus")
+    figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    bars = next(f for f in figures if f["data"][0].get("x") == ["GoldSim", "CtxSim", "CUS"])
+    runs = {t["name"]: _numbers(t["y"]) for t in bars["data"]}
+    # T=0 and T=0.7: one bar each per score, not one stack
+    assert sorted(n.rsplit(" · ", 1)[1] for n in runs) == ["T=0", "T=0.7"]
+    assert sorted(y[2] for y in runs.values()) == pytest.approx(sorted(board["cus"]))
+    assert bars["layout"]["barmode"] == "group"
+    assert max(max(y) for y in runs.values()) < 1.0
+
+
+def test_the_app_lists_its_pages_overview_first_and_keeps_alpha_across_them(db):
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "S3KG Workbench"  # the overview is the default page
+    at.sidebar.slider(key="alpha").set_value(0.8).run()
+    at.switch_page("pages/7_Run_comparison.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Run comparison"
+    assert at.sidebar.slider(key="alpha").value == 0.8
+    links = [(p.proto.page, p.proto.query_string) for p in at.get("page_link")]
+    assert [page for page, _ in links] == ["Sample_explorer", "Sample_explorer", "Annotate",
+                                          "Annotate"]  # fmt: skip
+    assert links[0][1].startswith("run=1&item=") and links[1][1].startswith("run=2&item=")
+    at.switch_page("pages/4_Benchmarks.py").run()
+    assert not at.exception
+    assert not [s for s in at.sidebar.slider if s.key == "alpha"]  # alpha changes nothing here
+    at.switch_page("pages/2_Failure_analysis.py").run()
+    assert at.sidebar.slider(key="alpha").value == 0.8
+
+
+def test_alpha_shows_only_where_it_changes_something(db):
+    for name in ("bench", "factuality"):
+        at = _app(name)
+        assert not [s for s in at.sidebar.slider if s.key == "alpha"], name
+    for name in ("overview", "tau", "compare"):
+        at = _app(name)
+        assert at.sidebar.slider(key="alpha").value == 0.5, name
+
+
+def test_the_signature_box_names_what_the_signature_says_in_full_on_hover(db):
+    at = _app("overview")
+    box = at.sidebar.selectbox(key="signature")
+    assert box.options == ["hybrid · minilm@0.1.0 · tau 0.65"]
+    assert box.value.startswith("mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5")
+    assert box.value in box.help  # the full text, in the tooltip
+
+
 def test_sample_explorer_recomputes_alignment_when_tau_moves(db):
     at = _app("sample")
     assert any("Alignment as stored" in c.value for c in at.caption)
@@ -102,6 +168,62 @@ def test_failure_analysis_counts_categories_and_opens_cases(db):
     assert not at.exception
     case = at.selectbox(key="tau_case")
     case.select_index(len(case.options) - 1).run()
+    assert not at.exception
+
+
+def test_failure_cases_are_listed_lowest_score_first_with_their_question(db):
+    # regression: cases were listed by run and item, so the worst (CUS 0.000) came 8th of 12
+    at = _app("tau")
+    at.slider(key="tau_percent").set_value(20).run()
+    options = at.selectbox(key="tau_case").options
+    assert len(options) == 12
+    scores = [float(re.match(r"CUS (\d\.\d{3}) · ", o).group(1)) for o in options]
+    assert scores == sorted(scores)
+    assert all(re.search(r" · demo-\d\d · \S.*\?$", o) for o in options)  # the question
+    # the case opens in the Sample explorer and in Annotate (plain links: no st.navigation)
+    run, item = at.selectbox(key="tau_case").value.split(":")
+    links = [m.value for m in at.markdown if "](" in m.value]
+    assert f"[Open in the Sample explorer](/Sample_explorer?run={run}&item={item})" in links
+    assert f"[Annotate this answer](/Annotate?run={run}&item={item})" in links
+    caption = next(c.value for c in at.caption if "answers: the lowest" in c.value)
+    assert "cosine 0.76" in caption and "tau 0.65" in caption
+    # long triples are shown whole (st.table wraps), not cut off in a data grid
+    assert at.table
+
+
+def test_a_failure_case_stays_chosen_when_alpha_moves_its_score(db):
+    at = _app("tau")
+    at.slider(key="tau_percent").set_value(20).run()
+    at.selectbox(key="tau_case").select_index(5).run()
+    value = at.selectbox(key="tau_case").value
+    label = at.selectbox(key="tau_case").options[5]
+    at.sidebar.slider(key="alpha").set_value(0.55).run()  # the same cases, other scores
+    assert not at.exception
+    assert at.selectbox(key="tau_case").value == value
+    assert label not in at.selectbox(key="tau_case").options  # its label did change
+
+
+def test_run_comparison_opens_on_the_demo_temperatures_biggest_regression_first(db):
+    at = _app("compare")
+    assert at.selectbox(key="compare_a").value == "1"  # T=0
+    assert at.selectbox(key="compare_b").value == "2"  # T=0.7
+    assert _metric(at, "Shared questions") == "30"
+    table = _frame_with(at, "d_cus", "d_gold_sim", "d_ctx_sim", "explorer_a", "explorer_b")
+    assert table["d_cus"].tolist() == sorted(table["d_cus"])
+    assert (table["d_cus"] - (table["cus_b"] - table["cus_a"])).abs().max() < 1e-9
+    first = table.iloc[0]
+    assert first["explorer_a"] == f"/Sample_explorer?run=1&item={first['item_id']}"
+    assert first["explorer_b"] == f"/Sample_explorer?run=2&item={first['item_id']}"
+    worse, better = int(_metric(at, "Worse in B")), int(_metric(at, "Better in B"))
+    assert worse == int((table["d_cus"] < 0).sum()) and better == int((table["d_cus"] > 0).sum())
+    links = [m.value for m in at.markdown if "](" in m.value]
+    assert any(f"(/Sample_explorer?run=1&item={first['item_id']})" in v for v in links)
+    assert any(f"(/Sample_explorer?run=2&item={first['item_id']})" in v for v in links)
+    before = _metric(at, "Mean CUS · B")
+    at.sidebar.slider(key="alpha").set_value(1.0).run()
+    assert not at.exception and _metric(at, "Mean CUS · B") != before
+    at.selectbox(key="compare_a").set_value("2").run()
+    assert at.selectbox(key="compare_b").value == "1"
     assert not at.exception
 
 

@@ -1,0 +1,153 @@
+"""The dashboard's pages, their addresses, and links from one page's case to another page.
+
+``app.py`` hands :func:`pages` to ``st.navigation``; every page is one file in ``pages/`` and
+keeps working on its own (``streamlit.testing`` runs them one by one). A case is a URL:
+``/Sample_explorer?run=<run_id>&item=<item_id>`` (and ``/Annotate?...`` alike), built by
+:func:`case_url`; :func:`case_link` draws it as an in-app link that keeps the session (alpha,
+signature), or as a plain link where the page runs outside the navigation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+__all__ = [
+    "PAGES",
+    "PageSpec",
+    "case_link",
+    "case_query",
+    "case_url",
+    "ensure_navigation",
+    "page",
+]
+
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page of the dashboard: its file (relative to the repository), title and address."""
+
+    key: str
+    file: str
+    title: str
+    url_path: str
+
+    @property
+    def path(self) -> Path:
+        """The page's file, absolute."""
+        return _ROOT / self.file
+
+
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("overview", "pages/0_Overview.py", "Overview", ""),
+    PageSpec("compare", "pages/7_Run_comparison.py", "Run comparison", "Run_comparison"),
+    PageSpec("explorer", "pages/1_Sample_explorer.py", "Sample explorer", "Sample_explorer"),
+    PageSpec("tau", "pages/2_Failure_analysis.py", "Failure analysis (TAU)", "Failure_analysis"),
+    PageSpec("annotate", "pages/3_Annotate.py", "Annotate", "Annotate"),
+    PageSpec("hallucinations", "pages/5_Hallucinations.py", "Hallucinations", "Hallucinations"),
+    PageSpec("factuality", "pages/6_Factuality.py", "Factuality", "Factuality"),
+    PageSpec("bench", "pages/4_Benchmarks.py", "Benchmarks", "Benchmarks"),
+)
+"""Every page in the order of the sidebar's list; the overview is the default page."""
+
+
+def page(key: str) -> PageSpec:
+    """The page called ``key`` (``"explorer"``, ``"annotate"``, ...)."""
+    for spec in PAGES:
+        if spec.key == key:
+            return spec
+    raise KeyError(f"no dashboard page {key!r}; pages: {', '.join(p.key for p in PAGES)}")
+
+
+def pages() -> list[st.Page]:
+    """The ``st.Page`` of every page, for ``st.navigation``."""
+    return [
+        st.Page(
+            spec.path,
+            title=spec.title,
+            url_path=spec.url_path or None,
+            default=spec.url_path == "",
+        )
+        for spec in PAGES
+    ]
+
+
+def ensure_navigation() -> None:
+    """Run the page through ``app.py``'s navigation when Streamlit ran it on its own.
+
+    Until a process has run ``st.navigation`` once, Streamlit treats ``pages/`` beside
+    ``app.py`` as an old-style pages folder: a fresh server's first visitor who opens a page's
+    URL (``/Sample_explorer?run=1&item=3``) gets that file run directly, with the folder's
+    file names in the sidebar. Called first by every page: it turns that mode off and, on a
+    session's first run, reruns, so ``app.py`` runs and shows the same page (its URL and query
+    kept) under the navigation. Later runs never rerun (that would drop a button's click):
+    ``streamlit.testing`` turns the mode back on before every run of ``app.py``, and its pages
+    then run on their own, as they do outside ``app.py``.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    first = "_navigation_seen" not in st.session_state
+    st.session_state["_navigation_seen"] = True
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        if first:
+            st.rerun()
+
+
+def case_query(run_id: int, item_id: int) -> dict[str, str]:
+    """The query parameters that name one case (one answer of one run).
+
+    Examples
+    --------
+    >>> case_query(2, 17)
+    {'run': '2', 'item': '17'}
+    """
+    return {"run": str(int(run_id)), "item": str(int(item_id))}
+
+
+def case_url(key: str, run_id: int, item_id: int) -> str:
+    """The address of one case on page ``key``, relative to the server's root.
+
+    Examples
+    --------
+    >>> case_url("explorer", 2, 17)
+    '/Sample_explorer?run=2&item=17'
+    >>> case_url("annotate", 1, 3)
+    '/Annotate?run=1&item=3'
+    """
+    return f"/{page(key).url_path}?{urlencode(case_query(run_id, item_id))}"
+
+
+def case_link(
+    key: str,
+    label: str,
+    run_id: int,
+    item_id: int,
+    *,
+    icon: str | None = ":material/open_in_new:",
+    help: str | None = None,
+) -> None:
+    """A link to one case on page ``key``.
+
+    Under ``st.navigation`` it is an ``st.page_link`` (the session, alpha included, moves with
+    the user); where the page runs on its own (``streamlit run pages/...``, ``streamlit
+    .testing``) it is a Markdown link to :func:`case_url`. ``label`` is Markdown (escape any
+    name in it with :func:`dashboard.escape.md`).
+    """
+    spec = page(key)
+    try:
+        st.page_link(
+            str(spec.path),
+            label=label,
+            icon=icon,
+            query_params=case_query(run_id, item_id),
+            help=help,
+        )
+    except StreamlitPageNotFoundError:  # not under st.navigation: no page to link in-app
+        st.markdown(f"[{label}]({case_url(key, run_id, item_id)})", help=help)

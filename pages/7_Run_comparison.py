@@ -1,0 +1,133 @@
+"""Run comparison: two runs that answered the same questions, question by question."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, compare, data, navigation, views, widgets
+from dashboard.escape import code, md
+from s3kg_core.stages.results import reblend
+
+widgets.page_setup("Run comparison")
+controls = widgets.sidebar()
+if controls.signature is None:
+    st.info(f"Nothing is scored yet: {code(f's3kg score --db {controls.path}')}.")
+    st.stop()
+
+frame = reblend(
+    data.load_components(controls.path, controls.stamp, controls.signature), controls.alpha
+)
+runs = data.load_runs(controls.path, controls.stamp)
+runs = runs[runs["run_id"].isin(frame["run_id"].unique())]
+pairs = compare.comparable_pairs(frame)
+if not pairs:
+    st.info(
+        "No two scored runs answered the same questions. Collect a second run of a dataset "
+        "(another model or temperature) and score it to compare them here."
+    )
+    st.stop()
+
+names = {run_id: label for label, run_id in views.run_choices(runs).items()}
+first = compare.default_pair(runs, pairs)
+assert first is not None
+with_partners = {str(a): names[a] for a in sorted({a for a, _ in pairs}) if a in names}
+cols = st.columns(2)
+with cols[0]:
+    run_a = int(
+        widgets.keyed_selectbox(
+            "Run A (the baseline)", with_partners, key="compare_a", default=str(first[0])
+        )
+    )
+with cols[1]:
+    run_b = int(
+        widgets.keyed_selectbox(
+            "Run B (compared with A)",
+            {str(b): names[b] for b in compare.partners(pairs, run_a) if b in names},
+            key="compare_b",
+            default=str(first[1]),
+        )
+    )
+
+deltas = compare.question_deltas(
+    frame, run_a, run_b, data.item_questions(controls.path, controls.stamp)
+)
+worse = int((deltas["d_cus"] < 0).sum())
+better = int((deltas["d_cus"] > 0).sum())
+cols = st.columns(5)
+cols[0].metric("Shared questions", len(deltas))
+cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
+cols[2].metric(
+    "Mean CUS · B",
+    f"{deltas['cus_b'].mean():.3f}",
+    delta=f"{deltas['d_cus'].mean():+.3f}",
+    help="Delta: B minus A.",
+)
+cols[3].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
+cols[4].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
+
+table = deltas.assign(
+    explorer_a=[navigation.case_url("explorer", run_a, i) for i in deltas["item_id"]],
+    explorer_b=[navigation.case_url("explorer", run_b, i) for i in deltas["item_id"]],
+)
+left, right = st.columns([5, 2])
+with left:
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        height="auto" if len(table) <= 10 else 390,
+        column_order=[
+            "ext_id", "question", "d_cus", "d_gold_sim", "d_ctx_sim", "explorer_a", "explorer_b",
+            "cus_a", "cus_b",
+        ],
+        column_config={
+            "ext_id": st.column_config.TextColumn("item", width="small"),
+            "question": st.column_config.TextColumn("question", width="medium"),
+            "d_cus": st.column_config.NumberColumn("ΔCUS", format="%+.3f", width="small"),
+            "d_gold_sim": st.column_config.NumberColumn("ΔGoldSim", format="%+.3f", width="small"),
+            "d_ctx_sim": st.column_config.NumberColumn("ΔCtxSim", format="%+.3f", width="small"),
+            "explorer_a": st.column_config.LinkColumn("in A", display_text="open A", width="small"),
+            "explorer_b": st.column_config.LinkColumn("in B", display_text="open B", width="small"),
+            "cus_a": st.column_config.NumberColumn("CUS A", format="%.3f", width="small"),
+            "cus_b": st.column_config.NumberColumn("CUS B", format="%.3f", width="small"),
+        },
+        key="compare_table",
+    )  # fmt: skip
+    st.caption(
+        f"Every shared question, biggest regression first (B minus A) at alpha "
+        f"{controls.alpha:g}; the links open the question in the Sample explorer."
+    )
+with right:
+    st.plotly_chart(charts.comparison_figure(deltas), width="stretch", key="compare_chart")
+
+st.subheader("Open a question in both runs")
+questions = {
+    str(r.item_id): f"ΔCUS {r.d_cus:+.3f} · {r.ext_id} · {r.question}" for r in deltas.itertuples()
+}
+item_id = int(
+    widgets.keyed_selectbox(
+        "Question (biggest regression first)",
+        questions,
+        key="compare_item",
+        help="The label's ΔCUS follows alpha; the chosen question stays.",
+    )
+)
+row = deltas[deltas["item_id"] == item_id].iloc[0]
+st.text(str(row["question"]))
+cols = st.columns(4)
+with cols[0]:
+    navigation.case_link(
+        "explorer", f"Sample explorer · A (CUS {row['cus_a']:.3f})", run_a, item_id
+    )
+with cols[1]:
+    navigation.case_link(
+        "explorer", f"Sample explorer · B (CUS {row['cus_b']:.3f})", run_b, item_id
+    )
+with cols[2]:
+    navigation.case_link("annotate", "Annotate · A", run_a, item_id)
+with cols[3]:
+    navigation.case_link("annotate", "Annotate · B", run_b, item_id)
+st.caption(
+    f"A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
+    f"{code(f'{controls.signature}|alpha:{controls.alpha:g}')}"
+)

@@ -1,0 +1,75 @@
+"""Tests of dashboard/navigation.py: the page list, case URLs and links between pages."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import dashboard.navigation as navigation_module
+from dashboard.navigation import PAGES, case_query, case_url, page
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_module_doctests_pass():
+    assert doctest.testmod(navigation_module).failed == 0
+
+
+def test_every_page_file_is_in_the_navigation_once_overview_first():
+    files = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "pages").glob("*.py"))
+    assert sorted(spec.file for spec in PAGES) == files
+    assert PAGES[0].key == "overview" and PAGES[0].url_path == ""
+    assert len({spec.url_path for spec in PAGES}) == len(PAGES)
+    assert len({spec.key for spec in PAGES}) == len(PAGES)
+
+
+def test_the_addresses_stay_what_links_and_bookmarks_use():
+    paths = {spec.key: spec.url_path for spec in PAGES}
+    assert paths["explorer"] == "Sample_explorer"
+    assert paths["tau"] == "Failure_analysis"
+    assert paths["annotate"] == "Annotate"
+    assert paths["compare"] == "Run_comparison"
+
+
+def test_a_case_is_a_url():
+    assert case_query(2, 17) == {"run": "2", "item": "17"}
+    assert case_url("explorer", 2, 17) == "/Sample_explorer?run=2&item=17"
+    assert case_url("annotate", 1, 3) == "/Annotate?run=1&item=3"
+    with pytest.raises(KeyError, match="no dashboard page 'nope'"):
+        page("nope")
+
+
+def _nav_app() -> None:
+    import streamlit as st
+
+    from dashboard import navigation
+
+    nav = st.navigation(
+        [st.Page(lambda: navigation.case_link("explorer", "open", 2, 17), title="Here")]
+        + [st.Page(s.path, title=s.title, url_path=s.url_path) for s in navigation.PAGES[2:3]]
+    )
+    nav.run()
+
+
+def test_case_links_are_page_links_under_the_navigation():
+    at = AppTest.from_function(_nav_app)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    (link,) = at.get("page_link")
+    assert (link.proto.page, link.proto.query_string) == ("Sample_explorer", "run=2&item=17")
+
+
+def _bare_app() -> None:
+    from dashboard import navigation
+
+    navigation.case_link("annotate", "annotate it", 1, 3)
+
+
+def test_case_links_fall_back_to_markdown_links_outside_the_navigation():
+    at = AppTest.from_function(_bare_app)
+    at.run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == ["[annotate it](/Annotate?run=1&item=3)"]
