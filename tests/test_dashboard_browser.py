@@ -325,6 +325,9 @@ def test_sample_explorer_shows_graphs_and_escapes_labels(
     assert question.input_value() == f"item {dashboard_db.xss_item}"
 
     iframes = page.locator('[data-testid="stMain"] [data-testid="stIFrame"]')
+    # The frontend mounts component iframes after the script has finished: on a loaded machine
+    # (a fresh-clone CI run beside other jobs) they were not there yet when counted at once.
+    iframes.nth(2).wait_for(state="attached", timeout=RENDER_MS)
     assert iframes.count() == 3, "gold, answer and context graphs"
     sources = [iframes.nth(i).get_attribute("srcdoc") or "" for i in range(3)]
     for src in sources[:2]:  # gold and answer KGs carry the payload, as JSON-escaped text
