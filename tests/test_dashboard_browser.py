@@ -296,7 +296,10 @@ def test_page_renders_without_exception(watched: Watched, server: Server, name: 
         assert alpha.count() == 0
     else:
         assert alpha.count() == 1
+    # charts and component iframes mount after the script ends: wait for them, then count
     if name == "failure_analysis":
+        main.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=RENDER_MS)
+        main.locator('[data-testid="stIFrame"]').nth(2).wait_for(timeout=RENDER_MS)
         assert main.locator('[data-testid="stPlotlyChart"]').count() >= 1
         assert main.locator('[data-testid="stIFrame"]').count() == 3
         # the case links to the explorer and to Annotate, both in-app page links
@@ -305,14 +308,17 @@ def test_page_renders_without_exception(watched: Watched, server: Server, name: 
             assert link.count() == 1, target
             assert re.search(r"\?run=\d+&item=\d+$", link.get_attribute("href") or "")
     elif name == "run_comparison":
+        main.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=RENDER_MS)
         assert main.locator('[data-testid="stPlotlyChart"]').count() == 1
         assert main.locator('a[href*="Sample_explorer?run="]').count() == 2
     elif name == "annotate":
         main.get_by_text("TAU's proposed alignments", exact=True).wait_for()
     elif name == "hallucinations":  # the flagged spans of the answer, and the answer KG
+        main.locator('[data-testid="stIFrame"]').first.wait_for(timeout=RENDER_MS)
         assert main.locator('[data-testid="stIFrame"]').count() >= 1
         assert main.locator("img[onerror], [onerror]").count() == 0
     elif name == "factuality":  # the demo evaluation's charts
+        main.locator('[data-testid="stPlotlyChart"]').nth(2).wait_for(timeout=RENDER_MS)
         assert main.locator('[data-testid="stPlotlyChart"]').count() >= 3
 
 
