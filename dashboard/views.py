@@ -1,9 +1,13 @@
-"""Rendering blocks the pages share: labels, the score strip, texts, the three graphs."""
+"""Rendering blocks the pages share: labels, the score strip, texts, the three graphs.
+
+The sample explorer's blocks (``explorer_*``) draw one question recomputed at a tau: its scores
+beside the stored ones, the linked graphs document and the texts with aligned entities marked.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -12,8 +16,14 @@ from dashboard import data
 from dashboard.graphs import alignment_colours, kg_html, legend_html
 from s3kg_core.kg import Triple
 
+if TYPE_CHECKING:
+    from dashboard.explorer import CaseScores
+
 __all__ = [
     "alignment_maps",
+    "explorer_graphs",
+    "explorer_scores",
+    "explorer_texts",
     "item_choices",
     "run_choices",
     "score_strip",
@@ -137,3 +147,97 @@ def three_graphs(
                 height=height,
             )
     st.markdown(legend_html(colours.answer), unsafe_allow_html=True)
+
+
+_SCORE_LABELS = (
+    ("GoldSim", "gold_sim", "S3KG of the answer KG against the gold KG"),
+    ("CtxSim", "ctx_sim", "S3KG of the answer KG against the context KG"),
+    ("CUS", "cus", "harmonic mean of GoldSim and CtxSim"),
+)
+
+
+def explorer_scores(
+    stored: pd.Series,
+    live: Mapping[str, float],
+    *,
+    alpha: float,
+    tau: float,
+    stored_tau: float,
+) -> None:
+    """GoldSim, CtxSim, CUS and the components at ``tau``, each beside its stored value.
+
+    ``stored`` is the answer's row of the re-blended components frame; ``live`` the same
+    numbers recomputed at ``tau`` (:meth:`dashboard.explorer.CaseScores.scores`).
+    """
+    same = abs(tau - stored_tau) < 1e-9
+    cols = st.columns([1, 1, 1, 1.25, 1.25])
+    for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
+        delta = None if same else round(live[key] - float(stored[key]), 3)
+        col.metric(
+            label,
+            f"{live[key]:.3f}",
+            delta=None if delta is None else f"{delta:+.3f}",
+            delta_color="off" if delta == 0 else "normal",
+            delta_description=None if same else f"stored {float(stored[key]):.3f}",
+            help=f"{help_text}, at tau {tau:g} and alpha {alpha:g}.",
+        )
+    for col, label, part in (
+        (cols[3], "S_WL gold / ctx", "s_wl"),
+        (cols[4], "S_SBERT gold / ctx", "s_sbert"),
+    ):
+        g, c = live[f"gold_{part}"], live[f"ctx_{part}"]
+        col.metric(
+            label,
+            f"{g:.2f} / {c:.2f}",
+            delta=None
+            if same
+            else f"stored {float(stored[f'gold_{part}']):.2f} / {float(stored[f'ctx_{part}']):.2f}",
+            delta_color="off",
+            delta_arrow="off",
+            help="Structural (WL) and embedding components; alpha blends them.",
+        )
+    statuses = {stored["gold_status"], stored["ctx_status"]} - {"ok"}
+    if statuses:
+        st.warning("Not scorable: " + ", ".join(sorted(statuses)))
+
+
+def explorer_graphs(
+    case: CaseScores, statuses: Mapping[str, str], *, show_all: bool
+) -> dict[str, Any]:
+    """The gold, answer and context KGs and the triple table, linked, in one frame.
+
+    Returns what was drawn: ``{"panels": ..., "rows": ..., "height": ...}`` (for tests).
+    """
+    from dashboard.explorer import TABLE_COLUMNS, linked_view
+    from dashboard.graphs import linked_graphs_html
+
+    panels, rows = linked_view(case, statuses, show_all=show_all)
+    doc = linked_graphs_html(
+        panels,
+        rows,
+        tau=case.tau,
+        columns=TABLE_COLUMNS,
+        hint=(
+            f"Same badge and colour = one answer entity and the gold / context entities it is "
+            f"aligned to at tau {case.tau:g}; grey = not aligned. Hover or click a node or a "
+            "table row to highlight it in all three graphs."
+        ),
+    )
+    st.iframe(doc.html, height=doc.height, alt="Gold, answer and context KGs, linked")
+    return {"panels": panels, "rows": rows, "height": doc.height}
+
+
+def explorer_texts(view: data.ItemView, case: CaseScores) -> None:
+    """Question, gold answer, model answer and context in tabs, aligned entities marked."""
+    from dashboard.explorer import mark_text, text_marks
+
+    tabs = st.tabs(["Gold answer", f"Model answer ({view.answer_status})", "Context", "Question"])
+    for tab, body, source in (
+        (tabs[0], view.gold, "gold"),
+        (tabs[1], view.answer, "answer"),
+        (tabs[2], view.context, "context"),
+        (tabs[3], f"[{view.ext_id}] {view.question}", None),
+    ):
+        with tab:
+            marked = mark_text(body or "(empty)", text_marks(case, source) if source else {})
+            st.html(f'<div style="white-space:pre-wrap;line-height:1.7">{marked}</div>')
