@@ -486,6 +486,7 @@ class LinkedStyle:
     scales: tuple[float, ...] = (1.15, 1.05, 0.97, 0.9)
     big_scales: tuple[float, ...] = (0.8, 0.7, 0.6, 0.5)
     max_nodes: int = 40
+    max_stretch: float = 2.0
     edge_px: float = 120.0
     margin_px: float = 8.0
     pad_px: int = 8
@@ -698,6 +699,7 @@ def linked_graphs_html(
             "bigScales": list(style.big_scales),
             "minScale": min(style.scales),
             "maxNodes": style.max_nodes,
+            "maxStretch": style.max_stretch,
             "margin": style.margin_px,
             "pad": style.pad_px,
             "gap": style.gap_px,

@@ -164,37 +164,40 @@ def explorer_scores(
     tau: float,
     stored_tau: float,
 ) -> None:
-    """GoldSim, CtxSim, CUS and the components at ``tau``, each beside its stored value.
+    """GoldSim, CtxSim, CUS and the components at ``tau``, each with its stored value below.
 
     ``stored`` is the answer's row of the re-blended components frame; ``live`` the same
-    numbers recomputed at ``tau`` (:meth:`dashboard.explorer.CaseScores.scores`).
+    numbers recomputed at ``tau`` (:meth:`dashboard.explorer.CaseScores.scores`). Every metric
+    always has its second line ("as stored" at the stored tau), so moving tau never changes
+    the block's height and nothing below it moves.
     """
     same = abs(tau - stored_tau) < 1e-9
-    cols = st.columns([1, 1, 1, 1.25, 1.25])
+    cols = st.columns([1, 1, 1, 1.3, 1.3])
     for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
-        delta = None if same else round(live[key] - float(stored[key]), 3)
+        was = float(stored[key])
+        change = round(live[key] - was, 3)
         col.metric(
             label,
             f"{live[key]:.3f}",
-            delta=None if delta is None else f"{delta:+.3f}",
-            delta_color="off" if delta == 0 else "normal",
-            delta_description=None if same else f"stored {float(stored[key]):.3f}",
-            help=f"{help_text}, at tau {tau:g} and alpha {alpha:g}.",
+            delta="as stored" if same else f"{change:+.3f} vs {was:.3f}",
+            delta_color="off" if same or change == 0 else "normal",
+            delta_arrow="off" if same or change == 0 else "auto",
+            help=f"{help_text}, at tau {tau:g} and alpha {alpha:g}; stored (tau "
+            f"{stored_tau:g}): {was:.3f}.",
         )
     for col, label, part in (
         (cols[3], "S_WL gold / ctx", "s_wl"),
         (cols[4], "S_SBERT gold / ctx", "s_sbert"),
     ):
         g, c = live[f"gold_{part}"], live[f"ctx_{part}"]
+        was_g, was_c = float(stored[f"gold_{part}"]), float(stored[f"ctx_{part}"])
         col.metric(
             label,
             f"{g:.2f} / {c:.2f}",
-            delta=None
-            if same
-            else f"stored {float(stored[f'gold_{part}']):.2f} / {float(stored[f'ctx_{part}']):.2f}",
+            delta="as stored" if same else f"vs {was_g:.2f} / {was_c:.2f}",
             delta_color="off",
             delta_arrow="off",
-            help="Structural (WL) and embedding components; alpha blends them.",
+            help="Structural (WL) and embedding components of GoldSim / CtxSim; alpha blends them.",
         )
     statuses = {stored["gold_status"], stored["ctx_status"]} - {"ok"}
     if statuses:

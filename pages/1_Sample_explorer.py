@@ -8,6 +8,7 @@ shows the same case.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import pandas as pd
@@ -19,6 +20,19 @@ from s3kg_core.stages.results import reblend
 
 RUN, ITEM, TAU = "explorer.run", "explorer.item", "explorer.tau"
 RANGE, ALL, LINK = "explorer.cus_range", "explorer.show_all", "explorer._link"
+PICKER = "explorer.item_picker"
+
+
+def picker_key(labels: dict[int, str]) -> str:
+    """The question picker's widget key: new whenever its labels change (alpha moves the CUS
+    in them), because Streamlit keeps showing a keyed selectbox's old label otherwise. The
+    chosen question itself lives in ``explorer.item``."""
+    digest = hashlib.sha1("\n".join(labels.values()).encode()).hexdigest()[:10]
+    return f"{PICKER}.{digest}"
+
+
+def picked(key: str) -> None:
+    st.session_state[ITEM] = st.session_state[key]
 
 
 def apply_link(runs: list[int]) -> None:
@@ -99,7 +113,7 @@ def main() -> None:
     st.session_state.setdefault(RANGE, (0.0, 1.0))
     st.session_state.setdefault(ALL, False)
 
-    top = st.columns([3, 5.6, 1, 1, 1], vertical_alignment="bottom")
+    top = st.columns([3, 5.4, 1, 1, 1.2], vertical_alignment="bottom")
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
     )
@@ -119,12 +133,15 @@ def main() -> None:
         if missing is not None and missing not in set(answers["item_id"]):
             st.warning(f"Question {missing} is not in this run; showing the lowest CUS first.")
         st.session_state[ITEM] = order[0]
+    key = picker_key(labels)
+    st.session_state[key] = st.session_state[ITEM]
     item_id = top[1].selectbox(
         f"Question ({len(order)}, lowest CUS first)",
         order,
         format_func=labels.__getitem__,
-        key=ITEM,
-        persist_state="session",
+        key=key,
+        on_change=picked,
+        args=(key,),
     )
     before, after = explorer.neighbours(order, item_id)
     top[2].button(
@@ -146,7 +163,7 @@ def main() -> None:
         help="The question with the next higher CUS",
     )
 
-    second = st.columns([2.2, 6.8], vertical_alignment="top")
+    second = st.columns([2, 7], vertical_alignment="top")
     with second[0]:
         tau = st.slider(
             f"tau (stored: {stored_tau:g})",

@@ -177,6 +177,8 @@
       ctx.moveTo(x + r, y); ctx.lineTo(x + w - r, y); ctx.arc(x + w - r, y + r, r, -Math.PI / 2, Math.PI / 2);
       ctx.lineTo(x + r, y + h); ctx.arc(x + r, y + r, r, Math.PI / 2, -Math.PI / 2);
       ctx.closePath();
+      const dim = p.state && p.state[id] === "dim";
+      ctx.globalAlpha = dim ? 0.35 : 1;
       ctx.fillStyle = n.colour;
       ctx.fill();
       ctx.lineWidth = 1.5;
@@ -184,6 +186,7 @@
       ctx.stroke();
       ctx.fillStyle = n.badgeInk;
       ctx.fillText(n.badgeText, x + w / 2, y + h / 2 + 0.5);
+      ctx.globalAlpha = 1;
     }
     ctx.restore();
   }
@@ -214,20 +217,24 @@
     const W = Math.max(p.container.clientWidth - 2 * O.pad, 50);
     const H = Math.max(p.container.clientHeight - 2 * O.pad, 50);
     const upright = H > W * 1.15;
-    const scales = O.scales.concat(p.panel.nodes.length > O.maxNodes ? O.bigScales : []);
+    // Layouts with room between the boxes (for the relation labels) at every scale first, then
+    // tightly packed rows; the first without overlaps wins.
+    const tries = [];
+    for (const scale of O.scales) tries.push([scale, "fill", 0], [scale, "rows", 0.72]);
+    for (const scale of O.scales) tries.push([scale, "rows", 0.86]);
+    for (const scale of O.scales) tries.push([scale, "rows", 1]);
+    if (p.panel.nodes.length > O.maxNodes) for (const scale of O.bigScales) tries.push([scale, "rows", 1]);
     let best = null;
-    for (const scale of scales) {
+    for (const [scale, how, share] of tries) {
       const Wc = W / scale, Hc = H / scale;
-      for (const how of [fill, rows]) {
-        const nodes = how(comps, Wc, Hc, upright);
-        const overlap = relax(nodes, Wc, Hc);
-        const tried = { scale: scale, nodes: nodes, overlap: overlap, Wc: Wc, Hc: Hc, how: how.name };
-        if (!best || (scale >= O.minScale && overlap < best.overlap) || overlap < best.overlap * 0.5) best = tried;
-        if (overlap === 0) break;
-      }
-      if (best.overlap === 0) break;
+      const nodes = how === "fill" ? fill(comps, Wc, Hc, upright) : rows(comps, Wc, Hc, upright, share);
+      const overlap = relax(nodes, Wc, Hc);
+      const tried = { scale: scale, nodes: nodes, overlap: overlap, Wc: Wc, Hc: Hc, how: how };
+      if (!best || (scale >= O.minScale && overlap < best.overlap) || overlap < best.overlap * 0.5) best = tried;
+      if (overlap === 0) break;
     }
     p.nodes.update(best.nodes.map(n => ({ id: n.id, x: n.x, y: n.y })));
+    bend(p, best.nodes);
     p.scale = best.scale;
     p.overlap = best.overlap;
     p.how = best.how;
@@ -262,18 +269,55 @@
       if (n.y < y0) { y0 = n.y; } if (n.y > y1) { y1 = n.y; }
       l = Math.max(l, n.l); r = Math.max(r, n.r); t = Math.max(t, n.t); b = Math.max(b, n.b);
     }
-    const fx = x1 > x0 ? Math.max(Wc - l - r, 0) / (x1 - x0) : 0;
-    const fy = y1 > y0 ? Math.max(Hc - t - b, 0) / (y1 - y0) : 0;
+    // ... but a small picture is not blown up: no edge grows past twice its skeleton length
+    const fx = x1 > x0 ? Math.min(Math.max(Wc - l - r, 0) / (x1 - x0), O.maxStretch) : 0;
+    const fy = y1 > y0 ? Math.min(Math.max(Hc - t - b, 0) / (y1 - y0), O.maxStretch) : 0;
+    const cx = (Wc - (x1 - x0) * fx) / 2, cy = (Hc - (y1 - y0) * fy) / 2;
     for (const n of all) {
-      n.x = x1 > x0 ? l + (n.x - x0) * fx : Wc / 2;
-      n.y = y1 > y0 ? t + (n.y - y0) * fy : Hc / 2;
+      n.x = cx + (n.x - x0) * fx;
+      n.y = cy + (n.y - y0) * fy;
     }
     return all;
   }
 
+  // An edge whose straight line would cross another node's box is drawn as a curve (the side
+  // alternates), so that it never runs through a label.
+  function bend(p, nodes) {
+    const at = {};
+    for (const n of nodes) at[n.id] = n;
+    const crosses = (a, b) => nodes.some(n => n !== a && n !== b && segmentHitsBox(a, b, n));
+    let side = 0;
+    const updates = [];
+    for (const e of p.panel.edges) {
+      if (e.smooth || e.selfReference) continue;
+      const a = at[e.from], b = at[e.to];
+      if (!a || !b || !crosses(a, b)) continue;
+      side += 1;
+      updates.push({ id: e.id, smooth: { enabled: true, type: side % 2 ? "curvedCW" : "curvedCCW", roundness: 0.35 } });
+    }
+    if (updates.length) p.edges.update(updates);
+  }
+
+  function segmentHitsBox(a, b, n) {
+    // Liang-Barsky clipping of a -> b against n's box (a little smaller than the margin box)
+    const l = n.x - n.l + O.margin / 2, r = n.x + n.r - O.margin / 2;
+    const t = n.y - n.t + O.margin / 2, bt = n.y + n.b - O.margin / 2;
+    const dx = b.x - a.x, dy = b.y - a.y;
+    let u0 = 0, u1 = 1;
+    for (const [pp, q] of [[-dx, a.x - l], [dx, r - a.x], [-dy, a.y - t], [dy, bt - a.y]]) {
+      if (pp === 0) { if (q < 0) return false; continue; }
+      const u = q / pp;
+      if (pp < 0) { if (u > u1) return false; if (u > u0) u0 = u; }
+      else { if (u < u0) return false; if (u < u1) u1 = u; }
+    }
+    return u0 < u1;
+  }
+
   // Dense pictures: the nodes in rows, read off the skeleton top to bottom and left to right
-  // (each component of more than three nodes on rows of its own), spread over the frame.
-  function rows(comps, Wc, Hc, upright) {
+  // (each component of more than three nodes on rows of its own), a row filled up to share of
+  // the frame's width, the rows and the boxes in each spread over the frame.
+  function rows(comps, Wc, Hc, upright, share) {
+    const limit = Wc * share;
     const lines = [];
     let line = null;
     for (const comp of comps) {
@@ -293,7 +337,7 @@
         band.sort((a, b) => a.sx - b.sx);
         for (const n of band) {
           const w = n.l + n.r;
-          if (line.nodes.length && line.w + w > Wc) { line = { nodes: [], w: 0, h: 0 }; lines.push(line); }
+          if (line.nodes.length && line.w + w > limit) { line = { nodes: [], w: 0, h: 0 }; lines.push(line); }
           line.nodes.push(n);
           line.w += w;
           line.h = Math.max(line.h, n.t + n.b);
@@ -433,7 +477,11 @@
       if (f && f.row === null) {
         for (const e of p.panel.edges) if (hotN.has(e.from) || hotN.has(e.to)) { near.add(e.from); near.add(e.to); }
       }
-      p.nodes.update(p.panel.nodes.map(n => nodeStyle(n, !f ? "normal" : hotN.has(n.id) ? "hot" : near.has(n.id) ? "normal" : "dim")));
+      p.state = {};
+      for (const n of p.panel.nodes) {
+        p.state[n.id] = !f ? "normal" : hotN.has(n.id) ? "hot" : near.has(n.id) ? "normal" : "dim";
+      }
+      p.nodes.update(p.panel.nodes.map(n => nodeStyle(n, p.state[n.id])));
       p.edges.update(p.panel.edges.map(e => {
         let state = "normal";
         if (f) {
