@@ -4,19 +4,21 @@ vis-network's physics moves nodes on every load and ignores labels, so a dense K
 labels piled on each other and a different picture each time. This module places the nodes once,
 in Python, so that the picture is the same on every load and does not move when a slider moves:
 
-1. every weakly connected component is laid out on its own (Kamada-Kawai, which starts from a
-   circle and has no random state; components of one or two nodes are placed directly);
-2. edges are scaled to a length that leaves room for the relation labels, and overlapping label
-   boxes are pushed apart (each node's box is its dot plus its wrapped label below it, estimated
-   from the label's length, see :func:`label_box`);
-3. components are packed in shelves, largest first, for a frame of a given aspect ratio.
+1. every weakly connected component is laid out on its own: a *skeleton* (Kamada-Kawai up to 20
+   nodes, which starts from a circle and has no random state; a seeded spring layout above, as
+   Kamada-Kawai's time grows fast; one or two nodes are placed directly), turned so that its
+   longest axis is horizontal, edges scaled to a length that leaves room for relation labels;
+2. components are packed in shelves, largest first, for a frame of a given aspect ratio, each
+   node's box estimated from its label (:func:`label_box`).
 
 A node is drawn as its label inside a small rectangle (vis-network's ``box`` shape): the most
 compact way to show a label, so a frame holds more nodes at a legible size.
 
-The browser repeats step 3 with the label boxes vis-network actually measured and the real size of
-its frame (see :mod:`dashboard.graphs`), so the packing here is a good start, not the final word.
-This module imports neither streamlit nor vis-network.
+The browser takes the skeletons from here and does the rest with the label boxes vis-network
+measured and the real size of its frame: it fills the frame, pushes overlapping boxes apart and
+picks the largest scale at which nothing overlaps (see :mod:`dashboard.graphs`). The packing here
+is the picture's first position, and the room it needs. This module imports neither streamlit
+nor vis-network.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ __all__ = ["Box", "GraphLayout", "label_box", "layout_graph", "pack_components",
 CHAR_EM = 0.55
 #: Line height of a wrapped label, in font sizes.
 LINE_EM = 1.25
+#: Components up to this size get a Kamada-Kawai skeleton, larger ones a seeded spring layout.
+_KK_NODES = 20
 
 
 @dataclass(frozen=True)
@@ -64,9 +68,8 @@ class GraphLayout:
     component
         Node id -> index of its component (0 is the largest).
     relative
-        Node id -> ``(x, y)`` of the component's skeleton (Kamada-Kawai, edges ``edge_px``
-        long, longest axis horizontal) relative to its centroid, before overlaps are removed:
-        what the browser squeezes or spreads, separates and packs for its frame.
+        Node id -> ``(x, y)`` of the component's skeleton (edges about ``edge_px`` long,
+        longest axis horizontal) relative to its centroid: what the browser fits to its frame.
     width, height
         Size of the packed picture including label boxes, in canvas pixels.
     area
@@ -168,7 +171,7 @@ def layout_graph(
     edge_px
         Target length of an edge, in canvas pixels (room for its relation label).
     margin_px
-        Space kept between two node boxes.
+        Space kept between two components.
     aspect
         Width / height of the frame the components are packed for.
 
@@ -194,19 +197,15 @@ def layout_graph(
             adjacency[b].add(a)
     components = _components(list(order), adjacency)
     relative: dict[str, tuple[float, float]] = {}
-    separated: dict[str, tuple[float, float]] = {}
     component: dict[str, int] = {}
     for index, members in enumerate(components):
         skeleton = _upright(_place_component(members, adjacency, order, edge_px), members)
         sx = sum(x for x, _ in skeleton.values()) / len(skeleton)
         sy = sum(y for _, y in skeleton.values()) / len(skeleton)
-        placed = _separate(skeleton, boxes, margin_px)
-        cx, cy = _centre(placed, boxes)
         for n in members:
             relative[n] = (skeleton[n][0] - sx, skeleton[n][1] - sy)
-            separated[n] = (placed[n][0] - cx, placed[n][1] - cy)
             component[n] = index
-    groups = [[(n, separated[n], boxes[n]) for n in members] for members in components]
+    groups = [[(n, relative[n], boxes[n]) for n in members] for members in components]
     positions, width, height = pack_components(groups, aspect=aspect, gap=2 * margin_px)
     area = 0.0
     for group in groups:
@@ -310,7 +309,10 @@ def _place_component(
     graph.add_edges_from(
         (a, b) for a in members for b in sorted(adjacency[a], key=order.__getitem__) if a < b
     )
-    raw = nx.kamada_kawai_layout(graph)
+    if len(members) <= _KK_NODES:
+        raw = nx.kamada_kawai_layout(graph)
+    else:
+        raw = nx.spring_layout(graph, seed=7, iterations=100)
     # scale so that the median edge has the target length
     lengths = sorted(
         math.dist(raw[a], raw[b]) for a, b in graph.edges if math.dist(raw[a], raw[b]) > 0
@@ -341,57 +343,6 @@ def _upright(
     if out[members[0]][0] > 0:  # the first node on the left
         out = {n: (-x, -y) for n, (x, y) in out.items()}
     return {n: (round(x, 6), round(y, 6)) for n, (x, y) in out.items()}
-
-
-def _separate(
-    placed: dict[str, tuple[float, float]],
-    boxes: Mapping[str, Box],
-    margin: float,
-    rounds: int = 200,
-) -> dict[str, tuple[float, float]]:
-    """Push overlapping boxes apart along the axis where they overlap least (deterministic)."""
-    names = list(placed)
-    pos = {n: list(placed[n]) for n in names}
-    for _ in range(rounds):
-        moved = False
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                ax, ay = pos[a]
-                bx, by = pos[b]
-                ba, bb = boxes[a], boxes[b]
-                # overlap of [ax - l, ax + r] with [bx - l, bx + r], and the same vertically
-                over_x = min(ax + ba.right, bx + bb.right) - max(ax - ba.left, bx - bb.left)
-                over_y = min(ay + ba.bottom, by + bb.bottom) - max(ay - ba.top, by - bb.top)
-                over_x += margin
-                over_y += margin
-                if over_x <= 0 or over_y <= 0:
-                    continue
-                moved = True
-                if over_x * 0.6 <= over_y:  # sideways is cheaper for wide labels
-                    shift = over_x / 2 * (1 if bx >= ax else -1)
-                    if bx == ax:
-                        shift = over_x / 2
-                    pos[a][0] -= shift
-                    pos[b][0] += shift
-                else:
-                    shift = over_y / 2 * (1 if by >= ay else -1)
-                    if by == ay:
-                        shift = over_y / 2
-                    pos[a][1] -= shift
-                    pos[b][1] += shift
-        if not moved:
-            break
-    return {n: (pos[n][0], pos[n][1]) for n in names}
-
-
-def _centre(
-    placed: Mapping[str, tuple[float, float]], boxes: Mapping[str, Box]
-) -> tuple[float, float]:
-    left = min(x - boxes[n].left for n, (x, _) in placed.items())
-    right = max(x + boxes[n].right for n, (x, _) in placed.items())
-    top = min(y - boxes[n].top for n, (_, y) in placed.items())
-    bottom = max(y + boxes[n].bottom for n, (_, y) in placed.items())
-    return (left + right) / 2, (top + bottom) / 2
 
 
 def _extent(members: Sequence[tuple[str, tuple[float, float], Box]]) -> tuple[float, ...]:

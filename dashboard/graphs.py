@@ -471,10 +471,12 @@ class LinkedStyle:
     """Sizes of the linked document, in CSS pixels at scale 1 (see :func:`linked_graphs_html`).
 
     The browser draws each picture at the largest of ``scales`` at which its labels fit the
-    frame without overlapping, and never below the smallest of them, so node labels show at
-    ``node_font * min(scales)`` pixels or more and edge labels at ``edge_font * min(scales)``:
-    12.6 and 10.8 px with the defaults. Only a picture of more than ``max_nodes`` nodes (a whole
-    KG the user asked for) may go down to ``big_scales``.
+    frame without overlapping (boxes with room between them first, then tightly packed rows),
+    as a last resort at ``last_scale`` with the fewest overlaps, never smaller: node labels show
+    at ``node_font * last_scale`` pixels or more and edge labels at ``edge_font * last_scale``,
+    12.04 and 10.3 px with the defaults (12.6 and 10.8 px wherever ``min(scales)`` suffices).
+    Only a picture of more than ``max_nodes`` nodes (a whole KG the user asked for) may go down
+    to ``big_scales``.
     """
 
     node_font: int = 14
@@ -484,6 +486,7 @@ class LinkedStyle:
     edge_wrap: int = 110
     canvas_px: int = 470
     scales: tuple[float, ...] = (1.15, 1.05, 0.97, 0.9)
+    last_scale: float = 0.86
     big_scales: tuple[float, ...] = (0.8, 0.7, 0.6, 0.5)
     max_nodes: int = 40
     max_stretch: float = 2.0
@@ -698,6 +701,7 @@ def linked_graphs_html(
             "scales": list(style.scales),
             "bigScales": list(style.big_scales),
             "minScale": min(style.scales),
+            "lastScale": style.last_scale,
             "maxNodes": style.max_nodes,
             "maxStretch": style.max_stretch,
             "margin": style.margin_px,

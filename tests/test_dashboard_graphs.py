@@ -370,8 +370,9 @@ def test_linked_document_widths_follow_the_room_labels_need() -> None:
     shares = [p["share"] for p in data["panels"]]  # type: ignore[attr-defined,index]
     assert shares[0] == LINKED_STYLE.min_share and shares[1] == pytest.approx(0.8)
     options = data["options"]
-    assert options["minScale"] * options["nodeFont"] >= 12  # type: ignore[index]
-    assert options["minScale"] * options["edgeFont"] >= 10  # type: ignore[index]
+    assert options["lastScale"] * options["nodeFont"] >= 12  # type: ignore[index]
+    assert options["lastScale"] * options["edgeFont"] >= 10  # type: ignore[index]
+    assert options["lastScale"] <= options["minScale"]  # type: ignore[index]
 
 
 def test_linked_document_height_makes_room_for_the_table() -> None:

@@ -4,7 +4,7 @@
  * vis-network's canvas, never as markup. Nothing is loaded from the network.
  *
  * For tests and benchmarks: window.s3kgNetworks (panel key -> vis.Network), window.s3kg with
- * ready (true once every picture is placed), focusNode(panel, id), focusRow(i), clear(),
+ * data (the data above), ready (true once every picture is placed), focusNode(panel, id), focusRow(i), clear(),
  * highlighted() (panel key -> ids of highlighted nodes), rows() (indices of highlighted rows) and
  * metrics() (scale, font sizes and every node's box on screen, from vis-network's own numbers).
  */
@@ -20,6 +20,7 @@
 
   window.s3kgNetworks = {};
   window.s3kg = {
+    data: D,
     ready: false,
     readyAt: null,
     focusNode: (panel, id) => { sticky = nodeFocus(panel, id); apply(); },
@@ -223,6 +224,7 @@
     for (const scale of O.scales) tries.push([scale, "fill", 0], [scale, "rows", 0.72]);
     for (const scale of O.scales) tries.push([scale, "rows", 0.86]);
     for (const scale of O.scales) tries.push([scale, "rows", 1]);
+    tries.push([O.lastScale, "rows", 1]);
     if (p.panel.nodes.length > O.maxNodes) for (const scale of O.bigScales) tries.push([scale, "rows", 1]);
     let best = null;
     for (const [scale, how, share] of tries) {
@@ -230,7 +232,7 @@
       const nodes = how === "fill" ? fill(comps, Wc, Hc, upright) : rows(comps, Wc, Hc, upright, share);
       const overlap = relax(nodes, Wc, Hc);
       const tried = { scale: scale, nodes: nodes, overlap: overlap, Wc: Wc, Hc: Hc, how: how };
-      if (!best || (scale >= O.minScale && overlap < best.overlap) || overlap < best.overlap * 0.5) best = tried;
+      if (!best || (scale >= O.lastScale && overlap < best.overlap) || overlap < best.overlap * 0.5) best = tried;
       if (overlap === 0) break;
     }
     p.nodes.update(best.nodes.map(n => ({ id: n.id, x: n.x, y: n.y })));
