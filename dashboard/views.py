@@ -1,4 +1,4 @@
-"""Rendering blocks the pages share: labels, the score strip, texts, the three graphs.
+"""Rendering blocks the pages share: labels, texts, the three graphs, the explorer's blocks.
 
 The sample explorer's blocks (``explorer_*``) draw one question recomputed at a tau: its scores
 beside the stored ones, the linked graphs document and the texts with aligned entities marked.
@@ -20,13 +20,11 @@ if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
 
 __all__ = [
-    "alignment_maps",
     "explorer_graphs",
     "explorer_scores",
     "explorer_texts",
     "item_choices",
     "run_choices",
-    "score_strip",
     "texts",
     "three_graphs",
 ]
@@ -54,20 +52,6 @@ def item_choices(answers: pd.DataFrame) -> dict[str, int]:
     return {f"item {int(r.item_id)}": int(r.item_id) for r in answers.itertuples()}
 
 
-def score_strip(row: pd.Series, alpha: float) -> None:
-    """GoldSim, CtxSim, CUS and their components for one answer."""
-    cols = st.columns(5)
-    cols[0].metric("GoldSim", f"{row['gold_sim']:.3f}")
-    cols[1].metric("CtxSim", f"{row['ctx_sim']:.3f}")
-    cols[2].metric("CUS", f"{row['cus']:.3f}")
-    cols[3].metric("S_WL gold / ctx", f"{row['gold_s_wl']:.2f} / {row['ctx_s_wl']:.2f}")
-    cols[4].metric("S_SBERT gold / ctx", f"{row['gold_s_sbert']:.2f} / {row['ctx_s_sbert']:.2f}")
-    statuses = {row["gold_status"], row["ctx_status"]} - {"ok"}
-    if statuses:
-        st.warning("Not scorable: " + ", ".join(sorted(statuses)))
-    st.caption(f"alpha {alpha:g} (sidebar)")
-
-
 def texts(view: data.ItemView) -> None:
     """Question, then context, gold answer and model answer side by side (as plain text)."""
     st.markdown("**Question**")
@@ -86,31 +70,6 @@ def texts(view: data.ItemView) -> None:
 def _triples(view: data.ItemView, source: str) -> tuple[Triple, ...]:
     kg = view.kgs.get(source)
     return kg.triples if kg is not None else ()
-
-
-def alignment_maps(
-    controls: Any, view: data.ItemView, config: dict[str, Any], tau: float
-) -> tuple[dict[str, str | None], dict[str, str | None], str]:
-    """Entity maps answer -> gold and answer -> context, stored or recomputed at ``tau``."""
-    stored = abs(tau - float(config["tau"])) < 1e-9
-    if stored and view.details:
-        return (
-            view.details.get("gold", {}).get("entity_map", {}),
-            view.details.get("context", {}).get("entity_map", {}),
-            f"Alignment as stored (tau {tau:g}).",
-        )
-    encoder = data.encoder_of(controls.path, controls.stamp, controls.signature)
-    cfg = {**config, "tau": tau}
-    answer = _triples(view, "answer")
-    gold = data.realign(controls.path, encoder, cfg, answer, _triples(view, "gold"))
-    ctx = data.realign(controls.path, encoder, cfg, answer, _triples(view, "context"))
-    return (
-        gold.entity_map,
-        ctx.entity_map,
-        f"Alignment recomputed at tau {tau:g} from stored embeddings: GoldSim components "
-        f"S_WL {gold.s_wl:.3f}, S_SBERT {gold.s_sbert:.3f}; CtxSim S_WL {ctx.s_wl:.3f}, "
-        f"S_SBERT {ctx.s_sbert:.3f}.",
-    )
 
 
 def three_graphs(
