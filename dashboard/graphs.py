@@ -606,6 +606,7 @@ def linked_graphs_html(
     tau: float,
     hint: str = "",
     columns: Sequence[tuple[str, str]] = (),
+    state_key: str = "",
     style: LinkedStyle = LINKED_STYLE,
 ) -> LinkedDocument:
     """Render pictures side by side and a triple table as one offline, linked HTML document.
@@ -630,6 +631,10 @@ def linked_graphs_html(
     columns
         ``(header, tooltip)`` of the table: number, answer triple, then gold triple, cosine,
         aligned, then context triple, cosine, aligned.
+    state_key
+        Names the case (``"run:item"``): a node or row clicked in a document is clicked again
+        in the next document with the same key (the browser tab's ``sessionStorage``), so a
+        new tau keeps the highlight. Empty: nothing is kept.
     style
         Sizes.
 
@@ -691,6 +696,7 @@ def linked_graphs_html(
         "rows": [{"links": r.links, "matches": r.matches} for r in rows],
         "columns": [list(c) for c in columns],
         "tau": f"{tau:g}",
+        "stateKey": state_key,
         "options": {
             "nodeFont": style.node_font,
             "edgeFont": style.edge_font,

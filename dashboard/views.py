@@ -164,7 +164,7 @@ def explorer_scores(
 
 
 def explorer_graphs(
-    case: CaseScores, statuses: Mapping[str, str], *, show_all: bool
+    case: CaseScores, statuses: Mapping[str, str], *, show_all: bool, state_key: str = ""
 ) -> dict[str, Any]:
     """The gold, answer and context KGs and the triple table, linked, in one frame.
 
@@ -179,6 +179,7 @@ def explorer_graphs(
         rows,
         tau=case.tau,
         columns=TABLE_COLUMNS,
+        state_key=state_key,
         hint=(
             f"Same badge and colour = one answer entity and the gold / context entities it is "
             f"aligned to at tau {case.tau:g}; grey = not aligned. Hover or click a node or a "

@@ -199,7 +199,9 @@ def main() -> None:
     statuses: dict[str, Any] = {s: kg.status for s, kg in view.kgs.items()}
     for source in explorer.SOURCES:
         statuses.setdefault(source, "not extracted")
-    views.explorer_graphs(case, statuses, show_all=bool(show_all))
+    views.explorer_graphs(
+        case, statuses, show_all=bool(show_all), state_key=f"{int(run_id)}:{int(item_id)}"
+    )
     notes = st.columns([1, 5])
     notes[0].caption(f"alpha {controls.alpha:g} (sidebar)")
     how = "as stored" if abs(tau - stored_tau) < 1e-9 else "recomputed (deltas: against the stored)"

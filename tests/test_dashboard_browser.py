@@ -555,6 +555,24 @@ def test_explorer_hover_and_rows_highlight_partners_in_all_three_graphs(
         )
         assert {triple[0], triple[2]} <= set(lit[key]), (key, triple, lit[key])
     assert frame.evaluate("() => window.s3kg.rows()") == [0]
+
+    # tau moves: a new document, the same positions, the clicked row still picked
+    before = frame.evaluate("() => window.s3kgNetworks.context.getPositions()")
+    slider = page.locator('[data-testid="stMain"]').get_by_role("slider").first
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('iframe')].some(f => f.contentWindow"
+        " && f.contentWindow.s3kg && f.contentWindow.s3kg.ready"
+        " && f.contentWindow.s3kg.data.tau === '0.66')",
+        timeout=RENDER_MS,
+    )
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert page.url.endswith("tau=0.66")
+    frame = graph_frame(page)
+    assert frame.evaluate("() => window.s3kgNetworks.context.getPositions()") == before
+    assert frame.evaluate("() => window.s3kg.rows()") == [0]
+    assert frame.evaluate("() => window.s3kg.sticky()") == "row:0"
     assert_clean(explorer, demo_server, "explorer hover")
 
 

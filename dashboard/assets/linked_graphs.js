@@ -24,6 +24,7 @@
     ready: false,
     readyAt: null,
     focusNode: (panel, id) => { sticky = nodeFocus(panel, id); apply(); },
+    sticky: () => (sticky ? sticky.id : null),
     focusRow: (i) => { sticky = rowFocus(i); apply(); },
     clear: () => { sticky = null; transient = null; apply(); },
     highlighted: () => {
@@ -469,7 +470,33 @@
     return out;
   }
 
+  // A clicked node or row survives a new document of the same case (tau moved): it is kept in
+  // the tab's sessionStorage under the case's key.
+  function remember() {
+    if (!D.stateKey) return;
+    try {
+      const key = "s3kg.focus." + D.stateKey;
+      if (!sticky) sessionStorage.removeItem(key);
+      else sessionStorage.setItem(key, JSON.stringify(sticky.row !== null ? { row: sticky.row } : { node: sticky.id }));
+    } catch (e) { /* storage may be unavailable: nothing to keep */ }
+  }
+
+  function restore() {
+    if (!D.stateKey) return;
+    try {
+      const saved = JSON.parse(sessionStorage.getItem("s3kg.focus." + D.stateKey) || "null");
+      if (saved && typeof saved.row === "number" && saved.row < D.rows.length) sticky = rowFocus(saved.row);
+      if (saved && typeof saved.node === "string") {
+        const [, key, ...rest] = saved.node.split(":");
+        const id = rest.join(":");
+        if (panels[key] && panels[key].byId[id]) sticky = nodeFocus(key, id);
+      }
+      if (sticky) apply();
+    } catch (e) { /* nothing to restore */ }
+  }
+
   function apply() {
+    remember();
     const f = transient || sticky;
     for (const key of Object.keys(panels)) {
       const p = panels[key];
@@ -614,6 +641,7 @@
 
   function markReady() {
     if (readyCount < D.panels.length || window.s3kg.ready) return;
+    restore();
     window.s3kg.ready = true;
     window.s3kg.readyAt = performance.now();
   }
