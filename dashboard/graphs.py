@@ -498,6 +498,7 @@ class LinkedStyle:
     row_px: int = 27
     doc_width_px: int = 980
     min_share: float = 0.2
+    empty_share: float = 0.12
     font_face: str = "Arial, Liberation Sans, Helvetica, sans-serif"
 
 
@@ -667,7 +668,7 @@ def linked_graphs_html(
     for panel in panels:
         prepared.append(_prepare_panel(panel, style))
         needs.append(_need(panel, style))
-    shares = _shares(needs, style.min_share)
+    shares = _shares(needs, style.min_share, [not p.nodes for p in panels], style.empty_share)
     for (nodes, layout), share, panel in zip(prepared, shares, panels, strict=True):
         aspect = share * style.doc_width_px / style.canvas_px
         positions = _repack(layout, nodes, style, aspect) if nodes else {}
@@ -838,23 +839,33 @@ def _need(panel: GraphPanel, style: LinkedStyle) -> float:
     return total
 
 
-def _shares(needs: Sequence[float], floor: float) -> list[float]:
-    """Width shares in proportion to need, none below ``floor``; they sum to 1."""
+def _shares(
+    needs: Sequence[float],
+    floor: float,
+    empty: Sequence[bool] = (),
+    empty_share: float = 0.0,
+) -> list[float]:
+    """Width shares in proportion to need; they sum to 1.
+
+    None is below ``floor``, or ``empty_share`` for a panel with nothing to draw.
+    """
     if not needs:
         return []
+    floors = [empty_share if i < len(empty) and empty[i] else floor for i in range(len(needs))]
     total = sum(needs)
     if total <= 0:
-        return [1.0 / len(needs)] * len(needs)
+        return [round(1.0 / len(needs), 4)] * len(needs)
     shares = [n / total for n in needs]
     for _ in range(len(shares)):
-        low = [i for i, s in enumerate(shares) if s < floor]
+        low = [i for i, s in enumerate(shares) if s < floors[i]]
         if not low:
             break
         rest = [i for i in range(len(shares)) if i not in low]
-        fixed = floor * len(low)
+        fixed = sum(floors[i] for i in low)
         rest_total = sum(needs[i] for i in rest) or 1.0
         shares = [
-            floor if i in low else (1 - fixed) * needs[i] / rest_total for i in range(len(needs))
+            floors[i] if i in low else (1 - fixed) * needs[i] / rest_total
+            for i in range(len(needs))
         ]
     return [round(s, 4) for s in shares]
 

@@ -131,18 +131,31 @@ def explorer_scores(
     the block's height and nothing below it moves.
     """
     same = abs(tau - stored_tau) < 1e-9
+    gold, ctx = str(stored["gold_status"]), str(stored["ctx_status"])
+    unscorable = {
+        "gold_sim": _unscorable(gold, "gold"),
+        "ctx_sim": _unscorable(ctx, "context"),
+        "cus": _unscorable(gold if gold != "ok" else ctx, "gold" if gold != "ok" else "context"),
+    }
     cols = st.columns([1, 1, 1, 1.3, 1.3])
     for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
         was = float(stored[key])
         change = round(live[key] - was, 3)
+        if unscorable[key]:  # the reason in the second line: the block keeps its height
+            delta, colour, arrow = unscorable[key], "orange", "off"
+        elif same:
+            delta, colour, arrow = "as stored", "off", "off"
+        else:
+            delta = f"{change:+.3f} vs {was:.3f}"
+            colour, arrow = ("off", "off") if change == 0 else ("normal", "auto")
         col.metric(
             label,
             f"{live[key]:.3f}",
-            delta="as stored" if same else f"{change:+.3f} vs {was:.3f}",
-            delta_color="off" if same or change == 0 else "normal",
-            delta_arrow="off" if same or change == 0 else "auto",
+            delta=delta,
+            delta_color=colour,
+            delta_arrow=arrow,
             help=f"{help_text}, at tau {tau:g} and alpha {alpha:g}; stored (tau "
-            f"{stored_tau:g}): {was:.3f}.",
+            f"{stored_tau:g}): {was:.3f}. Status: gold {gold}, context {ctx}.",
         )
     for col, label, part in (
         (cols[3], "S_WL gold / ctx", "s_wl"),
@@ -158,9 +171,17 @@ def explorer_scores(
             delta_arrow="off",
             help="Structural (WL) and embedding components of GoldSim / CtxSim; alpha blends them.",
         )
-    statuses = {stored["gold_status"], stored["ctx_status"]} - {"ok"}
-    if statuses:
-        st.warning("Not scorable: " + ", ".join(sorted(statuses)))
+
+
+def _unscorable(status: str, other: str) -> str:
+    """A short reason for a 0 score ("" when scored): it must fit under a metric."""
+    reasons = {
+        "ok": "",
+        "empty_kg_1": "answer KG empty",
+        "empty_kg_2": f"{other} KG empty",
+        "empty_kgs": "both KGs empty",
+    }
+    return reasons.get(status, status[:18])
 
 
 def explorer_graphs(

@@ -296,7 +296,9 @@
       const a = at[e.from], b = at[e.to];
       if (!a || !b || !crosses(a, b)) continue;
       side += 1;
-      updates.push({ id: e.id, smooth: { enabled: true, type: side % 2 ? "curvedCW" : "curvedCCW", roundness: 0.35 } });
+      // a bulge of about 45 px, whatever the edge's length, so that a curve stays near its ends
+      const roundness = Math.min(0.35, Math.max(0.08, 45 / Math.hypot(b.x - a.x, b.y - a.y)));
+      updates.push({ id: e.id, smooth: { enabled: true, type: side % 2 ? "curvedCW" : "curvedCCW", roundness: roundness } });
     }
     if (updates.length) p.edges.update(updates);
   }
