@@ -1,4 +1,4 @@
-"""Benchmark the dashboard: cold start, the alpha slider on many answers, three 50-node graphs.
+"""Benchmark the dashboard: cold start, the alpha slider, three 50-node graphs, the first start.
 
 What is measured
 ----------------
@@ -34,6 +34,16 @@ Figures:
     navigation until the script has finished with three graph iframes, and until each iframe's
     vis-network holds its 50 nodes and its physics has stabilised. The first visit runs with
     empty server caches; later visits are new browser sessions on a warm server.
+(d) *alpha latency* (``--alpha-steps``, 20 by default) on the overview and the sample explorer
+    at 1440x900: the sidebar slider moved one step with the keyboard, alternately right and
+    left, timed inside the page: milliseconds from the key press until the main area's metric
+    ("Mean CUS", "CUS") shows its new value (targets: 200 ms) and until the page is idle again
+    (the script or fragment has finished and the running indicator is gone; 300 ms). p50 and
+    p95 over the steps, after two warm-up steps.
+(e) *first start* (``--first-start N``): the dashboard started on a database path that does not
+    exist, as on a fresh checkout: seconds until ``/_stcore/health``, until the first build
+    step shows, and until the overview's Mean CUS (a usable overview). The demo is built by
+    the dashboard from ``data/demo/``. ``--only-live`` runs (d) and (e) alone.
 
 Wall-clock figures are only comparable on an otherwise idle machine: the load average is
 printed before and after.
@@ -392,6 +402,130 @@ def overview_pages(browser: Any, url: str, visits: int) -> list[float]:
     return times
 
 
+ALPHA_PROBE = """(label) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const read = () => {
+    const m = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')]
+      .find(el => el.querySelector('[data-testid="stMetricLabel"]')?.innerText.trim() === label);
+    return m?.querySelector('[data-testid="stMetricValue"]')?.innerText.trim();
+  };
+  const busy = () => {
+    const w = document.querySelector('[data-testid="stStatusWidget"]');
+    const shown = w && w.getBoundingClientRect().width > 0;
+    return app.getAttribute('data-test-script-state') === 'running' || !!shown;
+  };
+  const r = {before: read(), start: null, numbers: null, idle: null, ran: false, after: null};
+  window.__alphaProbe = r;
+  document.addEventListener('keydown', () => { if (r.start === null) r.start = performance.now(); },
+                            {capture: true, once: true});
+  const check = (records) => {
+    if (r.start === null || r.idle !== null) return;
+    const now = performance.now();
+    if ((records || []).some(m => m.target === app && m.attributeName === 'data-test-script-state'))
+      r.ran = true;
+    if (busy()) r.ran = true;
+    if (r.numbers === null && read() !== r.before) { r.numbers = now - r.start; r.after = read(); }
+    if (r.numbers !== null && r.ran && !busy()) r.idle = now - r.start;
+  };
+  new MutationObserver(check).observe(document.documentElement,
+    {subtree: true, childList: true, attributes: true, characterData: true});
+  const tick = () => { check(); if (r.idle === null) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+}"""
+
+
+def alpha_latency(page: Any, label: str, steps: int) -> list[dict[str, float]]:
+    """Move the sidebar alpha one step ``steps`` times (right, left, right, ...); for each,
+    milliseconds from the key press until the main area's ``label`` metric shows a new value
+    (``numbers_ms``) and until the page is idle again (``idle_ms``: the script, or fragment,
+    has finished and Streamlit's running indicator is gone), timed in the page itself."""
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
+    rows = []
+    for n in range(steps):
+        page.evaluate(ALPHA_PROBE, label)
+        slider.focus()
+        page.keyboard.press("ArrowRight" if n % 2 == 0 else "ArrowLeft")
+        page.wait_for_function("() => window.__alphaProbe.idle !== null", timeout=RENDER_MS)
+        probe = page.evaluate("() => window.__alphaProbe")
+        rows.append({"numbers_ms": probe["numbers"], "idle_ms": probe["idle"]})
+        wait_idle(page, timeout_ms=RENDER_MS, settle_ms=300)
+    return rows
+
+
+def bench_alpha(db: Path, log_dir: Path, steps: int) -> dict[str, Any]:
+    """The alpha slider's latency in the browser on the overview and the sample explorer."""
+    from playwright.sync_api import sync_playwright
+
+    out: dict[str, Any] = {}
+    with (
+        sync_playwright() as pw,
+        streamlit_server(db, log_dir / "streamlit_alpha.log", timeout=300) as srv,
+    ):
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        try:
+            for name, path, label in (
+                ("overview", "", "Mean CUS"),
+                ("sample_explorer", "/Sample_explorer", "CUS"),
+            ):
+                context = browser.new_context(viewport={"width": 1440, "height": 900})
+                page = context.new_page()
+                page.set_default_timeout(RENDER_MS)
+                page.goto(f"{srv.url}{path}", timeout=RENDER_MS)
+                page.get_by_text(label, exact=True).first.wait_for(timeout=RENDER_MS)
+                wait_idle(page, timeout_ms=RENDER_MS)
+                alpha_latency(page, label, 2)  # warm-up: first fragment run, caches
+                rows = alpha_latency(page, label, steps)
+                out[name] = {
+                    "steps": rows,
+                    "numbers": ms_stats([r["numbers_ms"] / 1000 for r in rows]),
+                    "idle": ms_stats([r["idle_ms"] / 1000 for r in rows]),
+                }
+                context.close()
+        finally:
+            browser.close()
+    return out
+
+
+def bench_first_start(log_dir: Path, repeats: int) -> list[dict[str, float]]:
+    """The dashboard's first start on a fresh database path: seconds from launching the server
+    to its health check, to the first build step shown, and to the overview's Mean CUS (a
+    usable overview). The demo database is built by the dashboard itself, from data/demo/."""
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        try:
+            for r in range(repeats):
+                with tempfile.TemporaryDirectory(prefix="bench_first_start_") as tmp:
+                    db = Path(tmp) / "s3kg.duckdb"
+                    context = browser.new_context(viewport={"width": 1440, "height": 900})
+                    page = context.new_page()
+                    t0 = time.perf_counter()
+                    with streamlit_server(
+                        db, log_dir / f"streamlit_first_{r}.log", timeout=300, first_start=True
+                    ) as srv:
+                        healthy = time.perf_counter() - t0
+                        page.goto(srv.url, timeout=RENDER_MS)
+                        page.get_by_text("First start", exact=False).first.wait_for(
+                            timeout=RENDER_MS
+                        )
+                        step = time.perf_counter() - t0
+                        page.get_by_text("Mean CUS", exact=True).wait_for(timeout=RENDER_MS)
+                        usable = time.perf_counter() - t0
+                        rows.append(
+                            {"health_s": healthy, "first_step_s": step, "overview_s": usable}
+                        )
+                    context.close()
+        finally:
+            browser.close()
+    return rows
+
+
 # --- report --------------------------------------------------------------------------------
 
 
@@ -405,15 +539,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     )
 
 
-def report(figures: dict[str, Any]) -> str:
-    """The printed summary."""
-    db, rb, gr, br = figures["db"], figures["reblend"], figures["graphs"], figures["browser"]
+def _figure_rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Report rows of (a)-(c) after the cold starts."""
+    rb, gr, br = figures["reblend"], figures["graphs"], figures["browser"]
     rows: list[tuple[str, str, str]] = []
-    for i, c in enumerate(br.get("cold_start", [])):
-        rows.append(("(a) cold start", f"run {i + 1}: health 200", f"{c['health_s']:.2f} s"))
-        rows.append(
-            ("(a) cold start", f"run {i + 1}: overview rendered", f"{c['first_render_s']:.2f} s")
-        )
     for key, part in (("overview", "(a) overview script"), ("sample_page", "(c) sample script")):
         sc = figures["scripts"][key]
         rows.append((part, "AppTest run, empty caches", f"{sc['first_s']:.2f} s"))
@@ -442,11 +571,44 @@ def report(figures: dict[str, Any]) -> str:
         rows.append(
             ("(c) sample page", f"{tag}: graphs stabilised", f"{v['graphs_stabilised_s']:.2f} s")
         )
+    return rows
+
+
+def report(figures: dict[str, Any]) -> str:
+    """The printed summary."""
+    db, br = figures["db"], figures["browser"]
+    rows: list[tuple[str, str, str]] = []
+    for i, c in enumerate(br.get("cold_start", [])):
+        rows.append(("(a) cold start", f"run {i + 1}: health 200", f"{c['health_s']:.2f} s"))
+        rows.append(
+            ("(a) cold start", f"run {i + 1}: overview rendered", f"{c['first_render_s']:.2f} s")
+        )
+    if "reblend" in figures:
+        rows += _figure_rows(figures)
+    for page, fig in figures.get("alpha", {}).items():
+        for what, key in (("new numbers", "numbers"), ("page idle", "idle")):
+            st = fig[key]
+            rows.append(
+                (
+                    f"(d) alpha, {page}",
+                    f"key -> {what}, p50 / p95 ({st['n']} steps)",
+                    f"{st['median_ms']:.0f} / {st['p95_ms']:.0f} ms",
+                )
+            )
+    for i, f in enumerate(figures.get("first_start", [])):
+        part = "(e) first start"
+        rows.append((part, f"run {i + 1}: health 200", f"{f['health_s']:.1f} s"))
+        rows.append((part, f"run {i + 1}: first build step shown", f"{f['first_step_s']:.1f} s"))
+        rows.append((part, f"run {i + 1}: overview usable", f"{f['overview_s']:.1f} s"))
     env = figures["env"]
     head = [
         f"bench_dashboard: {db['answers']} stored answers over {db['models']} runs",
-        f"graph item: nodes {gr['nodes']}, triples {db['graph_triples']}, "
-        f"{gr['aligned_answer_entities']} aligned answer entities, pages {gr['html_kib']} KiB",
+        (
+            f"graph item: nodes {gr['nodes']}, triples {db['graph_triples']}, "
+            f"{gr['aligned_answer_entities']} aligned answer entities, pages {gr['html_kib']} KiB"
+            if (gr := figures.get("graphs"))
+            else f"graph item: triples {db['graph_triples']}"
+        ),
         f"signature {db['signature']}",
         f"python {env['python']}, streamlit {env['streamlit']}, {env['cpus']} CPUs, load average "
         f"{env['load_before']} before, {env['load_after']} after",
@@ -467,6 +629,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-browser", action="store_true", help="skip (a) and browser (c)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     parser.add_argument("--keep", type=Path, help="build the database in this folder, kept")
+    parser.add_argument(
+        "--alpha-steps", type=int, default=20, help="(d) alpha steps per page (0: skip)"
+    )
+    parser.add_argument(
+        "--first-start", type=int, default=0, help="(e) first starts on a fresh database"
+    )
+    parser.add_argument(
+        "--only-live",
+        action="store_true",
+        help="only (d) and (e): skip (a)-(c), the recompute, graph and cold-start figures",
+    )
     args = parser.parse_args(argv)
     if args.answers < 1 or args.models < 1:
         parser.error("--answers and --models must be >= 1")
@@ -485,17 +658,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         Path(f"{db}.wal").unlink(missing_ok=True)
         print(f"building {db} ...", file=sys.stderr, flush=True)
         info = build_db(db, args.answers, args.models)
-        print("timing reblend and graphs ...", file=sys.stderr, flush=True)
-        figures: dict[str, Any] = {
-            "db": info,
-            "reblend": bench_reblend(db, info["signature"], args.alphas),
-            "graphs": bench_graphs(db, info, args.graph_repeats),
-            "scripts": bench_scripts(db, 3),
-            "browser": {},
-        }
-        if not args.no_browser:
+        figures: dict[str, Any] = {"db": info, "browser": {}}
+        if not args.only_live:
+            print("timing reblend and graphs ...", file=sys.stderr, flush=True)
+            figures["reblend"] = bench_reblend(db, info["signature"], args.alphas)
+            figures["graphs"] = bench_graphs(db, info, args.graph_repeats)
+            figures["scripts"] = bench_scripts(db, 3)
+        if not args.no_browser and not args.only_live:
             print("timing the browser ...", file=sys.stderr, flush=True)
             figures["browser"] = bench_browser(db, folder / "logs", args.repeats)
+        if not args.no_browser and args.alpha_steps > 0:
+            print("timing the alpha slider ...", file=sys.stderr, flush=True)
+            figures["alpha"] = bench_alpha(db, folder / "logs", args.alpha_steps)
+        if not args.no_browser and args.first_start > 0:
+            print("timing first starts ...", file=sys.stderr, flush=True)
+            figures["first_start"] = bench_first_start(folder / "logs", args.first_start)
     figures["env"] = {
         "python": platform.python_version(),
         "streamlit": streamlit.__version__,

@@ -14,7 +14,8 @@ with Streamlit caches, and it holds no SQL: every statement is a function of
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,14 +38,17 @@ __all__ = [
     "EVAL_COLUMNS",
     "ItemView",
     "annotations",
+    "bench_provenance",
     "bench_results",
     "bench_texts",
     "clear_caches",
     "db_path",
     "db_stamp",
+    "demo_finishing",
     "encoder_of",
     "ensure_database",
     "factuality_evals",
+    "finish_demo_later",
     "grapheval_overview",
     "grapheval_results",
     "item_view",
@@ -56,6 +60,8 @@ __all__ = [
     "signatures",
     "tau_item",
     "tau_live",
+    "tau_run",
+    "withdraw_annotations",
     "writer",
 ]
 
@@ -94,17 +100,78 @@ def clear_caches() -> None:
     st.cache_data.clear()
 
 
-def ensure_database(path: Path) -> bool:
-    """Build the demo database at ``path`` if there is none; return whether it was built."""
+def ensure_database(
+    path: Path, on_step: Callable[[str], None] | None = None, *, defer_grapheval: bool = False
+) -> bool:
+    """Build the demo database at ``path`` if there is none; return whether it was built.
+
+    ``on_step(line)`` hears each build step as it starts. ``defer_grapheval`` leaves the
+    GraphEval step to :func:`finish_demo_later` (the first page shows sooner).
+    """
     if path.exists():
         return False
     from s3kg_core.demo import build_demo
 
     with _LOCK:
         if not path.exists():
-            build_demo(path)
+            build_demo(path, on_step=on_step, grapheval=not defer_grapheval)
             return True
     return False
+
+
+class _LockedStore(Store):
+    """A store whose every connection holds the process lock (for a background writer)."""
+
+    @contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with _LOCK, super().connect() as con:
+            yield con
+
+
+_FINISHING: dict[Path, threading.Thread | None] = {}
+_FINISHING_LOCK = threading.Lock()
+
+
+def _finish_demo(path: Path, delay: float) -> None:
+    from s3kg_core.demo import finish_demo
+
+    time.sleep(delay)  # the first page's own queries and render go first
+    try:
+        finish_demo(_LockedStore(path, lock_timeout=15))
+    except Exception as exc:  # a background step must not take the server down; said in the log
+        import logging
+
+        logging.getLogger(__name__).warning("the demo's GraphEval step failed: %s", exc)
+
+
+def finish_demo_later(path: Path, delay: float = 1.0) -> bool:
+    """Run the demo's pending build steps (GraphEval) in a background thread; say if running.
+
+    Looks once per process and file: a database without pending steps (every database but a
+    freshly built demo) costs one meta read, then nothing. Every database access of the
+    thread holds the process lock, one short connection at a time, so pages keep reading. The
+    thread is not a daemon: a server stopped meanwhile waits the few seconds it needs rather
+    than killing it inside torch (a killed step is resumed by the next start anyway).
+    """
+    from s3kg_core.demo import pending_steps
+
+    with _FINISHING_LOCK:
+        if path not in _FINISHING:
+            thread = None
+            if path.exists() and pending_steps(_LockedStore(path, read_only=True, lock_timeout=15)):
+                thread = threading.Thread(
+                    target=_finish_demo, args=(path, delay), name="s3kg-demo-finish"
+                )
+                thread.start()
+            _FINISHING[path] = thread
+        running = _FINISHING[path]
+    return running is not None and running.is_alive()
+
+
+def demo_finishing(path: Path) -> bool:
+    """Whether the demo's pending steps are running in the background right now."""
+    thread = _FINISHING.get(path)
+    return thread is not None and thread.is_alive()
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -342,6 +409,30 @@ def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) 
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
+def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, dict[str, Any]]:
+    """TAU's explanation of every answer of a run against its gold KG, by item (for Annotate).
+
+    One batch over the run, from the stored embeddings: which answers have pairs to judge is
+    known before one is opened.
+    """
+    from s3kg_core.scoring.tau import TripletAnalyzer
+
+    with _read(path) as con:
+        kgs = Store.load_kgs(con, [run_id])
+    items = sorted({item for run, item, _ in kgs if run == run_id})
+
+    def triples(item: int, source: str) -> tuple[Triple, ...]:
+        rec = kgs.get((run_id, item, source))
+        return rec.triples if rec is not None else ()
+
+    pairs = [(triples(i, "gold"), triples(i, "answer")) for i in items]
+    enc = _encoder(encoder_of(path, stamp, signature))
+    cache = _prefilled_cache(path, enc, [t for g, a in pairs for t in (*g, *a)])
+    results = TripletAnalyzer(enc, cache=cache).analyse_many(pairs)
+    return {item: r.to_dict() for item, r in zip(items, results, strict=True)}
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
 def bench_results(path: Path, stamp: int) -> pd.DataFrame:
     """Stored benchmark rows (``s3kg bench pairs --db``), ``detail`` parsed."""
     from s3kg_core.bench.runner import load_bench_results
@@ -349,6 +440,26 @@ def bench_results(path: Path, stamp: int) -> pd.DataFrame:
     with _LOCK:
         rows = load_bench_results(Store(path, read_only=True, lock_timeout=15))
     return pd.DataFrame(rows)
+
+
+def bench_provenance(results: pd.DataFrame) -> str | None:
+    """One line naming who computed these benchmark rows, when the demo shipped them.
+
+    Rows the demo build stored from ``data/demo/bench_results.json`` carry ``precomputed``
+    in their detail; ``None`` when no row does (results of a ``s3kg bench pairs --db`` here).
+    """
+    marks = [d["precomputed"] for d in results.get("detail", []) if "precomputed" in d]
+    if not marks:
+        return None
+    p = marks[0]
+    own = len(results) - len(marks)
+    return (
+        f"Precomputed by the S3KG Workbench project on the public labelled pair sets: "
+        f"`{p.get('command', 's3kg bench pairs')}` (version {p.get('s3kg_version', '?')}, "
+        f"{p.get('created', '?')}), shipped with the demo in `data/demo/bench_results.json`. "
+        "Figures only: the pairs, texts and labels stay with the sets."
+        + (f" {own} other rows are your own runs." if own else "")
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -386,6 +497,21 @@ def save_annotations(
             queries.replace_annotation(con, run_id, item_id, annotator, gold, answer, verdict)
     annotations.clear()
     return len(rows)
+
+
+def withdraw_annotations(
+    path: Path, keys: Sequence[tuple[int, int, str, str | None, str | None]]
+) -> int:
+    """Remove verdicts ``(run_id, item_id, annotator, gold_json, answer_json)``; return how many.
+
+    For an annotator who takes back a decision (clears a verdict, removes an added pair).
+    """
+    if not keys:
+        return 0
+    with _LOCK, Store(path, lock_timeout=15).transaction() as con:
+        removed = sum(queries.delete_annotation(con, *key) for key in keys)
+    annotations.clear()
+    return removed
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

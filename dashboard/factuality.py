@@ -27,12 +27,14 @@ import plotly.graph_objects as go
 from s3kg_core.errors import ConfigError
 
 __all__ = [
+    "DEMO_NOTE",
     "LEVELS",
     "METRICS",
     "SOURCES",
     "accuracies",
     "breakdown_figure",
     "breakdown_frame",
+    "demo_note",
     "evaluation_choices",
     "label_counts_text",
     "markdown_literal",
@@ -43,6 +45,38 @@ __all__ = [
     "sweep_figure",
     "sweep_frame",
 ]
+
+DEMO_NOTE = (
+    "Unrelated to the demo questions: SmolLM2 judged on FinDKG statements (financial-news "
+    "facts), shipped to show the method."
+)
+
+
+def demo_note(name: str) -> str | None:
+    """The line saying that a demo evaluation is unrelated to the demo questions, or ``None``.
+
+    ``name`` is an evaluation's name; the demo's are those of ``data/demo/factuality_eval.json``.
+
+    Examples
+    --------
+    >>> demo_note("smollm2-findkg-raw") is not None, demo_note("my-own-run")
+    (True, None)
+    """
+    return DEMO_NOTE if name in _demo_names() else None
+
+
+def _demo_names() -> frozenset[str]:
+    import json
+
+    from s3kg_core.demo import DEMO_DIR
+
+    try:
+        entries = json.loads((DEMO_DIR / "factuality_eval.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return frozenset()
+    entries = entries if isinstance(entries, list) else [entries]
+    return frozenset(str(e.get("name", "")) for e in entries if isinstance(e, dict))
+
 
 METRICS = ("correctness", "truthfulness", "informativeness")
 """Liu et al.'s three metrics, in the order the page shows them."""

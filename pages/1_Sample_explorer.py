@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard import data, views, widgets
@@ -9,7 +11,7 @@ from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
 
 widgets.page_setup("Sample explorer")
-controls = widgets.sidebar()
+controls = widgets.sidebar(live_alpha=True)
 runs = data.load_runs(controls.path, controls.stamp)
 runs = runs[runs["with_kgs"] > 0]
 if runs.empty or controls.signature is None:
@@ -18,9 +20,8 @@ if runs.empty or controls.signature is None:
     )
     st.stop()
 
-frame = reblend(
-    data.load_components(controls.path, controls.stamp, controls.signature), controls.alpha
-)
+components = data.load_components(controls.path, controls.stamp, controls.signature)
+frame = reblend(components, controls.alpha)
 run_options = views.run_choices(runs)
 run_id = run_options[st.selectbox("Run", list(run_options), key="explorer_run")]
 answers = frame[frame["run_id"] == run_id].sort_values("cus")
@@ -42,8 +43,7 @@ tau = st.slider(
     help="Recomputes this question's alignment from the stored embeddings.",
 )
 view = data.item_view(controls.path, controls.stamp, int(run_id), int(item_id), controls.signature)
-row = answers[answers["item_id"] == item_id].iloc[0]
-views.score_strip(row, controls.alpha)
+widgets.live_alpha(controls, partial(views.item_score_strip, components, run_id, item_id))
 views.texts(view)
 
 gold_map, ctx_map, note = views.alignment_maps(controls, view, config, tau)

@@ -26,6 +26,9 @@ st.markdown(
     "with bootstrap 95 % intervals. `s3kg` is S3KG in the run's mode; `s3kg@paper`, `s3kg@kgx` "
     "and `s3kg@hybrid` are S3KG in each mode."
 )
+precomputed = data.bench_provenance(results)
+if precomputed:
+    st.info(precomputed, icon=":material/inventory_2:")
 settings = sorted(
     {(r.encoder, r.mode, r.triples) for r in results.itertuples()}, key=lambda t: tuple(map(str, t))
 )
@@ -105,13 +108,21 @@ with cols[1]:
         fig = px.line(pd.concat(curves), x="FPR", y="TPR", color="method")
         fig.update_layout(title="ROC curves", xaxis_range=[0, 1], yaxis_range=[0, 1])
         st.plotly_chart(fig, width="stretch", key="bench_roc")
+    else:
+        st.caption(
+            "ROC curves need the per-pair scores, which these results do not carry: run "
+            f"`s3kg bench pairs --dataset {dataset} --json OUT --db {controls.path}` here."
+        )
 
 st.subheader("Pairs a method gets wrong (at its max-F1 threshold)")
 method = st.selectbox("Method", rows.method.tolist(), key="bench_method")
 row = rows[rows.method == method].iloc[0]
 detail = row.detail
 if not detail.get("scores"):
-    st.caption("This result was stored without per-pair scores; run the benchmark again.")
+    st.caption(
+        "This result was stored without per-pair scores (the demo's precomputed results carry "
+        "figures only); run the benchmark here with `--db` to see the pairs."
+    )
 else:
     pairs = pd.DataFrame(
         {

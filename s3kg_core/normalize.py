@@ -11,10 +11,12 @@ stays "born in", not "bear in"). A token with no lemma stays as it is.
 
 from __future__ import annotations
 
+import importlib.abc
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from .errors import ConfigError
 from .kg import Triple
@@ -30,13 +32,40 @@ _UPOS_ORDER = {
 }
 
 
+class _NoSpacy(importlib.abc.MetaPathFinder):
+    """Makes ``import spacy`` fail while lemminflect is imported (see :func:`_lemmas_of`)."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        if fullname == "spacy" or fullname.startswith("spacy."):
+            raise ModuleNotFoundError(f"{fullname} is not imported for lemminflect", name=fullname)
+        return None
+
+
+@lru_cache(maxsize=1)
+def _lemmas_of() -> Callable[[str], dict[str, tuple[str, ...]]]:
+    """The ``getAllLemmas`` of lemminflect, imported without its spaCy hook if spaCy is not loaded.
+
+    Importing lemminflect imports spaCy (1-2 s) only to register ``Token._.lemma``, which
+    nothing here uses; a process that never parses (the demo build from recorded KGs, scoring
+    stored KGs) is spared that. If spaCy is loaded already, lemminflect hooks into it as usual.
+    """
+    if "spacy" in sys.modules or "lemminflect" in sys.modules:
+        from lemminflect import getAllLemmas
+    else:
+        blocker = _NoSpacy()
+        sys.meta_path.insert(0, blocker)  # lemminflect's `import spacy` fails: no hook
+        try:
+            from lemminflect import getAllLemmas
+        finally:
+            sys.meta_path.remove(blocker)
+    return getAllLemmas  # type: ignore[no-any-return]
+
+
 @lru_cache(maxsize=200_000)
 def _lemma(token: str, role: str) -> str:
     if not token.isalpha():
         return token
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(token)
+    lemmas = _lemmas_of()(token)
     for upos in _UPOS_ORDER[role]:
         if lemmas.get(upos):
             return str(lemmas[upos][0])

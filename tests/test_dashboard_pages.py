@@ -11,6 +11,8 @@ import duckdb
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
+from dashboard import factuality
+
 PAGES = {
     "overview": REPO / "app.py",
     "sample": REPO / "pages" / "1_Sample_explorer.py",
@@ -66,8 +68,11 @@ def test_overview_leaderboard_follows_the_alpha_slider(db):
     after = _metric(at, "Mean CUS")
     assert after != before
     assert any("alpha:1" in c.value for c in at.caption)
+    assert len(at.get("plotly_chart")) == 1  # lazy tabs: only the open tab's chart is built
+    at.session_state["overview_charts"] = "Distributions"
+    at.run()
     at.radio(key="dist_metric").set_value("ctx_sim").run()
-    assert not at.exception
+    assert not at.exception and len(at.get("plotly_chart")) == 1
 
 
 def test_alpha_is_kept_when_moving_to_another_page(db):
@@ -105,33 +110,104 @@ def test_failure_analysis_counts_categories_and_opens_cases(db):
     assert not at.exception
 
 
-def test_annotations_are_saved_and_agreement_is_reported(db):
-    at = _app("annotate")
-    save = next(b for b in at.button if b.key == "save")
-    assert save.disabled  # no name yet
-    at.text_input(key="annotator").set_value("ann").run()
-    at.selectbox(key="add_gold").select_index(0).run()
-    at.selectbox(key="add_answer").select_index(0).run()
-    next(b for b in at.button if b.key == "add_pair").click().run()
-    assert not at.exception
-    next(b for b in at.button if b.key == "save").click().run()
-    assert not at.exception
-    assert any("Saved" in s.value and "ann" in s.value for s in at.success)
+def _annotations(db) -> list[tuple]:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        rows = con.execute("SELECT annotator, verdict FROM annotations").fetchall()
+        return con.execute(
+            "SELECT annotator, item_id, verdict FROM annotations ORDER BY annotation_id"
+        ).fetchall()
     finally:
         con.close()
-    assert rows and {a for a, _ in rows} == {"ann"} and ("ann", "add") in rows
-    assert any(m.label == "TAU precision" for m in at.metric)
-    # a second annotator's verdicts on the same answer: agreement becomes defined
-    at.text_input(key="annotator").set_value("bob").run()
+
+
+def _button(at: AppTest, key: str):
+    return next(b for b in at.button if b.key == key)
+
+
+def _annotate(name: str = "", **query: str) -> AppTest:
+    at = AppTest.from_file(str(PAGES["annotate"]), default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    if name:
+        at.text_input(key="annotator").set_value(name).run()
+    return at
+
+
+def test_saving_untouched_proposals_stores_no_verdict(db):
+    # Regression (issue 16): every proposed pair started as "confirm" and Save stored them all,
+    # so a second annotator who touched nothing saved 7 confirmations and pushed percent
+    # agreement to 85.7 % and TAU precision to 0.929. Undecided pairs are never saved.
+    at = _annotate("bob")
+    assert at.selectbox(key="annotate_item").value.endswith("pairs")  # an answer with pairs
+    _button(at, "save").click().run()
+    assert not at.exception
+    assert _annotations(db) == []
+    assert any("Nothing to save" in i.value for i in at.info)
+    assert any("decided 0 of" in c.value for c in at.caption)
+
+
+def test_annotate_opens_on_an_answer_with_pairs_and_steps_to_the_next(db):
+    at = _annotate()
+    first = at.selectbox(key="annotate_item").value
+    assert "no pairs" not in first  # the lowest-CUS answer of the demo has none
+    seen = [first]
+    for _ in range(3):
+        _button(at, "annotate_next").click().run()
+        assert not at.exception
+        seen.append(at.selectbox(key="annotate_item").value)
+    assert all("no pairs" not in s for s in seen) and len(set(seen)) == 4
+    assert at.query_params["item"] == seen[-1].split()[1]  # the case is in the URL
+
+
+def test_annotate_opens_the_case_and_the_annotator_of_the_url(db):
+    at = AppTest.from_file(str(PAGES["overview"]), default_timeout=180)
+    at.switch_page("pages/3_Annotate.py")
+    for key, value in {"run": "2", "item": "5", "annotator": "ann"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="annotate_item").value.startswith("item 5 ")
+    assert at.selectbox(key="annotate_run").value.endswith("run 2")
+    assert at.text_input(key="annotator").value == "ann"
+    assert not _button(at, "save").disabled
+    # Streamlit forgets a widget's state when its page is left; the name comes back
+    at.query_params.clear()
+    at.switch_page("app.py").run()
+    at.switch_page("pages/3_Annotate.py").run()
+    assert not at.exception
+    assert at.text_input(key="annotator").value == "ann"
+    assert at.query_params["annotator"] == "ann"
+
+
+def test_an_added_pair_is_saved_as_add_and_can_be_removed(db):
+    at = _annotate("ann")
     at.selectbox(key="add_gold").select_index(0).run()
     at.selectbox(key="add_answer").select_index(0).run()
-    next(b for b in at.button if b.key == "add_pair").click().run()
-    next(b for b in at.button if b.key == "save").click().run()
+    _button(at, "add_pair").click().run()
+    assert any("not saved yet" in t.value for t in at.text)
+    _button(at, "save").click().run()
     assert not at.exception
+    assert [v for _, _, v in _annotations(db)] == ["add"]  # the proposals stay undecided
+    assert any("Saved 1 verdicts by ann" in s.value for s in at.success)
+    removes = [b for b in at.button if b.key.startswith("annotate_remove_")]
+    assert len(removes) == 1
+    removes[0].click().run()
+    assert not at.exception and _annotations(db) == []
+
+
+def test_agreement_counts_decided_verdicts_only(db):
+    for name in ("ann", "bob"):
+        at = _annotate(name)
+        at.selectbox(key="add_gold").select_index(0).run()
+        at.selectbox(key="add_answer").select_index(0).run()
+        _button(at, "add_pair").click().run()
+        _button(at, "save").click().run()
+        assert not at.exception
     assert _metric(at, "Percent agreement") == "100.0%"
+    assert _metric(at, "TAU precision") == "n/a"  # nobody confirmed or rejected a proposal
+    assert any("From 2 decided verdicts by 2 annotators" in c.value for c in at.caption)
 
 
 def test_importing_the_released_runs_from_the_sidebar(db, shared_data):
@@ -159,7 +235,25 @@ def test_a_missing_folder_is_a_clear_error(db, tmp_path):
 PAGES["bench"] = REPO / "pages" / "4_Benchmarks.py"
 
 
+def _drop_bench_rows(db) -> None:
+    con = duckdb.connect(str(db))
+    try:
+        con.execute("DELETE FROM bench_results")
+    finally:
+        con.close()
+
+
+def test_benchmarks_page_labels_the_demos_precomputed_results(db):
+    at = _app("bench")
+    assert any("Precomputed by the S3KG Workbench project" in i.value for i in at.info)
+    table = _frame_with(at, "method", "F1", "AUROC", "alpha")
+    assert {"s3kg", "s3kg@kgx", "rouge1"} <= set(table["method"])
+    assert any("do not carry" in c.value for c in at.caption)  # no ROC curves: figures only
+    assert any("carry figures only" in c.value for c in at.caption)
+
+
 def test_benchmarks_page_says_how_to_fill_it_when_empty(db):
+    _drop_bench_rows(db)
     at = _app("bench")
     assert any("s3kg bench pairs" in i.value for i in at.info)
 
@@ -167,6 +261,7 @@ def test_benchmarks_page_says_how_to_fill_it_when_empty(db):
 def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
     from test_bench_runner import separable_rows
 
+    _drop_bench_rows(db)
     from s3kg_core.bench.datasets import PairSet
     from s3kg_core.bench.runner import run_pair_benchmark, store_bench_result
     from s3kg_core.store.store import Store
@@ -200,6 +295,7 @@ def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
 def test_factuality_page_shows_the_demo_evaluations(db):
     at = _app("factuality")
     assert not at.info
+    assert [w.value for w in at.warning] == [factuality.DEMO_NOTE]  # unrelated to the questions
     assert at.selectbox(key="fact_eval").options  # both demo evaluations to choose from
     assert len(at.get("plotly_chart")) >= 3
     at.selectbox(key="fact_eval").select_index(1).run()
