@@ -215,12 +215,12 @@ def explorer_texts(view: data.ItemView, case: CaseScores) -> None:
     """Question, gold answer, model answer and context in tabs, aligned entities marked."""
     from dashboard.explorer import mark_text, text_marks
 
-    tabs = st.tabs(["Gold answer", f"Model answer ({view.answer_status})", "Context", "Question"])
+    tabs = st.tabs(["Question", "Gold answer", f"Model answer ({view.answer_status})", "Context"])
     for tab, body, source in (
-        (tabs[0], view.gold, "gold"),
-        (tabs[1], view.answer, "answer"),
-        (tabs[2], view.context, "context"),
-        (tabs[3], f"[{view.ext_id}] {view.question}", None),
+        (tabs[0], f"[{view.ext_id}] {view.question}", None),
+        (tabs[1], view.gold, "gold"),
+        (tabs[2], view.answer, "answer"),
+        (tabs[3], view.context, "context"),
     ):
         with tab:
             marked = mark_text(body or "(empty)", text_marks(case, source) if source else {})

@@ -114,6 +114,17 @@ def test_case_scores_are_the_scorers_own(scorer: KGScorer, tau: float) -> None:
     assert scores["cus"] == pytest.approx(h)
 
 
+def test_kgx_mode_keys_rows_and_maps_alike(minilm) -> None:  # type: ignore[no-untyped-def]
+    scorer = KGScorer(minilm, mode="kgx", tau=0.5)
+    case = case_scores(scorer, ANSWER, GOLD, CONTEXT)
+    assert case.keys == NodeKeys("kgx", True)
+    assert case.gold.s_wl == scorer.score(ANSWER, GOLD).s_wl
+    panels, rows = linked_view(case)
+    answer = {n.id for n in panels[1].nodes}
+    assert "marie curie" in answer and set(case.entity_map("gold")) == answer
+    assert len(rows) == len(ANSWER) and all(r.matches["gold"] for r in rows)
+
+
 def test_every_answer_triple_is_lined_up_with_its_best_match(scorer: KGScorer) -> None:
     case = case_scores(scorer, ANSWER, GOLD, CONTEXT)
     keys = case.keys
