@@ -619,14 +619,16 @@ def parse_link(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     -------
     tuple
         The values that parse (``run`` and ``item`` as int, ``tau`` as a float in [0, 1]
-        rounded to 0.01) and one message per value that does not.
+        rounded to 0.01) and one message per value that does not. A message names the
+        parameter but never repeats its text (a link is anyone's text; the page shows the
+        messages as Markdown).
 
     Examples
     --------
     >>> parse_link({"run": "2", "item": "7", "tau": "0.8"})
     ({'run': 2, 'item': 7, 'tau': 0.8}, [])
     >>> parse_link({"run": "x", "tau": "3"})
-    ({}, ["run 'x' is not a run id", "tau '3' is not a number in [0, 1]"])
+    ({}, ['run is not a run id', 'tau is not a number in [0, 1]'])
     """
     values: dict[str, Any] = {}
     problems = []
@@ -637,7 +639,7 @@ def parse_link(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
         try:
             values[name] = int(text)
         except ValueError:
-            problems.append(f"{name} {text!r} is not a {name} id")
+            problems.append(f"{name} is not a{'n' * (name == 'item')} {name} id")
     text = params.get("tau")
     if text not in (None, ""):
         try:
@@ -647,7 +649,7 @@ def parse_link(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
         if 0.0 <= tau <= 1.0:
             values["tau"] = round(tau, 2)
         else:
-            problems.append(f"tau {text!r} is not a number in [0, 1]")
+            problems.append("tau is not a number in [0, 1]")
     return values, problems
 
 

@@ -6,6 +6,7 @@ beside the stored ones, the linked graphs document and the texts with aligned en
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
 
 __all__ = [
+    "code_span",
     "explorer_graphs",
     "explorer_scores",
     "explorer_texts",
@@ -108,6 +110,22 @@ def three_graphs(
     st.markdown(legend_html(colours.answer), unsafe_allow_html=True)
 
 
+def code_span(text: object) -> str:
+    """``text`` as a Markdown code span, shown as typed in any Streamlit Markdown sink.
+
+    The fence is one backtick longer than the longest run of backticks inside, so nothing in
+    the text can close it; line breaks become spaces.
+
+    Examples
+    --------
+    >>> code_span("a*b"), code_span("x`y")
+    ('` a*b `', '`` x`y ``')
+    """
+    flat = " ".join(str(text).splitlines())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    return f"{fence} {flat} {fence}"
+
+
 _SCORE_LABELS = (
     ("GoldSim", "gold_sim", "S3KG of the answer KG against the gold KG"),
     ("CtxSim", "ctx_sim", "S3KG of the answer KG against the context KG"),
@@ -155,7 +173,8 @@ def explorer_scores(
             delta_color=colour,
             delta_arrow=arrow,
             help=f"{help_text}, at tau {tau:g} and alpha {alpha:g}; stored (tau "
-            f"{stored_tau:g}): {was:.3f}. Status: gold {gold}, context {ctx}.",
+            f"{stored_tau:g}): {was:.3f}. Status: gold {code_span(gold)}, context "
+            f"{code_span(ctx)}.",
         )
     for col, label, part in (
         (cols[3], "S_WL gold / ctx", "s_wl"),
@@ -181,7 +200,7 @@ def _unscorable(status: str, other: str) -> str:
         "empty_kg_2": f"{other} KG empty",
         "empty_kgs": "both KGs empty",
     }
-    return reasons.get(status, status[:18])
+    return reasons.get(status, "not scored")
 
 
 def explorer_graphs(
@@ -215,7 +234,8 @@ def explorer_texts(view: data.ItemView, case: CaseScores) -> None:
     """Question, gold answer, model answer and context in tabs, aligned entities marked."""
     from dashboard.explorer import mark_text, text_marks
 
-    tabs = st.tabs(["Question", "Gold answer", f"Model answer ({view.answer_status})", "Context"])
+    status = view.answer_status or "no status"
+    tabs = st.tabs(["Question", "Gold answer", f"Model answer ({code_span(status)})", "Context"])
     for tab, body, source in (
         (tabs[0], f"[{view.ext_id}] {view.question}", None),
         (tabs[1], view.gold, "gold"),

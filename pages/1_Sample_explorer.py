@@ -207,7 +207,7 @@ def main() -> None:
     how = "as stored" if abs(tau - stored_tau) < 1e-9 else "recomputed (deltas: against the stored)"
     notes[1].caption(
         f"Scores at tau {tau:g}: {how}, from the stored embeddings ({case.encoded} strings "
-        f"encoded). Signature `{controls.signature}`."
+        f"encoded). Signature {views.code_span(controls.signature)}."
     )
     views.explorer_texts(view, case)
 

@@ -293,6 +293,16 @@ def test_parse_link(params, values, problems) -> None:  # type: ignore[no-untype
     assert got == values and len(found) == problems
 
 
+@pytest.mark.parametrize("text", ["plain", "a`b", "``x```", "*b* [l](javascript:x)\nnext"])
+def test_code_span_cannot_be_closed_by_its_text(text: str) -> None:
+    from dashboard.views import code_span
+
+    span = code_span(text)
+    fence = span.split(" ", 1)[0]
+    assert set(fence) == {"`"} and span.endswith(" " + fence) and "\n" not in span
+    assert fence not in span[len(fence) : -len(fence)]  # no run inside is as long
+
+
 def test_neighbours_and_question_labels() -> None:
     assert neighbours([4, 8, 15], 8) == (4, 15)
     assert neighbours([], 1) == (None, None)

@@ -173,9 +173,10 @@ def test_sample_explorer_opens_a_link_exactly(db, minilm):
 
 
 def test_sample_explorer_reports_a_broken_link_and_falls_back(db):
-    at = _explorer({"run": "77", "item": "x", "tau": "2"})
+    at = _explorer({"run": "77", "item": "[x](javascript:alert(1))", "tau": "2"})
     warnings = " ".join(w.value for w in at.warning)
-    assert "run 77" in warnings and "item 'x'" in warnings and "tau '2'" in warnings
+    assert "run 77" in warnings and "item is not an item id" in warnings
+    assert "tau is not a number" in warnings and "javascript" not in warnings
     run, item, tau = _shown_case(at)
     assert tau == 0.65 and _link(at) == {"run": str(run), "item": str(item), "tau": "0.65"}
 
