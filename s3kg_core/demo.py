@@ -188,6 +188,7 @@ def build_demo(
     >>> build_demo("/tmp/demo.duckdb").answers  # doctest: +SKIP
     60
     """
+    from .bench.demo_results import BENCH_FILE, store_demo_bench
     from .encoders.registry import load_encoder
     from .extract.factory import make_extractor
     from .factuality.results import read_evaluations, save_evaluation
@@ -232,6 +233,7 @@ def build_demo(
         factuality = read_evaluations(evaluations) if evaluations.exists() else []
         for evaluation in reversed(factuality):  # the file's first is saved last: newest,
             save_evaluation(store, evaluation)  # so the Factuality page opens on it
+        store_demo_bench(store, demo_dir / BENCH_FILE.name)  # the project's benchmark figures
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
