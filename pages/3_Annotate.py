@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import annotate, data, navigation, views, widgets
+from dashboard import annotate, data, graphs, navigation, views, widgets
 from dashboard.escape import code, md
 from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.stages.results import reblend
@@ -48,7 +48,7 @@ def _remember_name() -> None:
     state["annotate.name"] = state["annotator"].strip()
 
 
-top = st.columns([1.3, 2.6, 4.2, 1.1], vertical_alignment="bottom")
+top = st.columns([1.4, 6.6], vertical_alignment="bottom")
 annotator = (
     top[0]
     .text_input(
@@ -73,7 +73,8 @@ item_labels = {
     for i, cus in zip(order, answers["cus"], strict=True)
 }
 first = annotate.first_with_pairs(order, tau)
-with top[2]:
+pick = st.columns([6.6, 1.4], vertical_alignment="bottom")
+with pick[0]:
     item_id = int(
         widgets.keyed_selectbox(
             "Answer (lowest CUS first; opens on the first with TAU pairs)",
@@ -91,7 +92,7 @@ def _go_next() -> None:
         state["_annotate_item_choice"] = str(nxt)
 
 
-top[3].button(
+pick[1].button(
     "Next with pairs",
     key="annotate_next",
     icon=":material/skip_next:",
@@ -131,7 +132,7 @@ st.caption(
 )
 st.markdown(f"**Question** · {md(view.ext_id)} · {md(view.question)}")
 
-st.subheader(f"TAU's proposed alignments ({len(pairs)})")
+st.subheader("TAU's proposed alignments")
 if not pairs:
     st.info(
         "TAU proposed no pair for this answer: add one below if it missed any, or go to the "
@@ -139,10 +140,11 @@ if not pairs:
     )
 else:
     st.caption(
-        "Each pair starts undecided; click confirm or reject (click again to undecide). Only "
-        "decided pairs are saved. Triples as extracted, then the lemmas TAU compared."
+        f"{len(pairs)} pairs. Each starts undecided; click confirm or reject (click again to "
+        "undecide). Only decided pairs are saved. Triples as extracted, then the lemmas TAU "
+        "compared."
     )
-    widths = [1.5, 4, 4, 0.8]
+    widths = [1.9, 4, 4, 0.7]
     head = st.columns(widths)
     for col, title in zip(
         head,
@@ -171,8 +173,6 @@ else:
 chosen: list[Any] = [state.get(k) for k in verdict_keys]
 pending_changes = annotate.changes(pairs, chosen, pending)
 
-st.markdown("**Add an alignment TAU missed**")
-
 
 def _option(lemmas: tuple[str, ...], raw: list[Any]) -> str:
     text = " ; ".join(annotate.show(t.to_list()) for t in raw)
@@ -191,31 +191,37 @@ def _add_pair() -> None:
     state["add_gold"] = state["add_answer"] = None
 
 
-add = st.columns([4, 4, 1.1], vertical_alignment="bottom")
-new_gold = add[0].selectbox("Gold triple", list(gold_options), key="add_gold", index=None)
-new_answer = add[1].selectbox("Answer triple", list(answer_options), key="add_answer", index=None)
-add[2].button(
-    "Add pair",
-    key="add_pair",
-    on_click=_add_pair,
-    disabled=new_gold is None or new_answer is None or not annotator,
-    width="stretch",
-)
 stored_adds = annotate.added_pairs(mine)
-for n, (g, a) in enumerate([*stored_adds, *pending]):
-    is_stored = n < len(stored_adds)
-    gold_t, answer_t = annotate.pair_key(g, a)
-    row = st.columns([8, 1.1], vertical_alignment="center")
-    row[0].text(
-        f"+ {annotate.show(gold_t or ())}  <->  {annotate.show(answer_t or ())}"
-        + ("   (saved)" if is_stored else "   (not saved yet)")
+with st.expander(
+    f"Add an alignment TAU missed ({len(stored_adds) + len(pending)} added)",
+    expanded=bool(stored_adds or pending),
+):
+    add = st.columns([4, 4, 1.1], vertical_alignment="bottom")
+    new_gold = add[0].selectbox("Gold triple", list(gold_options), key="add_gold", index=None)
+    new_answer = add[1].selectbox(
+        "Answer triple", list(answer_options), key="add_answer", index=None
     )
-    if row[1].button("Remove", key=f"annotate_remove_{case}_{n}", width="stretch"):
-        if is_stored:
-            data.withdraw_annotations(controls.path, [(run_id, item_id, annotator, g, a)])
-        else:
-            pending.remove((g, a))
-        st.rerun()
+    add[2].button(
+        "Add pair",
+        key="add_pair",
+        on_click=_add_pair,
+        disabled=new_gold is None or new_answer is None or not annotator,
+        width="stretch",
+    )
+    for n, (g, a) in enumerate([*stored_adds, *pending]):
+        is_stored = n < len(stored_adds)
+        gold_t, answer_t = annotate.pair_key(g, a)
+        row = st.columns([8, 1.1], vertical_alignment="center")
+        row[0].text(
+            f"+ {annotate.show(gold_t or ())}  <->  {annotate.show(answer_t or ())}"
+            + ("   (saved)" if is_stored else "   (not saved yet)")
+        )
+        if row[1].button("Remove", key=f"annotate_remove_{case}_{n}", width="stretch"):
+            if is_stored:
+                data.withdraw_annotations(controls.path, [(run_id, item_id, annotator, g, a)])
+            else:
+                pending.remove((g, a))
+            st.rerun()
 
 
 def _save() -> None:
@@ -263,14 +269,34 @@ else:
 st.subheader("The answer's graphs")
 gold_map = view.details.get("gold", {}).get("entity_map", {}) if view.details else {}
 ctx_map = view.details.get("context", {}).get("entity_map", {}) if view.details else {}
-highlight = {
+answer_triples = answer_kg.triples if answer_kg else ()
+colours = graphs.alignment_colours(answer_triples, gold_map, ctx_map)
+marked = {
     "gold": [t for p in pairs for t in p.gold_raw],
     "answer": [t for p in pairs for t in p.answer_raw],
 }
-views.three_graphs(view, gold_map, ctx_map, st.iframe, highlight=highlight, height=340)
+show_context = st.toggle("Show the context KG too", key="annotate_context")
+sources = [("gold", "Gold KG", colours.gold), ("answer", "Answer KG", colours.answer)]
+if show_context:
+    sources.append(("context", "Context KG", colours.context))
+for col, (source, title, col_map) in zip(st.columns(len(sources)), sources, strict=True):
+    with col:
+        kg = view.kgs.get(source)
+        st.markdown(f"**{title}** · {len(kg.triples) if kg else 0} triples")
+        st.iframe(
+            graphs.kg_html(
+                kg.triples if kg else (),
+                col_map,
+                highlight=marked.get(source, ()),
+                height_px=370,
+                empty_message="not extracted" if kg is None else "no triples",
+            ),
+            height=400,
+        )
+st.markdown(graphs.legend_html(colours.answer), unsafe_allow_html=True)
 st.caption(
-    "Aligned entities share a colour (the stored alignment); the red edges are the triples of "
-    "TAU's proposed pairs."
+    "Aligned entities share a colour (the stored alignment); the highlighted (red) edges are the "
+    "triples of TAU's proposed pairs."
 )
 links = st.columns([2, 5])
 with links[0]:
@@ -292,6 +318,9 @@ else:
         "n/a" if compared == 0 else f"{share:.1%}",
         f"{compared} pairs judged by two or more",
         delta_color="off",
+        delta_arrow="off",
+        help="Share of (pair, two annotators) judgements that agree, over the pairs that two or "
+        "more annotators decided.",
     )
     for col, (label, name) in zip(
         cols[1:],

@@ -36,26 +36,26 @@ if precomputed:
     mark = precomputed[0]
     own = len(results) - len(precomputed)
     st.info(
-        "**Precomputed project results.** These figures are the S3KG Workbench project's own "
-        "benchmark results on the public labelled pair sets (the S3KG authors' released "
-        f"benchmarks), computed with {code(mark.get('command', 's3kg bench pairs'))} "
-        f"(s3kg {md(mark.get('s3kg_version', '?'))}, {md(mark.get('created', '?'))}) and shipped "
-        "with the demo database (`data/demo/bench_results.json`). Figures only: no pair, text, "
-        "label or per-pair score of the sets is shipped, so ROC curves and misclassified pairs "
-        "need a run of your own."
-        + (f" {own} of the {len(results)} rows below are results computed here." if own else ""),
+        "**Precomputed project results.** The S3KG Workbench project's own figures on the "
+        f"{results['dataset'].nunique()} public labelled pair sets (the S3KG authors' released "
+        f"benchmarks), computed with s3kg {md(mark.get('s3kg_version', '?'))} on "
+        f"{md(mark.get('created', '?'))} and shipped with the demo "
+        "(`data/demo/bench_results.json`). Figures only: no pair, text or per-pair score."
+        + (f" {own} of the {len(results)} rows are results computed here." if own else ""),
         icon=":material/inventory_2:",
     )
+    command = f"Computed with {code(mark.get('command', 's3kg bench pairs'))}. "
+else:
+    command = ""
 if live_sets:
     st.caption(
-        f"The pair sets are here ({code(default_data_dir())}, {len(live_sets)} sets): compute "
-        "live results with "
-        f"{code(f's3kg bench pairs --dataset all --json bench.json --db {controls.path}')}; "
-        "they replace the stored rows of the same set, encoder, mode and method."
+        f"{command}The pair sets are here ({code(default_data_dir())}): compute live results "
+        f"with {code(f's3kg bench pairs --dataset all --json bench.json --db {controls.path}')}; "
+        "they replace the rows of the same set, encoder, mode and method."
     )
 elif precomputed:
     st.caption(
-        "To compute results here you need the pair sets (`../shared/data`, or "
+        f"{command}To compute results here you need the pair sets (`../shared/data`, or "
         "`s3kg bench pairs --data-dir`)."
     )
 settings = sorted(
@@ -70,6 +70,10 @@ chosen = results[
 st.subheader("AUROC per dataset and method")
 pivot = chosen.pivot_table(index="method", columns="dataset", values="auroc")
 pivot["mean"] = pivot.mean(axis=1)
+pivot.columns = [  # short set names, so that the nine sets fit the page's width
+    str(c).removesuffix("_400").replace("semantic_kg_", "sk_").replace("_ranked_faithfulness", "")
+    for c in pivot.columns
+]
 st.dataframe(pivot.sort_values("mean", ascending=False).round(3), width="stretch")
 
 dataset = st.selectbox("Dataset", sorted(chosen.dataset.unique()), key="bench_dataset")

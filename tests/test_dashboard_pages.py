@@ -433,7 +433,9 @@ def test_annotate_opens_on_an_answer_with_pairs_and_steps_to_the_next(db):
         assert _verdicts(at)  # every step lands on an answer with pairs
     assert len(set(seen)) == 4
     assert at.query_params["item"] == [seen[-1]] or at.query_params["item"] == seen[-1]
-    assert len(at.get("iframe")) == 3  # the gold, answer and context graphs
+    assert len(at.get("iframe")) == 2  # the gold and answer graphs ...
+    at.toggle(key="annotate_context").set_value(True).run()
+    assert not at.exception and len(at.get("iframe")) == 3  # ... and the context graph
 
 
 def test_annotate_opens_the_case_and_the_annotator_of_the_url(db):
@@ -505,14 +507,16 @@ def test_annotate_escapes_model_text_in_markdown(db):
 def test_benchmarks_page_labels_the_demos_precomputed_results(db):
     at = _app("bench")
     note = next(i.value for i in at.info if "Precomputed project results" in i.value)
-    assert "s3kg bench pairs --dataset all" in note and "data/demo/bench_results.json" in note
+    assert "9 public labelled pair sets" in note and "data/demo/bench_results.json" in note
+    assert "Figures only" in note
+    assert any("Computed with `s3kg bench pairs --dataset all" in c.value for c in at.caption)
     table = _frame_with(at, "method", "F1", "AUROC", "alpha", "source")
     assert {"s3kg", "s3kg@kgx", "rouge1"} <= set(table["method"])
     assert set(table["source"]) == {"project (precomputed)"}
     auroc = _frame_with(at, "mean")
     assert len(auroc.columns) == 10  # nine pair sets and their mean
     assert any("ROC curves need per-pair scores" in c.value for c in at.caption)
-    assert any("figures only" in c.value for c in at.caption)
+    assert any("precomputed results are figures only" in c.value for c in at.caption)
     at.selectbox(key="bench_dataset").select_index(3).run()
     assert not at.exception
 
