@@ -535,6 +535,8 @@ def delete_annotation(
 ) -> int:
     """Withdraw an annotator's verdict on a pair of triples (JSON); return rows removed.
 
+    The triples are compared as JSON values, whatever the spacing of their text.
+
     Examples
     --------
     >>> import os, tempfile
@@ -542,15 +544,15 @@ def delete_annotation(
     >>> db = Store(os.path.join(tempfile.mkdtemp(), "a.duckdb"))
     >>> with db.transaction() as con:
     ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', '["a","r","c"]', "add")
-    ...     delete_annotation(con, 1, 1, "ann", '["a","r","b"]', '["a","r","c"]')
+    ...     delete_annotation(con, 1, 1, "ann", '["a", "r", "b"]', '["a","r","c"]')
     ...     len(annotations_frame(con))
     1
     0
     """
     where = (
         "WHERE run_id = ? AND item_id = ? AND annotator = ? "
-        "AND gold_triple IS NOT DISTINCT FROM ?::JSON "
-        "AND answer_triple IS NOT DISTINCT FROM ?::JSON"
+        "AND json(gold_triple) IS NOT DISTINCT FROM json(?) "
+        "AND json(answer_triple) IS NOT DISTINCT FROM json(?)"
     )
     params = [run_id, item_id, annotator, gold, answer]
     found = int(con.execute(f"SELECT count(*) FROM annotations {where}", params).fetchall()[0][0])
