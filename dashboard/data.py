@@ -14,7 +14,7 @@ with Streamlit caches, and it holds no SQL: every statement is a function of
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,10 +43,12 @@ __all__ = [
     "clear_caches",
     "db_path",
     "db_stamp",
+    "demo_pending",
     "encoder_of",
     "ensure_database",
     "explorer_case",
     "factuality_evals",
+    "finish_demo",
     "grapheval_overview",
     "grapheval_results",
     "item_questions",
@@ -98,17 +100,41 @@ def clear_caches() -> None:
     st.cache_data.clear()
 
 
-def ensure_database(path: Path) -> bool:
-    """Build the demo database at ``path`` if there is none; return whether it was built."""
+def ensure_database(
+    path: Path, on_step: Callable[[str], None] | None = None, *, defer_grapheval: bool = False
+) -> bool:
+    """Build the demo database at ``path`` if there is none; return whether it was built.
+
+    ``on_step(line)`` hears each build step as it starts. ``defer_grapheval`` leaves the
+    GraphEval step pending, for :func:`finish_demo` (the first page shows sooner).
+    """
     if path.exists():
         return False
     from s3kg_core.demo import build_demo
 
     with _LOCK:
         if not path.exists():
-            build_demo(path)
+            build_demo(path, on_step=on_step, grapheval=not defer_grapheval)
             return True
     return False
+
+
+def demo_pending(path: Path) -> tuple[str, ...]:
+    """The demo build's steps still to do in the file at ``path`` (none for other databases)."""
+    from s3kg_core.demo import pending_steps
+
+    with _LOCK:
+        return pending_steps(Store(path, read_only=True, lock_timeout=15))
+
+
+def finish_demo(path: Path, progress: Callable[[str, int, int], None] | None = None) -> int:
+    """Run the demo's pending GraphEval step on the file at ``path``; return answers checked."""
+    from s3kg_core.demo import finish_demo as finish
+
+    with _LOCK:
+        reports = finish(Store(path, lock_timeout=15), progress=progress)
+    clear_caches()
+    return sum(r.written for r in reports)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -73,8 +73,13 @@ def test_overview_leaderboard_follows_the_alpha_slider(db):
     after = _metric(at, "Mean CUS")
     assert after != before
     assert any("alpha:1" in c.value for c in at.caption)
+    assert len(at.get("plotly_chart")) == 1  # only the chosen chart is built
+    at.session_state["overview_chart"] = "Distributions"
+    at.run()
     at.radio(key="dist_metric").set_value("ctx_sim").run()
     assert not at.exception
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["data"][0]["type"] == "box" and len(at.get("plotly_chart")) == 1
 
 
 def test_alpha_is_kept_when_moving_to_another_page(db):
