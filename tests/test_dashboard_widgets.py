@@ -63,9 +63,10 @@ def test_a_first_start_shows_its_steps_and_leaves_grapheval_to_the_hallucination
 ):
     # Regression (issue 16): the first start showed one fixed spinner line, no title, no
     # steps, no elapsed time, and ran GraphEval before the first page could show.
+    from store_helpers import REPO
+
     from s3kg_core.demo import pending_steps
     from s3kg_core.store.store import Store
-    from store_helpers import REPO
 
     path = tmp_path / "fresh" / "s3kg.duckdb"
     monkeypatch.setenv("S3KG_DB", str(path))
