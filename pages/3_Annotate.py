@@ -140,9 +140,9 @@ if not pairs:
     )
 else:
     st.caption(
-        f"{len(pairs)} pairs. Each starts undecided; click confirm or reject (click again to "
-        "undecide). Only decided pairs are saved. Triples as extracted, then the lemmas TAU "
-        "compared."
+        f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'}. Each starts undecided; click "
+        "confirm or reject (click again to undecide). Only decided pairs are saved. Triples "
+        "as extracted, then the lemmas TAU compared."
     )
     widths = [1.9, 4, 4, 0.7]
     head = st.columns(widths)

@@ -743,6 +743,7 @@ def test_annotate_on_the_demo_saves_only_decisions_and_keeps_the_name(
     assert _in_first_screen(raw)
     assert main.get_by_text(re.compile(r"lemmas: albert einstein \| receive \|")).count() == 1
     assert _in_first_screen(_verdict_buttons(page, "confirm").first)
+    assert _in_first_screen(page.get_by_role("button", name="Save my verdicts"))
     # the item's graphs: gold and answer KG (the context KG behind a toggle)
     iframes = main.locator('[data-testid="stIFrame"]')
     iframes.nth(1).wait_for(state="attached", timeout=RENDER_MS)
