@@ -4,8 +4,9 @@ What is measured
 ----------------
 For each pair set (``paws``: ``paws_wiki_400_KGs.csv``; ``globi``:
 ``semantic_kg_globi_400_KGs.csv``, both from ``s3kg_release/benchmarks_kgs/``) the first
-``--pairs`` pairs with two parseable KGs are scored in hybrid mode by :class:`~s3kg_core.scoring.s3kg.KGScorer` with torch first; the
-distinct strings its cache encoded (triple sentences and labels) are the *string pool*.
+``--pairs`` pairs with two parseable KGs are scored in hybrid mode by
+:class:`~s3kg_core.scoring.s3kg.KGScorer` with torch first; the distinct strings its cache
+encoded (triple sentences and labels) are the *string pool*.
 
 1. Speed: ``--n`` strings drawn from the pool (seed 0) are encoded by every encoder x backend,
    ``--reps`` repetitions, the order of the encoders rotated each repetition, all in this
