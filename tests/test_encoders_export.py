@@ -41,7 +41,7 @@ def test_new_weights_make_a_new_key(tmp_path, exported_minilm):
     copy.mkdir()
     (copy / "model.safetensors").write_bytes(b"x")
     assert export_key(copy) != before
-    with pytest.raises(EncoderError, match="no model.safetensors"):
+    with pytest.raises(EncoderError, match=r"no model\.safetensors"):
         export_key(tmp_path)
 
 
@@ -56,5 +56,5 @@ def test_a_model_that_does_not_export_leaves_nothing_behind(tmp_path):
 
 
 def test_a_folder_without_manifest_is_an_encoder_error(tmp_path):
-    with pytest.raises(EncoderError, match="no readable manifest.json"):
+    with pytest.raises(EncoderError, match=r"no readable manifest\.json"):
         read_manifest(tmp_path)

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from s3kg_core.config import cache_dir
+from s3kg_core.encoders.backend import default_backend
 from s3kg_core.encoders.registry import (
     PACKAGED_ENCODERS,
     load_encoder,
     mpnet_model_dir,
     resolve_encoder,
 )
-from s3kg_core.encoders.backend import default_backend
 from s3kg_core.encoders.runtime import RuntimeEncoder
 from s3kg_core.encoders.sentence import SentenceTransformerEncoder
 from s3kg_core.encoders.static import StaticEncoder
@@ -104,7 +104,7 @@ def test_mpnet_parts_join_into_a_model_folder(tmp_path, monkeypatch):
     assert float(np.linalg.norm(out[0])) == pytest.approx(1.0, abs=1e-5)
 
 
-# -- backends ----------------------------------------------------------------------------------------
+# -- backends ----------------------------------------------------------------------------------
 
 
 def test_the_backend_comes_from_the_argument_the_suffix_or_the_environment(monkeypatch):

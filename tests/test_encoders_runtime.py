@@ -72,7 +72,9 @@ def test_hybrid_scores_agree_with_torch_on_paws(runtime_minilm, torch_minilm, pa
 def test_concurrent_calls_give_the_same_vectors(runtime_minilm):
     expected = runtime_minilm.encode(TEXTS)
     out: list[np.ndarray] = []
-    threads = [threading.Thread(target=lambda: out.append(runtime_minilm.encode(TEXTS))) for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: out.append(runtime_minilm.encode(TEXTS))) for _ in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:

