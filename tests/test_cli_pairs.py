@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from s3kg_core.cli import cli
+from s3kg_core.encoders.backend import DEFAULT_BACKEND
 
 REPO = Path(__file__).resolve().parents[1]
 PAWS = "s3kg_release/benchmarks_kgs/paws_wiki_400_KGs.csv"
@@ -280,7 +281,7 @@ def test_backend_option_and_variable_choose_the_runtime_and_the_signature_says_w
         assert result.exit_code == 0, result.output
         summary = result.output.strip().splitlines()[-1]
         runs[label] = (summary.split("|enc:")[1].split("|")[0], _read(out))
-    assert runs["default"][0].endswith("+onnx")
+    assert runs["default"][0].endswith(f"+{DEFAULT_BACKEND}")
     assert runs["openvino"][0].endswith("+openvino")
     assert runs["option-wins"][0].endswith("+openvino")
     assert "+" not in runs["torch-env"][0]  # torch's name is the one stored before backends

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from s3kg_core.config import cache_dir
-from s3kg_core.encoders.backend import default_backend
+from s3kg_core.encoders.backend import DEFAULT_BACKEND, default_backend
 from s3kg_core.encoders.registry import (
     PACKAGED_ENCODERS,
     load_encoder,
@@ -117,8 +117,9 @@ def test_the_backend_comes_from_the_argument_the_suffix_or_the_environment(monke
     monkeypatch.setenv("S3KG_ENCODER_BACKEND", "torch")
     assert load_encoder("minilm").name == torch_name
     monkeypatch.delenv("S3KG_ENCODER_BACKEND")
-    assert isinstance(load_encoder("minilm"), RuntimeEncoder)  # the default: onnx
-    assert load_encoder("minilm") is load_encoder("minilm+onnx")  # created once per process
+    assert isinstance(load_encoder("minilm"), RuntimeEncoder)  # the default: a runtime
+    assert load_encoder("minilm").name == f"{torch_name}+{DEFAULT_BACKEND}"
+    assert load_encoder("minilm") is load_encoder(f"minilm+{DEFAULT_BACKEND}")  # created once
     with pytest.raises(ConfigError, match="unknown encoder backend"):
         load_encoder("minilm", backend="cuda")
 

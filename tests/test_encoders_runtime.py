@@ -101,3 +101,16 @@ def test_threads_follow_omp_num_threads(monkeypatch, runtime_minilm):
     monkeypatch.delenv("OMP_NUM_THREADS")
     assert RuntimeEncoder(runtime_minilm.folder, "a", "onnx").threads is None
     assert RuntimeEncoder(runtime_minilm.folder, "a", "onnx", threads=2).threads == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", RUNTIME_BACKENDS)
+def test_mpnet_vectors_agree_with_torch_within_1e4_cosine(backend):
+    # mpnet has no token_type_ids and a max_seq_length of 384; the export must follow its model
+    enc = load_encoder("mpnet", backend=backend)
+    assert isinstance(enc, RuntimeEncoder)
+    assert enc.manifest["inputs"] == ["input_ids", "attention_mask"]
+    assert enc.manifest["max_seq_length"] == 384
+    got, ref = enc.encode(TEXTS), load_encoder("mpnet", backend="torch").encode(TEXTS)
+    assert got.shape == (len(TEXTS), 768)
+    assert np.sum(got * ref, axis=1).min() > 1 - 1e-4
