@@ -16,6 +16,7 @@ import hashlib
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,15 @@ from typing import Any
 from ..config import cache_dir
 from ..errors import EncoderError
 
-__all__ = ["OPSET", "export_key", "export_onnx", "read_manifest"]
+__all__ = [
+    "OPSET",
+    "build_once",
+    "dist_version",
+    "export_key",
+    "export_onnx",
+    "read_manifest",
+    "sha256_file",
+]
 
 OPSET = 17
 
@@ -45,7 +54,14 @@ def _weights(model_dir: Path) -> Path:
     raise EncoderError(f"no model.safetensors or pytorch_model.bin in {model_dir}")
 
 
-def _version(dist: str) -> str:
+def dist_version(dist: str) -> str:
+    """The installed version of a distribution, ``?`` when it is not installed.
+
+    Examples
+    --------
+    >>> dist_version("no-such-distribution-s3kg")
+    '?'
+    """
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -63,7 +79,7 @@ def export_key(model_dir: Path) -> str:
     """
     weights = _weights(Path(model_dir))
     stat = weights.stat()
-    raw = f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|torch {_version('torch')}"
+    raw = f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|torch {dist_version('torch')}"
     return hashlib.sha1(raw.encode()).hexdigest()[:12]
 
 
@@ -82,7 +98,8 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     return data
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """The sha256 of a file, read in 4 MiB blocks."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 22), b""):
@@ -176,15 +193,10 @@ def export_onnx(model_dir: Path, label: str, root: Path | None = None) -> Path:
     (17, True)
     """
     model_dir = Path(model_dir)
-    base = (root or cache_dir()) / "onnx"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label.split("@")[0])
-    target = base / f"{safe}-{export_key(model_dir)}"
-    if (target / "manifest.json").exists():
-        return target
-    base.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=base, prefix=".export-") as tmp:
-        out = Path(tmp) / "model"
-        out.mkdir()
+    target = (root or cache_dir()) / "onnx" / f"{safe}-{export_key(model_dir)}"
+
+    def build(out: Path) -> dict[str, Any]:
         try:
             info = _export_to(model_dir, out)
         except EncoderError:
@@ -194,28 +206,36 @@ def export_onnx(model_dir: Path, label: str, root: Path | None = None) -> Path:
         for name in _COPIED:
             if (model_dir / name).exists():
                 shutil.copy2(model_dir / name, out / name)
-        weights = _weights(model_dir)
-        manifest = {
+        libraries = ("torch", "transformers", "sentence-transformers", "onnx", "onnxruntime")
+        return {
             "encoder": label,
             "source": str(model_dir.resolve()),
-            "source_weights": weights.name,
-            "source_sha256": _sha256(weights),
+            "source_weights": _weights(model_dir).name,
+            "source_sha256": sha256_file(_weights(model_dir)),
             "opset": OPSET,
             "exporter": "torch.onnx (TorchScript)",
-            "backend_versions": {
-                d: _version(d)
-                for d in (
-                    "torch",
-                    "transformers",
-                    "sentence-transformers",
-                    "onnx",
-                    "onnxruntime",
-                    "openvino",
-                )
-            },
-            "onnx_sha256": _sha256(out / "model.onnx"),
+            "backend_versions": {d: dist_version(d) for d in (*libraries, "openvino")},
+            "onnx_sha256": sha256_file(out / "model.onnx"),
             **info,
         }
+
+    return build_once(target, build, prefix=".export-")
+
+
+def build_once(target: Path, build: Callable[[Path], dict[str, Any]], *, prefix: str) -> Path:
+    """Make the folder ``target`` once, atomically, and return it.
+
+    ``build(folder)`` fills a temporary folder beside ``target`` and returns the manifest, which
+    is written last; the folder is then renamed into place. A folder with a manifest is done: a
+    later call returns at once, and a concurrent builder that loses the rename keeps the winner's.
+    """
+    if (target / "manifest.json").exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=prefix) as tmp:
+        out = Path(tmp) / "model"
+        out.mkdir()
+        manifest = build(out)
         (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
         try:
             out.rename(target)

@@ -16,12 +16,8 @@ The distillation runs once (about a minute on two cores) into
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
-import tempfile
 from collections.abc import Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +25,7 @@ import numpy as np
 
 from ..config import cache_dir
 from ..errors import EncoderError
-from .export import export_key, read_manifest
+from .export import build_once, dist_version, export_key, read_manifest, sha256_file
 
 __all__ = ["STATIC_DIM", "STATIC_ENCODER", "StaticEncoder", "distill_static", "load_static_encoder"]
 
@@ -40,13 +36,6 @@ STATIC_DIM = 256
 _SIF = 1e-4
 
 _DISTILL_VERSION = 1  # bump when the procedure changes: a new folder, a new name
-
-
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "?"
 
 
 def _token_vectors(model_dir: Path, batch_size: int = 512) -> tuple[np.ndarray, dict[str, Any]]:
@@ -99,14 +88,9 @@ def distill_static(model_dir: Path, root: Path | None = None) -> Path:
     256
     """
     model_dir = Path(model_dir)
-    base = (root or cache_dir()) / "static"
-    target = base / f"{STATIC_ENCODER}-v{_DISTILL_VERSION}-{export_key(model_dir)}"
-    if (target / "manifest.json").exists():
-        return target
-    base.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=base, prefix=".distill-") as tmp:
-        out = Path(tmp) / "model"
-        out.mkdir()
+    name = f"{STATIC_ENCODER}-v{_DISTILL_VERSION}-{export_key(model_dir)}"
+
+    def build(out: Path) -> dict[str, Any]:
         try:
             raw, info = _token_vectors(model_dir)
         except Exception as exc:  # torch / sentence-transformers raise many kinds
@@ -116,24 +100,18 @@ def distill_static(model_dir: Path, root: Path | None = None) -> Path:
         np.save(out / "vectors.npy", _pca_sif(raw, STATIC_DIM))
         shutil.copy2(model_dir / "tokenizer.json", out / "tokenizer.json")
         weights = model_dir / "model.safetensors"
-        digest = hashlib.sha256(weights.read_bytes()).hexdigest() if weights.exists() else "?"
-        manifest = {
+        return {
             "encoder": STATIC_ENCODER,
             "procedure": "token vectors ([CLS] t [SEP], mean pooled), PCA, Zipf SIF 1e-4",
             "procedure_version": _DISTILL_VERSION,
             "source": str(model_dir.resolve()),
-            "source_sha256": digest,
+            "source_sha256": sha256_file(weights) if weights.exists() else "?",
             "dim": STATIC_DIM,
-            "backend_versions": {d: _version(d) for d in ("torch", "transformers", "numpy")},
+            "backend_versions": {d: dist_version(d) for d in ("torch", "transformers", "numpy")},
             **info,
         }
-        (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
-        try:
-            out.rename(target)
-        except OSError:
-            if not (target / "manifest.json").exists():
-                raise
-    return target
+
+    return build_once((root or cache_dir()) / "static" / name, build, prefix=".distill-")
 
 
 class StaticEncoder:
