@@ -21,6 +21,7 @@ are only comparable on an otherwise idle machine: the load average is printed be
 Usage::
 
     python bench/bench_first_start.py --repeats 2 --steps 20
+    python bench/bench_first_start.py --repeats 0 --db data/s3kg.duckdb   # (b) only
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -138,8 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=2, help="first starts for (a)")
     parser.add_argument("--steps", type=int, default=20, help="alpha steps per page for (b)")
+    parser.add_argument(
+        "--db", type=Path, help="for (b): a copy of this demo database (default: the one (a) built)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args(argv)
+    if args.repeats < 1 and args.db is None:
+        parser.error("--repeats 0 needs --db (the database for the alpha steps)")
     from playwright.sync_api import sync_playwright
 
     figures: dict[str, Any] = {"load": [load()], "first_start": [], "alpha": {}}
@@ -154,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 db.parent.mkdir(parents=True)
                 figures["first_start"].append(first_start(browser, db, Path(tmp) / f"{r}.log"))
                 figures["load"].append(load())
+            if args.db is not None:
+                db = Path(tmp) / "given" / "s3kg.duckdb"
+                db.parent.mkdir()
+                shutil.copy(args.db, db)
             with streamlit_server(db, Path(tmp) / "alpha.log", timeout=300) as srv:
                 for name, path, heading, metric in (
                     ("Overview", "", "S3KG Workbench", "Mean CUS"),

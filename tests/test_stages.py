@@ -13,11 +13,13 @@ import pytest
 from conftest import CountingEncoder
 from store_helpers import build_store, count
 
+from s3kg_core.encoders.backend import backend_of_name, with_backend
 from s3kg_core.errors import ConfigError
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.cus import dataset_cus, harmonic_mean, score_cus_many
 from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
+from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import cus_table, encoder_for, export_results, latest_signature
 from s3kg_core.stages.score import score_store
 from s3kg_core.stages.tau import tau_store
@@ -339,7 +341,10 @@ def test_tau_store_finds_a_local_model_directory_recorded_by_score(tmp_path, exp
     store = build_store(tmp_path / "db.duckdb", n_items=2, n_triples=2, seed=2)
     report = score_store(store, encoder=str(exported_minilm))
     assert "|enc:my-minilm#" in report.signature
-    assert encoder_for(store, report.signature) == str(exported_minilm)
+    enc = Signature.parse(report.signature).encoder
+    assert encoder_for(store, report.signature) == with_backend(
+        str(exported_minilm), backend_of_name(enc)
+    )
     assert tau_store(store).analysed == 2  # no encoder given: the directory is read back
 
 
@@ -437,3 +442,18 @@ def test_reblend_weights_the_embedding_side_in_hybrid_mode_as_in_paper_mode():
     out = reblend(frame, 0.25)
     assert out["gold_sim"].tolist() == [blend(1.0, 0.0, 0.25, m) for m in frame["mode"]]
     assert out["gold_sim"].tolist() == [0.75, 0.75, 0.25]
+
+
+def test_encoder_for_keeps_the_signatures_backend(tmp_path, monkeypatch):
+    # A database that recorded "minilm" for scores made by OpenVINO reloads OpenVINO, whatever
+    # $S3KG_ENCODER_BACKEND says now; a signature without a suffix (before backends) is torch's.
+    store = build_store(tmp_path / "db.duckdb", n_items=1, n_triples=1, seed=2)
+    base = "mode:hybrid|enc:{}|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0"
+    with store.transaction() as con:
+        store.set_meta(con, "encoder:minilm@0.1.0+openvino", "minilm")
+        store.set_meta(con, "encoder:my-model#0123abcd", "/models/my-model")
+    monkeypatch.setenv("S3KG_ENCODER_BACKEND", "onnx")
+    assert encoder_for(store, base.format("minilm@0.1.0+openvino")) == "minilm+openvino"
+    assert encoder_for(store, base.format("minilm@0.1.0")) == "minilm+torch"
+    assert encoder_for(store, base.format("mpnet@0.0.1+onnx")) == "mpnet+onnx"
+    assert encoder_for(store, base.format("my-model#0123abcd")) == "/models/my-model+torch"

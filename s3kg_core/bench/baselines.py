@@ -348,9 +348,9 @@ def baseline_signature(name: str, encoder: str = "minilm") -> str:
             f"bert-score:{_version('bert-score')}"
         )
     if name.endswith("_cosine"):
-        return f"{name}|enc:{resolve_encoder(name.removesuffix('_cosine'))[0]}|clip:0"
+        return f"{name}|enc:{load_encoder(name.removesuffix('_cosine')).name}|clip:0"
     cfg = S3KGConfig(mode="kgx", alpha=_S3KG_ALPHA, align=name != "wl_kernel")
-    return f"{name}|{cfg.signature(resolve_encoder(encoder)[0])}"
+    return f"{name}|{cfg.signature(load_encoder(encoder).name)}"
 
 
 def run_baselines(

@@ -24,16 +24,20 @@ from typing import Any, ClassVar, TypeVar
 import click
 
 from ..config import DB_ENV, DEFAULT_DB
+from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_backend
 from ..errors import OutputError, S3KGError
 from ..failures import StageFailures
 from ..scoring.result import DEFAULT_MODE, MODES
 
 __all__ = [
+    "BACKEND_HELP",
     "DB_OPTION",
+    "ENCODER_HELP",
     "EXIT_ALL_FAILED",
     "EXIT_SOME_FAILED",
     "EXIT_STATUS_HELP",
     "StageBar",
+    "backend_option",
     "check_writable",
     "endpoint_options",
     "existing_db",
@@ -93,14 +97,49 @@ def exit_on_failures(failures: Iterable[StageFailures]) -> None:
     )
 
 
+ENCODER_HELP = (
+    "minilm, mpnet, minilm-static (a static model distilled from MiniLM, ~100x faster, coarser: "
+    "for screening bulk runs), or the path of a local sentence-transformers model directory."
+)
+
+BACKEND_HELP = (
+    f"Runtime of the encoder: torch, onnx (onnxruntime) or openvino, fp32; the latter two run "
+    f"an ONNX export made once into the cache folder. Default: ${BACKEND_ENV}, else "
+    f"{DEFAULT_BACKEND}. It is part of the score signature (enc:minilm@0.1.0+onnx; torch adds "
+    "nothing). A backend that cannot load falls back to torch with a warning. minilm-static has "
+    "none."
+)
+
+
+def backend_option(func: F) -> F:
+    """Add ``--backend`` and fold it into the command's ``encoder`` argument (``minilm+onnx``).
+
+    Apply it below the ``--encoder`` option (nearer the function). Where ``encoder`` is
+    ``None`` (the encoder of a stored signature), the backend is that signature's too.
+    """
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        backend = kwargs.pop("backend", None)
+        if backend is not None and kwargs.get("encoder") is not None:
+            kwargs["encoder"] = with_backend(kwargs["encoder"], backend)
+        return func(*args, **kwargs)
+
+    option = click.option(
+        "--backend", type=click.Choice(list(BACKENDS)), default=None, help=BACKEND_HELP
+    )
+    return option(wrapper)  # type: ignore[return-value]
+
+
 def scoring_options(func: F) -> F:
-    """The options that define a score: encoder, mode, alpha, tau, K."""
+    """The options that define a score: encoder and its backend, mode, alpha, tau, K."""
+    func = backend_option(func)
     options = [
         click.option(
             "--encoder",
             default="minilm",
             show_default=True,
-            help="minilm, mpnet, or the path of a local sentence-transformers model directory.",
+            help=ENCODER_HELP,
         ),
         click.option(
             "--mode",

@@ -14,7 +14,9 @@ import click
 from ..bench.runner import PROTOCOLS
 from ..scoring.result import DEFAULT_MODE, MODES
 from ._common import (
+    ENCODER_HELP,
     StageBar,
+    backend_option,
     check_writable,
     endpoint_options,
     friendly_errors,
@@ -69,12 +71,7 @@ def _table(result: Any) -> str:
     help="The shared data folder holding s3kg_release/benchmarks/ "
     "(default: $S3KG_DATA_DIR, else ../shared/data).",
 )
-@click.option(
-    "--encoder",
-    default="minilm",
-    show_default=True,
-    help="minilm, mpnet, or the path of a local sentence-transformers model directory.",
-)
+@click.option("--encoder", default="minilm", show_default=True, help=ENCODER_HELP)
 @click.option(
     "--mode",
     type=click.Choice(list(MODES)),
@@ -129,6 +126,7 @@ def _table(result: Any) -> str:
     help="Also store the results in this DuckDB file (table bench_results).",
 )
 @endpoint_options
+@backend_option
 @friendly_errors
 def bench_pairs(
     dataset: str,

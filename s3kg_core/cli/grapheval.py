@@ -10,8 +10,10 @@ import click
 
 from ._common import (
     DB_OPTION,
+    ENCODER_HELP,
     EXIT_STATUS_HELP,
     StageBar,
+    backend_option,
     check_writable,
     endpoint_options,
     existing_db,
@@ -71,12 +73,13 @@ _CHECKER_OPTIONS = [
         "--encoder",
         default="minilm",
         show_default=True,
-        help="Sentence encoder of the support checker: minilm, mpnet or a local model path.",
+        help=f"Sentence encoder of the support checker: {ENCODER_HELP}",
     ),
 ]
 
 
 def _checker_options(func: Any) -> Any:
+    func = backend_option(func)
     for option in reversed(_CHECKER_OPTIONS):
         func = option(func)
     return func

@@ -9,6 +9,7 @@ import click
 from ._common import (
     DB_OPTION,
     StageBar,
+    backend_option,
     check_writable,
     existing_db,
     friendly_errors,
@@ -185,8 +186,10 @@ def score_cmd(
 @click.option(
     "--encoder",
     default=None,
-    help="Encoder to embed triples with (default: the one the scores were made with).",
+    help="Encoder to embed triples with (default: the one the scores were made with, on its "
+    "backend).",
 )
+@backend_option
 @friendly_errors
 def tau_cmd(
     db_path: Path, fraction: float, target: str, signature: str | None, encoder: str | None

@@ -40,7 +40,7 @@ class _Worker:
         from ..encoders.registry import load_encoder
         from ..scoring.s3kg import KGScorer
 
-        enc = load_encoder(encoder, processes=1)
+        enc = load_encoder(encoder, processes=1, threads=1)  # onnx / openvino: one thread too
         cache = EmbeddingCache(enc)
         cache.update(embeddings)
         self.scorer = KGScorer(enc, S3KGConfig(**config), cache=cache)

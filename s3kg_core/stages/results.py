@@ -16,6 +16,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from ..encoders.backend import backend_of_name, with_backend
+from ..encoders.registry import PACKAGED_ENCODERS
 from ..errors import ConfigError, InputFormatError
 from ..scoring.signature import Signature
 from ..store import queries
@@ -121,7 +123,10 @@ def resolve_signature(store: Store, signature: str | None = None) -> str | None:
 
 
 def encoder_for(store: Store, signature: str) -> str:
-    """The name or path to load the encoder a signature was scored with.
+    """The name or path to load the encoder a signature was scored with, on its backend.
+
+    The backend comes from the signature's encoder name (``minilm@0.1.0+openvino``; no suffix:
+    torch), whatever ``$S3KG_ENCODER_BACKEND`` says now, so the vectors match the stored ones.
 
     Raises
     ------
@@ -129,13 +134,14 @@ def encoder_for(store: Store, signature: str) -> str:
         If the database does not record it (pass the encoder explicitly then).
     """
     name = Signature.parse(signature).encoder
+    backend = backend_of_name(name)
     with store.connect() as con:
         recorded = store.get_meta(con, f"encoder:{name}")
     if recorded is not None:
-        return recorded
+        return with_backend(recorded, backend)
     base = name.split("@", 1)[0]
-    if base in ("minilm", "mpnet"):
-        return base
+    if base in PACKAGED_ENCODERS:
+        return with_backend(base, backend)
     raise ConfigError(
         f"this database does not record where encoder {name!r} was loaded from; "
         "pass it with --encoder PATH"

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..encoders.backend import backend_of_name, with_backend
 from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
@@ -131,7 +132,9 @@ def score_store(
         if not pending:  # a re-blend pass: it is now the latest
             store.set_meta(con, "latest_signature", scorer.signature)
         if isinstance(encoder, str):  # how to load this encoder again (tau, dashboard)
-            store.set_meta(con, f"encoder:{enc.name}", encoder)
+            store.set_meta(
+                con, f"encoder:{enc.name}", with_backend(encoder, backend_of_name(enc.name))
+            )
     jobs = [
         ScoreJob(
             run,
@@ -151,7 +154,8 @@ def score_store(
         outputs = score_on_ray(
             batches,
             score_batch=score_batch,
-            encoder=encoder,
+            # the backend this process loaded, whatever a worker's environment says
+            encoder=with_backend(encoder, backend_of_name(enc.name)),
             config=config,
             embeddings=list(cache.items()),
             address=ray_address,

@@ -1,0 +1,60 @@
+"""Tests of s3kg_core.encoders.export: the ONNX export, once, atomically, with a manifest."""
+
+from __future__ import annotations
+
+import json
+import time
+from importlib import metadata
+
+import pytest
+
+from s3kg_core.encoders.export import OPSET, export_key, export_onnx, read_manifest
+from s3kg_core.errors import EncoderError
+
+
+def test_export_writes_a_complete_folder_once(tmp_path, exported_minilm):
+    folder = export_onnx(exported_minilm, "my-minilm#abc", root=tmp_path)
+    assert folder.parent == tmp_path / "onnx"
+    assert folder.name == f"my-minilm_abc-{export_key(exported_minilm)}"
+    for name in ("model.onnx", "tokenizer.json", "modules.json", "manifest.json"):
+        assert (folder / name).exists(), name
+    manifest = read_manifest(folder)
+    assert manifest["opset"] == OPSET == 17
+    assert manifest["inputs"] == ["input_ids", "attention_mask", "token_type_ids"]
+    assert (manifest["dim"], manifest["max_seq_length"], manifest["pooling"]) == (384, 256, "mean")
+    assert manifest["normalize"] is True
+    assert len(manifest["source_sha256"]) == 64
+    assert manifest["backend_versions"]["torch"] == metadata.version("torch")
+    assert manifest["backend_versions"]["onnxruntime"] == metadata.version("onnxruntime")
+    assert not list((tmp_path / "onnx").glob(".export-*"))  # the temporary folder is gone
+    # a second call finds it and exports nothing
+    stamp = (folder / "model.onnx").stat().st_mtime_ns
+    start = time.perf_counter()
+    assert export_onnx(exported_minilm, "my-minilm#abc", root=tmp_path) == folder
+    assert time.perf_counter() - start < 1.0
+    assert (folder / "model.onnx").stat().st_mtime_ns == stamp
+
+
+def test_new_weights_make_a_new_key(tmp_path, exported_minilm):
+    before = export_key(exported_minilm)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "model.safetensors").write_bytes(b"x")
+    assert export_key(copy) != before
+    with pytest.raises(EncoderError, match=r"no model\.safetensors"):
+        export_key(tmp_path)
+
+
+def test_a_model_that_does_not_export_leaves_nothing_behind(tmp_path):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
+    (broken / "model.safetensors").write_bytes(b"not weights")
+    with pytest.raises(EncoderError, match="could not export"):
+        export_onnx(broken, "broken", root=tmp_path / "cache")
+    assert not list((tmp_path / "cache" / "onnx").iterdir())
+
+
+def test_a_folder_without_manifest_is_an_encoder_error(tmp_path):
+    with pytest.raises(EncoderError, match=r"no readable manifest\.json"):
+        read_manifest(tmp_path)
