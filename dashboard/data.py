@@ -528,3 +528,47 @@ def factuality_evals(path: Path, stamp: int) -> pd.DataFrame:
         for e in evaluations
     ]
     return pd.DataFrame(rows, columns=list(EVAL_COLUMNS))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, dict[str, Any]]:
+    """TAU's explanation of every answer of a run against its gold KG, by item (for Annotate).
+
+    One batch over the run, from the stored embeddings: which answers have pairs to judge is
+    known before one is opened. Each value is :meth:`TauResult.to_dict` (``aligned`` holds the
+    proposed pairs, normalised triples).
+    """
+    from s3kg_core.scoring.tau import TripletAnalyzer
+
+    with _read(path) as con:
+        kgs = Store.load_kgs(con, [run_id])
+    items = sorted({item for run, item, _ in kgs if run == run_id})
+
+    def triples(item: int, source: str) -> tuple[Triple, ...]:
+        rec = kgs.get((run_id, item, source))
+        return rec.triples if rec is not None else ()
+
+    pairs = [(triples(i, "gold"), triples(i, "answer")) for i in items]
+    enc = _encoder(encoder_of(path, stamp, signature))
+    cache = _prefilled_cache(path, enc, [t for g, a in pairs for t in (*g, *a)])
+    results = TripletAnalyzer(enc, cache=cache).analyse_many(pairs)
+    return {int(item): r.to_dict() for item, r in zip(items, results, strict=True)}
+
+
+def withdraw_annotations(
+    path: Path, keys: Sequence[tuple[int, int, str, str | None, str | None]]
+) -> int:
+    """Remove verdicts ``(run_id, item_id, annotator, gold_json, answer_json)``; return how many.
+
+    For an annotator who takes back a decision (clears a verdict, removes an added pair). One
+    short read-write transaction under the process lock, as :func:`save_annotations`.
+    """
+    if not keys:
+        return 0
+    with _LOCK, Store(path, lock_timeout=15).transaction() as con:
+        removed = sum(queries.delete_annotation(con, *key) for key in keys)
+    annotations.clear()
+    return removed
+
+
+__all__ += ["tau_run", "withdraw_annotations"]  # added at the end: fewer merge conflicts

@@ -15,8 +15,10 @@ figures escape them with :func:`plot_text`, since plotly reads a few HTML tags i
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
@@ -413,3 +415,41 @@ def sweep_figure(sweep: pd.DataFrame) -> go.Figure:
         margin={"t": 50},
     )
     return fig
+
+
+DEMO_NOTE = (
+    "About the demo: these evaluations judge SmolLM2 on FinDKG statements (facts from "
+    "financial news, with corruptions). They are unrelated to the demo's questions and "
+    "answers; they ship with the demo to show the method. Run `s3kg factuality` on your own "
+    "KG to judge your model on its facts."
+)
+"""What the Factuality page says above an evaluation that came with the demo."""
+
+
+def demo_note(name: str, demo_file: Path | None = None) -> str | None:
+    """:data:`DEMO_NOTE` for an evaluation the demo shipped, ``None`` for any other.
+
+    ``name`` is an evaluation's name; the demo's are those of ``data/demo/factuality_eval.json``
+    (or ``demo_file``), stored by the demo build.
+
+    Examples
+    --------
+    >>> demo_note("smollm2-findkg-raw") == DEMO_NOTE, demo_note("my-own-run")
+    (True, None)
+    """
+    return DEMO_NOTE if name in _demo_names(demo_file) else None
+
+
+def _demo_names(demo_file: Path | None) -> frozenset[str]:
+    from s3kg_core.demo import DEMO_DIR
+
+    path = demo_file if demo_file is not None else DEMO_DIR / "factuality_eval.json"
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return frozenset()
+    entries = entries if isinstance(entries, list) else [entries]
+    return frozenset(str(e.get("name", "")) for e in entries if isinstance(e, dict))
+
+
+__all__ += ["DEMO_NOTE", "demo_note"]  # added at the end: fewer merge conflicts

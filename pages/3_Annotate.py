@@ -1,13 +1,19 @@
-"""Annotate: confirm or reject TAU's triple alignments, add the ones it missed."""
+"""Annotate: confirm or reject TAU's triple alignments, add the ones it missed.
+
+Nothing is saved that the annotator did not decide: every proposed pair starts undecided (or at
+this annotator's own saved verdict). A case opens from the URL (``?run=&item=``); the
+annotator's name is kept in it (``?annotator=``) across reloads.
+"""
 
 from __future__ import annotations
 
-import json
+import hashlib
+import math
+from typing import Any
 
-import pandas as pd
 import streamlit as st
 
-from dashboard import data, views, widgets
+from dashboard import annotate, data, graphs, navigation, views, widgets
 from dashboard.escape import code, md
 from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.stages.results import reblend
@@ -17,105 +23,288 @@ controls = widgets.sidebar()
 if controls.signature is None:
     st.info(f"Nothing is scored yet: {code(f's3kg score --db {controls.path}')}.")
     st.stop()
+state = st.session_state
+signature: str = controls.signature
 
-annotator = st.text_input(
-    "Your name", key="annotator", help="Entered once per browser session; saved with every verdict."
-).strip()
-frame = reblend(
-    data.load_components(controls.path, controls.stamp, controls.signature), controls.alpha
-)
+frame = reblend(data.load_components(controls.path, controls.stamp, signature), controls.alpha)
 runs = data.load_runs(controls.path, controls.stamp)
 runs = runs[runs["run_id"].isin(frame["run_id"].unique())]
-run_options = views.run_choices(runs)
-run_id = run_options[st.selectbox("Run", list(run_options), key="annotate_run")]
-answers = frame[frame["run_id"] == run_id].sort_values("cus")
-item_options = views.item_choices(answers)
-item_id = item_options[
-    st.selectbox("Answer (lowest CUS first)", list(item_options), key="annotate_item")
-]
-view = data.item_view(controls.path, controls.stamp, run_id, item_id, controls.signature)
-views.texts(view)
-result = data.tau_item(controls.path, controls.stamp, controls.signature, run_id, item_id)
+if runs.empty:
+    st.info("No run has scores under the chosen signature.")
+    st.stop()
+run_labels = {str(v): k for k, v in views.run_choices(runs).items()}
+
+# A case named by the URL (a link from Failure analysis, a bookmark, a reload) opens first.
+url_run, url_item = annotate.case_from_query(st.query_params, state)
+if url_run is not None and str(url_run) in run_labels:
+    state["_annotate_run_choice"] = str(url_run)
+    state["_annotate_item_choice"] = str(url_item)
+if "annotate.name" not in state:
+    state["annotate.name"] = str(st.query_params.get("annotator", "")).strip()
+state["annotator"] = state["annotate.name"]  # the widget is new each time the page is opened
 
 
-def key(triple: list[str]) -> str:
-    """A triple as stored in the annotations table."""
-    return json.dumps(list(triple))
+def _remember_name() -> None:
+    state["annotate.name"] = state["annotator"].strip()
 
 
-mine = data.annotations(controls.path, data.db_stamp(controls.path), run_id)
-mine = mine[(mine["item_id"] == item_id) & (mine["annotator"] == annotator)]
-previous = {(r.gold_triple, r.answer_triple): r.verdict for r in mine.itertuples()}
+top = st.columns([1.4, 6.6], vertical_alignment="bottom")
+annotator = (
+    top[0]
+    .text_input(
+        "Your name",
+        key="annotator",
+        on_change=_remember_name,
+        placeholder="needed to save",
+        help="Saved with every verdict; kept in the page's address (?annotator=) across reloads.",
+    )
+    .strip()
+)
+with top[1]:
+    run_id = int(widgets.keyed_selectbox("Run", run_labels, key="annotate_run"))
+answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"], kind="stable")
+order = [int(i) for i in answers["item_id"]]
+tau = data.tau_run(controls.path, controls.stamp, signature, run_id)
+questions = data.item_questions(controls.path, controls.stamp).set_index("item_id")["question"]
+item_labels = {
+    str(i): annotate.item_label(
+        i, len(tau.get(i, {}).get("aligned", [])), float(cus), str(questions.get(i, ""))
+    )
+    for i, cus in zip(order, answers["cus"], strict=True)
+}
+first = annotate.first_with_pairs(order, tau)
+pick = st.columns([6.6, 1.4], vertical_alignment="bottom")
+with pick[0]:
+    item_id = int(
+        widgets.keyed_selectbox(
+            "Answer (lowest CUS first; opens on the first with TAU pairs)",
+            item_labels,
+            key="annotate_item",
+            default=str(first if first is not None else order[0]),
+            help="Item · how many pairs TAU proposed · CUS at the sidebar's alpha · question.",
+        )
+    )
+
+
+def _go_next() -> None:
+    nxt = annotate.next_with_pairs(order, tau, item_id)
+    if nxt is not None:
+        state["_annotate_item_choice"] = str(nxt)
+
+
+pick[1].button(
+    "Next with pairs",
+    key="annotate_next",
+    icon=":material/skip_next:",
+    on_click=_go_next,
+    disabled=first is None,
+    help="The next answer in the list that TAU proposed pairs for.",
+    width="stretch",
+)
+st.query_params.update({"run": str(run_id), "item": str(item_id)})
+if annotator:
+    st.query_params["annotator"] = annotator
+elif "annotator" in st.query_params:
+    del st.query_params["annotator"]
+annotate.note_case(state, run_id, item_id)
+
+view = data.item_view(controls.path, controls.stamp, run_id, item_id, signature)
+mine_run = data.annotations(controls.path, data.db_stamp(controls.path), run_id)
+mine_run = mine_run[mine_run["annotator"] == annotator] if annotator else mine_run.iloc[:0]
+mine = mine_run[mine_run["item_id"] == item_id]
+saved = annotate.saved_verdicts(mine)
+result = tau.get(item_id, {"aligned": []})
+gold_kg, answer_kg = view.kgs.get("gold"), view.kgs.get("answer")
+raw_gold = annotate.raw_labels(gold_kg.triples if gold_kg else ())
+raw_answer = annotate.raw_labels(answer_kg.triples if answer_kg else ())
+pairs = annotate.proposed_pairs(result, saved, raw_gold, raw_answer)
+
+who = hashlib.sha1(annotator.encode()).hexdigest()[:10]  # widgets per annotator: no carry-over
+case = f"{run_id}_{item_id}_{who}"
+verdict_keys = [f"annotate_verdict_{case}_{n}" for n in range(len(pairs))]
+pending_key = f"annotate.pending_{case}"
+pending: list[tuple[str, str]] = state.setdefault(pending_key, [])
+
+st.caption(
+    annotate.progress(tau, mine_run, item_id).line(md(annotator))
+    if annotator
+    else "Enter your name to annotate: what you decide is saved under it."
+)
+st.markdown(f"**Question** · {md(view.ext_id)} · {md(view.question)}")
 
 st.subheader("TAU's proposed alignments")
-proposed = pd.DataFrame(
-    [
-        {
-            "gold": " | ".join(a["gold"]),
-            "answer": " | ".join(a["answer"]),
-            "cosine": round(a["similarity"], 3),
-            "verdict": previous.get((key(a["gold"]), key(a["answer"])), "confirm"),
-            "_gold": key(a["gold"]),
-            "_answer": key(a["answer"]),
-        }
-        for a in result["aligned"]
-    ],
-    columns=["gold", "answer", "cosine", "verdict", "_gold", "_answer"],
-)
-edited = st.data_editor(
-    proposed,
-    column_config={
-        "verdict": st.column_config.SelectboxColumn(
-            "verdict", options=["confirm", "reject"], required=True
-        ),
-        "_gold": None,
-        "_answer": None,
-    },
-    disabled=["gold", "answer", "cosine"],
-    hide_index=True,
+if not pairs:
+    st.info(
+        "TAU proposed no pair for this answer: add one below if it missed any, or go to the "
+        "next answer with pairs."
+    )
+else:
+    st.caption(
+        f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'}. Each starts undecided; click "
+        "confirm or reject (click again to undecide). Only decided pairs are saved. Triples "
+        "as extracted, then the lemmas TAU compared."
+    )
+    widths = [1.9, 4, 4, 0.7]
+    head = st.columns(widths)
+    for col, title in zip(
+        head,
+        ("**Your verdict**", "**Gold triple**", "**Answer triple**", "**Cosine**"),
+        strict=True,
+    ):
+        col.markdown(title)
+    for n, pair in enumerate(pairs):
+        row = st.columns(widths, vertical_alignment="center")
+        with row[0]:
+            st.segmented_control(
+                f"Verdict on pair {n + 1}",
+                list(annotate.DECISIONS),
+                default=pair.saved if verdict_keys[n] not in state else None,
+                key=verdict_keys[n],
+                label_visibility="collapsed",
+                disabled=not annotator,
+            )
+        for col, side, lemmas in (
+            (row[1], "gold", pair.gold),
+            (row[2], "answer", pair.answer),
+        ):
+            col.markdown(f"{md(pair.raw_text(side))}  \n:gray[lemmas: {md(annotate.show(lemmas))}]")
+        row[3].markdown(f"{pair.cosine:.3f}")
+
+chosen: list[Any] = [state.get(k) for k in verdict_keys]
+pending_changes = annotate.changes(pairs, chosen, pending)
+
+
+def _option(lemmas: tuple[str, ...], raw: list[Any]) -> str:
+    text = " ; ".join(annotate.show(t.to_list()) for t in raw)
+    lemma = annotate.show(lemmas)
+    return lemma if not text or text.lower() == lemma else f"{text}  →  {lemma}"
+
+
+gold_options = {_option(k, v): annotate.triple_key(k) for k, v in raw_gold.items()}
+answer_options = {_option(k, v): annotate.triple_key(k) for k, v in raw_answer.items()}
+
+
+def _add_pair() -> None:
+    pair = (gold_options[state["add_gold"]], answer_options[state["add_answer"]])
+    if pair not in pending and pair not in annotate.added_pairs(mine):
+        pending.append(pair)
+    state["add_gold"] = state["add_answer"] = None
+
+
+stored_adds = annotate.added_pairs(mine)
+with st.expander(
+    f"Add an alignment TAU missed ({len(stored_adds) + len(pending)} added)",
+    expanded=bool(stored_adds or pending),
+):
+    add = st.columns([4, 4, 1.1], vertical_alignment="bottom")
+    new_gold = add[0].selectbox("Gold triple", list(gold_options), key="add_gold", index=None)
+    new_answer = add[1].selectbox(
+        "Answer triple", list(answer_options), key="add_answer", index=None
+    )
+    add[2].button(
+        "Add pair",
+        key="add_pair",
+        on_click=_add_pair,
+        disabled=new_gold is None or new_answer is None or not annotator,
+        width="stretch",
+    )
+    for n, (g, a) in enumerate([*stored_adds, *pending]):
+        is_stored = n < len(stored_adds)
+        gold_t, answer_t = annotate.pair_key(g, a)
+        row = st.columns([8, 1.1], vertical_alignment="center")
+        row[0].text(
+            f"+ {annotate.show(gold_t or ())}  <->  {annotate.show(answer_t or ())}"
+            + ("   (saved)" if is_stored else "   (not saved yet)")
+        )
+        if row[1].button("Remove", key=f"annotate_remove_{case}_{n}", width="stretch"):
+            if is_stored:
+                data.withdraw_annotations(controls.path, [(run_id, item_id, annotator, g, a)])
+            else:
+                pending.remove((g, a))
+            st.rerun()
+
+
+def _save() -> None:
+    current = annotate.changes(pairs, [state.get(k) for k in verdict_keys], pending)
+    n = data.save_annotations(
+        controls.path, [(run_id, item_id, annotator, g, a, v) for g, a, v in current.save]
+    )
+    taken_back = data.withdraw_annotations(
+        controls.path, [(run_id, item_id, annotator, g, a) for g, a in current.withdraw]
+    )
+    state[pending_key] = []
+    undecided = sum(state.get(k) not in annotate.DECISIONS for k in verdict_keys)
+    state["annotate.saved_message"] = (n, taken_back, undecided)
+
+
+save = st.columns([1.6, 6], vertical_alignment="center")
+save[0].button(
+    "Save my verdicts",
+    type="primary",
+    key="save",
+    on_click=_save,
+    disabled=not annotator,
     width="stretch",
-    key=f"editor_{run_id}_{item_id}",
 )
-if proposed.empty:
-    st.caption("TAU aligned no pair of this answer.")
-
-st.subheader("Add an alignment TAU missed")
-gold_kg = view.kgs.get("gold")
-answer_kg = view.kgs.get("answer")
-gold_options = (
-    {" | ".join(t.to_list()): key(t.to_list()) for t in gold_kg.triples} if gold_kg else {}
-)
-answer_options = (
-    {" | ".join(t.to_list()): key(t.to_list()) for t in answer_kg.triples} if answer_kg else {}
-)
-added = [(g, a) for (g, a), v in previous.items() if v == "add"] + st.session_state.setdefault(
-    f"added_{run_id}_{item_id}", []
-)
-cols = st.columns(2)
-new_gold = cols[0].selectbox("Gold triple", list(gold_options), key="add_gold", index=None)
-new_answer = cols[1].selectbox("Answer triple", list(answer_options), key="add_answer", index=None)
-if st.button("Add pair", key="add_pair", disabled=new_gold is None or new_answer is None):
-    pair = (gold_options[new_gold], answer_options[new_answer])
-    st.session_state[f"added_{run_id}_{item_id}"].append(pair)
-    added.append(pair)
-for g, a in dict.fromkeys(added):
-    st.text(f"+ {' | '.join(json.loads(g))}  <->  {' | '.join(json.loads(a))}")
-
-if st.button("Save my verdicts", type="primary", key="save", disabled=not annotator):
-    rows = [
-        (run_id, item_id, annotator, r["_gold"], r["_answer"], r["verdict"])
-        for r in edited.to_dict("records")
-    ] + [(run_id, item_id, annotator, g, a, "add") for g, a in dict.fromkeys(added)]
-    if rows:
-        n = data.save_annotations(controls.path, rows)
-        st.session_state[f"added_{run_id}_{item_id}"] = []
-        st.success(f"Saved {n} verdicts by {md(annotator)}.")
+message = state.pop("annotate.saved_message", None)
+if message is not None:
+    n, taken_back, undecided = message
+    if n or taken_back:
+        save[1].success(
+            f"Saved {n} verdicts by {md(annotator)}"
+            + (f", withdrew {taken_back}" if taken_back else "")
+            + f"; {undecided} proposed pairs left undecided (not saved)."
+        )
     else:
-        st.info("Nothing to save: TAU aligned no pair here and none was added.")
-if not annotator:
-    st.caption("Enter your name to save.")
+        save[1].info("Nothing to save: you have not decided any pair or added one.")
+else:
+    save[1].caption(
+        "Enter your name to save."
+        if not annotator
+        else f"{len(pending_changes)} change(s) not saved yet."
+        if len(pending_changes)
+        else "Everything you decided is saved."
+    )
 
-st.subheader("Agreement and TAU quality (all annotations)")
+st.subheader("The answer's graphs")
+gold_map = view.details.get("gold", {}).get("entity_map", {}) if view.details else {}
+ctx_map = view.details.get("context", {}).get("entity_map", {}) if view.details else {}
+answer_triples = answer_kg.triples if answer_kg else ()
+colours = graphs.alignment_colours(answer_triples, gold_map, ctx_map)
+marked = {
+    "gold": [t for p in pairs for t in p.gold_raw],
+    "answer": [t for p in pairs for t in p.answer_raw],
+}
+show_context = st.toggle("Show the context KG too", key="annotate_context")
+sources = [("gold", "Gold KG", colours.gold), ("answer", "Answer KG", colours.answer)]
+if show_context:
+    sources.append(("context", "Context KG", colours.context))
+for col, (source, title, col_map) in zip(st.columns(len(sources)), sources, strict=True):
+    with col:
+        kg = view.kgs.get(source)
+        st.markdown(f"**{title}** · {len(kg.triples) if kg else 0} triples")
+        st.iframe(
+            graphs.kg_html(
+                kg.triples if kg else (),
+                col_map,
+                highlight=marked.get(source, ()),
+                height_px=370,
+                empty_message="not extracted" if kg is None else "no triples",
+            ),
+            height=400,
+        )
+st.markdown(graphs.legend_html(colours.answer), unsafe_allow_html=True)
+st.caption(
+    "Aligned entities share a colour (the stored alignment); the highlighted (red) edges are the "
+    "triples of TAU's proposed pairs."
+)
+links = st.columns([2, 5])
+with links[0]:
+    navigation.case_link("explorer", "Open in the Sample explorer", run_id, item_id)
+with st.expander("Question, gold answer, model answer and context"):
+    views.texts(view)
+
+st.subheader("Agreement and TAU quality (all annotators, decided verdicts only)")
 everything = data.annotations(controls.path, data.db_stamp(controls.path))
 if everything.empty:
     st.caption("No annotations yet.")
@@ -127,17 +316,24 @@ else:
     cols[0].metric(
         "Percent agreement",
         "n/a" if compared == 0 else f"{share:.1%}",
-        f"{compared} pairs",
+        f"{compared} pairs judged by two or more",
         delta_color="off",
+        delta_arrow="off",
+        help="Share of (pair, two annotators) judgements that agree, over the pairs that two or "
+        "more annotators decided.",
     )
-    cols[1].metric("TAU precision", f"{quality['precision']:.3f}")
-    cols[2].metric("TAU recall", f"{quality['recall']:.3f}")
-    cols[3].metric("TAU F1", f"{quality['f1']:.3f}")
-    pairs = pairwise_agreement(records)
-    if pairs:
-        st.dataframe([vars(p) for p in pairs], hide_index=True, width="stretch", key="pairwise")
+    for col, (label, name) in zip(
+        cols[1:],
+        (("TAU precision", "precision"), ("TAU recall", "recall"), ("TAU F1", "f1")),
+        strict=True,
+    ):
+        value = quality[name]
+        col.metric(label, "n/a" if math.isnan(value) else f"{value:.3f}")
+    agreement = pairwise_agreement(records)
+    if agreement:
+        st.dataframe([vars(p) for p in agreement], hide_index=True, width="stretch", key="pairwise")
     st.caption(
-        f"{len(everything)} verdicts by {everything['annotator'].nunique()} annotators: "
-        f"{int(quality['confirm'])} confirmed, {int(quality['reject'])} rejected, "
-        f"{int(quality['add'])} added."
+        f"From {int(quality['decided'])} decided verdicts by {everything['annotator'].nunique()} "
+        f"annotators: {int(quality['confirm'])} confirmed, {int(quality['reject'])} rejected, "
+        f"{int(quality['add'])} added. Pairs nobody decided count nowhere."
     )

@@ -10,6 +10,9 @@ from sklearn.metrics import roc_curve
 
 from dashboard import data, widgets
 from dashboard.escape import code, md, plotly_frame
+from s3kg_core.bench.datasets import list_pair_sets
+from s3kg_core.bench.demo_results import is_precomputed
+from s3kg_core.config import default_data_dir
 
 widgets.page_setup("Benchmarks")
 controls = widgets.sidebar(alpha=False)
@@ -27,6 +30,34 @@ st.markdown(
     "with bootstrap 95 % intervals. `s3kg` is S3KG in the run's mode; `s3kg@paper`, `s3kg@kgx` "
     "and `s3kg@hybrid` are S3KG in each mode."
 )
+precomputed = [d["precomputed"] for d in results["detail"] if is_precomputed(d)]
+live_sets = list_pair_sets()
+if precomputed:
+    mark = precomputed[0]
+    own = len(results) - len(precomputed)
+    st.info(
+        "**Precomputed project results.** The S3KG Workbench project's own figures on the "
+        f"{results['dataset'].nunique()} public labelled pair sets (the S3KG authors' released "
+        f"benchmarks), computed with s3kg {md(mark.get('s3kg_version', '?'))} on "
+        f"{md(mark.get('created', '?'))} and shipped with the demo "
+        "(`data/demo/bench_results.json`). Figures only: no pair, text or per-pair score."
+        + (f" {own} of the {len(results)} rows are results computed here." if own else ""),
+        icon=":material/inventory_2:",
+    )
+    command = f"Computed with {code(mark.get('command', 's3kg bench pairs'))}. "
+else:
+    command = ""
+if live_sets:
+    st.caption(
+        f"{command}The pair sets are here ({code(default_data_dir())}): compute live results "
+        f"with {code(f's3kg bench pairs --dataset all --json bench.json --db {controls.path}')}; "
+        "they replace the rows of the same set, encoder, mode and method."
+    )
+elif precomputed:
+    st.caption(
+        f"{command}To compute results here you need the pair sets (`../shared/data`, or "
+        "`s3kg bench pairs --data-dir`)."
+    )
 settings = sorted(
     {(r.encoder, r.mode, r.triples) for r in results.itertuples()}, key=lambda t: tuple(map(str, t))
 )
@@ -39,6 +70,10 @@ chosen = results[
 st.subheader("AUROC per dataset and method")
 pivot = chosen.pivot_table(index="method", columns="dataset", values="auroc")
 pivot["mean"] = pivot.mean(axis=1)
+pivot.columns = [  # short set names, so that the nine sets fit the page's width
+    str(c).removesuffix("_400").replace("semantic_kg_", "sk_").replace("_ranked_faithfulness", "")
+    for c in pivot.columns
+]
 st.dataframe(pivot.sort_values("mean", ascending=False).round(3), width="stretch")
 
 dataset = st.selectbox("Dataset", sorted(chosen.dataset.unique()), key="bench_dataset")
@@ -68,6 +103,9 @@ table = pd.DataFrame(
         ],
         "alpha": rows.alpha,
         "threshold": rows.threshold.round(3),
+        "source": [
+            "project (precomputed)" if is_precomputed(d) else "this database" for d in rows.detail
+        ],
     }
 )
 st.dataframe(table, hide_index=True, width="stretch")
@@ -112,13 +150,27 @@ with cols[1]:
         fig = px.line(plotly_frame(pd.concat(curves), ["method"]), x="FPR", y="TPR", color="method")
         fig.update_layout(title="ROC curves", xaxis_range=[0, 1], yaxis_range=[0, 1])
         st.plotly_chart(fig, width="stretch", key="bench_roc")
+    else:
+        st.caption(
+            "ROC curves need per-pair scores, which these results do not carry: run "
+            + code(f"s3kg bench pairs --dataset {dataset} --json bench.json --db {controls.path}")
+            + " here."
+        )
 
 st.subheader("Pairs a method gets wrong (at its max-F1 threshold)")
 method = st.selectbox("Method", rows.method.tolist(), key="bench_method")
 row = rows[rows.method == method].iloc[0]
 detail = row.detail
 if not detail.get("scores"):
-    st.caption("This result was stored without per-pair scores; run the benchmark again.")
+    st.caption(
+        "This result carries no per-pair scores"
+        + (
+            " (the project's precomputed results are figures only)"
+            if is_precomputed(detail)
+            else ""
+        )
+        + f": run the benchmark here with {code('--db')} to see the pairs."
+    )
 else:
     pairs = pd.DataFrame(
         {

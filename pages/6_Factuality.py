@@ -32,6 +32,8 @@ st.markdown(
 choices = factuality.evaluation_choices(evals)
 label = st.selectbox("Evaluation", list(choices), key="fact_eval")
 row = evals[evals["name"] == choices[label]].iloc[0]
+if note := factuality.demo_note(str(row["name"])):
+    st.warning(note, icon=":material/info:")
 summary, breakdown = row["summary"], row["breakdown"]
 source = summary.get("source")
 st.text(

@@ -299,6 +299,7 @@ def build_demo(
     >>> build_demo("/tmp/demo.duckdb").answers  # doctest: +SKIP
     60
     """
+    from .bench.demo_results import BENCH_FILE, store_demo_bench
     from .factuality.results import read_evaluations, save_evaluation
     from .stages.run import TauSettings, run_pipeline
     from .store.store import Store
@@ -351,6 +352,7 @@ def build_demo(
         factuality = read_evaluations(evaluations) if evaluations.exists() else []
         for evaluation in reversed(factuality):  # the file's first is saved last: newest,
             save_evaluation(store, evaluation)  # so the Factuality page opens on it
+        store_demo_bench(store, demo_dir / BENCH_FILE.name)  # the project's benchmark figures
         with store.transaction() as con:
             Store.set_meta(con, PENDING_KEY, "" if grapheval else "grapheval")
         detections: list[DetectReport] = []

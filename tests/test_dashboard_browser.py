@@ -717,3 +717,164 @@ def test_a_first_start_shows_title_and_steps_then_the_overview(
         first_screen(page, artefacts() / "first_start_done.png")
         assert_clean(w, srv, "first start")
     context.close()
+
+
+# --- Annotate, Benchmarks and Factuality on the demo database (issue 16) ---------------------
+
+
+@pytest.fixture(scope="module")
+def annotate_server(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``streamlit run app.py`` on a private copy of the demo database (the tests write)."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("demo_browser")
+    db = folder / "s3kg.duckdb"
+    shutil.copy(demo_db, db)
+    with streamlit_server(db, folder / "streamlit.log") as srv:
+        yield srv
+    print(f"--- streamlit log ---\n{srv.log_tail()}")
+
+
+def _in_first_screen(locator: Any) -> bool:
+    """Whether the element is drawn inside the 1440x900 viewport without scrolling."""
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= VIEWPORT[1]
+
+
+def _chosen(page: Any, label: str) -> str:
+    """The shown choice of the select box whose label starts with ``label``."""
+    box = page.get_by_role("combobox", name=re.compile(rf"^{re.escape(label)}"))
+    value = box.input_value()
+    if not value:  # a select box that shows its choice as text beside the input
+        widget = page.locator('[data-testid="stSelectbox"]').filter(has=box)
+        value = widget.inner_text().split("\n")[-1]
+    return str(value)
+
+
+def _agreement_shown(page: Any) -> dict[str, str] | None:
+    """Percent agreement and TAU precision as shown (``None``: no annotations yet)."""
+    if page.get_by_text("No annotations yet.", exact=True).count():
+        return None
+    return {m: metric_value(page, m) for m in ("Percent agreement", "TAU precision")}
+
+
+def _verdict_buttons(page: Any, verdict: str) -> Any:
+    return page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_role(
+        "radio", name=verdict, exact=True
+    )
+
+
+def test_annotate_on_the_demo_saves_only_decisions_and_keeps_the_name(
+    watched: Watched, annotate_server: Server
+) -> None:
+    page = watched.page
+    open_page(watched, annotate_server, "Annotate", "Annotate alignments")
+    main = page.locator('[data-testid="stMain"]')
+    # the lowest-CUS demo answer has no TAU pair: the page opens on the first that has some
+    shown = _chosen(page, "Answer (")
+    assert re.search(r"item \d+ · \d+ pairs? · CUS", shown), shown
+    assert re.search(r"[?&]run=1&item=\d+", page.url), page.url
+    # the triple as extracted beside the lemmas TAU compared, in the first screen
+    raw = main.get_by_text(re.compile(r"^Albert Einstein \| received \| Nobel Prize in Physics"))
+    assert _in_first_screen(raw)
+    assert main.get_by_text(re.compile(r"lemmas: albert einstein \| receive \|")).count() == 1
+    assert _in_first_screen(_verdict_buttons(page, "confirm").first)
+    assert _in_first_screen(page.get_by_role("button", name="Save my verdicts"))
+    # the item's graphs: gold and answer KG (the context KG behind a toggle)
+    iframes = main.locator('[data-testid="stIFrame"]')
+    iframes.nth(1).wait_for(state="attached", timeout=RENDER_MS)
+    assert iframes.count() == 2
+    first_screen(page, artefacts() / "annotate_demo_first_screen.png")
+
+    name = page.get_by_role("textbox", name="Your name")
+    name.fill("ann")
+    name.press("Enter")
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert "annotator=ann" in page.url
+    page.get_by_text(re.compile(r"^Decided 0 of 2 by you \(ann\)")).wait_for()
+    _verdict_buttons(page, "confirm").first.click()
+    wait_idle(page, timeout_ms=RENDER_MS)
+    page.get_by_text("1 change(s) not saved yet.", exact=True).wait_for()
+    page.get_by_role("button", name="Save my verdicts").click()
+    wait_idle(page, timeout_ms=RENDER_MS)
+    page.get_by_text(
+        re.compile(r"Saved 1 verdicts by ann; 1 proposed pairs left undecided")
+    ).wait_for()
+    assert metric_value(page, "TAU precision") == "1.000"
+    assert metric_value(page, "Percent agreement") == "n/a"
+    screenshot(page, artefacts() / "annotate_demo.png")
+
+    # a reload keeps the name (it is in the URL) and the saved verdict; the other stays unset
+    page.reload()
+    page.get_by_role("heading", name="Annotate alignments", exact=True).wait_for()
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert page.get_by_role("textbox", name="Your name").input_value() == "ann"
+    page.get_by_text(re.compile(r"^Decided 1 of 2 by you \(ann\)")).wait_for()
+    pressed = main.locator('[data-testid="stButtonGroup"] [role="radio"][aria-checked="true"]')
+    assert pressed.count() == 1 and pressed.inner_text() == "confirm"
+
+    # "next item with pairs" steps to another answer that has pairs
+    before = _chosen(page, "Answer (")
+    page.get_by_role("button", name="Next with pairs").click()
+    wait_idle(page, timeout_ms=RENDER_MS)
+    after = _chosen(page, "Answer (")
+    assert after != before and "no pairs" not in after
+    assert_clean(watched, annotate_server, "annotate (demo)")
+
+
+def test_a_second_annotator_who_touches_nothing_changes_nothing_in_the_browser(
+    watched: Watched, annotate_server: Server
+) -> None:
+    # regression (issue 16): a second annotator's untouched Save confirmed every proposal
+    page = watched.page
+    open_page(
+        watched, annotate_server, "Annotate?run=1&item=4&annotator=bob", "Annotate alignments"
+    )
+    assert page.get_by_role("textbox", name="Your name").input_value() == "bob"
+    assert _chosen(page, "Answer (").startswith("item 4 · ")
+    metrics = _agreement_shown(page)
+    page.get_by_role("button", name="Save my verdicts").click()
+    wait_idle(page, timeout_ms=RENDER_MS)
+    page.get_by_text(re.compile("Nothing to save")).wait_for()
+    assert _agreement_shown(page) == metrics
+    page.get_by_text(re.compile(r"^Decided 0 of 2 by you \(bob\)")).wait_for()
+    assert_clean(watched, annotate_server, "annotate (second annotator)")
+
+
+def test_a_failure_case_link_opens_that_case_in_annotate(
+    watched: Watched, annotate_server: Server
+) -> None:
+    page = watched.page
+    open_page(watched, annotate_server, "Failure_analysis", "Failure analysis (TAU)")
+    link = page.locator('[data-testid="stMain"] a[href*="Annotate?run="]')
+    href = link.get_attribute("href") or ""
+    run, item = re.search(r"\?run=(\d+)&item=(\d+)$", href).groups()  # type: ignore[union-attr]
+    link.click()
+    page.get_by_role("heading", name="Annotate alignments", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert _chosen(page, "Answer (").startswith(f"item {item} · ")
+    assert _chosen(page, "Run").endswith(f"run {run}")
+    assert_clean(watched, annotate_server, "annotate from a failure case")
+
+
+def test_the_demos_benchmarks_and_factuality_pages_say_what_they_show(
+    watched: Watched, annotate_server: Server
+) -> None:
+    page = watched.page
+    open_page(watched, annotate_server, "Benchmarks", "Benchmarks")
+    main = page.locator('[data-testid="stMain"]')
+    note = main.get_by_text(re.compile(r"^Precomputed project results\."))
+    assert _in_first_screen(note)
+    table = main.locator('[data-testid="stDataFrame"]').first
+    table.wait_for(timeout=RENDER_MS)
+    assert table.bounding_box()["y"] < VIEWPORT[1] - 150  # the AUROC table starts on screen
+    first_screen(page, artefacts() / "benchmarks_demo_first_screen.png")
+    screenshot(page, artefacts() / "benchmarks_demo.png")
+    assert_clean(watched, annotate_server, "benchmarks (demo)")
+
+    open_page(watched, annotate_server, "Factuality", "Factuality")
+    warning = page.get_by_text(re.compile(r"unrelated to the demo's questions"))
+    assert _in_first_screen(warning)
+    first_screen(page, artefacts() / "factuality_demo_first_screen.png")
+    screenshot(page, artefacts() / "factuality_demo.png")
+    assert_clean(watched, annotate_server, "factuality (demo)")

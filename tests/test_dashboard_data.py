@@ -69,3 +69,29 @@ def test_realign_at_a_new_tau_uses_stored_embeddings(scored, minilm):
     strict = data.realign(scored, "minilm", {**config, "tau": 1.0}, answer, gold)
     assert loose.entity_map["aspirin"] == "aspirin"
     assert strict.s_wl <= loose.s_wl
+
+
+def test_tau_run_is_tau_item_for_every_answer_of_the_run(scored):
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    by_item = data.tau_run(scored, stamp, signature, 1)
+    assert len(by_item) == 3
+    for item, result in by_item.items():
+        assert result == data.tau_item(scored, stamp, signature, 1, item)
+
+
+def test_a_withdrawn_verdict_is_gone_and_only_that_one(scored):
+    gold, other = json.dumps(["g", "r", "t"]), json.dumps(["g", "r", "u"])
+    data.save_annotations(scored, [(1, 1, "ann", gold, gold, "confirm")])
+    data.save_annotations(scored, [(1, 1, "bob", gold, gold, "confirm")])
+    data.save_annotations(scored, [(1, 1, "ann", other, other, "add")])
+    # the stored JSON's spacing does not matter: the pair is matched as JSON
+    assert data.withdraw_annotations(scored, [(1, 1, "ann", '["g","r","t"]', gold)]) == 1
+    assert data.withdraw_annotations(scored, [(1, 1, "ann", gold, gold)]) == 0  # already gone
+    assert data.withdraw_annotations(scored, []) == 0
+    left = data.annotations(scored, data.db_stamp(scored))
+    assert sorted(zip(left.annotator, left.verdict, strict=True)) == [
+        ("ann", "add"),
+        ("bob", "confirm"),
+    ]

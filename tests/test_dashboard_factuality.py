@@ -357,3 +357,16 @@ def test_page_shows_html_in_names_as_text(fact_db, demo_evals):
     assert "fact_sweep" not in charts  # no sweep stored: no chart
     spec = json.dumps(charts)
     assert XSS not in spec and plot_text(XSS) in spec
+
+
+def test_the_demos_evaluations_carry_the_note_that_they_are_unrelated(tmp_path):
+    from dashboard.factuality import DEMO_NOTE, demo_note
+
+    for name in ("smollm2-findkg-calibrated", "smollm2-findkg-raw"):  # the demo's two
+        assert demo_note(name) == DEMO_NOTE
+    assert "unrelated to the demo's questions" in DEMO_NOTE
+    assert demo_note("my-own-evaluation") is None
+    own = tmp_path / "evals.json"
+    own.write_text(json.dumps({"name": "mine"}), encoding="utf-8")
+    assert demo_note("mine", own) == DEMO_NOTE and demo_note("smollm2-findkg-raw", own) is None
+    assert demo_note("mine", tmp_path / "missing.json") is None

@@ -410,6 +410,7 @@ PAGES["bench"] = REPO / "pages" / "4_Benchmarks.py"
 
 
 def test_benchmarks_page_says_how_to_fill_it_when_empty(db):
+    _drop_bench_rows(db)  # the demo's precomputed results
     at = _app("bench")
     assert any("s3kg bench pairs" in i.value for i in at.info)
 
@@ -421,6 +422,7 @@ def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
     from s3kg_core.bench.runner import run_pair_benchmark, store_bench_result
     from s3kg_core.store.store import Store
 
+    _drop_bench_rows(db)  # the demo's precomputed results
     rows = separable_rows()
     rows[0]["label"] = "0" if rows[0]["label"] == "1" else "1"  # one pair every method gets wrong
     pairs = PairSet.from_rows("toy_pairs", rows)
@@ -454,3 +456,215 @@ def test_factuality_page_shows_the_demo_evaluations(db):
     assert len(at.get("plotly_chart")) >= 3
     at.selectbox(key="fact_eval").select_index(1).run()
     assert not at.exception
+
+
+# --- Annotate (issue 16): no invented verdicts, the case in the URL, the item's graphs --------
+
+
+def _annotations(db) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(
+            "SELECT annotator, run_id, item_id, verdict FROM annotations ORDER BY annotation_id"
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def _button(at: AppTest, key: str):
+    return next(b for b in at.button if b.key == key)
+
+
+def _verdicts(at: AppTest) -> list:
+    return [g for g in at.button_group if g.key.startswith("annotate_verdict_")]
+
+
+def _annotate(name: str = "", **query: str) -> AppTest:
+    at = AppTest.from_file(str(PAGES["annotate"]), default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    if name:
+        at.text_input(key="annotator").set_value(name).run()
+        assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _agreement(at: AppTest) -> tuple[str, str, str]:
+    return (
+        _metric(at, "Percent agreement"),
+        _metric(at, "TAU precision"),
+        next(c.value for c in at.caption if "decided verdicts by" in c.value),
+    )
+
+
+def test_a_second_annotator_who_touches_nothing_saves_nothing(db):
+    # Regression (issue 16): every proposed pair started as "confirm" and Save stored them all:
+    # a second annotator who touched nothing saved 7 confirmations and pushed percent agreement
+    # to 85.7 % and TAU precision to 0.929. Verdicts start unset; only decided rows are saved.
+    at = _annotate("ann")
+    boxes = _verdicts(at)
+    assert len(boxes) >= 2 and all(b.value is None for b in boxes)  # nothing decided yet
+    boxes[0].set_value("confirm").run()
+    _verdicts(at)[1].set_value("reject").run()
+    _button(at, "save").click().run()
+    assert not at.exception
+    assert any("Saved 2 verdicts by ann" in s.value for s in at.success)
+    saved = _annotations(db)
+    assert [(a, v) for a, _, _, v in saved] == [("ann", "confirm"), ("ann", "reject")]
+    before = _agreement(at)
+    assert before[:2] == ("n/a", "0.500") and "From 2 decided verdicts by 1 annotators" in before[2]
+    # bob, in the same browser session (the widgets of ann's verdicts must not carry over) ...
+    at.text_input(key="annotator").set_value("bob").run()
+    assert all(b.value is None for b in _verdicts(at))
+    _button(at, "save").click().run()
+    assert not at.exception
+    assert any("Nothing to save" in i.value for i in at.info)
+    # ... and in a fresh one: nothing saved, agreement and precision unchanged
+    fresh = _annotate("bob")
+    assert all(b.value is None for b in _verdicts(fresh))
+    _button(fresh, "save").click().run()
+    assert _annotations(db) == saved
+    assert _agreement(fresh) == before
+    assert any("Decided 0 of " in c.value and "(bob)" in c.value for c in fresh.caption)
+
+
+def test_a_saved_verdict_comes_back_and_a_cleared_one_is_withdrawn(db):
+    at = _annotate("ann")
+    _verdicts(at)[0].set_value("reject").run()
+    assert any("1 change(s) not saved yet" in c.value for c in at.caption)
+    _button(at, "save").click().run()
+    assert any("Decided 1 of " in c.value for c in at.caption)
+    again = _annotate("ann")
+    assert _verdicts(again)[0].value == "reject"  # this annotator's own saved verdict
+    _verdicts(again)[0].set_value(None).run()  # clicked again: undecided
+    _button(again, "save").click().run()
+    assert not again.exception
+    assert any("withdrew 1" in s.value for s in again.success)
+    assert _annotations(db) == []
+
+
+def test_annotate_opens_on_an_answer_with_pairs_and_steps_to_the_next(db):
+    at = _annotate()
+    options = at.selectbox(key="annotate_item").options
+    assert "no pairs" in options[0]  # the lowest-CUS answer of the demo has no TAU pair ...
+    first = at.selectbox(key="annotate_item").value
+    label = options[[o.split(" · ")[0] for o in options].index(f"item {first}")]
+    assert "no pairs" not in label  # ... so the page opens on the first that has some
+    assert "CUS" in label and label.endswith("?")  # with its score and question
+    seen = [first]
+    for _ in range(3):
+        _button(at, "annotate_next").click().run()
+        assert not at.exception
+        seen.append(at.selectbox(key="annotate_item").value)
+        assert _verdicts(at)  # every step lands on an answer with pairs
+    assert len(set(seen)) == 4
+    assert at.query_params["item"] == [seen[-1]] or at.query_params["item"] == seen[-1]
+    assert len(at.get("iframe")) == 2  # the gold and answer graphs ...
+    at.toggle(key="annotate_context").set_value(True).run()
+    assert not at.exception and len(at.get("iframe")) == 3  # ... and the context graph
+
+
+def test_annotate_opens_the_case_and_the_annotator_of_the_url(db):
+    # the link format of Failure analysis (navigation.case_url("annotate", run, item))
+    from dashboard.navigation import case_url
+
+    assert case_url("annotate", 2, 5) == "/Annotate?run=2&item=5"
+    at = _annotate(run="2", item="5", annotator="ann")
+    assert at.selectbox(key="annotate_item").value == "5"
+    assert at.selectbox(key="annotate_run").value == "2"
+    assert at.text_input(key="annotator").value == "ann"  # a reload keeps the name
+    assert not _button(at, "save").disabled
+    assert at.query_params["annotator"] in ("ann", ["ann"])
+    at.selectbox(key="annotate_item").set_value("7").run()  # moving on is not undone by the URL
+    assert at.selectbox(key="annotate_item").value == "7"
+
+
+def test_the_raw_labels_stand_beside_the_lemmas(db):
+    at = _annotate()
+    cells = [m.value for m in at.markdown if ":gray[lemmas: " in m.value]
+    assert cells
+    differing = [c for c in cells if c.split("  \n")[0].lower() != c.split("lemmas: ")[1][:-1]]
+    assert differing  # e.g. "received" beside "receive"
+    assert any("received" in c and "lemmas: albert einstein \\| receive" in c for c in cells)
+
+
+def test_an_added_pair_is_saved_as_add_and_can_be_removed(db):
+    at = _annotate("ann")
+    at.selectbox(key="add_gold").select_index(0).run()
+    at.selectbox(key="add_answer").select_index(0).run()
+    _button(at, "add_pair").click().run()
+    assert any("not saved yet" in t.value for t in at.text)
+    removes = [b for b in at.button if b.key.startswith("annotate_remove_")]
+    removes[0].click().run()  # a pending pair goes without a save
+    assert not any("not saved yet" in t.value for t in at.text)
+    at.selectbox(key="add_gold").select_index(0).run()
+    at.selectbox(key="add_answer").select_index(0).run()
+    _button(at, "add_pair").click().run()
+    _button(at, "save").click().run()
+    assert not at.exception
+    assert [v for *_, v in _annotations(db)] == ["add"]  # the proposals stay undecided
+    assert any("Saved 1 verdicts by ann" in s.value for s in at.success)
+    assert any("(saved)" in t.value for t in at.text)
+    removes = [b for b in at.button if b.key.startswith("annotate_remove_")]
+    assert len(removes) == 1
+    removes[0].click().run()
+    assert not at.exception and _annotations(db) == []
+
+
+def test_annotate_escapes_model_text_in_markdown(db):
+    from dashboard.escape import md
+
+    question, name = "**bold** [x](http://e.com) :red[r] $x$", "<b>ann</b>*"
+    con = duckdb.connect(str(db))
+    try:
+        con.execute("UPDATE items SET question = ?", [question])
+    finally:
+        con.close()
+    at = _annotate(name)
+    shown = next(m.value for m in at.markdown if m.value.startswith("**Question**"))
+    assert shown.endswith(md(question)) and "\\*\\*bold\\*\\*" in shown
+    caption = next(c.value for c in at.caption if "Decided" in c.value)
+    assert md(name) in caption and "<b>" not in caption
+
+
+# --- Benchmarks and Factuality on the demo (issue 16: empty pages) ---------------------------
+
+
+def test_benchmarks_page_labels_the_demos_precomputed_results(db):
+    at = _app("bench")
+    note = next(i.value for i in at.info if "Precomputed project results" in i.value)
+    assert "9 public labelled pair sets" in note and "data/demo/bench_results.json" in note
+    assert "Figures only" in note
+    assert any("Computed with `s3kg bench pairs --dataset all" in c.value for c in at.caption)
+    table = _frame_with(at, "method", "F1", "AUROC", "alpha", "source")
+    assert {"s3kg", "s3kg@kgx", "rouge1"} <= set(table["method"])
+    assert set(table["source"]) == {"project (precomputed)"}
+    auroc = _frame_with(at, "mean")
+    assert len(auroc.columns) == 10  # nine pair sets and their mean
+    assert any("ROC curves need per-pair scores" in c.value for c in at.caption)
+    assert any("precomputed results are figures only" in c.value for c in at.caption)
+    at.selectbox(key="bench_dataset").select_index(3).run()
+    assert not at.exception
+
+
+def test_factuality_page_says_the_demo_statements_are_unrelated(db):
+    at = _app("factuality")
+    assert [w.value for w in at.warning] == [factuality_module().DEMO_NOTE]
+    assert "unrelated to the demo's questions" in at.warning[0].value
+    assert factuality_module().demo_note("my-own-evaluation") is None
+
+
+def factuality_module():
+    from dashboard import factuality
+
+    return factuality
+
+
+def _drop_bench_rows(db) -> None:
+    con = duckdb.connect(str(db))
+    try:
+        con.execute("DELETE FROM bench_results")
+    finally:
+        con.close()

@@ -7,7 +7,12 @@ import math
 import pytest
 
 from s3kg_core.errors import InputFormatError
-from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
+from s3kg_core.scoring.agreement import (
+    decided,
+    pairwise_agreement,
+    percent_agreement,
+    tau_quality,
+)
 
 
 def row(who, gold, answer, verdict, item=1, run=1):
@@ -71,3 +76,26 @@ def test_bad_rows_are_named_errors():
         percent_agreement([{"annotator": "x"}])
     with pytest.raises(InputFormatError, match="verdict"):
         tau_quality([row("ann", "g", "a", "maybe")])
+
+
+def test_undecided_rows_count_nowhere():
+    # Regression (issue 16): a pair nobody decided must not count as confirmed. Before, every
+    # proposal was saved as "confirm", so an annotator who touched nothing moved agreement
+    # and precision; undecided rows (verdict None or "") are now left out of every measure.
+    decided_rows = [row("ann", "g1", "a1", "reject"), row("ann", "g2", "a2", "confirm")]
+    untouched = [row("bob", g, a, v) for g, a in (("g1", "a1"), ("g2", "a2")) for v in (None, "")]
+    rows = decided_rows + untouched
+    share, compared = percent_agreement(rows)
+    assert math.isnan(share) and compared == 0  # bob's untouched pairs are no judgements
+    quality = tau_quality(rows)
+    assert quality["precision"] == 0.5 and quality["decided"] == 2.0
+    assert quality["undecided"] == 4.0
+    assert pairwise_agreement(rows) == []  # bob decided nothing: no items to compare
+    assert [r["verdict"] for r in decided(rows)] == ["reject", "confirm"]
+
+
+@pytest.mark.parametrize("verdict", ["maybe", "CONFIRM", 1])
+def test_an_unknown_verdict_is_refused_but_undecided_is_not(verdict):
+    with pytest.raises(InputFormatError, match="verdict must be one of"):
+        decided([row("ann", "g", "a", verdict)])
+    assert decided([row("ann", "g", "a", float("nan"))]) == []  # a missing cell of a frame

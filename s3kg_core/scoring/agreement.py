@@ -3,7 +3,9 @@
 An annotation is a verdict on one (gold triple, answer triple) pair of one answer: ``confirm``
 or ``reject`` a pair TAU proposed, or ``add`` a pair TAU missed. Annotations are rows with the
 keys ``run_id``, ``item_id``, ``annotator``, ``gold_triple``, ``answer_triple`` and ``verdict``
-(triples in any hashable form, e.g. their JSON text).
+(triples in any hashable form, e.g. their JSON text). A row whose verdict is ``None`` or ``""``
+is undecided: every measure here counts decided rows only (:func:`decided`), never a verdict
+nobody gave.
 
 Examples
 --------
@@ -30,31 +32,55 @@ from typing import Any
 
 from ..errors import InputFormatError
 
-__all__ = ["VERDICTS", "PairAgreement", "pairwise_agreement", "percent_agreement", "tau_quality"]
+__all__ = [
+    "VERDICTS",
+    "PairAgreement",
+    "decided",
+    "pairwise_agreement",
+    "percent_agreement",
+    "tau_quality",
+]
 
 VERDICTS = ("confirm", "reject", "add")
 _KEYS = ("run_id", "item_id", "annotator", "gold_triple", "answer_triple", "verdict")
 
 
-def _checked(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def decided(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows with a verdict (``confirm``, ``reject`` or ``add``); undecided rows dropped.
+
+    Raises
+    ------
+    InputFormatError
+        If a row lacks a key, or its verdict is neither undecided nor one of :data:`VERDICTS`.
+
+    Examples
+    --------
+    >>> rows = [{"run_id": 1, "item_id": 1, "annotator": "ann", "gold_triple": "g",
+    ...          "answer_triple": "a", "verdict": v} for v in ("confirm", None, "")]
+    >>> [r["verdict"] for r in decided(rows)]
+    ['confirm']
+    """
     out = []
     for row in rows:
         missing = [k for k in _KEYS if k not in row]
         if missing:
             raise InputFormatError(f"an annotation needs keys {list(_KEYS)}; missing {missing}")
-        if row["verdict"] not in VERDICTS:
-            raise InputFormatError(f"verdict must be one of {VERDICTS}; got {row['verdict']!r}")
+        verdict = row["verdict"]
+        if verdict is None or verdict == "" or verdict != verdict:  # None, "" or NaN: undecided
+            continue
+        if verdict not in VERDICTS:
+            raise InputFormatError(f"verdict must be one of {VERDICTS}; got {verdict!r}")
         out.append(row)
     return out
 
 
 def _latest(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[Any, ...], str]:
-    """``(annotator, run, item, gold, answer) -> verdict``, the last row per key winning."""
+    """``(annotator, run, item, gold, answer) -> verdict`` of decided rows, the last winning."""
     return {
         (r["annotator"], r["run_id"], r["item_id"], r["gold_triple"], r["answer_triple"]): str(
             r["verdict"]
         )
-        for r in _checked(rows)
+        for r in decided(rows)
     }
 
 
@@ -118,10 +144,14 @@ def tau_quality(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """TAU's precision, recall and F1 against the annotations (every annotator's verdicts).
 
     Precision = confirmed / (confirmed + rejected) of TAU's proposed pairs; recall =
-    confirmed / (confirmed + added); F1 their harmonic mean. ``nan`` where undefined.
+    confirmed / (confirmed + added); F1 their harmonic mean. ``nan`` where undefined. Only
+    decided verdicts count (the latest per annotator and pair): ``decided`` says how many,
+    ``undecided`` how many rows had none.
     """
+    rows = list(rows)
     counts = dict.fromkeys(VERDICTS, 0)
-    for verdict in _latest(rows).values():
+    latest = _latest(rows)
+    for verdict in latest.values():
         counts[verdict] += 1
     judged = counts["confirm"] + counts["reject"]
     relevant = counts["confirm"] + counts["add"]
@@ -136,4 +166,6 @@ def tau_quality(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
         "recall": recall,
         "f1": f1,
         **{k: float(v) for k, v in counts.items()},
+        "decided": float(len(latest)),
+        "undecided": float(len(rows) - len(decided(rows))),
     }

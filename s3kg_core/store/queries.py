@@ -43,6 +43,7 @@ __all__ = [
     "dataset_ids",
     "dataset_item_ids",
     "dataset_items",
+    "delete_annotation",
     "delete_item_kgs",
     "delete_item_results",
     "embeddings_of",
@@ -522,3 +523,38 @@ def replace_annotation(
         "verdict) VALUES (?, ?, ?, ?, ?, ?)",
         [run_id, item_id, annotator, gold, answer, verdict],
     )
+
+
+def delete_annotation(
+    con: duckdb.DuckDBPyConnection,
+    run_id: int,
+    item_id: int,
+    annotator: str,
+    gold: str | None,
+    answer: str | None,
+) -> int:
+    """Withdraw an annotator's verdict on a pair of triples (JSON); return rows removed.
+
+    The triples are compared as JSON values, whatever the spacing of their text.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "a.duckdb"))
+    >>> with db.transaction() as con:
+    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', '["a","r","c"]', "add")
+    ...     delete_annotation(con, 1, 1, "ann", '["a", "r", "b"]', '["a","r","c"]')
+    ...     len(annotations_frame(con))
+    1
+    0
+    """
+    where = (
+        "WHERE run_id = ? AND item_id = ? AND annotator = ? "
+        "AND json(gold_triple) IS NOT DISTINCT FROM json(?) "
+        "AND json(answer_triple) IS NOT DISTINCT FROM json(?)"
+    )
+    params = [run_id, item_id, annotator, gold, answer]
+    found = int(con.execute(f"SELECT count(*) FROM annotations {where}", params).fetchall()[0][0])
+    con.execute(f"DELETE FROM annotations {where}", params)
+    return found
