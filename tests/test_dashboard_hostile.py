@@ -327,6 +327,10 @@ def test_every_page_shows_the_hostile_name_as_text(hostile_env: HostileDB, spec:
         at.sidebar.button(key="release_import").click().run()
         assert at.sidebar.error
         _clean(at)
+        for chart in ("By temperature", "Distributions"):  # every chart's labels, one at a time
+            at.session_state["overview_chart"] = chart
+            at.run()
+            _clean(at)
         at.radio(key="dist_metric").set_value("ctx_sim").run()
         _clean(at)
 
