@@ -13,7 +13,8 @@ extraction misses (an inconsistent summary whose words absent from the article a
 triple, so nothing could flag them) and checker errors (a triple flagged in a consistent
 summary, or a triple with an article-absent word judged supported) for the trained checker.
 
-    nice -n 10 .venv/bin/python bench/bench_trained_checker.py [--limit 400] [--dev-limit 120]
+    nice -n 10 .venv/bin/python bench/bench_trained_checker.py [--limit N] [--limit-summeval 400]
+        [--dev-limit 120]
         [--datasets summeval,qags_c,qags_x] [--checkers support,trained] [--out bench/out/tc.json]
 """
 
@@ -120,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", default="summeval,qags_c,qags_x")
     parser.add_argument("--checkers", default="support,trained")
     parser.add_argument("--limit", type=int, default=None, help="test summaries per set")
+    parser.add_argument(
+        "--limit-summeval", type=int, default=None, help="test summaries of SummEval (its 1,168)"
+    )
     parser.add_argument("--dev-limit", type=int, default=120, help="dev summaries per set")
     parser.add_argument("--trained-model", default=None)
     parser.add_argument("--data-dir", default=None)
@@ -127,6 +131,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--examples", type=int, default=10)
+    parser.add_argument("--top-windows", type=int, default=2, help="trained checker's windows")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="read the per-set results an earlier run of the same checker and sample left in "
+        "the output folder instead of running them again (runs split over processes, then one "
+        "--reuse run over all sets for the pooled dev threshold and the table)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/out/trained_checker.json"))
     args = parser.parse_args(argv)
     import torch
@@ -136,7 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     extractor = OfflineExtractor()
     checkers = {}
     for c in args.checkers.split(","):
-        checkers[c] = SupportChecker() if c == "support" else TrainedChecker(args.trained_model)
+        checkers[c] = (
+            SupportChecker()
+            if c == "support"
+            else TrainedChecker(args.trained_model, top_windows=args.top_windows)
+        )
     out_dir = args.out.parent
     out_dir.mkdir(parents=True, exist_ok=True)
     results: dict = {"limit": args.limit, "dev_limit": args.dev_limit, "sets": {}}
@@ -149,8 +165,19 @@ def main(argv: list[str] | None = None) -> int:
     details: dict = {}
     for cname, checker in checkers.items():
         for name in names:
-            for split, limit in (("dev", args.dev_limit), ("test", args.limit)):
+            test_limit = (
+                args.limit_summeval if name == "summeval" and args.limit_summeval else args.limit
+            )
+            for split, limit in (("dev", args.dev_limit), ("test", test_limit)):
                 path = out_dir / f"tc.{cname}.{name}.{split}.jsonl"
+                summary = path.with_suffix(".result.json")
+                if args.reuse and summary.is_file():
+                    res = json.loads(summary.read_text())
+                    if res.get("limit") == limit and res.get("checker_signature") == (
+                        checker.signature
+                    ):
+                        details[(cname, name, split)] = (res, _rows(path))
+                        continue
                 started = time.perf_counter()
                 res = run_bench(
                     name,
@@ -163,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                     detail_path=path,
                 )
                 res["wall_seconds"] = round(time.perf_counter() - started, 1)
+                summary.write_text(json.dumps(res, indent=2) + "\n")
                 details[(cname, name, split)] = (res, _rows(path))
                 print(
                     f"{cname} {name} {split} n={res['n']}: raw {res['raw']['balanced_accuracy']} "

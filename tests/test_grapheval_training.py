@@ -95,3 +95,24 @@ def test_evaluate_pairs_counts_per_kind():
     assert result["accuracy"] == pytest.approx(2 / 3, abs=1e-3)
     assert result["accuracy_by_kind"] == {"number": 1.0, "support": 1.0, "swap": 0.0}
     assert result["balanced_accuracy"] == 0.75 and result["auroc"] == 1.0  # 0.9 ranks above both
+
+
+def test_frozen_layers_keep_the_base_weights(tmp_path, one_torch_thread):
+    from safetensors.torch import load_file
+
+    from s3kg_core.encoders.registry import resolve_encoder
+
+    out = tmp_path / "m"
+    train_tiny(out, config=replace(TINY_CONFIG, freeze_layers=2))
+    trained = load_file(str(out / "model.safetensors"))
+    base = load_file(str(resolve_encoder("minilm")[1] / "model.safetensors"))
+
+    def pick(weights, part):
+        return next(v for k, v in weights.items() if part in k)
+
+    for frozen in ("word_embeddings.weight", "layer.0.attention.self.query.weight"):
+        assert (pick(trained, frozen) - pick(base, frozen)).abs().max().item() == 0.0
+    moved = "layer.5.attention.self.query.weight"
+    assert (pick(trained, moved) - pick(base, moved)).abs().max().item() > 0.0
+    with pytest.raises(CheckerError, match="freeze_layers=9"):
+        train_tiny(tmp_path / "n", config=replace(TINY_CONFIG, freeze_layers=9))

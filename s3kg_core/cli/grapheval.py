@@ -389,6 +389,13 @@ def correct_cmd(
     default=None,
     help="Torch CPU threads (default: torch's choice).",
 )
+@click.option(
+    "--freeze-layers",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Keep the embeddings and the lowest N transformer layers frozen (a cheaper step).",
+)
 @click.option("--fresh", is_flag=True, help="Discard an interrupted run's checkpoint.")
 @friendly_errors
 def train_checker_cmd(
@@ -404,6 +411,7 @@ def train_checker_cmd(
     max_steps: int | None,
     checkpoint_every: int,
     threads: int | None,
+    freeze_layers: int,
     fresh: bool,
 ) -> None:
     """Generate synthetic pairs from non-test texts and fine-tune a cross-encoder checker on them.
@@ -433,6 +441,7 @@ def train_checker_cmd(
         learning_rate=learning_rate,
         max_steps=max_steps,
         checkpoint_every=checkpoint_every,
+        freeze_layers=freeze_layers,
     )
     docs = source_documents(data_dir)
     counts: dict[str, int] = {}

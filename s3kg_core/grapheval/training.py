@@ -64,6 +64,8 @@ class TrainConfig:
     max_steps: int | None = None
     checkpoint_every: int = 25
     heldout_percent: int = 10
+    freeze_layers: int = 0
+    """Lowest transformer layers (and the embeddings, when > 0) kept frozen: a cheaper step."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -151,6 +153,18 @@ def _load_base(base: str) -> tuple[Any, Any, str]:
     return tokenizer, model, name
 
 
+def _freeze(model: Any, layers: int) -> None:
+    if layers <= 0:
+        return
+    base = model.base_model
+    blocks = list(base.encoder.layer)
+    if layers > len(blocks):
+        raise CheckerError(f"freeze_layers={layers} but the model has {len(blocks)} layers")
+    for module in [base.embeddings, *blocks[:layers]]:
+        for param in module.parameters():
+            param.requires_grad = False
+
+
 def _support(
     model: Any, tokenizer: Any, pairs: Sequence[SyntheticPair], max_length: int
 ) -> list[float]:
@@ -230,8 +244,13 @@ def train_checker(
         raise CheckerError("no training pairs (all held out, or none generated)")
     torch.manual_seed(config.seed)
     tokenizer, model, base_name = _load_base(config.base)
+    _freeze(model, config.freeze_layers)
     batches = _batches(len(train), config)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.01)
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad],
+        lr=config.learning_rate,
+        weight_decay=0.01,
+    )
     warm = max(1, int(config.warmup * len(batches)))
     total = max(1, len(batches))
 

@@ -139,7 +139,7 @@ class TrainedChecker(Checker):
         self,
         model_dir: str | Path | None = None,
         *,
-        top_windows: int = 3,
+        top_windows: int = 2,
         max_length: int | None = None,
         batch_size: int = 32,
         forward_batch: int = 32,
