@@ -23,7 +23,6 @@ False
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,7 +33,7 @@ from ...errors import CheckerError
 from ...text import STOP_WORDS
 from ..synthetic import text_windows
 from .base import Checker, Claim, Verdict
-from .nli import entailment_index
+from .nli import entailment_index, load_classifier
 
 __all__ = [
     "MANIFEST",
@@ -150,18 +149,7 @@ class TrainedChecker(Checker):
             raise CheckerError(f"top_windows must be >= 0; got {top_windows}")
         path = Path(model_dir) if model_dir is not None else trained_checker_dir()
         self.manifest = read_manifest(path)
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        try:
-            from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-            self.tokenizer: Any = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            self.model: Any = AutoModelForSequenceClassification.from_pretrained(
-                str(path), local_files_only=True
-            )
-        except (OSError, ValueError, KeyError, ImportError) as exc:
-            raise CheckerError(f"cannot load the trained checker from {path}: {exc}") from exc
-        self.model.eval()
-        self.model.to(device)
+        self.tokenizer, self.model = load_classifier(path, device, "the trained checker")
         self.device = device
         self.supported = entailment_index(self.model.config.id2label)
         trained_len = int(self.manifest.get("config", {}).get("max_length", 256))
