@@ -80,9 +80,27 @@ def test_no_training_pairs_is_an_error(tmp_path):
         train_checker(tmp_path / "m", [], config=TINY_CONFIG)
 
 
-def test_run_key_follows_settings_and_data():
+def test_run_key_follows_settings_and_data_but_not_the_step_budget():
     assert run_key(TrainConfig(), {"n": 1}) != run_key(TrainConfig(seed=1), {"n": 1})
     assert run_key(TrainConfig(), {"n": 1}) != run_key(TrainConfig(), {"n": 2})
+    budget = TrainConfig(max_steps=7, checkpoint_every=3)
+    assert run_key(TrainConfig(), {"n": 1}) == run_key(budget, {"n": 1})
+
+
+def test_a_run_continued_with_a_smaller_budget_stops_with_the_steps_it_has(
+    tmp_path, one_torch_thread
+):
+    def stop(done: int, total: int) -> None:
+        if done == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        train_tiny(
+            tmp_path / "m", config=replace(TINY_CONFIG, max_steps=3, batch_size=1), progress=stop
+        )
+    manifest = train_tiny(tmp_path / "m", config=replace(TINY_CONFIG, max_steps=2, batch_size=1))
+    assert manifest["resumed_at_step"] == 2 and manifest["steps"] == 2
+    assert manifest["config"]["max_steps"] == 2
 
 
 def test_evaluate_pairs_counts_per_kind():

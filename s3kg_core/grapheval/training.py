@@ -11,7 +11,10 @@ Resumable: every ``checkpoint_every`` steps the model, optimiser, scheduler, ste
 states go to ``checkpoint.pt`` in a run folder beside the output (``.<name>.run-<key>``, the
 key being a hash of the settings and the data), written to a temporary file and renamed. A killed
 run, started again with the same settings, continues from its last checkpoint; the batches are a
-fixed permutation of the seed, so the resumed run sees the same batches as an unbroken one.
+fixed permutation of the seed, so the resumed run sees the same batches as an unbroken one. The
+step budget (``max_steps``) is not part of the key: a run continued with a smaller budget than
+it has done stops at once with the steps it has (the manifest records both), one with a larger
+budget goes on (its learning-rate schedule then follows the new budget).
 
 The finished model is written to a temporary folder and renamed into place, with
 ``manifest.json``: data hash, base model, seed, settings, held-out metrics (pairs of 10 % of the
@@ -73,14 +76,19 @@ class TrainConfig:
 
 
 def run_key(config: TrainConfig, data: Mapping[str, Any]) -> str:
-    """The hash naming a run folder: the settings and how the data are made.
+    """The hash naming a run folder: the settings (not the step budget) and how the data are made.
 
     Examples
     --------
     >>> run_key(TrainConfig(), {"n": 1}) == run_key(TrainConfig(), {"n": 1})
     True
     """
-    text = json.dumps({"config": config.to_dict(), "data": dict(data)}, sort_keys=True)
+    # the step budget is left out: a run continued with another --max-steps (or its checkpoint
+    # frequency changed) is the same run, stopped earlier or later
+    settings = {
+        k: v for k, v in config.to_dict().items() if k not in ("max_steps", "checkpoint_every")
+    }
+    text = json.dumps({"config": settings, "data": dict(data)}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
