@@ -64,6 +64,15 @@ def test_a_folder_without_a_valid_manifest_is_not_a_checker(tmp_path, model_dir)
     assert trained_checker_available(model_dir)
 
 
+def test_a_checker_below_the_held_out_bar_is_not_offered(model_dir):
+    held = read_manifest(model_dir)["heldout"]["balanced_accuracy"]
+    assert trained_checker_available(model_dir, min_heldout=held)
+    assert not trained_checker_available(model_dir, min_heldout=held + 0.01)
+    assert load_trained_checker(model_dir, min_heldout=held + 0.01) is None
+    loaded = load_trained_checker(model_dir, min_heldout=0.0, top_windows=1)
+    assert isinstance(loaded, TrainedChecker) and loaded.top_windows == 1
+
+
 def test_verdicts_are_probabilities_with_the_window_they_came_from(checker):
     triples = [
         Triple("Eiffel Tower", "opened in", "1889"),

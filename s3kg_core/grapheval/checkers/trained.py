@@ -36,6 +36,7 @@ from .base import Checker, Claim, Verdict
 from .nli import entailment_index, load_classifier
 
 __all__ = [
+    "DASHBOARD_MIN_HELDOUT",
     "MANIFEST",
     "MANIFEST_FORMAT",
     "TrainedChecker",
@@ -86,15 +87,27 @@ def read_manifest(model_dir: str | Path | None = None) -> dict[str, Any]:
     return data
 
 
-def trained_checker_available(model_dir: str | Path | None = None) -> bool:
+def trained_checker_available(
+    model_dir: str | Path | None = None, *, min_heldout: float = 0.0
+) -> bool:
     """Whether a trained checker (a model with a valid manifest) is in ``model_dir``.
 
-    Default folder: :func:`trained_checker_dir`. Cheap: reads the manifest only.
+    Default folder: :func:`trained_checker_dir`. Cheap: reads the manifest only. With
+    ``min_heldout``, the manifest's held-out balanced accuracy must reach it too (a model still
+    at chance, 0.5, is then not offered).
+
+    Examples
+    --------
+    >>> trained_checker_available("/no/such/folder", min_heldout=0.6)
+    False
     """
     try:
         path = Path(model_dir) if model_dir is not None else trained_checker_dir()
-        read_manifest(path)
+        manifest = read_manifest(path)
     except CheckerError:
+        return False
+    held = (manifest.get("heldout") or {}).get("balanced_accuracy")
+    if min_heldout > 0 and (not isinstance(held, int | float) or held < min_heldout):
         return False
     return (path / "config.json").is_file()
 
@@ -257,20 +270,28 @@ class TrainedChecker(Checker):
         return probs[best], idx[best]
 
 
-def load_trained_checker(
-    model_dir: str | Path | None = None, **options: Any
-) -> TrainedChecker | None:
-    """The trained checker when one has been trained (else ``None``), for the dashboard.
+DASHBOARD_MIN_HELDOUT = 0.6
+"""Held-out balanced accuracy below which :func:`load_trained_checker` offers no checker."""
 
-    ``options`` go to :class:`TrainedChecker`. The demo keeps the support checker when this
-    returns ``None``.
+
+def load_trained_checker(
+    model_dir: str | Path | None = None,
+    *,
+    min_heldout: float = DASHBOARD_MIN_HELDOUT,
+    **options: Any,
+) -> TrainedChecker | None:
+    """The trained checker when one has been trained and is better than chance, else ``None``.
+
+    For the dashboard: ``None`` when there is no trained model, or when its held-out balanced
+    accuracy (manifest) is below ``min_heldout`` (default :data:`DASHBOARD_MIN_HELDOUT`); the
+    demo then keeps the support checker. ``options`` go to :class:`TrainedChecker`.
 
     Examples
     --------
     >>> load_trained_checker("/no/such/folder") is None
     True
     """
-    if not trained_checker_available(model_dir):
+    if not trained_checker_available(model_dir, min_heldout=min_heldout):
         return None
     return TrainedChecker(model_dir, **options)
 
