@@ -176,3 +176,64 @@ def test_detect_exits_non_zero_when_answers_stay_unjudged_and_a_rerun_retries_th
     assert "3 answers checked (0 inconsistent), 0 already done" in again.output
     usage = " ".join(_invoke("grapheval", "detect", "--help").output.split())
     assert "Exit status: 0 when nothing failed; 3 when some items failed" in usage
+
+
+def test_train_checker_help_names_its_options():
+    result = _invoke("grapheval", "train-checker", "--help")
+    assert result.exit_code == 0
+    for option in ("--pairs", "--seed", "--max-length", "--checkpoint-every", "--fresh"):
+        assert option in result.output
+
+
+def test_train_checker_then_bench_and_detect_with_checker_trained(tmp_path, one_torch_thread):
+    data_dir = _data_dir(tmp_path)
+    (data_dir / "wikipedia_paragraphs").mkdir()
+    leads = [
+        "Marie Curie was born in Warsaw in 1867. She moved to Paris in 1891. Pierre Curie "
+        "married her in 1895. The couple discovered radium in 1898. She won the Nobel Prize.",
+        "The Eiffel Tower is in Paris. Gustave Eiffel designed the tower. It opened in 1889. "
+        "The tower is 330 metres tall. Millions of tourists visit it every year.",
+    ]
+    (data_dir / "wikipedia_paragraphs" / "wikitext_lead_paragraphs.jsonl").write_text(
+        "".join(json.dumps({"doc_id": i, "lead_text_detok": t}) + "\n" for i, t in enumerate(leads))
+    )
+    model = tmp_path / "model"
+    args = ["--data-dir", data_dir, "--out", model, "--pairs", 16, "--max-steps", 1]
+    result = _invoke("grapheval", "train-checker", *args, "--batch-size", 4, "--max-length", 64)
+    assert result.exit_code == 0, result.output
+    assert "held-out balanced accuracy" in result.output and (model / "manifest.json").exists()
+    out = tmp_path / "out.json"
+    result = _invoke(
+        "grapheval",
+        "bench",
+        "--dataset",
+        "qags_x",
+        "--checker",
+        "trained",
+        "--trained-model",
+        model,
+        "--split",
+        "all",
+        "--json",
+        out,
+        "--data-dir",
+        data_dir,
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["checker"] == "trained" and data["checker_signature"].startswith("checker:trained")
+    missing = _invoke(
+        "grapheval",
+        "bench",
+        "--dataset",
+        "qags_x",
+        "--checker",
+        "trained",
+        "--trained-model",
+        tmp_path / "none",
+        "--json",
+        out,
+        "--data-dir",
+        data_dir,
+    )
+    assert missing.exit_code == 1 and "train-checker" in missing.output

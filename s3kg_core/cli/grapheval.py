@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from ._common import (
 
 __all__ = ["COMMANDS"]
 
-_CHECKERS = ("support", "nli", "llm")
+_CHECKERS = ("support", "trained", "nli", "llm")
 
 
 @click.group()
@@ -34,7 +35,12 @@ def grapheval() -> None:
 
 
 def _make_checker(
-    kind: str, nli_model: Path | None, encoder: str, endpoint: dict[str, Any], db: Path | None
+    kind: str,
+    nli_model: Path | None,
+    encoder: str,
+    endpoint: dict[str, Any],
+    db: Path | None,
+    trained_model: Path | None = None,
 ) -> Any:
     from ..errors import CheckerError
 
@@ -42,6 +48,10 @@ def _make_checker(
         from ..grapheval.checkers.support import SupportChecker
 
         return SupportChecker(encoder)
+    if kind == "trained":
+        from ..grapheval.checkers.trained import TrainedChecker
+
+        return TrainedChecker(trained_model)
     if kind == "nli":
         if nli_model is None:
             raise CheckerError("--checker nli needs --nli-model DIR (a local NLI model folder)")
@@ -60,8 +70,16 @@ _CHECKER_OPTIONS = [
         default="support",
         show_default=True,
         help="support: offline embedding support with number/negation/entity checks, "
-        "calibrated on the dev split; nli: a local NLI model (--nli-model); llm: the "
-        "configured endpoint.",
+        "calibrated on the dev split; trained: the cross-encoder `grapheval train-checker` "
+        "made (--trained-model); nli: a local NLI model (--nli-model); llm: the configured "
+        "endpoint.",
+    ),
+    click.option(
+        "--trained-model",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="The folder of a checker made by `grapheval train-checker` for --checker trained "
+        "(default: the cache directory's checkers/trained-minilm).",
     ),
     click.option(
         "--nli-model",
@@ -138,6 +156,7 @@ def _checker_options(func: Any) -> Any:
 def bench_cmd(
     dataset: str,
     checker: str,
+    trained_model: Path | None,
     nli_model: Path | None,
     encoder: str,
     json_out: Path,
@@ -159,7 +178,7 @@ def bench_cmd(
     from ..grapheval.bench import run_bench
 
     check_writable(json_out)  # before the work, not after it
-    check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
+    check = _make_checker(checker, nli_model, encoder, endpoint, db_path, trained_model)
     client = llm_client(db_path, endpoint) if extractor == "llm" else None
     ex = make_extractor(extractor, client=client, prompt="single")
     names = ["summeval", "qags_c", "qags_x"] if dataset == "all" else [dataset]
@@ -207,6 +226,7 @@ def detect_cmd(
     db_path: Path,
     run_ids: tuple[int, ...],
     checker: str,
+    trained_model: Path | None,
     nli_model: Path | None,
     encoder: str,
     no_raw: bool,
@@ -226,7 +246,7 @@ def detect_cmd(
     if not run_ids:
         with store.connect() as con:
             run_ids = tuple(queries.run_ids(con))
-    check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
+    check = _make_checker(checker, nli_model, encoder, endpoint, db_path, trained_model)
     failures = []
     for run in run_ids:
         with StageBar() as bar:
@@ -255,6 +275,7 @@ def correct_cmd(
     db_path: Path,
     run_id: int,
     checker: str,
+    trained_model: Path | None,
     nli_model: Path | None,
     encoder: str,
     method: str,
@@ -274,7 +295,7 @@ def correct_cmd(
     from ..store.store import Store
 
     store = Store(existing_db(db_path))
-    check = _make_checker(checker, nli_model, encoder, endpoint, db_path)
+    check = _make_checker(checker, nli_model, encoder, endpoint, db_path, trained_model)
     with store.connect() as con:
         rows = load_results(con, run_id, check.name, inconsistent_only=True)
     if limit is not None:
@@ -304,6 +325,158 @@ def correct_cmd(
             [(int(r["item_id"]), c) for r, c in zip(rows, corrections, strict=True)],
         )
     click.echo(json.dumps(summarise_corrections(corrections)))
+
+
+@grapheval.command("train-checker")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Model folder to write (default: the cache directory's checkers/trained-minilm, "
+    "where --checker trained looks).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The shared data folder (default: $S3KG_DATA_DIR, else ../shared/data).",
+)
+@click.option(
+    "--pairs",
+    "n_pairs",
+    type=click.IntRange(2),
+    default=4000,
+    show_default=True,
+    help="Synthetic (window, statement) pairs to generate (about half positive).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the data generator and of training.",
+)
+@click.option(
+    "--base",
+    default="minilm",
+    show_default=True,
+    help="Packaged encoder to fine-tune (minilm, mpnet) or a local model folder.",
+)
+@click.option(
+    "--max-length",
+    type=click.IntRange(32, 512),
+    default=256,
+    show_default=True,
+    help="Tokens per (window, statement) pair.",
+)
+@click.option("--epochs", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--batch-size", type=click.IntRange(1), default=16, show_default=True)
+@click.option("--learning-rate", type=float, default=5e-5, show_default=True)
+@click.option(
+    "--max-steps",
+    type=click.IntRange(1),
+    default=None,
+    help="Stop after N optimiser steps (a quick trial).",
+)
+@click.option(
+    "--checkpoint-every",
+    type=click.IntRange(1),
+    default=25,
+    show_default=True,
+    help="Steps between resumable checkpoints.",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(1),
+    default=None,
+    help="Torch CPU threads (default: torch's choice).",
+)
+@click.option(
+    "--freeze-layers",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Keep the embeddings and the lowest N transformer layers frozen (a cheaper step).",
+)
+@click.option("--fresh", is_flag=True, help="Discard an interrupted run's checkpoint.")
+@friendly_errors
+def train_checker_cmd(
+    out_dir: Path | None,
+    data_dir: Path | None,
+    n_pairs: int,
+    seed: int,
+    base: str,
+    max_length: int,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    max_steps: int | None,
+    checkpoint_every: int,
+    threads: int | None,
+    freeze_layers: int,
+    fresh: bool,
+) -> None:
+    """Generate synthetic pairs from non-test texts and fine-tune a cross-encoder checker on them.
+
+    Pairs come from the dev articles of SummEval/QAGS, Wikipedia leads and PubMedQA contexts:
+    positives are triples the offline extractor finds in a window, negatives their corruptions
+    (swap, same-type entity, relation, negation, number, absent entity). CPU, fixed seed;
+    killed and run again with the same options, it resumes from its last checkpoint. The
+    model and its manifest.json (data hash, base model, seed, held-out metrics) are saved
+    atomically; use it with `grapheval detect|bench --checker trained`.
+    """
+    from ..grapheval.checkers.trained import manifest_summary, trained_checker_dir
+    from ..grapheval.synthetic import GENERATOR_VERSION, generate_pairs, source_documents
+    from ..grapheval.training import TrainConfig, train_checker
+
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+    target = out_dir or trained_checker_dir()
+    config = TrainConfig(
+        base=base,
+        seed=seed,
+        max_length=max_length,
+        epochs=epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        max_steps=max_steps,
+        checkpoint_every=checkpoint_every,
+        freeze_layers=freeze_layers,
+    )
+    docs = source_documents(data_dir)
+    counts: dict[str, int] = {}
+    for d in docs:
+        counts[d.source] = counts.get(d.source, 0) + 1
+    info = {
+        "generator": GENERATOR_VERSION,
+        "pairs": n_pairs,
+        "seed": seed,
+        "documents": counts,
+    }
+
+    def make() -> list[Any]:
+        click.echo(f"generating {n_pairs} pairs from {len(docs)} documents...", err=True)
+        return generate_pairs(docs, n_pairs=n_pairs, seed=seed)
+
+    quiet_bar = not sys.stderr.isatty()
+
+    with StageBar() as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.update("training steps", done, total)
+            if quiet_bar and (done % checkpoint_every == 0 or done == total):
+                click.echo(f"step {done}/{total}", err=True)  # a log line when no bar shows
+
+        manifest = train_checker(
+            target, make, config=config, data_info=info, progress=progress, fresh=fresh
+        )
+    if manifest["resumed_at_step"]:
+        click.echo(f"resumed at step {manifest['resumed_at_step']} of {manifest['steps']}")
+    click.echo(manifest_summary(manifest))
+    click.echo(f"wrote {target} ({manifest['train_seconds']} s of training)")
 
 
 COMMANDS: tuple[click.Command, ...] = (grapheval,)

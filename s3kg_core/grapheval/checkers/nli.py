@@ -19,7 +19,7 @@ from typing import Any
 from ...errors import CheckerError
 from .base import Checker, Claim, Verdict
 
-__all__ = ["NLIChecker", "entailment_index"]
+__all__ = ["NLIChecker", "entailment_index", "load_classifier"]
 
 _POSITIVE_2WAY = ("consistent", "support", "faithful", "factual", "entail")
 _NEGATIVE_MARK = re.compile(r"\b(in|un|non|not|no)[-_ ]?|contradict|hallucin", re.IGNORECASE)
@@ -57,6 +57,34 @@ def entailment_index(id2label: Mapping[int, str]) -> int:
         "config.json id2label needs an 'entailment' label (or, for two labels, one named "
         "'consistent'/'supported')"
     )
+
+
+def load_classifier(path: Path, device: str = "cpu", what: str = "the model") -> tuple[Any, Any]:
+    """A local sequence classifier and its tokenizer, in eval mode on ``device`` (no download).
+
+    Raises
+    ------
+    CheckerError
+        If the folder does not load (the message names ``what`` and the folder).
+
+    Examples
+    --------
+    >>> load_classifier(Path("/no/such/model"))
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.CheckerError: cannot load the model from /no/such/model: ...
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
+    except (OSError, ValueError, KeyError, ImportError) as exc:
+        raise CheckerError(f"cannot load {what} from {path}: {exc}") from exc
+    model.eval()
+    model.to(device)
+    return tokenizer, model
 
 
 class NLIChecker(Checker):
@@ -109,18 +137,7 @@ class NLIChecker(Checker):
                 f"NLI model directory {model_dir} does not exist or has no config.json; pass "
                 "a local folder saved with save_pretrained (nothing is downloaded)"
             )
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        try:
-            from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-            self.tokenizer: Any = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            self.model: Any = AutoModelForSequenceClassification.from_pretrained(
-                str(path), local_files_only=True
-            )
-        except (OSError, ValueError, KeyError, ImportError) as exc:
-            raise CheckerError(f"cannot load the NLI model from {path}: {exc}") from exc
-        self.model.eval()
-        self.model.to(device)
+        self.tokenizer, self.model = load_classifier(path, device, "the NLI model")
         self.device = device
         self.entail = entailment_index(self.model.config.id2label)
         limits = [int(self.tokenizer.model_max_length), 512]

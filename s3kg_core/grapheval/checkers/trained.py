@@ -1,0 +1,306 @@
+"""The project's own triple checker: a cross-encoder fine-tuned on synthetic pairs.
+
+``s3kg grapheval train-checker`` (:mod:`s3kg_core.grapheval.training`) fine-tunes a packaged
+encoder (MiniLM) as a two-label sequence classifier (``unsupported`` / ``supported``) on the
+pairs of :mod:`s3kg_core.grapheval.synthetic` and saves it, with a ``manifest.json``, under
+the cache directory (:func:`trained_checker_dir`); nothing is committed or downloaded.
+
+Checking: the context is cut into the windows the checker was trained on (3 sentences every 2,
+at most 110 words: :func:`~s3kg_core.grapheval.synthetic.text_windows`); each claim is paired
+with its ``top_windows`` windows of most shared words (all windows with ``top_windows=0``), and
+``P(not supported) = 1 - max over those windows of P(supported)``, as the NLI checker takes its
+best window.
+
+The dashboard (or any caller) asks :func:`trained_checker_available` and then
+:func:`load_trained_checker`; without a trained model the support checker stays the default.
+
+Examples
+--------
+>>> trained_checker_available("/no/such/folder")
+False
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...config import cache_dir
+from ...errors import CheckerError
+from ...text import STOP_WORDS
+from ..synthetic import text_windows
+from .base import Checker, Claim, Verdict
+from .nli import entailment_index, load_classifier
+
+__all__ = [
+    "DASHBOARD_MIN_HELDOUT",
+    "MANIFEST",
+    "MANIFEST_FORMAT",
+    "TrainedChecker",
+    "load_trained_checker",
+    "manifest_summary",
+    "read_manifest",
+    "trained_checker_available",
+    "trained_checker_dir",
+]
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "s3kg-trained-checker-1"
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def trained_checker_dir() -> Path:
+    """Where ``train-checker`` saves its model by default: ``<cache dir>/checkers/trained-minilm``.
+
+    Examples
+    --------
+    >>> trained_checker_dir().name
+    'trained-minilm'
+    """
+    return cache_dir() / "checkers" / "trained-minilm"
+
+
+def read_manifest(model_dir: str | Path | None = None) -> dict[str, Any]:
+    """The manifest of a trained checker (data hash, base model, seed, held-out metrics).
+
+    Raises
+    ------
+    CheckerError
+        If the folder has no valid manifest (the checker has not been trained there).
+    """
+    path = Path(model_dir) if model_dir is not None else trained_checker_dir()
+    file = path / MANIFEST
+    if not file.is_file():
+        raise CheckerError(
+            f"no trained checker in {path} (no {MANIFEST}); train one with "
+            "`s3kg grapheval train-checker`"
+        )
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CheckerError(f"{file} is not JSON: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        raise CheckerError(f"{file} is not a {MANIFEST_FORMAT} manifest")
+    return data
+
+
+def trained_checker_available(
+    model_dir: str | Path | None = None, *, min_heldout: float = 0.0
+) -> bool:
+    """Whether a trained checker (a model with a valid manifest) is in ``model_dir``.
+
+    Default folder: :func:`trained_checker_dir`. Cheap: reads the manifest only. With
+    ``min_heldout``, the manifest's held-out balanced accuracy must reach it too (a model still
+    at chance, 0.5, is then not offered).
+
+    Examples
+    --------
+    >>> trained_checker_available("/no/such/folder", min_heldout=0.6)
+    False
+    """
+    try:
+        path = Path(model_dir) if model_dir is not None else trained_checker_dir()
+        manifest = read_manifest(path)
+    except CheckerError:
+        return False
+    held = (manifest.get("heldout") or {}).get("balanced_accuracy")
+    if min_heldout > 0 and (not isinstance(held, int | float) or held < min_heldout):
+        return False
+    return (path / "config.json").is_file()
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
+
+
+class TrainedChecker(Checker):
+    """Triple checker on the cross-encoder ``train-checker`` made (see the module docstring).
+
+    Parameters
+    ----------
+    model_dir
+        The trained model's folder (default :func:`trained_checker_dir`).
+    top_windows
+        Windows each claim is checked against (those sharing most words with it); 0: all.
+    max_length
+        Tokens per (window, claim) pair (default: the manifest's training length).
+    batch_size, forward_batch
+        Claims per job; pairs per forward pass.
+    device
+        A torch device string.
+
+    Raises
+    ------
+    CheckerError
+        If there is no trained model in the folder, or it does not load.
+
+    Examples
+    --------
+    >>> TrainedChecker("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.CheckerError: no trained checker in /no/such/folder ...
+    """
+
+    version = "trained-1"
+
+    def __init__(
+        self,
+        model_dir: str | Path | None = None,
+        *,
+        top_windows: int = 2,
+        max_length: int | None = None,
+        batch_size: int = 32,
+        forward_batch: int = 32,
+        device: str = "cpu",
+    ) -> None:
+        super().__init__(batch_size)
+        if top_windows < 0:
+            raise CheckerError(f"top_windows must be >= 0; got {top_windows}")
+        path = Path(model_dir) if model_dir is not None else trained_checker_dir()
+        self.manifest = read_manifest(path)
+        self.tokenizer, self.model = load_classifier(path, device, "the trained checker")
+        self.device = device
+        self.supported = entailment_index(self.model.config.id2label)
+        trained_len = int(self.manifest.get("config", {}).get("max_length", 256))
+        self.max_length = max_length or trained_len
+        self.top_windows = top_windows
+        self.forward_batch = max(1, forward_batch)
+        self.model_dir = path
+        self.name = "trained"
+        self._windows: dict[str, tuple[list[str], list[set[str]]]] = {}
+        self._memo: dict[tuple[str, str], tuple[float, int]] = {}
+
+    @property
+    def signature(self) -> str:
+        """Checker, base model, training data hash, seed, windows, version."""
+        m = self.manifest
+        return (
+            f"checker:trained|base:{m.get('base_model')}|data:{str(m.get('data_hash'))[:12]}"
+            f"|seed:{m.get('seed')}|top:{self.top_windows}|max_length:{self.max_length}"
+            f"|version:{self.version}"
+        )
+
+    def _context_windows(self, context: str) -> tuple[list[str], list[set[str]]]:
+        found = self._windows.get(context)
+        if found is None:
+            windows = text_windows(context) or [context.strip()]
+            found = (windows, [_words(w) for w in windows])
+            if len(self._windows) > 4096:
+                self._windows.clear()
+            self._windows[context] = found
+        return found
+
+    def _pick(self, claim: str, windows: list[str], stems: list[set[str]]) -> list[int]:
+        if self.top_windows == 0 or len(windows) <= self.top_windows:
+            return list(range(len(windows)))
+        words = _words(claim)
+        order = sorted(range(len(windows)), key=lambda i: (-len(words & stems[i]), i))
+        return sorted(order[: self.top_windows])
+
+    def support_many(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """``P(supported)`` of each ``(window, statement)`` pair (no windowing).
+
+        Examples
+        --------
+        >>> # with a trained model: TrainedChecker().support_many([("Paris is in France.",
+        >>> #                                                      "Paris is in France")])
+        """
+        import torch
+
+        out: list[float] = []
+        for lo in range(0, len(pairs), self.forward_batch):
+            chunk = pairs[lo : lo + self.forward_batch]
+            enc = self.tokenizer(
+                [w for w, _ in chunk],
+                [s for _, s in chunk],
+                truncation="longest_first",
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
+            inputs = {k: v.to(self.device) for k, v in enc.items()}
+            with torch.inference_mode():
+                logits = self.model(**inputs).logits
+            out.extend(torch.softmax(logits.float(), dim=-1)[:, self.supported].tolist())
+        return [float(p) for p in out]
+
+    def _check(self, jobs: Sequence[tuple[Sequence[Claim], str]], raw: bool) -> list[list[Verdict]]:
+        if len(self._memo) > 200_000:
+            self._memo.clear()
+        todo: dict[tuple[str, str], list[int]] = {}
+        for claims, ctx in jobs:
+            for c in claims:
+                key = (c.text, ctx)
+                if key not in self._memo and key not in todo:
+                    windows, stems = self._context_windows(ctx)
+                    todo[key] = self._pick(c.text, windows, stems)
+        flat = [
+            (self._context_windows(ctx)[0][i], text)
+            for (text, ctx), idx in todo.items()
+            for i in idx
+        ]
+        probs = self.support_many(flat) if flat else []
+        k = 0
+        for key, idx in todo.items():
+            best, where = -1.0, idx[0]
+            for i in idx:
+                if probs[k] > best:
+                    best, where = probs[k], i
+                k += 1
+            self._memo[key] = (best, where)
+        out: list[list[Verdict]] = []
+        for claims, ctx in jobs:
+            verdicts = []
+            for c in claims:
+                best, where = self._memo.get((c.text, ctx)) or self._fresh(c.text, ctx)
+                p = min(1.0, max(0.0, 1.0 - best))
+                verdicts.append(Verdict(p, detail={"support": round(best, 6), "window": where}))
+            out.append(verdicts)
+        return out
+
+    def _fresh(self, text: str, ctx: str) -> tuple[float, int]:
+        windows, stems = self._context_windows(ctx)
+        idx = self._pick(text, windows, stems)
+        probs = self.support_many([(windows[i], text) for i in idx])
+        best = max(range(len(idx)), key=lambda j: probs[j])
+        return probs[best], idx[best]
+
+
+DASHBOARD_MIN_HELDOUT = 0.6
+"""Held-out balanced accuracy below which :func:`load_trained_checker` offers no checker."""
+
+
+def load_trained_checker(
+    model_dir: str | Path | None = None,
+    *,
+    min_heldout: float = DASHBOARD_MIN_HELDOUT,
+    **options: Any,
+) -> TrainedChecker | None:
+    """The trained checker when one has been trained and is better than chance, else ``None``.
+
+    For the dashboard: ``None`` when there is no trained model, or when its held-out balanced
+    accuracy (manifest) is below ``min_heldout`` (default :data:`DASHBOARD_MIN_HELDOUT`); the
+    demo then keeps the support checker. ``options`` go to :class:`TrainedChecker`.
+
+    Examples
+    --------
+    >>> load_trained_checker("/no/such/folder") is None
+    True
+    """
+    if not trained_checker_available(model_dir, min_heldout=min_heldout):
+        return None
+    return TrainedChecker(model_dir, **options)
+
+
+def manifest_summary(manifest: Mapping[str, Any]) -> str:
+    """One line about a trained checker: base, pairs, held-out balanced accuracy."""
+    held = manifest.get("heldout") or {}
+    return (
+        f"trained checker on {manifest.get('base_model')} (seed {manifest.get('seed')}, "
+        f"{manifest.get('train_pairs')} pairs, data {str(manifest.get('data_hash'))[:12]}): "
+        f"held-out balanced accuracy {held.get('balanced_accuracy')}"
+    )

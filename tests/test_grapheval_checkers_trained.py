@@ -1,0 +1,132 @@
+"""s3kg_core.grapheval.checkers.trained: loading, windows, verdicts, the dashboard's helpers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from trained_checker_helpers import train_tiny
+
+from s3kg_core.errors import CheckerError
+from s3kg_core.grapheval.checkers.trained import (
+    TrainedChecker,
+    load_trained_checker,
+    manifest_summary,
+    read_manifest,
+    trained_checker_available,
+    trained_checker_dir,
+)
+from s3kg_core.grapheval.detect import GraphEval
+from s3kg_core.kg import Triple
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("trained") / "model"
+    train_tiny(out)
+    torch.set_num_threads(before)
+    return out
+
+
+@pytest.fixture(scope="module")
+def checker(model_dir):
+    return TrainedChecker(model_dir, top_windows=2)
+
+
+LONG = (
+    "Alpha Corp was founded in Oslo in 1901. It makes ships. Its chief is Ann Berg. "
+    "The firm moved to Bergen in 1950. Bergen is on the west coast. Sales rose in 1999. "
+    "The Eiffel Tower is in Paris. It opened in 1889. Tourists visit it every day."
+)
+
+
+def test_the_default_folder_is_under_the_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("S3KG_CACHE_DIR", str(tmp_path))
+    assert trained_checker_dir() == tmp_path / "checkers" / "trained-minilm"
+    assert not trained_checker_available()
+    assert load_trained_checker() is None
+    with pytest.raises(CheckerError, match="train-checker"):
+        TrainedChecker()
+
+
+def test_a_folder_without_a_valid_manifest_is_not_a_checker(tmp_path, model_dir):
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": "other"}))
+    assert not trained_checker_available(tmp_path)
+    with pytest.raises(CheckerError, match="not a s3kg-trained-checker-1"):
+        read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text("{")
+    with pytest.raises(CheckerError, match="not JSON"):
+        read_manifest(tmp_path)
+    assert trained_checker_available(model_dir)
+
+
+def test_a_checker_below_the_held_out_bar_is_not_offered(model_dir):
+    held = read_manifest(model_dir)["heldout"]["balanced_accuracy"]
+    assert trained_checker_available(model_dir, min_heldout=held)
+    assert not trained_checker_available(model_dir, min_heldout=held + 0.01)
+    assert load_trained_checker(model_dir, min_heldout=held + 0.01) is None
+    loaded = load_trained_checker(model_dir, min_heldout=0.0, top_windows=1)
+    assert isinstance(loaded, TrainedChecker) and loaded.top_windows == 1
+
+
+def test_verdicts_are_probabilities_with_the_window_they_came_from(checker):
+    triples = [
+        Triple("Eiffel Tower", "opened in", "1889"),
+        Triple("Alpha Corp", "moved to", "Bergen"),
+    ]
+    verdicts = checker.judge(triples, LONG)
+    windows = checker._context_windows(LONG)[0]
+    assert len(windows) > 2  # the context is windowed, and each claim sees only its best two
+    for v in verdicts:
+        assert 0.0 <= v.probability <= 1.0
+        assert v.probability == pytest.approx(1 - v.detail["support"], abs=1e-6)
+        assert 0 <= v.detail["window"] < len(windows)
+    assert "Eiffel" in windows[verdicts[0].detail["window"]]
+    assert "Bergen" in windows[verdicts[1].detail["window"]]
+
+
+def test_the_probability_is_one_minus_the_best_window_support(checker):
+    claim = "Eiffel Tower opened in 1889"
+    windows = checker._context_windows(LONG)[0]
+    picked = checker._pick(claim, windows, checker._context_windows(LONG)[1])
+    best = max(checker.support_many([(windows[i], claim) for i in picked]))
+    assert checker.check([Triple("Eiffel Tower", "opened in", "1889")], LONG)[0] == pytest.approx(
+        1 - best, abs=1e-5
+    )
+
+
+def test_all_windows_when_top_windows_is_zero(model_dir):
+    every = TrainedChecker(model_dir, top_windows=0)
+    windows, stems = every._context_windows(LONG)
+    assert every._pick("anything", windows, stems) == list(range(len(windows)))
+
+
+def test_repeated_claims_give_the_same_verdict_and_blank_contexts_need_no_model(checker):
+    t = Triple("Alpha Corp", "founded in", "Oslo")
+    first = checker.check([t, t], LONG)
+    assert first[0] == first[1] == checker.check([t], LONG)[0]
+    assert checker.judge([t], "  ")[0].probability == 1.0
+
+
+def test_signature_names_the_base_the_data_and_the_seed(checker, model_dir):
+    manifest = read_manifest(model_dir)
+    sig = checker.signature
+    assert sig.startswith("checker:trained|base:minilm@") and manifest["data_hash"][:12] in sig
+    assert "seed:0" in sig and "top:2" in sig
+    assert "held-out balanced accuracy" in manifest_summary(manifest)
+
+
+def test_graph_eval_runs_with_it_in_raw_and_kg_mode(checker):
+    ge = GraphEval(checker)
+    d = ge.detect("The Eiffel Tower opened in 1889.", LONG, raw=True)
+    assert d.status == "ok" and d.raw_probability is not None
+    assert d.checker == checker.signature
+
+
+def test_bad_options_are_errors(model_dir):
+    with pytest.raises(CheckerError, match="top_windows"):
+        TrainedChecker(model_dir, top_windows=-1)

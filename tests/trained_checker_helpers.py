@@ -1,0 +1,60 @@
+"""Shared pieces of the trained-checker tests: a few hand-made pairs and a one-step training."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from s3kg_core.grapheval.synthetic import SyntheticPair
+from s3kg_core.grapheval.training import TrainConfig, train_checker
+
+__all__ = ["TINY_CONFIG", "tiny_pairs", "train_tiny"]
+
+TINY_CONFIG = TrainConfig(
+    max_length=64, batch_size=4, max_steps=1, checkpoint_every=1, heldout_percent=50
+)
+"""One optimiser step of four pairs: seconds on a busy CPU."""
+
+_FACTS = [
+    (
+        "The Eiffel Tower is in Paris. It opened in 1889.",
+        "Eiffel Tower opened in 1889",
+        "Eiffel Tower opened in 1899",
+        "number",
+    ),
+    (
+        "Marie Curie was born in Warsaw.",
+        "Marie Curie born in Warsaw",
+        "Warsaw born in Marie Curie",
+        "swap",
+    ),
+    ("Aspirin reduces fever.", "Aspirin reduces fever", "Aspirin not reduces fever", "negation"),
+    (
+        "Sega developed the game for the PlayStation.",
+        "Sega developed game",
+        "Nintendo developed game",
+        "absent",
+    ),
+    (
+        "The river flows into the North Sea.",
+        "river flows into North Sea",
+        "river rises in North Sea",
+        "relation",
+    ),
+    ("Pierre met Marie in Paris in 1894.", "Pierre met in Paris", "Pierre met in Lyon", "absent"),
+]
+
+
+def tiny_pairs() -> list[SyntheticPair]:
+    """Twelve pairs over six documents (a positive and a negative each)."""
+    out = []
+    for n, (window, good, bad, kind) in enumerate(_FACTS):
+        out.append(SyntheticPair(window, good, 1, "support", f"toy:{n}"))
+        out.append(SyntheticPair(window, bad, 0, kind, f"toy:{n}"))
+    return out
+
+
+def train_tiny(out: Path, **options: Any) -> dict[str, Any]:
+    """Train the one-step checker into ``out``; returns its manifest."""
+    config = options.pop("config", TINY_CONFIG)
+    return train_checker(out, tiny_pairs(), config=config, data_info={"toy": True}, **options)
