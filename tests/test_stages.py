@@ -261,6 +261,25 @@ def test_cus_table_equals_a_manual_computation(tmp_path, minilm, mode):
     assert report.signature.startswith(f"mode:{mode}|")
 
 
+def test_cus_table_drops_answers_with_an_empty_kg_only_when_asked(tmp_path, minilm):
+    """Issue 19: `--empty drop` leaves answers with an empty KG out of the means (the authors'
+    QA scripts score them None); the default counts them as 0."""
+    store = build_store(tmp_path / "db.duckdb", models=("model-a",), n_items=4)
+    with store.transaction() as con:
+        store.put_kgs(con, [KGRecord(1, 1, "answer", (), status="empty")])
+    score_store(store, encoder=minilm)
+    zero = cus_table(store).iloc[0]
+    drop = cus_table(store, empty="drop").iloc[0]
+    assert (zero["n"], drop["n"]) == (4, 3)
+    # the empty answer scored 0: dropping it multiplies each mean by 4 / 3
+    for column in ("gold_sim", "ctx_sim", "cus"):
+        assert drop[column] == pytest.approx(zero[column] * 4 / 3, abs=1e-9)
+        assert drop[column] > zero[column]
+    assert cus_table(store, empty="zero").equals(cus_table(store))
+    with pytest.raises(ConfigError, match="empty must be one of zero, drop"):
+        cus_table(store, empty="none")  # type: ignore[arg-type]
+
+
 # -- TAU -----------------------------------------------------------------------------------------
 
 
