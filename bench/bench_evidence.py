@@ -165,17 +165,27 @@ def candidates(rec: dict[str, list]) -> dict[str, Candidate]:
     def z(x: Arr) -> Arr:
         return np.where(ok, x, 0.0)
 
-    return {
-        "hybrid": lambda a, b: z((1 - a) * wl + a * sb),
-        "text": lambda a, b: z((1 - a) * wl + a * ((1 - b) * sb + b * text)),
-        "tri": lambda a, b: z((1 - a) * wl + a * ((1 - b) * sb + b * tri)),
-        "tri_text": lambda a, b: z((1 - a) * tri + a * text),
-        "soft": lambda a, b: z((1 - a) * (wl + ent) / 2 + a * sb),
-        "text_only": lambda a, b: z(text),
-    }
+    def f(x: Arr) -> Arr:  # an empty KG: the texts' cosine stands in for the whole score
+        return np.where(ok, x, text)
+
+    out: dict[str, Candidate] = {}
+    for suffix, fill in (("", z), ("_fb", f)):
+        out.update(
+            {
+                "hybrid" + suffix: lambda a, b, g=fill: g((1 - a) * wl + a * sb),
+                "text" + suffix: lambda a, b, g=fill: g(
+                    (1 - a) * wl + a * ((1 - b) * sb + b * text)
+                ),
+                "tri" + suffix: lambda a, b, g=fill: g((1 - a) * wl + a * ((1 - b) * sb + b * tri)),
+                "tri_text" + suffix: lambda a, b, g=fill: g((1 - a) * tri + a * text),
+                "soft" + suffix: lambda a, b, g=fill: g((1 - a) * (wl + ent) / 2 + a * sb),
+            }
+        )
+    out["text_only"] = lambda a, b: text
+    return out
 
 
-USES_BETA = {"text", "tri"}
+USES_BETA = {"text", "tri", "text_fb", "tri_fb"}
 
 
 def short(name: str) -> str:

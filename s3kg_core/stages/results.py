@@ -17,6 +17,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import ConfigError, InputFormatError
+from ..scoring.result import TEXT_MODES
 from ..scoring.signature import Signature
 from ..store import queries
 from ..store.store import Store
@@ -264,6 +265,9 @@ class ScoreCoverage:
     zero_kg
         Scored answers whose gold or context comparison found a KG empty or unparseable: their
         CUS is 0.
+    text_kg
+        The same, scored in a mode that uses the texts (``text``): their comparisons with an
+        empty KG scored the texts' cosine instead.
 
     Examples
     --------
@@ -281,6 +285,12 @@ class ScoreCoverage:
     scorable: int
     unscored: dict[str, int] = field(default_factory=dict)
     zero_kg: int = 0
+    text_kg: int = 0
+
+    @property
+    def empty_kg(self) -> int:
+        """Scored answers with an empty or unparseable KG, whatever they scored."""
+        return self.zero_kg + self.text_kg
 
     @property
     def pending(self) -> int:
@@ -304,6 +314,11 @@ class ScoreCoverage:
                 f"{self.zero_kg} of the {self.scored} scored answers have CUS 0: a KG is empty "
                 "or unparseable (gold_status and ctx_status in `s3kg export`)"
             )
+        if self.text_kg:
+            out.append(
+                f"{self.text_kg} of the {self.scored} scored answers have a KG empty or "
+                "unparseable: the texts' cosine stands in for those comparisons (text mode)"
+            )
         return out
 
 
@@ -315,14 +330,16 @@ def _coverage(statuses: pd.DataFrame, scored: pd.DataFrame, signature: str | Non
     reasons = unscored_reasons(statuses)
     counts = reasons.value_counts()
     scorable = statuses["answer_kg_status"].notna() & ~_any_kg_failed(statuses)
-    zero = ~_both_ok(scored)
+    empty_kg = ~_both_ok(scored)
+    on_texts = scored["mode"].isin(TEXT_MODES) if len(scored) else empty_kg
     return ScoreCoverage(
         signature=signature,
         answers=len(statuses),
         scored=int(statuses["scored"].astype(bool).sum()),
         scorable=int(scorable.sum()),
         unscored={k: int(counts[k]) for k in UNSCORED_REASONS if k in counts},
-        zero_kg=int(zero.sum()),
+        zero_kg=int((empty_kg & ~on_texts).sum()),
+        text_kg=int((empty_kg & on_texts).sum()),
     )
 
 
@@ -394,13 +411,10 @@ class CUSReport:
             f"|alpha:{self.alpha:g}" if self.alpha is not None else ""
         )
         coverage = self.coverage.lines()
-        if self.empty == "drop" and self.coverage.zero_kg:
-            coverage = [
-                f"{self.coverage.zero_kg} of the {self.coverage.scored} scored answers are left "
+        if self.empty == "drop" and self.coverage.empty_kg:
+            coverage = [line for line in coverage if " scored answers ha" not in line] + [
+                f"{self.coverage.empty_kg} of the {self.coverage.scored} scored answers are left "
                 "out of the means (--empty drop): a KG is empty or unparseable"
-                if line.startswith(f"{self.coverage.zero_kg} of the ")
-                else line
-                for line in coverage
             ]
         return [*text.splitlines(), *coverage, signature]
 
