@@ -295,6 +295,43 @@ def report(result: dict) -> str:
     return "\n".join(lines)
 
 
+MARKDOWN_COLUMNS = [  # (header, regime, candidate)
+    ("hybrid", "global-b", "hybrid"),
+    ("hybrid, empty KG -> texts", "global-b", "hybrid_fb"),
+    ("**text mode** (one b)", "global-b", "text_fb"),
+    ("text, b per set", "per-set", "text_fb"),
+    ("triple F1 + texts", "global-b", "tri_text_fb"),
+]
+
+
+def markdown(result: dict) -> str:
+    """The per-set table of the main candidates: test AUROC [95% CI] (max-F1), best baseline."""
+    sets, regimes = result["sets"], result["regimes"]
+    head = [h for h, _, _ in MARKDOWN_COLUMNS]
+    lines = [
+        "| set | " + " | ".join(head) + " | best baseline |",
+        "|---" * (len(head) + 2) + "|",
+    ]
+    for d in sets:
+        cells = []
+        for _, regime, n in MARKDOWN_COLUMNS:
+            r = regimes[regime]["per_set"][n][d]
+            ci = f" [{r['auroc_ci'][0]:.3f}, {r['auroc_ci'][1]:.3f}]" if "auroc_ci" in r else ""
+            cells.append(f"{r['test_auroc']:.3f}{ci} ({r['test_f1']:.3f})")
+        base = BEST_BASELINE.get(d, ("?", float("nan")))
+        lines.append(f"| {short(d)} | " + " | ".join(cells) + f" | {base[1]:.3f} {base[0]} |")
+    means = []
+    for _, regime, n in MARKDOWN_COLUMNS:
+        sm = regimes[regime]["summary"][n]
+        means.append(f"**{sm['mean_test_auroc']:.3f}** ({sm['mean_test_f1']:.3f})")
+    lines.append("| **mean** | " + " | ".join(means) + " | |")
+    worst = []
+    for _, regime, n in MARKDOWN_COLUMNS:
+        worst.append(f"{regimes[regime]['summary'][n]['worst_gap']:+.3f}")
+    lines.append("| worst gap to the set's best baseline | " + " | ".join(worst) + " | |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--encoder", default="minilm")
@@ -305,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-score", action="store_true")
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--markdown", action="store_true", help="also print the README table")
     args = parser.parse_args(argv)
     data_dir = args.data_dir or default_data_dir()
     if args.no_score:
@@ -320,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     result = analyse(comps, args.bootstrap)
     print(f"encoder {args.encoder}")
     print(report(result))
+    if args.markdown:
+        print(markdown(result))
     if args.json is not None:
         args.json.write_text(json.dumps({"encoder": args.encoder, **result}, indent=2))
     return 0
