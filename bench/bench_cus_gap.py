@@ -170,8 +170,9 @@ FACTORS = [  # (label, encoder, mode, driver, empty, w): one change each from ou
     ("empty KGs dropped", "minilm", "hybrid", "answer", "drop", 0.5),
     ("w 0 (WL only)", "minilm", "hybrid", "answer", "zero", 0.0),
     ("w 1 (S_SBERT only)", "minilm", "hybrid", "answer", "zero", 1.0),
+    ("kgx, empty KGs dropped", "minilm", "kgx", "answer", "drop", 0.5),
+    ("kgx, empty KGs dropped, mpnet", "mpnet", "kgx", "answer", "drop", 0.5),
     ("kgx, reference drives, drop", "minilm", "kgx", "reference", "drop", 0.5),
-    ("kgx, reference, drop, mpnet", "mpnet", "kgx", "reference", "drop", 0.5),
 ]
 
 
@@ -220,6 +221,36 @@ def report(combos: dict, runs: list[str], encoders: list[str]) -> str:
     return "\n".join(lines)
 
 
+def markdown(combos: dict, runs: list[str], encoders: list[str]) -> str:
+    """The factor table: one row per factor, one column per run, GoldSim / CtxSim / CUS."""
+    lines = ["| factor | " + " | ".join(runs) + " |", "|---" * (len(runs) + 1) + "|"]
+    paper = []
+    for run in runs:
+        p = PAPER.get(run.removeprefix("small/")) if not run.startswith("small/") else None
+        paper.append(" / ".join("-" if v is None else f"{v:.3f}" for v in p) if p else "")
+    lines.append("| paper, Table 4 | " + " | ".join(paper) + " |")
+    for label, enc, mode, driver, empty, w in FACTORS:
+        cells = []
+        for run in runs:
+            m = combos.get(f"{run}|{enc}|{mode}|{driver}|{empty}|{w}")
+            base = combos.get(f"{run}|minilm|hybrid|answer|zero|0.5")
+            if m is None:
+                cells.append("")
+                continue
+            delta = f" ({m['cus'] - base['cus']:+.3f})" if base and m is not base else ""
+            cells.append(f"{m['gold_sim']:.3f} / {m['ctx_sim']:.3f} / {m['cus']:.3f}{delta}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    for enc in encoders:
+        cells = []
+        for run in runs:
+            a = combos.get(f"{run}|{enc}|aa_kea")
+            cells.append(f"{a['gold_sim']:.3f} / - / - (n={a['n']})" if a else "")
+        lines.append(
+            f"| released QA script (AA-KEA, gold first), {enc} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--encoders", default="minilm")
@@ -228,12 +259,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--components", type=Path, default=None)
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--markdown", action="store_true", help="also print the factor table")
+    parser.add_argument(
+        "--no-score", action="store_true", help="report the runs already in --components only"
+    )
     args = parser.parse_args(argv)
     qa = (args.data_dir or default_data_dir()) / "s3kg_release" / "qa"
     paths = sorted(qa.glob("*.csv")) + sorted((qa / "small").glob("*.csv"))
     if args.runs:
         wanted = set(args.runs.split(","))
         paths = [p for p in paths if run_name(p) in wanted]
+    elif args.no_score:
+        paths = [
+            p
+            for p in paths
+            if any(run_name(p) in r for r in json.loads(args.components.read_text()).values())
+        ]
     if not paths:
         print(f"no QA runs under {qa}", file=sys.stderr)
         return 1
@@ -241,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     comps: dict[str, dict[str, dict[str, list]]] = {}
     if args.components is not None and args.components.exists():
         comps = json.loads(args.components.read_text())
-    for enc in encoders:
+    for enc in [] if args.no_score else encoders:
         todo = [p for p in paths if run_name(p) not in comps.get(enc, {})]
         if not todo:
             continue
@@ -263,7 +304,11 @@ def main(argv: list[str] | None = None) -> int:
             )
     combos = analyse(comps)
     runs = [run_name(p) for p in paths]
-    print(report(combos, runs, [e for e in comps if any(r in comps[e] for r in runs)]))
+    present = [e for e in comps if any(r in comps[e] for r in runs)]
+    runs = [r for r in runs if any(r in comps[e] for e in present)]
+    print(report(combos, runs, present))
+    if args.markdown:
+        print(markdown(combos, runs, present))
     if args.json is not None:
         args.json.write_text(json.dumps(combos, indent=2))
     return 0
