@@ -180,7 +180,7 @@ def report(combos: dict, runs: list[str], encoders: list[str]) -> str:
     lines = ["GoldSim / CtxSim / CUS means (n answers in the means)", ""]
     for run in runs:
         lines.append(f"== {run}")
-        paper = PAPER.get(run.removeprefix("small/"))
+        paper = PAPER.get(run)  # the qa/small runs are other extractions: not Table 4's
         if paper:
             cells = " / ".join("-" if v is None else f"{v:.3f}" for v in paper)
             lines.append(f"  {'paper Table 4':<36}{cells}")
@@ -226,7 +226,7 @@ def markdown(combos: dict, runs: list[str], encoders: list[str]) -> str:
     lines = ["| factor | " + " | ".join(runs) + " |", "|---" * (len(runs) + 1) + "|"]
     paper = []
     for run in runs:
-        p = PAPER.get(run.removeprefix("small/")) if not run.startswith("small/") else None
+        p = PAPER.get(run)
         paper.append(" / ".join("-" if v is None else f"{v:.3f}" for v in p) if p else "")
     lines.append("| paper, Table 4 | " + " | ".join(paper) + " |")
     for label, enc, mode, driver, empty, w in FACTORS:
