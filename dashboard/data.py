@@ -14,7 +14,7 @@ with Streamlit caches, and it holds no SQL: every statement is a function of
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +31,7 @@ from s3kg_core.store.records import KGRecord
 from s3kg_core.store.store import Store
 
 if TYPE_CHECKING:
+    from dashboard.explorer import CaseScores
     from dashboard.hallucinations import AnswerCheck
 
 __all__ = [
@@ -42,9 +43,12 @@ __all__ = [
     "clear_caches",
     "db_path",
     "db_stamp",
+    "demo_pending",
     "encoder_of",
     "ensure_database",
+    "explorer_case",
     "factuality_evals",
+    "finish_demo",
     "grapheval_overview",
     "grapheval_results",
     "item_questions",
@@ -52,6 +56,7 @@ __all__ = [
     "leaderboard",
     "load_components",
     "load_runs",
+    "question_texts",
     "realign",
     "save_annotations",
     "signatures",
@@ -95,17 +100,41 @@ def clear_caches() -> None:
     st.cache_data.clear()
 
 
-def ensure_database(path: Path) -> bool:
-    """Build the demo database at ``path`` if there is none; return whether it was built."""
+def ensure_database(
+    path: Path, on_step: Callable[[str], None] | None = None, *, defer_grapheval: bool = False
+) -> bool:
+    """Build the demo database at ``path`` if there is none; return whether it was built.
+
+    ``on_step(line)`` hears each build step as it starts. ``defer_grapheval`` leaves the
+    GraphEval step pending, for :func:`finish_demo` (the first page shows sooner).
+    """
     if path.exists():
         return False
     from s3kg_core.demo import build_demo
 
     with _LOCK:
         if not path.exists():
-            build_demo(path)
+            build_demo(path, on_step=on_step, grapheval=not defer_grapheval)
             return True
     return False
+
+
+def demo_pending(path: Path) -> tuple[str, ...]:
+    """The demo build's steps still to do in the file at ``path`` (none for other databases)."""
+    from s3kg_core.demo import pending_steps
+
+    with _LOCK:
+        return pending_steps(Store(path, read_only=True, lock_timeout=15))
+
+
+def finish_demo(path: Path, progress: Callable[[str, int, int], None] | None = None) -> int:
+    """Run the demo's pending GraphEval step on the file at ``path``; return answers checked."""
+    from s3kg_core.demo import finish_demo as finish
+
+    with _LOCK:
+        reports = finish(Store(path, lock_timeout=15), progress=progress)
+    clear_caches()
+    return sum(r.written for r in reports)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -120,6 +149,13 @@ def load_runs(path: Path, stamp: int) -> pd.DataFrame:
     """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores."""
     with _read(path) as con:
         return queries.run_overview(con)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def question_texts(path: Path, stamp: int) -> pd.DataFrame:
+    """Every item's ``item_id, ext_id, question`` (for pickers that show the question)."""
+    with _read(path) as con:
+        return queries.item_texts(con)[["item_id", "ext_id", "question"]]
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -261,6 +297,36 @@ def _prefilled_cache(path: Path, encoder: Any, triples: Sequence[Triple]) -> Any
         rows = queries.embeddings_of(con, encoder.name, texts)
     cache.update(rows)
     return cache
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def explorer_case(
+    path: Path, stamp: int, signature: str, run_id: int, item_id: int, tau: float
+) -> CaseScores:
+    """One answer scored again at ``tau`` from the stored embeddings, with its triple table.
+
+    The signature gives the mode, K and normalisation; the encoder is only ever asked for
+    strings the database does not hold (``CaseScores.encoded`` says how many: 0 for a question
+    scored by ``s3kg score``), so moving tau never loads a model.
+    """
+    from dashboard.explorer import NodeKeys, case_scores, needed_texts
+    from s3kg_core.encoders.cache import EmbeddingCache
+    from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
+    from s3kg_core.scoring.signature import Signature
+
+    view = item_view(path, stamp, run_id, item_id, signature)
+    kgs = {s: (view.kgs[s].triples if s in view.kgs else ()) for s in ("answer", "gold", "context")}
+    config = Signature.parse(signature).config_kwargs()
+    config["tau"] = float(tau)
+    cfg = S3KGConfig(**config)
+    keys = NodeKeys(cfg.mode, cfg.lemmatize)
+    texts = needed_texts(keys, [*kgs["answer"], *kgs["gold"], *kgs["context"]])
+    enc = _encoder(encoder_of(path, stamp, signature))
+    cache = EmbeddingCache(enc)
+    with _read(path) as con:
+        cache.update(queries.embeddings_of(con, enc.name, texts))
+    scorer = KGScorer(enc, cfg, cache=cache)
+    return case_scores(scorer, kgs["answer"], kgs["gold"], kgs["context"])
 
 
 @st.cache_data(show_spinner="Explaining the lowest-scoring answers...", max_entries=16)

@@ -1,23 +1,31 @@
-"""Rendering blocks the pages share: labels, the score strip, texts, the three graphs."""
+"""Rendering blocks the pages share: labels, texts, the three graphs, the explorer's blocks.
+
+The sample explorer's blocks (``explorer_*``) draw one question recomputed at a tau: its scores
+beside the stored ones, the linked graphs document and the texts with aligned entities marked.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
 
 from dashboard import data
-from dashboard.escape import md
+from dashboard.escape import code, md
 from dashboard.graphs import alignment_colours, kg_html, legend_html
 from s3kg_core.kg import Triple
 
+if TYPE_CHECKING:
+    from dashboard.explorer import CaseScores
+
 __all__ = [
-    "alignment_maps",
+    "explorer_graphs",
+    "explorer_scores",
+    "explorer_texts",
     "item_choices",
     "run_choices",
-    "score_strip",
     "texts",
     "three_graphs",
 ]
@@ -45,20 +53,6 @@ def item_choices(answers: pd.DataFrame) -> dict[str, int]:
     return {f"item {int(r.item_id)}": int(r.item_id) for r in answers.itertuples()}
 
 
-def score_strip(row: pd.Series, alpha: float) -> None:
-    """GoldSim, CtxSim, CUS and their components for one answer."""
-    cols = st.columns(5)
-    cols[0].metric("GoldSim", f"{row['gold_sim']:.3f}")
-    cols[1].metric("CtxSim", f"{row['ctx_sim']:.3f}")
-    cols[2].metric("CUS", f"{row['cus']:.3f}")
-    cols[3].metric("S_WL gold / ctx", f"{row['gold_s_wl']:.2f} / {row['ctx_s_wl']:.2f}")
-    cols[4].metric("S_SBERT gold / ctx", f"{row['gold_s_sbert']:.2f} / {row['ctx_s_sbert']:.2f}")
-    statuses = {row["gold_status"], row["ctx_status"]} - {"ok"}
-    if statuses:
-        st.warning("Not scorable: " + md(", ".join(sorted(statuses))))
-    st.caption(f"alpha {alpha:g} (sidebar)")
-
-
 def texts(view: data.ItemView) -> None:
     """Question, then context, gold answer and model answer side by side (as plain text)."""
     st.markdown("**Question**")
@@ -77,31 +71,6 @@ def texts(view: data.ItemView) -> None:
 def _triples(view: data.ItemView, source: str) -> tuple[Triple, ...]:
     kg = view.kgs.get(source)
     return kg.triples if kg is not None else ()
-
-
-def alignment_maps(
-    controls: Any, view: data.ItemView, config: dict[str, Any], tau: float
-) -> tuple[dict[str, str | None], dict[str, str | None], str]:
-    """Entity maps answer -> gold and answer -> context, stored or recomputed at ``tau``."""
-    stored = abs(tau - float(config["tau"])) < 1e-9
-    if stored and view.details:
-        return (
-            view.details.get("gold", {}).get("entity_map", {}),
-            view.details.get("context", {}).get("entity_map", {}),
-            f"Alignment as stored (tau {tau:g}).",
-        )
-    encoder = data.encoder_of(controls.path, controls.stamp, controls.signature)
-    cfg = {**config, "tau": tau}
-    answer = _triples(view, "answer")
-    gold = data.realign(controls.path, encoder, cfg, answer, _triples(view, "gold"))
-    ctx = data.realign(controls.path, encoder, cfg, answer, _triples(view, "context"))
-    return (
-        gold.entity_map,
-        ctx.entity_map,
-        f"Alignment recomputed at tau {tau:g} from stored embeddings: GoldSim components "
-        f"S_WL {gold.s_wl:.3f}, S_SBERT {gold.s_sbert:.3f}; CtxSim S_WL {ctx.s_wl:.3f}, "
-        f"S_SBERT {ctx.s_sbert:.3f}.",
-    )
 
 
 def three_graphs(
@@ -138,3 +107,124 @@ def three_graphs(
                 height=height,
             )
     st.markdown(legend_html(colours.answer), unsafe_allow_html=True)
+
+
+_SCORE_LABELS = (
+    ("GoldSim", "gold_sim", "S3KG of the answer KG against the gold KG"),
+    ("CtxSim", "ctx_sim", "S3KG of the answer KG against the context KG"),
+    ("CUS", "cus", "harmonic mean of GoldSim and CtxSim"),
+)
+
+
+def explorer_scores(
+    stored: pd.Series,
+    live: Mapping[str, float],
+    *,
+    alpha: float,
+    tau: float,
+    stored_tau: float,
+) -> None:
+    """GoldSim, CtxSim, CUS and the components at ``tau``, each with its stored value below.
+
+    ``stored`` is the answer's row of the re-blended components frame; ``live`` the same
+    numbers recomputed at ``tau`` (:meth:`dashboard.explorer.CaseScores.scores`). Every metric
+    always has its second line ("as stored" at the stored tau), so moving tau never changes
+    the block's height and nothing below it moves.
+    """
+    same = abs(tau - stored_tau) < 1e-9
+    gold, ctx = str(stored["gold_status"]), str(stored["ctx_status"])
+    unscorable = {
+        "gold_sim": _unscorable(gold, "gold"),
+        "ctx_sim": _unscorable(ctx, "context"),
+        "cus": _unscorable(gold if gold != "ok" else ctx, "gold" if gold != "ok" else "context"),
+    }
+    cols = st.columns([1, 1, 1, 1.3, 1.3])
+    for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
+        was = float(stored[key])
+        change = round(live[key] - was, 3)
+        if unscorable[key]:  # the reason in the second line: the block keeps its height
+            delta, colour, arrow = unscorable[key], "orange", "off"
+        elif same:
+            delta, colour, arrow = "as stored", "off", "off"
+        else:
+            delta = f"{change:+.3f} vs {was:.3f}"
+            colour, arrow = ("off", "off") if change == 0 else ("normal", "auto")
+        col.metric(
+            label,
+            f"{live[key]:.3f}",
+            delta=delta,
+            delta_color=colour,
+            delta_arrow=arrow,
+            help=f"{help_text}, at tau {tau:g} and alpha {alpha:g}; stored (tau "
+            f"{stored_tau:g}): {was:.3f}. Status: gold {code(gold)}, context "
+            f"{code(ctx)}.",
+        )
+    for col, label, part in (
+        (cols[3], "S_WL gold / ctx", "s_wl"),
+        (cols[4], "S_SBERT gold / ctx", "s_sbert"),
+    ):
+        g, c = live[f"gold_{part}"], live[f"ctx_{part}"]
+        was_g, was_c = float(stored[f"gold_{part}"]), float(stored[f"ctx_{part}"])
+        col.metric(
+            label,
+            f"{g:.2f} / {c:.2f}",
+            delta="as stored" if same else f"vs {was_g:.2f} / {was_c:.2f}",
+            delta_color="off",
+            delta_arrow="off",
+            help="Structural (WL) and embedding components of GoldSim / CtxSim; alpha blends them.",
+        )
+
+
+def _unscorable(status: str, other: str) -> str:
+    """A short reason for a 0 score ("" when scored): it must fit under a metric."""
+    reasons = {
+        "ok": "",
+        "empty_kg_1": "answer KG empty",
+        "empty_kg_2": f"{other} KG empty",
+        "empty_kgs": "both KGs empty",
+    }
+    return reasons.get(status, "not scored")
+
+
+def explorer_graphs(
+    case: CaseScores, statuses: Mapping[str, str], *, show_all: bool, state_key: str = ""
+) -> dict[str, Any]:
+    """The gold, answer and context KGs and the triple table, linked, in one frame.
+
+    Returns what was drawn: ``{"panels": ..., "rows": ..., "height": ...}`` (for tests).
+    """
+    from dashboard.explorer import TABLE_COLUMNS, linked_view
+    from dashboard.graphs import linked_graphs_html
+
+    panels, rows = linked_view(case, statuses, show_all=show_all)
+    doc = linked_graphs_html(
+        panels,
+        rows,
+        tau=case.tau,
+        columns=TABLE_COLUMNS,
+        state_key=state_key,
+        hint=(
+            f"Same badge and colour = one answer entity and the gold / context entities it is "
+            f"aligned to at tau {case.tau:g}; grey = not aligned. Hover or click a node or a "
+            "table row to highlight it in all three graphs."
+        ),
+    )
+    st.iframe(doc.html, height=doc.height, alt="Gold, answer and context KGs, linked")
+    return {"panels": panels, "rows": rows, "height": doc.height}
+
+
+def explorer_texts(view: data.ItemView, case: CaseScores) -> None:
+    """Question, gold answer, model answer and context in tabs, aligned entities marked."""
+    from dashboard.explorer import mark_text, text_marks
+
+    status = view.answer_status or "no status"
+    tabs = st.tabs(["Question", "Gold answer", f"Model answer ({code(status)})", "Context"])
+    for tab, body, source in (
+        (tabs[0], f"[{view.ext_id}] {view.question}", None),
+        (tabs[1], view.gold, "gold"),
+        (tabs[2], view.answer, "answer"),
+        (tabs[3], view.context, "context"),
+    ):
+        with tab:
+            marked = mark_text(body or "(empty)", text_marks(case, source) if source else {})
+            st.html(f'<div style="white-space:pre-wrap;line-height:1.7">{marked}</div>')

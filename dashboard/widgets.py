@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -13,7 +15,16 @@ from dashboard.escape import code, md
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
 
-__all__ = ["Controls", "keyed_selectbox", "page_setup", "sidebar", "signature_labels"]
+__all__ = [
+    "Controls",
+    "finish_pending",
+    "first_start",
+    "keyed_selectbox",
+    "live_alpha",
+    "page_setup",
+    "sidebar",
+    "signature_labels",
+]
 
 _RELEASE_DEFAULT = str(Path("..") / "shared" / "data" / "s3kg_release" / "qa")
 
@@ -26,21 +37,64 @@ class Controls:
     stamp: int
     signature: str | None
     alpha: float
+    alpha_slot: Any = None  # sidebar(live_alpha=True): where live_alpha() draws the slider
 
 
 def page_setup(title: str) -> None:
     """Page config and title; builds the demo database on the very first start."""
     navigation.ensure_navigation()
     st.set_page_config(page_title=f"{title} · S3KG Workbench", layout="wide")
+    st.title(title)
     path = data.db_path()
     if not path.exists():
-        with st.spinner(
-            f"First start: building the demo database {code(path)} (offline KG extraction and "
-            "scoring of the demo answers; about a minute)..."
-        ):
-            data.ensure_database(path)
-        st.toast(f"Built the demo database {code(path)}")
-    st.title(title)
+        first_start(path)
+
+
+def first_start(path: Path) -> None:
+    """Build the demo database at ``path``, each step shown with the seconds since the start.
+
+    GraphEval's checks are left for the Hallucinations page's first visit
+    (:func:`finish_pending`), so the first page shows sooner.
+    """
+    started = time.perf_counter()
+    label = f"First start: building the demo database {code(path)}"
+    with st.status(label, expanded=True) as box:
+
+        def step(line: str) -> None:
+            elapsed = time.perf_counter() - started
+            box.update(label=f"First start ({elapsed:.0f} s): {md(line)}")
+            st.text(f"{elapsed:5.1f} s  {line}")
+
+        data.ensure_database(path, on_step=step, defer_grapheval=True)
+        seconds = time.perf_counter() - started
+        st.text(f"{seconds:5.1f} s  done")
+        box.update(
+            label=f"Built the demo database {code(path)} in {seconds:.0f} s",
+            state="complete",
+            expanded=False,
+        )
+
+
+def finish_pending(path: Path) -> None:
+    """Run the demo build's pending GraphEval step, with its progress, if there is one."""
+    if "grapheval" not in data.demo_pending(path):
+        return
+    started = time.perf_counter()
+    with st.status(
+        "First visit: GraphEval checks every demo answer's triples against its context",
+        expanded=True,
+    ) as box:
+        bar = st.progress(0.0)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.progress(done / total if total else 1.0, text=f"{md(stage)}: {done} of {total}")
+
+        checked = data.finish_demo(path, progress=progress)
+        box.update(
+            label=f"Checked {checked} demo answers in {time.perf_counter() - started:.0f} s",
+            state="complete",
+            expanded=False,
+        )
 
 
 def _persist(key: str, default: float) -> float:
@@ -156,11 +210,13 @@ def keyed_selectbox(
     return str(chosen)
 
 
-def sidebar(*, alpha: bool = True) -> Controls:
+def sidebar(*, alpha: bool = True, live_alpha: bool = False) -> Controls:
     """Render the shared sidebar and return its choices.
 
     ``alpha=False`` on pages where alpha changes nothing: the slider is not shown there, and
-    the value chosen elsewhere is kept (and returned).
+    the value chosen elsewhere is kept (and returned). ``live_alpha=True`` keeps the slider's
+    place in the sidebar for :func:`live_alpha`, which draws it in one fragment with the blocks
+    that depend on it.
     """
     path = data.db_path()
     stamp = data.db_stamp(path)
@@ -182,27 +238,60 @@ def sidebar(*, alpha: bool = True) -> Controls:
                 "the list shows what tells them apart. Publish the full signature with any "
                 f"number you quote: {code(full)}",
             )
-        if alpha:
-            _persist("alpha", 0.5)
-            value = st.slider(
-                "alpha",
-                0.0,
-                1.0,
-                step=0.05,
-                key="alpha",
-                on_change=_remember,
-                args=("alpha",),
-                help="Blend of the stored components, recomputed instantly. Hybrid and paper "
-                "mode: (1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha S_WL + (1 - alpha) "
-                "S_SBERT.",
-            )
+        slot = None
+        if alpha and live_alpha:
+            slot = st.container()
+            value = _persist("alpha", 0.5)
+        elif alpha:
+            value = _alpha_slider()
         else:
             value = float(st.session_state.get("_alpha_value", 0.5))
         with st.expander("Import the S3KG authors' released runs"):
             folder = st.text_input("Folder", value=_RELEASE_DEFAULT, key="release_folder")
             if st.button("Import", key="release_import"):
                 _import_release(path, Path(folder))
-    return Controls(path=path, stamp=stamp, signature=signature, alpha=float(value))
+    return Controls(
+        path=path, stamp=stamp, signature=signature, alpha=float(value), alpha_slot=slot
+    )
+
+
+def _alpha_slider() -> float:
+    _persist("alpha", 0.5)
+    return float(
+        st.slider(
+            "alpha",
+            0.0,
+            1.0,
+            step=0.05,
+            key="alpha",
+            on_change=_remember,
+            args=("alpha",),
+            help="Blend of the stored components, recomputed instantly. Hybrid and paper "
+            "mode: (1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha S_WL + (1 - alpha) "
+            "S_SBERT.",
+        )
+    )
+
+
+def live_alpha(controls: Controls, render: Callable[[float], None]) -> None:
+    """Draw the sidebar's alpha slider and ``render(alpha)`` as one ``st.fragment``.
+
+    Moving alpha then reruns only the slider and what ``render`` draws (the blocks that depend
+    on alpha), not the page around them. Needs ``sidebar(live_alpha=True)``, which keeps the
+    slider's place in the sidebar; after a plain ``sidebar()`` it calls
+    ``render(controls.alpha)``. Call it once per page.
+    """
+    if controls.alpha_slot is None:
+        render(controls.alpha)
+        return
+    _alpha_fragment(controls.alpha_slot, render)
+
+
+@st.fragment
+def _alpha_fragment(slot: Any, render: Callable[[float], None]) -> None:
+    with slot:
+        alpha = _alpha_slider()
+    render(alpha)
 
 
 def _import_release(path: Path, folder: Path) -> None:

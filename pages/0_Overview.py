@@ -8,8 +8,10 @@ from dashboard import charts, data, widgets
 from dashboard.escape import code
 from s3kg_core.stages.results import reblend
 
+CHARTS = ("By run", "By temperature", "Distributions")
+
 widgets.page_setup("S3KG Workbench")
-controls = widgets.sidebar()
+controls = widgets.sidebar(live_alpha=True)
 
 st.markdown(
     "**GoldSim**: answer KG vs gold KG · **CtxSim**: answer KG vs context KG (both S3KG) · "
@@ -24,62 +26,74 @@ if controls.signature is None:
     st.dataframe(runs, hide_index=True, width="stretch", key="overview_runs")
     st.stop()
 
-frame = reblend(
-    data.load_components(controls.path, controls.stamp, controls.signature), controls.alpha
-)
-board = data.leaderboard(frame)
-signature = f"{controls.signature}|alpha:{controls.alpha:g}"
+components = data.load_components(controls.path, controls.stamp, controls.signature)
+stored_signature = controls.signature
 
-cols = st.columns(4)
-cols[0].metric("Runs scored", int(frame["run_id"].nunique()))
-cols[1].metric("Answers scored", len(frame))
-cols[2].metric("Mean CUS", f"{frame['cus'].mean():.3f}")
-cols[3].metric("Datasets", int(frame["dataset"].nunique()))
 
-head, button = st.columns([4, 1], vertical_alignment="bottom")
-head.subheader("Leaderboard")
-button.download_button(
-    "Leaderboard (CSV)",
-    board.assign(signature=signature).to_csv(index=False).encode(),
-    file_name="s3kg_leaderboard.csv",
-    mime="text/csv",
-    key="leaderboard_csv",
-    width="stretch",
-)
-st.dataframe(
-    board.sort_values("cus", ascending=False),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "n": st.column_config.NumberColumn("answers"),
-        **{
-            m: st.column_config.NumberColumn(name, format="%.4f")
-            for m, name in charts.SCORE_NAMES.items()
+def scores(alpha: float) -> None:
+    """Everything on the page that alpha changes: one fragment with the slider."""
+    frame = reblend(components, alpha)
+    board = data.leaderboard(frame)
+    signature = f"{stored_signature}|alpha:{alpha:g}"
+
+    cols = st.columns(4)
+    cols[0].metric("Runs scored", int(frame["run_id"].nunique()))
+    cols[1].metric("Answers scored", len(frame))
+    cols[2].metric("Mean CUS", f"{frame['cus'].mean():.3f}")
+    cols[3].metric("Datasets", int(frame["dataset"].nunique()))
+
+    head, button = st.columns([4, 1], vertical_alignment="bottom")
+    head.subheader("Leaderboard")
+    button.download_button(
+        "Leaderboard (CSV)",
+        board.assign(signature=signature).to_csv(index=False).encode(),
+        file_name="s3kg_leaderboard.csv",
+        mime="text/csv",
+        key="leaderboard_csv",
+        width="stretch",
+        on_click="ignore",
+    )
+    st.dataframe(
+        board.sort_values("cus", ascending=False),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "n": st.column_config.NumberColumn("answers"),
+            **{
+                m: st.column_config.NumberColumn(name, format="%.4f")
+                for m, name in charts.SCORE_NAMES.items()
+            },
         },
-    },
-    key="leaderboard",
-)
-st.caption(f"Signature of every number on this page: {code(signature)}")
+        key="leaderboard",
+    )
+    st.caption(f"Signature of every number on this page: {code(signature)}")
 
-tabs = st.tabs(["By run", "By temperature", "Distributions"])
-with tabs[0]:
-    st.plotly_chart(charts.leaderboard_figure(board, height=330), width="stretch", key="bars")
-    st.caption(
-        "One bar per run (model, temperature, extractor) and score. Compare two runs question "
-        "by question on **Run comparison**; open the worst answers on **Failure analysis**."
+    # One chart at a time: only the chosen one is built on each alpha step.
+    chart = st.segmented_control(
+        "Chart", CHARTS, default=CHARTS[0], key="overview_chart", label_visibility="collapsed"
     )
-with tabs[1]:
-    st.plotly_chart(charts.temperature_figure(board), width="stretch", key="lines")
-    st.caption("Runs with a single temperature show as points.")
-with tabs[2]:
-    metric = st.radio(
-        "Score",
-        list(charts.SCORE_NAMES),
-        format_func=charts.SCORE_NAMES.get,
-        horizontal=True,
-        key="dist_metric",
-    )
-    st.plotly_chart(charts.distribution_figure(frame, metric), width="stretch", key="dist")
+    if chart == "By temperature":
+        st.plotly_chart(charts.temperature_figure(board), width="stretch", key="lines")
+        st.caption("Runs with a single temperature show as points.")
+    elif chart == "Distributions":
+        metric = st.radio(
+            "Score",
+            list(charts.SCORE_NAMES),
+            format_func=charts.SCORE_NAMES.get,
+            horizontal=True,
+            key="dist_metric",
+        )
+        st.plotly_chart(charts.distribution_figure(frame, metric), width="stretch", key="dist")
+    else:
+        st.plotly_chart(charts.leaderboard_figure(board, height=330), width="stretch", key="bars")
+        st.caption(
+            "One bar per run (model, temperature, extractor) and score. Compare two runs "
+            "question by question on **Run comparison**; open the worst answers on "
+            "**Failure analysis**."
+        )
+
+
+widgets.live_alpha(controls, scores)
 
 with st.expander(f"Runs in the database ({len(runs)})"):
     st.dataframe(runs, hide_index=True, width="stretch", key="overview_runs")

@@ -1,53 +1,247 @@
-"""Sample explorer: one answer's texts and its three KGs side by side, aligned nodes coloured."""
+"""Sample explorer: one answer's three KGs, linked, with its scores recomputed at any tau.
+
+The case is a URL (``?run=<run_id>&item=<item_id>&tau=<t>``): opening one shows exactly that
+case, and the page keeps the URL in step with run, question and tau. Its widgets keep their
+values for the whole session (keys ``explorer.<name>``), so leaving the page and coming back
+shows the same case.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
-from dashboard import data, views, widgets
+from dashboard import data, explorer, views, widgets
 from dashboard.escape import code
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
 
-widgets.page_setup("Sample explorer")
-controls = widgets.sidebar()
-runs = data.load_runs(controls.path, controls.stamp)
-runs = runs[runs["with_kgs"] > 0]
-if runs.empty or controls.signature is None:
-    st.info(
-        "No run with KGs and scores yet: `s3kg extract` and "
-        f"{code(f's3kg score --db {controls.path}')}."
+RUN, ITEM, TAU = "explorer.run", "explorer.item", "explorer.tau"
+RANGE, ALL, LINK = "explorer.cus_range", "explorer.show_all", "explorer._link"
+PICKER = "explorer.item_picker"
+
+
+def picker_key(labels: dict[int, str]) -> str:
+    """The question picker's widget key: new whenever its labels change (alpha moves the CUS
+    in them), because Streamlit keeps showing a keyed selectbox's old label otherwise. The
+    chosen question itself lives in ``explorer.item``."""
+    digest = hashlib.sha1("\n".join(labels.values()).encode()).hexdigest()[:10]
+    return f"{PICKER}.{digest}"
+
+
+def picked(key: str) -> None:
+    st.session_state[ITEM] = st.session_state[key]
+
+
+def apply_link(runs: list[int]) -> None:
+    """A URL the page did not write itself (a shared link) sets run, question and tau."""
+    params = {k: st.query_params.get(k) for k in ("run", "item", "tau")}
+    params = {k: v for k, v in params.items() if v is not None}
+    if not params or params == st.session_state.get(LINK):
+        return
+    values, problems = explorer.parse_link(params)
+    if "run" in values and values["run"] not in runs:
+        problems.append(f"run {values.pop('run')} has no scored KGs here")
+    for name, key in (("run", RUN), ("item", ITEM), ("tau", TAU)):
+        if name in values:
+            st.session_state[key] = values[name]
+    if "item" in values:
+        st.session_state[RANGE] = (0.0, 1.0)  # the linked question must not be filtered out
+    st.session_state["explorer._link_problems"] = problems
+    st.session_state[LINK] = params
+
+
+def write_link(run_id: int, item_id: int, tau: float) -> None:
+    params = {"run": str(run_id), "item": str(item_id), "tau": f"{tau:g}"}
+    if {k: st.query_params.get(k) for k in params} != params:
+        st.query_params.update(params)
+    st.session_state[LINK] = params
+
+
+def step(options: list[int], offset: int) -> None:
+    """Prev / next: the question before or after the current one in the listed order."""
+    before, after = explorer.neighbours(options, st.session_state.get(ITEM, options[0]))
+    target = before if offset < 0 else after
+    if target is not None:
+        st.session_state[ITEM] = target
+
+
+def question_options(answers: pd.DataFrame, questions: pd.DataFrame) -> dict[int, str]:
+    texts = questions.set_index("item_id")
+    out = {}
+    for r in answers.itertuples():
+        item = int(r.item_id)
+        ext, question = (
+            (texts.at[item, "ext_id"], texts.at[item, "question"])
+            if item in texts.index
+            else (f"item {item}", "")
+        )
+        out[item] = explorer.question_label(str(ext), str(question), float(r.cus))
+    return out
+
+
+CASE, DRAWN = "explorer._case", "explorer._drawn"
+
+
+def main() -> None:
+    widgets.page_setup("Sample explorer")
+    controls = widgets.sidebar(live_alpha=True)
+    runs = data.load_runs(controls.path, controls.stamp)
+    runs = runs[runs["with_kgs"] > 0]
+    if runs.empty or controls.signature is None:
+        st.info(
+            "No run with KGs and scores yet: `s3kg extract` and "
+            f"{code(f's3kg score --db {controls.path}')}."
+        )
+        st.stop()
+    assert controls.signature is not None
+    components = data.load_components(controls.path, controls.stamp, controls.signature)
+    run_labels = {v: k for k, v in views.run_choices(runs).items()}
+    run_ids = [r for r in run_labels if (components["run_id"] == r).any()]
+    if not run_ids:
+        st.info("No run has scores under the chosen signature.")
+        st.stop()
+    config = Signature.parse(controls.signature).config_kwargs()
+    stored_tau = float(config["tau"])
+
+    apply_link(run_ids)
+    for problem in st.session_state.pop("explorer._link_problems", []):
+        st.warning(f"Link: {problem}")
+    if st.session_state.get(RUN) not in run_ids:
+        st.session_state[RUN] = run_ids[0]
+    st.session_state.setdefault(TAU, stored_tau)
+    st.session_state.setdefault(RANGE, (0.0, 1.0))
+    st.session_state.setdefault(ALL, False)
+    st.session_state[DRAWN] = None  # this full run draws what the controls choose
+
+    def controls_and_scores(alpha: float) -> None:
+        """The picker, tau and the scores: everything alpha changes, in one fragment.
+
+        Moving alpha reruns only this block (the graphs document below, about half a megabyte,
+        is not sent again); choosing another case here reruns the whole page.
+        """
+        frame = reblend(components, alpha)
+        case_key = top_block(controls, frame, run_ids, run_labels, stored_tau, alpha)
+        drawn = st.session_state.get(DRAWN)
+        if drawn is not None and drawn != case_key:
+            st.rerun()  # another case: the graphs and texts below must follow
+        st.session_state[CASE] = case_key
+
+    widgets.live_alpha(controls, controls_and_scores)
+    run_id, item_id, tau, show_all = st.session_state[CASE]
+    st.session_state[DRAWN] = st.session_state[CASE]
+    view = data.item_view(
+        controls.path, controls.stamp, int(run_id), int(item_id), controls.signature
     )
-    st.stop()
+    case = data.explorer_case(
+        controls.path, controls.stamp, controls.signature, int(run_id), int(item_id), tau
+    )
+    statuses: dict[str, Any] = {s: kg.status for s, kg in view.kgs.items()}
+    for source in explorer.SOURCES:
+        statuses.setdefault(source, "not extracted")
+    views.explorer_graphs(
+        case, statuses, show_all=bool(show_all), state_key=f"{int(run_id)}:{int(item_id)}"
+    )
+    how = "as stored" if abs(tau - stored_tau) < 1e-9 else "recomputed (deltas: against the stored)"
+    st.caption(
+        f"Scores at tau {tau:g}: {how}, from the stored embeddings ({case.encoded} strings "
+        f"encoded). Signature {code(controls.signature)}."
+    )
+    views.explorer_texts(view, case)
 
-frame = reblend(
-    data.load_components(controls.path, controls.stamp, controls.signature), controls.alpha
-)
-run_options = views.run_choices(runs)
-run_id = run_options[st.selectbox("Run", list(run_options), key="explorer_run")]
-answers = frame[frame["run_id"] == run_id].sort_values("cus")
-if answers.empty:
-    st.info("This run has no scores under the chosen signature.")
-    st.stop()
-item_options = views.item_choices(answers)
-item_id = item_options[
-    st.selectbox("Question (lowest CUS first)", list(item_options), key="explorer_item")
-]
-config = Signature.parse(controls.signature).config_kwargs()
-tau = st.slider(
-    "tau (alignment threshold for this question)",
-    0.0,
-    1.0,
-    value=float(config["tau"]),
-    step=0.01,
-    key="explorer_tau",
-    help="Recomputes this question's alignment from the stored embeddings.",
-)
-view = data.item_view(controls.path, controls.stamp, int(run_id), int(item_id), controls.signature)
-row = answers[answers["item_id"] == item_id].iloc[0]
-views.score_strip(row, controls.alpha)
-views.texts(view)
 
-gold_map, ctx_map, note = views.alignment_maps(controls, view, config, tau)
-st.caption(note)
-views.three_graphs(view, gold_map, ctx_map, st.iframe)
+def top_block(
+    controls: widgets.Controls,
+    frame: pd.DataFrame,
+    run_ids: list[int],
+    run_labels: dict[int, str],
+    stored_tau: float,
+    alpha: float,
+) -> tuple[int, int, float, bool]:
+    """Run, question, prev / next, filter, tau and the scores at ``alpha``; the case chosen."""
+    assert controls.signature is not None
+    top = st.columns([3, 5.4, 1, 1, 1.2], vertical_alignment="bottom")
+    run_id = top[0].selectbox(
+        "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
+    )
+    lo, hi = st.session_state[RANGE]
+    answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"])
+    shown = answers[(answers["cus"] >= lo - 1e-9) & (answers["cus"] <= hi + 1e-9)]
+    with top[4].popover("Filter", help="Show only questions whose CUS lies in a range."):
+        st.slider("CUS range", 0.0, 1.0, step=0.05, key=RANGE, persist_state="session")
+        st.caption(f"{len(shown)} of {len(answers)} questions")
+    if shown.empty:
+        st.info(f"No question of this run has a CUS between {lo:g} and {hi:g}.")
+        st.stop()
+    labels = question_options(shown, data.question_texts(controls.path, controls.stamp))
+    order = list(labels)
+    if st.session_state.get(ITEM) not in labels:
+        missing = st.session_state.get(ITEM)
+        if missing is not None and missing not in set(answers["item_id"]):
+            st.warning(f"Question {missing} is not in this run; showing the lowest CUS first.")
+        st.session_state[ITEM] = order[0]
+    key = picker_key(labels)
+    st.session_state[key] = st.session_state[ITEM]
+    item_id = top[1].selectbox(
+        f"Question ({len(order)}, lowest CUS first)",
+        order,
+        format_func=labels.__getitem__,
+        key=key,
+        on_change=picked,
+        args=(key,),
+    )
+    before, after = explorer.neighbours(order, item_id)
+    top[2].button(
+        "◀ Prev",
+        key="explorer.prev",
+        on_click=step,
+        args=(order, -1),
+        disabled=before is None,
+        width="stretch",
+        help="The question with the next lower CUS",
+    )
+    top[3].button(
+        "Next ▶",
+        key="explorer.next",
+        on_click=step,
+        args=(order, 1),
+        disabled=after is None,
+        width="stretch",
+        help="The question with the next higher CUS",
+    )
+
+    second = st.columns([2, 7], vertical_alignment="top")
+    with second[0]:
+        tau = st.slider(
+            f"tau (stored: {stored_tau:g})",
+            0.0,
+            1.0,
+            step=0.01,
+            key=TAU,
+            persist_state="session",
+            help="Soft-alignment threshold. Moving it recomputes this question's alignment, "
+            "S_WL, S_SBERT, GoldSim, CtxSim and CUS from the stored embeddings.",
+        )
+        show_all = st.toggle(
+            "Whole KGs",
+            key=ALL,
+            persist_state="session",
+            help=f"KGs of more than {explorer.MAX_NODES} nodes show their matched triples and "
+            "their neighbours; switch on to draw every node.",
+        )
+    tau = round(float(tau), 2)
+    write_link(int(run_id), int(item_id), tau)
+    case = data.explorer_case(
+        controls.path, controls.stamp, controls.signature, int(run_id), int(item_id), tau
+    )
+    row = answers[answers["item_id"] == item_id].iloc[0]
+    with second[1]:
+        views.explorer_scores(row, case.scores(alpha), alpha=alpha, tau=tau, stored_tau=stored_tau)
+        st.caption(f"alpha {alpha:g} (sidebar)")
+    return int(run_id), int(item_id), tau, bool(show_all)
+
+
+main()

@@ -9,6 +9,7 @@ from dashboard.escape import code, md
 from dashboard.graphs import kg_html
 
 widgets.page_setup("Hallucinations")
+widgets.finish_pending(data.db_path())  # a fresh demo's GraphEval step runs on the first visit
 controls = widgets.sidebar(alpha=False)
 overview = data.grapheval_overview(controls.path, controls.stamp)
 if overview.empty:

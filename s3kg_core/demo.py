@@ -10,6 +10,16 @@ hallucination detection with the offline
 :class:`~s3kg_core.grapheval.checkers.support.SupportChecker` (so the dashboard's Hallucinations
 page has content). It writes a temporary file and renames it into place, so an interrupted
 build never leaves a half-built database behind.
+
+``data/demo/kgs.jsonl`` holds the offline extractor's KGs of every demo text, recorded by
+``scripts/make_demo_kgs.py`` with the extractor's fingerprint (:mod:`s3kg_core.extract.recorded`).
+While the fingerprint is the live extractor's, the build takes its KGs from there and loads no
+spaCy; they are the KGs extraction gives (a test builds both ways and compares), and a stale
+file is ignored (the build extracts).
+
+The dashboard builds with ``grapheval=False`` so that its first page shows sooner; the database
+records the step as pending (meta key :data:`PENDING_KEY`) and the Hallucinations page runs
+:func:`finish_demo` on its first visit.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -27,19 +38,37 @@ from .errors import InputFormatError
 from .progress import StageProgress
 
 if TYPE_CHECKING:
+    from .grapheval.results import DetectReport
     from .stages.importing import ImportReport
     from .store.store import Store
 
-__all__ = ["DEMO_DIR", "DemoReport", "build_demo"]
+__all__ = [
+    "DEMO_DIR",
+    "KGS_FILE",
+    "PENDING_KEY",
+    "DemoReport",
+    "build_demo",
+    "demo_texts",
+    "finish_demo",
+    "pending_steps",
+]
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
+KGS_FILE = "kgs.jsonl"
+"""The recorded offline KGs of the demo's texts, in the demo folder."""
+PENDING_KEY = "demo_pending"
+"""Meta key: the build steps not done yet (comma-separated; absent or empty when none)."""
 _QUESTION_MAP = {"id": "id", "question": "question", "context": "context", "gold": "gold_answer"}
 _ANSWER_KEYS = ("id", "model", "temperature", "answer")
 
 
 @dataclass
 class DemoReport:
-    """What the demo build produced."""
+    """What the demo build produced.
+
+    ``kgs`` says where the KGs came from: ``"recorded"`` (:data:`KGS_FILE`) or
+    ``"extracted"``; ``pending`` names the steps left to :func:`finish_demo`.
+    """
 
     path: Path
     items: int
@@ -51,6 +80,8 @@ class DemoReport:
     grapheval: int = 0
     inconsistent: int = 0
     factuality: int = 0
+    kgs: str = "extracted"
+    pending: tuple[str, ...] = ()
 
 
 def _read_answers(path: Path) -> list[dict[str, Any]]:
@@ -151,12 +182,82 @@ def _import_demo(
     return reports
 
 
+def _runs_of(answers: list[dict[str, Any]]) -> dict[tuple[str, float], list[dict[str, Any]]]:
+    runs: dict[tuple[str, float], list[dict[str, Any]]] = {}
+    for row in answers:
+        runs.setdefault((str(row["model"]), float(row["temperature"])), []).append(row)
+    return runs
+
+
+def demo_texts(demo_dir: str | Path = DEMO_DIR) -> list[str]:
+    """Every text the demo build extracts KGs from, exactly as the extraction stage reads it.
+
+    The demo is imported into a scratch database and its gold answers, model answers and
+    contexts are read back, so the texts are those the build hands to the extractor.
+
+    Examples
+    --------
+    >>> len(demo_texts()) > 60
+    True
+    """
+    from .store import queries
+    from .store.store import Store
+
+    demo_dir = Path(demo_dir)
+    questions, answers_file = demo_dir / "questions.jsonl", demo_dir / "answers.jsonl"
+    texts: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="s3kg_demo_texts_") as tmp:
+        store = Store(Path(tmp) / "texts.duckdb")
+        _import_demo(store, questions, answers_file, _runs_of(_read_answers(answers_file)))
+        with store.connect() as con:
+            for run in queries.run_ids(con):
+                for _, answer, _, gold, context, _ in queries.answers_for_extraction(con, run):
+                    texts += [gold or "", answer or "", context or ""]
+    return list(dict.fromkeys(texts))
+
+
+def _demo_extractor(demo_dir: Path, use_recorded: bool) -> tuple[Any, str]:
+    """The recorded KGs when current (spaCy loads only for a text they lack), else spaCy."""
+    from .extract.factory import make_extractor
+    from .extract.recorded import RecordedExtractor, load_recorded
+
+    live = make_extractor("offline")
+    if use_recorded and (demo_dir / KGS_FILE).is_file():
+        try:
+            recorded = load_recorded(demo_dir / KGS_FILE, live)
+        except InputFormatError:
+            pass  # stale or malformed: extract, as a build without the file does
+        else:
+            return RecordedExtractor(recorded, fallback=lambda: live), "recorded"
+    return live, "extracted"
+
+
+class _Steps:
+    """Says each step as it starts; the chain's finished stages name the next one."""
+
+    def __init__(self, on_step: Callable[[str], None] | None, nxt: dict[str, str]) -> None:
+        self.on_step = on_step
+        self.next = nxt
+
+    def say(self, text: str) -> None:
+        if self.on_step is not None:
+            self.on_step(text)
+
+    def stage_done(self, line: str) -> None:
+        stage = line.split(":", 1)[0].split(" (", 1)[0]
+        if stage in self.next:
+            self.say(self.next.pop(stage))
+
+
 def build_demo(
     path: str | Path,
     demo_dir: str | Path = DEMO_DIR,
     *,
     encoder: Any = "minilm",
     progress: StageProgress | None = None,
+    on_step: Callable[[str], None] | None = None,
+    use_recorded_kgs: bool = True,
+    grapheval: bool = True,
 ) -> DemoReport:
     """Build the demo database at ``path`` from ``demo_dir`` (replacing any file there).
 
@@ -166,11 +267,21 @@ def build_demo(
         The database file to create.
     demo_dir
         A folder with ``questions.jsonl`` and ``answers.jsonl``, and optionally
-        ``factuality_eval.json`` (factuality judge evaluations, stored as they are).
+        ``factuality_eval.json`` (factuality judge evaluations, stored as they are) and
+        :data:`KGS_FILE` (recorded KGs).
     encoder
         The sentence encoder for scoring (name, path or encoder object).
     progress
         ``progress(stage, done, total)`` for the extraction, scoring and detection stages.
+    on_step
+        Called with a one-line description of each step as it starts (the dashboard's first
+        start shows them).
+    use_recorded_kgs
+        Take the KGs from :data:`KGS_FILE` when it is current (the KGs the offline extractor
+        gives); ``False`` extracts every text with spaCy.
+    grapheval
+        Run GraphEval detection now; ``False`` leaves it to :func:`finish_demo` (recorded as
+        pending in the database).
 
     Returns
     -------
@@ -188,13 +299,8 @@ def build_demo(
     >>> build_demo("/tmp/demo.duckdb").answers  # doctest: +SKIP
     60
     """
-    from .encoders.registry import load_encoder
-    from .extract.factory import make_extractor
     from .factuality.results import read_evaluations, save_evaluation
-    from .grapheval.checkers.support import SupportChecker
-    from .grapheval.results import detect_store
     from .stages.run import TauSettings, run_pipeline
-    from .store import queries
     from .store.store import Store
 
     started = time.perf_counter()
@@ -204,9 +310,23 @@ def build_demo(
         if not needed.is_file():
             raise InputFormatError(f"the demo needs {needed}, which does not exist")
     answers = _read_answers(answers_file)
-    runs: dict[tuple[str, float], list[dict[str, Any]]] = {}
-    for row in answers:
-        runs.setdefault((str(row["model"]), float(row["temperature"])), []).append(row)
+    runs = _runs_of(answers)
+    n_items = len({str(r["id"]) for r in answers})
+    extractor, kgs_from = _demo_extractor(demo_dir, use_recorded_kgs)
+    encoder_name = encoder if isinstance(encoder, str) else getattr(encoder, "name", "the encoder")
+    steps = _Steps(
+        on_step,
+        {
+            "import": (
+                f"KGs: the offline extractor's, recorded in {KGS_FILE}"
+                if kgs_from == "recorded"
+                else "Extracting KGs with spaCy (the offline extractor)"
+            ),
+            "extract": f"Loading {encoder_name} and scoring {len(answers)} answers "
+            "(GoldSim, CtxSim, CUS)",
+            "score": "TAU: explaining the lowest-scoring answers",
+        },
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".building")
     os.close(fd)
@@ -214,24 +334,29 @@ def build_demo(
     tmp = Path(tmp_name)
     try:
         store = Store(tmp)
+        steps.say(f"Importing {n_items} demo questions and {len(answers)} answers")
         chain = run_pipeline(
             store,
             imports=[
                 partial(_import_demo, questions=questions, answers_file=answers_file, runs=runs)
             ],
-            extractor=make_extractor("offline"),
+            extractor=extractor,
             encoder=encoder,
             tau=TauSettings(fraction=0.05),
             progress=progress,
+            on_stage=steps.stage_done,
         )
-        checker = SupportChecker(load_encoder(encoder) if isinstance(encoder, str) else encoder)
-        with store.connect() as con:
-            run_ids = queries.run_ids(con)
-        detections = [detect_store(store, run_id, checker, progress=progress) for run_id in run_ids]
+        steps.say("Factuality evaluations")
         evaluations = demo_dir / "factuality_eval.json"
         factuality = read_evaluations(evaluations) if evaluations.exists() else []
         for evaluation in reversed(factuality):  # the file's first is saved last: newest,
             save_evaluation(store, evaluation)  # so the Factuality page opens on it
+        with store.transaction() as con:
+            Store.set_meta(con, PENDING_KEY, "" if grapheval else "grapheval")
+        detections: list[DetectReport] = []
+        if grapheval:
+            steps.say("GraphEval: checking every answer's triples against its context")
+            detections = finish_demo(store, encoder=encoder, progress=progress)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -248,4 +373,55 @@ def build_demo(
         grapheval=sum(d.written for d in detections),
         inconsistent=sum(d.inconsistent for d in detections),
         factuality=len(factuality),
+        kgs=kgs_from,
+        pending=() if grapheval else ("grapheval",),
     )
+
+
+def pending_steps(store: Store) -> tuple[str, ...]:
+    """The demo build's steps still to do (``("grapheval",)`` after ``grapheval=False``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> pending_steps(Store(os.path.join(tempfile.mkdtemp(), "x.duckdb")))
+    ()
+    """
+    with store.connect() as con:
+        value = store.get_meta(con, PENDING_KEY) or ""
+    return tuple(s for s in value.split(",") if s)
+
+
+def finish_demo(
+    store: Store, *, encoder: Any = "minilm", progress: StageProgress | None = None
+) -> list[DetectReport]:
+    """GraphEval detection of every run with the offline support checker; clears the pending step.
+
+    Resumable: answers already checked are skipped, so a finish killed halfway and run again
+    does the rest.
+
+    Returns
+    -------
+    list of DetectReport
+        One report per run.
+
+    Examples
+    --------
+    >>> build_demo("/tmp/demo.duckdb", grapheval=False).pending  # doctest: +SKIP
+    ('grapheval',)
+    >>> [r.written for r in finish_demo(Store("/tmp/demo.duckdb"))]  # doctest: +SKIP
+    [30, 30]
+    """
+    from .encoders.registry import load_encoder
+    from .grapheval.checkers.support import SupportChecker
+    from .grapheval.results import detect_store
+    from .store import queries
+
+    checker = SupportChecker(load_encoder(encoder) if isinstance(encoder, str) else encoder)
+    with store.connect() as con:
+        run_ids = queries.run_ids(con)
+    reports = [detect_store(store, run_id, checker, progress=progress) for run_id in run_ids]
+    with store.transaction() as con:
+        store.set_meta(con, PENDING_KEY, "")
+    return reports

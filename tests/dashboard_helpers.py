@@ -64,14 +64,21 @@ def _healthy(url: str) -> bool:
 
 @contextmanager
 def streamlit_server(
-    db: Path, log: Path, *, timeout: float = 120.0, extra_env: dict[str, str] | None = None
+    db: Path,
+    log: Path,
+    *,
+    timeout: float = 120.0,
+    extra_env: dict[str, str] | None = None,
+    first_start: bool = False,
 ) -> Iterator[Server]:
     """Run the dashboard on ``db`` (``S3KG_DB``) until the block ends, then kill its group.
 
     Yields once ``/_stcore/health`` answers 200. ``db`` must exist, or the dashboard would build
-    the demo database.
+    the demo database; ``first_start=True`` asks for exactly that (``db`` must not exist).
     """
-    if not db.exists():
+    if first_start and db.exists():
+        raise FileExistsError(f"{db} exists; a first start builds a new demo database")
+    if not first_start and not db.exists():
         raise FileNotFoundError(f"{db} does not exist; the dashboard would build the demo DB")
     port = free_port()
     url = f"http://127.0.0.1:{port}"

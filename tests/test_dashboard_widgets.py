@@ -56,3 +56,42 @@ def test_a_choice_survives_labels_that_change():
     at.slider(key="shift").set_value(5).run()  # every label changes
     assert at.text[0].value == "b"
     assert at.selectbox(key="case").options == ["a · score 6", "b · score 7"]
+
+
+def test_a_first_start_shows_its_steps_and_leaves_grapheval_to_the_hallucinations_page(
+    tmp_path, monkeypatch, minilm
+):
+    # Regression (issue 16): the first start showed one fixed spinner line, no title, no
+    # steps, no elapsed time, and ran GraphEval before the first page could show.
+    from store_helpers import REPO
+
+    from s3kg_core.demo import pending_steps
+    from s3kg_core.store.store import Store
+
+    path = tmp_path / "fresh" / "s3kg.duckdb"
+    monkeypatch.setenv("S3KG_DB", str(path))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=300)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "S3KG Workbench"
+    status = at.get("status")[0]
+    assert status.proto.label.startswith("Built the demo database") and status.proto.label.endswith(
+        " s"
+    )
+    lines = [t.value for t in at.text]
+    assert any(line.endswith("Importing 30 demo questions and 60 answers") for line in lines)
+    assert any("recorded in kgs.jsonl" in line for line in lines), lines  # no spaCy
+    assert any(line.split()[-1] == "done" for line in lines)
+    assert [float(line.split()[0]) for line in lines] == sorted(
+        float(line.split()[0]) for line in lines
+    )  # elapsed seconds, in order
+    assert pending_steps(Store(path, read_only=True)) == ("grapheval",)
+
+    at.switch_page("pages/5_Hallucinations.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [e.proto.label for e in at.get("status")]
+    assert any(label.startswith("Checked 60 demo answers") for label in labels), labels
+    assert pending_steps(Store(path, read_only=True)) == ()
+    assert not any("No GraphEval results" in i.value for i in at.info)
+    at.switch_page("pages/5_Hallucinations.py").run()  # a second visit checks nothing again
+    assert not any(e.proto.label.startswith("Checked") for e in at.get("status"))

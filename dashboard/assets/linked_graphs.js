@@ -1,0 +1,678 @@
+/* The sample explorer's linked graphs: three vis-network pictures and a triple table in one
+ * document. Written by dashboard/graphs.py, which prepends `const S3KG_DATA = {...};` (JSON with
+ * <, > and & written as \u escapes). Every text reaches the page through textContent or
+ * vis-network's canvas, never as markup. Nothing is loaded from the network.
+ *
+ * For tests and benchmarks: window.s3kgNetworks (panel key -> vis.Network), window.s3kg with
+ * data (the data above), ready (true once every picture is placed), focusNode(panel, id), focusRow(i), clear(),
+ * highlighted() (panel key -> ids of highlighted nodes), rows() (indices of highlighted rows) and
+ * metrics() (scale, font sizes and every node's box on screen, from vis-network's own numbers).
+ */
+(function () {
+  "use strict";
+  const D = S3KG_DATA;
+  const O = D.options;
+  const panels = {};
+  const badgeIndex = {}; // badge -> [[panel key, node id], ...]
+  let sticky = null; // focus chosen by a click
+  let transient = null; // focus under the mouse
+  let readyCount = 0;
+
+  window.s3kgNetworks = {};
+  window.s3kg = {
+    data: D,
+    ready: false,
+    readyAt: null,
+    focusNode: (panel, id) => { sticky = nodeFocus(panel, id); apply(); },
+    sticky: () => (sticky ? sticky.id : null),
+    focusRow: (i) => { sticky = rowFocus(i); apply(); },
+    clear: () => { sticky = null; transient = null; apply(); },
+    highlighted: () => {
+      const f = transient || sticky;
+      const out = {};
+      for (const key of Object.keys(panels)) out[key] = f ? [...f.nodes[key]].sort() : [];
+      return out;
+    },
+    rows: () => [...document.querySelectorAll("#s3kg-table tbody tr.hot")].map(r => +r.dataset.row),
+    metrics: metrics,
+  };
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function fade(hex, amount) {
+    const n = parseInt(hex.slice(1), 16);
+    const mix = c => Math.round(c + (255 - c) * amount);
+    const r = mix((n >> 16) & 255), g = mix((n >> 8) & 255), b = mix(n & 255);
+    return "#" + ((1 << 24) + (r << 16) + (g << 8) + b).toString(16).slice(1);
+  }
+
+  // -- building the pictures -------------------------------------------------------------------
+
+  function nodeStyle(n, state) {
+    const dim = state === "dim";
+    const hot = state === "hot";
+    const aligned = n.badges.length > 0;
+    return {
+      id: n.id,
+      color: {
+        background: dim ? fade(n.fill, 0.6) : n.fill,
+        border: hot ? "#111111" : dim ? fade(n.border, 0.65) : n.border,
+      },
+      borderWidth: hot ? 4 : aligned ? 3 : 1,
+      font: {
+        size: O.nodeFont, face: O.fontFace, color: dim ? "#a8a8a8" : "#111111",
+      },
+    };
+  }
+
+  function edgeStyle(e, state) {
+    const dim = state === "dim";
+    const hot = state === "hot";
+    return {
+      id: e.id,
+      color: { color: hot ? "#222222" : dim ? "#e2e2e2" : "#8a8a8a", highlight: "#222222", hover: "#444444" },
+      width: hot ? 3.5 : 1.5,
+      font: {
+        size: O.edgeFont, face: O.fontFace, align: "horizontal", color: dim ? "#c4c4c4" : "#404040",
+        strokeWidth: 4, strokeColor: "#ffffff",
+      },
+    };
+  }
+
+  function build(panel, box) {
+    const container = el("div", "s3kg-canvas");
+    container.id = "s3kg-graph-" + panel.key;
+    container.style.height = O.canvasHeight + "px";
+    box.appendChild(container);
+    if (!panel.nodes.length) {
+      container.appendChild(el("div", "s3kg-empty", panel.empty));
+      readyCount += 1;
+      return;
+    }
+    const nodes = new vis.DataSet(panel.nodes.map(n => Object.assign(nodeStyle(n, "normal"), {
+      label: n.label, title: n.title, x: n.x, y: n.y, shape: "box", chosen: false,
+      margin: { top: 9, right: 7, bottom: 5, left: 7 }, shapeProperties: { borderRadius: 4 },
+      widthConstraint: { maximum: O.nodeWrap },
+    })));
+    const edges = new vis.DataSet(panel.edges.map(e => {
+      const out = Object.assign(edgeStyle(e, "normal"), {
+        from: e.from, to: e.to, label: e.label, title: e.title, chosen: false,
+        arrows: { to: { enabled: true, scaleFactor: 0.55 } },
+        widthConstraint: { maximum: O.edgeWrap },
+        smooth: e.smooth || false,
+      });
+      if (e.selfReference) out.selfReference = e.selfReference;
+      return out;
+    }));
+    const network = new vis.Network(container, { nodes: nodes, edges: edges }, {
+      autoResize: true,
+      physics: { enabled: false },
+      layout: { randomSeed: 7, improvedLayout: false },
+      interaction: {
+        hover: true, tooltipDelay: 250, zoomView: false, dragView: true, dragNodes: false,
+        selectable: true, selectConnectedEdges: false, keyboard: false,
+      },
+      nodes: { scaling: { label: { drawThreshold: 1 } } },
+      edges: { scaling: { label: { drawThreshold: 1 } } },
+    });
+    const p = { key: panel.key, panel: panel, nodes: nodes, edges: edges, network: network,
+                container: container, byId: {}, scale: 1, overlap: 0 };
+    for (const n of panel.nodes) {
+      p.byId[n.id] = n;
+      for (const b of n.badges) (badgeIndex[b] = badgeIndex[b] || []).push([panel.key, n.id]);
+    }
+    panels[panel.key] = p;
+    window.s3kgNetworks[panel.key] = network;
+
+    network.on("afterDrawing", ctx => drawBadges(p, ctx));
+    network.on("hoverNode", ev => { transient = nodeFocus(panel.key, ev.node); apply(); });
+    network.on("blurNode", () => { transient = null; apply(); });
+    network.on("click", ev => {
+      if (ev.nodes.length) {
+        const f = nodeFocus(panel.key, ev.nodes[0]);
+        sticky = sticky && sticky.id === f.id ? null : f;
+      } else if (ev.edges.length) {
+        const e = edges.get(ev.edges[0]);
+        const rows = rowsOfTriple(panel.key, e.triple);
+        sticky = rows.length ? rowFocus(rows[0]) : null;
+      } else {
+        sticky = null;
+      }
+      transient = null;
+      apply();
+    });
+    // vis-network measures a label only when it draws the node, and it skips nodes outside the
+    // view: show everything once, measure, then place (and count the panel ready once drawn).
+    network.once("afterDrawing", () => {
+      network.fit({ animation: false });
+      network.once("afterDrawing", () => {
+        arrange(p);
+        network.once("afterDrawing", () => { readyCount += 1; markReady(); });
+        network.redraw();
+      });
+      network.redraw();
+    });
+  }
+
+  // The badge: a pill in the entity's colour on the top border of its box (inside the box's
+  // top padding, so it never changes the box's size and never covers the label).
+  function drawBadges(p, ctx) {
+    const ids = p.panel.nodes.filter(n => n.badges.length).map(n => n.id);
+    if (!ids.length) return;
+    ctx.save();
+    ctx.font = "bold " + O.badgeFont + "px " + O.fontFace;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (const id of ids) {
+      const n = p.byId[id];
+      const b = p.network.getBoundingBox(id);
+      const w = ctx.measureText(n.badgeText).width + 8;
+      const h = O.badgeFont + 3;
+      const x = b.left + 4, y = b.top - h / 2 + 1;
+      ctx.beginPath();
+      const r = h / 2;
+      ctx.moveTo(x + r, y); ctx.lineTo(x + w - r, y); ctx.arc(x + w - r, y + r, r, -Math.PI / 2, Math.PI / 2);
+      ctx.lineTo(x + r, y + h); ctx.arc(x + r, y + r, r, Math.PI / 2, -Math.PI / 2);
+      ctx.closePath();
+      const dim = p.state && p.state[id] === "dim";
+      ctx.globalAlpha = dim ? 0.35 : 1;
+      ctx.fillStyle = n.colour;
+      ctx.fill();
+      ctx.lineWidth = 1.5;
+      ctx.strokeStyle = "#ffffff";
+      ctx.stroke();
+      ctx.fillStyle = n.badgeInk;
+      ctx.fillText(n.badgeText, x + w / 2, y + h / 2 + 0.5);
+      ctx.globalAlpha = 1;
+    }
+    ctx.restore();
+  }
+
+  // -- placing: fill the frame, then push overlapping labels apart inside it -----------------
+  //
+  // Python gives every node a place relative to its component's centre (a Kamada-Kawai
+  // skeleton, longest axis horizontal). Here, with the label boxes vis-network measured and the
+  // frame's real size: for each scale from the largest down to minScale, the frame holds
+  // W / scale x H / scale canvas pixels; the components' skeletons are packed in shelves and
+  // stretched to fill that area, then every pair of overlapping boxes is pushed apart (each box
+  // kept inside the frame) until none overlaps. The largest scale without overlaps wins; if none
+  // is free of them, minScale with the fewest. Same data, same frame: same picture.
+
+  function arrange(p) {
+    const net = p.network;
+    const positions = net.getPositions();
+    const comps = [];
+    for (const n of p.panel.nodes) {
+      const pos = positions[n.id];
+      const b = net.getBoundingBox(n.id);
+      const m = O.margin / 2;
+      (comps[n.comp] = comps[n.comp] || []).push({
+        id: n.id, rx: n.rx, ry: n.ry,
+        l: pos.x - b.left + m, r: b.right - pos.x + m, t: pos.y - b.top + m, b: b.bottom - pos.y + m,
+      });
+    }
+    const W = Math.max(p.container.clientWidth - 2 * O.pad, 50);
+    const H = Math.max(p.container.clientHeight - 2 * O.pad, 50);
+    const upright = H > W * 1.15;
+    // Layouts with room between the boxes (for the relation labels) at every scale first, then
+    // tightly packed rows; the first without overlaps wins.
+    const tries = [];
+    for (const scale of O.scales) tries.push([scale, "fill", 0], [scale, "rows", 0.72]);
+    for (const scale of O.scales) tries.push([scale, "rows", 0.86]);
+    for (const scale of O.scales) tries.push([scale, "rows", 1]);
+    tries.push([O.lastScale, "rows", 1]);
+    if (p.panel.nodes.length > O.maxNodes) for (const scale of O.bigScales) tries.push([scale, "rows", 1]);
+    let best = null;
+    for (const [scale, how, share] of tries) {
+      const Wc = W / scale, Hc = H / scale;
+      const nodes = how === "fill" ? fill(comps, Wc, Hc, upright) : rows(comps, Wc, Hc, upright, share);
+      const overlap = relax(nodes, Wc, Hc);
+      const tried = { scale: scale, nodes: nodes, overlap: overlap, Wc: Wc, Hc: Hc, how: how };
+      if (!best || (scale >= O.lastScale && overlap < best.overlap) || overlap < best.overlap * 0.5) best = tried;
+      if (overlap === 0) break;
+    }
+    p.nodes.update(best.nodes.map(n => ({ id: n.id, x: n.x, y: n.y })));
+    bend(p, best.nodes);
+    p.scale = best.scale;
+    p.overlap = best.overlap;
+    p.how = best.how;
+    net.moveTo({ position: { x: best.Wc / 2, y: best.Hc / 2 }, scale: best.scale, animation: false });
+  }
+
+  // The skeletons packed in shelves, then stretched so that the boxes fill Wc x Hc.
+  function fill(comps, Wc, Hc, upright) {
+    const placed = comps.map(comp => {
+      const nodes = comp.map(n => ({
+        id: n.id, l: n.l, r: n.r, t: n.t, b: n.b,
+        x: upright ? -n.ry : n.rx, y: upright ? n.rx : n.ry,
+      }));
+      let L = Infinity, R = -Infinity, T = Infinity, B = -Infinity;
+      for (const n of nodes) {
+        L = Math.min(L, n.x - n.l); R = Math.max(R, n.x + n.r);
+        T = Math.min(T, n.y - n.t); B = Math.max(B, n.y + n.b);
+      }
+      return { nodes: nodes, L: L, T: T, w: R - L, h: B - T };
+    });
+    const packed = pack(placed, Wc, Hc);
+    const all = [];
+    placed.forEach((c, i) => {
+      const [ox, oy] = packed.spots[i];
+      for (const n of c.nodes) { n.x += ox - c.L; n.y += oy - c.T; all.push(n); }
+    });
+    // stretch the centres so that the outermost boxes touch the frame's sides
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    let l = 0, r = 0, t = 0, b = 0;
+    for (const n of all) {
+      if (n.x < x0) { x0 = n.x; } if (n.x > x1) { x1 = n.x; }
+      if (n.y < y0) { y0 = n.y; } if (n.y > y1) { y1 = n.y; }
+      l = Math.max(l, n.l); r = Math.max(r, n.r); t = Math.max(t, n.t); b = Math.max(b, n.b);
+    }
+    // ... but a small picture is not blown up: no edge grows past twice its skeleton length
+    const fx = x1 > x0 ? Math.min(Math.max(Wc - l - r, 0) / (x1 - x0), O.maxStretch) : 0;
+    const fy = y1 > y0 ? Math.min(Math.max(Hc - t - b, 0) / (y1 - y0), O.maxStretch) : 0;
+    const cx = (Wc - (x1 - x0) * fx) / 2, cy = (Hc - (y1 - y0) * fy) / 2;
+    for (const n of all) {
+      n.x = cx + (n.x - x0) * fx;
+      n.y = cy + (n.y - y0) * fy;
+    }
+    return all;
+  }
+
+  // An edge whose straight line would cross another node's box is drawn as a curve (the side
+  // alternates), so that it never runs through a label.
+  function bend(p, nodes) {
+    const at = {};
+    for (const n of nodes) at[n.id] = n;
+    const crosses = (a, b) => nodes.some(n => n !== a && n !== b && segmentHitsBox(a, b, n));
+    let side = 0;
+    const updates = [];
+    for (const e of p.panel.edges) {
+      if (e.smooth || e.selfReference) continue;
+      const a = at[e.from], b = at[e.to];
+      if (!a || !b || !crosses(a, b)) continue;
+      side += 1;
+      // a bulge of about 45 px, whatever the edge's length, so that a curve stays near its ends
+      const roundness = Math.min(0.35, Math.max(0.08, 45 / Math.hypot(b.x - a.x, b.y - a.y)));
+      updates.push({ id: e.id, smooth: { enabled: true, type: side % 2 ? "curvedCW" : "curvedCCW", roundness: roundness } });
+    }
+    if (updates.length) p.edges.update(updates);
+  }
+
+  function segmentHitsBox(a, b, n) {
+    // Liang-Barsky clipping of a -> b against n's box (a little smaller than the margin box)
+    const l = n.x - n.l + O.margin / 2, r = n.x + n.r - O.margin / 2;
+    const t = n.y - n.t + O.margin / 2, bt = n.y + n.b - O.margin / 2;
+    const dx = b.x - a.x, dy = b.y - a.y;
+    let u0 = 0, u1 = 1;
+    for (const [pp, q] of [[-dx, a.x - l], [dx, r - a.x], [-dy, a.y - t], [dy, bt - a.y]]) {
+      if (pp === 0) { if (q < 0) return false; continue; }
+      const u = q / pp;
+      if (pp < 0) { if (u > u1) return false; if (u > u0) u0 = u; }
+      else { if (u < u0) return false; if (u < u1) u1 = u; }
+    }
+    return u0 < u1;
+  }
+
+  // Dense pictures: the nodes in rows, read off the skeleton top to bottom and left to right
+  // (each component of more than three nodes on rows of its own), a row filled up to share of
+  // the frame's width, the rows and the boxes in each spread over the frame.
+  function rows(comps, Wc, Hc, upright, share) {
+    const limit = Wc * share;
+    const lines = [];
+    let line = null;
+    for (const comp of comps) {
+      const nodes = comp.map(n => ({
+        id: n.id, l: n.l, r: n.r, t: n.t, b: n.b,
+        sx: upright ? -n.ry : n.rx, sy: upright ? n.rx : n.ry, x: 0, y: 0,
+      }));
+      // rows of the skeleton: sort by y, then cut into bands as tall as a box
+      nodes.sort((a, b) => a.sy - b.sy || a.sx - b.sx);
+      const bands = [];
+      for (const n of nodes) {
+        const band = bands[bands.length - 1];
+        if (band && n.sy - band[0].sy < (band[0].t + band[0].b)) band.push(n); else bands.push([n]);
+      }
+      if (!line || (comp.length > 3 && line.nodes.length)) { line = { nodes: [], w: 0, h: 0 }; lines.push(line); }
+      for (const band of bands) {
+        band.sort((a, b) => a.sx - b.sx);
+        for (const n of band) {
+          const w = n.l + n.r;
+          if (line.nodes.length && line.w + w > limit) { line = { nodes: [], w: 0, h: 0 }; lines.push(line); }
+          line.nodes.push(n);
+          line.w += w;
+          line.h = Math.max(line.h, n.t + n.b);
+        }
+      }
+    }
+    const used = lines.filter(l => l.nodes.length);
+    const total = used.reduce((a, l) => a + l.h, 0);
+    const gapY = used.length > 1 ? Math.max(0, (Hc - total) / (used.length - 1)) : 0;
+    let y = used.length > 1 ? 0 : Math.max(0, (Hc - total) / 2);
+    const out = [];
+    for (const l of used) {
+      const gapX = l.nodes.length > 1 ? Math.max(0, (Wc - l.w) / (l.nodes.length - 1)) : 0;
+      let x = l.nodes.length > 1 ? 0 : Math.max(0, (Wc - l.w) / 2);
+      for (const n of l.nodes) {
+        n.x = x + n.l;
+        n.y = y + l.h / 2 - (n.t + n.b) / 2 + n.t;
+        x += n.l + n.r + gapX;
+        out.push(n);
+      }
+      y += l.h + gapY;
+    }
+    return out;
+  }
+
+  // Push overlapping boxes apart, each along the axis where the pair overlaps least for its
+  // size (the other axis if the frame's side blocks it), every box kept inside Wc x Hc.
+  // Returns the area still overlapping (0: none).
+  function relax(nodes, Wc, Hc) {
+    const clamp = n => {
+      n.x = Math.min(Math.max(n.x, n.l), Math.max(Wc - n.r, n.l));
+      n.y = Math.min(Math.max(n.y, n.t), Math.max(Hc - n.b, n.t));
+    };
+    nodes.forEach(clamp);
+    let area = 0;
+    for (let round = 0; round < 400; round++) {
+      area = 0;
+      for (let i = 0; i < nodes.length; i++) {
+        const a = nodes[i];
+        for (let j = i + 1; j < nodes.length; j++) {
+          const c = nodes[j];
+          const ox = Math.min(a.x + a.r, c.x + c.r) - Math.max(a.x - a.l, c.x - c.l);
+          const oy = Math.min(a.y + a.b, c.y + c.b) - Math.max(a.y - a.t, c.y - c.t);
+          if (ox <= 0.01 || oy <= 0.01) continue;
+          area += ox * oy;
+          let sideways = ox / (a.l + a.r + c.l + c.r) <= oy / (a.t + a.b + c.t + c.b);
+          const dirX = c.x > a.x || (c.x === a.x && j % 2 === 0) ? 1 : -1;
+          const dirY = c.y > a.y || (c.y === a.y && j % 2 === 0) ? 1 : -1;
+          const roomX = dirX > 0 ? (a.x - a.l) + (Wc - c.x - c.r) : (Wc - a.x - a.r) + (c.x - c.l);
+          const roomY = dirY > 0 ? (a.y - a.t) + (Hc - c.y - c.b) : (Hc - a.y - a.b) + (c.y - c.t);
+          if (sideways && roomX < ox) sideways = false;
+          else if (!sideways && roomY < oy) sideways = true;
+          if (sideways) { const d = dirX * (ox / 2 + 0.05); a.x -= d; c.x += d; }
+          else { const d = dirY * (oy / 2 + 0.05); a.y -= d; c.y += d; }
+          clamp(a); clamp(c);
+        }
+      }
+      if (area === 0) break;
+    }
+    return Math.round(area);
+  }
+
+  function shelves(placed, limit) {
+    const gap = O.gap;
+    const spots = [];
+    let x = 0, y = 0, shelfH = 0, width = 0;
+    for (const e of placed) {
+      if (x > 0 && x + e.w > limit + 1e-9) { y += shelfH + gap; x = 0; shelfH = 0; }
+      spots.push([x, y]);
+      x += e.w + gap;
+      shelfH = Math.max(shelfH, e.h);
+      width = Math.max(width, x - gap);
+    }
+    return { spots: spots, w: width, h: y + shelfH };
+  }
+
+  // Shelves of components for a W x H frame: every shelf width from the widest component to all
+  // of them in a row is tried; the one the frame shows largest wins.
+  function pack(placed, W, H) {
+    const widths = placed.map(e => e.w);
+    const widest = Math.max(...widths);
+    const limits = new Set([widest, widest * 1.5, widest * 2, widest * 3]);
+    let run = 0;
+    widths.forEach((w, i) => { run += w + (i ? O.gap : 0); limits.add(run); });
+    let best = null;
+    for (const limit of [...limits].sort((a, b) => a - b)) {
+      const s = shelves(placed, limit);
+      const scale = Math.min(W / Math.max(s.w, 1e-9), H / Math.max(s.h, 1e-9));
+      if (!best || scale > best.scale + 1e-12) best = Object.assign(s, { scale: scale, placed: placed });
+    }
+    return best;
+  }
+
+  // -- linking: a focus is a set of nodes (and edges) per picture -------------------------------
+
+  function emptySets() {
+    const s = {};
+    for (const key of D.panelKeys) s[key] = new Set();
+    return s;
+  }
+
+  function nodeFocus(key, id) {
+    const nodes = emptySets(), edges = emptySets();
+    const n = panels[key] && panels[key].byId[id];
+    nodes[key].add(id);
+    if (n) for (const b of n.badges) for (const [k2, id2] of badgeIndex[b] || []) nodes[k2].add(id2);
+    return { id: "node:" + key + ":" + id, nodes: nodes, edges: edges, row: null };
+  }
+
+  function rowFocus(i) {
+    const row = D.rows[i];
+    const nodes = emptySets(), edges = emptySets();
+    for (const key of D.panelKeys) {
+      const t = row.links[key];
+      const p = panels[key];
+      if (t === null || t === undefined || !p) continue;
+      for (const e of p.panel.edges) if (e.triple === t) {
+        edges[key].add(e.id); nodes[key].add(e.from); nodes[key].add(e.to);
+      }
+    }
+    return { id: "row:" + i, nodes: nodes, edges: edges, row: i };
+  }
+
+  function rowsOfTriple(key, triple) {
+    const out = [];
+    D.rows.forEach((row, i) => { if (row.links[key] === triple) out.push(i); });
+    return out;
+  }
+
+  // A clicked node or row survives a new document of the same case (tau moved): it is kept in
+  // the tab's sessionStorage under the case's key.
+  function remember() {
+    if (!D.stateKey) return;
+    try {
+      const key = "s3kg.focus." + D.stateKey;
+      if (!sticky) sessionStorage.removeItem(key);
+      else sessionStorage.setItem(key, JSON.stringify(sticky.row !== null ? { row: sticky.row } : { node: sticky.id }));
+    } catch (e) { /* storage may be unavailable: nothing to keep */ }
+  }
+
+  function restore() {
+    if (!D.stateKey) return;
+    try {
+      const saved = JSON.parse(sessionStorage.getItem("s3kg.focus." + D.stateKey) || "null");
+      if (saved && typeof saved.row === "number" && saved.row < D.rows.length) sticky = rowFocus(saved.row);
+      if (saved && typeof saved.node === "string") {
+        const [, key, ...rest] = saved.node.split(":");
+        const id = rest.join(":");
+        if (panels[key] && panels[key].byId[id]) sticky = nodeFocus(key, id);
+      }
+      if (sticky) apply();
+    } catch (e) { /* nothing to restore */ }
+  }
+
+  function apply() {
+    remember();
+    const f = transient || sticky;
+    for (const key of Object.keys(panels)) {
+      const p = panels[key];
+      const hotN = f ? f.nodes[key] : null;
+      const hotE = f ? f.edges[key] : null;
+      const near = new Set();
+      if (f && f.row === null) {
+        for (const e of p.panel.edges) if (hotN.has(e.from) || hotN.has(e.to)) { near.add(e.from); near.add(e.to); }
+      }
+      p.state = {};
+      for (const n of p.panel.nodes) {
+        p.state[n.id] = !f ? "normal" : hotN.has(n.id) ? "hot" : near.has(n.id) ? "normal" : "dim";
+      }
+      p.nodes.update(p.panel.nodes.map(n => nodeStyle(n, p.state[n.id])));
+      p.edges.update(p.panel.edges.map(e => {
+        let state = "normal";
+        if (f) {
+          if (f.row !== null) state = hotE.has(e.id) ? "hot" : "dim";
+          else state = hotN.has(e.from) || hotN.has(e.to) ? "normal" : "dim";
+        }
+        return edgeStyle(e, state);
+      }));
+    }
+    document.querySelectorAll("#s3kg-table tbody tr").forEach(tr => {
+      const i = +tr.dataset.row;
+      tr.classList.toggle("hot", !!f && rowHot(i, f));
+      tr.classList.toggle("picked", !!sticky && sticky.row === i);
+    });
+  }
+
+  function rowHot(i, f) {
+    if (f.row !== null) return f.row === i;
+    const row = D.rows[i];
+    for (const key of D.panelKeys) {
+      const t = row.links[key];
+      const p = panels[key];
+      if (t === null || t === undefined || !p) continue;
+      const [h, , tl] = p.panel.triples[t];
+      if (f.nodes[key].has(h) || f.nodes[key].has(tl)) return true;
+    }
+    return false;
+  }
+
+  // -- the table --------------------------------------------------------------------------------
+
+  function chip(key, nodeId, label) {
+    const p = D.panelByKey[key];
+    const n = p && p.nodeIndex[nodeId] !== undefined ? p.nodes[p.nodeIndex[nodeId]] : null;
+    const c = el("span", "s3kg-chip");
+    if (n && n.badges.length) {
+      c.style.borderColor = n.colour;
+      c.style.background = fade(n.colour, 0.85);
+      c.appendChild(el("b", null, n.badges.join("+")));
+      c.appendChild(document.createTextNode(" "));
+    }
+    c.appendChild(document.createTextNode(label));
+    return c;
+  }
+
+  function tripleCell(key, t) {
+    const td = el("td", "s3kg-triple");
+    const p = D.panelByKey[key];
+    if (t === null || t === undefined || !p) { td.appendChild(el("span", "s3kg-none", "no triple to match")); return td; }
+    const [h, rel, tl, hl, tll] = p.triples[t];
+    td.appendChild(chip(key, h, hl));
+    td.appendChild(el("span", "s3kg-rel", " " + rel + " "));
+    td.appendChild(chip(key, tl, tll));
+    return td;
+  }
+
+  function alignedCell(m) {
+    const td = el("td", "s3kg-at");
+    if (!m || m.other === null) { td.textContent = "\u2013"; return td; }
+    const names = ["head", "relation", "tail"];
+    const short = ["h", "r", "t"];
+    const tips = [];
+    m.aligned.forEach((ok, j) => {
+      const s = el("span", ok ? "s3kg-ok" : "s3kg-no", short[j] + (ok ? "\u2713" : "\u2717"));
+      td.appendChild(s);
+      tips.push(names[j] + ": cosine " + m.parts[j].toFixed(2) + (ok ? ", aligned" : ", not aligned"));
+    });
+    td.title = tips.join("\n") + "\n(aligned at tau " + D.tau + ")";
+    td.classList.add(m.aligned.every(x => x) ? "s3kg-pass" : "s3kg-fail");
+    return td;
+  }
+
+  function buildTable() {
+    const table = document.getElementById("s3kg-table");
+    if (!table) return;
+    const head = el("thead");
+    const hr = el("tr");
+    for (const h of D.columns) { const th = el("th", null, h[0]); th.title = h[1]; hr.appendChild(th); }
+    head.appendChild(hr);
+    table.appendChild(head);
+    const body = el("tbody");
+    D.rows.forEach((row, i) => {
+      const tr = el("tr");
+      tr.dataset.row = String(i);
+      tr.appendChild(el("td", "s3kg-num", String(i + 1)));
+      tr.appendChild(tripleCell("answer", row.links.answer));
+      for (const key of ["gold", "context"]) {
+        const m = row.matches[key];
+        tr.appendChild(tripleCell(key, m ? m.other : null));
+        tr.appendChild(el("td", "s3kg-cos", m && m.cosine !== null ? m.cosine.toFixed(2) : "\u2013"));
+        tr.appendChild(alignedCell(m));
+      }
+      tr.addEventListener("mouseenter", () => { transient = rowFocus(i); apply(); });
+      tr.addEventListener("mouseleave", () => { transient = null; apply(); });
+      tr.addEventListener("click", () => { sticky = sticky && sticky.row === i ? null : rowFocus(i); transient = null; apply(); });
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+  }
+
+  // -- measuring (tests, benchmarks) ----------------------------------------------------------
+
+  function metrics() {
+    const out = {};
+    for (const key of Object.keys(panels)) {
+      const p = panels[key];
+      const net = p.network;
+      const scale = net.getScale();
+      const canvas = p.container.querySelector("canvas");
+      const W = canvas ? canvas.clientWidth : p.container.clientWidth;
+      const H = canvas ? canvas.clientHeight : p.container.clientHeight;
+      const nodes = p.panel.nodes.map(n => {
+        const b = net.getBoundingBox(n.id);
+        const tl = net.canvasToDOM({ x: b.left, y: b.top });
+        const br = net.canvasToDOM({ x: b.right, y: b.bottom });
+        const font = net.body.nodes[n.id].options.font.size;
+        return { id: n.id, label: n.label, font: font, px: font * scale,
+                 left: tl.x, top: tl.y, right: br.x, bottom: br.y };
+      });
+      const edges = p.panel.edges.map(e => {
+        const font = net.body.edges[e.id].options.font.size;
+        return { id: e.id, font: font, px: font * scale };
+      });
+      out[key] = { scale: scale, overlap: p.overlap, layout: p.how, width: W, height: H, nodes: nodes, edges: edges };
+    }
+    return out;
+  }
+
+  function markReady() {
+    if (readyCount < D.panels.length || window.s3kg.ready) return;
+    restore();
+    window.s3kg.ready = true;
+    window.s3kg.readyAt = performance.now();
+  }
+
+  // -- the page ---------------------------------------------------------------------------------
+
+  D.panelByKey = {};
+  for (const panel of D.panels) {
+    panel.nodeIndex = {};
+    panel.nodes.forEach((n, i) => { panel.nodeIndex[n.id] = i; });
+    D.panelByKey[panel.key] = panel;
+  }
+  const row = document.getElementById("s3kg-panels");
+  for (const panel of D.panels) {
+    const box = el("div", "s3kg-panel");
+    box.style.flex = "1 1 " + (100 * panel.share).toFixed(2) + "%";
+    const head = el("div", "s3kg-head");
+    head.appendChild(el("span", "s3kg-title", panel.title));
+    head.appendChild(el("span", "s3kg-sub", panel.subtitle));
+    box.appendChild(head);
+    if (panel.note) box.appendChild(el("div", "s3kg-note", panel.note));
+    row.appendChild(box);
+    build(panel, box);
+  }
+  buildTable();
+  markReady();
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { for (const key of Object.keys(panels)) arrange(panels[key]); }, 150);
+  });
+})();

@@ -1,0 +1,371 @@
+"""Deterministic, label-aware node positions for the dashboard's KG pictures.
+
+vis-network's physics moves nodes on every load and ignores labels, so a dense KG ends up with
+labels piled on each other and a different picture each time. This module places the nodes once,
+in Python, so that the picture is the same on every load and does not move when a slider moves:
+
+1. every weakly connected component is laid out on its own: a *skeleton* (Kamada-Kawai up to 20
+   nodes, which starts from a circle and has no random state; a seeded spring layout above, as
+   Kamada-Kawai's time grows fast; one or two nodes are placed directly), turned so that its
+   longest axis is horizontal, edges scaled to a length that leaves room for relation labels;
+2. components are packed in shelves, largest first, for a frame of a given aspect ratio, each
+   node's box estimated from its label (:func:`label_box`).
+
+A node is drawn as its label inside a small rectangle (vis-network's ``box`` shape): the most
+compact way to show a label, so a frame holds more nodes at a legible size.
+
+The browser takes the skeletons from here and does the rest with the label boxes vis-network
+measured and the real size of its frame: it fills the frame, pushes overlapping boxes apart and
+picks the largest scale at which nothing overlaps (see :mod:`dashboard.graphs`). The packing here
+is the picture's first position, and the room it needs. This module imports neither streamlit
+nor vis-network.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["Box", "GraphLayout", "label_box", "layout_graph", "pack_components", "wrap_lines"]
+
+#: Canvas pixels per character of a 1 px font: a generous average for sans-serif text.
+CHAR_EM = 0.55
+#: Line height of a wrapped label, in font sizes.
+LINE_EM = 1.25
+#: Components up to this size get a Kamada-Kawai skeleton, larger ones a seeded spring layout.
+_KK_NODES = 20
+
+
+@dataclass(frozen=True)
+class Box:
+    """The extent of a node's drawing around its centre, in canvas pixels (all >= 0)."""
+
+    left: float
+    right: float
+    top: float
+    bottom: float
+
+    @property
+    def width(self) -> float:
+        """Left to right."""
+        return self.left + self.right
+
+    @property
+    def height(self) -> float:
+        """Top to bottom."""
+        return self.top + self.bottom
+
+
+@dataclass(frozen=True)
+class GraphLayout:
+    """Node positions of one KG picture.
+
+    Attributes
+    ----------
+    positions
+        Node id -> ``(x, y)`` in canvas pixels, packed for the aspect ratio asked for.
+    component
+        Node id -> index of its component (0 is the largest).
+    relative
+        Node id -> ``(x, y)`` of the component's skeleton (edges about ``edge_px`` long,
+        longest axis horizontal) relative to its centroid: what the browser fits to its frame.
+    width, height
+        Size of the packed picture including label boxes, in canvas pixels.
+    area
+        Sum of the components' areas (width x height of each, label boxes included): the room
+        the picture needs, whatever the frame's shape.
+    """
+
+    positions: dict[str, tuple[float, float]]
+    component: dict[str, int]
+    relative: dict[str, tuple[float, float]]
+    width: float
+    height: float
+    area: float = 0.0
+
+
+def wrap_lines(label: str, font_px: float, wrap_px: float) -> list[str]:
+    """The lines a label wraps into at ``wrap_px`` (greedy, at spaces, as vis-network does).
+
+    Examples
+    --------
+    >>> wrap_lines("the gold foil experiment of 1909", 10, 80)
+    ['the gold foil', 'experiment of', '1909']
+    >>> wrap_lines("short", 10, 100)
+    ['short']
+    """
+    per_line = max(1, int(wrap_px / (CHAR_EM * font_px)))
+    lines: list[str] = []
+    current = ""
+    for word in label.split():
+        while len(word) > per_line:  # a word longer than a line is cut, as vis-network does
+            if current:
+                lines.append(current)
+                current = ""
+            lines.append(word[:per_line])
+            word = word[per_line:]
+        candidate = f"{current} {word}" if current else word
+        if len(candidate) <= per_line:
+            current = candidate
+        else:
+            lines.append(current)
+            current = word
+    if current or not lines:
+        lines.append(current)
+    return lines
+
+
+def label_box(
+    label: str,
+    *,
+    font_px: float,
+    wrap_px: float,
+    padding: tuple[float, float, float, float] = (9.0, 7.0, 5.0, 7.0),
+) -> Box:
+    """The box of a node drawn as its label inside a rectangle (an estimate).
+
+    Parameters
+    ----------
+    label
+        The node's text.
+    font_px, wrap_px
+        Font size, and the widest the box may be before the label wraps (vis-network's
+        ``widthConstraint.maximum``).
+    padding
+        Space inside the box around the text: top, right, bottom, left.
+
+    Examples
+    --------
+    >>> b = label_box("Marie Curie", font_px=14, wrap_px=150)
+    >>> round(b.width), round(b.height)
+    (99, 32)
+    """
+    top, right, bottom, left = padding
+    lines = wrap_lines(label, font_px, wrap_px - left - right)
+    text_w = max(len(line) for line in lines) * CHAR_EM * font_px
+    width = min(text_w + left + right, max(wrap_px, left + right + CHAR_EM * font_px))
+    height = len(lines) * LINE_EM * font_px + top + bottom
+    return Box(width / 2, width / 2, height / 2, height / 2)
+
+
+def layout_graph(
+    nodes: Sequence[str],
+    edges: Sequence[tuple[str, str]],
+    boxes: Mapping[str, Box],
+    *,
+    edge_px: float = 130.0,
+    margin_px: float = 10.0,
+    aspect: float = 0.75,
+) -> GraphLayout:
+    """Place the nodes of a KG: components laid out alone, overlaps removed, then packed.
+
+    Parameters
+    ----------
+    nodes
+        Node ids in order of first appearance (the order breaks ties, so it fixes the picture).
+    edges
+        ``(from, to)`` pairs; direction and repeats do not matter for the layout.
+    boxes
+        The box of every node (see :func:`label_box`).
+    edge_px
+        Target length of an edge, in canvas pixels (room for its relation label).
+    margin_px
+        Space kept between two components.
+    aspect
+        Width / height of the frame the components are packed for.
+
+    Returns
+    -------
+    GraphLayout
+        The same positions for the same input, always.
+
+    Examples
+    --------
+    >>> boxes = {n: Box(20, 20, 10, 30) for n in "abcd"}
+    >>> lay = layout_graph(list("abcd"), [("a", "b"), ("b", "c")], boxes)
+    >>> sorted(lay.component.items())
+    [('a', 0), ('b', 0), ('c', 0), ('d', 1)]
+    >>> lay == layout_graph(list("abcd"), [("a", "b"), ("b", "c")], boxes)
+    True
+    """
+    order = {n: i for i, n in enumerate(dict.fromkeys(nodes))}
+    adjacency: dict[str, set[str]] = {n: set() for n in order}
+    for a, b in edges:
+        if a in adjacency and b in adjacency and a != b:
+            adjacency[a].add(b)
+            adjacency[b].add(a)
+    components = _components(list(order), adjacency)
+    relative: dict[str, tuple[float, float]] = {}
+    component: dict[str, int] = {}
+    for index, members in enumerate(components):
+        skeleton = _upright(_place_component(members, adjacency, order, edge_px), members)
+        sx = sum(x for x, _ in skeleton.values()) / len(skeleton)
+        sy = sum(y for _, y in skeleton.values()) / len(skeleton)
+        for n in members:
+            relative[n] = (skeleton[n][0] - sx, skeleton[n][1] - sy)
+            component[n] = index
+    groups = [[(n, relative[n], boxes[n]) for n in members] for members in components]
+    positions, width, height = pack_components(groups, aspect=aspect, gap=2 * margin_px)
+    area = 0.0
+    for group in groups:
+        left, right, top, bottom = _extent(group)
+        area += (right - left + 2 * margin_px) * (bottom - top + 2 * margin_px)
+    return GraphLayout(positions, component, relative, width, height, area)
+
+
+def pack_components(
+    components: Sequence[Sequence[tuple[str, tuple[float, float], Box]]],
+    *,
+    aspect: float,
+    gap: float,
+) -> tuple[dict[str, tuple[float, float]], float, float]:
+    """Pack components (largest first) in shelves for a frame of ``aspect`` = width / height.
+
+    Tries every shelf width from the widest component to all components in one row and keeps
+    the packing a frame of that aspect ratio can show largest. The browser runs the same
+    algorithm (``pack`` in the linked-graphs document).
+
+    Returns
+    -------
+    tuple
+        Node id -> ``(x, y)`` with the packing's top-left corner at ``(0, 0)``, and the
+        packing's width and height.
+
+    Examples
+    --------
+    >>> one = [("a", (0.0, 0.0), Box(10, 10, 10, 10))]
+    >>> two = [("b", (0.0, 0.0), Box(10, 10, 10, 10))]
+    >>> pos, w, h = pack_components([one, two], aspect=2.0, gap=0)
+    >>> pos, w, h
+    ({'a': (10.0, 10.0), 'b': (30.0, 10.0)}, 40.0, 20.0)
+    """
+    extents = [_extent(members) for members in components]
+    if not extents:
+        return {}, 0.0, 0.0
+    widths = [e[1] - e[0] for e in extents]
+    heights = [e[3] - e[2] for e in extents]
+    candidates = sorted(
+        {max(widths)}
+        | {sum(widths[: i + 1]) + gap * i for i in range(len(widths))}
+        | {max(widths) * k for k in (1.5, 2, 3)}
+    )
+    best: tuple[float, list[tuple[float, float]], float, float] | None = None
+    for limit in candidates:
+        spots, w, h = _shelves(widths, heights, limit, gap)
+        fit = min(aspect / max(w, 1e-9), 1.0 / max(h, 1e-9)) if w and h else 0.0
+        if best is None or fit > best[0] + 1e-12:
+            best = (fit, spots, w, h)
+    assert best is not None
+    _, spots, width, height = best
+    positions: dict[str, tuple[float, float]] = {}
+    for members, (left, _, top, _), (ox, oy) in zip(components, extents, spots, strict=True):
+        for node, (x, y), _box in members:
+            positions[node] = (round(ox + x - left, 2), round(oy + y - top, 2))
+    return positions, width, height
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def _components(nodes: list[str], adjacency: Mapping[str, set[str]]) -> list[list[str]]:
+    """Connected components, largest first, ties by first appearance; members in order."""
+    seen: set[str] = set()
+    found: list[list[str]] = []
+    for start in nodes:
+        if start in seen:
+            continue
+        stack, members = [start], []
+        seen.add(start)
+        while stack:
+            n = stack.pop()
+            members.append(n)
+            for m in sorted(adjacency[n]):
+                if m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+        found.append(members)
+    position = {n: i for i, n in enumerate(nodes)}
+    for members in found:
+        members.sort(key=position.__getitem__)
+    found.sort(key=lambda c: (-len(c), position[c[0]]))
+    return found
+
+
+def _place_component(
+    members: list[str],
+    adjacency: Mapping[str, set[str]],
+    order: Mapping[str, int],
+    edge_px: float,
+) -> dict[str, tuple[float, float]]:
+    if len(members) == 1:
+        return {members[0]: (0.0, 0.0)}
+    if len(members) == 2:
+        return {members[0]: (0.0, 0.0), members[1]: (edge_px, 0.0)}
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(members)  # in order: the circle KK starts from follows it
+    graph.add_edges_from(
+        (a, b) for a in members for b in sorted(adjacency[a], key=order.__getitem__) if a < b
+    )
+    if len(members) <= _KK_NODES:
+        raw = nx.kamada_kawai_layout(graph)
+    else:
+        raw = nx.spring_layout(graph, seed=7, iterations=100)
+    # scale so that the median edge has the target length
+    lengths = sorted(
+        math.dist(raw[a], raw[b]) for a, b in graph.edges if math.dist(raw[a], raw[b]) > 0
+    )
+    unit = lengths[len(lengths) // 2] if lengths else 1.0
+    factor = edge_px / unit
+    return {n: (float(raw[n][0]) * factor, float(raw[n][1]) * factor) for n in members}
+
+
+def _upright(
+    placed: dict[str, tuple[float, float]], members: Sequence[str]
+) -> dict[str, tuple[float, float]]:
+    """Turn a component so that its longest axis is horizontal (sign fixed by node order)."""
+    if len(members) < 2:
+        return placed
+    xs = [placed[n][0] for n in members]
+    ys = [placed[n][1] for n in members]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    angle = 0.5 * math.atan2(2 * sxy, sxx - syy)
+    c, s = math.cos(-angle), math.sin(-angle)
+    out = {
+        n: ((x - mx) * c - (y - my) * s, (x - mx) * s + (y - my) * c)
+        for n, (x, y) in placed.items()
+    }
+    if out[members[0]][0] > 0:  # the first node on the left
+        out = {n: (-x, -y) for n, (x, y) in out.items()}
+    return {n: (round(x, 6), round(y, 6)) for n, (x, y) in out.items()}
+
+
+def _extent(members: Sequence[tuple[str, tuple[float, float], Box]]) -> tuple[float, ...]:
+    return (
+        min(x - b.left for _, (x, _), b in members),
+        max(x + b.right for _, (x, _), b in members),
+        min(y - b.top for _, (_, y), b in members),
+        max(y + b.bottom for _, (_, y), b in members),
+    )
+
+
+def _shelves(
+    widths: Sequence[float], heights: Sequence[float], limit: float, gap: float
+) -> tuple[list[tuple[float, float]], float, float]:
+    """Left to right until ``limit``, then a new shelf; each shelf as tall as its tallest."""
+    spots: list[tuple[float, float]] = []
+    x = y = shelf_h = width = 0.0
+    for w, h in zip(widths, heights, strict=True):
+        if x > 0 and x + w > limit + 1e-9:
+            y += shelf_h + gap
+            x = shelf_h = 0.0
+        spots.append((x, y))
+        x += w + gap
+        shelf_h = max(shelf_h, h)
+        width = max(width, x - gap)
+    return spots, width, y + shelf_h
