@@ -92,3 +92,14 @@ def test_write_json_atomic_writes_indented_json(tmp_path):
     write_json_atomic(out, [{"a": 1}])
     assert json.loads(out.read_text(encoding="utf-8")) == [{"a": 1}]
     assert out.read_text(encoding="utf-8").endswith("}\n]\n")
+
+
+def test_mode_help_states_the_text_weight_in_use():
+    """Issue 19: the --mode help quotes text mode's weight; it must follow the constant."""
+    from click.testing import CliRunner
+
+    from s3kg_core.cli import cli
+    from s3kg_core.scoring.s3kg import TEXT_WEIGHT
+
+    out = CliRunner().invoke(cli, ["score", "--help"], terminal_width=1000).output
+    assert f"(weight {TEXT_WEIGHT:g})" in " ".join(out.split())

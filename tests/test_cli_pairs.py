@@ -228,6 +228,17 @@ def test_kgx_no_align_reproduces_published_pure_wl(tmp_path, shared_data):
     assert "mode:kgx" in result.output and "align:no" in result.output
 
 
+def test_text_mode_is_refused_without_texts(tmp_path):
+    """Issue 19: `pairs score` reads KGs only, so the text mode (which needs the texts) is a
+    usage error that says where to use it, before any model is loaded."""
+    src = _write_pairs(tmp_path / "in.csv", [["1", '[["a", "r", "b"]]', '[["a", "r", "b"]]']])
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out), "--mode", "text"])
+    assert result.exit_code == 2, result.output
+    assert "--mode text needs the two texts of each pair" in result.output
+    assert "s3kg score" in result.output and not out.exists()
+
+
 def test_help_texts_name_every_option():
     runner = CliRunner()
     top = runner.invoke(cli, ["--help"])

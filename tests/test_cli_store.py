@@ -31,6 +31,7 @@ from store_helpers import (
 
 from s3kg_core.cli import cli
 from s3kg_core.errors import DatabaseLockedError
+from s3kg_core.store.records import KGRecord
 from s3kg_core.store.schema import SCHEMA_VERSION
 from s3kg_core.store.store import Store
 
@@ -745,6 +746,24 @@ def test_cus_and_export_report_the_answers_they_do_not_score(tmp_path, minilm):
     assert by_key[(1, 3)].unscored_reason == "not_extracted" and pd.isna(by_key[(1, 3)].gold_sim)
     assert by_key[(1, 4)].answer_kg_status == "ok" and pd.isna(by_key[(1, 4)].unscored_reason)
     assert frame["cus"].notna().sum() == 5 and frame["cus"].dropna().between(0, 1).all()
+
+
+def test_cus_empty_drop_leaves_empty_kgs_out_and_says_so(tmp_path, minilm):
+    """Issue 19: `s3kg cus --empty drop` (the authors' QA scripts' reading); zero is the default."""
+    db = tmp_path / "db.duckdb"
+    store = build_store(db, models=("model-a",), n_items=3)
+    with store.transaction() as con:
+        store.put_kgs(con, [KGRecord(1, 2, "context", (), status="empty")])
+    assert _invoke("score", "--db", db).exit_code == 0
+    zero, drop = _invoke("cus", "--db", db), _invoke("cus", "--db", db, "--empty", "drop")
+    assert zero.exit_code == 0 and drop.exit_code == 0, zero.output + drop.output
+    assert zero.output == _invoke("cus", "--db", db, "--empty", "zero").output
+    assert zero.output.splitlines()[1].split()[4] == "3"
+    assert drop.output.splitlines()[1].split()[4] == "2"
+    assert "1 of the 3 scored answers have CUS 0" in zero.output
+    assert "1 of the 3 scored answers are left out of the means (--empty drop)" in drop.output
+    bad = _invoke("cus", "--db", db, "--empty", "none")
+    assert bad.exit_code == 2 and "'none' is not one of 'zero', 'drop'" in bad.output
 
 
 def test_cus_during_a_scoring_run_says_it_is_partial(tmp_path, minilm):

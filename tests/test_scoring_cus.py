@@ -118,3 +118,26 @@ def test_dataset_cus_at_another_alpha():
     rs = [CUSResult(ScoreResult(0.2, 0.8), ScoreResult(0.6, 0.4))]
     assert dataset_cus(rs, alpha=1.0).gold_sim == pytest.approx(0.8)
     assert dataset_cus(rs, alpha=0.0).ctx_sim == pytest.approx(0.6)
+
+
+def test_score_cus_many_passes_the_texts_in_text_mode(minilm):
+    """Issue 19: text mode compares the answer's text with the gold answer's and the context's."""
+
+    answer = [["aspirin", "reduces", "fever"]]
+    gold = [["aspirin", "reduces", "fever"], ["aspirin", "is", "nsaid"]]
+    context = [["aspirin", "treats", "pain"]]
+    texts = (
+        "Aspirin reduces fever.",
+        "Aspirin lowers fever; it is an NSAID.",
+        "Aspirin treats pain.",
+    )
+    scorer = KGScorer(minilm, mode="text")
+    with_texts = score_cus_many(
+        [(answer, gold, context), ([], gold, context)], scorer, texts=[texts, texts]
+    )
+    gold_pair = scorer.score(answer, gold, texts=(texts[0], texts[1]))
+    ctx_pair = scorer.score(answer, context, texts=(texts[0], texts[2]))
+    assert with_texts[0].gold == gold_pair and with_texts[0].context == ctx_pair
+    assert with_texts[1].gold.status == "empty_kg_1" and with_texts[1].cus > 0.3
+    one = cus_score(answer, gold, context, scorer=scorer, texts=texts)
+    assert one == with_texts[0]

@@ -73,7 +73,14 @@ def test_blend_rejects_unknown_mode():
 
 
 def test_modes_constant():
-    assert MODES == ("paper", "kgx", "hybrid")
+    assert MODES == ("paper", "kgx", "hybrid", "text")  # text: issue 19
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.3, 1.0])
+def test_text_mode_blends_like_paper_and_hybrid(alpha):
+    """The text mode keeps the paper convention, so stored components re-blend at any alpha."""
+    assert blend(0.2, 0.9, alpha, mode="text") == blend(0.2, 0.9, alpha, mode="hybrid")
+    assert blend(0.2, 0.9, alpha, mode="text") == pytest.approx((1 - alpha) * 0.2 + alpha * 0.9)
 
 
 # -- ScoreResult -----------------------------------------------------------------------------------

@@ -773,3 +773,63 @@ def test_kgx_scores_a_kg_with_indistinguishable_labels_below_one_against_itself(
     assert scorer_kgx.score(kg, kg).s_wl == pytest.approx(0.154, abs=1e-3)
     assert scorer_paper.score(kg, kg).s_wl == 1.0
     assert scorer_hybrid.score(kg, kg).s_wl == 1.0
+
+
+# -- text mode (issue 19) ------------------------------------------------------------------------
+
+_A = [["Renzo_Furlan", "won_against", "Thomas_Johansson"], ["Renzo_Furlan", "won_in", "finals"]]
+_B = [["Thomas_Johansson", "won_against", "Renzo_Furlan"], ["Thomas_Johansson", "won_in", "finals"]]
+_TEXTS = (
+    "Renzo Furlan beat Thomas Johansson in the final.",
+    "Thomas Johansson was beaten by Renzo Furlan in the final.",
+)
+
+
+def _cosine(minilm, a: str, b: str) -> float:
+    va, vb = minilm.encode([a, b]).astype(np.float64)
+    return float(np.clip(va @ vb / (np.linalg.norm(va) * np.linalg.norm(vb)), 0.0, 1.0))
+
+
+def test_text_mode_mixes_the_texts_cosine_into_s_sbert(minilm):
+    from s3kg_core.scoring.s3kg import TEXT_WEIGHT
+
+    hybrid = KGScorer(minilm, mode="hybrid").score(_A, _B)
+    text = KGScorer(minilm, mode="text").score(_A, _B, texts=_TEXTS)
+    cos = _cosine(minilm, *_TEXTS)
+    assert text.status == "ok" and text.mode == "text"
+    assert text.s_wl == hybrid.s_wl  # the structure side is hybrid's, bit for bit
+    want = (1 - TEXT_WEIGHT) * hybrid.s_sbert + TEXT_WEIGHT * cos
+    assert text.s_sbert == pytest.approx(want, abs=1e-6)
+    assert text.s_sbert != pytest.approx(hybrid.s_sbert, abs=1e-3)
+    assert text.signature.startswith("mode:text|")
+    # alpha stays live: the blend is paper's convention on the stored components
+    assert text.blend(0.3) == pytest.approx(0.7 * text.s_wl + 0.3 * text.s_sbert)
+
+
+def test_text_mode_scores_an_empty_kg_by_the_texts(minilm):
+    scorer = KGScorer(minilm, mode="text")
+    empty, full = scorer.score_pairs([([], _B), (_A, _B)], texts=[_TEXTS, _TEXTS])
+    cos = _cosine(minilm, *_TEXTS)
+    assert empty.status == "empty_kg_1"  # the reason is kept
+    assert empty.s_wl == pytest.approx(cos, abs=1e-6)
+    assert empty.s_sbert == pytest.approx(cos, abs=1e-6)
+    assert empty.blend(0.0) == pytest.approx(empty.blend(1.0))
+    assert full.status == "ok"
+    missing = scorer.score_pairs([([], _B)], texts=[(None, _TEXTS[1])])[0]
+    assert (missing.s_wl, missing.s_sbert) == (0.0, 0.0)  # no text: nothing to compare
+
+
+def test_text_mode_needs_one_pair_of_texts_per_pair(minilm):
+    scorer = KGScorer(minilm, mode="text")
+    with pytest.raises(ConfigError, match="mode text needs the two texts of every pair: got none"):
+        scorer.score(_A, _B)
+    with pytest.raises(ConfigError, match="got 1 for 2 pairs"):
+        scorer.score_pairs([(_A, _B), (_B, _A)], texts=[_TEXTS])
+
+
+@pytest.mark.parametrize("mode", ["paper", "kgx", "hybrid"])
+def test_the_other_modes_ignore_texts(minilm, mode):
+    scorer = KGScorer(minilm, mode=mode)
+    assert not scorer.needs_texts
+    assert scorer.score(_A, _B, texts=_TEXTS) == scorer.score(_A, _B)
+    assert scorer.score([], _B, texts=_TEXTS).score == 0.0

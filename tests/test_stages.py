@@ -263,6 +263,57 @@ def test_cus_table_equals_a_manual_computation(tmp_path, minilm, mode):
     assert report.signature.startswith(f"mode:{mode}|")
 
 
+def test_cus_table_drops_answers_with_an_empty_kg_only_when_asked(tmp_path, minilm):
+    """Issue 19: `--empty drop` leaves answers with an empty KG out of the means (the authors'
+    QA scripts score them None); the default counts them as 0."""
+    store = build_store(tmp_path / "db.duckdb", models=("model-a",), n_items=4)
+    with store.transaction() as con:
+        store.put_kgs(con, [KGRecord(1, 1, "answer", (), status="empty")])
+    score_store(store, encoder=minilm)
+    zero = cus_table(store).iloc[0]
+    drop = cus_table(store, empty="drop").iloc[0]
+    assert (zero["n"], drop["n"]) == (4, 3)
+    # the empty answer scored 0: dropping it multiplies each mean by 4 / 3
+    for column in ("gold_sim", "ctx_sim", "cus"):
+        assert drop[column] == pytest.approx(zero[column] * 4 / 3, abs=1e-9)
+        assert drop[column] > zero[column]
+    assert cus_table(store, empty="zero").equals(cus_table(store))
+    with pytest.raises(ConfigError, match="empty must be one of zero, drop"):
+        cus_table(store, empty="none")  # type: ignore[arg-type]
+
+
+def test_text_mode_scores_with_the_stored_texts(tmp_path, minilm):
+    """Issue 19: the score stage passes the answer, gold and context texts to a text-mode
+    scorer; its stored components equal the library's, and an empty KG scores the texts."""
+    store = build_store(tmp_path / "db.duckdb", models=("model-a",), n_items=3)
+    with store.transaction() as con:
+        store.put_kgs(con, [KGRecord(1, 3, "answer", (), status="empty")])
+    report = score_store(store, encoder=minilm, config=S3KGConfig(mode="text"))
+    assert report.signature.startswith("mode:text|") and report.scored == 3
+    with store.connect() as con:
+        kgs = store.load_kgs(con)
+        rows = con.execute(
+            "SELECT item_id, gold_s_wl, gold_s_sbert, ctx_s_wl, ctx_s_sbert, gold_status "
+            "FROM scores ORDER BY item_id"
+        ).fetchall()
+    scorer = KGScorer(minilm, S3KGConfig(mode="text"))
+    for item, g_wl, g_sb, c_wl, c_sb, g_status in rows:
+        i = item - 1
+        texts = (f"model-a says {i}", f"gold {i}.", f"context {i}.")
+        want = score_cus_many(
+            [tuple(kgs[(1, item, s)].triples for s in ("answer", "gold", "context"))],
+            scorer,
+            texts=[texts],
+        )[0]
+        assert (g_wl, g_sb) == pytest.approx((want.gold.s_wl, want.gold.s_sbert), abs=1e-6)
+        assert (c_wl, c_sb) == pytest.approx((want.context.s_wl, want.context.s_sbert), abs=1e-6)
+        assert g_status == ("empty_kg_1" if item == 3 else "ok")
+    assert rows[2][1] == rows[2][2] > 0  # the empty answer KG: the texts' cosine, both sides
+    table = cus_table(store)
+    assert table.iloc[0]["n"] == 3 and table.iloc[0]["cus"] > 0
+    assert cus_table(store, empty="drop").iloc[0]["n"] == 2
+
+
 # -- TAU -----------------------------------------------------------------------------------------
 
 

@@ -316,7 +316,8 @@ def run_pair_benchmark(
     encoder
         ``"minilm"``, ``"mpnet"``, a model directory, or a loaded :class:`Encoder`.
     mode
-        The mode of the ``"s3kg"`` method: ``"paper"``, ``"kgx"`` or ``"hybrid"``.
+        The mode of the ``"s3kg"`` method: ``"paper"``, ``"kgx"``, ``"hybrid"`` or ``"text"``
+        (which uses the pair's texts too).
     methods
         Names among :func:`available_methods`; default :func:`default_methods`.
     bootstrap
@@ -408,7 +409,10 @@ def run_pair_benchmark(
         kg_pairs = list(zip(pair_set.kg_1, pair_set.kg_2, strict=True))
         for m in modes:
             scorer = KGScorer(loaded, mode=m, cache=cache)
-            scored = scorer.score_pairs(kg_pairs, progress=progress)
+            text_pairs = list(zip(pair_set.text_1, pair_set.text_2, strict=True))
+            scored = scorer.score_pairs(
+                kg_pairs, texts=text_pairs if scorer.needs_texts else None, progress=progress
+            )
             components[m] = (
                 np.array([r.s_wl for r in scored], dtype=np.float64),
                 np.array([r.s_sbert for r in scored], dtype=np.float64),

@@ -152,7 +152,10 @@ def scoring_options(func: F) -> F:
             "the embedding side by alpha. kgx: the authors' released implementation, alpha "
             "weights the WL side; like their code it aligns labels by plain argmax, so two "
             "labels that embed identically collapse and a KG can score below 1 against itself "
-            '(e.g. [["😀","r","💧"]]: S_WL 0.154).',
+            '(e.g. [["😀","r","💧"]]: S_WL 0.154). text: hybrid with the two texts too (not '
+            "for `pairs score`, which has no texts): S_SBERT mixes the texts' embedding cosine "
+            "(weight 0.8) with the triples', and a pair with an empty KG scores the texts' "
+            "cosine instead of 0.",
         ),
         click.option(
             "--alpha",

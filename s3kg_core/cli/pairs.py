@@ -58,8 +58,15 @@ def pairs_score(
     scores 0 and a status saying why (empty_kg_1, unparseable_kg_2, ...); the run goes on.
     """
     from ..kgio import read_pairs_csv
+    from ..scoring.result import TEXT_MODES
     from ..scoring.s3kg import KGScorer, S3KGConfig
 
+    if mode in TEXT_MODES:
+        raise click.UsageError(
+            f"--mode {mode} needs the two texts of each pair, and this command reads KGs only: "
+            "use `s3kg score` (texts in the database) or `s3kg bench pairs`",
+            ctx=click.get_current_context(),
+        )
     check_writable(output)  # before the work, not after it
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]

@@ -221,6 +221,14 @@ def tau_cmd(
     help="Re-blend at this alpha (default: as scored).",
 )
 @click.option(
+    "--empty",
+    type=click.Choice(["zero", "drop"]),
+    default="zero",
+    show_default=True,
+    help="Answers with an empty or unparseable KG: score 0 and count, or leave out of the "
+    "means (as the authors' QA scripts do).",
+)
+@click.option(
     "--json",
     "json_path",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -229,20 +237,30 @@ def tau_cmd(
 )
 @friendly_errors
 def cus_cmd(
-    db_path: Path, signature: str | None, alpha: float | None, json_path: Path | None
+    db_path: Path,
+    signature: str | None,
+    alpha: float | None,
+    empty: str,
+    json_path: Path | None,
 ) -> None:
     """GoldSim, CtxSim and CUS per dataset x model x temperature (x extractor).
 
-    n counts the answers scored (those with an empty or unparseable KG score 0), unscored the
-    stored answers without a score under the signature; a line after the table gives their
-    reasons, and says when answers that can be scored are not yet (a `s3kg score` in progress).
+    n counts the answers in the means (with --empty zero, those with an empty or unparseable
+    KG score 0 and count; with --empty drop they are left out), unscored the stored answers
+    without a score under the signature; a line after the table gives their reasons, and says
+    when answers that can be scored are not yet (a `s3kg score` in progress).
     """
     from ..stages.results import cus_report
     from ..store.store import Store
 
     if json_path is not None:
         check_writable(json_path)
-    report = cus_report(Store(db_path, read_only=True), signature=signature, alpha=alpha)
+    report = cus_report(
+        Store(db_path, read_only=True),
+        signature=signature,
+        alpha=alpha,
+        empty=empty,  # type: ignore[arg-type]
+    )
     for line in report.lines():
         click.echo(line)
     if json_path is not None:

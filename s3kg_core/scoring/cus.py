@@ -95,6 +95,8 @@ class CUSResult:
 def score_cus_many(
     items: Iterable[tuple[TriplesLike, TriplesLike, TriplesLike]],
     scorer: KGScorer | None = None,
+    *,
+    texts: Iterable[tuple[str | None, str | None, str | None]] | None = None,
 ) -> list[CUSResult]:
     """CUS for many ``(answer, gold, context)`` KG triples in one batched scoring pass.
 
@@ -104,13 +106,19 @@ def score_cus_many(
         ``(answer KG, gold KG, context KG)`` for each question.
     scorer
         The scorer to use (its encoder, cache and options); a default MiniLM one otherwise.
+    texts
+        ``(answer, gold answer, context)`` texts for each question, in the order of ``items``:
+        needed when the scorer's mode uses texts (``text``), ignored otherwise.
     """
     scorer = scorer or KGScorer()
     pairs: list[tuple[TriplesLike, TriplesLike]] = []
     for answer, gold, context in items:
         pairs.append((answer, gold))
         pairs.append((answer, context))
-    results = scorer.score_pairs(pairs)
+    text_pairs = None
+    if texts is not None and scorer.needs_texts:
+        text_pairs = [p for a, g, c in texts for p in ((a, g), (a, c))]
+    results = scorer.score_pairs(pairs, texts=text_pairs)
     return [CUSResult(results[i], results[i + 1]) for i in range(0, len(results), 2)]
 
 
@@ -120,8 +128,11 @@ def cus_score(
     context: TriplesLike,
     *,
     scorer: KGScorer | None = None,
+    texts: tuple[str | None, str | None, str | None] | None = None,
 ) -> CUSResult:
     """GoldSim, CtxSim and CUS of one answer.
+
+    ``texts`` is ``(answer, gold answer, context)``, needed when the scorer's mode uses texts.
 
     Examples
     --------
@@ -134,7 +145,9 @@ def cus_score(
     >>> cus_score([], gold, context).cus
     0.0
     """
-    return score_cus_many([(answer, gold, context)], scorer)[0]
+    return score_cus_many(
+        [(answer, gold, context)], scorer, texts=None if texts is None else [texts]
+    )[0]
 
 
 @dataclass(frozen=True)

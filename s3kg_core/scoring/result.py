@@ -2,7 +2,7 @@
 
 A result keeps S_WL, S_SBERT, the alignment maps, the matched triples and the signature, so alpha
 can change without recomputing anything (:meth:`ScoreResult.blend`). ``kgx`` mode weights the WL
-side by alpha (as the authors' released code does); ``paper`` and ``hybrid`` weight the
+side by alpha (as the authors' released code does); ``paper``, ``hybrid`` and ``text`` weight the
 embedding side (as the paper's equation does).
 """
 
@@ -16,13 +16,17 @@ from typing import Any, Literal
 from ..errors import ConfigError
 from ..kg import Triple
 
-__all__ = ["DEFAULT_MODE", "MODES", "Mode", "ScoreResult", "blend", "check_alpha"]
+__all__ = ["DEFAULT_MODE", "MODES", "TEXT_MODES", "Mode", "ScoreResult", "blend", "check_alpha"]
 
 
-Mode = Literal["paper", "kgx", "hybrid"]
+Mode = Literal["paper", "kgx", "hybrid", "text"]
 
 
-MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid")
+MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid", "text")
+"""The scoring modes. ``text`` is the only one that needs the two texts as well as their KGs."""
+
+TEXT_MODES: tuple[Mode, ...] = ("text",)
+"""Modes whose score uses the texts of the pair (callers must pass them)."""
 
 
 DEFAULT_MODE: Mode = "hybrid"
@@ -35,10 +39,10 @@ pair sets (``s3kg bench pairs --dataset all``; the figures are in the README).""
 def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> Any:
     """Blend the structural and embedding components into S3KG.
 
-    In ``paper`` and ``hybrid`` mode ``alpha`` weights the embedding side, as in the paper's
-    equation: ``(1 - alpha) * s_wl + alpha * s_sbert``. In ``kgx`` mode it weights the WL side,
-    as in the authors' released code: ``alpha * s_wl + (1 - alpha) * s_sbert``. Works on floats
-    and on NumPy arrays alike, so a whole run can be re-blended at once.
+    In ``paper``, ``hybrid`` and ``text`` mode ``alpha`` weights the embedding side, as in the
+    paper's equation: ``(1 - alpha) * s_wl + alpha * s_sbert``. In ``kgx`` mode it weights the
+    WL side, as in the authors' released code: ``alpha * s_wl + (1 - alpha) * s_sbert``. Works
+    on floats and on NumPy arrays alike, so a whole run can be re-blended at once.
 
     Examples
     --------
@@ -52,7 +56,7 @@ def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> A
     0.75
     """
     check_alpha(alpha)
-    if mode in ("paper", "hybrid"):
+    if mode in ("paper", "hybrid", "text"):
         return (1.0 - alpha) * s_wl + alpha * s_sbert
     if mode == "kgx":
         return alpha * s_wl + (1.0 - alpha) * s_sbert
@@ -71,7 +75,8 @@ class ScoreResult:
 
     It keeps the components, so :meth:`blend` can change alpha without recomputing anything.
     A pair that cannot be scored (an empty side) has ``status`` set to the reason and every
-    score 0.0, never NaN.
+    score 0.0, never NaN; in ``text`` mode both components of such a pair are the cosine of the
+    two texts instead (the texts are still there when a KG is empty).
 
     Attributes
     ----------
@@ -80,7 +85,8 @@ class ScoreResult:
     alpha, mode
         The blend weight and its convention (see :func:`blend`).
     status
-        ``"ok"`` or the reason the score is 0 (``"empty_kg_1"``, ``"empty_kg_2"``, ...).
+        ``"ok"`` or the reason the KGs could not be compared (``"empty_kg_1"``, ``"empty_kg_2"``,
+        ...): the score is then 0, or the texts' cosine in ``text`` mode.
     matched
         T2^: the distinct triples of T2 picked as best matches of T1's triples (normalised).
     entity_map, relation_map

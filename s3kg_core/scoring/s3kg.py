@@ -7,6 +7,7 @@ once, in large batches.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import time
 from collections.abc import Iterable, Sequence
@@ -24,13 +25,20 @@ from ..kg import Triple, TriplesLike, as_triples
 from ..normalize import normalization_name, normalize_triples
 from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
-from .result import DEFAULT_MODE, MODES, Mode, ScoreResult, check_alpha
+from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
 from .signature import Signature
 from .wl import kgx_graph, wl_kernel
 
-__all__ = ["KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
+__all__ = ["TEXT_WEIGHT", "KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
 
 _BLOCK_PAIRS = 50_000
+
+TEXT_WEIGHT = 0.8
+"""``text`` mode: the weight of the texts' cosine in S_SBERT, ``(1 - w) * cos(triples) + w *
+cos(texts)``. Chosen on the dev pairs of the nine shared labelled sets, one value for all of
+them (``bench/bench_evidence.py``, bench/README.md "Text-aware variants")."""
+
+TextPair = tuple[str | None, str | None]
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,10 @@ class S3KGConfig:
         ``hybrid``: as ``paper``, but S_WL is the mean of the relation-aware directed kernel and
         the relation-agnostic undirected one (``wl`` variant ``struct``) on the same aligned
         graphs, so a wrong relation or a flipped edge costs half as much as a wrong entity.
+        ``text``: as ``hybrid``, with the texts of the pair as well (pass them to
+        :meth:`KGScorer.score_pairs`): S_SBERT is ``(1 - TEXT_WEIGHT)`` times the triples'
+        cosine plus ``TEXT_WEIGHT`` times the texts' cosine, and a pair with an empty KG scores
+        the texts' cosine (both components) instead of 0.
     alpha
         Blend weight in [0, 1] (see :func:`s3kg_core.scoring.result.blend` for its side in each
         mode).
@@ -274,7 +286,7 @@ class KGScorer:
             edges_2 = [(t.head, rels.ids_2[t.relation], t.tail) for t in two]
             k = cfg.wl_iterations
             s_wl = wl_kernel(edges_1, ents.ids_1, edges_2, ents.ids_2, k, variant="paper")
-            if cfg.mode == "hybrid":
+            if cfg.mode in ("hybrid", "text"):
                 s_struct = wl_kernel(edges_1, ents.ids_1, edges_2, ents.ids_2, k, variant="struct")
                 s_wl = 0.5 * (s_wl + s_struct)
         else:
@@ -325,14 +337,47 @@ class KGScorer:
 
     # -- public API --------------------------------------------------------------------------------
 
-    def score(self, t1: TriplesLike, t2: TriplesLike) -> ScoreResult:
-        """Score one pair: T1 is the reference (it drives the matching), T2 the candidate."""
-        return self.score_pairs([(t1, t2)])[0]
+    def score(
+        self, t1: TriplesLike, t2: TriplesLike, *, texts: TextPair | None = None
+    ) -> ScoreResult:
+        """Score one pair: T1 is the reference (it drives the matching), T2 the candidate.
+
+        ``texts`` is ``(text of T1, text of T2)``, needed in ``text`` mode, ignored otherwise.
+        """
+        return self.score_pairs([(t1, t2)], texts=None if texts is None else [texts])[0]
+
+    @property
+    def needs_texts(self) -> bool:
+        """Whether this scorer's mode uses the texts of each pair (``text`` mode)."""
+        return self.config.mode in TEXT_MODES
+
+    def _with_texts(
+        self, results: list[ScoreResult], texts: Sequence[TextPair]
+    ) -> list[ScoreResult]:
+        """``text`` mode: mix the texts' cosine into S_SBERT; an empty KG scores the cosine."""
+        live = {t for pair in texts for t in pair if t}
+        self.cache.add(live)
+        m = self.cache.matrix
+        out = []
+        for res, (a, b) in zip(results, texts, strict=True):
+            cos = 0.0
+            if a and b:
+                va = m[self.cache.rows([a])[0]].astype(np.float64)
+                vb = m[self.cache.rows([b])[0]].astype(np.float64)
+                denom = float(np.linalg.norm(va) * np.linalg.norm(vb))
+                cos = float(np.clip(va @ vb / denom, 0.0, 1.0)) if denom > 0 else 0.0
+            if res.ok:
+                s_sbert = (1.0 - TEXT_WEIGHT) * res.s_sbert + TEXT_WEIGHT * cos
+                out.append(dataclasses.replace(res, s_sbert=s_sbert))
+            else:
+                out.append(dataclasses.replace(res, s_wl=cos, s_sbert=cos))
+        return out
 
     def score_pairs(
         self,
         pairs: Iterable[tuple[TriplesLike, TriplesLike]],
         *,
+        texts: Iterable[TextPair] | None = None,
         progress: StageProgress | None = None,
     ) -> list[ScoreResult]:
         """Score a list of ``(t1, t2)`` pairs.
@@ -345,6 +390,9 @@ class KGScorer:
         ----------
         pairs
             ``(T1, T2)`` pairs of :class:`KnowledgeGraph` or lists of ``[h, r, t]``.
+        texts
+            ``(text of T1, text of T2)`` per pair, in the order of ``pairs``: required in
+            ``text`` mode (``None`` or ``""`` counts as a cosine of 0), ignored in the others.
         progress
             Called as ``progress(stage, done, total)`` with stage ``"triples"`` or ``"labels"``
             (strings encoded) and ``"pairs"`` (pairs scored).
@@ -353,10 +401,20 @@ class KGScorer:
         ------
         TripleError
             If a triple is not three strings (parse untrusted cells before, as the CLI does).
+        ConfigError
+            In ``text`` mode, if ``texts`` is missing or not one per pair.
         """
         start = time.perf_counter()
         enc_before = self.cache.stats.seconds
         prepared = [self._prepare(t1, t2) for t1, t2 in pairs]
+        text_pairs: list[TextPair] | None = None
+        if self.needs_texts:
+            text_pairs = [] if texts is None else [(a, b) for a, b in texts]
+            if texts is None or len(text_pairs) != len(prepared):
+                raise ConfigError(
+                    f"mode {self.config.mode} needs the two texts of every pair: got "
+                    + ("none" if texts is None else f"{len(text_pairs)} for {len(prepared)} pairs")
+                )
 
         def report(stage: str) -> Progress | None:
             if progress is None:
@@ -380,6 +438,8 @@ class KGScorer:
                     len(results) % 256 == 0 or len(results) == len(prepared)
                 ):
                     progress("pairs", len(results), len(prepared))
+        if text_pairs is not None:
+            results = self._with_texts(results, text_pairs)
         self.stats.pairs += len(prepared)
         self.stats.seconds_total += time.perf_counter() - start
         self.stats.seconds_encoding += self.cache.stats.seconds - enc_before
@@ -396,6 +456,7 @@ def s3kg_score(
     tau: float = 0.65,
     wl_iterations: int = 5,
     align: bool = True,
+    texts: TextPair | None = None,
 ) -> ScoreResult:
     """Compare a reference KG ``t1`` with a candidate KG ``t2`` (one pair).
 
@@ -408,6 +469,8 @@ def s3kg_score(
         extra triples in T2 cost nothing.
     encoder, mode, alpha, tau, wl_iterations, align
         See :class:`S3KGConfig`.
+    texts
+        ``(text of t1, text of t2)``: needed in ``text`` mode, ignored otherwise.
 
     Returns
     -------
@@ -425,9 +488,16 @@ def s3kg_score(
     ('ok', True)
     >>> s3kg_score([], b).status, s3kg_score([], b).score
     ('empty_kg_1', 0.0)
+    >>> texts = ("Renzo Furlan beat Thomas Johansson in the final.",
+    ...          "Thomas Johansson beat Renzo Furlan in the final.")
+    >>> r = s3kg_score(a, b, mode="text", texts=texts)
+    >>> r.status, r.s_wl < 0.5 < r.s_sbert
+    ('ok', True)
+    >>> s3kg_score([], b, mode="text", texts=texts).score > 0.5  # an empty KG: the texts' cosine
+    True
     """
     scorer = KGScorer(
         encoder,
         S3KGConfig(mode=mode, alpha=alpha, tau=tau, wl_iterations=wl_iterations, align=align),
     )
-    return scorer.score(t1, t2)
+    return scorer.score(t1, t2, texts=texts)

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import duckdb
 import pandas as pd
@@ -19,15 +19,19 @@ import pandas as pd
 from ..encoders.backend import backend_of_name, with_backend
 from ..encoders.registry import PACKAGED_ENCODERS
 from ..errors import ConfigError, InputFormatError
+from ..scoring.result import TEXT_MODES
 from ..scoring.signature import Signature
 from ..store import queries
 from ..store.store import Store
 
 __all__ = [
+    "EMPTY_POLICIES",
     "TABLE_COLUMNS",
     "UNSCORED_REASONS",
     "CUSReport",
+    "EmptyPolicy",
     "ScoreCoverage",
+    "check_empty_policy",
     "cus_report",
     "cus_table",
     "encoder_for",
@@ -39,6 +43,28 @@ __all__ = [
     "scored_frame",
     "unscored_reasons",
 ]
+
+EmptyPolicy = Literal["zero", "drop"]
+
+EMPTY_POLICIES: tuple[EmptyPolicy, ...] = ("zero", "drop")
+"""How an answer with an empty or unparseable KG counts in CUS means: ``zero`` (the default:
+its scores are 0 and it counts) or ``drop`` (left out, as the authors' released QA scripts do)."""
+
+
+def check_empty_policy(empty: str) -> None:
+    """Raise :class:`ConfigError` unless ``empty`` is one of :data:`EMPTY_POLICIES`.
+
+    Examples
+    --------
+    >>> check_empty_policy("drop")
+    >>> check_empty_policy("none")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.ConfigError: empty must be one of zero, drop; got 'none'
+    """
+    if empty not in EMPTY_POLICIES:
+        raise ConfigError(f"empty must be one of {', '.join(EMPTY_POLICIES)}; got {empty!r}")
+
 
 TABLE_COLUMNS = [
     "dataset",
@@ -245,6 +271,9 @@ class ScoreCoverage:
     zero_kg
         Scored answers whose gold or context comparison found a KG empty or unparseable: their
         CUS is 0.
+    text_kg
+        The same, scored in a mode that uses the texts (``text``): their comparisons with an
+        empty KG scored the texts' cosine instead.
 
     Examples
     --------
@@ -262,6 +291,12 @@ class ScoreCoverage:
     scorable: int
     unscored: dict[str, int] = field(default_factory=dict)
     zero_kg: int = 0
+    text_kg: int = 0
+
+    @property
+    def empty_kg(self) -> int:
+        """Scored answers with an empty or unparseable KG, whatever they scored."""
+        return self.zero_kg + self.text_kg
 
     @property
     def pending(self) -> int:
@@ -285,21 +320,32 @@ class ScoreCoverage:
                 f"{self.zero_kg} of the {self.scored} scored answers have CUS 0: a KG is empty "
                 "or unparseable (gold_status and ctx_status in `s3kg export`)"
             )
+        if self.text_kg:
+            out.append(
+                f"{self.text_kg} of the {self.scored} scored answers have a KG empty or "
+                "unparseable: the texts' cosine stands in for those comparisons (text mode)"
+            )
         return out
+
+
+def _both_ok(scored: pd.DataFrame) -> pd.Series:
+    return (scored["gold_status"] == "ok") & (scored["ctx_status"] == "ok")
 
 
 def _coverage(statuses: pd.DataFrame, scored: pd.DataFrame, signature: str | None) -> ScoreCoverage:
     reasons = unscored_reasons(statuses)
     counts = reasons.value_counts()
     scorable = statuses["answer_kg_status"].notna() & ~_any_kg_failed(statuses)
-    zero = (scored["gold_status"] != "ok") | (scored["ctx_status"] != "ok")
+    empty_kg = ~_both_ok(scored)
+    on_texts = scored["mode"].isin(TEXT_MODES) if len(scored) else empty_kg
     return ScoreCoverage(
         signature=signature,
         answers=len(statuses),
         scored=int(statuses["scored"].astype(bool).sum()),
         scorable=int(scorable.sum()),
         unscored={k: int(counts[k]) for k in UNSCORED_REASONS if k in counts},
-        zero_kg=int(zero.sum()),
+        zero_kg=int((empty_kg & ~on_texts).sum()),
+        text_kg=int((empty_kg & on_texts).sum()),
     )
 
 
@@ -346,12 +392,16 @@ class CUSReport:
         are NaN where no answer is scored.
     coverage
         The stored answers the table covers and why the others are not scored.
+    empty
+        How answers with an empty or unparseable KG count: ``"zero"`` (scored 0, in ``n``) or
+        ``"drop"`` (left out of the means and of ``n``).
     """
 
     signature: str
     alpha: float | None
     table: pd.DataFrame
     coverage: ScoreCoverage
+    empty: EmptyPolicy = "zero"
 
     def records(self) -> list[dict[str, Any]]:
         """The table as a list of dicts (JSON-ready: NaN means are ``None``)."""
@@ -366,23 +416,36 @@ class CUSReport:
         signature = f"signature {self.signature}" + (
             f"|alpha:{self.alpha:g}" if self.alpha is not None else ""
         )
-        return [*text.splitlines(), *self.coverage.lines(), signature]
+        coverage = self.coverage.lines()
+        if self.empty == "drop" and self.coverage.empty_kg:
+            coverage = [line for line in coverage if " scored answers ha" not in line] + [
+                f"{self.coverage.empty_kg} of the {self.coverage.scored} scored answers are left "
+                "out of the means (--empty drop): a KG is empty or unparseable"
+            ]
+        return [*text.splitlines(), *coverage, signature]
 
 
 def cus_report(
-    store: Store, *, signature: str | None = None, alpha: float | None = None
+    store: Store,
+    *,
+    signature: str | None = None,
+    alpha: float | None = None,
+    empty: EmptyPolicy = "zero",
 ) -> CUSReport:
     """GoldSim, CtxSim and CUS means per dataset x model x temperature x extractor, with coverage.
 
     ``alpha`` re-blends the stored components (default: the alpha each score was stored with).
-    Answers whose KG is empty or unparseable are scored 0 and count in ``n``; answers without
-    a score count in ``unscored``, by reason in :attr:`CUSReport.coverage`. One connection
-    reads the scores and the answers, so the counts agree even while ``s3kg score`` writes.
+    With ``empty="zero"`` (the default) answers whose KG is empty or unparseable are scored 0
+    and count in ``n``; with ``empty="drop"`` they are left out of the means and of ``n`` (what
+    the authors' released QA scripts do: their score is ``None``), and counted in
+    :attr:`ScoreCoverage.zero_kg` all the same. Answers without a score count in ``unscored``,
+    by reason in :attr:`CUSReport.coverage`. One connection reads the scores and the answers,
+    so the counts agree even while ``s3kg score`` writes.
 
     Raises
     ------
     ConfigError
-        If nothing is scored, or ``signature`` is unknown.
+        If nothing is scored, ``signature`` is unknown, or ``empty`` is not zero or drop.
 
     Examples
     --------
@@ -392,6 +455,7 @@ def cus_report(
     ...
     s3kg_core.errors.ConfigError: no scores in ...e.duckdb: run `s3kg score --db ...e.duckdb`
     """
+    check_empty_policy(empty)
     resolved = resolve_signature(store, signature)
     if resolved is None:
         raise ConfigError(f"no scores in {store.path}: run `s3kg score --db {store.path}`")
@@ -400,7 +464,8 @@ def cus_report(
         statuses = queries.answer_statuses(con, resolved)
     frame = reblend(components, alpha)
     keys = ["dataset", "model", "temperature", "extractor"]
-    means = frame.groupby(keys, sort=True).agg(
+    kept = frame[_both_ok(frame)] if empty == "drop" else frame
+    means = kept.groupby(keys, sort=True).agg(
         n=("item_id", "size"),
         gold_sim=("gold_sim", "mean"),
         ctx_sim=("ctx_sim", "mean"),
@@ -410,22 +475,28 @@ def cus_report(
     table = means.join(unscored.rename("unscored"), how="outer").sort_index().reset_index()
     for column in ("n", "unscored"):
         table[column] = table[column].fillna(0).astype(int)
-    return CUSReport(resolved, alpha, table[TABLE_COLUMNS], _coverage(statuses, frame, resolved))
+    return CUSReport(
+        resolved, alpha, table[TABLE_COLUMNS], _coverage(statuses, frame, resolved), empty
+    )
 
 
 def cus_table(
-    store: Store, *, signature: str | None = None, alpha: float | None = None
+    store: Store,
+    *,
+    signature: str | None = None,
+    alpha: float | None = None,
+    empty: EmptyPolicy = "zero",
 ) -> pd.DataFrame:
     """The table of :func:`cus_report`; empty (with :data:`TABLE_COLUMNS`) when nothing is scored.
 
     Raises
     ------
     ConfigError
-        If ``signature`` is given and unknown.
+        If ``signature`` is given and unknown, or ``empty`` is not zero or drop.
     """
     if resolve_signature(store, signature) is None:
         return pd.DataFrame(columns=TABLE_COLUMNS)
-    return cus_report(store, signature=signature, alpha=alpha).table
+    return cus_report(store, signature=signature, alpha=alpha, empty=empty).table
 
 
 def export_results(

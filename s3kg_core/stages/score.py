@@ -124,6 +124,7 @@ def score_store(
         report.already_done = len(rows) - len(pending)
         report.pending = len(pending)
         kgs = store.load_kgs(con, sorted({r for r, _ in pending})) if pending else {}
+        texts = _texts(con) if pending and scorer.needs_texts else {}
         if pending:
             cache.update(store.load_embeddings(con, enc.name))
     with store.transaction() as con:
@@ -142,6 +143,7 @@ def score_store(
             kgs.get((run, item, "answer")),
             kgs.get((run, item, "gold")),
             kgs.get((run, item, "context")),
+            texts.get((run, item)),
         )
         for run, item in pending
     ]
@@ -189,6 +191,23 @@ class ScoreJob:
     answer: KGRecord | None
     gold: KGRecord | None
     context: KGRecord | None
+    texts: tuple[str | None, str | None, str | None] | None = None
+    """``(answer, gold answer, context)`` texts: loaded only for a mode that uses them."""
+
+
+def _texts(con: Any) -> dict[tuple[int, int], tuple[str | None, str | None, str | None]]:
+    """``(answer, gold answer, context)`` of every stored answer, by ``(run_id, item_id)``."""
+    items = queries.item_texts(con).set_index("item_id")
+    out = {}
+    for run, item, answer in queries.answer_texts(con).itertuples(index=False):
+        row = items.loc[item]
+        gold, context = _text(row["gold_answer"]), _text(row["context"])
+        out[(int(run), int(item))] = (_text(answer), gold, context)
+    return out
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _triples(rec: KGRecord | None) -> tuple[Triple, ...]:
@@ -200,8 +219,13 @@ def score_batch(
 ) -> tuple[list[ScoreRecord], list[tuple[str, Any]]]:
     """Score a batch of answers: their score records and the embeddings newly computed."""
     flushed = len(scorer.cache)
+    texts = None
+    if scorer.needs_texts:
+        texts = [j.texts or (None, None, None) for j in jobs]
     results = score_cus_many(
-        [(_triples(j.answer), _triples(j.gold), _triples(j.context)) for j in jobs], scorer
+        [(_triples(j.answer), _triples(j.gold), _triples(j.context)) for j in jobs],
+        scorer,
+        texts=texts,
     )
     cfg = scorer.config
     records = [
