@@ -266,7 +266,7 @@ def _alpha_slider() -> float:
             key="alpha",
             on_change=_remember,
             args=("alpha",),
-            help="Blend of the stored components, recomputed instantly. Hybrid and paper "
+            help="Blend of the stored components, recomputed instantly. Hybrid, text and paper "
             "mode: (1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha S_WL + (1 - alpha) "
             "S_SBERT.",
         )
