@@ -16,6 +16,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,10 +189,10 @@ class Watched:
     requests: list[str] = field(default_factory=list)
 
 
-@pytest.fixture
-def watched(browser: Any, server: Server) -> Iterator[Watched]:
-    """A fresh browser session; any ``alert``/``confirm``/``prompt`` is recorded and dismissed,
-    and the URL of every request of every page and frame is recorded."""
+@contextmanager
+def watched_session(browser: Any) -> Iterator[Watched]:
+    """A fresh 1440 x 900 browser session whose dialogs, page errors and requests are recorded
+    (a dialog is dismissed)."""
     context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
     page = context.new_page()
     page.set_default_timeout(60_000)
@@ -204,8 +205,18 @@ def watched(browser: Any, server: Server) -> Iterator[Watched]:
 
     page.on("dialog", on_dialog)
     page.on("pageerror", lambda exc: w.errors.append(str(exc)))
-    yield w
-    context.close()
+    try:
+        yield w
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def watched(browser: Any, server: Server) -> Iterator[Watched]:
+    """A fresh browser session; any ``alert``/``confirm``/``prompt`` is recorded and dismissed,
+    and the URL of every request of every page and frame is recorded."""
+    with watched_session(browser) as w:
+        yield w
 
 
 def open_page(w: Watched, server: Server, path: str, title: str) -> None:
@@ -475,20 +486,8 @@ def demo_server(demo_copy: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 @pytest.fixture
 def explorer(browser: Any, demo_server: Server) -> Iterator[Watched]:
     """A fresh 1440 x 900 session on the demo server; every request is recorded."""
-    context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    w = Watched(page)
-    context.on("request", lambda request: w.requests.append(request.url))
-
-    def on_dialog(dialog: Any) -> None:
-        w.dialogs.append(f"{dialog.type}: {dialog.message}")
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    page.on("pageerror", lambda exc: w.errors.append(str(exc)))
-    yield w
-    context.close()
+    with watched_session(browser) as w:
+        yield w
 
 
 def first_questions(db: Path, n: int = 5) -> dict[int, list[int]]:
@@ -693,13 +692,12 @@ def test_a_first_start_shows_title_and_steps_then_the_overview(
     title, steps or elapsed time. Now the title is there at once, the build's steps appear as
     they run (st.status, each with its seconds), and the overview follows without a reload."""
     db = tmp_path / "fresh" / "s3kg.duckdb"
-    context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
-    page = context.new_page()
-    page.set_default_timeout(RENDER_MS)
-    w = Watched(page)
-    context.on("request", lambda request: w.requests.append(request.url))
-    page.on("pageerror", lambda exc: w.errors.append(str(exc)))
-    with streamlit_server(db, tmp_path / "streamlit.log", timeout=300, first_start=True) as srv:
+    with (
+        watched_session(browser) as w,
+        streamlit_server(db, tmp_path / "streamlit.log", timeout=300, first_start=True) as srv,
+    ):
+        page = w.page
+        page.set_default_timeout(RENDER_MS)
         page.goto(srv.url, timeout=RENDER_MS)
         page.get_by_role("heading", name="S3KG Workbench", exact=True).wait_for()
         steps = page.get_by_text(re.compile(r"^\s*[0-9.]+ s  Importing 30 demo questions"))
@@ -716,7 +714,6 @@ def test_a_first_start_shows_title_and_steps_then_the_overview(
         assert metric_value(page, "Answers scored") == "60"
         first_screen(page, artefacts() / "first_start_done.png")
         assert_clean(w, srv, "first start")
-    context.close()
 
 
 # --- Annotate, Benchmarks and Factuality on the demo database (issue 16) ---------------------
