@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -498,6 +498,7 @@ def linked_view(
     *,
     show_all: bool = False,
     max_nodes: int = MAX_NODES,
+    marked: Mapping[str, Collection[int]] | None = None,
 ) -> tuple[list[GraphPanel], list[LinkedRow]]:
     """The three pictures and the triple table of a question, ready for the linked document.
 
@@ -513,6 +514,9 @@ def linked_view(
         The matched triples do not depend on tau, so neither does what is drawn.
     max_nodes
         See ``show_all``.
+    marked
+        Source -> indices into ``case.triples[source]`` to draw as marked edges
+        (:class:`~dashboard.graphs.PanelEdge`); their nodes are always drawn.
 
     Returns
     -------
@@ -521,6 +525,7 @@ def linked_view(
         :class:`~dashboard.graphs.LinkedRow` per answer triple.
     """
     statuses = statuses or {}
+    marked = marked or {}
     _, identities = _identities_of(case)
     badges = _node_badges(case, identities)
     matched = {
@@ -538,7 +543,8 @@ def linked_view(
         shown = set(labels)
         note = ""
         if source != "answer" and not show_all and len(labels) > max_nodes:
-            seeds = {p for t in matched[source] for p in (triples[t][1].head, triples[t][1].tail)}
+            keep = set(matched[source]) | set(marked.get(source, ()))
+            seeds = {p for t in keep for p in (triples[t][1].head, triples[t][1].tail)}
             hops = 0
             for h in (2, 1):
                 if len(neighbourhood(edges, seeds, h)) <= max_nodes:
@@ -570,12 +576,14 @@ def linked_view(
                 )
             )
         panel_edges = tuple(
-            PanelEdge(key.head, key.tail, raw.relation, t)
+            PanelEdge(key.head, key.tail, raw.relation, t, marked=t in marked.get(source, ()))
             for t, (raw, key) in enumerate(triples)
             if key.head in shown and key.tail in shown
         )
         status = statuses.get(source, "ok")
-        subtitle = f"{len(triples)} triple{'s' * (len(triples) != 1)} · {len(labels)} nodes"
+        subtitle = f"{len(triples)} triple{'s' * (len(triples) != 1)}"
+        if triples:  # an empty picture is narrow: "0 triples" says it all
+            subtitle += f" · {len(labels)} nodes"
         if status != "ok":
             subtitle += f" · {status}"
         panels.append(

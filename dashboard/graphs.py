@@ -497,8 +497,8 @@ class LinkedStyle:
     table_rows: int = 8
     row_px: int = 27
     doc_width_px: int = 980
-    min_share: float = 0.2
-    empty_share: float = 0.12
+    min_share: float = 0.22
+    empty_share: float = 0.17
     font_face: str = "Arial, Liberation Sans, Helvetica, sans-serif"
 
 
@@ -538,12 +538,17 @@ class PanelNode:
 
 @dataclass(frozen=True)
 class PanelEdge:
-    """An edge of a linked picture: one triple, ``triple`` indexing :attr:`GraphPanel.triples`."""
+    """An edge of a linked picture: one triple, ``triple`` indexing :attr:`GraphPanel.triples`.
+
+    ``marked`` draws it in :data:`HIGHLIGHT_COLOUR`, thicker, whatever is highlighted (the
+    Annotate page marks the triples of TAU's proposed pairs).
+    """
 
     source: str
     target: str
     label: str
     triple: int
+    marked: bool = False
 
 
 @dataclass(frozen=True)
@@ -715,6 +720,7 @@ def linked_graphs_html(
             "pad": style.pad_px,
             "gap": style.gap_px,
             "fontFace": style.font_face,
+            "markedEdge": HIGHLIGHT_COLOUR,
         },
     }
     body = ['<div id="s3kg-panels"></div>']
@@ -881,6 +887,7 @@ def _edge_data(panel: GraphPanel) -> list[dict[str, Any]]:
             "label": e.label,
             "title": e.label,
             "triple": e.triple,
+            "marked": e.marked,
         }
         pair = (min(e.source, e.target), max(e.source, e.target))
         rank = parallel.get(pair, 0)

@@ -187,16 +187,22 @@ def _unscorable(status: str, other: str) -> str:
 
 
 def explorer_graphs(
-    case: CaseScores, statuses: Mapping[str, str], *, show_all: bool, state_key: str = ""
+    case: CaseScores,
+    statuses: Mapping[str, str],
+    *,
+    show_all: bool,
+    state_key: str = "",
+    marked: Mapping[str, Collection[int]] | None = None,
 ) -> dict[str, Any]:
     """The gold, answer and context KGs and the triple table, linked, in one frame.
 
-    Returns what was drawn: ``{"panels": ..., "rows": ..., "height": ...}`` (for tests).
+    ``marked`` (source -> triple indices) draws those triples as red edges. Returns what was
+    drawn: ``{"panels": ..., "rows": ..., "height": ...}`` (for tests).
     """
     from dashboard.explorer import TABLE_COLUMNS, linked_view
     from dashboard.graphs import linked_graphs_html
 
-    panels, rows = linked_view(case, statuses, show_all=show_all)
+    panels, rows = linked_view(case, statuses, show_all=show_all, marked=marked)
     doc = linked_graphs_html(
         panels,
         rows,
@@ -204,9 +210,8 @@ def explorer_graphs(
         columns=TABLE_COLUMNS,
         state_key=state_key,
         hint=(
-            f"Same badge and colour = one answer entity and the gold / context entities it is "
-            f"aligned to at tau {case.tau:g}; grey = not aligned. Hover or click a node or a "
-            "table row to highlight it in all three graphs."
+            f"Same badge and colour: one entity, aligned at tau {case.tau:g} (grey: not "
+            "aligned). Hover or click a node or a table row to highlight it in all three graphs."
         ),
     )
     st.iframe(doc.html, height=doc.height, alt="Gold, answer and context KGs, linked")

@@ -13,9 +13,11 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import annotate, data, graphs, navigation, views, widgets
+from dashboard import annotate, data, navigation, views, widgets
 from dashboard.escape import code, md
+from dashboard.explorer import MAX_NODES, SOURCES
 from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
+from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
 
 widgets.page_setup("Annotate alignments")
@@ -267,36 +269,27 @@ else:
     )
 
 st.subheader("The answer's graphs")
-gold_map = view.details.get("gold", {}).get("entity_map", {}) if view.details else {}
-ctx_map = view.details.get("context", {}).get("entity_map", {}) if view.details else {}
-answer_triples = answer_kg.triples if answer_kg else ()
-colours = graphs.alignment_colours(answer_triples, gold_map, ctx_map)
-marked = {
-    "gold": [t for p in pairs for t in p.gold_raw],
-    "answer": [t for p in pairs for t in p.answer_raw],
-}
-show_context = st.toggle("Show the context KG too", key="annotate_context")
-sources = [("gold", "Gold KG", colours.gold), ("answer", "Answer KG", colours.answer)]
-if show_context:
-    sources.append(("context", "Context KG", colours.context))
-for col, (source, title, col_map) in zip(st.columns(len(sources)), sources, strict=True):
-    with col:
-        kg = view.kgs.get(source)
-        st.markdown(f"**{title}** · {len(kg.triples) if kg else 0} triples")
-        st.iframe(
-            graphs.kg_html(
-                kg.triples if kg else (),
-                col_map,
-                highlight=marked.get(source, ()),
-                height_px=370,
-                empty_message="not extracted" if kg is None else "no triples",
-            ),
-            height=400,
-        )
-st.markdown(graphs.legend_html(colours.answer), unsafe_allow_html=True)
-st.caption(
-    "Aligned entities share a colour (the stored alignment); the highlighted (red) edges are the "
-    "triples of TAU's proposed pairs."
+stored_tau = float(Signature.parse(signature).config_kwargs()["tau"])
+case = data.explorer_case(controls.path, controls.stamp, signature, run_id, item_id, stored_tau)
+statuses = {s: kg.status for s, kg in view.kgs.items()}
+switch, note = st.columns([1.4, 6.6], vertical_alignment="center")
+note.caption(
+    "**Red edges**: the gold and answer triples of TAU's proposed pairs above (TAU pairs "
+    "triples by sentence cosine; the badges show the stored entity alignment at tau "
+    f"{stored_tau:g})."
+)
+show_all = switch.toggle(
+    "Whole KGs",
+    key="annotate_whole_kgs",
+    help=f"KGs of more than {MAX_NODES} nodes show their matched triples, TAU's pairs and their "
+    "neighbours; switch on to draw every node.",
+)
+views.explorer_graphs(
+    case,
+    {s: statuses.get(s, "not extracted") for s in SOURCES},
+    show_all=show_all,
+    state_key=f"annotate:{run_id}:{item_id}",
+    marked=annotate.marked_triples(case.triples, pairs),
 )
 links = st.columns([2, 5])
 with links[0]:

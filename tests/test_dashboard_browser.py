@@ -36,6 +36,7 @@ from dashboard_helpers import (
 )
 from store_helpers import build_store
 
+from dashboard.graphs import HIGHLIGHT_COLOUR
 from s3kg_core.grapheval.checkers.base import Checker, Verdict
 from s3kg_core.kg import Triple
 from s3kg_core.stages.results import latest_signature, reblend, scored_frame
@@ -777,10 +778,16 @@ def test_annotate_on_the_demo_saves_only_decisions_and_keeps_the_name(
     assert main.get_by_text(re.compile(r"lemmas: albert einstein \| receive \|")).count() == 1
     assert _in_first_screen(_verdict_buttons(page, "confirm").first)
     assert _in_first_screen(page.get_by_role("button", name="Save my verdicts"))
-    # the item's graphs: gold and answer KG (the context KG behind a toggle)
-    iframes = main.locator('[data-testid="stIFrame"]')
-    iframes.nth(1).wait_for(state="attached", timeout=RENDER_MS)
-    assert iframes.count() == 2
+    # the item's graphs: the explorer's linked document, TAU's pairs as red edges, legible
+    frame = graph_frame(page)
+    marked = frame.evaluate(
+        "() => Object.fromEntries(Object.entries(window.s3kgNetworks).map(([k, n]) => [k, "
+        "Object.values(n.body.edges).filter(e => e.options.color.color === "
+        f"{json.dumps(HIGHLIGHT_COLOUR)}).map(e => e.options.label)]))"
+    )
+    assert marked["gold"] and marked["answer"] and not marked["context"], marked
+    problems = legibility_problems(frame.evaluate("() => window.s3kg.metrics()"))
+    assert not problems, "\n".join(problems)
     first_screen(page, artefacts() / "annotate_demo_first_screen.png")
 
     name = page.get_by_role("textbox", name="Your name")

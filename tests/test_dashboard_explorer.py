@@ -235,6 +235,22 @@ def test_a_large_kg_shows_the_matched_neighbourhood(scorer: KGScorer) -> None:
     assert len(everything.nodes) == all_nodes and everything.note == ""
 
 
+def test_marked_triples_are_drawn_marked_and_kept_in_a_large_kg(scorer: KGScorer) -> None:
+    hub_triples = [Triple(f"topic {i}", "relates to", f"detail {i}") for i in range(60)]
+    context = [*CONTEXT, *hub_triples]
+    case = case_scores(scorer, ANSWER, GOLD, context)
+    far = len(context) - 1  # "topic 59 relates to detail 59": matched by nothing
+    assert far not in {m.other for m in case.rows["context"]}
+    plain = linked_view(case)[0][2]
+    panels, _ = linked_view(case, marked={"context": {far}, "answer": {0}})
+    gold, answer, ctx = panels
+    assert not any(e.marked for e in plain.edges) and not any(e.marked for e in gold.edges)
+    assert [e.triple for e in answer.edges if e.marked] == [0]
+    assert [e.triple for e in ctx.edges if e.marked] == [far]  # its nodes are drawn
+    assert {"topic 59", "detail 59"} <= {n.label for n in ctx.nodes}
+    assert len(ctx.nodes) <= MAX_NODES
+
+
 @pytest.mark.parametrize(
     ("edges", "seeds", "hops", "reached"),
     [

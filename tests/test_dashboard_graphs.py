@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import itertools
 import json
@@ -327,6 +328,17 @@ def test_linked_document_is_offline_and_inlines_vis_network_once() -> None:
     assert "window.s3kgNetworks" in doc.html and "window.s3kg = " in doc.html
 
 
+def test_marked_edges_reach_the_page_with_their_colour() -> None:
+    p = panel("gold", ["a", "b", "c"])
+    edges = (p.edges[0], dataclasses.replace(p.edges[1], marked=True))
+    p = dataclasses.replace(p, edges=edges)
+    doc = linked_graphs_html([p], [], tau=0.6)
+    data = linked_data(doc.html)
+    assert [e["marked"] for e in data["panels"][0]["edges"]] == [False, True]
+    assert data["options"]["markedEdge"] == HIGHLIGHT_COLOUR
+    assert "e.marked" in doc.html  # the page's edge style reads the flag
+
+
 @pytest.mark.parametrize("payload", [IMG, SCRIPT, LINK, "</style><b>x</b>", "a & b \u2028 c"])
 def test_linked_document_never_turns_text_into_markup(payload: str) -> None:
     p = panel("answer", [payload, "ok"], {payload: "E1"})
@@ -368,7 +380,7 @@ def test_linked_document_widths_follow_the_room_labels_need() -> None:
     big = panel("context", [f"a long entity label {i}" for i in range(30)])
     data = linked_data(linked_graphs_html([small, big], [], tau=0.6).html)
     shares = [p["share"] for p in data["panels"]]  # type: ignore[attr-defined,index]
-    assert shares[0] == LINKED_STYLE.min_share and shares[1] == pytest.approx(0.8)
+    assert shares[0] == LINKED_STYLE.min_share and shares[1] == pytest.approx(1 - shares[0])
     options = data["options"]
     assert options["lastScale"] * options["nodeFont"] >= 12  # type: ignore[index]
     assert options["lastScale"] * options["edgeFont"] >= 10  # type: ignore[index]

@@ -561,9 +561,23 @@ def test_annotate_opens_on_an_answer_with_pairs_and_steps_to_the_next(db):
         assert _verdicts(at)  # every step lands on an answer with pairs
     assert len(set(seen)) == 4
     assert at.query_params["item"] == [seen[-1]] or at.query_params["item"] == seen[-1]
-    assert len(at.get("iframe")) == 2  # the gold and answer graphs ...
-    at.toggle(key="annotate_context").set_value(True).run()
-    assert not at.exception and len(at.get("iframe")) == 3  # ... and the context graph
+    (frame,) = at.get("iframe")  # the explorer's linked document: gold, answer and context
+    doc = _linked_data(frame.proto.srcdoc)
+    assert [p["key"] for p in doc["panels"]] == ["gold", "answer", "context"]
+    marked = {
+        p["key"]: {p["triples"][e["triple"]][1] for e in p["edges"] if e["marked"]}
+        for p in doc["panels"]
+    }
+    # TAU's pairs are the red edges: one gold and one answer triple at least, no context one
+    assert marked["gold"] and marked["answer"] and not marked["context"]
+    at.toggle(key="annotate_whole_kgs").set_value(True).run()
+    assert not at.exception and len(at.get("iframe")) == 1
+
+
+def _linked_data(srcdoc: str) -> dict:
+    """The ``S3KG_DATA`` JSON of a linked graphs document."""
+    start = srcdoc.index("const S3KG_DATA = ") + len("const S3KG_DATA = ")
+    return json.JSONDecoder().raw_decode(srcdoc[start:])[0]
 
 
 def test_annotate_opens_the_case_and_the_annotator_of_the_url(db):

@@ -73,10 +73,11 @@
   function edgeStyle(e, state) {
     const dim = state === "dim";
     const hot = state === "hot";
+    const base = e.marked ? O.markedEdge : hot ? "#222222" : dim ? "#e2e2e2" : "#8a8a8a";
     return {
       id: e.id,
-      color: { color: hot ? "#222222" : dim ? "#e2e2e2" : "#8a8a8a", highlight: "#222222", hover: "#444444" },
-      width: hot ? 3.5 : 1.5,
+      color: { color: e.marked && dim ? fade(O.markedEdge, 0.5) : base, highlight: "#222222", hover: "#444444" },
+      width: hot ? 3.5 : e.marked ? 3 : 1.5,
       font: {
         size: O.edgeFont, face: O.fontFace, align: "horizontal", color: dim ? "#c4c4c4" : "#404040",
         strokeWidth: 4, strokeColor: "#ffffff",
@@ -662,7 +663,8 @@
     box.style.flex = "1 1 " + (100 * panel.share).toFixed(2) + "%";
     const head = el("div", "s3kg-head");
     head.appendChild(el("span", "s3kg-title", panel.title));
-    head.appendChild(el("span", "s3kg-sub", panel.subtitle));
+    const sub = head.appendChild(el("span", "s3kg-sub", panel.subtitle));
+    sub.title = panel.subtitle;  // the full text where a narrow picture cuts it
     box.appendChild(head);
     if (panel.note) box.appendChild(el("div", "s3kg-note", panel.note));
     row.appendChild(box);
