@@ -38,7 +38,6 @@ __all__ = [
     "changes",
     "first_with_pairs",
     "item_label",
-    "marked_triples",
     "next_with_pairs",
     "note_case",
     "pair_key",
@@ -133,34 +132,6 @@ class ProposedPair:
         raw = self.gold_raw if side == "gold" else self.answer_raw
         lemmas = self.gold if side == "gold" else self.answer
         return " ; ".join(show(t.to_list()) for t in raw) or show(lemmas)
-
-
-def marked_triples(
-    drawn: Mapping[str, Sequence[tuple[Triple, Triple]]], pairs: Iterable[ProposedPair]
-) -> dict[str, set[int]]:
-    """Which drawn triples belong to the proposed pairs: ``{"gold": {...}, "answer": {...}}``.
-
-    ``drawn`` is the linked pictures' ``source -> [(raw, keyed)]``
-    (:attr:`dashboard.explorer.CaseScores.triples`); a triple is marked when its extracted
-    form is one a pair came from.
-
-    Examples
-    --------
-    >>> t = Triple("Ada", "wrote", "notes")
-    >>> pair = ProposedPair(("ada", "write", "note"), ("ada", "write", "note"), 0.9, (t,), (), None)
-    >>> marked_triples({"gold": [(Triple("x", "y", "z"), t), (t, t)], "answer": []}, [pair])
-    {'gold': {1}, 'answer': set()}
-    """
-    wanted: dict[str, set[tuple[str, ...]]] = {"gold": set(), "answer": set()}
-    for p in pairs:
-        wanted["gold"].update(tuple(t.to_list()) for t in p.gold_raw)
-        wanted["answer"].update(tuple(t.to_list()) for t in p.answer_raw)
-    return {
-        source: {
-            i for i, (raw, _) in enumerate(drawn.get(source, ())) if tuple(raw.to_list()) in keys
-        }
-        for source, keys in wanted.items()
-    }
 
 
 def saved_verdicts(mine: pd.DataFrame) -> dict[PairKey, str]:

@@ -233,7 +233,10 @@ def tau_figure(per_run: pd.DataFrame, categories: Sequence[str], height: int = 3
         },
         labels={"triples": "triples in the cases"},
     )
-    return _layout(fig, height, legend={"orientation": "h", "y": -0.15})
+    # the legend above the facet titles: below the plot it covered the ticks' second line
+    # (the temperature), so two runs of one model could not be told apart
+    legend = {"orientation": "h", "y": 1.08, "yanchor": "bottom", "x": 0}
+    return _layout(fig, height, top=80, legend=legend)
 
 
 def comparison_figure(deltas: pd.DataFrame, height: int = 330) -> go.Figure:

@@ -37,7 +37,7 @@ from dashboard.graphs import (
     PanelNode,
 )
 from s3kg_core.kg import Triple
-from s3kg_core.normalize import normalize_label
+from s3kg_core.normalize import normalize_label, normalize_triples
 from s3kg_core.scoring.align import best_matches
 from s3kg_core.scoring.cus import harmonic_mean
 from s3kg_core.scoring.result import ScoreResult
@@ -58,6 +58,7 @@ __all__ = [
     "entity_identities",
     "linked_view",
     "mark_text",
+    "marked_by_lemmas",
     "needed_texts",
     "neighbourhood",
     "neighbours",
@@ -490,6 +491,34 @@ def text_marks(case: CaseScores, source: str) -> dict[str, tuple[str, str]]:
             if ids:
                 marks.setdefault(label, ("+".join(i.badge for i in ids), ids[0].colour))
     return marks
+
+
+def marked_by_lemmas(
+    drawn: Mapping[str, Sequence[tuple[Triple, Triple]]],
+    lemmas: Mapping[str, Iterable[Sequence[str]]],
+) -> dict[str, set[int]]:
+    """Which drawn triples TAU named: source -> indices into ``drawn[source]``.
+
+    TAU reports triples normalised (lemmas: ``"publish in"``); a drawn triple (``(raw, keyed)``,
+    as :attr:`CaseScores.triples`) is named when its extracted form normalises to one of
+    ``lemmas[source]``. For :func:`linked_view`'s ``marked``.
+
+    Examples
+    --------
+    >>> t = Triple("The paper", "published_in", "Nature")
+    >>> drawn = {"gold": [(Triple("x", "y", "z"), t), (t, t)]}
+    >>> marked_by_lemmas(drawn, {"gold": [("the paper", "publish in", "nature")], "answer": []})
+    {'gold': {1}, 'answer': set()}
+    """
+    out: dict[str, set[int]] = {}
+    for source, named in lemmas.items():
+        wanted = {tuple(t) for t in named}
+        out[source] = {
+            i
+            for i, (raw, _) in enumerate(drawn.get(source, ()))
+            if any(tuple(n.to_list()) in wanted for n in normalize_triples([raw]))
+        }
+    return out
 
 
 def linked_view(

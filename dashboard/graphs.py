@@ -498,7 +498,7 @@ class LinkedStyle:
     row_px: int = 27
     doc_width_px: int = 980
     min_share: float = 0.22
-    empty_share: float = 0.17
+    empty_share: float = 0.19
     font_face: str = "Arial, Liberation Sans, Helvetica, sans-serif"
 
 

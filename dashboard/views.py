@@ -6,7 +6,7 @@ beside the stored ones, the linked graphs document and the texts with aligned en
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -14,8 +14,6 @@ import streamlit as st
 
 from dashboard import data
 from dashboard.escape import code, md
-from dashboard.graphs import alignment_colours, kg_html, legend_html
-from s3kg_core.kg import Triple
 
 if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
@@ -27,7 +25,6 @@ __all__ = [
     "item_choices",
     "run_choices",
     "texts",
-    "three_graphs",
 ]
 
 
@@ -66,47 +63,6 @@ def texts(view: data.ItemView) -> None:
         with col:
             st.markdown(f"**{title}**")
             st.text(body or "(empty)")
-
-
-def _triples(view: data.ItemView, source: str) -> tuple[Triple, ...]:
-    kg = view.kgs.get(source)
-    return kg.triples if kg is not None else ()
-
-
-def three_graphs(
-    view: data.ItemView,
-    gold_map: dict[str, str | None],
-    ctx_map: dict[str, str | None],
-    render: Callable[..., Any],
-    highlight: dict[str, Collection[Triple]] | None = None,
-    height: int = 430,
-) -> None:
-    """The gold, answer and context KGs side by side; aligned entities share a colour."""
-    answer = _triples(view, "answer")
-    colours = alignment_colours(answer, gold_map, ctx_map)
-    cols = st.columns(3)
-    for col, source, title, col_map in (
-        (cols[0], "gold", "Gold KG", colours.gold),
-        (cols[1], "answer", "Answer KG", colours.answer),
-        (cols[2], "context", "Context KG", colours.context),
-    ):
-        with col:
-            kg = view.kgs.get(source)
-            status = kg.status if kg is not None else "not extracted"
-            n = len(kg.triples) if kg is not None else 0
-            st.markdown(f"**{title}** · {n} triples")
-            if status not in ("ok",):
-                st.text(f"status: {status}")
-            render(
-                kg_html(
-                    _triples(view, source),
-                    col_map,
-                    highlight=(highlight or {}).get(source, ()),
-                    height_px=height - 30,
-                ),
-                height=height,
-            )
-    st.markdown(legend_html(colours.answer), unsafe_allow_html=True)
 
 
 _SCORE_LABELS = (

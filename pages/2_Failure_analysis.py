@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import charts, data, navigation, views, widgets
 from dashboard.escape import code, md
-from s3kg_core.kg import Triple
+from dashboard.explorer import SOURCES, marked_by_lemmas
 from s3kg_core.scoring.signature import Signature
 
 CATEGORIES = ["relation_mismatch", "entity_mismatch", "extra", "missing"]
@@ -152,19 +152,25 @@ with right:
     _table([{"triple": _triple(t)} for t in result["missing"]], "none")
 
 view = data.item_view(controls.path, controls.stamp, run_id, item_id, controls.signature)
-residual_answer = [Triple(*t) for t in result["extra"]] + [
-    Triple(*m["answer"]) for k in ("relation_mismatch", "entity_mismatch") for m in result[k]
-]
-residual_reference = [Triple(*t) for t in result["missing"]] + [
-    Triple(*m["gold"]) for k in ("relation_mismatch", "entity_mismatch") for m in result[k]
-]
-gold_map = view.details.get("gold", {}).get("entity_map", {})
-ctx_map = view.details.get("context", {}).get("entity_map", {})
-st.caption("Residual triples (mismatched, extra, missing) are drawn in red.")
-views.three_graphs(
-    view,
-    gold_map,
-    ctx_map,
-    st.iframe,
-    highlight={"answer": residual_answer, reference: residual_reference},
+residual = {
+    "answer": [*result["extra"]]
+    + [m["answer"] for k in ("relation_mismatch", "entity_mismatch") for m in result[k]],
+    reference: [*result["missing"]]
+    + [m["gold"] for k in ("relation_mismatch", "entity_mismatch") for m in result[k]],
+}
+stored_tau = float(Signature.parse(controls.signature).config_kwargs()["tau"])
+case_kgs = data.explorer_case(
+    controls.path, controls.stamp, controls.signature, run_id, item_id, stored_tau
+)
+statuses = {s: kg.status for s, kg in view.kgs.items()}
+st.caption(
+    f"**Red edges**: the residual triples above (mismatched, extra, missing {reference}). The "
+    f"badges show S3KG's entity alignment at tau {stored_tau:g}."
+)
+views.explorer_graphs(
+    case_kgs,
+    {s: statuses.get(s, "not extracted") for s in SOURCES},
+    show_all=False,
+    state_key=f"tau:{run_id}:{item_id}",
+    marked=marked_by_lemmas(case_kgs.triples, residual),
 )

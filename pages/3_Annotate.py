@@ -15,7 +15,7 @@ import streamlit as st
 
 from dashboard import annotate, data, navigation, views, widgets
 from dashboard.escape import code, md
-from dashboard.explorer import MAX_NODES, SOURCES
+from dashboard.explorer import MAX_NODES, SOURCES, marked_by_lemmas
 from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
@@ -289,7 +289,9 @@ views.explorer_graphs(
     {s: statuses.get(s, "not extracted") for s in SOURCES},
     show_all=show_all,
     state_key=f"annotate:{run_id}:{item_id}",
-    marked=annotate.marked_triples(case.triples, pairs),
+    marked=marked_by_lemmas(
+        case.triples, {"gold": [p.gold for p in pairs], "answer": [p.answer for p in pairs]}
+    ),
 )
 links = st.columns([2, 5])
 with links[0]:

@@ -312,9 +312,12 @@ def test_page_renders_without_exception(watched: Watched, server: Server, name: 
     # charts and component iframes mount after the script ends: wait for them, then count
     if name == "failure_analysis":
         main.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=RENDER_MS)
-        main.locator('[data-testid="stIFrame"]').nth(2).wait_for(timeout=RENDER_MS)
         assert main.locator('[data-testid="stPlotlyChart"]').count() >= 1
-        assert main.locator('[data-testid="stIFrame"]').count() == 3
+        # the case's KGs: the explorer's linked document, the residual triples as red edges
+        frame = graph_frame(watched.page)
+        assert not legibility_problems(frame.evaluate("() => window.s3kg.metrics()"))
+        assert main.locator('[data-testid="stIFrame"]').count() == 1
+        assert red_edges(frame)["answer"], "the extra answer triple is marked"
         # the case links to the explorer and to Annotate, both in-app page links
         for target in ("Sample_explorer", "Annotate"):
             link = main.locator(f'a[href*="{target}?run="]')
@@ -343,6 +346,15 @@ def graph_frame(page: Any) -> Any:
     assert len(frames) == 1, "one document holds the three graphs"
     frames[0].wait_for_function("() => window.s3kg && window.s3kg.ready === true", timeout=deadline)
     return frames[0]
+
+
+def red_edges(frame: Any) -> dict[str, list[str]]:
+    """Per picture, the labels of the edges drawn in the marked colour."""
+    return frame.evaluate(
+        "() => Object.fromEntries(Object.entries(window.s3kgNetworks).map(([k, n]) => [k, "
+        "Object.values(n.body.edges).filter(e => e.options.color.color === "
+        f"{json.dumps(HIGHLIGHT_COLOUR)}).map(e => e.options.label)]))"
+    )
 
 
 def question_picker(page: Any) -> Any:
@@ -780,11 +792,7 @@ def test_annotate_on_the_demo_saves_only_decisions_and_keeps_the_name(
     assert _in_first_screen(page.get_by_role("button", name="Save my verdicts"))
     # the item's graphs: the explorer's linked document, TAU's pairs as red edges, legible
     frame = graph_frame(page)
-    marked = frame.evaluate(
-        "() => Object.fromEntries(Object.entries(window.s3kgNetworks).map(([k, n]) => [k, "
-        "Object.values(n.body.edges).filter(e => e.options.color.color === "
-        f"{json.dumps(HIGHLIGHT_COLOUR)}).map(e => e.options.label)]))"
-    )
+    marked = red_edges(frame)
     assert marked["gold"] and marked["answer"] and not marked["context"], marked
     problems = legibility_problems(frame.evaluate("() => window.s3kg.metrics()"))
     assert not problems, "\n".join(problems)
@@ -850,6 +858,11 @@ def test_a_failure_case_link_opens_that_case_in_annotate(
 ) -> None:
     page = watched.page
     open_page(watched, annotate_server, "Failure_analysis", "Failure analysis (TAU)")
+    frame = graph_frame(page)  # the demo's worst case: an empty answer KG, 13 missing triples
+    assert len(red_edges(frame)["gold"]) == 13
+    assert not legibility_problems(frame.evaluate("() => window.s3kg.metrics()"))
+    screenshot(page, artefacts() / "failure_analysis_demo.png")
+    first_screen(page, artefacts() / "failure_analysis_demo_first_screen.png")
     link = page.locator('[data-testid="stMain"] a[href*="Annotate?run="]')
     href = link.get_attribute("href") or ""
     run, item = re.search(r"\?run=(\d+)&item=(\d+)$", href).groups()  # type: ignore[union-attr]

@@ -139,6 +139,9 @@ def test_tau_bars_stack_counts_per_run_in_colour_blind_safe_colours():
     # not by colour alone: each category has its own fill pattern too
     shapes = {t.name: t.marker.pattern.shape for t in fig.data}
     assert len(set(shapes.values())) == 4
+    # regression: the legend sat under the plot, over the ticks' second line (the temperature)
+    assert "<br>T=0.7" in " ".join(by_name["extra"].x)
+    assert fig.layout.legend.y >= 1 and fig.layout.legend.yanchor == "bottom"
 
 
 def test_run_labels_name_the_extractor_only_where_it_varies():

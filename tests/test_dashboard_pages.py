@@ -319,6 +319,26 @@ def test_failure_cases_are_listed_lowest_score_first_with_their_question(db):
     assert at.table
 
 
+def test_a_failure_case_draws_its_residual_triples_as_marked_edges(db):
+    at = _app("tau")
+    at.slider(key="tau_percent").set_value(20).run()
+    counts = {}
+    for i in range(len(at.selectbox(key="tau_case").options)):
+        at.selectbox(key="tau_case").select_index(i).run()
+        counts = {m.label: int(m.value) for m in at.metric}
+        if counts["extra"] and counts["missing"]:
+            break
+    extra, missing = counts["extra"], counts["missing"]
+    assert extra and missing, counts  # some demo case has both
+    (frame,) = at.get("iframe")  # the explorer's linked document, not three separate pictures
+    doc = _linked_data(frame.proto.srcdoc)
+    marked = {p["key"]: [e for e in p["edges"] if e["marked"]] for p in doc["panels"]}
+    # every extra answer triple and every missing gold triple is a red edge (an extracted
+    # triple may normalise to a lemma triple TAU counted once, so ">=")
+    assert len(marked["answer"]) >= extra and len(marked["gold"]) >= missing
+    assert not marked["context"]  # ranked by CUS: the reference is the gold KG
+
+
 def test_a_failure_case_stays_chosen_when_alpha_moves_its_score(db):
     at = _app("tau")
     at.slider(key="tau_percent").set_value(20).run()
