@@ -137,13 +137,17 @@ def signature_labels(signatures: Sequence[str]) -> dict[str, str]:
     """Short select-box labels of stored signatures: what tells each apart from the others.
 
     One signature is labelled by its mode, encoder and tau; several by the fields in which
-    they differ (``Signature.differences``). A signature that does not parse keeps its text.
+    they differ (``Signature.differences``). Encoders are named without their version unless
+    only the version tells them apart. A signature that does not parse keeps its text.
 
     Examples
     --------
     >>> a = "mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0"
     >>> signature_labels([a])[a]
-    'hybrid · minilm@0.1.0 · tau 0.65'
+    'hybrid · minilm · tau 0.65'
+    >>> onnx = a.replace("minilm@0.1.0", "minilm@0.1.0+onnx")
+    >>> signature_labels([onnx])[onnx]
+    'hybrid · minilm+onnx · tau 0.65'
     >>> b = a.replace("hybrid", "kgx").replace("0.65", "0.7")
     >>> signature_labels([a, b])[b]
     'kgx · tau 0.7'
@@ -159,12 +163,30 @@ def signature_labels(signatures: Sequence[str]) -> dict[str, str]:
     for sig in found[1:]:
         differing |= set(found[0].differences(sig)) - {"alpha"}
     names = [n for n in _SIGNATURE_FIELDS if n in differing] or ["mode", "encoder", "tau"]
+    # "minilm+onnx" for "minilm@0.1.0+onnx" (the sidebar cuts longer labels), unless only the
+    # version tells two encoders apart
+    encoders = {str(sig.encoder) for sig in found}
+    short = len({_without_version(e) for e in encoders}) == len(encoders)
     labels: dict[str, str] = {}
     for text in signatures:
         sig = parsed.get(text)
-        label = text if sig is None else " · ".join(_field_text(n, getattr(sig, n)) for n in names)
+        label = (
+            text
+            if sig is None
+            else " · ".join(
+                _without_version(str(sig.encoder)) if n == "encoder" and short
+                else _field_text(n, getattr(sig, n))
+                for n in names
+            )
+        )  # fmt: skip
         labels[text] = label if label not in labels.values() else text
     return labels
+
+
+def _without_version(encoder: str) -> str:
+    name, _, rest = encoder.partition("@")
+    backend = rest.partition("+")[2]
+    return f"{name}+{backend}" if backend else name
 
 
 def keyed_selectbox(

@@ -17,7 +17,16 @@ def test_the_module_doctests_pass():
 
 
 def test_one_signature_is_labelled_by_mode_encoder_and_tau():
-    assert signature_labels([BASE]) == {BASE: "hybrid · minilm@0.1.0 · tau 0.65"}
+    assert signature_labels([BASE]) == {BASE: "hybrid · minilm · tau 0.65"}
+    onnx = BASE.replace("minilm@0.1.0", "minilm@0.1.0+onnx")
+    # regression: "hybrid · minilm@0.1.0+onnx · tau 0.65" was cut in the sidebar
+    assert signature_labels([onnx]) == {onnx: "hybrid · minilm+onnx · tau 0.65"}
+    assert all(len(label) <= 31 for label in signature_labels([onnx]).values())
+
+
+def test_a_version_is_named_where_only_it_tells_encoders_apart():
+    newer = BASE.replace("minilm@0.1.0", "minilm@0.2.0")
+    assert signature_labels([BASE, newer]) == {BASE: "minilm@0.1.0", newer: "minilm@0.2.0"}
 
 
 def test_several_signatures_are_labelled_by_what_differs():
@@ -25,15 +34,15 @@ def test_several_signatures_are_labelled_by_what_differs():
     mpnet = BASE.replace("minilm@0.1.0", "mpnet@0.2.0")
     labels = signature_labels([BASE, kgx, mpnet])
     assert labels == {
-        BASE: "hybrid · minilm@0.1.0 · align yes",
-        kgx: "kgx · minilm@0.1.0 · align no",
-        mpnet: "hybrid · mpnet@0.2.0 · align yes",
+        BASE: "hybrid · minilm · align yes",
+        kgx: "kgx · minilm · align no",
+        mpnet: "hybrid · mpnet · align yes",
     }
     assert all(len(label) <= 36 for label in labels.values())  # fits the sidebar
 
 
 def test_a_signature_that_does_not_parse_keeps_its_text():
-    assert signature_labels([BASE, "odd"]) == {BASE: "hybrid · minilm@0.1.0 · tau 0.65",
+    assert signature_labels([BASE, "odd"]) == {BASE: "hybrid · minilm · tau 0.65",
                                                "odd": "odd"}  # fmt: skip
 
 
