@@ -13,6 +13,7 @@ from store_helpers import build_store, count, start_lock_holder
 
 from s3kg_core.errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
 from s3kg_core.kg import Triple
+from s3kg_core.store import grapheval_queries
 from s3kg_core.store.records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
 from s3kg_core.store.schema import SCHEMA_VERSION
 from s3kg_core.store.store import Store
@@ -437,6 +438,46 @@ def _scored_items(con) -> dict[str, list[int]]:
         table: [r[0] for r in con.execute(f"SELECT item_id FROM {table} ORDER BY 1").fetchall()]
         for table in ("scores", "tau_results")
     }
+
+
+def _detected(con, run: int, item: int) -> None:
+    """A GraphEval detection for ``(run, item)``, as ``s3kg grapheval detect`` stores it."""
+    grapheval_queries.put_grapheval_result(
+        con, run_id=run, item_id=item, checker="support", extractor="x", inconsistent=True,
+        raw_probability=None, n_triples=1, n_flagged=1, detail="{}", signature="checker:support",
+    )  # fmt: skip
+
+
+def _detected_items(con, run: int) -> list[int]:
+    return sorted(grapheval_queries.checked_item_ids(con, run, "support", "x"))
+
+
+def test_detections_go_when_the_answer_or_its_kg_changes_not_the_gold_kg(tmp_path):
+    """Regression: GraphEval's verdicts outlived a changed answer or answer KG, so a rerun of
+    ``grapheval detect`` skipped the item ("already done") and showed a verdict about
+    another text."""
+    store = Store(tmp_path / "t.duckdb")
+    one, two = (Triple("a", "r", "b"),), (Triple("c", "r", "d"),)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        ids = store.upsert_items(con, ds, [ItemRecord(x) for x in "abcd"])
+        run = store.ensure_run(con, ds, "m", 0.0, "x")
+        a, b, c, d = (ids[x] for x in "abcd")
+        store.put_answers(con, run, [AnswerRecord(i, "text") for i in (a, b, c, d)])
+        store.put_kgs(con, [KGRecord(run, i, s, one) for i in (a, b, c, d) for s in SOURCES])
+        for item in (a, b, c, d):
+            _detected(con, run, item)
+        store.put_kgs(
+            con,
+            [
+                KGRecord(run, a, "answer", one),  # unchanged: keeps its verdict
+                KGRecord(run, b, "answer", two),  # another answer KG: the verdict goes
+                KGRecord(run, c, "gold", two),  # the gold KG plays no part in GraphEval
+            ],
+        )
+        assert _detected_items(con, run) == [a, c, d]
+        store.put_answers(con, run, [AnswerRecord(d, "another text"), AnswerRecord(a, "text")])
+        assert _detected_items(con, run) == [a, c]
 
 
 def test_put_kgs_drops_the_scores_and_tau_of_items_whose_kgs_changed_d3(tmp_path):

@@ -20,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
@@ -28,6 +29,7 @@ import pandas as pd
 __all__ = [
     "answers_with_context",
     "checked_item_ids",
+    "delete_item_detections",
     "grapheval_bench_rows",
     "grapheval_overview",
     "grapheval_result_rows",
@@ -143,6 +145,16 @@ def checked_item_ids(
             [run_id, checker, extractor],
         ).fetchall()
     }
+
+
+def delete_item_detections(con: duckdb.DuckDBPyConnection, keys: Sequence[tuple[int, int]]) -> None:
+    """Remove every checker's detections and corrections of these ``(run_id, item_id)``.
+
+    Their answer or answer KG changed: the verdicts were about another text.
+    """
+    con.executemany(
+        "DELETE FROM grapheval_results WHERE run_id = ? AND item_id = ?", [list(k) for k in keys]
+    )
 
 
 def answers_with_context(con: duckdb.DuckDBPyConnection, run_id: int) -> list[tuple[Any, ...]]:

@@ -30,7 +30,7 @@ import pandas as pd
 from ..config import DEFAULT_DB
 from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
-from . import queries
+from . import grapheval_queries, queries
 from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
 from .schema import BENCH_COLUMNS, MIGRATIONS, SCHEMA_VERSION
 
@@ -318,6 +318,7 @@ class Store:
             keys = sorted((int(r), int(i)) for r, i in changed)
             queries.delete_item_kgs(con, keys)
             queries.delete_item_results(con, keys)
+            grapheval_queries.delete_item_detections(con, keys)
         return len(answers)
 
     @staticmethod
@@ -326,7 +327,8 @@ class Store:
 
         The scores and TAU results of every ``(run, item)`` one of whose KGs changes (other
         triples or another status, or a KG it did not have) are removed: they were computed
-        from the old KGs. KGs written again unchanged keep them.
+        from the old KGs; so are its GraphEval detections when its answer KG changes. KGs
+        written again unchanged keep them.
 
         Raises
         ------
@@ -373,7 +375,7 @@ class Store:
         con.register("_new_kgs", heads)
         con.register("_new_triples", body)
         try:
-            changed = Store._changed_kg_items(con, kgs)
+            changed_kgs = Store._changed_kg_items(con, kgs)
             con.execute(
                 "DELETE FROM triples WHERE (run_id, item_id, source) IN "
                 "(SELECT (run_id, item_id, source) FROM _new_kgs)"
@@ -387,15 +389,19 @@ class Store:
         finally:
             con.unregister("_new_kgs")
             con.unregister("_new_triples")
+        changed = sorted({(r, i) for r, i, _ in changed_kgs})
         if changed:
             queries.delete_item_results(con, changed)
+        answer_changed = sorted({(r, i) for r, i, s in changed_kgs if s == "answer"})
+        if answer_changed:
+            grapheval_queries.delete_item_detections(con, answer_changed)
         return len(kgs)
 
     @staticmethod
     def _changed_kg_items(
         con: duckdb.DuckDBPyConnection, kgs: Sequence[KGRecord]
-    ) -> list[tuple[int, int]]:
-        """The ``(run, item)`` of ``kgs`` (registered as ``_new_kgs``) unlike what is stored."""
+    ) -> list[tuple[int, int, str]]:
+        """The ``(run, item, source)`` of ``kgs`` (registered as ``_new_kgs``) unlike the store."""
         stored = {
             (int(r), int(i), str(s)): str(status)
             for r, i, s, status in con.execute(
@@ -415,7 +421,7 @@ class Store:
             key = (kg.run_id, kg.item_id, kg.source)
             new = [(t.head, t.relation, t.tail) for t in kg.triples]
             if stored.get(key) != kg.status or triples.get(key, []) != new:
-                changed.add((kg.run_id, kg.item_id))
+                changed.add(key)
         return sorted(changed)
 
     @staticmethod
