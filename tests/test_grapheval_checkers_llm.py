@@ -101,3 +101,18 @@ def test_a_reply_cut_off_by_the_token_limit_keeps_its_complete_verdicts():
     assert [v.probability for v in verdicts[:2]] == pytest.approx([0.1, 0.8])
     assert verdicts[2].probability is None
     assert verdicts[2].reason == "the reply was cut off before statement 3"
+
+
+def test_an_unparseable_reply_is_not_cached_so_a_rerun_asks_again():
+    """Regression: the client cached the unparseable reply, so ``grapheval detect`` rerun on
+    an "unjudged" answer (checked again, its summary says) got the same garbage back from the
+    cache without asking the model."""
+    good = '{"verdicts": [{"id": 1, "supported": true, "confidence": 0.9}]}'
+    with fake_openai(lambda body, n: Reply(text="I cannot say." if n == 1 else good)) as server:
+        checker = _checker(server.base_url)
+        first = checker.judge([GOOD], CONTEXT)
+        again = checker.judge([GOOD], CONTEXT)
+        third = checker.judge([GOOD], CONTEXT)  # now served from the cache
+        assert len(server.requests) == 2
+    assert first[0].probability is None and first[0].reason.startswith("unparseable reply")
+    assert again[0].probability == third[0].probability == pytest.approx(0.1)

@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import CheckerError, LLMResponseError
 from ...extract.parse import repair_json
 from ...extract.prompts import truncate
-from ...llm.client import ChatRequest, LLMClient
+from ...llm.client import ChatRequest, ChatResult, LLMClient
 from ..prompts import CHECK_PROMPT_VERSION, check_messages
 from .base import Checker, Claim, Verdict
 
@@ -108,6 +108,15 @@ def parse_verdicts(text: str, n: int) -> tuple[list[Verdict], tuple[str, ...]]:
     return [found.get(i, Verdict(None, _missing_reason(i, cut))) for i in range(1, n + 1)], repairs
 
 
+def _has_verdicts(result: ChatResult) -> bool:
+    """Whether a reply holds a list of verdicts (only those are cached: a rerun asks again)."""
+    try:
+        parse_verdicts(result.text or "", 1)
+    except LLMResponseError:
+        return False
+    return True
+
+
 def _missing_reason(statement: int, cut: bool) -> str:
     if cut:
         return f"the reply was cut off before statement {statement}"
@@ -184,7 +193,7 @@ class LLMChecker(Checker):
                     json_mode=False,
                 )
             )
-        results = self.client.chat_many(requests)
+        results = self.client.chat_many(requests, usable=_has_verdicts)
         out: list[list[Verdict]] = []
         for (claims, _), cut, result in zip(jobs, cut_flags, results, strict=True):
             if not result.ok:
