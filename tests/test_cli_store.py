@@ -6,6 +6,7 @@ the same tables as an uninterrupted run.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -384,6 +385,35 @@ def test_cus_json_is_written_atomically(tmp_path, minilm, monkeypatch):
     assert saved.parent == tmp_path and json.loads(saved.read_text(encoding="utf-8"))
     assert out.read_text(encoding="utf-8") == before  # the old table, whole
     assert sorted(p.name for p in tables.iterdir()) == ["cus.json"]  # no temporary left behind
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_an_export_that_fails_midway_leaves_the_previous_file_whole(tmp_path, minilm, fmt):
+    # Regression: `s3kg export` wrote in place: a full disk or a kill midway left half a file
+    # where the previous export had been.
+    db = tmp_path / "db.duckdb"
+    build_store(db, models=("model-a",), n_items=2, n_triples=2)
+    assert _invoke("score", "--db", db).exit_code == 0
+    out = tmp_path / "exports" / f"results.{fmt}"
+    assert _invoke("export", "--db", db, "--format", fmt, "--out", out).exit_code == 0
+    before = out.read_bytes()
+    name = "to_csv" if fmt == "csv" else "to_json"
+    real = getattr(pd.DataFrame, name)
+
+    def half_then_disk_full(self, path, *args, **kwargs):
+        Path(path).write_bytes(before[: len(before) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pd.DataFrame, name, half_then_disk_full)
+        result = _invoke("export", "--db", db, "--format", fmt, "--out", out)
+    assert getattr(pd.DataFrame, name) is real
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert _one_line_error(result) == (
+        f"Error: cannot write {out}: No space left on device; a file that was there is unchanged"
+    )
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in out.parent.iterdir()) == [out.name]  # no temporary left
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,10 @@ from typing import Any, Literal
 import duckdb
 import pandas as pd
 
+from ..atomic import replacing
 from ..encoders.backend import backend_of_name, with_backend
 from ..encoders.registry import PACKAGED_ENCODERS
-from ..errors import ConfigError, InputFormatError
+from ..errors import ConfigError, InputFormatError, OutputError
 from ..scoring.result import TEXT_MODES
 from ..scoring.signature import Signature
 from ..store import queries
@@ -514,6 +515,8 @@ def export_results(
     ------
     ConfigError
         If ``signature`` is unknown or ``fmt`` is not csv, parquet or json.
+    OutputError
+        If the file cannot be written (it is written whole or not at all).
     """
     signature = resolve_signature(store, signature)
     with store.connect() as con:
@@ -537,19 +540,23 @@ def export_results(
     first = [*scored.columns, *texts.columns.drop("item_id"), "answer"]
     frame = frame[[*first, *(c for c in frame.columns if c not in first)]]
     frame["signature"] = signature
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "csv":
-        frame.to_csv(out, index=False)
-    elif fmt == "parquet":  # DuckDB writes Parquet itself: no pyarrow needed
-        mem = duckdb.connect()
-        try:
-            mem.register("results", frame)
-            queries.copy_results_to_parquet(mem, out)
-        finally:
-            mem.close()
-    elif fmt == "json":
-        frame.to_json(out, orient="records", indent=2)
-    else:
+    if fmt not in ("csv", "parquet", "json"):
         raise ConfigError(f"format must be csv, parquet or json; got {fmt!r}")
+    try:
+        with replacing(out) as tmp:  # a killed export leaves the previous file, not half of one
+            if fmt == "csv":
+                frame.to_csv(tmp, index=False)
+            elif fmt == "parquet":  # DuckDB writes Parquet itself: no pyarrow needed
+                mem = duckdb.connect()
+                try:
+                    mem.register("results", frame)
+                    queries.copy_results_to_parquet(mem, tmp)
+                finally:
+                    mem.close()
+            else:
+                frame.to_json(tmp, orient="records", indent=2)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {out}: {exc.strerror or exc}; a file that was there is unchanged"
+        ) from exc
     return len(frame)

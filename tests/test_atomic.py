@@ -1,0 +1,53 @@
+"""Tests of s3kg_core.atomic: a file is replaced whole or left as it was."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import s3kg_core.atomic as atomic_module
+from s3kg_core.atomic import replacing
+
+
+def test_the_module_doctests_pass() -> None:
+    result = doctest.testmod(atomic_module)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_new_file_and_its_folder_are_made(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b" / "out.bin"
+    with replacing(target) as tmp:
+        assert tmp.parent == target.parent and tmp.name.startswith(".out.bin.")
+        tmp.write_bytes(b"\x00\x01")
+    assert target.read_bytes() == b"\x00\x01"
+    assert [p.name for p in target.parent.iterdir()] == ["out.bin"]
+
+
+def test_an_error_leaves_no_file_where_there_was_none(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    with pytest.raises(KeyboardInterrupt), replacing(target) as tmp:
+        tmp.write_text("half")
+        raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_writer_leaves_the_previous_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_text("previous")
+    script = (
+        "import os, signal, sys\n"
+        "from s3kg_core.atomic import replacing\n"
+        f"with replacing({str(target)!r}) as tmp:\n"
+        "    tmp.write_text('half')\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", script], env=env, check=False)
+    assert done.returncode == -signal.SIGKILL
+    assert target.read_text() == "previous"  # the kill left a temporary, never half a target
