@@ -28,9 +28,8 @@ Figures:
     median and p95 milliseconds (target: under 100 ms). Also the round trip in the browser:
     the sidebar slider moved one step with the keyboard until the overview's Mean CUS shows
     the new value and the script has finished.
-(c) *sample page with three 50-node graphs*: :func:`dashboard.graphs.kg_html` for the three KGs
-    plus :func:`dashboard.graphs.alignment_colours` on the stored entity maps (median / p95 ms
-    over ``--graph-repeats``; the Failure analysis page draws its graphs this way), and the
+(c) *sample page with three 50-node graphs*: :func:`dashboard.graphs.linked_graphs_html` for the
+    three KGs (layout and page; median / p95 ms over ``--graph-repeats``), and the
     browser time to render the sample explorer: from navigation until the script has finished
     with its linked graphs document, and until that document has placed its three pictures
     (``window.s3kg.ready``). The first visit runs with empty server caches; later visits are
@@ -73,7 +72,6 @@ from dashboard_helpers import (  # noqa: E402
     wait_idle,
 )
 
-from s3kg_core.encoders.registry import resolve_encoder  # noqa: E402
 from s3kg_core.kg import Triple  # noqa: E402
 from s3kg_core.scoring.s3kg import S3KGConfig  # noqa: E402
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord  # noqa: E402
@@ -120,7 +118,8 @@ def build_db(path: Path, n_answers: int, n_models: int, seed: int = 0) -> dict[s
     from s3kg_core.stages.score import score_store
 
     rng = random.Random(seed)
-    signature = S3KGConfig().signature(resolve_encoder("minilm")[0])
+    encoder = load_encoder("minilm")  # the default backend's name enters the signature
+    signature = S3KGConfig().signature(encoder.name)
     per_model = -(-n_answers // n_models)
     store = Store(path)
     started = time.perf_counter()
@@ -173,7 +172,7 @@ def build_db(path: Path, n_answers: int, n_models: int, seed: int = 0) -> dict[s
         store.put_answers(con, run, [AnswerRecord(item, "A long answer.")])
         store.put_kgs(con, [KGRecord(run, item, source, kg) for source, kg in kgs.items()])
     started = time.perf_counter()
-    report = score_store(store, encoder=load_encoder("minilm"), run_ids=[run])
+    report = score_store(store, encoder=encoder, run_ids=[run])
     if report.signature != signature:
         raise RuntimeError(f"signature mismatch: {report.signature} != {signature}")
     return {
@@ -219,35 +218,39 @@ def bench_reblend(db: Path, signature: str, n_alphas: int) -> dict[str, Any]:
 
 
 def bench_graphs(db: Path, info: dict[str, Any], repeats: int) -> dict[str, Any]:
-    """(c) kg_html for the three 50-node KGs plus alignment_colours, from the stored details."""
-    from dashboard.graphs import alignment_colours, kg_html
+    """(c) The linked document of the three 50-node KGs (layout and page), from the stored KGs."""
+    from dashboard.graphs import GraphPanel, PanelEdge, PanelNode, linked_graphs_html
 
     run, item = info["graph_run"], info["graph_item"]
     with Store(db, read_only=True).connect() as con:
         kgs = {k[2]: v.triples for k, v in Store.load_kgs(con, [run]).items() if k[1] == item}
-        details = con.execute(
-            "SELECT gold_detail, ctx_detail FROM scores WHERE run_id = ? AND item_id = ?",
-            [run, item],
-        ).fetchall()[0]
-    gold_map = json.loads(details[0])["entity_map"]
-    ctx_map = json.loads(details[1])["entity_map"]
-    times, sizes = [], []
+
+    def panel(source: str) -> GraphPanel:
+        triples = kgs[source]
+        labels = {x.lower(): x for t in triples for x in (t.head, t.tail)}
+        return GraphPanel(
+            source,
+            source.title(),
+            f"{len(triples)} triples",
+            tuple(PanelNode(key, label) for key, label in labels.items()),
+            tuple(
+                PanelEdge(t.head.lower(), t.tail.lower(), t.relation, i)
+                for i, t in enumerate(triples)
+            ),
+            tuple((t.head.lower(), t.relation, t.tail.lower(), t.head, t.tail) for t in triples),
+        )
+
+    times, size = [], 0
     for _ in range(repeats + 1):
         t0 = time.perf_counter()
-        colours = alignment_colours(kgs["answer"], gold_map, ctx_map)
-        pages = [
-            kg_html(kgs["gold"], colours.gold, height_px=400),
-            kg_html(kgs["answer"], colours.answer, height_px=400),
-            kg_html(kgs["context"], colours.context, height_px=400),
-        ]
+        doc = linked_graphs_html([panel(s) for s in ("gold", "answer", "context")], [], tau=0.65)
         times.append(time.perf_counter() - t0)
-        sizes = [len(p) for p in pages]
+        size = len(doc.html)
     return {
         "nodes": {
             source: len({x for t in kgs[source] for x in (t.head, t.tail)}) for source in kgs
         },
-        "aligned_answer_entities": len(colours.answer),
-        "html_kib": [round(s / 1024) for s in sizes],
+        "html_kib": [round(size / 1024)],
         "first_call_ms": times[0] * 1000,
         **ms_stats(times[1:]),
     }
@@ -427,9 +430,9 @@ def report(figures: dict[str, Any]) -> str:
         rows.append(("(b) alpha in browser", f"step {i + 1}: key -> page updated", f"{t:.2f} s"))
     part = "(c) graphs"
     rows += [
-        (part, f"kg_html x3 + colours median ({gr['n']} runs)", f"{gr['median_ms']:.1f} ms"),
-        (part, "kg_html x3 + colours p95", f"{gr['p95_ms']:.1f} ms"),
-        (part, "first call (template load)", f"{gr['first_call_ms']:.1f} ms"),
+        (part, f"linked document median ({gr['n']} runs)", f"{gr['median_ms']:.1f} ms"),
+        (part, "linked document p95", f"{gr['p95_ms']:.1f} ms"),
+        (part, "first call (script and layout caches)", f"{gr['first_call_ms']:.1f} ms"),
     ]
     for i, t in enumerate(br.get("overview_warm_s", [])):
         rows.append(("(c) baseline", f"overview, new session {i + 1}, warm server", f"{t:.2f} s"))
@@ -449,7 +452,7 @@ def report(figures: dict[str, Any]) -> str:
     head = [
         f"bench_dashboard: {db['answers']} stored answers over {db['models']} runs",
         f"graph item: nodes {gr['nodes']}, triples {db['graph_triples']}, "
-        f"{gr['aligned_answer_entities']} aligned answer entities, pages {gr['html_kib']} KiB",
+        f"linked document {gr['html_kib'][0]} KiB",
         f"signature {db['signature']}",
         f"python {env['python']}, streamlit {env['streamlit']}, {env['cpus']} CPUs, load average "
         f"{env['load_before']} before, {env['load_after']} after",
@@ -465,7 +468,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--answers", type=int, default=10_000, help="stored answers (scores)")
     parser.add_argument("--models", type=int, default=5, help="runs the answers are spread over")
     parser.add_argument("--alphas", type=int, default=50, help="alpha values for (b)")
-    parser.add_argument("--graph-repeats", type=int, default=20, help="kg_html repeats for (c)")
+    parser.add_argument(
+        "--graph-repeats", type=int, default=20, help="linked-document repeats for (c)"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="cold starts for (a)")
     parser.add_argument("--no-browser", action="store_true", help="skip (a) and browser (c)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")

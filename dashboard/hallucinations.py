@@ -4,8 +4,8 @@
 ``grapheval_results`` rows that ``s3kg grapheval detect`` (and the demo build) wrote, as
 :class:`AnswerCheck` objects. The helpers here are pure: :func:`highlight_html` marks the words
 of an answer that carry a flagged triple, :func:`triple_table` lists every triple with its
-probability and a reason, :func:`flagged_node_colours` colours the flagged triples' entities for
-:func:`dashboard.graphs.kg_html`.
+probability and a reason, :func:`answer_panel` draws the answer KG with the flagged triples red
+(for :func:`dashboard.graphs.linked_graphs_html`).
 
 Notes
 -----
@@ -26,7 +26,13 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.graphs import HIGHLIGHT_COLOUR
+from dashboard.graphs import (
+    HIGHLIGHT_COLOUR,
+    UNMATCHED_COLOUR,
+    GraphPanel,
+    PanelEdge,
+    PanelNode,
+)
 from s3kg_core.errors import GraphRenderError
 from s3kg_core.grapheval.detect import THRESHOLD, Detection
 from s3kg_core.grapheval.spans import flag_spans, triple_text
@@ -36,12 +42,12 @@ from s3kg_core.normalize import normalize_label
 __all__ = [
     "MARK_COLOUR",
     "AnswerCheck",
+    "answer_panel",
     "answer_table",
     "check_counts",
     "correct_command",
     "correction_fixes",
     "describe_detail",
-    "flagged_node_colours",
     "flagged_pairs",
     "highlight_html",
     "triple_table",
@@ -289,25 +295,58 @@ def flagged_pairs(detection: Detection) -> list[tuple[Triple, float | None]]:
     return [(detection.triples[i], detection.probabilities[i]) for i in detection.flagged]
 
 
-def flagged_node_colours(detection: Detection, *, lemmatize: bool = True) -> dict[str, str]:
-    """Entity colours for :func:`dashboard.graphs.kg_html`: the flagged triples' entities red.
+def answer_panel(detection: Detection, *, lemmatize: bool = True) -> GraphPanel:
+    """The answer KG as one picture of the linked document, the flagged triples in red.
 
-    Keys are normalised the way ``kg_html`` keys its nodes.
+    Flagged triples are marked (red) edges, their entities red nodes; every other node is grey.
+    Nodes are keyed by their normalised label, so one entity written two ways is one node.
 
     Examples
     --------
-    >>> d = Detection((Triple("Towers", "opened in", "1899"), Triple("a", "r", "b")),
+    >>> d = Detection((Triple("Towers", "opened in", "1899"), Triple("Paris", "has", "tower")),
     ...               (0.9, 0.1), (0,), True)
-    >>> flagged_node_colours(d)
-    {'tower': '#d62728', '1899': '#d62728'}
+    >>> panel = answer_panel(d)
+    >>> [(n.label, n.colour == HIGHLIGHT_COLOUR) for n in panel.nodes]
+    [('Towers', True), ('1899', True), ('Paris', False)]
+    >>> [(e.label, e.marked) for e in panel.edges], panel.subtitle
+    ([('opened in', True), ('has', False)], '2 triples · 1 flagged')
     """
-    colours: dict[str, str] = {}
-    for t in (detection.triples[i] for i in detection.flagged):
+    flagged = set(detection.flagged)
+    labels: dict[str, str] = {}
+    hot: set[str] = set()
+    keyed = []
+    for i, t in enumerate(detection.triples):
+        ends = []
         for label in (t.head, t.tail):
-            key = normalize_label(label, lemmatize=lemmatize, role="entity")
-            if key:
-                colours[key] = HIGHLIGHT_COLOUR
-    return colours
+            key = normalize_label(label, lemmatize=lemmatize, role="entity") or label.lower()
+            labels.setdefault(key, label)
+            ends.append(key)
+            if i in flagged:
+                hot.add(key)
+        keyed.append((ends[0], t.relation, ends[1], t.head, t.tail))
+    nodes = tuple(
+        PanelNode(
+            key,
+            label,
+            HIGHLIGHT_COLOUR if key in hot else UNMATCHED_COLOUR,
+            (),
+            f"{label}\nin a flagged triple" if key in hot else label,
+        )
+        for key, label in labels.items()
+    )
+    edges = tuple(
+        PanelEdge(h, tl, rel, i, marked=i in flagged) for i, (h, rel, tl, _, _) in enumerate(keyed)
+    )
+    n = len(detection.triples)
+    return GraphPanel(
+        "answer",
+        "Answer KG",
+        f"{n} triple{'s' * (n != 1)} · {len(flagged)} flagged",
+        nodes,
+        edges,
+        tuple(keyed),
+        empty=detection.reason or "no triples",
+    )
 
 
 def correction_fixes(correction: Mapping[str, Any] | None) -> pd.DataFrame:

@@ -6,7 +6,8 @@ import streamlit as st
 
 from dashboard import data, hallucinations, views, widgets
 from dashboard.escape import code, md
-from dashboard.graphs import kg_html
+from dashboard.graphs import linked_graphs_html
+from s3kg_core.grapheval.detect import THRESHOLD
 
 widgets.page_setup("Hallucinations")
 widgets.finish_pending(data.db_path())  # a fresh demo's GraphEval step runs on the first visit
@@ -118,18 +119,14 @@ with right:
 with st.expander("Context", expanded=False):
     st.text(check.context or "(empty)")
 
-st.markdown(f"**Answer KG** · {len(detection.triples)} triples, {len(flagged)} flagged (red)")
-st.iframe(
-    kg_html(
-        detection.triples,
-        hallucinations.flagged_node_colours(detection),
-        highlight=[t for t, _ in flagged],
-        height_px=420,
-        empty_message=detection.reason or "no triples",
-    ),
-    height=440,
+doc = linked_graphs_html(
+    [hallucinations.answer_panel(detection)],
+    [],
+    tau=THRESHOLD,
+    hint=f"Red edges: flagged triples (P(unsupported) > {THRESHOLD:g}); red nodes: their "
+    "entities; grey: everything else. Hover a node to light up its triples.",
 )
-st.caption("Red edges: flagged triples; red nodes: their entities; grey: everything else.")
+st.iframe(doc.html, height=doc.height, alt="The answer KG, flagged triples in red")
 
 st.markdown("**Every triple**")
 st.dataframe(

@@ -1,4 +1,4 @@
-"""Tests of dashboard.graphs: shared entity colours and the vis-network graph data."""
+"""Tests of dashboard.graphs: the palette and the linked document (offline, escaped, laid out)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import html
 import itertools
 import json
 import re
-import time
 
 import pytest
 
@@ -16,20 +15,14 @@ from dashboard.graphs import (
     LINKED_STYLE,
     PALETTE,
     UNMATCHED_COLOUR,
-    GraphColours,
     GraphPanel,
     LinkedRow,
     PanelEdge,
     PanelNode,
-    alignment_colours,
     contrast_with_white,
-    kg_html,
-    kg_network_data,
-    legend_html,
     linked_graphs_html,
 )
 from s3kg_core.errors import GraphRenderError
-from s3kg_core.kg import Triple
 
 IMG = "<img src=x onerror=alert(1)>"
 SCRIPT = "</script><script>alert(1)</script>"
@@ -37,242 +30,6 @@ LINK = "<a href=javascript:alert(1)>click</a>"
 REMOTE = re.compile(
     r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*[\"']?\s*(?:https?:)?//", re.I
 )
-
-
-def payload(page: str, name: str) -> list[dict[str, object]]:
-    """The JSON handed to ``new vis.DataSet`` for ``nodes`` or ``edges``."""
-    match = re.search(rf"{name} = new vis\.DataSet\((.*?)\);\n", page)
-    assert match is not None, f"no {name} DataSet in the page"
-    data: list[dict[str, object]] = json.loads(match.group(1))
-    return data
-
-
-# --- alignment_colours -------------------------------------------------------------------------
-
-
-def test_colours_shared_partner_takes_first_colour() -> None:
-    answer = [Triple("Paris", "capital of", "France"), Triple("Lutetia", "old name of", "Paris")]
-    c = alignment_colours(answer, {"paris": "paris", "lutetia": "paris", "france": None}, {})
-    assert c.answer == {"paris": PALETTE[0], "lutetia": PALETTE[1]}
-    assert c.gold == {"paris": PALETTE[0]}
-    assert c.context == {}
-
-
-def test_colours_gold_and_context_share_the_answer_colour() -> None:
-    answer = [Triple("Marie Curie", "discovered", "radium")]
-    c = alignment_colours(
-        answer, {"marie curie": "curie", "radium": None}, {"radium": "ra", "marie curie": "marie"}
-    )
-    assert c.answer == {"marie curie": PALETTE[0], "radium": PALETTE[1]}
-    assert c.gold == {"curie": PALETTE[0]}
-    assert c.context == {"marie": PALETTE[0], "ra": PALETTE[1]}
-
-
-def test_colours_without_partners_are_empty() -> None:
-    answer = [Triple("a", "r", "b")]
-    assert alignment_colours(answer, {"a": None, "b": ""}, {}) == GraphColours()
-    assert alignment_colours([], {"a": "a"}, {"a": "a"}) == GraphColours()
-
-
-def test_colours_ignore_keys_that_are_not_answer_entities() -> None:
-    c = alignment_colours([Triple("a", "r", "b")], {"zzz": "a", "b": "bee"}, {})
-    assert c.answer == {"b": PALETTE[0]} and c.gold == {"bee": PALETTE[0]}
-
-
-def test_colours_cycle_the_palette() -> None:
-    n = len(PALETTE) + 3
-    answer = [Triple(f"e{i}", "r", f"e{i + 1}") for i in range(n - 1)]
-    mapping: dict[str, str | None] = {f"e{i}": f"g{i}" for i in range(n)}
-    c = alignment_colours(answer, mapping, {})
-    assert list(c.answer) == [f"e{i}" for i in range(n)]
-    assert list(c.answer.values()) == [PALETTE[i % len(PALETTE)] for i in range(n)]
-    assert c.gold[f"g{len(PALETTE)}"] == PALETTE[0]
-
-
-def test_colours_are_deterministic_by_first_appearance() -> None:
-    answer = [Triple("B", "r", "A"), Triple("A", "r", "C")]
-    mapping: dict[str, str | None] = {"a": "x", "b": "y", "c": "z"}
-    first = alignment_colours(answer, mapping, {})
-    assert first == alignment_colours(answer, dict(reversed(mapping.items())), {})
-    assert list(first.answer) == ["b", "a", "c"]
-    assert first.answer == {"b": PALETTE[0], "a": PALETTE[1], "c": PALETTE[2]}
-
-
-def test_colours_normalise_the_answer_labels() -> None:
-    c = alignment_colours([Triple("Big_Cities", "have", "x")], {"big city": "town"}, {})
-    assert c.answer == {"big city": PALETTE[0]}
-
-
-# --- kg_network_data ---------------------------------------------------------------------------
-
-
-def test_network_data_nodes_edges_and_colours() -> None:
-    triples = [Triple("Cats", "chase", "mice"), Triple("cat", "eat", "Fish")]
-    nodes, edges = kg_network_data(triples, {"cat": "#123abc"})
-    assert [n["id"] for n in nodes] == ["cat", "mouse", "fish"]
-    assert [n["label"] for n in nodes] == ["Cats", "mice", "Fish"]
-    assert [n["color"] for n in nodes] == ["#123abc", UNMATCHED_COLOUR, UNMATCHED_COLOUR]
-    assert [(e["from"], e["to"], e["label"]) for e in edges] == [
-        ("cat", "mouse", "chase"),
-        ("cat", "fish", "eat"),
-    ]
-    assert all(e["color"] != HIGHLIGHT_COLOUR for e in edges)
-
-
-def test_network_data_highlight_compares_normalised() -> None:
-    triples = [Triple("Cats", "chase", "mice"), Triple("cat", "eat", "Fish")]
-    _, edges = kg_network_data(triples, {}, highlight=[Triple("cat", "chases", "mouse")])
-    assert edges[0]["color"] == HIGHLIGHT_COLOUR
-    assert edges[1]["color"] != HIGHLIGHT_COLOUR
-    assert edges[0]["width"] > edges[1]["width"]
-
-
-def test_network_data_custom_unmatched_colour() -> None:
-    nodes, _ = kg_network_data([Triple("a", "r", "b")], {"a": "#00ff00"}, unmatched="#999")
-    assert [n["color"] for n in nodes] == ["#00ff00", "#999"]
-
-
-def test_network_data_keeps_every_parallel_relation() -> None:
-    triples = [
-        Triple("a", "r1", "b"),
-        Triple("a", "r2", "b"),
-        Triple("b", "r3", "a"),
-        Triple("a", "loop1", "a"),
-        Triple("a", "loop2", "a"),
-    ]
-    _, edges = kg_network_data(triples, {})
-    assert [e["label"] for e in edges] == ["r1", "r2", "r3", "loop1", "loop2"]
-    curves = [e.get("smooth", {}).get("roundness") for e in edges[:3]]
-    assert curves[0] is None and len(set(curves)) == 3
-    sizes = [e["selfReference"]["size"] for e in edges[3:]]
-    assert sizes[0] != sizes[1]
-
-
-def test_network_data_drops_duplicates_and_empty_parts() -> None:
-    triples = [Triple("A", "likes", "B"), Triple("a", "like", "b"), Triple("___", "r", "x")]
-    nodes, edges = kg_network_data(triples, {})
-    assert [n["id"] for n in nodes] == ["a", "b"]
-    assert [e["label"] for e in edges] == ["likes"]
-
-
-def test_network_data_escapes_titles_but_not_labels() -> None:
-    nodes, edges = kg_network_data([Triple(IMG, SCRIPT, "AT&T")], {})
-    assert nodes[0]["label"] == IMG and nodes[0]["title"] == "&lt;img src=x onerror=alert(1)&gt;"
-    assert nodes[1]["title"] == "AT&amp;T"
-    assert edges[0]["label"] == SCRIPT and "<" not in str(edges[0]["title"])
-
-
-@pytest.mark.parametrize("bad", ["red;background:url(x)", "#12", "", None])
-def test_network_data_rejects_bad_colours(bad: object) -> None:
-    with pytest.raises(GraphRenderError, match="hex colour"):
-        kg_network_data([Triple("a", "r", "b")], {"a": bad})  # type: ignore[dict-item]
-
-
-# --- kg_html -----------------------------------------------------------------------------------
-
-
-def test_html_contains_every_label_relation_and_colour() -> None:
-    triples = [Triple("Cats", "chase", "mice"), Triple("cat", "eat", "Fish")]
-    page = kg_html(triples, {"cat": "#123abc"}, highlight=[triples[1]], height_px=300)
-    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    nodes, edges = payload(page, "nodes"), payload(page, "edges")
-    assert {n["label"] for n in nodes} == {"Cats", "mice", "Fish"}
-    assert {n["id"]: n["color"] for n in nodes} == {
-        "cat": "#123abc",
-        "mouse": UNMATCHED_COLOUR,
-        "fish": UNMATCHED_COLOUR,
-    }
-    assert {(e["from"], e["label"], e["to"]) for e in edges} == {
-        ("cat", "chase", "mouse"),
-        ("cat", "eat", "fish"),
-    }
-    assert [e["color"] for e in edges] == ["#7f7f7f", HIGHLIGHT_COLOUR]
-    assert all(e["arrows"] == "to" for e in edges)
-    assert "height: 300px" in page
-
-
-def test_html_keeps_parallel_edges() -> None:
-    page = kg_html([Triple("a", "r1", "b"), Triple("a", "r2", "b"), Triple("b", "r3", "a")], {})
-    assert [e["label"] for e in payload(page, "edges")] == ["r1", "r2", "r3"]
-
-
-def test_html_loads_nothing_from_the_network() -> None:
-    page = kg_html([Triple("a", "r", "b")], {})
-    assert not REMOTE.search(page)
-    assert "<link" not in page
-    assert "cdn.jsdelivr" not in page and "cdnjs" not in page
-    assert "new vis.Network" in page and "vis.DataSet" in page
-    assert "stabilization" in payload_options(page)["physics"]
-
-
-def payload_options(page: str) -> dict[str, object]:
-    match = re.search(r"var options = (\{.*?\});\n", page, re.S)
-    assert match is not None
-    options: dict[str, object] = json.loads(match.group(1))
-    return options
-
-
-def test_html_never_turns_labels_into_markup() -> None:
-    innocent = kg_html([Triple("x", "y", "z"), Triple("u", "v", "w")], {})
-    page = kg_html([Triple(IMG, SCRIPT, "AT&T"), Triple(LINK, "href", "'q\"")], {})
-    assert "<img src=x" not in page
-    assert "<script>alert" not in page and "</script><script>" not in page
-    assert "<a href=javascript" not in page
-    assert page.count("</script>") == innocent.count("</script>")
-    assert page.count("<script") == innocent.count("<script")
-    nodes, edges = payload(page, "nodes"), payload(page, "edges")
-    assert [n["label"] for n in nodes] == [IMG, "AT&T", LINK, "'q\""]
-    assert [e["label"] for e in edges] == [SCRIPT, "href"]
-    assert all("<" not in str(n["title"]) for n in nodes)
-    # pyvis's innerHTML popup (switched on by "href" in a title) is disabled
-    assert "innerHTML = nodeData" not in page and ".vis-tooltip {" not in page
-
-
-def test_html_empty_graph_is_a_small_page() -> None:
-    page = kg_html([], {})
-    assert page.startswith("<!DOCTYPE html>") and "no triples" in page
-    assert len(page) < 1000 and "<script" not in page
-    only_empty_parts = kg_html([Triple("___", "r", "x")], {}, empty_message="<b>none</b>")
-    assert "&lt;b&gt;none&lt;/b&gt;" in only_empty_parts and "<b>" not in only_empty_parts
-
-
-@pytest.mark.parametrize("height", [0, -5, 1.5, True, "420"])
-def test_html_rejects_bad_height(height: object) -> None:
-    with pytest.raises(GraphRenderError, match="height_px"):
-        kg_html([Triple("a", "r", "b")], {}, height_px=height)  # type: ignore[arg-type]
-
-
-def test_html_fifty_nodes() -> None:
-    triples = [
-        Triple(f"Entity {i}", f"rel {i % 4}", f"Entity {(i * 7 + 3) % 50}") for i in range(50)
-    ]
-    triples += [Triple(f"Entity {i}", "next", f"Entity {i + 1}") for i in range(49)]
-    colours = alignment_colours(triples, {f"entity {i}": f"g{i}" for i in range(0, 50, 3)}, {})
-    kg_html(triples[:1], {})  # warm the normaliser and the template cache
-    start = time.perf_counter()
-    page = kg_html(triples, colours.answer, highlight=triples[:5])
-    took = time.perf_counter() - start
-    nodes, edges = payload(page, "nodes"), payload(page, "edges")
-    assert len(nodes) == 50 and len(edges) == 99
-    assert sum(e["color"] == HIGHLIGHT_COLOUR for e in edges) == 5
-    print(f"\n50-node graph: {took * 1000:.1f} ms, {len(page) / 1024:.0f} KiB of HTML")
-
-
-# --- legend_html -------------------------------------------------------------------------------
-
-
-def test_legend_escapes_and_lists_grey_and_red() -> None:
-    legend = legend_html({"a<b": "#e69f00", "c": "#56b4e9"}, labels={"c": "C & D"})
-    assert "a&lt;b" in legend and "C &amp; D" in legend and "<b" not in legend
-    assert UNMATCHED_COLOUR in legend and HIGHLIGHT_COLOUR in legend
-    assert legend.index("#e69f00") < legend.index("#56b4e9") < legend.index(UNMATCHED_COLOUR)
-
-
-def test_legend_caps_items_and_rejects_css() -> None:
-    legend = legend_html({f"e{i}": PALETTE[i % len(PALETTE)] for i in range(10)}, max_items=3)
-    assert "e2" in legend and "e3" not in legend and "+7 more" in legend
-    with pytest.raises(GraphRenderError):
-        legend_html({"a": "red;background:url(//x)"})
 
 
 # --- the palette ---------------------------------------------------------------------------------

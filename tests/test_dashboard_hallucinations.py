@@ -19,16 +19,15 @@ from streamlit.testing.v1 import AppTest
 # The demo database fixtures are shared with the other pages' tests.
 from test_dashboard_pages import _frame_with, _metric
 
-from dashboard.graphs import HIGHLIGHT_COLOUR, kg_network_data
+from dashboard.graphs import HIGHLIGHT_COLOUR, UNMATCHED_COLOUR, linked_graphs_html
 from dashboard.hallucinations import (
     AnswerCheck,
+    answer_panel,
     answer_table,
     check_counts,
     correct_command,
     correction_fixes,
     describe_detail,
-    flagged_node_colours,
-    flagged_pairs,
     highlight_html,
     triple_table,
     verdict_text,
@@ -169,14 +168,32 @@ def test_counts_answer_table_and_verdicts():
 
 
 def test_flagged_entities_and_edges_are_red_in_the_kg():
-    d = _detection([("Towers", "opened in", "1899"), ("Paris", "has", "tower")], [0.9, 0.2])
-    nodes, edges = kg_network_data(
-        d.triples, flagged_node_colours(d), highlight=[t for t, _ in flagged_pairs(d)]
-    )
-    colour = {n["label"]: n["color"] for n in nodes}
+    d = _detection([("Towers", "opened in", "1899"), ("Paris", "has", "capital")], [0.9, 0.2])
+    panel = answer_panel(d)
+    colour = {n.label: n.colour for n in panel.nodes}
     assert colour["Towers"] == colour["1899"] == HIGHLIGHT_COLOUR
-    assert colour["Paris"] != HIGHLIGHT_COLOUR
-    assert [e["color"] == HIGHLIGHT_COLOUR for e in edges] == [True, False]
+    assert colour["Paris"] == colour["capital"] == UNMATCHED_COLOUR
+    assert [e.marked for e in panel.edges] == [True, False]
+    doc = linked_graphs_html([panel], [], tau=0.5)  # a valid picture of the linked document
+    assert '"marked":true' in doc.html
+    drawn = {
+        n["label"]: n
+        for n in json.loads(doc.html.split("const S3KG_DATA = ")[1].split(";\n")[0])["panels"][0][
+            "nodes"
+        ]
+    }
+    # a node without a badge keeps its own colour (only grey nodes are drawn neutral)
+    assert (
+        drawn["Towers"]["border"] == HIGHLIGHT_COLOUR
+        and drawn["Paris"]["border"] != HIGHLIGHT_COLOUR
+    )
+
+
+def test_an_empty_answer_kg_says_why():
+    d = Detection((), (), (), None, reason="the answer has no triples")
+    panel = answer_panel(d)
+    assert panel.nodes == () and panel.empty == "the answer has no triples"
+    assert panel.subtitle == "0 triples · 0 flagged"
 
 
 def test_correction_fixes_table():
