@@ -119,8 +119,13 @@ def ensure_database(
     return False
 
 
-def demo_pending(path: Path) -> tuple[str, ...]:
-    """The demo build's steps still to do in the file at ``path`` (none for other databases)."""
+@st.cache_data(show_spinner=False, max_entries=8)
+def demo_pending(path: Path, stamp: int) -> tuple[str, ...]:
+    """The demo build's steps still to do in the file at ``path`` (none for other databases).
+
+    Cached per ``stamp`` (:func:`db_stamp`): a page that asks on every visit opens the file
+    once per change, not once per visit.
+    """
     from s3kg_core.demo import pending_steps
 
     with _LOCK:

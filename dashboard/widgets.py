@@ -77,7 +77,7 @@ def first_start(path: Path) -> None:
 
 def finish_pending(path: Path) -> None:
     """Run the demo build's pending GraphEval step, with its progress, if there is one."""
-    if "grapheval" not in data.demo_pending(path):
+    if "grapheval" not in data.demo_pending(path, data.db_stamp(path)):
         return
     started = time.perf_counter()
     with st.status(

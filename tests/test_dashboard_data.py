@@ -95,3 +95,21 @@ def test_a_withdrawn_verdict_is_gone_and_only_that_one(scored):
         ("ann", "add"),
         ("bob", "confirm"),
     ]
+
+
+def test_demo_pending_reads_the_file_once_per_change(tmp_path, monkeypatch):
+    # Regression: the Hallucinations page opened one more read connection on every visit to
+    # ask whether the demo's GraphEval step was pending.
+    import s3kg_core.demo as demo
+
+    path = tmp_path / "s3kg.duckdb"
+    build_store(path, models=("model-a",), n_items=1, n_triples=1)
+    opened = []
+    real = demo.pending_steps
+    monkeypatch.setattr(demo, "pending_steps", lambda store: opened.append(1) or real(store))
+    data.demo_pending.clear()
+    stamp = data.db_stamp(path)
+    assert data.demo_pending(path, stamp) == data.demo_pending(path, stamp) == ()
+    assert len(opened) == 1
+    assert data.demo_pending(path, stamp + 1) == ()  # the file changed: asked again
+    assert len(opened) == 2
