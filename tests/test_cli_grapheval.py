@@ -181,7 +181,7 @@ def test_detect_exits_non_zero_when_answers_stay_unjudged_and_a_rerun_retries_th
 def test_train_checker_help_names_its_options():
     result = _invoke("grapheval", "train-checker", "--help")
     assert result.exit_code == 0
-    for option in ("--pairs", "--seed", "--max-length", "--checkpoint-every", "--fresh"):
+    for option in ("--pairs", "--seed", "--max-length", "--checkpoint-every", "--fresh", "--head"):
         assert option in result.output
 
 

@@ -197,6 +197,19 @@ def test_negation_is_kept_in_the_relation(ex, text, expected):
     assert triples(ex, text) == [expected]
 
 
+def test_a_negation_on_the_complement_is_kept(ex):
+    # regression: "found not guilty" came out as (man, found, guilty), the opposite claim
+    got = triples(ex, "A man has been found not guilty by reason of insanity.")
+    assert ("man", "found not", "guilty") in got
+    assert not any(r == "found" and t == "guilty" for _, r, t in got)
+    assert triples(ex, "He was found not guilty of murder.") == [
+        ("He", "found not guilty of", "murder")
+    ]
+    # a contrast on a noun object is no negation of the verb
+    got = triples(ex, "Priestley provided the element's name, not the chemist who developed it.")
+    assert not any("not" in r for _, r, _ in got), got
+
+
 def test_negation_does_not_leak_to_the_positive_clause(ex):
     got = triples(ex, "Aspirin reduces fever. Aspirin does not cure cancer.")
     assert got == [("Aspirin", "reduces", "fever"), ("Aspirin", "not cure", "cancer")]

@@ -116,7 +116,7 @@ def test_signature_names_the_base_the_data_and_the_seed(checker, model_dir):
     manifest = read_manifest(model_dir)
     sig = checker.signature
     assert sig.startswith("checker:trained|base:minilm@") and manifest["data_hash"][:12] in sig
-    assert "seed:0" in sig and "top:2" in sig
+    assert "seed:0" in sig and "top:2" in sig and "head:alignment-1" in sig
     assert "held-out balanced accuracy" in manifest_summary(manifest)
 
 
@@ -130,3 +130,17 @@ def test_graph_eval_runs_with_it_in_raw_and_kg_mode(checker):
 def test_bad_options_are_errors(model_dir):
     with pytest.raises(CheckerError, match="top_windows"):
         TrainedChecker(model_dir, top_windows=-1)
+
+
+def test_a_classifier_head_model_still_loads(tmp_path, one_torch_thread):
+    from dataclasses import replace
+
+    from trained_checker_helpers import TINY_CONFIG
+
+    out = tmp_path / "m"
+    manifest = train_tiny(out, config=replace(TINY_CONFIG, head="classifier"))
+    assert manifest["head"] == "classifier"
+    checker = TrainedChecker(out)
+    assert checker.head is None and checker.supported == 1
+    (p,) = checker.check([Triple("Eiffel Tower", "opened in", "1889")], "It opened in 1889.")
+    assert 0.0 <= p <= 1.0 and "head:classifier" in checker.signature

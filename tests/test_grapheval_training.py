@@ -59,8 +59,12 @@ def test_a_killed_run_resumes_from_its_checkpoint_and_ends_as_an_unbroken_run(
 
     wa = load_file(str(tmp_path / "a" / "model.safetensors"))
     wb = load_file(str(tmp_path / "b" / "model.safetensors"))
-    key = next(k for k in wa if "classifier.weight" in k)
+    key = next(k for k in wa if "layer.5.attention.self.query.weight" in k)
     assert (wa[key] - wb[key]).abs().max().item() < 1e-5
+    ha = json.loads((tmp_path / "a" / "alignment_head.json").read_text())
+    hb = json.loads((tmp_path / "b" / "alignment_head.json").read_text())
+    assert ha["weight"][1] == pytest.approx(hb["weight"][1], abs=1e-5)
+    assert ha["weight"] != [[0.0] * 6] * 2  # the head was trained
 
 
 def test_fresh_discards_the_checkpoint(tmp_path, one_torch_thread):
@@ -134,3 +138,28 @@ def test_frozen_layers_keep_the_base_weights(tmp_path, one_torch_thread):
     assert (pick(trained, moved) - pick(base, moved)).abs().max().item() > 0.0
     with pytest.raises(CheckerError, match="freeze_layers=9"):
         train_tiny(tmp_path / "n", config=replace(TINY_CONFIG, freeze_layers=9))
+
+
+def _separable_pairs() -> list[SyntheticPair]:
+    """Forty short documents; negatives name a city the window does not contain."""
+    names = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy"]
+    cities = ["Paris", "Berlin", "Madrid", "Rome", "Vienna", "Oslo", "Lisbon", "Prague"]
+    out = []
+    for d in range(40):
+        n, c, other = names[d % 10], cities[d % 8], cities[(d * 3 + 1) % 8]
+        other = other if other != c else cities[(d + 4) % 8]
+        w = f"{n} lives in {c}. {n} works as a teacher there."
+        out.append(SyntheticPair(w, f"{n} lives in {c}", 1, "support", f"toy:{d}"))
+        out.append(SyntheticPair(w, f"{n} lives in {other}", 0, "absent", f"toy:{d}"))
+    return out
+
+
+def test_a_short_run_learns_a_separable_set_above_chance(tmp_path, one_torch_thread):
+    # regression: the [CLS] classifier on MiniLM (a mean-pooled embedding model, untrained pooler)
+    # stayed at chance (held-out balanced accuracy 0.500, loss 0.69); the alignment head learns
+    config = TrainConfig(
+        max_length=32, batch_size=8, max_steps=20, freeze_layers=6, heldout_percent=25, epochs=4
+    )
+    manifest = train_checker(tmp_path / "m", _separable_pairs(), config=config)
+    assert manifest["head"] == "alignment-1"
+    assert manifest["heldout"]["balanced_accuracy"] >= 0.8, manifest["heldout"]

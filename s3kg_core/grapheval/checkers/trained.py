@@ -1,9 +1,11 @@
 """The project's own triple checker: a cross-encoder fine-tuned on synthetic pairs.
 
 ``s3kg grapheval train-checker`` (:mod:`s3kg_core.grapheval.training`) fine-tunes a packaged
-encoder (MiniLM) as a two-label sequence classifier (``unsupported`` / ``supported``) on the
-pairs of :mod:`s3kg_core.grapheval.synthetic` and saves it, with a ``manifest.json``, under
-the cache directory (:func:`trained_checker_dir`); nothing is committed or downloaded.
+encoder (MiniLM) as a two-label cross-encoder (``unsupported`` / ``supported``) on the pairs of
+:mod:`s3kg_core.grapheval.synthetic` and saves it, with a ``manifest.json``, under the cache
+directory (:func:`trained_checker_dir`); nothing is committed or downloaded. A model whose
+manifest names the ``alignment`` head is read with :mod:`s3kg_core.grapheval.alignment`, an
+older ``classifier`` one as a Hugging Face sequence classifier.
 
 Checking: the context is cut into the windows the checker was trained on (3 sentences every 2,
 at most 110 words: :func:`~s3kg_core.grapheval.synthetic.text_windows`); each claim is paired
@@ -31,6 +33,7 @@ from typing import Any
 from ...config import cache_dir
 from ...errors import CheckerError
 from ...text import STOP_WORDS
+from ..alignment import alignment_logits, load_alignment
 from ..synthetic import text_windows
 from .base import Checker, Claim, Verdict
 from .nli import entailment_index, load_classifier
@@ -162,9 +165,14 @@ class TrainedChecker(Checker):
             raise CheckerError(f"top_windows must be >= 0; got {top_windows}")
         path = Path(model_dir) if model_dir is not None else trained_checker_dir()
         self.manifest = read_manifest(path)
-        self.tokenizer, self.model = load_classifier(path, device, "the trained checker")
+        self.head: Any = None
+        if str(self.manifest.get("head", "classifier")).startswith("alignment"):
+            self.tokenizer, self.model, self.head = load_alignment(path, device)
+            self.supported = 1
+        else:
+            self.tokenizer, self.model = load_classifier(path, device, "the trained checker")
+            self.supported = entailment_index(self.model.config.id2label)
         self.device = device
-        self.supported = entailment_index(self.model.config.id2label)
         trained_len = int(self.manifest.get("config", {}).get("max_length", 256))
         self.max_length = max_length or trained_len
         self.top_windows = top_windows
@@ -180,7 +188,8 @@ class TrainedChecker(Checker):
         m = self.manifest
         return (
             f"checker:trained|base:{m.get('base_model')}|data:{str(m.get('data_hash'))[:12]}"
-            f"|seed:{m.get('seed')}|top:{self.top_windows}|max_length:{self.max_length}"
+            f"|seed:{m.get('seed')}|head:{m.get('head', 'classifier')}"
+            f"|top:{self.top_windows}|max_length:{self.max_length}"
             f"|version:{self.version}"
         )
 
@@ -224,7 +233,10 @@ class TrainedChecker(Checker):
             )
             inputs = {k: v.to(self.device) for k, v in enc.items()}
             with torch.inference_mode():
-                logits = self.model(**inputs).logits
+                if self.head is not None:
+                    logits = alignment_logits(self.model, self.head, inputs)
+                else:
+                    logits = self.model(**inputs).logits
             out.extend(torch.softmax(logits.float(), dim=-1)[:, self.supported].tolist())
         return [float(p) for p in out]
 
