@@ -40,6 +40,7 @@ __all__ = [
     "annotations",
     "bench_results",
     "bench_texts",
+    "check_with_trained",
     "clear_caches",
     "db_path",
     "db_stamp",
@@ -62,6 +63,7 @@ __all__ = [
     "signatures",
     "tau_item",
     "tau_live",
+    "trained_checker_offer",
     "writer",
 ]
 
@@ -140,6 +142,51 @@ def finish_demo(path: Path, progress: Callable[[str, int, int], None] | None = N
         reports = finish(Store(path, lock_timeout=15), progress=progress)
     clear_caches()
     return sum(r.written for r in reports)
+
+
+def trained_checker_offer() -> str | None:
+    """One line about the trained checker the Hallucinations page may offer, or ``None``.
+
+    ``None`` when ``s3kg grapheval train-checker`` has saved no model in the cache folder, or
+    when its held-out balanced accuracy is below the dashboard's bar
+    (:data:`~s3kg_core.grapheval.checkers.trained.DASHBOARD_MIN_HELDOUT`). Reads the manifest
+    only.
+    """
+    from s3kg_core.grapheval.checkers.trained import (
+        DASHBOARD_MIN_HELDOUT,
+        manifest_summary,
+        read_manifest,
+        trained_checker_available,
+    )
+
+    if not trained_checker_available(min_heldout=DASHBOARD_MIN_HELDOUT):
+        return None
+    return manifest_summary(read_manifest())
+
+
+def check_with_trained(
+    path: Path, run_id: int, progress: Callable[[str, int, int], None] | None = None
+) -> int:
+    """Check a run's answers with the trained checker; return how many answers were checked.
+
+    The results go into the file at ``path``; resumable, as ``s3kg grapheval detect``.
+
+    Raises
+    ------
+    CheckerError
+        If there is no trained checker good enough to offer (see :func:`trained_checker_offer`).
+    """
+    from s3kg_core.errors import CheckerError
+    from s3kg_core.grapheval.checkers.trained import load_trained_checker
+    from s3kg_core.grapheval.results import detect_store
+
+    checker = load_trained_checker()
+    if checker is None:
+        raise CheckerError("no trained checker to use: run `s3kg grapheval train-checker`")
+    with _LOCK:
+        report = detect_store(Store(path, lock_timeout=15), run_id, checker, progress=progress)
+    clear_caches()
+    return report.written
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

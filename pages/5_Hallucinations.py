@@ -48,6 +48,26 @@ st.caption(
     f"Checker {code(checker)} on {code(extractor)} answer KGs · signature "
     f"{code(setup['signature'])}"
 )
+offer = data.trained_checker_offer()
+if offer is not None and "trained" not in set(setups["checker"]):
+    ask = st.columns([2.6, 5.4], vertical_alignment="center")
+    ask[1].caption(
+        f"Made by `s3kg grapheval train-checker`, in the cache folder: {md(offer)}. Its figures "
+        "on the test articles are in bench/README.md."
+    )
+    if ask[0].button(
+        "Check with the trained checker", key="halluc_trained", icon=":material/fact_check:"
+    ):
+        with st.status("Checking every answer with the trained checker", expanded=True) as box:
+            bar = st.progress(0.0)
+
+            def progress(stage: str, done: int, total: int) -> None:
+                bar.progress(done / total if total else 1.0, text=f"{md(stage)}: {done} of {total}")
+
+            checked = data.check_with_trained(controls.path, int(run_id), progress=progress)
+            box.update(label=f"Checked {checked} answers", state="complete", expanded=False)
+        st.session_state["halluc_setup"] = f"trained checker · {extractor} KGs"
+        st.rerun()
 
 checks = data.grapheval_results(controls.path, controls.stamp, int(run_id), checker, extractor)
 counts = hallucinations.check_counts(checks)

