@@ -175,7 +175,7 @@ def cli_all(
         f"start-up and load included, best of {reps} interleaved rounds; "
         f"load {os.getloadavg()[0]:.2f}"
     )
-    print("| encoder / backend | seconds (best) | all rounds | pairs/s | vs torch | max |dS3KG| |")
+    print("| encoder / backend | seconds (best) | rounds | pairs/s | vs torch | max S3KG diff |")
     print("|---|---|---|---|---|---|")
     table: dict[str, Any] = {"pairs": n, "threads": threads, "rounds": reps, "runs": {}}
     for b in names:
