@@ -21,10 +21,18 @@ encoded (triple sentences and labels) are the *string pool*.
    hybrid mode's normalisation) fall on different sides of tau.
 4. ``s3kg pairs score`` (``--cli-pairs N``): wall seconds of the command per backend on the
    first N pairs of each set, model load included, one run each, interleaved.
+5. ``s3kg pairs score`` on every pair (``--cli-all``): the nine labelled sets of
+   ``s3kg_release/benchmarks/`` written into one ``id,kg_1,kg_2`` file (3,281 pairs), scored by
+   the command once per backend and by ``minilm-static`` (with ``--static``), ``--cli-reps``
+   rounds, interleaved (the order reversed every other round), ``$OMP_NUM_THREADS`` =
+   ``--threads``; wall seconds of the whole command (start-up and model load included), pairs/s
+   from the best round, and the largest |S3KG| difference of each backend's output against
+   torch's. ``--sets ""`` skips 1-4.
 
 Usage::
 
     nice -n 10 python bench/bench_encoders.py --n 400 --reps 5 --pairs 100 --int8 --cli-pairs 100
+    nice -n 15 python bench/bench_encoders.py --sets "" --cli-all --static --cli-reps 2
 """
 
 from __future__ import annotations
@@ -104,7 +112,10 @@ def quantized(folder: Path) -> Path:
     return out
 
 
-def time_cli(csv_path: Path, spec: str, backend: str | None, threads: int) -> float:
+def time_cli(
+    csv_path: Path, spec: str, backend: str | None, threads: int, keep: Path | None = None
+) -> float:
+    """Wall seconds of ``s3kg pairs score`` on ``csv_path``; its output is copied to ``keep``."""
     cmd = [sys.executable, "-m", "s3kg_core", "pairs", "score", str(csv_path), "--encoder", spec]
     if backend:
         cmd += ["--backend", backend]
@@ -114,7 +125,74 @@ def time_cli(csv_path: Path, spec: str, backend: str | None, threads: int) -> fl
         subprocess.run(
             [*cmd, "--output", f"{tmp}/out.csv"], check=True, env=env, capture_output=True
         )
-        return time.perf_counter() - start
+        wall = time.perf_counter() - start
+        if keep is not None:
+            keep.write_bytes(Path(tmp, "out.csv").read_bytes())
+        return wall
+
+
+def all_pairs_csv(data_dir: Path, dest: Path) -> int:
+    """Write every row of the nine labelled sets as one ``id,kg_1,kg_2`` file; the row count."""
+    n = 0
+    with dest.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "kg_1", "kg_2"])
+        for f in sorted((data_dir / "s3kg_release" / "benchmarks").glob("*.csv")):
+            with f.open(newline="") as src:
+                for row in csv.DictReader(src):
+                    writer.writerow([f"{f.stem}/{row['id']}", row["kg_1"], row["kg_2"]])
+                    n += 1
+    return n
+
+
+def s3kg_column(path: Path) -> dict[str, float]:
+    with path.open(newline="") as fh:
+        return {r["id"]: float(r["s3kg"]) for r in csv.DictReader(fh)}
+
+
+def cli_all(
+    data_dir: Path, backends: list[str], static: bool, threads: int, reps: int
+) -> dict[str, Any]:
+    """``s3kg pairs score`` on all pairs per backend, interleaved; prints a table."""
+    specs: dict[str, tuple[str, str | None]] = {b: ("minilm", b) for b in backends}
+    if static:
+        specs["minilm-static"] = ("minilm-static", None)
+    names = list(specs)
+    walls: dict[str, list[float]] = {b: [] for b in names}
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp, "all_pairs.csv")
+        n = all_pairs_csv(data_dir, source)
+        outs = {b: Path(tmp, f"{b}.csv") for b in names}
+        for rep in range(reps):
+            for b in names if rep % 2 == 0 else names[::-1]:
+                walls[b].append(time_cli(source, *specs[b], threads, keep=outs[b]))
+                print(f"  round {rep + 1} {b}: {walls[b][-1]:.1f} s", flush=True)
+        scores = {b: s3kg_column(p) for b, p in outs.items()}
+    base = "torch" if "torch" in names else names[0]
+    best = {b: min(w) for b, w in walls.items()}
+    print(
+        f"\ns3kg pairs score, all {n} pairs, MiniLM (hybrid), {threads} thread(s), "
+        f"start-up and load included, best of {reps} interleaved rounds; "
+        f"load {os.getloadavg()[0]:.2f}"
+    )
+    print("| encoder / backend | seconds (best) | rounds | pairs/s | vs torch | max S3KG diff |")
+    print("|---|---|---|---|---|---|")
+    table: dict[str, Any] = {"pairs": n, "threads": threads, "rounds": reps, "runs": {}}
+    for b in names:
+        diff = max(abs(scores[b][k] - scores[base][k]) for k in scores[base])
+        same_space = b != "minilm-static"
+        cell = f"{diff:.1e}" if same_space else "(other space)"
+        rounds = " / ".join(f"{w:.1f}" for w in walls[b])
+        print(
+            f"| {b} | {best[b]:.1f} | {rounds} | {n / best[b]:.1f} | "
+            f"{best[base] / best[b]:.2f}x | {cell} |"
+        )
+        table["runs"][b] = {
+            "seconds": walls[b],
+            "pairs_per_s_best": n / best[b],
+            "max_abs_diff_s3kg_vs_torch": diff if same_space else None,
+        }
+    return table
 
 
 def main() -> None:
@@ -130,6 +208,8 @@ def main() -> None:
     parser.add_argument("--static", action="store_true", help="also time minilm-static")
     parser.add_argument("--int8", action="store_true", help="measure int8 against fp32")
     parser.add_argument("--cli-pairs", type=int, default=0)
+    parser.add_argument("--cli-all", action="store_true", help="pairs score on all pairs")
+    parser.add_argument("--cli-reps", type=int, default=2, help="rounds of --cli-all")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     data_dir = args.data_dir or default_data_dir()
@@ -140,7 +220,7 @@ def main() -> None:
     print(f"threads {args.threads}; cpu count {os.cpu_count()}; load {os.getloadavg()[0]:.2f}")
     report: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}, "sets": {}}
     backends = args.backends.split(",")
-    for key in args.sets.split(","):
+    for key in [k for k in args.sets.split(",") if k]:
         pairs = load_pairs(data_dir, key, args.pairs)
         for model in args.encoders.split(","):
             encs = {
@@ -251,6 +331,8 @@ def main() -> None:
                 ratio = best["torch"] / w
                 print(f"    {b:10s} {w:6.1f} s  {args.cli_pairs / w:6.1f} pairs/s  x{ratio:.2f}")
             report["sets"][f"{key}/cli"] = {"pairs": args.cli_pairs, "seconds": walls}
+    if args.cli_all:
+        report["cli_all"] = cli_all(data_dir, backends, args.static, args.threads, args.cli_reps)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
 
