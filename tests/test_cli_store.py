@@ -538,9 +538,9 @@ def _components(db: Path) -> dict[tuple[int, int], tuple]:
 
 def test_kill_9_mid_score_then_rerun_equals_an_uninterrupted_run(tmp_path, minilm):
     a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
-    build_store(a, n_items=20, n_triples=2, seed=3, distinct_per_item=True)
+    build_store(a, n_items=80, n_triples=2, seed=3, distinct_per_item=True)
     shutil.copy(a, b)
-    total = 40
+    total = 160  # large enough that a fast encoder (onnx) is still scoring at the kill
     command = [sys.executable, "-m", "s3kg_core", "score", "--db", str(a), "--batch-items", "2"]
     env = {
         **os.environ,
