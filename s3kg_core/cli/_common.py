@@ -23,6 +23,7 @@ from typing import Any, ClassVar, TypeVar
 
 import click
 
+from ..atomic import replacing
 from ..config import DB_ENV, DEFAULT_DB
 from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_backend
 from ..errors import OutputError, S3KGError
@@ -317,15 +318,8 @@ def write_atomic(path: Path, write: Callable[[Any], None], newline: str | None =
     write(buffer)
     text = buffer.getvalue()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", newline=newline, encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with replacing(path) as tmp, tmp.open("w", newline=newline, encoding="utf-8") as fh:
+            fh.write(text)
     except OSError as exc:
         saved = _save_elsewhere(path, text, newline)
         where = f"the output is saved in {saved}" if saved else "it could not be saved elsewhere"

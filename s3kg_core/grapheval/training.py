@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import replacing
 from ..errors import CheckerError
 from .alignment import HEAD_VERSION, alignment_logits, new_head, save_head
 from .checkers.trained import MANIFEST, MANIFEST_FORMAT
@@ -104,9 +105,8 @@ def run_key(config: TrainConfig, data: Mapping[str, Any]) -> str:
 def _save_atomic(obj: Any, path: Path) -> None:
     import torch
 
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    with replacing(path) as tmp:
+        torch.save(obj, tmp)
 
 
 def _batches(n: int, config: TrainConfig) -> list[list[int]]:
