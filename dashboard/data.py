@@ -27,7 +27,7 @@ import streamlit as st
 from s3kg_core.config import default_db
 from s3kg_core.kg import Triple
 from s3kg_core.store import grapheval_queries, queries
-from s3kg_core.store.records import KGRecord
+from s3kg_core.store.records import SOURCES, KGRecord
 from s3kg_core.store.store import Store
 
 if TYPE_CHECKING:
@@ -258,6 +258,11 @@ class ItemView:
     kgs: dict[str, KGRecord]
     details: dict[str, Any]
     tau: dict[str, Any] | None
+
+    @property
+    def kg_statuses(self) -> dict[str, str]:
+        """Each source's KG status: ``"ok"``, ``"failed: ..."``, or ``"not extracted"``."""
+        return {s: self.kgs[s].status if s in self.kgs else "not extracted" for s in SOURCES}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

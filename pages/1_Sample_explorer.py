@@ -9,7 +9,6 @@ shows the same case.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -104,8 +103,7 @@ def main() -> None:
     if not run_ids:
         st.info("No run has scores under the chosen signature.")
         st.stop()
-    config = Signature.parse(controls.signature).config_kwargs()
-    stored_tau = float(config["tau"])
+    stored_tau = Signature.parse(controls.signature).tau
 
     apply_link(run_ids)
     for problem in st.session_state.pop("explorer._link_problems", []):
@@ -139,11 +137,8 @@ def main() -> None:
     case = data.explorer_case(
         controls.path, controls.stamp, controls.signature, int(run_id), int(item_id), tau
     )
-    statuses: dict[str, Any] = {s: kg.status for s, kg in view.kgs.items()}
-    for source in explorer.SOURCES:
-        statuses.setdefault(source, "not extracted")
     views.explorer_graphs(
-        case, statuses, show_all=bool(show_all), state_key=f"{int(run_id)}:{int(item_id)}"
+        case, view.kg_statuses, show_all=bool(show_all), state_key=f"{int(run_id)}:{int(item_id)}"
     )
     how = "as stored" if abs(tau - stored_tau) < 1e-9 else "recomputed (deltas: against the stored)"
     st.caption(

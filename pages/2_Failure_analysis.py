@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import charts, data, navigation, views, widgets
 from dashboard.escape import code, md
-from dashboard.explorer import SOURCES, marked_by_lemmas
+from dashboard.explorer import marked_by_lemmas
 from s3kg_core.scoring.signature import Signature
 
 CATEGORIES = ["relation_mismatch", "entity_mismatch", "extra", "missing"]
@@ -158,18 +158,17 @@ residual = {
     reference: [*result["missing"]]
     + [m["gold"] for k in ("relation_mismatch", "entity_mismatch") for m in result[k]],
 }
-stored_tau = float(Signature.parse(controls.signature).config_kwargs()["tau"])
+stored_tau = Signature.parse(controls.signature).tau
 case_kgs = data.explorer_case(
     controls.path, controls.stamp, controls.signature, run_id, item_id, stored_tau
 )
-statuses = {s: kg.status for s, kg in view.kgs.items()}
 st.caption(
     f"**Red edges**: the residual triples above (mismatched, extra, missing {reference}). The "
     f"badges show S3KG's entity alignment at tau {stored_tau:g}."
 )
 views.explorer_graphs(
     case_kgs,
-    {s: statuses.get(s, "not extracted") for s in SOURCES},
+    view.kg_statuses,
     show_all=False,
     state_key=f"tau:{run_id}:{item_id}",
     marked=marked_by_lemmas(case_kgs.triples, residual),

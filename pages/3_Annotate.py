@@ -15,7 +15,7 @@ import streamlit as st
 
 from dashboard import annotate, data, navigation, views, widgets
 from dashboard.escape import code, md
-from dashboard.explorer import MAX_NODES, SOURCES, marked_by_lemmas
+from dashboard.explorer import MAX_NODES, marked_by_lemmas
 from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
@@ -269,9 +269,8 @@ else:
     )
 
 st.subheader("The answer's graphs")
-stored_tau = float(Signature.parse(signature).config_kwargs()["tau"])
+stored_tau = Signature.parse(signature).tau
 case = data.explorer_case(controls.path, controls.stamp, signature, run_id, item_id, stored_tau)
-statuses = {s: kg.status for s, kg in view.kgs.items()}
 switch, note = st.columns([1.4, 6.6], vertical_alignment="center")
 note.caption(
     "**Red edges**: the gold and answer triples of TAU's proposed pairs above (TAU pairs "
@@ -286,7 +285,7 @@ show_all = switch.toggle(
 )
 views.explorer_graphs(
     case,
-    {s: statuses.get(s, "not extracted") for s in SOURCES},
+    view.kg_statuses,
     show_all=show_all,
     state_key=f"annotate:{run_id}:{item_id}",
     marked=marked_by_lemmas(

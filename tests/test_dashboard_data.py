@@ -113,3 +113,17 @@ def test_demo_pending_reads_the_file_once_per_change(tmp_path, monkeypatch):
     assert len(opened) == 1
     assert data.demo_pending(path, stamp + 1) == ()  # the file changed: asked again
     assert len(opened) == 2
+
+
+def test_kg_statuses_name_every_source_and_the_missing_ones():
+    from s3kg_core.store.records import KGRecord
+
+    view = data.ItemView(
+        1, 2, "q", "?", "ctx", "gold", "answer", "ok",
+        kgs={"gold": KGRecord(1, 2, "gold", (), "failed: timeout")}, details={}, tau=None,
+    )  # fmt: skip
+    assert view.kg_statuses == {
+        "gold": "failed: timeout",
+        "answer": "not extracted",
+        "context": "not extracted",
+    }
