@@ -49,9 +49,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import random
 import statistics
 import sys
@@ -68,8 +66,11 @@ sys.path.insert(0, str(REPO / "tests"))  # dashboard_helpers: server and browser
 from dashboard_helpers import (  # noqa: E402
     APP_IDLE,
     CHROMIUM,
+    bench_environment,
+    load_average,
     streamlit_server,
     wait_idle,
+    write_figures,
 )
 
 from s3kg_core.kg import Triple  # noqa: E402
@@ -481,10 +482,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_browser and not CHROMIUM.exists():
         parser.error(f"no Chromium at {CHROMIUM}: set S3KG_CHROMIUM or pass --no-browser")
 
-    import streamlit
-
     quiet()
-    load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="bench_dashboard_") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -504,17 +503,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.no_browser:
             print("timing the browser ...", file=sys.stderr, flush=True)
             figures["browser"] = bench_browser(db, folder / "logs", args.repeats)
-    figures["env"] = {
-        "python": platform.python_version(),
-        "streamlit": streamlit.__version__,
-        "cpus": os.cpu_count(),
-        "load_before": load_before,
-        "load_after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-    }
+    figures["env"] = bench_environment(load_before)
     print(report(figures))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")
+    write_figures(args.json, figures)
     return 0
 
 

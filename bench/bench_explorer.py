@@ -34,9 +34,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import random
 import statistics
 import sys
@@ -50,7 +48,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))  # dashboard_helpers: server and browser helpers
 
-from dashboard_helpers import CHROMIUM, streamlit_server, wait_idle  # noqa: E402
+from dashboard_helpers import (  # noqa: E402
+    CHROMIUM,
+    bench_environment,
+    load_average,
+    streamlit_server,
+    wait_idle,
+    write_figures,
+)
 
 from s3kg_core.kg import Triple  # noqa: E402
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord  # noqa: E402
@@ -370,10 +375,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.no_browser and not CHROMIUM.exists():
         parser.error(f"no Chromium at {CHROMIUM}: set S3KG_CHROMIUM or pass --no-browser")
-    import streamlit
 
     quiet()
-    load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="bench_explorer_") as tmp:
         db = Path(tmp) / "bench_explorer.duckdb"
         print(f"building {db} ...", file=sys.stderr, flush=True)
@@ -382,17 +386,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures["browser"] = (
             {} if args.no_browser else bench_browser(db, info, Path(tmp) / "logs", args.visits)
         )
-    figures["env"] = {
-        "python": platform.python_version(),
-        "streamlit": streamlit.__version__,
-        "cpus": os.cpu_count(),
-        "load_before": load_before,
-        "load_after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-    }
+    figures["env"] = bench_environment(load_before)
     print(report(figures))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")
+    write_figures(args.json, figures)
     return 0
 
 

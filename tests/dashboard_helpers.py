@@ -232,3 +232,32 @@ def wait_for_value(page: Any, read: Any, expected: str, timeout_ms: float = 60_0
         page.wait_for_timeout(200)
         value = read()
     return str(value)
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages as one line (benchmarks print it before and after)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def bench_environment(load_before: str) -> dict[str, Any]:
+    """What a dashboard benchmark ran on: Python, Streamlit, CPUs, the load before and now."""
+    import platform
+
+    import streamlit
+
+    return {
+        "python": platform.python_version(),
+        "streamlit": streamlit.__version__,
+        "cpus": os.cpu_count(),
+        "load_before": load_before,
+        "load_after": load_average(),
+    }
+
+
+def write_figures(path: Path | None, figures: dict[str, Any]) -> None:
+    """Also write a benchmark's figures as JSON to ``path`` (nothing when ``None``)."""
+    import json
+
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")

@@ -375,7 +375,7 @@ class Store:
         con.register("_new_kgs", heads)
         con.register("_new_triples", body)
         try:
-            changed_kgs = Store._changed_kg_items(con, kgs)
+            changed_kgs = Store._changed_kg_keys(con, kgs)
             con.execute(
                 "DELETE FROM triples WHERE (run_id, item_id, source) IN "
                 "(SELECT (run_id, item_id, source) FROM _new_kgs)"
@@ -398,7 +398,7 @@ class Store:
         return len(kgs)
 
     @staticmethod
-    def _changed_kg_items(
+    def _changed_kg_keys(
         con: duckdb.DuckDBPyConnection, kgs: Sequence[KGRecord]
     ) -> list[tuple[int, int, str]]:
         """The ``(run, item, source)`` of ``kgs`` (registered as ``_new_kgs``) unlike the store."""
