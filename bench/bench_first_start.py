@@ -42,7 +42,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))  # dashboard_helpers: server and browser helpers
 
-from dashboard_helpers import APP_IDLE, CHROMIUM, STATUS_WIDGET, streamlit_server  # noqa: E402
+from dashboard_helpers import (  # noqa: E402
+    APP_IDLE,
+    CHROMIUM,
+    STATUS_WIDGET,
+    load_average,
+    streamlit_server,
+)
 
 RENDER_MS = 300_000
 VIEWPORT = {"width": 1440, "height": 900}
@@ -63,11 +69,6 @@ CHANGED_JS = f"""([label, before]) => {{
 
 IDLE_JS = f"""() => !!document.querySelector('{APP_IDLE}')
   && !document.querySelector('{STATUS_WIDGET}')"""
-
-
-def load() -> str:
-    """The 1, 5 and 15 minute load averages."""
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -149,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--repeats 0 needs --db (the database for the alpha steps)")
     from playwright.sync_api import sync_playwright
 
-    figures: dict[str, Any] = {"load": [load()], "first_start": [], "alpha": {}}
+    figures: dict[str, Any] = {"load": [load_average()], "first_start": [], "alpha": {}}
     with tempfile.TemporaryDirectory(prefix="bench_first_start_") as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
@@ -160,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 db = Path(tmp) / f"run{r}" / "s3kg.duckdb"
                 db.parent.mkdir(parents=True)
                 figures["first_start"].append(first_start(browser, db, Path(tmp) / f"{r}.log"))
-                figures["load"].append(load())
+                figures["load"].append(load_average())
             if args.db is not None:
                 db = Path(tmp) / "given" / "s3kg.duckdb"
                 db.parent.mkdir()
@@ -173,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     context, page = open_page(browser, f"{srv.url}/{path}", heading)
                     figures["alpha"][name] = alpha_steps(page, metric, args.steps)
                     context.close()
-            figures["load"].append(load())
+            figures["load"].append(load_average())
         finally:
             browser.close()
 
