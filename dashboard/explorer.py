@@ -36,7 +36,7 @@ from dashboard.graphs import (
     PanelEdge,
     PanelNode,
 )
-from s3kg_core.kg import Triple
+from s3kg_core.kg import SOURCES, Triple
 from s3kg_core.normalize import normalize_label, normalize_triples
 from s3kg_core.scoring.align import best_matches
 from s3kg_core.scoring.cus import harmonic_mean
@@ -67,9 +67,6 @@ __all__ = [
     "question_label",
     "text_marks",
 ]
-
-#: The three KGs of a question, in the order the page draws them.
-SOURCES = ("gold", "answer", "context")
 
 #: Picture titles.
 TITLES = {"gold": "Gold KG", "answer": "Answer KG", "context": "Context KG"}

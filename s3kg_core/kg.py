@@ -15,7 +15,10 @@ from typing import Any
 
 from .errors import TripleError
 
-__all__ = ["KnowledgeGraph", "Triple", "TriplesLike", "as_triples"]
+__all__ = ["SOURCES", "KnowledgeGraph", "Triple", "TriplesLike", "as_triples"]
+
+SOURCES = ("gold", "answer", "context")
+"""The three texts of a question whose KGs are compared, in the order they are drawn and stored."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,3 +100,16 @@ def test_kg_from_dict_without_triples_is_empty(data):
 def test_kg_from_triples_validates_every_item():
     with pytest.raises(TripleError, match="3 parts"):
         KnowledgeGraph.from_triples([["a", "r", "b"], ["a", "r"]])
+
+
+def test_sources_is_defined_once() -> None:
+    """The store, the extractors and the explorer share kg.SOURCES (they each had a copy)."""
+    from dashboard import explorer
+    from s3kg_core import kg
+    from s3kg_core.extract import base
+    from s3kg_core.store import records
+
+    assert kg.SOURCES == ("gold", "answer", "context")
+    assert records.SOURCES is kg.SOURCES
+    assert base.SOURCES is kg.SOURCES
+    assert explorer.SOURCES is kg.SOURCES

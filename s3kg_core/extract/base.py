@@ -11,11 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ..kg import Triple
+from ..kg import SOURCES, Triple
 
 __all__ = ["SOURCES", "Extractor", "ItemTexts", "TextKG"]
-
-SOURCES = ("gold", "answer", "context")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputFormatError, KGParseError, MappingError
+from ..kg import SOURCES
 from ..kgio import parse_kg_cell
 from ..store import queries
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
@@ -199,7 +200,7 @@ def import_s3kg_release(store: Store, directory: str | Path) -> list[ImportRepor
                 answers.append(AnswerRecord(item, r[cols["answer"]]))
                 kgs.extend(
                     _kg(run, item, source, r[cols[f"kg_{source}"]], ext, report)
-                    for source in ("gold", "answer", "context")
+                    for source in SOURCES
                 )
             report.answers = store.put_answers(con, run, answers)
             report.kgs = store.put_kgs(con, kgs)

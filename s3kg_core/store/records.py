@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..kg import Triple
+from ..kg import SOURCES, Triple
 
 __all__ = ["SOURCES", "AnswerRecord", "ItemRecord", "KGRecord", "ScoreRecord"]
-
-
-SOURCES = ("gold", "answer", "context")
 
 
 @dataclass(frozen=True)
