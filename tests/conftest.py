@@ -163,3 +163,32 @@ def db(demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     clear_caches()
     return path
+
+
+# -- a small scored database (tests of the score, results and TAU stages) ------------------------
+
+
+@pytest.fixture(scope="module")
+def scored_template(tmp_path_factory, minilm, one_torch_thread):
+    """A scored database (default config), scored once per module; tests copy it:
+    ``(path, first report, texts the encoder was asked to encode)``."""
+    from store_helpers import special_store
+
+    from s3kg_core.stages.score import score_store
+
+    path = tmp_path_factory.mktemp("pipeline") / "scored.duckdb"
+    store = special_store(path)
+    encoder = CountingEncoder(minilm)
+    report = score_store(store, encoder=encoder, batch_items=3)
+    return path, report, encoder.texts
+
+
+@pytest.fixture
+def scored(tmp_path, scored_template):
+    """A private copy of the scored database: ``(store, first report)``."""
+    from s3kg_core.store.store import Store
+
+    path, report, _ = scored_template
+    copy = tmp_path / "scored.duckdb"
+    shutil.copy(path, copy)
+    return Store(copy), report

@@ -201,3 +201,31 @@ def start_lock_holder(
         _, err = proc.communicate(timeout=30)
         raise AssertionError(f"lock holder did not start: {line!r} {err}")
     return proc
+
+
+def special_store(path: Path) -> Store:
+    """Two runs of four items; run 1 item 2 has an empty answer KG, run 1 item 3 an unparseable
+    answer KG, run 2 item 4 an unparseable context KG."""
+    store = build_store(path, n_items=4, n_triples=3, seed=1)
+    with store.transaction() as con:
+        store.put_kgs(
+            con,
+            [
+                KGRecord(1, 2, "answer", (), "empty"),
+                KGRecord(1, 3, "answer", (), "unparseable"),
+                KGRecord(2, 4, "context", (), "unparseable"),
+            ],
+        )
+    return store
+
+
+def stored_components(store: Store, signature: str) -> dict[tuple[int, int], tuple]:
+    """``{(run, item): (gold_s_wl, gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert,
+    ctx_status)}`` of one signature's stored scores."""
+    with store.connect() as con:
+        rows = con.execute(
+            "SELECT run_id, item_id, gold_s_wl, gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, "
+            "ctx_status FROM scores WHERE signature = ?",
+            [signature],
+        ).fetchall()
+    return {(r[0], r[1]): tuple(r[2:]) for r in rows}

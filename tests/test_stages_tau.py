@@ -1,0 +1,113 @@
+"""Tests of s3kg_core.stages.tau: tau_store on a scored DuckDB file."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from conftest import CountingEncoder
+from store_helpers import build_store
+
+from s3kg_core.encoders.backend import backend_of_name, with_backend
+from s3kg_core.errors import ConfigError
+from s3kg_core.scoring.cus import harmonic_mean
+from s3kg_core.scoring.result import blend
+from s3kg_core.scoring.signature import Signature
+from s3kg_core.stages.results import encoder_for
+from s3kg_core.stages.score import score_store
+from s3kg_core.stages.tau import tau_store
+from s3kg_core.store.store import Store
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+def _item_cus(store: Store, signature: str) -> dict[tuple[int, int], float]:
+    with store.connect() as con:
+        rows = con.execute(
+            "SELECT run_id, item_id, alpha, gold_s_wl, gold_s_sbert, ctx_s_wl, ctx_s_sbert "
+            "FROM scores WHERE signature = ?",
+            [signature],
+        ).fetchall()
+    return {
+        (r[0], r[1]): float(harmonic_mean(blend(r[3], r[4], r[2]), blend(r[5], r[6], r[2])))
+        for r in rows
+    }
+
+
+def _tau_rows(store: Store) -> list[tuple]:
+    with store.connect() as con:
+        return con.execute(
+            "SELECT run_id, item_id, target, fraction, target_score, n_aligned, "
+            "n_relation_mismatch, n_entity_mismatch, n_extra, n_missing, result "
+            "FROM tau_results ORDER BY target, run_id, item_id"
+        ).fetchall()
+
+
+@pytest.mark.parametrize(("fraction", "per_run"), [(0.05, 1), (0.5, 2), (0.51, 3), (1.0, 4)])
+def test_tau_store_explains_the_lowest_ceil_fraction_of_each_run(scored, minilm, fraction, per_run):
+    store, first = scored
+    assert per_run == max(1, math.ceil(4 * fraction))
+    report = tau_store(store, fraction=fraction, encoder=minilm)
+    assert (report.signature, report.target, report.analysed) == (
+        first.signature,
+        "cus",
+        2 * per_run,
+    )
+    rows = _tau_rows(store)
+    assert len(rows) == 2 * per_run
+    cus = _item_cus(store, first.signature)
+    for run in (1, 2):
+        ranked = sorted((v, item) for (r, item), v in cus.items() if r == run)
+        want = sorted(item for _, item in ranked[:per_run])
+        got = [row for row in rows if row[0] == run]
+        assert [row[1] for row in got] == want
+        for row in got:
+            assert row[2:4] == ("cus", fraction)
+            assert row[4] == pytest.approx(cus[(run, row[1])], abs=1e-9)
+            result = json.loads(row[10])
+            assert [
+                len(result[k])
+                for k in ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
+            ] == list(row[5:10])
+    totals = {k: sum(r[5 + i] for r in rows) for i, k in enumerate(report.counts)}
+    assert totals == report.counts
+
+
+def test_tau_store_replaces_its_rows_and_keeps_targets_apart(scored, minilm):
+    store, _ = scored
+    tau_store(store, fraction=1.0, encoder=minilm)
+    assert len(_tau_rows(store)) == 8
+    tau_store(store, fraction=0.05, encoder=minilm)
+    assert len(_tau_rows(store)) == 2
+    report = tau_store(store, fraction=0.05, target="ctx_sim", encoder=minilm)
+    assert report.analysed == 2
+    rows = _tau_rows(store)
+    assert [r[2] for r in rows] == ["ctx_sim", "ctx_sim", "cus", "cus"]
+    with pytest.raises(ConfigError, match="target must be one of"):
+        tau_store(store, target="wl", encoder=minilm)
+
+
+def test_tau_store_defaults_to_the_signatures_packaged_encoder(scored):
+    store, _ = scored
+    assert tau_store(store).analysed == 2  # "minilm" read back from the signature
+
+
+def test_tau_store_finds_a_local_model_directory_recorded_by_score(tmp_path, exported_minilm):
+    store = build_store(tmp_path / "db.duckdb", n_items=2, n_triples=2, seed=2)
+    report = score_store(store, encoder=str(exported_minilm))
+    assert "|enc:my-minilm#" in report.signature
+    enc = Signature.parse(report.signature).encoder
+    assert encoder_for(store, report.signature) == with_backend(
+        str(exported_minilm), backend_of_name(enc)
+    )
+    assert tau_store(store).analysed == 2  # no encoder given: the directory is read back
+
+
+def test_tau_store_with_an_unrecorded_encoder_says_to_pass_it(tmp_path, minilm):
+    store = build_store(tmp_path / "db.duckdb", n_items=2, n_triples=2, seed=2)
+    local = CountingEncoder(minilm, name="my-minilm#0123abcd")  # an object: no path to record
+    score_store(store, encoder=local)
+    with pytest.raises(ConfigError, match="pass it with --encoder PATH"):
+        tau_store(store)
+    assert tau_store(store, encoder=local).analysed == 2
