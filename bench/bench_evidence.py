@@ -16,6 +16,10 @@ these per-pair features, all from one encoder and one embedding cache:
 ``ent_f``
     the same soft F1 over entity labels: partial credit for near-miss node labels instead of the
     hard tau of the alignment (the iteration-0 part of a soft WL kernel).
+``tok``
+    BERTScore F1 of the two texts with the same encoder's token states (last layer, no idf,
+    no rescaling: :func:`s3kg_core.bench.baselines.bertscore`); token-level matching, where
+    ``text`` compares two mean-pooled vectors.
 
 Candidate scores (alpha weights S_SBERT as in hybrid mode; beta is the weight of the text side):
 
@@ -25,7 +29,10 @@ Candidate scores (alpha weights S_SBERT as in hybrid mode; beta is the weight of
 ``tri``              ``(1 - a) wl + a ((1 - b) sb + b tri_f)``
 ``tri_text``         ``(1 - a) tri_f + a text``: no WL at all
 ``soft``             ``(1 - a) ((wl + ent_f) / 2) + a sb``
+``tok_fb``           ``(1 - a) wl + a ((1 - b) sb + b tok)``, ``tok`` where a KG is empty
+``texttok_fb``       the same with ``(text + tok) / 2`` in place of ``tok``
 ``text_only``        ``text`` (the cosine baseline with this encoder)
+``tok_only``         ``tok`` (the BERTScore baseline with this encoder)
 
 Protocol (``s3kg_core.bench.split.dev_mask``: about 30 % dev per set): for every candidate,
 ``per-set`` chooses (a, b) on each set's dev pairs by AUROC; ``global-b`` chooses one b for all
@@ -55,6 +62,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from s3kg_core.bench.baselines import bertscore
 from s3kg_core.bench.datasets import list_pair_sets, load_pair_set
 from s3kg_core.bench.metrics import DEFAULT_ALPHAS, auroc, bootstrap_ci, max_f1
 from s3kg_core.bench.split import SPLIT_NAME, dev_mask
@@ -109,9 +117,25 @@ def soft_f1(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     return p, r, f
 
 
+def token_f1(pair_set, encoder: str) -> list[float]:
+    """BERTScore F1 of the two texts with ``encoder``'s own token states (last layer, no idf)."""
+    return [float(x) for x in bertscore(pair_set, model=encoder)]
+
+
+def _save(out: dict, save: Path) -> None:
+    tmp = save.with_suffix(".tmp")
+    tmp.write_text(json.dumps(out))
+    tmp.replace(save)
+
+
 def features(data_dir: Path, encoder: str, sets: list[str], save: Path, cache_path: Path | None):
     """Per-pair features of every set; written to ``save`` after each set and resumed."""
     out: dict[str, dict[str, list]] = json.loads(save.read_text()) if save.exists() else {}
+    for name in [n for n in sets if n in out and "tok" not in out[n]]:  # an older file
+        start = time.perf_counter()
+        out[name]["tok"] = token_f1(load_pair_set(name, data_dir), encoder)
+        _save(out, save)
+        print(f"token F1 {name}: {time.perf_counter() - start:.1f} s", flush=True)
     todo = [n for n in sets if n not in out]
     if not todo:
         return out
@@ -147,10 +171,9 @@ def features(data_dir: Path, encoder: str, sets: list[str], save: Path, cache_pa
             rec["ent_f"].append(
                 soft_f1(cache.vectors(e1), cache.vectors(e2))[2] if e1 and e2 else 0
             )
+        rec["tok"] = token_f1(ps, encoder)
         out[name] = rec
-        tmp = save.with_suffix(".tmp")
-        tmp.write_text(json.dumps(out))
-        tmp.replace(save)
+        _save(out, save)
         if cache_path is not None:
             cache.save(cache_path)
         print(f"scored {name}: {len(ps)} pairs in {time.perf_counter() - start:.1f} s", flush=True)
@@ -162,6 +185,8 @@ def candidates(rec: dict[str, list]) -> dict[str, Candidate]:
     c = {k: np.asarray(v, dtype=np.float64) for k, v in rec.items() if k not in ("ids", "labels")}
     ok = c["ok"] > 0
     wl, sb, text, tri, ent = c["wl"], c["sb"], c["text"], c["tri_f"], c["ent_f"]
+    tok = c.get("tok", text)  # a components file from before the token F1 was added
+    both = (text + tok) / 2
 
     def z(x: Arr) -> Arr:
         return np.where(ok, x, 0.0)
@@ -182,11 +207,16 @@ def candidates(rec: dict[str, list]) -> dict[str, Candidate]:
                 "soft" + suffix: lambda a, b, g=fill: g((1 - a) * (wl + ent) / 2 + a * sb),
             }
         )
+    for name, inner in (("tok", tok), ("texttok", both)):  # the texts' side falls back on itself
+        out[name + "_fb"] = lambda a, b, t=inner: np.where(
+            ok, (1 - a) * wl + a * ((1 - b) * sb + b * t), t
+        )
     out["text_only"] = lambda a, b: text
+    out["tok_only"] = lambda a, b: tok
     return out
 
 
-USES_BETA = {"text", "tri", "text_fb", "tri_fb"}
+USES_BETA = {"text", "tri", "text_fb", "tri_fb", "tok_fb", "texttok_fb"}
 
 
 def short(name: str) -> str:
@@ -336,6 +366,27 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
+CURVE_ALPHAS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0)
+
+
+def kg_weight_curve(comps: dict[str, dict[str, list]], sets: list[str]) -> str:
+    """Dev and test AUROC of ``text_fb`` and ``tok_fb`` with the whole embedding side on the texts
+    (b = 1), as alpha takes the weight off the KG's WL side (alpha 1: the texts alone)."""
+    lines = ["KG weight curve (b = 1; alpha 1 = texts only): dev / test AUROC"]
+    for ds in sets:
+        rec = comps[ds]
+        y = np.asarray(rec["labels"])
+        dev = dev_mask(ds, rec["ids"])
+        cands = candidates(rec)
+        for name in ("text_fb", "tok_fb"):
+            cells = []
+            for a in CURVE_ALPHAS:
+                s = cands[name](a, 1.0)
+                cells.append(f"{a:g}: {auroc(s[dev], y[dev]):.3f} / {auroc(s[~dev], y[~dev]):.3f}")
+            lines.append(f"  {short(ds):<10}{name:<9}" + "  ".join(cells))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--encoder", default="minilm")
@@ -347,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--markdown", action="store_true", help="also print the README table")
+    parser.add_argument("--curve", default=None, help="sets to print the KG weight curve of")
     args = parser.parse_args(argv)
     data_dir = args.data_dir or default_data_dir()
     if args.no_score:
@@ -364,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
     print(report(result))
     if args.markdown:
         print(markdown(result))
+    if args.curve:
+        print(kg_weight_curve(comps, [d for d in args.curve.split(",") if d in comps]))
     if args.json is not None:
         args.json.write_text(json.dumps({"encoder": args.encoder, **result}, indent=2))
     return 0
