@@ -186,7 +186,7 @@ def report(combos: dict, runs: list[str], encoders: list[str]) -> str:
         paper = PAPER.get(run)  # the qa/small runs are other extractions: not Table 4's
         if paper:
             cells = " / ".join("-" if v is None else f"{v:.3f}" for v in paper)
-            lines.append(f"  {'paper Table 4':<36}{cells}")
+            lines.append(f"  {'paper Table 4':<42}{cells}")
         base = combos.get(f"{run}|minilm|hybrid|answer|zero|0.5")
         for label, enc, mode, driver, empty, w in FACTORS:
             m = combos.get(f"{run}|{enc}|{mode}|{driver}|{empty}|{w}")
@@ -194,14 +194,14 @@ def report(combos: dict, runs: list[str], encoders: list[str]) -> str:
                 continue
             delta = f"  (CUS {m['cus'] - base['cus']:+.3f})" if base and label[:4] != "ours" else ""
             lines.append(
-                f"  {label:<36}{m['gold_sim']:.3f} / {m['ctx_sim']:.3f} / {m['cus']:.3f}"
+                f"  {label:<42}{m['gold_sim']:.3f} / {m['ctx_sim']:.3f} / {m['cus']:.3f}"
                 f"  n={m['n']}{delta}"
             )
         for enc in encoders:
             a = combos.get(f"{run}|{enc}|aa_kea")
             if a:
                 label = f"released QA script (AA-KEA), {enc}"
-                lines.append(f"  {label:<36}{a['gold_sim']:.3f} / - / -  n={a['n']}")
+                lines.append(f"  {label:<42}{a['gold_sim']:.3f} / - / -  n={a['n']}")
         if paper:
             best = None
             for key, m in combos.items():
