@@ -8,6 +8,7 @@ import pytest
 from trained_checker_helpers import train_tiny
 
 from s3kg_core.errors import CheckerError
+from s3kg_core.grapheval.alignment import HEAD_VERSION
 from s3kg_core.grapheval.checkers.trained import (
     TrainedChecker,
     load_trained_checker,
@@ -116,7 +117,7 @@ def test_signature_names_the_base_the_data_and_the_seed(checker, model_dir):
     manifest = read_manifest(model_dir)
     sig = checker.signature
     assert sig.startswith("checker:trained|base:minilm@") and manifest["data_hash"][:12] in sig
-    assert "seed:0" in sig and "top:2" in sig and "head:alignment-1" in sig
+    assert "seed:0" in sig and "top:2" in sig and f"head:{HEAD_VERSION}" in sig
     assert "held-out balanced accuracy" in manifest_summary(manifest)
 
 
