@@ -8,6 +8,7 @@ import pytest
 from trained_checker_helpers import train_tiny
 
 from s3kg_core.errors import CheckerError
+from s3kg_core.grapheval.alignment import HEAD_VERSION
 from s3kg_core.grapheval.checkers.trained import (
     TrainedChecker,
     load_trained_checker,
@@ -73,6 +74,30 @@ def test_a_checker_below_the_held_out_bar_is_not_offered(model_dir):
     assert isinstance(loaded, TrainedChecker) and loaded.top_windows == 1
 
 
+def test_a_model_with_the_first_alignment_head_is_not_offered_and_must_be_retrained(
+    tmp_path, model_dir
+):
+    # regression: after head alignment-2, a cached alignment-1 model (the dashboard's folder)
+    # must not be offered by load_trained_checker (it would raise on load), and --checker
+    # trained must say to train it again
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(model_dir, old)
+    manifest = read_manifest(old)
+    manifest["head"] = "alignment-1"
+    (old / "manifest.json").write_text(json.dumps(manifest))
+    head = json.loads((old / "alignment_head.json").read_text())
+    head.update(version="alignment-1", features=head["features"][:6])
+    head["weight"] = [row[:6] for row in head["weight"]]
+    (old / "alignment_head.json").write_text(json.dumps(head))
+    assert trained_checker_available(model_dir) and HEAD_VERSION != "alignment-1"
+    assert not trained_checker_available(old)
+    assert load_trained_checker(old, min_heldout=0.0) is None
+    with pytest.raises(CheckerError, match="train the checker again"):
+        TrainedChecker(old)
+
+
 def test_verdicts_are_probabilities_with_the_window_they_came_from(checker):
     triples = [
         Triple("Eiffel Tower", "opened in", "1889"),
@@ -116,7 +141,7 @@ def test_signature_names_the_base_the_data_and_the_seed(checker, model_dir):
     manifest = read_manifest(model_dir)
     sig = checker.signature
     assert sig.startswith("checker:trained|base:minilm@") and manifest["data_hash"][:12] in sig
-    assert "seed:0" in sig and "top:2" in sig and "head:alignment-1" in sig
+    assert "seed:0" in sig and "top:2" in sig and f"head:{HEAD_VERSION}" in sig
     assert "held-out balanced accuracy" in manifest_summary(manifest)
 
 

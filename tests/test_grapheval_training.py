@@ -9,6 +9,7 @@ import pytest
 from trained_checker_helpers import TINY_CONFIG, tiny_pairs, train_tiny
 
 from s3kg_core.errors import CheckerError
+from s3kg_core.grapheval.alignment import FEATURES, HEAD_VERSION
 from s3kg_core.grapheval.checkers.trained import TrainedChecker, trained_checker_available
 from s3kg_core.grapheval.synthetic import SyntheticPair, data_hash
 from s3kg_core.grapheval.training import TrainConfig, evaluate_pairs, run_key, train_checker
@@ -64,7 +65,7 @@ def test_a_killed_run_resumes_from_its_checkpoint_and_ends_as_an_unbroken_run(
     ha = json.loads((tmp_path / "a" / "alignment_head.json").read_text())
     hb = json.loads((tmp_path / "b" / "alignment_head.json").read_text())
     assert ha["weight"][1] == pytest.approx(hb["weight"][1], abs=1e-5)
-    assert ha["weight"] != [[0.0] * 6] * 2  # the head was trained
+    assert ha["weight"] != [[0.0] * len(FEATURES)] * 2  # the head was trained
 
 
 def test_fresh_discards_the_checkpoint(tmp_path, one_torch_thread):
@@ -161,5 +162,5 @@ def test_a_short_run_learns_a_separable_set_above_chance(tmp_path, one_torch_thr
         max_length=32, batch_size=8, max_steps=20, freeze_layers=6, heldout_percent=25, epochs=4
     )
     manifest = train_checker(tmp_path / "m", _separable_pairs(), config=config)
-    assert manifest["head"] == "alignment-1"
+    assert manifest["head"] == HEAD_VERSION == "alignment-2"
     assert manifest["heldout"]["balanced_accuracy"] >= 0.8, manifest["heldout"]

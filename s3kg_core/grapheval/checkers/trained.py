@@ -33,7 +33,7 @@ from typing import Any
 from ...config import cache_dir
 from ...errors import CheckerError
 from ...text import STOP_WORDS
-from ..alignment import alignment_logits, load_alignment
+from ..alignment import HEAD_VERSION, alignment_logits, load_alignment
 from ..synthetic import text_windows
 from .base import Checker, Claim, Verdict
 from .nli import entailment_index, load_classifier
@@ -97,7 +97,9 @@ def trained_checker_available(
 
     Default folder: :func:`trained_checker_dir`. Cheap: reads the manifest only. With
     ``min_heldout``, the manifest's held-out balanced accuracy must reach it too (a model still
-    at chance, 0.5, is then not offered).
+    at chance, 0.5, is then not offered). A model whose alignment head is of another version
+    than :data:`~s3kg_core.grapheval.alignment.HEAD_VERSION` is not available either (this
+    code cannot read it: it must be trained again).
 
     Examples
     --------
@@ -108,6 +110,9 @@ def trained_checker_available(
         path = Path(model_dir) if model_dir is not None else trained_checker_dir()
         manifest = read_manifest(path)
     except CheckerError:
+        return False
+    head = str(manifest.get("head", "classifier"))
+    if head.startswith("alignment") and head != HEAD_VERSION:
         return False
     held = (manifest.get("heldout") or {}).get("balanced_accuracy")
     if min_heldout > 0 and (not isinstance(held, int | float) or held < min_heldout):
