@@ -261,3 +261,16 @@ def write_figures(path: Path | None, figures: dict[str, Any]) -> None:
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")
+
+
+# -- streamlit.testing (AppTest) readers ---------------------------------------------------------
+
+
+def app_metric(at: Any, label: str) -> str:
+    """The value of the metric labelled ``label`` on an AppTest page."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def app_frame_with(at: Any, *columns: str) -> Any:
+    """The first dataframe an AppTest page shows with all these columns."""
+    return next(d.value for d in at.dataframe if set(columns) <= set(d.value.columns))

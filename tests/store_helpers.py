@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from s3kg_core.kg import Triple
-from s3kg_core.stages.importing import _RELEASE_LAYOUTS
+from s3kg_core.stages.importing import RELEASE_LAYOUTS
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
 from s3kg_core.store.store import Store
 
@@ -119,7 +119,7 @@ def write_release_csv(
 
     ``rows`` use the logical names of :data:`RELEASE_FIELDS`.
     """
-    columns = _RELEASE_LAYOUTS[layout]
+    columns = RELEASE_LAYOUTS[layout]
     order = list(reversed(RELEASE_FIELDS)) if reverse_columns else list(RELEASE_FIELDS)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:

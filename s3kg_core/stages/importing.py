@@ -27,6 +27,7 @@ from ..store.store import Store
 from ..tables import Table, loads_json, read_csv_rows, read_jsonl_records, replace_surrogates
 
 __all__ = [
+    "RELEASE_LAYOUTS",
     "ImportReport",
     "import_pubmedqa",
     "import_s3kg_release",
@@ -34,8 +35,7 @@ __all__ = [
     "parse_mapping",
 ]
 
-# The two column layouts of the released runs: qa/*.csv and qa/small/*.csv.
-_RELEASE_LAYOUTS: dict[str, dict[str, str]] = {
+RELEASE_LAYOUTS: dict[str, dict[str, str]] = {
     "released": {
         "id": "id",
         "question": "question",
@@ -57,6 +57,9 @@ _RELEASE_LAYOUTS: dict[str, dict[str, str]] = {
         "kg_context": "context_kg",
     },
 }
+"""The column names of the two layouts of the released runs (``qa/*.csv`` and
+``qa/small/*.csv``), by role: ``id``, ``question``, ``gold``, ``answer``, ``context`` and the
+three ``kg_*`` columns."""
 TABLE_FIELDS = ("id", "question", "context", "gold", "answer")
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _REPLACED = "non-UTF-8 text replaced with U+FFFD"
@@ -118,11 +121,11 @@ def _text(value: Any) -> str | None:
 
 
 def _release_layout(path: Path, header: list[str]) -> str:
-    for name, layout in _RELEASE_LAYOUTS.items():
+    for name, layout in RELEASE_LAYOUTS.items():
         if set(layout.values()) <= set(header):
             return name
     expected = " or ".join(
-        "(" + ", ".join(layout.values()) + ")" for layout in _RELEASE_LAYOUTS.values()
+        "(" + ", ".join(layout.values()) + ")" for layout in RELEASE_LAYOUTS.values()
     )
     raise InputFormatError(
         f"{path.name}: not a released QA run; expected columns {expected}, "
@@ -160,7 +163,7 @@ def import_s3kg_release(store: Store, directory: str | Path) -> list[ImportRepor
         checked.append((path, dataset, model, _release_layout(path, header), table))
     reports = []
     for path, dataset, model, extractor, table in checked:
-        cols = _RELEASE_LAYOUTS[extractor]
+        cols = RELEASE_LAYOUTS[extractor]
         report = ImportReport(source=path.name, dataset=dataset, model=model)
         _report_replaced(
             table, {r.number: (r.cells.get(cols["id"]) or "").strip() for r in table.rows}, report
