@@ -20,51 +20,26 @@ import argparse
 import random
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from s3kg_core.grapheval.alignment import alignment_features, load_alignment
+from s3kg_core.encoders.export import export_hidden_states
+from s3kg_core.grapheval.alignment import alignment_features, load_alignment, tokenize_pairs
 from s3kg_core.grapheval.synthetic import heldout_document, read_pairs
 from s3kg_core.grapheval.training import evaluate_pairs
 
 
 def _export(encoder: Any, tokenizer: Any, out: Path) -> Path:
-    import torch
-
     example = tokenizer(
         ["a longer window sentence here", "short"],
         ["a statement", "s"],
         padding=True,
         return_tensors="pt",
     )
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-
-    class _Hidden(torch.nn.Module):
-        def __init__(self, inner: Any) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, *inputs: Any) -> Any:
-            return self.inner(**dict(zip(names, inputs, strict=True))).last_hidden_state
-
-    axes = {n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]}
     path = out / "model.onnx"
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            _Hidden(encoder),
-            tuple(example[n] for n in names),
-            str(path),
-            input_names=names,
-            output_names=["last_hidden_state"],
-            dynamic_axes=axes,
-            opset_version=17,
-            dynamo=False,
-        )
-    encoder.eval()  # the exporter leaves the module in training mode (dropout on)
+    export_hidden_states(encoder, example, path)
     return path
 
 
@@ -103,13 +78,8 @@ def main() -> None:
         probs: dict[str, list[float]] = {k: [] for k in seconds}
         for lo in range(0, len(pairs), args.batch):
             chunk = pairs[lo : lo + args.batch]
-            enc = tokenizer(
-                [p.window for p in chunk],
-                [p.statement for p in chunk],
-                truncation="longest_first",
-                max_length=args.max_length,
-                padding=True,
-                return_tensors="pt",
+            enc = tokenize_pairs(
+                tokenizer, [p.window for p in chunk], [p.statement for p in chunk], args.max_length
             )
             for name in seconds:
                 t = time.perf_counter()

@@ -27,7 +27,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from s3kg_core.grapheval.alignment import FEATURES, feature_table
+from s3kg_core.grapheval.alignment import FEATURES, feature_table, tokenize_pairs
 from s3kg_core.grapheval.synthetic import (
     SyntheticPair,
     generate_pairs,
@@ -60,13 +60,8 @@ def _table(pairs: list[SyntheticPair], model: str, max_length: int) -> dict[str,
     cols: dict[str, list[float]] = {}
     for lo in range(0, len(pairs), 32):
         chunk = pairs[lo : lo + 32]
-        batch = tok(
-            [p.window for p in chunk],
-            [p.statement for p in chunk],
-            truncation="longest_first",
-            max_length=max_length,
-            padding=True,
-            return_tensors="pt",
+        batch = tokenize_pairs(
+            tok, [p.window for p in chunk], [p.statement for p in chunk], max_length
         )
         with torch.inference_mode():
             hidden = enc(**batch).last_hidden_state

@@ -16,7 +16,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ __all__ = [
     "OPSET",
     "build_once",
     "dist_version",
+    "export_hidden_states",
     "export_key",
     "export_onnx",
     "read_manifest",
@@ -107,11 +108,52 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _export_to(model_dir: Path, out: Path) -> dict[str, Any]:
-    """Load the model with sentence-transformers and write ``model.onnx`` into ``out``."""
+def export_hidden_states(model: Any, example: Mapping[str, Any], path: Path) -> list[str]:
+    """Write a Hugging Face encoder to ``path`` as ONNX: its inputs in, ``last_hidden_state`` out.
+
+    ``example`` is a tokenizer batch of at least two inputs of different lengths (so the traced
+    graph keeps the padding mask); its ``input_ids``, ``attention_mask`` and ``token_type_ids``
+    (those present) become the graph's inputs, with batch and sequence axes left free. TorchScript
+    exporter, opset :data:`OPSET`. The model is left in eval mode. Returns the input names.
+
+    Examples
+    --------
+    >>> # export_hidden_states(hf_model, tokenizer(["a b c", "d"], padding=True,
+    >>> #                      return_tensors="pt"), Path("out/model.onnx"))
+    """
     import warnings
 
     import torch
+
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in example]
+
+    class _Hidden(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *inputs: Any) -> Any:
+            return self.inner(**dict(zip(names, inputs, strict=True))).last_hidden_state
+
+    axes = {n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # the tracer's and the legacy exporter's notes
+        torch.onnx.export(
+            _Hidden(model),
+            tuple(example[n] for n in names),
+            str(path),
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes=axes,
+            opset_version=OPSET,
+            dynamo=False,
+        )
+    model.eval()  # the exporter can leave the module in training mode (dropout on)
+    return names
+
+
+def _export_to(model_dir: Path, out: Path) -> dict[str, Any]:
+    """Load the model with sentence-transformers and write ``model.onnx`` into ``out``."""
     from sentence_transformers import SentenceTransformer
 
     model: Any = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
@@ -134,29 +176,7 @@ def _export_to(model_dir: Path, out: Path) -> dict[str, Any]:
         padding=True,
         return_tensors="pt",
     )
-    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in example]
-
-    class _Hidden(torch.nn.Module):
-        def __init__(self, inner: Any) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, *inputs: Any) -> Any:
-            return self.inner(**dict(zip(names, inputs, strict=True))).last_hidden_state
-
-    axes = {n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]}
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")  # the tracer's and the legacy exporter's notes
-        torch.onnx.export(
-            _Hidden(hf),
-            tuple(example[n] for n in names),
-            str(out / "model.onnx"),
-            input_names=names,
-            output_names=["last_hidden_state"],
-            dynamic_axes=axes,
-            opset_version=OPSET,
-            dynamo=False,
-        )
+    names = export_hidden_states(hf, example, out / "model.onnx")
     return {
         "inputs": names,
         "max_seq_length": int(model.max_seq_length),

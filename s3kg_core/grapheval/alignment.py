@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ __all__ = [
     "load_alignment",
     "new_head",
     "save_head",
+    "tokenize_pairs",
 ]
 
 HEAD_VERSION = "alignment-2"
@@ -192,6 +194,28 @@ def alignment_features(hidden: Any, token_type_ids: Any, attention_mask: Any) ->
 
     table = feature_table(hidden, token_type_ids, attention_mask)
     return torch.stack([table[name] for name in FEATURES], dim=1)
+
+
+def tokenize_pairs(
+    tokenizer: Any, windows: Sequence[str], statements: Sequence[str], max_length: int
+) -> Any:
+    """A padded PyTorch batch of ``[CLS] window [SEP] statement [SEP]`` inputs.
+
+    Long pairs are cut from the longer side first (``truncation="longest_first"``), so neither
+    the window nor the statement is dropped. Training, evaluation and the checker all call this.
+
+    Examples
+    --------
+    >>> # tokenize_pairs(tokenizer, ["Aspirin treats pain."], ["aspirin treats pain"], 160)
+    """
+    return tokenizer(
+        list(windows),
+        list(statements),
+        truncation="longest_first",
+        max_length=max_length,
+        padding=True,
+        return_tensors="pt",
+    )
 
 
 def new_head() -> Any:

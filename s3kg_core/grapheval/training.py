@@ -43,7 +43,7 @@ import numpy as np
 
 from ..atomic import replacing
 from ..errors import CheckerError
-from .alignment import HEAD_VERSION, alignment_logits, new_head, save_head
+from .alignment import HEAD_VERSION, alignment_logits, new_head, save_head, tokenize_pairs
 from .checkers.trained import MANIFEST, MANIFEST_FORMAT
 from .synthetic import SyntheticPair, data_hash, heldout_document, read_pairs, write_pairs
 
@@ -207,13 +207,8 @@ def _support(
     out: list[float] = []
     for lo in range(0, len(pairs), 32):
         chunk = pairs[lo : lo + 32]
-        enc = tokenizer(
-            [p.window for p in chunk],
-            [p.statement for p in chunk],
-            truncation="longest_first",
-            max_length=max_length,
-            padding=True,
-            return_tensors="pt",
+        enc = tokenize_pairs(
+            tokenizer, [p.window for p in chunk], [p.statement for p in chunk], max_length
         )
         with torch.inference_mode():
             logits = _logits(model, head, enc)
@@ -339,13 +334,8 @@ def train_checker(
         progress(step, total)
     while step < len(batches):
         chunk = [train[i] for i in batches[step]]
-        enc = tokenizer(
-            [p.window for p in chunk],
-            [p.statement for p in chunk],
-            truncation="longest_first",
-            max_length=config.max_length,
-            padding=True,
-            return_tensors="pt",
+        enc = tokenize_pairs(
+            tokenizer, [p.window for p in chunk], [p.statement for p in chunk], config.max_length
         )
         labels = torch.tensor([p.label for p in chunk], dtype=torch.long)
         loss: Any = torch.nn.functional.cross_entropy(_logits(model, head, enc), labels)

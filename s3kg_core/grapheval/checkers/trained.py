@@ -33,7 +33,7 @@ from typing import Any
 from ...config import cache_dir
 from ...errors import CheckerError
 from ...text import STOP_WORDS
-from ..alignment import HEAD_VERSION, alignment_logits, load_alignment
+from ..alignment import HEAD_VERSION, alignment_logits, load_alignment, tokenize_pairs
 from ..synthetic import text_windows
 from .base import Checker, Claim, Verdict
 from .nli import entailment_index, load_classifier
@@ -228,13 +228,8 @@ class TrainedChecker(Checker):
         out: list[float] = []
         for lo in range(0, len(pairs), self.forward_batch):
             chunk = pairs[lo : lo + self.forward_batch]
-            enc = self.tokenizer(
-                [w for w, _ in chunk],
-                [s for _, s in chunk],
-                truncation="longest_first",
-                max_length=self.max_length,
-                padding=True,
-                return_tensors="pt",
+            enc = tokenize_pairs(
+                self.tokenizer, [w for w, _ in chunk], [s for _, s in chunk], self.max_length
             )
             inputs = {k: v.to(self.device) for k, v in enc.items()}
             with torch.inference_mode():
