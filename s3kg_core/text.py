@@ -1,4 +1,4 @@
-"""Plain-text helpers shared by the checkers and the dashboard: stop words and sentences.
+"""Plain-text helpers shared by the checkers and the dashboard: stop words, sentences, spacing.
 
 The offline support checker (:mod:`s3kg_core.grapheval.checkers.support`) splits a context into
 sentence windows and drops stop words from the words it compares; the dashboard's Hallucinations
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STOP_WORDS", "sentence_spans", "split_sentences"]
+__all__ = ["STOP_WORDS", "detokenize", "sentence_spans", "split_sentences"]
 
 # A sentence ends at ., ! or ? followed by whitespace (also after a closing quote or bracket),
 # and at every line break.
@@ -30,6 +30,28 @@ _STOP_TEXT = (
 )
 STOP_WORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
 """Lowercase English function words (and ``said``, ``one``...) that say nothing about a fact."""
+
+_DETOK = (
+    (re.compile(r" ([,.;:!?%)\]])"), r"\1"),
+    (re.compile(r"([(\[$]) "), r"\1"),
+    (re.compile(r" ('s|n't|'re|'ve|'ll|'d)\b"), r"\1"),
+)
+
+
+def detokenize(text: str) -> str:
+    """Undo the tokenised spacing of corpus text (WikiText ``@-@``, `` , ``, `` 's``).
+
+    Whitespace runs become one space.
+
+    Examples
+    --------
+    >>> detokenize("Paris , France ( 1889 ) is n't far : it 's 3 @-@ 4 km")
+    "Paris, France (1889) isn't far: it's 3-4 km"
+    """
+    text = text.replace(" @-@ ", "-").replace(" @,@ ", ",").replace(" @.@ ", ".")
+    for pattern, repl in _DETOK:
+        text = pattern.sub(repl, text)
+    return " ".join(text.split())
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

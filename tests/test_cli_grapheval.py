@@ -183,6 +183,15 @@ def test_train_checker_help_names_its_options():
     assert result.exit_code == 0
     for option in ("--pairs", "--seed", "--max-length", "--checkpoint-every", "--fresh", "--head"):
         assert option in result.output
+    assert "--paraphrase-share" in result.output
+
+
+def test_train_checker_paraphrase_share_defaults_to_the_generators():
+    from s3kg_core.cli.grapheval import train_checker_cmd
+    from s3kg_core.grapheval.synthetic import PARAPHRASE_SHARE
+
+    option = next(p for p in train_checker_cmd.params if p.name == "paraphrase_share")
+    assert option.default == PARAPHRASE_SHARE
 
 
 def test_train_checker_then_bench_and_detect_with_checker_trained(tmp_path, one_torch_thread):

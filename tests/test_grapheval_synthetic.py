@@ -12,6 +12,7 @@ import pytest
 from s3kg_core.errors import InputFormatError
 from s3kg_core.grapheval.checkers.base import triple_claim
 from s3kg_core.grapheval.datasets import DATASETS, load_summ_set
+from s3kg_core.grapheval.paraphrase import ParaphrasePair
 from s3kg_core.grapheval.synthetic import (
     NEGATIVE_KINDS,
     SourceDocument,
@@ -115,6 +116,68 @@ def test_pairs_are_positives_from_the_window_and_their_corruptions(toy_pairs):
             assert pos.statement in pos.window
     windows = {p.window for p in toy_pairs}
     assert all(any(w in _squash(d.text) for d in TOY) for w in map(_squash, windows))
+
+
+PARAPHRASES = [
+    ParaphrasePair(
+        "paws:1",
+        "paws",
+        "Marie Curie moved to Paris in 1891.",
+        "In 1891, Marie Curie moved to Paris.",
+        1,
+    ),
+    ParaphrasePair(
+        "paws:2",
+        "paws",
+        "Bayer sold aspirin in Germany from 1899.",
+        "From 1899, Bayer sold aspirin in Germany.",
+        1,
+    ),
+    ParaphrasePair(
+        "paws:3",
+        "paws",
+        "Flights from Paris to Rome left at noon.",
+        "Flights from Rome to Paris left at noon.",
+        0,
+    ),
+    ParaphrasePair(
+        "mrpc:4",
+        "mrpc",
+        "The tower in Paris was designed by Gustave Eiffel.",
+        "Gustave Eiffel designed the tower in Paris.",
+        1,
+    ),
+]
+
+
+def _with_paraphrases(share: float = 0.5) -> list[SyntheticPair]:
+    return generate_pairs(
+        TOY, n_pairs=40, seed=3, windows_per_doc=4, paraphrases=PARAPHRASES, paraphrase_share=share
+    )
+
+
+def test_paraphrases_give_reworded_positives_and_scrambled_negatives():
+    pairs = _with_paraphrases()
+    assert pairs == _with_paraphrases()  # deterministic
+    items = {p.pair_id: p for p in PARAPHRASES}
+    para = [p for p in pairs if p.doc_id in items]
+    assert 0 < len(para) <= 20 and len(pairs) - len(para) > 0  # at most the share, docs too
+    kinds = {p.kind for p in para}
+    assert {"paraphrase", "scramble", "paraphrase_triple"} <= kinds
+    for pos, neg in zip(para[::2], para[1::2], strict=True):
+        item = items[pos.doc_id]
+        assert pos.label == 1 and neg.label == 0 and pos.window == neg.window
+        assert item.premise in pos.window and len(pos.window) > len(item.premise)  # a distractor
+        if pos.kind == "paraphrase":
+            assert pos.statement == item.hypothesis and item.label == 1
+            assert neg.kind.startswith("paraphrase_") and neg.statement != item.hypothesis
+        if neg.kind == "scramble":
+            assert neg.statement == item.hypothesis and item.label == 0 and pos.kind == "support"
+
+
+def test_a_zero_paraphrase_share_keeps_to_the_documents():
+    pairs = _with_paraphrases(0.0)
+    assert pairs and not {p.doc_id for p in pairs} & {p.pair_id for p in PARAPHRASES}
 
 
 def test_a_swap_exchanges_head_and_tail(toy_pairs):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s3kg_core.text import STOP_WORDS, sentence_spans, split_sentences
+from s3kg_core.text import STOP_WORDS, detokenize, sentence_spans, split_sentences
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,17 @@ def test_stop_words_are_the_calibrated_list() -> None:
     assert all(w == w.lower().strip() and w for w in STOP_WORDS)
     assert {"the", "said", "one", "not"} <= STOP_WORDS
     assert not {"paris", "born", "radium"} & STOP_WORDS
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Paris , France .", "Paris, France."),
+        ("it 's ( really ) $ 5", "it's (really) $5"),
+        ("3 @-@ 4 km , 1 @,@ 000 and 2 @.@ 5", "3-4 km, 1,000 and 2.5"),
+        ("  many   spaces\n here ", "many spaces here"),
+        ("Already clean.", "Already clean."),
+    ],
+)
+def test_detokenize_undoes_corpus_spacing(text: str, expected: str) -> None:
+    assert detokenize(text) == expected

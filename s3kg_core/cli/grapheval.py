@@ -351,6 +351,14 @@ def correct_cmd(
     help="Synthetic (window, statement) pairs to generate (about half positive).",
 )
 @click.option(
+    "--paraphrase-share",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.3,
+    show_default=True,
+    help="Share of the pairs drawn from the paraphrase corpora (PAWS-Wiki dev, MRPC train): "
+    "reworded positives and word-scrambled negatives; 0 for window text only.",
+)
+@click.option(
     "--seed",
     type=int,
     default=0,
@@ -426,6 +434,7 @@ def train_checker_cmd(
     out_dir: Path | None,
     data_dir: Path | None,
     n_pairs: int,
+    paraphrase_share: float,
     seed: int,
     base: str,
     max_length: int,
@@ -444,12 +453,15 @@ def train_checker_cmd(
 
     Pairs come from the dev articles of SummEval/QAGS, Wikipedia leads and PubMedQA contexts:
     positives are triples the offline extractor finds in a window, negatives their corruptions
-    (swap, same-type entity, relation, negation, number, absent entity). CPU, fixed seed;
+    (swap, same-type entity, relation, negation, number, absent entity). A share of them comes
+    from paraphrase corpora (PAWS-Wiki dev, MRPC train): reworded statements as positives,
+    word-scrambled ones (PAWS) and corrupted paraphrases as negatives. CPU, fixed seed;
     killed and run again with the same options, it resumes from its last checkpoint. The
     model and its manifest.json (data hash, base model, seed, held-out metrics) are saved
     atomically; use it with `grapheval detect|bench --checker trained`.
     """
     from ..grapheval.checkers.trained import manifest_summary, trained_checker_dir
+    from ..grapheval.paraphrase import paraphrase_pairs
     from ..grapheval.synthetic import GENERATOR_VERSION, generate_pairs, source_documents
     from ..grapheval.training import TrainConfig, train_checker
 
@@ -475,16 +487,30 @@ def train_checker_cmd(
     counts: dict[str, int] = {}
     for d in docs:
         counts[d.source] = counts.get(d.source, 0) + 1
+    paraphrases = paraphrase_pairs(data_dir) if paraphrase_share > 0 else []
+    for p in paraphrases:
+        counts[f"{p.source} pairs"] = counts.get(f"{p.source} pairs", 0) + 1
     info = {
         "generator": GENERATOR_VERSION,
         "pairs": n_pairs,
+        "paraphrase_share": paraphrase_share if paraphrases else 0.0,
         "seed": seed,
         "documents": counts,
     }
 
     def make() -> list[Any]:
-        click.echo(f"generating {n_pairs} pairs from {len(docs)} documents...", err=True)
-        return generate_pairs(docs, n_pairs=n_pairs, seed=seed)
+        click.echo(
+            f"generating {n_pairs} pairs from {len(docs)} documents "
+            f"and {len(paraphrases)} paraphrase pairs...",
+            err=True,
+        )
+        return generate_pairs(
+            docs,
+            n_pairs=n_pairs,
+            seed=seed,
+            paraphrases=paraphrases,
+            paraphrase_share=paraphrase_share,
+        )
 
     quiet_bar = not sys.stderr.isatty()
 

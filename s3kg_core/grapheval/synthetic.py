@@ -56,13 +56,15 @@ from typing import Any
 from ..config import default_data_dir
 from ..errors import InputFormatError
 from ..kg import Triple
-from ..text import split_sentences
+from ..text import detokenize, split_sentences
 from .checkers.base import triple_claim
 from .datasets import DATASETS, load_summ_set
+from .paraphrase import ParaphrasePair
 
 __all__ = [
     "GENERATOR_VERSION",
     "NEGATIVE_KINDS",
+    "PARAPHRASE_SHARE",
     "SENTENCE_SHARE",
     "SOURCE_SHARES",
     "SourceDocument",
@@ -78,10 +80,12 @@ __all__ = [
     "write_pairs",
 ]
 
-GENERATOR_VERSION = "synthetic-1"
+GENERATOR_VERSION = "synthetic-2"
 NEGATIVE_KINDS = ("swap", "same_type", "relation", "negation", "number", "absent")
 SENTENCE_SHARE = 5
 """One positive in this many is a window sentence rather than a triple."""
+PARAPHRASE_SHARE = 0.3
+"""Share of the pairs drawn from paraphrase corpora when :func:`generate_pairs` is given some."""
 SOURCE_SHARES = {"news": 0.5, "wikipedia": 0.3, "pubmedqa": 0.2}
 """Shares of the windows by source: the benchmarks are news (SummEval/QAGS dev articles)."""
 
@@ -90,11 +94,6 @@ _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
 _NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _NEGATED = re.compile(r"^(?:not|never|no)\s+|\s+(?:not|never)\b", re.IGNORECASE)
 _COPULAS = ("is", "are", "was", "were", "has", "have", "had", "can", "will")
-_DETOK = (
-    (re.compile(r" ([,.;:!?%)\]])"), r"\1"),
-    (re.compile(r"([(\[$]) "), r"\1"),
-    (re.compile(r" ('s|n't|'re|'ve|'ll|'d)\b"), r"\1"),
-)
 
 
 @dataclass(frozen=True)
@@ -139,17 +138,10 @@ class SyntheticPair:
         )
 
 
-def _clean(text: str) -> str:
-    text = text.replace(" @-@ ", "-").replace(" @,@ ", ",").replace(" @.@ ", ".")
-    for pattern, repl in _DETOK:
-        text = pattern.sub(repl, text)
-    return " ".join(text.split())
-
-
 def _fingerprints(text: str) -> set[str]:
     """Letters and digits of each sentence of 30+ of them (spacing and quotes ignored)."""
     out = set()
-    for sentence in split_sentences(_clean(text)):
+    for sentence in split_sentences(detokenize(text)):
         squashed = re.sub(r"[^a-z0-9]", "", sentence.lower())
         if len(squashed) >= 30:
             out.add(squashed)
@@ -189,18 +181,18 @@ def source_documents(data_dir: str | Path | None = None) -> list[SourceDocument]
             if _fingerprints(e.context) & test_sentences:
                 continue
             key = hashlib.sha256(e.article_key.encode()).hexdigest()[:12]
-            docs.append(SourceDocument(f"{name}:{key}", name, _clean(e.context)))
+            docs.append(SourceDocument(f"{name}:{key}", name, detokenize(e.context)))
     wiki = root / "wikipedia_paragraphs" / "wikitext_lead_paragraphs.jsonl"
     if wiki.is_file():
         for line in wiki.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 rec = json.loads(line)
-                text = _clean(str(rec.get("lead_text_detok") or ""))
+                text = detokenize(str(rec.get("lead_text_detok") or ""))
                 docs.append(SourceDocument(f"wikipedia:{rec['doc_id']}", "wikipedia", text))
     pubmed = root / "pubmedqa" / "ori_pqal.json"
     if pubmed.is_file():
         for pmid, rec in sorted(json.loads(pubmed.read_text(encoding="utf-8")).items()):
-            text = _clean(" ".join(rec.get("CONTEXTS") or []))
+            text = detokenize(" ".join(rec.get("CONTEXTS") or []))
             docs.append(SourceDocument(f"pubmedqa:{pmid}", "pubmedqa", text))
     docs = [d for d in docs if d.text.strip()]
     if not docs:
@@ -385,6 +377,84 @@ class _Corruptor:
                 return kind, new
         return None
 
+    def paraphrase_pairs(self, item: ParaphrasePair, w: _Window) -> list[SyntheticPair]:
+        """Positives and their negatives from one paraphrase pair and its window ``w``.
+
+        ``w`` (see :func:`_paraphrase_windows`) holds the premise and the triples of the
+        statement side.
+
+        Label 1: the hypothesis sentence (``paraphrase``) and one of its triples
+        (``paraphrase_triple``), each with its corruption. Label 0 (PAWS): the scrambled
+        hypothesis (``scramble``) against a triple of the premise (``support``).
+        """
+        out: list[SyntheticPair] = []
+        triples = list(dict.fromkeys(w.triples))
+        if item.label == 1:
+            neg = self.sentence_negative(item.hypothesis, w, w.text)
+            if neg is not None:
+                out.append(SyntheticPair(w.text, item.hypothesis, 1, "paraphrase", w.doc_id))
+                out.append(SyntheticPair(w.text, neg[1], 0, f"paraphrase_{neg[0]}", w.doc_id))
+            if triples:
+                t = self.rng.choice(triples)
+                tneg = self.triple_negative(t, w, w.text, [])
+                if tneg is not None:
+                    claim = triple_claim(t)
+                    out.append(SyntheticPair(w.text, claim, 1, "paraphrase_triple", w.doc_id))
+                    out.append(SyntheticPair(w.text, tneg[1], 0, f"paraphrase_{tneg[0]}", w.doc_id))
+        elif triples:
+            claim = triple_claim(self.rng.choice(triples))
+            out.append(SyntheticPair(w.text, claim, 1, "support", w.doc_id))
+            out.append(SyntheticPair(w.text, item.hypothesis, 0, "scramble", w.doc_id))
+        return out
+
+
+def _entities(doc: Any) -> list[tuple[str, str]]:
+    """A parsed window's entities (text, spaCy label) and noun chunks (text, "")."""
+    ents = [(e.text, e.label_) for e in doc.ents if len(e.text) > 1]
+    chunks = [(c.text, "") for c in doc.noun_chunks if c.root.pos_ in ("NOUN", "PROPN")]
+    chunks = [(re.sub(r"^(?:the|a|an) ", "", t, flags=re.I), lab) for t, lab in chunks]
+    return ents + [c for c in chunks if len(c[0]) > 2 and c[0] not in {e for e, _ in ents}]
+
+
+def _paraphrase_items(
+    items: Sequence[ParaphrasePair], rng: random.Random, n: int
+) -> list[tuple[ParaphrasePair, str]]:
+    """``n`` pairs drawn at random, each with its window.
+
+    The window is the premise and, before or after it, the premise of another pair (a
+    distractor sentence, as a window of a text has).
+    """
+    if not items or n <= 0:
+        return []
+    order = list(items)
+    rng.shuffle(order)
+    out = []
+    for i, item in enumerate(order[:n]):
+        pad = order[(i + 1) % len(order)].premise if len(order) > 1 else ""
+        parts = [item.premise, pad] if rng.random() < 0.5 else [pad, item.premise]
+        window = " ".join(" ".join(p for p in parts if p).split()[:_WINDOW_WORDS])
+        out.append((item, window))
+    return out
+
+
+def _paraphrase_windows(
+    items: Sequence[tuple[ParaphrasePair, str]], extractor: Any
+) -> list[tuple[_Window, ParaphrasePair]]:
+    """The windows of :func:`_paraphrase_items` with their triples and entities.
+
+    The triples are those of the statement side: the hypothesis of a paraphrase, the premise of
+    a scramble.
+    """
+    if not items:
+        return []
+    sides = [item.hypothesis if item.label == 1 else item.premise for item, _ in items]
+    kgs = extractor.extract_texts(sides)
+    parsed = extractor.nlp.pipe([w for _, w in items], batch_size=64)
+    return [
+        (_Window(item.pair_id, window, list(kg.triples), _entities(doc)), item)
+        for (item, window), kg, doc in zip(items, kgs, parsed, strict=True)
+    ]
+
 
 def _windows(
     docs: Sequence[SourceDocument], rng: random.Random, per_doc: int
@@ -406,6 +476,8 @@ def generate_pairs(
     news_windows_per_doc: int = 12,
     triples_per_window: int = 2,
     extractor: Any = None,
+    paraphrases: Sequence[ParaphrasePair] = (),
+    paraphrase_share: float = PARAPHRASE_SHARE,
 ) -> list[SyntheticPair]:
     """Draw about ``n_pairs`` pairs (half positive) from the documents, deterministically.
 
@@ -423,6 +495,12 @@ def generate_pairs(
         Most positive triples kept per window.
     extractor
         An :class:`~s3kg_core.extract.offline.OfflineExtractor` (default: a new one).
+    paraphrases
+        From :func:`~s3kg_core.grapheval.paraphrase.paraphrase_pairs`: reworded positives
+        (``paraphrase``, ``paraphrase_triple``) and PAWS scrambles (``scramble``), about
+        ``paraphrase_share`` of the pairs (none when empty).
+    paraphrase_share
+        Share of the pairs drawn from ``paraphrases``.
 
     Examples
     --------
@@ -448,7 +526,8 @@ def generate_pairs(
         by_source.setdefault(group, []).extend(_windows([d], rng, per))
     # enough windows for the target (a window gives about triples_per_window * 2 + 1 pairs),
     # shared out by SOURCE_SHARES; what a source lacks goes to the others
-    wanted = max(1, n_pairs // 3)
+    share = paraphrase_share if paraphrases else 0.0
+    wanted = max(1, round(n_pairs * (1 - share)) // 3)
     shares = {g: SOURCE_SHARES.get(g, 0.0) for g in by_source}
     total = sum(shares.values()) or 1.0
     quota = {g: round(wanted * shares[g] / total) for g in by_source}
@@ -464,19 +543,20 @@ def generate_pairs(
     windows: list[_Window] = []
     pool: dict[str, set[str]] = {}
     for (d, text), kg, doc in zip(chosen, kgs, parsed, strict=True):
-        ents = [(e.text, e.label_) for e in doc.ents if len(e.text) > 1]
-        chunks = [(c.text, "") for c in doc.noun_chunks if c.root.pos_ in ("NOUN", "PROPN")]
-        chunks = [(re.sub(r"^(?:the|a|an) ", "", t, flags=re.I), lab) for t, lab in chunks]
-        entities = ents + [c for c in chunks if len(c[0]) > 2 and c[0] not in {e for e, _ in ents}]
-        for t, lab in entities:
-            pool.setdefault(lab, set()).add(t)
-        windows.append(_Window(d.doc_id, text, list(kg.triples), entities))
+        windows.append(_Window(d.doc_id, text, list(kg.triples), _entities(doc)))
+    items = _paraphrase_items(paraphrases, rng, round(n_pairs * paraphrase_share / 3))
+    para_windows = _paraphrase_windows(items, extractor)
+    for w in [*windows, *(pw for pw, _ in para_windows)]:
+        for name, lab in w.entities:
+            pool.setdefault(lab, set()).add(name)
     doc_texts = {d.doc_id: d.text for d in docs}
     doc_relations: dict[str, list[str]] = {}
     for w in windows:
         doc_relations.setdefault(w.doc_id, []).extend(t.relation for t in w.triples)
     relations = sorted({r for rs in doc_relations.values() for r in rs}) or ["is"]
     corruptor = _Corruptor(rng, {k: sorted(v) for k, v in pool.items()}, relations)
+    para = [p for w, item in para_windows for p in corruptor.paraphrase_pairs(item, w)]
+    para = para[: 2 * (round(n_pairs * paraphrase_share) // 2)]  # whole (positive, negative) pairs
     pairs: list[SyntheticPair] = []
     for w in windows:
         doc_text = doc_texts[w.doc_id]
@@ -497,9 +577,9 @@ def generate_pairs(
                 if neg is not None:
                     pairs.append(SyntheticPair(w.text, s, 1, "sentence", w.doc_id))
                     pairs.append(SyntheticPair(w.text, neg[1], 0, f"sentence_{neg[0]}", w.doc_id))
-        if len(pairs) >= n_pairs:
+        if len(pairs) >= n_pairs - len(para):
             break
-    return pairs[:n_pairs]
+    return [*pairs[: n_pairs - len(para)], *para][:n_pairs]
 
 
 def data_hash(pairs: Sequence[SyntheticPair]) -> str:
