@@ -247,6 +247,28 @@ class _Session:
             raise CheckerExportError(f"cannot load the ONNX export {path}: {exc}") from exc
 
 
+def _int8_file(
+    path: Path, manifest: Mapping[str, Any], backend: str, onnx_file: str | Path | None
+) -> tuple[Path, str] | None:
+    """The int8 export a checker runs, with its sha256; ``None``: torch."""
+    if backend not in CHECKER_BACKENDS:
+        raise CheckerError(
+            f"unknown checker backend {backend!r}: use one of {', '.join(CHECKER_BACKENDS)}"
+        )
+    alignment = str(manifest.get("head", "classifier")).startswith("alignment")
+    if not alignment and (onnx_file is not None or backend == "onnx"):
+        raise CheckerExportError(f"{path}: a classifier-head checker has no ONNX export")
+    if onnx_file is not None:
+        file = Path(onnx_file)
+        if not file.is_file():
+            raise CheckerExportError(f"no ONNX file {file}")
+        return file, sha256_file(file)
+    if not alignment or resolve_backend(backend, path, manifest) == "torch":
+        return None
+    entry = manifest["onnx"]
+    return path / str(entry.get("file", ONNX_FILE)), str(entry.get("sha256"))
+
+
 class TrainedChecker(Checker):
     """Triple checker on the cross-encoder ``train-checker`` made (see the module docstring).
 
@@ -309,27 +331,12 @@ class TrainedChecker(Checker):
         self.manifest = read_manifest(path)
         self.head: Any = None
         alignment = str(self.manifest.get("head", "classifier")).startswith("alignment")
-        self.onnx_file: Path | None = None
-        self.onnx_sha256: str | None = None
-        if onnx_file is not None:
-            self.onnx_file = Path(onnx_file)
-            if not self.onnx_file.is_file():
-                raise CheckerExportError(f"no ONNX file {self.onnx_file}")
-            self.onnx_sha256 = sha256_file(self.onnx_file)
-        elif alignment:
-            if resolve_backend(backend, path, self.manifest) == "onnx":
-                entry = self.manifest["onnx"]
-                self.onnx_file = path / str(entry.get("file", ONNX_FILE))
-                self.onnx_sha256 = str(entry.get("sha256"))
-        elif backend == "onnx":
-            raise CheckerExportError(f"{path}: a classifier-head checker has no ONNX export")
-        else:
-            resolve_backend("torch" if backend == "auto" else backend, path, self.manifest)
-        self.backend = "torch" if self.onnx_file is None else "onnx"
+        chosen = _int8_file(path, self.manifest, backend, onnx_file)
+        self.onnx_file: Path | None = chosen[0] if chosen else None
+        self.onnx_sha256: str | None = chosen[1] if chosen else None
+        self.backend = "torch" if chosen is None else "onnx"
         self._session: _Session | None = None
         if self.onnx_file is not None:
-            if not alignment:
-                raise CheckerExportError(f"{path}: a classifier-head checker has no ONNX export")
             self.tokenizer, self.model, self.head = load_alignment(path, device, encoder=False)
             self._session = _Session(self.onnx_file, runtime_threads(threads))
             self.supported = 1
