@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from s3kg_core.encoders.export import export_hidden_states
+from s3kg_core.encoders.export import export_hidden_states, quantize_int8
 from s3kg_core.grapheval.alignment import alignment_features, load_alignment, tokenize_pairs
 from s3kg_core.grapheval.synthetic import heldout_document, read_pairs
 from s3kg_core.grapheval.training import evaluate_pairs
@@ -53,7 +53,6 @@ def main() -> None:
     args = ap.parse_args()
     import onnxruntime as ort
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     torch.set_num_threads(1)
     held = [p for p in read_pairs(args.pairs_file) if heldout_document(p.doc_id, 10)]
@@ -65,7 +64,7 @@ def main() -> None:
         t0 = time.perf_counter()
         fp32 = _export(encoder, tokenizer, Path(tmp))
         int8 = Path(tmp) / "model.int8.onnx"
-        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
+        quantize_int8(fp32, int8)
         print(
             f"export + quantisation {time.perf_counter() - t0:.1f} s; "
             f"fp32 {fp32.stat().st_size / 1e6:.1f} MB, int8 {int8.stat().st_size / 1e6:.1f} MB"

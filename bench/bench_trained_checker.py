@@ -14,8 +14,22 @@ triple, so nothing could flag them) and checker errors (a triple flagged in a co
 summary, or a triple with an article-absent word judged supported) for the trained checker.
 
     nice -n 10 .venv/bin/python bench/bench_trained_checker.py [--limit N] [--limit-summeval 400]
-        [--dev-limit 120]
+        [--dev-limit 120] [--checker-backend auto|torch|onnx]
         [--datasets summeval,qags_c,qags_x] [--checkers support,trained] [--out bench/out/tc.json]
+
+Checkers: ``support``; ``trained`` (its backend ``--checker-backend``); ``trained-torch`` and
+``trained-onnx``, the trained checker on torch and on its int8 ONNX export (``s3kg grapheval
+export-checker``) in one run. The checkers run interleaved: for each set and split, every
+checker in turn, so their summaries/s are comparable.
+
+The int8 ONNX check (bench/README.md, "int8 ONNX trained checker on the test articles"):
+
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/bench_trained_checker.py
+        --checkers trained-torch,trained-onnx --limit-summeval 150 --dev-limit 40
+        --trained-model DIR --export --out bench/out/tc_onnx.json
+
+(``--export``: first run ``s3kg grapheval export-checker --model DIR`` when DIR has no int8
+export or a stale one; it writes ``model.int8.onnx`` and the manifest entry into DIR.)
 """
 
 from __future__ import annotations
@@ -35,7 +49,12 @@ from s3kg_core.extract.offline import OfflineExtractor
 from s3kg_core.grapheval.bench import run_bench
 from s3kg_core.grapheval.checkers.base import triple_claim
 from s3kg_core.grapheval.checkers.support import SupportChecker
-from s3kg_core.grapheval.checkers.trained import TrainedChecker, read_manifest
+from s3kg_core.grapheval.checkers.trained import (
+    TrainedChecker,
+    onnx_problem,
+    read_manifest,
+    trained_checker_dir,
+)
 from s3kg_core.kg import Triple
 from s3kg_core.text import STOP_WORDS
 
@@ -133,6 +152,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=10)
     parser.add_argument("--top-windows", type=int, default=2, help="trained checker's windows")
     parser.add_argument(
+        "--checker-backend",
+        choices=["auto", "torch", "onnx"],
+        default="auto",
+        help="what runs --checkers trained (trained-torch / trained-onnx name theirs)",
+    )
+    parser.add_argument(
+        "--export",
+        action="store_true",
+        help="export the trained model to int8 ONNX first when it has no current export "
+        "(as `s3kg grapheval export-checker --model DIR` does, into DIR)",
+    )
+    parser.add_argument(
         "--reuse",
         action="store_true",
         help="read the per-set results an earlier run of the same checker and sample left in "
@@ -146,29 +177,47 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     names = args.datasets.split(",")
     extractor = OfflineExtractor()
+    if args.export and onnx_problem(args.trained_model or trained_checker_dir()) is not None:
+        from s3kg_core.grapheval.export import export_checker
+
+        held = export_checker(args.trained_model)["heldout"]
+        print(
+            f"exported: held-out balanced accuracy torch {held['torch']['balanced_accuracy']} "
+            f"int8 {held['onnx_int8']['balanced_accuracy']}, {held['speedup']}x",
+            file=sys.stderr,
+        )
     checkers = {}
     for c in args.checkers.split(","):
-        checkers[c] = (
-            SupportChecker()
-            if c == "support"
-            else TrainedChecker(args.trained_model, top_windows=args.top_windows)
+        if c == "support":
+            checkers[c] = SupportChecker()
+            continue
+        backend = {"trained": args.checker_backend}.get(c, c.removeprefix("trained-"))
+        if not c.startswith("trained") or backend not in ("auto", "torch", "onnx"):
+            parser.error(f"unknown checker {c!r}")
+        checkers[c] = TrainedChecker(
+            args.trained_model, top_windows=args.top_windows, backend=backend
         )
+        print(f"{c}: {checkers[c].backend} backend", file=sys.stderr)
+    trained = [c for c in checkers if c.startswith("trained")]
     out_dir = args.out.parent
     out_dir.mkdir(parents=True, exist_ok=True)
     results: dict = {"limit": args.limit, "dev_limit": args.dev_limit, "sets": {}}
-    if "trained" in checkers:
+    if trained:
         m = read_manifest(args.trained_model)
         results["manifest"] = {
             k: m[k] for k in ("base_model", "seed", "data_hash", "train_pairs", "train_seconds")
         }
         results["manifest"]["heldout"] = m["heldout"]
+        if "onnx" in m:
+            results["manifest"]["onnx"] = {k: m["onnx"][k] for k in ("file", "sha256", "heldout")}
+        results["backends"] = {c: checkers[c].backend for c in trained}
     details: dict = {}
-    for cname, checker in checkers.items():
-        for name in names:
-            test_limit = (
-                args.limit_summeval if name == "summeval" and args.limit_summeval else args.limit
-            )
-            for split, limit in (("dev", args.dev_limit), ("test", test_limit)):
+    for name in names:
+        test_limit = (
+            args.limit_summeval if name == "summeval" and args.limit_summeval else args.limit
+        )
+        for split, limit in (("dev", args.dev_limit), ("test", test_limit)):
+            for cname, checker in checkers.items():
                 path = out_dir / f"tc.{cname}.{name}.{split}.jsonl"
                 summary = path.with_suffix(".result.json")
                 if args.reuse and summary.is_file():
@@ -264,18 +313,18 @@ def main(argv: list[str] | None = None) -> int:
             "training; held-out synthetic balanced accuracy "
             f"{m['heldout'].get('balanced_accuracy')}"
         )
-    if "trained" in checkers:
+    if trained:
         from s3kg_core.grapheval.datasets import load_summ_set
 
         misses, errors = [], []
         for name in names:
             summ = load_summ_set(name, data_dir=args.data_dir, split="test")
             contexts = {e.uid: e.context for e in summ.examples}
-            mi, er = _examples(details[("trained", name, "test")][1], contexts, args.examples)
+            mi, er = _examples(details[(trained[0], name, "test")][1], contexts, args.examples)
             misses += [f"{name} {x}" for x in mi]
             errors += [f"{name} {x}" for x in er]
         step = max(1, len(names))
-        print("\nExtraction misses (trained checker, test):")
+        print(f"\nExtraction misses ({trained[0]} checker, test):")
         print(
             "\n".join(
                 misses[:: max(1, len(misses) // args.examples)][: args.examples]
@@ -283,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
                 else misses
             )
         )
-        print("\nChecker errors (trained checker, test):")
+        print(f"\nChecker errors ({trained[0]} checker, test):")
         print(
             "\n".join(
                 errors[:: max(1, len(errors) // args.examples)][: args.examples]

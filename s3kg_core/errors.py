@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "CheckerError",
+    "CheckerExportError",
     "ConfigError",
     "CorruptDatabaseError",
     "DatabaseError",
@@ -110,6 +111,10 @@ class GraphEvalError(S3KGError, RuntimeError):
 
 class CheckerError(GraphEvalError):
     """A triple checker cannot run: model missing or unusable, endpoint not configured."""
+
+
+class CheckerExportError(CheckerError):
+    """The trained checker's int8 ONNX export is missing, stale (its model changed) or unusable."""
 
 
 class FactualityError(S3KGError, RuntimeError):

@@ -246,3 +246,33 @@ def test_train_checker_then_bench_and_detect_with_checker_trained(tmp_path, one_
         data_dir,
     )
     assert missing.exit_code == 1 and "train-checker" in missing.output
+
+
+def test_export_checker_then_bench_with_the_int8_backend(tmp_path, one_torch_thread):
+    from trained_checker_helpers import train_tiny
+
+    model = tmp_path / "model"
+    train_tiny(model)
+    data_dir = _data_dir(tmp_path)
+    out = tmp_path / "out.json"
+    bench = ["grapheval", "bench", "--dataset", "qags_x", "--checker", "trained"]
+    bench += ["--trained-model", model, "--split", "all", "--json", out, "--data-dir", data_dir]
+    # before the export: onnx is a one-line error that says what to run; auto is torch
+    result = _invoke(*bench, "--checker-backend", "onnx")
+    assert result.exit_code == 1 and "export-checker" in result.output
+    assert "Traceback" not in result.output
+    result = _invoke("grapheval", "export-checker", "--model", model, "--pairs", 0)
+    assert result.exit_code == 0, result.output
+    assert (
+        "onnx_int8: balanced accuracy" in result.output and "wrote model.int8.onnx" in result.output
+    )
+    assert json.loads((model / "manifest.json").read_text())["onnx"]["file"] == "model.int8.onnx"
+    signatures = {}
+    for backend in ("torch", "onnx", "auto"):
+        result = _invoke(*bench, "--checker-backend", backend)
+        assert result.exit_code == 0, result.output
+        signatures[backend] = json.loads(out.read_text())["checker_signature"]
+    assert "backend:onnx-int8:" in signatures["onnx"] == signatures["auto"]
+    assert "backend:" not in signatures["torch"]
+    result = _invoke("grapheval", "export-checker", "--model", tmp_path / "none")
+    assert result.exit_code == 1 and "train-checker" in result.output

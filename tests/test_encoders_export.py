@@ -8,7 +8,7 @@ from importlib import metadata
 
 import pytest
 
-from s3kg_core.encoders.export import OPSET, export_key, export_onnx, read_manifest
+from s3kg_core.encoders.export import OPSET, export_key, export_onnx, quantize_int8, read_manifest
 from s3kg_core.errors import EncoderError
 
 
@@ -58,3 +58,48 @@ def test_a_model_that_does_not_export_leaves_nothing_behind(tmp_path):
 def test_a_folder_without_manifest_is_an_encoder_error(tmp_path):
     with pytest.raises(EncoderError, match=r"no readable manifest\.json"):
         read_manifest(tmp_path)
+
+
+def _matmul_model(path):
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    weight = np.random.default_rng(0).normal(size=(64, 32)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        "tiny",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 32])],
+        [numpy_helper.from_array(weight, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    onnx.save(model, str(path))
+    return weight
+
+
+def test_quantize_int8_stores_int8_weights_and_stays_close(tmp_path):
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    weight = _matmul_model(tmp_path / "fp32.onnx")
+    info = quantize_int8(tmp_path / "fp32.onnx", tmp_path / "int8.onnx")
+    assert info["weight_type"] == "QInt8" and info["onnxruntime"] == metadata.version("onnxruntime")
+    stored = {t.name: t.data_type for t in onnx.load(str(tmp_path / "int8.onnx")).graph.initializer}
+    assert onnx.TensorProto.INT8 in stored.values()
+    assert onnx.TensorProto.FLOAT not in {
+        v for k, v in stored.items() if k.startswith("w") and "scale" not in k
+    }
+    x = np.random.default_rng(1).normal(size=(8, 64)).astype(np.float32)
+    y = ort.InferenceSession(str(tmp_path / "int8.onnx")).run(None, {"x": x})[0]
+    exact = x @ weight
+    # int8 weights (127 levels per tensor) and int8 activations: about 1 % of the output's scale
+    assert np.abs(y - exact).max() < 0.05 * np.abs(exact).max()
+    assert (tmp_path / "int8.onnx").stat().st_size < (tmp_path / "fp32.onnx").stat().st_size / 2
+
+
+def test_quantize_int8_of_a_broken_file_is_an_encoder_error(tmp_path):
+    (tmp_path / "bad.onnx").write_bytes(b"not onnx")
+    with pytest.raises(EncoderError, match="could not quantise"):
+        quantize_int8(tmp_path / "bad.onnx", tmp_path / "out.onnx")

@@ -114,3 +114,12 @@ def test_mpnet_vectors_agree_with_torch_within_1e4_cosine(backend):
     got, ref = enc.encode(TEXTS), load_encoder("mpnet", backend="torch").encode(TEXTS)
     assert got.shape == (len(TEXTS), 768)
     assert np.sum(got * ref, axis=1).min() > 1 - 1e-4
+
+
+def test_runtime_threads_reads_omp_num_threads_only_when_it_is_a_positive_number(monkeypatch):
+    from s3kg_core.encoders.runtime import runtime_threads
+
+    for value, expected in (("3", 3), ("0", None), ("many", None), ("", None)):
+        monkeypatch.setenv("OMP_NUM_THREADS", value)
+        assert runtime_threads() == expected, value
+    assert runtime_threads(2) == 2

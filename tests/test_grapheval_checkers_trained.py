@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from trained_checker_helpers import train_tiny
+from trained_checker_helpers import export_tiny, train_tiny
 
-from s3kg_core.errors import CheckerError
-from s3kg_core.grapheval.alignment import HEAD_VERSION
+from s3kg_core.errors import CheckerError, CheckerExportError
+from s3kg_core.grapheval.alignment import HEAD_FILE, HEAD_VERSION
 from s3kg_core.grapheval.checkers.trained import (
+    ONNX_FILE,
     TrainedChecker,
     load_trained_checker,
     manifest_summary,
+    onnx_problem,
     read_manifest,
+    resolve_backend,
     trained_checker_available,
     trained_checker_dir,
 )
@@ -166,6 +169,89 @@ def test_a_classifier_head_model_still_loads(tmp_path, one_torch_thread):
     manifest = train_tiny(out, config=replace(TINY_CONFIG, head="classifier"))
     assert manifest["head"] == "classifier"
     checker = TrainedChecker(out)
-    assert checker.head is None and checker.supported == 1
+    assert checker.head is None and checker.supported == 1 and checker.backend == "torch"
     (p,) = checker.check([Triple("Eiffel Tower", "opened in", "1889")], "It opened in 1889.")
     assert 0.0 <= p <= 1.0 and "head:classifier" in checker.signature
+    with pytest.raises(CheckerExportError, match="classifier-head checker has no ONNX"):
+        TrainedChecker(out, backend="onnx")
+
+
+@pytest.fixture(scope="module")
+def exported_dir(tmp_path_factory, one_torch_thread):
+    out = tmp_path_factory.mktemp("exported") / "model"
+    export_tiny(out)
+    return out
+
+
+def _copy(folder, tmp_path):
+    import shutil
+
+    return shutil.copytree(folder, tmp_path / "copy")
+
+
+def test_auto_runs_the_int8_export_when_it_matches_and_torch_without_one(exported_dir, model_dir):
+    assert onnx_problem(exported_dir) is None
+    assert resolve_backend("auto", exported_dir) == "onnx"
+    assert TrainedChecker(exported_dir).backend == "onnx"
+    assert TrainedChecker(exported_dir, backend="torch").backend == "torch"
+    # a model never exported: auto is torch, and asking for onnx says what to run
+    assert "export-checker" in str(onnx_problem(model_dir))
+    assert TrainedChecker(model_dir).backend == "torch"
+    with pytest.raises(CheckerExportError, match=r"no int8 ONNX export .*export-checker"):
+        TrainedChecker(model_dir, backend="onnx")
+    with pytest.raises(CheckerError, match="unknown checker backend 'tensorrt'"):
+        TrainedChecker(exported_dir, backend="tensorrt")
+
+
+def test_the_dashboard_s_loader_takes_the_export_unchanged(exported_dir):
+    # dashboard.data calls load_trained_checker() without options: auto
+    loaded = load_trained_checker(exported_dir, min_heldout=0.0)
+    assert loaded is not None and loaded.backend == "onnx"
+    (p,) = loaded.check([Triple("Eiffel Tower", "opened in", "1889")], LONG)
+    assert 0.0 <= p <= 1.0
+
+
+def test_the_int8_backend_has_its_own_signature_and_torch_keeps_the_old_one(exported_dir):
+    torch_sig = TrainedChecker(exported_dir, backend="torch").signature
+    int8 = TrainedChecker(exported_dir, backend="onnx")
+    sha = read_manifest(exported_dir)["onnx"]["sha256"]
+    assert int8.signature == f"{torch_sig}|backend:onnx-int8:{sha[:12]}"
+    # results stored before backends existed keep matching the torch checker
+    assert torch_sig.endswith(f"|version:{TrainedChecker.version}")
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (lambda d: (d / ONNX_FILE).unlink(), "is missing"),
+        (lambda d: (d / ONNX_FILE).write_bytes(b"other"), "the ONNX file changed"),
+        (
+            lambda d: (d / HEAD_FILE).write_text((d / HEAD_FILE).read_text() + " "),
+            "the model's head changed",
+        ),
+        (
+            lambda d: (d / "model.safetensors").write_bytes(
+                (d / "model.safetensors").read_bytes()[:-1] + b" "
+            ),
+            "the model's weights changed",
+        ),
+    ],
+    ids=["missing", "file", "head", "weights"],
+)
+def test_a_stale_or_missing_export_falls_back_to_torch_or_errors_clearly(
+    exported_dir, tmp_path, spoil, message
+):
+    copy = _copy(exported_dir, tmp_path)
+    spoil(copy)
+    assert message in str(onnx_problem(copy))
+    assert TrainedChecker(copy, backend="auto").backend == "torch"
+    with pytest.raises(CheckerExportError, match=message):
+        TrainedChecker(copy, backend="onnx")
+
+
+def test_an_onnx_file_that_does_not_load_is_a_checker_export_error(exported_dir, tmp_path):
+    (tmp_path / "bad.onnx").write_bytes(b"not onnx")
+    with pytest.raises(CheckerExportError, match="cannot load the ONNX export"):
+        TrainedChecker(exported_dir, onnx_file=tmp_path / "bad.onnx")
+    with pytest.raises(CheckerExportError, match="no ONNX file"):
+        TrainedChecker(exported_dir, onnx_file=tmp_path / "none.onnx")

@@ -41,6 +41,7 @@ def _make_checker(
     endpoint: dict[str, Any],
     db: Path | None,
     trained_model: Path | None = None,
+    checker_backend: str = "auto",
 ) -> Any:
     from ..errors import CheckerError
 
@@ -51,7 +52,7 @@ def _make_checker(
     if kind == "trained":
         from ..grapheval.checkers.trained import TrainedChecker
 
-        return TrainedChecker(trained_model)
+        return TrainedChecker(trained_model, backend=checker_backend)
     if kind == "nli":
         if nli_model is None:
             raise CheckerError("--checker nli needs --nli-model DIR (a local NLI model folder)")
@@ -80,6 +81,15 @@ _CHECKER_OPTIONS = [
         default=None,
         help="The folder of a checker made by `grapheval train-checker` for --checker trained "
         "(default: the cache directory's checkers/trained-minilm).",
+    ),
+    click.option(
+        "--checker-backend",
+        type=click.Choice(["auto", "torch", "onnx"]),
+        default="auto",
+        show_default=True,
+        help="What runs --checker trained: torch, or onnx (the int8 export "
+        "`grapheval export-checker` made; an error when it is missing or stale); auto: onnx "
+        "when that export is there and matches the model, else torch.",
     ),
     click.option(
         "--nli-model",
@@ -157,6 +167,7 @@ def bench_cmd(
     dataset: str,
     checker: str,
     trained_model: Path | None,
+    checker_backend: str,
     nli_model: Path | None,
     encoder: str,
     json_out: Path,
@@ -178,7 +189,9 @@ def bench_cmd(
     from ..grapheval.bench import run_bench
 
     check_writable(json_out)  # before the work, not after it
-    check = _make_checker(checker, nli_model, encoder, endpoint, db_path, trained_model)
+    check = _make_checker(
+        checker, nli_model, encoder, endpoint, db_path, trained_model, checker_backend
+    )
     client = llm_client(db_path, endpoint) if extractor == "llm" else None
     ex = make_extractor(extractor, client=client, prompt="single")
     names = ["summeval", "qags_c", "qags_x"] if dataset == "all" else [dataset]
@@ -227,6 +240,7 @@ def detect_cmd(
     run_ids: tuple[int, ...],
     checker: str,
     trained_model: Path | None,
+    checker_backend: str,
     nli_model: Path | None,
     encoder: str,
     no_raw: bool,
@@ -246,7 +260,9 @@ def detect_cmd(
     if not run_ids:
         with store.connect() as con:
             run_ids = tuple(queries.run_ids(con))
-    check = _make_checker(checker, nli_model, encoder, endpoint, db_path, trained_model)
+    check = _make_checker(
+        checker, nli_model, encoder, endpoint, db_path, trained_model, checker_backend
+    )
     failures = []
     for run in run_ids:
         with StageBar() as bar:
@@ -276,6 +292,7 @@ def correct_cmd(
     run_id: int,
     checker: str,
     trained_model: Path | None,
+    checker_backend: str,
     nli_model: Path | None,
     encoder: str,
     method: str,
@@ -295,7 +312,9 @@ def correct_cmd(
     from ..store.store import Store
 
     store = Store(existing_db(db_path))
-    check = _make_checker(checker, nli_model, encoder, endpoint, db_path, trained_model)
+    check = _make_checker(
+        checker, nli_model, encoder, endpoint, db_path, trained_model, checker_backend
+    )
     with store.connect() as con:
         rows = load_results(con, run_id, check.name, inconsistent_only=True)
     if limit is not None:
@@ -528,6 +547,81 @@ def train_checker_cmd(
         click.echo(f"resumed at step {manifest['resumed_at_step']} of {manifest['steps']}")
     click.echo(manifest_summary(manifest))
     click.echo(f"wrote {target} ({manifest['train_seconds']} s of training)")
+
+
+@grapheval.command("export-checker")
+@click.option(
+    "--model",
+    "model_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The trained checker's folder (default: the cache directory's checkers/trained-minilm).",
+)
+@click.option(
+    "--pairs-file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Synthetic pairs (JSONL, e.g. a training run's pairs.jsonl) whose held-out documents "
+    "the two backends are measured on (default: the model's heldout_pairs.jsonl, else pairs "
+    "generated from the held-out documents).",
+)
+@click.option(
+    "--pairs",
+    "n_pairs",
+    type=click.IntRange(0),
+    default=600,
+    show_default=True,
+    help="Held-out pairs measured on (a seeded sample of a file's; 0: all of them).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The shared data folder, to generate held-out pairs (default: $S3KG_DATA_DIR, else "
+    "../shared/data).",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Threads of both backends while measuring.",
+)
+@friendly_errors
+def export_checker_cmd(
+    model_dir: Path | None,
+    pairs_file: Path | None,
+    n_pairs: int,
+    data_dir: Path | None,
+    threads: int,
+) -> None:
+    """Export the trained checker's encoder to int8 ONNX inside its folder, measured against torch.
+
+    Writes model.int8.onnx (onnxruntime dynamic quantisation) into the model folder and records
+    it in manifest.json with the held-out synthetic metrics and pairs/s of torch and int8, side
+    by side. `grapheval detect|bench --checker trained` then run it (--checker-backend auto or
+    onnx); a model trained again needs a new export (auto falls back to torch meanwhile).
+    """
+    from ..grapheval.export import export_checker
+
+    entry = export_checker(
+        model_dir, pairs_file=pairs_file, n_pairs=n_pairs, data_dir=data_dir, threads=threads
+    )
+    held = entry["heldout"]
+    click.echo(f"held-out pairs: {held['n']} ({held['source']})")
+    for name in ("torch", "onnx_int8"):
+        m = held[name]
+        click.echo(
+            f"{name}: balanced accuracy {m.get('balanced_accuracy')}, AUROC {m.get('auroc')}, "
+            f"{m['pairs_per_s']} pairs/s"
+        )
+    click.echo(
+        f"int8 {held['speedup']}x torch's speed; P(supported) changed by at most "
+        f"{held['max_abs_diff']} (mean {held['mean_abs_diff']})"
+    )
+    click.echo(
+        f"wrote {entry['file']} ({entry['bytes'] / 1e6:.1f} MB, sha256 {entry['sha256'][:12]})"
+    )
 
 
 COMMANDS: tuple[click.Command, ...] = (grapheval,)

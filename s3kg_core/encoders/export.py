@@ -31,8 +31,10 @@ __all__ = [
     "export_hidden_states",
     "export_key",
     "export_onnx",
+    "quantize_int8",
     "read_manifest",
     "sha256_file",
+    "weights_file",
 ]
 
 OPSET = 17
@@ -48,7 +50,20 @@ _COPIED = (
 )
 
 
-def _weights(model_dir: Path) -> Path:
+def weights_file(model_dir: Path) -> Path:
+    """A model folder's weights: ``model.safetensors``, else ``pytorch_model.bin``.
+
+    Raises
+    ------
+    EncoderError
+        If the folder has neither.
+
+    Examples
+    --------
+    >>> from s3kg_core.encoders.registry import resolve_encoder
+    >>> weights_file(resolve_encoder("minilm")[1]).name
+    'model.safetensors'
+    """
     for name in ("model.safetensors", "pytorch_model.bin"):
         if (model_dir / name).exists():
             return model_dir / name
@@ -78,7 +93,7 @@ def export_key(model_dir: Path) -> str:
     >>> len(export_key(resolve_encoder("minilm")[1]))
     12
     """
-    weights = _weights(Path(model_dir))
+    weights = weights_file(Path(model_dir))
     stat = weights.stat()
     raw = f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|torch {dist_version('torch')}"
     return hashlib.sha1(raw.encode()).hexdigest()[:12]
@@ -150,6 +165,46 @@ def export_hidden_states(model: Any, example: Mapping[str, Any], path: Path) -> 
         )
     model.eval()  # the exporter can leave the module in training mode (dropout on)
     return names
+
+
+def quantize_int8(source: Path, target: Path) -> dict[str, Any]:
+    """Quantise an ONNX model to int8 with onnxruntime's dynamic quantisation; how, as a dict.
+
+    Weights become signed int8 (``QInt8``, per tensor); activations are quantised per batch at
+    run time (dynamic: no calibration data). For the MiniLM encoder: 90 MB -> 23 MB and about
+    3x faster on one thread (``bench/README.md``, ``bench_checker_onnx.py``).
+
+    Raises
+    ------
+    EncoderError
+        If onnxruntime's quantisation is not installed or fails on the model.
+
+    Examples
+    --------
+    >>> # quantize_int8(Path("model.onnx"), Path("model.int8.onnx"))["weight_type"]
+    >>> # 'QInt8'
+    """
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # its "consider pre-processing" note goes to the root logger
+    try:
+        from onnxruntime import quantization  # type: ignore[import-untyped]
+
+        quantization.quantize_dynamic(
+            str(source), str(target), weight_type=quantization.QuantType.QInt8
+        )
+    except Exception as exc:  # ImportError, onnx's and onnxruntime's own errors
+        raise EncoderError(f"could not quantise {source} to int8: {exc}") from exc
+    finally:
+        root.setLevel(level)
+    return {
+        "method": "onnxruntime.quantization.quantize_dynamic",
+        "weight_type": "QInt8",
+        "per_channel": False,
+        "onnxruntime": dist_version("onnxruntime"),
+    }
 
 
 def _export_to(model_dir: Path, out: Path) -> dict[str, Any]:
@@ -230,8 +285,8 @@ def export_onnx(model_dir: Path, label: str, root: Path | None = None) -> Path:
         return {
             "encoder": label,
             "source": str(model_dir.resolve()),
-            "source_weights": _weights(model_dir).name,
-            "source_sha256": sha256_file(_weights(model_dir)),
+            "source_weights": weights_file(model_dir).name,
+            "source_sha256": sha256_file(weights_file(model_dir)),
             "opset": OPSET,
             "exporter": "torch.onnx (TorchScript)",
             "backend_versions": {d: dist_version(d) for d in (*libraries, "openvino")},

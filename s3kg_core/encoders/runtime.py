@@ -24,14 +24,38 @@ import numpy as np
 from ..errors import EncoderError
 from .export import read_manifest
 
-__all__ = ["RUNTIME_BACKENDS", "RuntimeEncoder"]
+__all__ = ["RUNTIME_BACKENDS", "RuntimeEncoder", "onnx_runner", "runtime_threads"]
 
 RUNTIME_BACKENDS = ("onnx", "openvino")
 
 Runner = Callable[[dict[str, np.ndarray]], np.ndarray]
 
 
-def _onnx_runner(path: Path, threads: int | None) -> Runner:
+def runtime_threads(threads: int | None = None) -> int | None:
+    """Intra-op threads for a runtime: ``threads``, else ``$OMP_NUM_THREADS`` where set, else None.
+
+    ``None`` leaves the runtime's default (one thread per core); torch reads the same variable.
+
+    Examples
+    --------
+    >>> runtime_threads(2)
+    2
+    """
+    if threads is None:
+        env = os.environ.get("OMP_NUM_THREADS", "").strip()
+        threads = int(env) if env.isdigit() and int(env) > 0 else None
+    return threads
+
+
+def onnx_runner(path: Path, threads: int | None) -> Runner:
+    """An onnxruntime CPU session of ``path`` as a function: a feed of arrays -> last_hidden_state.
+
+    ``threads``: intra-op threads (one inter-op thread); ``None``: onnxruntime's default.
+
+    Examples
+    --------
+    >>> # onnx_runner(Path("model.onnx"), 1)({"input_ids": ids, "attention_mask": mask})
+    """
     import onnxruntime as ort  # type: ignore[import-untyped]
 
     options = ort.SessionOptions()
@@ -68,7 +92,7 @@ def _openvino_runner(path: Path, threads: int | None) -> Runner:
 
 
 _RUNNERS: dict[str, Callable[[Path, int | None], Runner]] = {
-    "onnx": _onnx_runner,
+    "onnx": onnx_runner,
     "openvino": _openvino_runner,
 }
 
@@ -114,10 +138,7 @@ class RuntimeEncoder:
         self.name = name
         self.backend = backend
         self.batch_size = max(1, batch_size)
-        if threads is None:
-            env = os.environ.get("OMP_NUM_THREADS", "").strip()
-            threads = int(env) if env.isdigit() and int(env) > 0 else None
-        self.threads = threads
+        self.threads = runtime_threads(threads)
         self.manifest = read_manifest(self.folder)
         self._inputs: list[str] = list(self.manifest["inputs"])
         self._run: Runner | None = None

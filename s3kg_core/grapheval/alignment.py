@@ -269,8 +269,13 @@ def save_head(head: Any, folder: str | Path) -> None:
     (Path(folder) / HEAD_FILE).write_text(json.dumps(data) + "\n", encoding="utf-8")
 
 
-def load_alignment(path: str | Path, device: str = "cpu") -> tuple[Any, Any, Any]:
+def load_alignment(
+    path: str | Path, device: str = "cpu", *, encoder: bool = True
+) -> tuple[Any, Any, Any]:
     """``(tokenizer, encoder, head)`` of a saved alignment checker, in eval mode (no download).
+
+    With ``encoder=False`` the torch encoder is not loaded (``None`` in its place): another
+    runtime computes the hidden states (the checker's int8 ONNX backend).
 
     Raises
     ------
@@ -301,13 +306,14 @@ def load_alignment(path: str | Path, device: str = "cpu") -> tuple[Any, Any, Any
         from transformers import AutoModel, AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-        encoder = AutoModel.from_pretrained(str(folder), local_files_only=True)
+        model = AutoModel.from_pretrained(str(folder), local_files_only=True) if encoder else None
     except (OSError, ValueError, KeyError, ImportError) as exc:
         raise CheckerError(f"cannot load the trained checker from {folder}: {exc}") from exc
     head = new_head()
     with torch.no_grad():
         head.weight.copy_(torch.tensor(data["weight"], dtype=torch.float32))
         head.bias.copy_(torch.tensor(data["bias"], dtype=torch.float32))
-    encoder.eval().to(device)
+    if model is not None:
+        model.eval().to(device)
     head.eval().to(device)
-    return tokenizer, encoder, head
+    return tokenizer, model, head

@@ -44,7 +44,7 @@ import numpy as np
 from ..atomic import replacing
 from ..errors import CheckerError
 from .alignment import HEAD_VERSION, alignment_logits, new_head, save_head, tokenize_pairs
-from .checkers.trained import MANIFEST, MANIFEST_FORMAT
+from .checkers.trained import HELDOUT_PAIRS, MANIFEST, MANIFEST_FORMAT
 from .synthetic import SyntheticPair, data_hash, heldout_document, read_pairs, write_pairs
 
 __all__ = ["LABELS", "TrainConfig", "evaluate_pairs", "run_key", "train_checker"]
@@ -380,6 +380,7 @@ def train_checker(
     tokenizer.save_pretrained(str(tmp))
     if head is not None:
         save_head(head, tmp)
+    write_pairs(held, tmp / HELDOUT_PAIRS)  # what `grapheval export-checker` measures on
     (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     if out.exists():

@@ -13,6 +13,13 @@ with its ``top_windows`` windows of most shared words (all windows with ``top_wi
 ``P(not supported) = 1 - max over those windows of P(supported)``, as the NLI checker takes its
 best window.
 
+Backends: ``torch`` runs the saved encoder; ``onnx`` runs its int8 ONNX export
+(:data:`ONNX_FILE`, made by ``s3kg grapheval export-checker``, :mod:`s3kg_core.grapheval.export`)
+with onnxruntime, the alignment head reading its hidden states; ``auto`` (the default) takes
+the int8 file when the manifest records it and it still matches the model (:func:`onnx_problem`),
+else torch. The two backends' probabilities differ (int8 weights): the backend enters the
+signature.
+
 The dashboard (or any caller) asks :func:`trained_checker_available` and then
 :func:`load_trained_checker`; without a trained model the support checker stays the default.
 
@@ -31,27 +38,51 @@ from pathlib import Path
 from typing import Any
 
 from ...config import cache_dir
-from ...errors import CheckerError
+from ...encoders.export import sha256_file, weights_file
+from ...encoders.runtime import runtime_threads
+from ...errors import CheckerError, CheckerExportError, EncoderError
 from ...text import STOP_WORDS
-from ..alignment import HEAD_VERSION, alignment_logits, load_alignment, tokenize_pairs
+from ..alignment import (
+    HEAD_FILE,
+    HEAD_VERSION,
+    alignment_features,
+    alignment_logits,
+    load_alignment,
+    tokenize_pairs,
+)
 from ..synthetic import text_windows
 from .base import Checker, Claim, Verdict
 from .nli import entailment_index, load_classifier
 
 __all__ = [
+    "CHECKER_BACKENDS",
     "DASHBOARD_MIN_HELDOUT",
+    "HELDOUT_PAIRS",
     "MANIFEST",
     "MANIFEST_FORMAT",
+    "ONNX_FILE",
     "TrainedChecker",
     "load_trained_checker",
     "manifest_summary",
+    "onnx_problem",
     "read_manifest",
+    "resolve_backend",
     "trained_checker_available",
     "trained_checker_dir",
 ]
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "s3kg-trained-checker-1"
+
+CHECKER_BACKENDS = ("auto", "torch", "onnx")
+"""What runs the trained checker's encoder (see the module docstring)."""
+
+ONNX_FILE = "model.int8.onnx"
+"""The int8 ONNX export of the encoder, in the model folder; the manifest's ``onnx`` entry."""
+
+HELDOUT_PAIRS = "heldout_pairs.jsonl"
+"""The held-out synthetic pairs, saved beside the model by training (the export measures them)."""
+
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -120,8 +151,122 @@ def trained_checker_available(
     return (path / "config.json").is_file()
 
 
+def onnx_problem(model_dir: str | Path, manifest: Mapping[str, Any] | None = None) -> str | None:
+    """Why the folder's int8 ONNX export cannot be used, or ``None`` when it can.
+
+    It can when the manifest's ``onnx`` entry names a file that is there with the recorded
+    sha256, and the encoder's weights and the head are those it was exported from (their sha256
+    too): a model trained again, or a file copied over, is stale. Hashes about 110 MB.
+
+    Examples
+    --------
+    >>> onnx_problem("/no/such/folder", {"format": MANIFEST_FORMAT})
+    'no int8 ONNX export in /no/such/folder: run `s3kg grapheval export-checker`'
+    """
+    path = Path(model_dir)
+    manifest = read_manifest(path) if manifest is None else manifest
+    entry = manifest.get("onnx")
+    if not isinstance(entry, Mapping):
+        return f"no int8 ONNX export in {path}: run `s3kg grapheval export-checker`"
+    again = "run `s3kg grapheval export-checker` again"
+    if entry.get("head") != manifest.get("head") or manifest.get("head") != HEAD_VERSION:
+        return f"the ONNX export in {path} is of another head than {HEAD_VERSION!r}: {again}"
+    file = path / str(entry.get("file", ONNX_FILE))
+    if not file.is_file():
+        return f"{file} is missing: {again}"
+    try:
+        checks = (
+            (file, entry.get("sha256"), "the ONNX file changed"),
+            (weights_file(path), entry.get("source_sha256"), "the model's weights changed"),
+            (path / HEAD_FILE, entry.get("head_sha256"), "the model's head changed"),
+        )
+        for where, recorded, what in checks:
+            if sha256_file(where) != recorded:
+                return f"{what} since the ONNX export in {path}: {again}"
+    except (OSError, EncoderError) as exc:
+        return f"cannot check the ONNX export in {path}: {exc}"
+    return None
+
+
+def resolve_backend(
+    backend: str, model_dir: str | Path, manifest: Mapping[str, Any] | None = None
+) -> str:
+    """``torch`` or ``onnx``: what ``backend`` (one of :data:`CHECKER_BACKENDS`) runs on here.
+
+    ``auto`` is ``onnx`` when :func:`onnx_problem` finds none and onnxruntime is installed,
+    else ``torch``.
+
+    Raises
+    ------
+    CheckerError
+        If ``backend`` is unknown.
+    CheckerExportError
+        If ``backend`` is ``onnx`` and the export cannot be used (missing, stale, no
+        onnxruntime).
+
+    Examples
+    --------
+    >>> resolve_backend("auto", "/no/such/folder", {"format": MANIFEST_FORMAT})
+    'torch'
+    """
+    import importlib.util
+
+    if backend not in CHECKER_BACKENDS:
+        raise CheckerError(
+            f"unknown checker backend {backend!r}: use one of {', '.join(CHECKER_BACKENDS)}"
+        )
+    if backend == "torch":
+        return "torch"
+    problem = onnx_problem(model_dir, manifest)
+    if problem is None and importlib.util.find_spec("onnxruntime") is None:
+        problem = "onnxruntime is not installed (pip install -r requirements.txt)"
+    if problem is None:
+        return "onnx"
+    if backend == "onnx":
+        raise CheckerExportError(problem)
+    return "torch"
+
+
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
+
+
+class _Session:
+    """An onnxruntime session of an int8 export, and the graph's input names."""
+
+    def __init__(self, path: Path, threads: int | None) -> None:
+        from ...encoders.runtime import onnx_runner
+
+        try:
+            import onnx
+
+            graph = onnx.load(str(path), load_external_data=False).graph
+            self.inputs = [i.name for i in graph.input]
+            self.run = onnx_runner(path, threads)
+        except Exception as exc:  # ImportError, onnx's and onnxruntime's own errors
+            raise CheckerExportError(f"cannot load the ONNX export {path}: {exc}") from exc
+
+
+def _int8_file(
+    path: Path, manifest: Mapping[str, Any], backend: str, onnx_file: str | Path | None
+) -> tuple[Path, str] | None:
+    """The int8 export a checker runs, with its sha256; ``None``: torch."""
+    if backend not in CHECKER_BACKENDS:
+        raise CheckerError(
+            f"unknown checker backend {backend!r}: use one of {', '.join(CHECKER_BACKENDS)}"
+        )
+    alignment = str(manifest.get("head", "classifier")).startswith("alignment")
+    if not alignment and (onnx_file is not None or backend == "onnx"):
+        raise CheckerExportError(f"{path}: a classifier-head checker has no ONNX export")
+    if onnx_file is not None:
+        file = Path(onnx_file)
+        if not file.is_file():
+            raise CheckerExportError(f"no ONNX file {file}")
+        return file, sha256_file(file)
+    if not alignment or resolve_backend(backend, path, manifest) == "torch":
+        return None
+    entry = manifest["onnx"]
+    return path / str(entry.get("file", ONNX_FILE)), str(entry.get("sha256"))
 
 
 class TrainedChecker(Checker):
@@ -138,12 +283,23 @@ class TrainedChecker(Checker):
     batch_size, forward_batch
         Claims per job; pairs per forward pass.
     device
-        A torch device string.
+        A torch device string (the ``onnx`` backend's encoder runs on the CPU).
+    backend
+        ``auto``, ``torch`` or ``onnx`` (:func:`resolve_backend`); the one chosen is
+        :attr:`backend`.
+    onnx_file
+        An int8 ONNX export to run instead of the manifest's (implies ``onnx``; not checked
+        against the manifest: what ``export-checker`` measures before recording it).
+    threads
+        onnxruntime's intra-op threads (default ``$OMP_NUM_THREADS`` where set); torch's are
+        the process's (``torch.set_num_threads``).
 
     Raises
     ------
     CheckerError
         If there is no trained model in the folder, or it does not load.
+    CheckerExportError
+        If ``backend="onnx"`` and the folder's export is missing or stale.
 
     Examples
     --------
@@ -164,6 +320,9 @@ class TrainedChecker(Checker):
         batch_size: int = 32,
         forward_batch: int = 32,
         device: str = "cpu",
+        backend: str = "auto",
+        onnx_file: str | Path | None = None,
+        threads: int | None = None,
     ) -> None:
         super().__init__(batch_size)
         if top_windows < 0:
@@ -171,7 +330,17 @@ class TrainedChecker(Checker):
         path = Path(model_dir) if model_dir is not None else trained_checker_dir()
         self.manifest = read_manifest(path)
         self.head: Any = None
-        if str(self.manifest.get("head", "classifier")).startswith("alignment"):
+        alignment = str(self.manifest.get("head", "classifier")).startswith("alignment")
+        chosen = _int8_file(path, self.manifest, backend, onnx_file)
+        self.onnx_file: Path | None = chosen[0] if chosen else None
+        self.onnx_sha256: str | None = chosen[1] if chosen else None
+        self.backend = "torch" if chosen is None else "onnx"
+        self._session: _Session | None = None
+        if self.onnx_file is not None:
+            self.tokenizer, self.model, self.head = load_alignment(path, device, encoder=False)
+            self._session = _Session(self.onnx_file, runtime_threads(threads))
+            self.supported = 1
+        elif alignment:
             self.tokenizer, self.model, self.head = load_alignment(path, device)
             self.supported = 1
         else:
@@ -189,13 +358,20 @@ class TrainedChecker(Checker):
 
     @property
     def signature(self) -> str:
-        """Checker, base model, training data hash, seed, windows, version."""
+        """Checker, base model, training data hash, seed, windows, version (and int8 export).
+
+        The torch backend's signature is the one from before backends existed (results stored
+        with it are reused); the int8 one adds ``|backend:onnx-int8:<sha256 of the file>``.
+        """
         m = self.manifest
+        backend = (
+            f"|backend:onnx-int8:{str(self.onnx_sha256)[:12]}" if self.backend == "onnx" else ""
+        )
         return (
             f"checker:trained|base:{m.get('base_model')}|data:{str(m.get('data_hash'))[:12]}"
             f"|seed:{m.get('seed')}|head:{m.get('head', 'classifier')}"
             f"|top:{self.top_windows}|max_length:{self.max_length}"
-            f"|version:{self.version}"
+            f"|version:{self.version}{backend}"
         )
 
     def _context_windows(self, context: str) -> tuple[list[str], list[set[str]]]:
@@ -231,8 +407,16 @@ class TrainedChecker(Checker):
             enc = tokenize_pairs(
                 self.tokenizer, [w for w, _ in chunk], [s for _, s in chunk], self.max_length
             )
-            inputs = {k: v.to(self.device) for k, v in enc.items()}
             with torch.inference_mode():
+                if self._session is not None:
+                    feed = {k: enc[k].numpy() for k in self._session.inputs}
+                    hidden = torch.from_numpy(self._session.run(feed)).to(self.device)
+                    types = enc["token_type_ids"].to(self.device)
+                    mask = enc["attention_mask"].to(self.device)
+                    logits = self.head(alignment_features(hidden, types, mask))
+                    out.extend(torch.softmax(logits.float(), dim=-1)[:, 1].tolist())
+                    continue
+                inputs = {k: v.to(self.device) for k, v in enc.items()}
                 if self.head is not None:
                     logits = alignment_logits(self.model, self.head, inputs)
                 else:
@@ -296,7 +480,8 @@ def load_trained_checker(
 
     For the dashboard: ``None`` when there is no trained model, or when its held-out balanced
     accuracy (manifest) is below ``min_heldout`` (default :data:`DASHBOARD_MIN_HELDOUT`); the
-    demo then keeps the support checker. ``options`` go to :class:`TrainedChecker`.
+    demo then keeps the support checker. ``options`` go to :class:`TrainedChecker` (its
+    ``backend`` is ``auto``: the int8 ONNX export when it is there and matches the model).
 
     Examples
     --------
