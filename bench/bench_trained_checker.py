@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import balanced_accuracy_score
 
-from s3kg_core.bench.metrics import bootstrap_ci
+from s3kg_core.bench.metrics import auroc, bootstrap_ci
 from s3kg_core.extract.offline import OfflineExtractor
 from s3kg_core.grapheval.bench import run_bench
 from s3kg_core.grapheval.checkers.base import triple_claim
@@ -89,6 +89,40 @@ def _best_threshold(scores: list[float], labels: list[int]) -> float:
         if b > best + 1e-12:
             best, where = b, t
     return where
+
+
+def _mean_triple(row: dict) -> float:
+    probs = [p for p in row["probabilities"] if p is not None]
+    return float(np.mean(probs)) if probs else 0.0
+
+
+def _print_aurocs(names, checkers, details, results, args) -> None:
+    """Threshold-free: AUROC of each mode's score for "inconsistent", with bootstrap intervals.
+
+    raw: the whole summary's P(not supported); KG: GraphEval's score, the highest triple's;
+    KG mean: the mean over the triples (not GraphEval's rule, shown for the ranking it gives).
+    """
+    print("\n| set | checker | raw AUROC [95% CI] | KG AUROC [95% CI] | KG mean-triple AUROC |")
+    print("|---|---|---|---|---|")
+    for name in names:
+        for cname in checkers:
+            rows = details[(cname, name, "test")][1]
+            y = np.asarray([1 - r["label"] for r in rows])
+            entry = results["sets"][name][cname]
+            for key, fn in (
+                ("raw", lambda r: r["raw_probability"] or 0.0),
+                ("kg", _kg_score),
+                ("kg_mean", _mean_triple),
+            ):
+                scores = np.asarray([fn(r) for r in rows], float)
+                entry[f"{key}_auroc"] = round(auroc(scores, y), 3)
+                low, high = bootstrap_ci(auroc, scores, y, n=args.bootstrap, seed=args.seed)
+                entry[f"{key}_auroc_ci"] = [round(low, 3), round(high, 3)]
+            print(
+                f"| {name} | {cname} | {entry['raw_auroc']} {entry['raw_auroc_ci']} | "
+                f"{entry['kg_auroc']} {entry['kg_auroc_ci']} | {entry['kg_mean_auroc']} "
+                f"{entry['kg_mean_auroc_ci']} |"
+            )
 
 
 def _novel(summary: str, article: str) -> list[str]:
@@ -306,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
             f"| mean | | {cname} | {avg['raw']} | {avg['kg']} | {avg['raw_at_dev_threshold']} | "
             f"{avg['kg_at_dev_threshold']} | |"
         )
+    _print_aurocs(names, checkers, details, results, args)
     if "manifest" in results:
         m = results["manifest"]
         print(
