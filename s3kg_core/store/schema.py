@@ -120,8 +120,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE answers ADD COLUMN IF NOT EXISTS status VARCHAR",
         "ALTER TABLE answers ADD COLUMN IF NOT EXISTS truncated BOOLEAN DEFAULT false",
         "ALTER TABLE kgs ADD COLUMN IF NOT EXISTS truncated BOOLEAN DEFAULT false",
+        # 'empty' when the text is all whitespace as Python's str.strip() sees it (what
+        # AnswerRecord decides): trim() alone strips only spaces, so "\n" would stay 'ok'.
         "UPDATE answers SET status = CASE WHEN error IS NOT NULL THEN 'error' "
-        "WHEN answer IS NULL OR trim(answer) = '' THEN 'empty' ELSE 'ok' END "
+        "WHEN answer IS NULL OR regexp_full_match(answer, "
+        r"'[\x{09}-\x{0d}\x{1c}-\x{1f}\x{85}\pZ]*') THEN 'empty' ELSE 'ok' END "
         "WHERE status IS NULL",
         """CREATE TABLE IF NOT EXISTS llm_cache (
             key VARCHAR PRIMARY KEY,
