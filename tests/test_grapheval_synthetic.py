@@ -175,6 +175,20 @@ def test_paraphrases_give_reworded_positives_and_scrambled_negatives():
             assert neg.statement == item.hypothesis and item.label == 0 and pos.kind == "support"
 
 
+def test_a_long_distractor_is_cut_and_the_premise_kept_whole():
+    # regression: the window was cut at 110 words after joining, which could cut the premise
+    long = " ".join(f"word{i}" for i in range(100)) + "."
+    premise = "Marie Curie moved to Paris in 1891 and studied physics at the Sorbonne there."
+    items = [
+        ParaphrasePair("paws:1", "paws", premise, "In 1891 Marie Curie moved to Paris.", 1),
+        ParaphrasePair("paws:2", "paws", long, long.replace("word1 ", "word2 "), 0),
+    ]
+    for seed in range(6):  # the distractor goes before or after the premise at random
+        pairs = generate_pairs(TOY, n_pairs=40, seed=seed, paraphrases=items, paraphrase_share=0.5)
+        windows = {p.window for p in pairs if p.doc_id == "paws:1"}
+        assert windows and all(premise in w and len(w.split()) <= 110 for w in windows)
+
+
 def test_a_zero_paraphrase_share_keeps_to_the_documents():
     pairs = _with_paraphrases(0.0)
     assert pairs and not {p.doc_id for p in pairs} & {p.pair_id for p in PARAPHRASES}

@@ -29,7 +29,11 @@ hallucination makes, one per positive, of a kind drawn among those that apply:
     from this one.
 
 Windows are drawn by :data:`SOURCE_SHARES` (half from the news articles). Sentence negatives
-get ``same_type``, ``absent``, ``number`` or ``negation`` edits of the sentence text.
+get ``same_type``, ``absent``, ``number`` or ``negation`` edits of the sentence text. Given
+paraphrase pairs (:mod:`s3kg_core.grapheval.paraphrase`), about :data:`PARAPHRASE_SHARE` of the
+pairs come from them: the reworded sentence (``paraphrase``) and one of its triples
+(``paraphrase_triple``) as positives, each with a corruption (``paraphrase_<kind>``), and PAWS's
+word-scrambled sentences (``scramble``) as negatives.
 Everything is drawn from one :class:`random.Random` seeded by the caller, over documents in a
 fixed order, so the same seed and data give the same pairs; :func:`data_hash` fingerprints
 them for the manifest.
@@ -422,7 +426,8 @@ def _paraphrase_items(
     """``n`` pairs drawn at random, each with its window.
 
     The window is the premise and, before or after it, the premise of another pair (a
-    distractor sentence, as a window of a text has).
+    distractor sentence, as a window of a text has). The distractor is cut to keep the window
+    within 110 words; the premise never is.
     """
     if not items or n <= 0:
         return []
@@ -430,10 +435,11 @@ def _paraphrase_items(
     rng.shuffle(order)
     out = []
     for i, item in enumerate(order[:n]):
-        pad = order[(i + 1) % len(order)].premise if len(order) > 1 else ""
-        parts = [item.premise, pad] if rng.random() < 0.5 else [pad, item.premise]
-        window = " ".join(" ".join(p for p in parts if p).split()[:_WINDOW_WORDS])
-        out.append((item, window))
+        premise = item.premise.split()
+        pad = order[(i + 1) % len(order)].premise.split() if len(order) > 1 else []
+        pad = pad[: max(0, _WINDOW_WORDS - len(premise))]
+        words = [*premise, *pad] if rng.random() < 0.5 else [*pad, *premise]
+        out.append((item, " ".join(words)))
     return out
 
 
