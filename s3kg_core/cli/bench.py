@@ -17,7 +17,7 @@ from ._common import (
     ENCODER_HELP,
     StageBar,
     backend_option,
-    check_writable,
+    check_output,
     endpoint_options,
     friendly_errors,
     llm_client,
@@ -152,14 +152,15 @@ def bench_pairs(
     run, rerun with the same options, scores only the sets it had not finished.
     """
     from ..bench.datasets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
-    from ..bench.resume import PartialResults
+    from ..bench.resume import PARTIAL_SUFFIX, PartialResults
     from ..bench.runner import BenchResult, run_pair_benchmark, store_bench_result
     from ..config import default_data_dir
     from ..errors import ConfigError, InputFormatError
     from ..extract.factory import make_extractor
     from ..llm.client import endpoint_configured
 
-    check_writable(json_path)  # before the work, not after it
+    # before the work (and before the database is opened), not after it
+    check_output(json_path, Path(f"{json_path}{PARTIAL_SUFFIX}"), option="--json")
     wanted = _methods(methods)
     extractor = None
     if triples == "llm":

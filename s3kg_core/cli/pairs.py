@@ -11,7 +11,7 @@ import click
 
 from ._common import (
     StageBar,
-    check_writable,
+    check_output,
     friendly_errors,
     scoring_options,
     write_csv_atomic,
@@ -67,7 +67,7 @@ def pairs_score(
             "use `s3kg score` (texts in the database) or `s3kg bench pairs`",
             ctx=click.get_current_context(),
         )
-    check_writable(output)  # before the work, not after it
+    check_output(output, option="--output")  # before the work, not after it
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
         alpha=alpha,

@@ -10,7 +10,7 @@ from ._common import (
     DB_OPTION,
     StageBar,
     backend_option,
-    check_writable,
+    check_output,
     existing_db,
     friendly_errors,
     scoring_options,
@@ -254,7 +254,7 @@ def cus_cmd(
     from ..store.store import Store
 
     if json_path is not None:
-        check_writable(json_path)
+        check_output(json_path, option="--json")
     report = cus_report(
         Store(db_path, read_only=True),
         signature=signature,
@@ -283,7 +283,7 @@ def export_cmd(db_path: Path, fmt: str, out: Path, signature: str | None) -> Non
     from ..stages.results import export_results
     from ..store.store import Store
 
-    check_writable(out)
+    check_output(out)
     n = export_results(Store(db_path, read_only=True), out, fmt=fmt, signature=signature)
     click.echo(f"wrote {n} rows to {out}")
 
