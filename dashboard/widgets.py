@@ -14,9 +14,12 @@ from dashboard import data, navigation
 from dashboard.escape import code, md
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
+from s3kg_core.tables import csv_safe_frame
 
 __all__ = [
     "Controls",
+    "csv_bytes",
+    "csv_download",
     "finish_pending",
     "first_start",
     "keyed_selectbox",
@@ -95,6 +98,38 @@ def finish_pending(path: Path) -> None:
             state="complete",
             expanded=False,
         )
+
+
+def csv_bytes(frame: Any) -> bytes:
+    r"""A DataFrame as the CSV a download gives: UTF-8, no index, no cell a formula.
+
+    Every text cell that a spreadsheet would run (``=2+5``, ``@SUM(1)``) is escaped by
+    :func:`s3kg_core.tables.csv_safe_frame`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> csv_bytes(pd.DataFrame({"run": ["=cmd|' /C calc'!A0"], "cus": [0.5]}))
+    b"run,cus\n'=cmd|' /C calc'!A0,0.5\n"
+    """
+    return str(csv_safe_frame(frame).to_csv(index=False)).encode("utf-8")
+
+
+def csv_download(container: Any, label: str, frame: Any, file_name: str, key: str) -> None:
+    """A download button in ``container`` for ``frame`` as CSV (:func:`csv_bytes`).
+
+    The tables' own CSV export is off (``client.disableDataExport``: Streamlit writes its
+    cells as they are), so a page offers its tables' data through this button.
+    """
+    container.download_button(
+        label,
+        csv_bytes(frame),
+        file_name=file_name,
+        mime="text/csv",
+        key=key,
+        width="stretch",
+        on_click="ignore",
+    )
 
 
 def _persist(key: str, default: float) -> float:

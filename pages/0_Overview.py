@@ -44,14 +44,12 @@ def scores(alpha: float) -> None:
 
     head, button = st.columns([4, 1], vertical_alignment="bottom")
     head.subheader("Leaderboard")
-    button.download_button(
+    widgets.csv_download(
+        button,
         "Leaderboard (CSV)",
-        board.assign(signature=signature).to_csv(index=False).encode(),
+        board.assign(signature=signature),
         file_name="s3kg_leaderboard.csv",
-        mime="text/csv",
         key="leaderboard_csv",
-        width="stretch",
-        on_click="ignore",
     )
     st.dataframe(
         board.sort_values("cus", ascending=False),

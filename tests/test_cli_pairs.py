@@ -301,3 +301,12 @@ def test_backend_option_and_variable_choose_the_runtime_and_the_signature_says_w
             assert float(got["s3kg"]) == pytest.approx(float(ref["s3kg"]), abs=1e-3)
     bad = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", "x.csv", "--backend", "gpu"])
     assert bad.exit_code == 2
+
+
+def test_output_ids_that_a_spreadsheet_would_run_are_escaped(tmp_path):
+    """Regression (issue 28, item 8): `pairs score` copied ids such as `=2+5` into its CSV."""
+    src = _write_pairs(tmp_path / "in.csv", [["=2+5", "[]", "[]"], ["@SUM(1)", "[]", "[]"]])
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in _read(out)] == ["'=2+5", "'@SUM(1)"]

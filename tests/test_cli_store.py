@@ -824,3 +824,28 @@ def test_cus_during_a_scoring_run_says_it_is_partial(tmp_path, minilm):
     score_store(store, encoder=minilm, batch_items=2)
     done = _invoke("cus", "--db", db)
     assert "in progress" not in done.output and "not scored" not in done.output
+
+
+def test_export_csv_escapes_cells_a_spreadsheet_would_run(tmp_path):
+    """Regression (issue 28, item 8): `s3kg export` wrote `=2+5`, `=cmd|' /C calc'!A0`,
+    `@SUM(1)` and `+SUM(1)` as they are, formulas for any spreadsheet that opens the file."""
+    import csv
+
+    db = tmp_path / "db.duckdb"
+    table = tmp_path / "hostile.csv"
+    with table.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(
+            [["Q", "C", "G", "A"], ["=2+5", "@SUM(1)", "+SUM(1)", "=cmd|' /C calc'!A0"]]
+        )
+    args = ("--map", "question=Q,context=C,gold=G,answer=A", "--model", "-2+3")
+    assert _invoke("import", "csv", table, "--db", db, *args).exit_code == 0
+    out = tmp_path / "results.csv"
+    assert _invoke("export", "--db", db, "--format", "csv", "--out", out).exit_code == 0
+    with out.open(newline="", encoding="utf-8") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert (row["question"], row["context"], row["gold_answer"], row["answer"], row["model"]) == (
+        "'=2+5", "'@SUM(1)", "'+SUM(1)", "'=cmd|' /C calc'!A0", "'-2+3"
+    )  # fmt: skip
+    assert row["temperature"] == "0.0"  # numbers stay numbers
+    cells = [c for line in csv.reader(out.open(newline="", encoding="utf-8")) for c in line]
+    assert not [c for c in cells if c[:1] in ("=", "+", "@") or c.startswith("-2")]

@@ -31,6 +31,7 @@ from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_back
 from ..errors import OutputError, S3KGError
 from ..failures import StageFailures
 from ..scoring.result import DEFAULT_MODE, MODES
+from ..tables import csv_safe_row
 
 __all__ = [
     "BACKEND_HELP",
@@ -422,12 +423,12 @@ def write_atomic(path: Path, write: Callable[[Any], None], newline: str | None =
 
 
 def write_csv_atomic(path: Path, header: list[str], rows: Any) -> None:
-    """Write a CSV atomically (see :func:`write_atomic`)."""
+    """Write a CSV atomically (see :func:`write_atomic`); no cell a formula (``csv_safe_row``)."""
 
     def write(fh: Any) -> None:
         writer = csv.writer(fh)
-        writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerow(csv_safe_row(header))
+        writer.writerows(csv_safe_row(row) for row in rows)
 
     write_atomic(path, write, newline="")
 

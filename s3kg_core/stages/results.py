@@ -24,6 +24,7 @@ from ..scoring.result import TEXT_MODES
 from ..scoring.signature import Signature
 from ..store import queries
 from ..store.store import Store
+from ..tables import csv_safe_frame
 
 __all__ = [
     "EMPTY_POLICIES",
@@ -545,7 +546,7 @@ def export_results(
     try:
         with replacing(out) as tmp:  # a killed export leaves the previous file, not half of one
             if fmt == "csv":
-                frame.to_csv(tmp, index=False)
+                csv_safe_frame(frame).to_csv(tmp, index=False)  # no cell a formula
             elif fmt == "parquet":  # DuckDB writes Parquet itself: no pyarrow needed
                 mem = duckdb.connect()
                 try:
