@@ -251,7 +251,16 @@ def test_jsonl_round_trips_json_dumps(tmp_path):
 
 # -- CSV output: OWASP's formula-injection rule (issue 28, item 8) -------------------------------
 
-HOSTILE = ["=2+5", "=cmd|' /C calc'!A0", "@SUM(1)", "+SUM(1)", "-2+3", "\t=1", "\r=1", "=HYPERLINK(x)"]
+HOSTILE = [
+    "=2+5",
+    "=cmd|' /C calc'!A0",
+    "@SUM(1)",
+    "+SUM(1)",
+    "-2+3",
+    "\t=1",
+    "\r=1",
+    "=HYPERLINK(x)",
+]
 
 
 @pytest.mark.parametrize("cell", HOSTILE)
