@@ -194,7 +194,7 @@ def _json_int(text: str) -> int | Decimal:
         return Decimal(text)
 
 
-def loads_json(text: str) -> Any:
+def loads_json(text: str, *, strict: bool = True) -> Any:
     """Parse JSON input text as :func:`json.loads` does, with two differences.
 
     An integer with more digits than Python converts to ``int`` (``sys.get_int_max_str_digits()``,
@@ -206,6 +206,9 @@ def loads_json(text: str) -> Any:
     ----------
     text
         The JSON text.
+    strict
+        As :func:`json.loads`'s: ``False`` lets strings hold raw control characters (a line
+        break written into a label as it is).
 
     Returns
     -------
@@ -228,7 +231,7 @@ def loads_json(text: str) -> Any:
     s3kg_core.errors.InputFormatError: nested too deeply to read (deeper than Python's recursion ...
     """
     try:
-        return json.loads(text, parse_int=_json_int)
+        return json.loads(text, parse_int=_json_int, strict=strict)
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"not JSON ({exc})") from exc
     except RecursionError as exc:

@@ -208,6 +208,7 @@ def tau_cmd(
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.counts.items())
     click.echo(
         f"TAU on {report.analysed} answers (lowest {fraction:g} by {target}): {counts or 'none'}"
+        + report.note()
     )
 
 
