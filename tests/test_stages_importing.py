@@ -791,3 +791,42 @@ def test_import_pubmedqa_takes_any_values(hostile_store, tmp_path_factory, recor
         return
     assert 1 <= report.items <= len(records)
     _check_report(report, hostile_store)
+
+
+def test_release_kgs_are_parsed_before_the_write_transactions_which_stay_short(
+    tmp_path, monkeypatch
+):
+    """Regression (issue 28, item 6): a 6,000-row release file held the write lock for 52.8 s,
+    because its KG cells were parsed inside the one transaction."""
+    import contextlib
+
+    import s3kg_core.stages.importing as importing
+
+    folder = tmp_path / "qa"
+    write_release_csv(folder / "mesaqa_gemma-7b-it.csv", "released", release_rows(5))
+    store = Store(tmp_path / "db.duckdb")
+    inside = {"now": False, "parsed_inside": 0, "transactions": 0}
+    real_transaction, real_parse = Store.transaction, importing.parse_kg_cell
+
+    @contextlib.contextmanager
+    def watched(self):
+        with real_transaction(self) as con:
+            inside["now"], inside["transactions"] = True, inside["transactions"] + 1
+            try:
+                yield con
+            finally:
+                inside["now"] = False
+
+    def parse(cell):
+        inside["parsed_inside"] += inside["now"]
+        return real_parse(cell)
+
+    monkeypatch.setattr(Store, "transaction", watched)
+    monkeypatch.setattr(importing, "parse_kg_cell", parse)
+    (report,) = import_s3kg_release(store, folder, batch_rows=2)
+    assert inside["parsed_inside"] == 0
+    assert inside["transactions"] == 3  # rows 1-2, 3-4, 5
+    assert (report.items, report.answers, report.kgs) == (5, 5, 15)
+    assert _counts(store)["triples"] == 20  # 1 gold, 1 answer, 2 context triples a row
+    (again,) = import_s3kg_release(store, folder)  # one batch: the same rows, nothing doubled
+    assert (again.items, again.kgs) == (5, 15) and _counts(store)["triples"] == 20

@@ -59,8 +59,13 @@ __all__ = [
 _BLOCK_CELLS = 1_000_000
 """Gold-by-answer similarities computed at once (a block of gold rows; 4 MB of float32)."""
 
-_TOP = 32
-"""Candidates kept per gold triple between recomputations."""
+_TOP = 128
+"""Candidates first kept per gold triple; each recomputation of a row keeps four times more
+(up to :data:`_TOP_MAX`), so a crowded row is recomputed a few times, not once per pick."""
+
+_TOP_MAX = 1024
+"""The most candidates kept for one gold triple (a row with more is recomputed when needed):
+at most 12 KB per gold triple, 240 MB for 20,000 (in practice far less)."""
 
 _SLACK = 1e-5
 """Component cosines this close below the threshold are checked one by one (float rounding)."""
@@ -212,34 +217,52 @@ def _greedy(
     ``keys(rows)`` gives the ``(len(rows), n_cols)`` block of ``-sim`` for the candidate pairs
     of those rows and ``inf`` for pairs that are no candidates. The pairs taken are those of a
     walk through every candidate pair sorted by ``(-sim, row, col)`` that takes a pair when its
-    row and column are both free and ``accept(row, col, sim)`` agrees. Each row keeps its best
-    :data:`_TOP` candidates (a heap holds each row's best); a row whose kept ones are all
-    taken or refused is recomputed alone.
+    row and column are both free and ``accept(row, col, sim)`` agrees.
+
+    Each row keeps its best :data:`_TOP` candidates, and a heap holds each row's best one not
+    yet taken. When a row's kept candidates are all taken or refused, its block of rows is
+    computed again, and that row and the block's other rows that have lost candidates keep
+    four times as many from then on (up to :data:`_TOP_MAX`): one block product costs little
+    more than one row's, and a crowded row is recomputed a few times, not once per pick.
     """
     if n_rows == 0 or n_cols == 0:
         return
     used_cols = np.zeros(n_cols, dtype=bool)
+    done = np.zeros(n_rows, dtype=bool)
     refused: dict[int, set[int]] = {}
-    kept: list[tuple[np.ndarray, np.ndarray, bool]] = []  # cols, their keys, all of them?
+    kept: list[tuple[np.ndarray, np.ndarray, bool]] = [(np.empty(0, np.int64), np.empty(0), True)]
+    kept *= n_rows  # per row: kept columns, their keys, and whether they are all it has
     position = [0] * n_rows
-    heap: list[tuple[float, int, int]] = []
+    capacity = [_TOP] * n_rows
+    version = [0] * n_rows
+    heap: list[tuple[float, int, int, int]] = []
     step = max(1, _BLOCK_CELLS // n_cols)
 
-    def keep(row: int, row_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-        cols = _top(row_keys, _TOP)
-        return cols, row_keys[cols], int(np.count_nonzero(np.isfinite(row_keys))) <= _TOP
+    def fill(rows: np.ndarray) -> None:
+        """Keep each row's best candidates among the free columns, and push its first."""
+        block = keys(rows)
+        block[:, used_cols] = np.inf
+        for k, row in enumerate(rows.tolist()):
+            row_keys = block[k]
+            if row in refused:
+                row_keys[list(refused[row])] = np.inf
+            cols = _top(row_keys, capacity[row])
+            complete = int(np.count_nonzero(np.isfinite(row_keys))) <= capacity[row]
+            kept[row] = cols, row_keys[cols], complete
+            position[row] = 0
+            version[row] += 1
+            if cols.size:
+                heapq.heappush(heap, (float(row_keys[cols[0]]), row, int(cols[0]), version[row]))
 
     for lo in range(0, n_rows, step):
-        block = keys(np.arange(lo, min(lo + step, n_rows)))
-        for r in range(block.shape[0]):
-            kept.append(keep(lo + r, block[r]))
-    for row, (cols, vals, _) in enumerate(kept):
-        if cols.size:
-            heapq.heappush(heap, (float(vals[0]), row, int(cols[0])))
+        fill(np.arange(lo, min(lo + step, n_rows)))
     while heap:
-        key, row, col = heapq.heappop(heap)
+        key, row, col, seen = heapq.heappop(heap)
+        if seen != version[row]:
+            continue  # the row was topped up since: its new first candidate is in the heap
         if not used_cols[col] and accept(row, col, -key):
             used_cols[col] = True
+            done[row] = True
             yield row, col, -key
             continue
         if not used_cols[col]:
@@ -248,15 +271,20 @@ def _greedy(
         pos = position[row] + 1
         while pos < cols.size and used_cols[cols[pos]]:
             pos += 1
-        if pos >= cols.size and not complete:  # all kept ones gone: recompute this row
-            row_keys = keys(np.array([row]))[0]
-            row_keys[used_cols] = np.inf
-            row_keys[list(refused.get(row, ()))] = np.inf
-            kept[row] = cols, vals, complete = keep(row, row_keys)
-            pos = 0
         position[row] = pos
         if pos < cols.size:
-            heapq.heappush(heap, (float(vals[pos]), row, int(cols[pos])))
+            heapq.heappush(heap, (float(vals[pos]), row, int(cols[pos]), seen))
+        elif not complete:  # all kept ones gone: compute its block again
+            lo = row // step * step
+            block = np.arange(lo, min(lo + step, n_rows))
+            worn = [
+                r
+                for r in block.tolist()
+                if r == row or (not done[r] and not kept[r][2] and position[r] > 0)
+            ]
+            for r in worn:  # crowded rows: keep more of theirs from now on
+                capacity[r] = min(capacity[r] * 4, _TOP_MAX)
+            fill(np.array(worn))
 
 
 class TripletAnalyzer:

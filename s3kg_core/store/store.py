@@ -11,6 +11,11 @@ retries a locked file for ``lock_timeout`` seconds before raising
 :class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details. A file that is not a
 DuckDB database, or one that is truncated or damaged (found on opening it or by any query inside
 :meth:`Store.connect`, read-only or not), raises :class:`~s3kg_core.errors.CorruptDatabaseError`.
+A full disk, a read-only file system or a file that may not be written, met when opening the
+file or by any statement, commit or checkpoint inside :meth:`Store.connect`, raises
+:class:`~s3kg_core.errors.DatabaseError` naming the file and the cause (DuckDB's own
+``TransactionException`` or ``FatalException`` never escapes); the transaction is rolled back,
+so the file keeps what was committed before and stays readable.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import astuple, fields
 from pathlib import Path
 from typing import Any
@@ -40,6 +45,33 @@ __all__ = ["Store"]
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc)
     return "Could not set lock" in text or "Conflicting lock" in text
+
+
+_WRITE_PROBLEMS = (
+    ("No space left on device", "the disk is full (No space left on device)"),
+    ("Disk quota exceeded", "the disk quota is exceeded"),
+    ("Read-only file system", "its file system is read-only"),
+    ("Permission denied", "permission is denied"),
+)
+
+
+def _write_problem(exc: Exception, path: Path) -> DatabaseError | None:
+    """The one-line error of a write the file system refused (full, read-only), else ``None``."""
+    text = str(exc)
+    for needle, cause in _WRITE_PROBLEMS:
+        if needle in text:
+            return DatabaseError(
+                f"cannot write database {path}: {cause}; what was saved before is kept and the "
+                "file stays readable: "
+                + (
+                    "free space on its disk (or use a database on another disk), then rerun"
+                    if "disk" in cause
+                    else "use a copy in a folder you can write, or open it read-only"
+                )
+            )
+    if isinstance(exc, duckdb.FatalException | duckdb.TransactionException):
+        return DatabaseError(f"cannot write database {path}: {text.splitlines()[0]}")
+    return None
 
 
 def _is_damage_error(exc: Exception, path: Path) -> bool:
@@ -114,6 +146,8 @@ class Store:
                     ) from exc
                 if _is_damage_error(exc, self.path):
                     raise self._damaged() from exc
+                if (problem := _write_problem(exc, self.path)) is not None:
+                    raise problem from exc
                 raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
             except duckdb.Error as exc:
                 if _is_damage_error(exc, self.path):
@@ -136,14 +170,17 @@ class Store:
         """
         con = self._open()
         try:
-            self._check_schema(con)
-            yield con
+            try:
+                self._check_schema(con)
+                yield con
+            finally:
+                con.close()  # a checkpoint may write here too
         except duckdb.Error as exc:
             if _is_damage_error(exc, self.path):
                 raise self._damaged() from exc
+            if (problem := _write_problem(exc, self.path)) is not None:
+                raise problem from exc
             raise
-        finally:
-            con.close()
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -155,7 +192,8 @@ class Store:
             try:
                 yield con
             except BaseException:
-                con.execute("ROLLBACK")
+                with suppress(duckdb.Error):  # after a fatal write error there is none to undo
+                    con.execute("ROLLBACK")
                 raise
             con.execute("COMMIT")
 
