@@ -697,9 +697,8 @@ def test_a_full_disk_is_one_database_error_naming_the_file_and_keeps_the_file_re
         ds = store.ensure_dataset(con, "toy")
         store.upsert_items(con, ds, _items(3, 10))
     _fill(small_disk)
-    with pytest.raises(DatabaseError) as info:
-        with store.transaction() as con:
-            store.upsert_items(con, ds, _items(200))
+    with pytest.raises(DatabaseError) as info, store.transaction() as con:
+        store.upsert_items(con, ds, _items(200))
     message = str(info.value)
     assert message.startswith(f"cannot write database {db}: the disk is full")
     assert "\n" not in message and "free space on its disk" in message
@@ -715,9 +714,9 @@ def test_a_read_only_file_system_is_one_database_error(small_disk):
     with Store(db).transaction() as con:
         Store.ensure_dataset(con, "toy")
     subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
-    with pytest.raises(DatabaseError, match=r"its file system is read-only; .*open it read-only"):
-        with Store(db).transaction() as con:
-            Store.ensure_dataset(con, "other")
+    read_only = r"its file system is read-only; .*open it read-only"
+    with pytest.raises(DatabaseError, match=read_only), Store(db).transaction() as con:
+        Store.ensure_dataset(con, "other")
     with Store(db, read_only=True).connect() as con:
         assert con.execute("SELECT name FROM datasets").fetchall() == [("toy",)]
 
@@ -766,7 +765,6 @@ def test_write_errors_at_the_commit_become_one_line(tmp_path, monkeypatch, exc, 
         "connect",
         lambda *a, **k: _FailingCommit(real(*a, **k), type(exc)(str(exc).format(db=db))),
     )
-    with pytest.raises(DatabaseError) as info:
-        with Store(db).transaction() as con:
-            Store.ensure_dataset(con, "toy")
+    with pytest.raises(DatabaseError) as info, Store(db).transaction() as con:
+        Store.ensure_dataset(con, "toy")
     assert str(info.value) == expected.format(db=db)
