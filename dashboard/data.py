@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVAL_COLUMNS",
+    "LOCK_TIMEOUT",
     "ItemView",
     "annotations",
     "bench_results",
@@ -69,6 +70,10 @@ __all__ = [
 
 _LOCK = threading.Lock()
 
+LOCK_TIMEOUT = 15.0
+"""Seconds a read or write waits for a database another process holds; then a one-line error
+(:class:`~s3kg_core.errors.DatabaseLockedError`) that the page shows with a Retry button."""
+
 
 def db_path() -> Path:
     """The database the dashboard shows: ``$S3KG_DB`` or ``data/s3kg.duckdb``."""
@@ -86,7 +91,7 @@ def db_stamp(path: Path) -> int:
 
 @contextmanager
 def _read(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    with _LOCK, Store(path, read_only=True, lock_timeout=15).connect() as con:
+    with _LOCK, Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT).connect() as con:
         yield con
 
 
@@ -94,7 +99,7 @@ def _read(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 def writer(path: Path) -> Iterator[Store]:
     """The store for a write, held under the process lock (no read runs meanwhile)."""
     with _LOCK:
-        yield Store(path, lock_timeout=15)
+        yield Store(path, lock_timeout=LOCK_TIMEOUT)
 
 
 def clear_caches() -> None:
@@ -131,7 +136,7 @@ def demo_pending(path: Path, stamp: int) -> tuple[str, ...]:
     from s3kg_core.demo import pending_steps
 
     with _LOCK:
-        return pending_steps(Store(path, read_only=True, lock_timeout=15))
+        return pending_steps(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT))
 
 
 def finish_demo(path: Path, progress: Callable[[str, int, int], None] | None = None) -> int:
@@ -139,7 +144,7 @@ def finish_demo(path: Path, progress: Callable[[str, int, int], None] | None = N
     from s3kg_core.demo import finish_demo as finish
 
     with _LOCK:
-        reports = finish(Store(path, lock_timeout=15), progress=progress)
+        reports = finish(Store(path, lock_timeout=LOCK_TIMEOUT), progress=progress)
     clear_caches()
     return sum(r.written for r in reports)
 
@@ -184,7 +189,9 @@ def check_with_trained(
     if checker is None:
         raise CheckerError("no trained checker to use: run `s3kg grapheval train-checker`")
     with _LOCK:
-        report = detect_store(Store(path, lock_timeout=15), run_id, checker, progress=progress)
+        report = detect_store(
+            Store(path, lock_timeout=LOCK_TIMEOUT), run_id, checker, progress=progress
+        )
     clear_caches()
     return report.written
 
@@ -216,7 +223,7 @@ def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
     from s3kg_core.stages.results import scored_frame
 
     with _LOCK:
-        return scored_frame(Store(path, read_only=True, lock_timeout=15), signature)
+        return scored_frame(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT), signature)
 
 
 def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
@@ -309,7 +316,7 @@ def encoder_of(path: Path, stamp: int, signature: str) -> str:
     from s3kg_core.stages.results import encoder_for
 
     with _LOCK:
-        return encoder_for(Store(path, read_only=True, lock_timeout=15), signature)
+        return encoder_for(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT), signature)
 
 
 @st.cache_resource(show_spinner=False)
@@ -478,7 +485,7 @@ def bench_results(path: Path, stamp: int) -> pd.DataFrame:
     from s3kg_core.bench.runner import load_bench_results
 
     with _LOCK:
-        rows = load_bench_results(Store(path, read_only=True, lock_timeout=15))
+        rows = load_bench_results(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT))
     return pd.DataFrame(rows)
 
 
@@ -512,7 +519,7 @@ def save_annotations(
     """
     if not rows:
         return 0
-    with _LOCK, Store(path, lock_timeout=15).transaction() as con:
+    with _LOCK, Store(path, lock_timeout=LOCK_TIMEOUT).transaction() as con:
         for run_id, item_id, annotator, gold, answer, verdict in rows:
             queries.replace_annotation(con, run_id, item_id, annotator, gold, answer, verdict)
     annotations.clear()
@@ -571,7 +578,7 @@ def factuality_evals(path: Path, stamp: int) -> pd.DataFrame:
     from s3kg_core.factuality.results import load_evaluations
 
     with _LOCK:
-        evaluations = load_evaluations(Store(path, read_only=True, lock_timeout=15))
+        evaluations = load_evaluations(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT))
     rows = [
         {
             "name": e.name,
@@ -622,7 +629,7 @@ def withdraw_annotations(
     """
     if not keys:
         return 0
-    with _LOCK, Store(path, lock_timeout=15).transaction() as con:
+    with _LOCK, Store(path, lock_timeout=LOCK_TIMEOUT).transaction() as con:
         removed = sum(queries.delete_annotation(con, *key) for key in keys)
     annotations.clear()
     return removed

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ __all__ = [
     "Controls",
     "csv_bytes",
     "csv_download",
+    "error_line",
+    "errors_as_lines",
     "finish_pending",
     "first_start",
     "keyed_selectbox",
@@ -98,6 +101,34 @@ def finish_pending(path: Path) -> None:
             state="complete",
             expanded=False,
         )
+
+
+def error_line(exc: BaseException) -> str:
+    r"""A library error as one line of Markdown (whitespace collapsed, escaped).
+
+    Examples
+    --------
+    >>> from s3kg_core.errors import DatabaseLockedError
+    >>> error_line(DatabaseLockedError("database *a*.duckdb is locked\nby PID 7"))
+    'database \\*a\\*\\.duckdb is locked by PID 7'
+    """
+    return md(" ".join(str(exc).split()))
+
+
+@contextmanager
+def errors_as_lines() -> Iterator[None]:
+    """Show a library error raised inside as one line and a Retry button, not a traceback.
+
+    For what a page cannot prevent: a database another process holds locked (past the read's
+    15 s of retries), one on a read-only or full disk, a damaged file. ``app.py`` runs every
+    page inside it. Retry reruns the page; every choice made (widgets, the URL) is kept in the
+    session.
+    """
+    try:
+        yield
+    except S3KGError as exc:
+        st.error(error_line(exc))
+        st.button("Retry", key="error_retry", help="Run the page again; your choices are kept.")
 
 
 def csv_bytes(frame: Any) -> bytes:

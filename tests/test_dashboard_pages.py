@@ -695,3 +695,59 @@ def _drop_bench_rows(db) -> None:
         con.execute("DELETE FROM bench_results")
     finally:
         con.close()
+
+
+# -- a database another process holds (issue 28, item 6) ------------------------------------------
+
+
+@pytest.fixture
+def short_lock_wait(monkeypatch):
+    """The dashboard's wait for a locked file cut from 15 s to 1 s (the behaviour is the same)."""
+    import dashboard.data
+
+    monkeypatch.setattr(dashboard.data, "LOCK_TIMEOUT", 1.0)
+
+
+def test_a_save_while_another_process_holds_the_file_keeps_the_verdicts_for_a_retry(
+    db, short_lock_wait
+):
+    """Regression: the page was replaced by a DatabaseLockedError traceback and the verdicts
+    were lost; now one line says why, the verdicts stay chosen, and Save again stores them."""
+    from store_helpers import start_lock_holder
+
+    at = _annotate("ann")
+    _verdicts(at)[0].set_value("confirm").run()
+    _verdicts(at)[1].set_value("reject").run()
+    holder = start_lock_holder(db, hold=6.0)
+    try:
+        _button(at, "save").click().run()  # waits 1 s for the file, then says why
+        assert not at.exception, [e.value for e in at.exception]
+        (error,) = at.error
+        assert error.value.startswith("Not saved: database ") and "is locked" in error.value
+        assert "\n" not in error.value and "press **Save my verdicts** again" in error.value
+        assert [b.value for b in _verdicts(at)[:2]] == ["confirm", "reject"]  # kept
+    finally:
+        holder.communicate(timeout=60)
+    _button(at, "save").click().run()
+    assert any("Saved 2 verdicts by ann" in s.value for s in at.success)
+    assert [(a, v) for a, _, _, v in _annotations(db)] == [("ann", "confirm"), ("ann", "reject")]
+
+
+def test_the_overview_on_a_file_another_process_holds_is_one_line_and_a_retry(db, short_lock_wait):
+    """Regression: a cold load while another process held the file showed a traceback."""
+    from store_helpers import start_lock_holder
+
+    holder = start_lock_holder(db, hold=6.0)
+    try:
+        at = AppTest.from_file(str(PAGES["overview"]), default_timeout=180)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        (error,) = at.error
+        assert error.value.startswith("database ") and "is locked by another process" in error.value
+        assert "\n" not in error.value
+        retry = _button(at, "error_retry")
+    finally:
+        holder.communicate(timeout=60)
+    retry.click().run()
+    assert not at.exception and not at.error
+    assert app_metric(at, "Answers scored") == "60"

@@ -214,13 +214,14 @@ def _as_reference(r: TauResult) -> dict:
 @pytest.mark.parametrize("small_blocks", [False, True])
 def test_blocked_walk_equals_the_dense_walk(monkeypatch, small_blocks):
     """Seeded random KGs over a small vocabulary (ties, shared entities, crowded rows); with
-    tiny blocks and two kept candidates per row every refill path runs."""
+    tiny blocks and two to four kept candidates per row every refill path runs."""
     import random
 
     import s3kg_core.scoring.tau as tau_module
 
     if small_blocks:
         monkeypatch.setattr(tau_module, "_TOP", 2)
+        monkeypatch.setattr(tau_module, "_TOP_MAX", 4)
         monkeypatch.setattr(tau_module, "_BLOCK_CELLS", 7)
     rng = random.Random(28)
     entities = ["a", "b", "c", "d", "e", "f", "g", "h"]
