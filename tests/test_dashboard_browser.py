@@ -733,14 +733,19 @@ def test_a_first_start_shows_title_and_steps_then_the_overview(
 
 
 @pytest.fixture(scope="module")
-def annotate_server(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """``streamlit run app.py`` on a private copy of the demo database (the tests write)."""
+def annotate_db(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private copy of the demo database (the tests write)."""
     import shutil
 
-    folder = tmp_path_factory.mktemp("demo_browser")
-    db = folder / "s3kg.duckdb"
+    db = tmp_path_factory.mktemp("demo_browser") / "s3kg.duckdb"
     shutil.copy(demo_db, db)
-    with streamlit_server(db, folder / "streamlit.log") as srv:
+    return db
+
+
+@pytest.fixture(scope="module")
+def annotate_server(annotate_db: Path) -> Iterator[Server]:
+    """``streamlit run app.py`` on :func:`annotate_db`."""
+    with streamlit_server(annotate_db, annotate_db.parent / "streamlit.log") as srv:
         yield srv
     print(f"--- streamlit log ---\n{srv.log_tail()}")
 
@@ -895,3 +900,75 @@ def test_the_demos_benchmarks_and_factuality_pages_say_what_they_show(
     first_screen(page, artefacts() / "factuality_demo_first_screen.png")
     screenshot(page, artefacts() / "factuality_demo.png")
     assert_clean(watched, annotate_server, "factuality (demo)")
+
+
+def _release_folder(shared_data: Path, folder: Path, rows: int) -> Path:
+    """A released QA run of ``rows`` rows (the released MesaQA Gemma rows, renumbered)."""
+    import csv
+
+    source = shared_data / "s3kg_release" / "qa" / "mesaqa_gemma-7b-it.csv"
+    with source.open(newline="", encoding="utf-8") as fh:
+        header, *body = list(csv.reader(fh))
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "mesaqa_long-import.csv").open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        for n in range(rows):
+            row = list(body[n % len(body)])
+            row[header.index("id")] = str(n)
+            writer.writerow(row)
+    return folder
+
+
+def test_a_save_during_a_long_import_is_stored_without_a_traceback(
+    watched: Watched, annotate_server: Server, annotate_db: Path, shared_data: Path
+) -> None:
+    """Issue 28, item 6: `s3kg import s3kg-release` of a 6,000-row file held the write lock for
+    52.8 s (its KG cells were parsed inside the transaction), and an annotator saving meanwhile
+    got a DatabaseLockedError traceback after 15 s, the verdicts lost. Now the import parses
+    first and writes in transactions of 1,000 rows: the save waits for one at most."""
+    import subprocess
+    import sys
+    import time
+
+    import duckdb
+
+    folder = _release_folder(shared_data, annotate_db.parent / "long_import", 6000)
+    page = watched.page
+    open_page(
+        watched, annotate_server, "Annotate?run=1&item=4&annotator=carol", "Annotate alignments"
+    )
+    _verdict_buttons(page, "reject").first.click()
+    wait_idle(page, timeout_ms=RENDER_MS)
+    wal = Path(f"{annotate_db}.wal")
+    wal.unlink(missing_ok=True)
+    importer = subprocess.Popen(
+        [sys.executable, "-m", "s3kg_core", "import", "s3kg-release", str(folder), "--db",
+         str(annotate_db)],
+        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 180
+        while not wal.exists() and importer.poll() is None:  # its first write has begun
+            assert time.monotonic() < deadline, "the import never wrote"
+            time.sleep(0.05)
+        assert importer.poll() is None, importer.communicate()[0]
+        page.get_by_role("button", name="Save my verdicts").click()
+        page.get_by_text(re.compile(r"Saved 1 verdicts by carol")).wait_for(timeout=120_000)
+        saved_during_import = importer.poll() is None
+        first_screen(page, artefacts() / "annotate_saved_during_import.png")
+    finally:
+        output, _ = importer.communicate(timeout=600)
+    assert importer.returncode == 0, output
+    assert "mesaqa_long-import.csv: mesaqa / long-import: 6000 items" in output
+    assert saved_during_import, "the import ended before the save: nothing was tested"
+    con = duckdb.connect(str(annotate_db), read_only=True)
+    try:
+        verdicts = con.execute(
+            "SELECT verdict FROM annotations WHERE annotator = 'carol'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert verdicts == [("reject",)]
+    assert_clean(watched, annotate_server, "annotate during an import")

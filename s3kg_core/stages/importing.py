@@ -1,10 +1,11 @@
 r"""Importers: the S3KG authors' released QA runs, PubMedQA, and any CSV / JSONL with a mapping.
 
-Every importer reads and parses a whole file first (KG cells included), then writes its
-datasets, items, runs, answers and KGs through :class:`~s3kg_core.store.store.Store` in one
-short transaction per file (per 1,000 rows of a released run): the write lock is held for the
-writes only (a 6,000-row release file held it 52.8 s when its KG cells were parsed inside the
-transaction), so a dashboard saving annotations meanwhile waits a moment, not a minute.
+Every importer reads and checks a whole file first, then writes its datasets, items, runs,
+answers and KGs through :class:`~s3kg_core.store.store.Store` in one short transaction per file
+(per 1,000 rows of a released run, whose KG cells are parsed before each transaction): the write
+lock is held for the writes only (a 6,000-row release file held it 52.8 s when its KG cells were
+parsed inside one transaction), so a dashboard saving annotations meanwhile waits a moment, not a
+minute.
 Re-importing a file replaces what it wrote before, so imports are idempotent: into the same run
 (a table's run is found again by its source, even once extracted), and an answer or KG that
 changed loses the KGs, scores and TAU results made from the old one. Columns are checked before
@@ -147,10 +148,11 @@ def import_s3kg_release(
     authors extracted jointly with an LLM, are stored with extractor ``released`` (layout of
     ``qa/``) or ``released-small`` (layout of ``qa/small/``, a separate extraction).
 
-    A file is read and its KG cells parsed before anything is written; its rows are then
-    written in transactions of ``batch_rows`` rows each, so the write lock is never held long
-    (another process, such as the dashboard saving annotations, gets the file between them).
-    A killed import leaves the rows written so far; importing the file again completes it.
+    Every file is read and checked before anything is written; its rows are then written in
+    transactions of ``batch_rows`` rows each, their KG cells parsed before each transaction,
+    so the write lock is never held long and is free while the next rows are parsed (another
+    process, such as the dashboard saving annotations, gets the file then). A killed import
+    leaves the rows written so far; importing the file again completes it.
 
     Raises
     ------
@@ -198,12 +200,14 @@ def import_s3kg_release(
             )
             for r in rows
         ]
-        parsed = {  # parsed before the transaction: the write lock is held for writes only
-            rec.ext_id: [_kg(s, r[cols[f"kg_{s}"]], rec.ext_id, report) for s in SOURCES]
-            for rec, r in zip(records, rows, strict=True)
-        }
         for lo in range(0, len(rows), batch_rows):
             chunk = slice(lo, lo + batch_rows)
+            # Parsed before each transaction: the write lock is held for the writes only, and
+            # is free while the next rows are parsed (another process gets the file then).
+            parsed = {
+                rec.ext_id: [_kg(s, r[cols[f"kg_{s}"]], rec.ext_id, report) for s in SOURCES]
+                for rec, r in zip(records[chunk], rows[chunk], strict=True)
+            }
             with store.transaction() as con:
                 ds = store.ensure_dataset(con, dataset, source="s3kg_release")
                 ids = store.upsert_items(con, ds, records[chunk])
