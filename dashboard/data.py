@@ -58,6 +58,8 @@ __all__ = [
     "leaderboard",
     "load_components",
     "load_runs",
+    "mark_partial",
+    "partial_runs",
     "question_texts",
     "realign",
     "save_annotations",
@@ -224,6 +226,65 @@ def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
 
     with _LOCK:
         return scored_frame(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT), signature)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def partial_runs(path: Path, stamp: int, signature: str) -> dict[int, tuple[int, int]]:
+    """Runs only partly scored under ``signature``: ``run_id -> (scored, scorable)``.
+
+    Partial: some answers are scored and some that can be scored are not yet (a ``s3kg
+    score`` in progress, or stopped), as the CLI's ``cus`` reports it. Answers that cannot be
+    scored (a collect error, a failed extraction) do not make a run partial. Cached per
+    ``stamp``, so a run being scored is re-read as its batches are written.
+    """
+    from s3kg_core.stages.results import unscored_reasons
+
+    with _read(path) as con:
+        statuses = queries.answer_statuses(con, signature)
+    if statuses.empty:
+        return {}
+    flags = pd.DataFrame(
+        {
+            "run_id": statuses["run_id"],
+            "scored": statuses["scored"].astype(bool),
+            "pending": unscored_reasons(statuses) == "not_scored",
+        }
+    )
+    counts = flags.groupby("run_id")[["scored", "pending"]].sum()
+    partial = counts[(counts["scored"] > 0) & (counts["pending"] > 0)]
+    return {
+        int(run): (int(row.scored), int(row.scored + row.pending))
+        for run, row in partial.iterrows()
+    }
+
+
+def mark_partial(
+    board: pd.DataFrame, runs: pd.DataFrame, partial: dict[int, tuple[int, int]]
+) -> pd.DataFrame:
+    """``board`` with a ``scoring`` column that says which runs are only partly scored.
+
+    ``board`` has one row per run's keys (dataset, model, temperature, extractor); the column
+    holds ``complete`` or ``partial: S of N scored`` (:func:`partial_runs`), so the table and
+    its CSV say it.
+
+    Examples
+    --------
+    >>> keys = {"dataset": ["d", "d"], "model": ["a", "b"], "temperature": [0.0, 0.0],
+    ...         "extractor": ["x", "x"]}
+    >>> runs = pd.DataFrame({"run_id": [1, 2], **keys})
+    >>> mark_partial(pd.DataFrame(keys), runs, {2: (150, 400)})["scoring"].tolist()
+    ['complete', 'partial: 150 of 400 scored']
+    """
+    keys = ["dataset", "model", "temperature", "extractor"]
+    notes = runs[["run_id", *keys]].assign(
+        scoring=[
+            f"partial: {partial[r][0]} of {partial[r][1]} scored" if r in partial else "complete"
+            for r in runs["run_id"]
+        ]
+    )
+    return board.merge(notes.drop(columns="run_id"), on=keys, how="left").fillna(
+        {"scoring": "complete"}
+    )
 
 
 def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:

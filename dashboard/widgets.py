@@ -28,6 +28,7 @@ __all__ = [
     "keyed_selectbox",
     "live_alpha",
     "page_setup",
+    "partial_note",
     "sidebar",
     "signature_labels",
 ]
@@ -129,6 +130,35 @@ def errors_as_lines() -> Iterator[None]:
     except S3KGError as exc:
         st.error(error_line(exc))
         st.button("Retry", key="error_retry", help="Run the page again; your choices are kept.")
+
+
+def partial_note(
+    path: Path, stamp: int, signature: str, names: Mapping[int, str], where: Any = None
+) -> dict[int, tuple[int, int]]:
+    """Say which of the runs shown (``names``: run id -> label) are only partly scored.
+
+    One warning, listing each partial run with how many of its answers are scored (a ``s3kg
+    score`` in progress, or stopped): its numbers are those of the scored answers only. Drawn
+    in ``where`` (default: the page), nothing when every run shown is complete. Returns the
+    partial runs among ``names``: ``run_id -> (scored, scorable)``.
+    """
+    partial = {
+        run: counts
+        for run, counts in data.partial_runs(path, stamp, signature).items()
+        if run in names
+    }
+    if partial:
+        runs = "; ".join(
+            f"{md(names[run])}: {scored} of {scorable} answers scored"
+            for run, (scored, scorable) in sorted(partial.items())
+        )
+        (where or st).warning(
+            f"**Partial run{'s' * (len(partial) > 1)}** (scoring in progress, or stopped): "
+            f"{runs}. Their numbers are those of the scored answers only; "
+            f"{code(f's3kg score --db {path}')} with the same settings finishes them.",
+            icon=":material/hourglass_top:",
+        )
+    return partial
 
 
 def csv_bytes(frame: Any) -> bytes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, data, widgets
+from dashboard import charts, data, views, widgets
 from dashboard.escape import code
 from s3kg_core.stages.results import reblend
 
@@ -28,12 +28,18 @@ if controls.signature is None:
 
 components = data.load_components(controls.path, controls.stamp, controls.signature)
 stored_signature = controls.signature
+partial = widgets.partial_note(
+    controls.path,
+    controls.stamp,
+    stored_signature,
+    {int(r): label for label, r in views.run_choices(runs).items()},
+)
 
 
 def scores(alpha: float) -> None:
     """Everything on the page that alpha changes: one fragment with the slider."""
     frame = reblend(components, alpha)
-    board = data.leaderboard(frame)
+    board = data.mark_partial(data.leaderboard(frame), runs, partial)
     signature = f"{stored_signature}|alpha:{alpha:g}"
 
     cols = st.columns(4)

@@ -751,3 +751,33 @@ def test_the_overview_on_a_file_another_process_holds_is_one_line_and_a_retry(db
     retry.click().run()
     assert not at.exception and not at.error
     assert app_metric(at, "Answers scored") == "60"
+
+
+# -- partial runs (issue 28, item 7) --------------------------------------------------------------
+
+
+def test_every_page_that_shows_a_partial_runs_numbers_marks_it(db):
+    """Regression: while `s3kg score` ran (or after it was stopped) the pages showed a run with
+    some of its answers scored as if it were complete; the CLI's `cus` says it is partial."""
+    con = duckdb.connect(str(db))
+    try:  # run 1 as a stopped scoring run leaves it: 5 of its 30 answers not yet scored
+        con.execute("DELETE FROM scores WHERE run_id = 1 AND item_id IN (SELECT item_id "
+                    "FROM scores WHERE run_id = 1 ORDER BY item_id LIMIT 5)")  # fmt: skip
+        con.execute("DELETE FROM tau_results WHERE run_id = 1")
+    finally:
+        con.close()
+    mark = "run 1: 25 of 30 answers scored"
+    for page in ("overview", "compare", "sample", "tau"):
+        at = _app(page)
+        notes = [w.value for w in at.warning if "Partial run" in w.value]
+        assert len(notes) == 1 and mark in notes[0], (page, [w.value for w in at.warning])
+        assert "run 2" not in notes[0]  # the complete run is not named
+    at = _app("overview")
+    board = app_frame_with(at, "model", "scoring")
+    assert sorted(board["scoring"]) == ["complete", "partial: 25 of 30 scored"]
+
+
+def test_complete_runs_carry_no_partial_mark(db):
+    at = _app("overview")
+    assert not [w for w in at.warning if "Partial run" in w.value]
+    assert set(app_frame_with(at, "model", "scoring")["scoring"]) == {"complete"}
