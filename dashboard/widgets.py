@@ -13,6 +13,7 @@ import streamlit as st
 
 from dashboard import data, navigation
 from dashboard.escape import code, md
+from s3kg_core.config import IMPORT_ROOT_ENV, import_root
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.tables import csv_safe_frame
@@ -25,6 +26,7 @@ __all__ = [
     "errors_as_lines",
     "finish_pending",
     "first_start",
+    "inside_import_root",
     "keyed_selectbox",
     "live_alpha",
     "page_setup",
@@ -365,7 +367,13 @@ def sidebar(*, alpha: bool = True, live_alpha: bool = False) -> Controls:
         else:
             value = float(st.session_state.get("_alpha_value", 0.5))
         with st.expander("Import the S3KG authors' released runs"):
-            folder = st.text_input("Folder", value=_RELEASE_DEFAULT, key="release_folder")
+            folder = st.text_input(
+                "Folder",
+                value=_RELEASE_DEFAULT,
+                key="release_folder",
+                help=f"A folder inside {code(import_root())}, the import folder (set "
+                f"{code(IMPORT_ROOT_ENV)} to use another).",
+            )
             if st.button("Import", key="release_import"):
                 _import_release(path, Path(folder))
     return Controls(
@@ -412,11 +420,48 @@ def _alpha_fragment(slot: Any, render: Callable[[float], None]) -> None:
     render(alpha)
 
 
+def inside_import_root(folder: Path, root: Path | None = None) -> str | None:
+    """Why ``folder`` may not be imported from the dashboard, or ``None`` when it may.
+
+    It must lie inside ``root`` (default :func:`s3kg_core.config.import_root`) once symlinks and
+    ``..`` are resolved, be a folder, and every ``*.csv`` in it must resolve inside ``root`` too
+    (a symlink to a file elsewhere is refused). Nothing outside ``root`` is listed or named.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "qa").mkdir()
+    >>> inside_import_root(root / "qa", root) is None
+    True
+    >>> inside_import_root(root / "qa" / ".." / "..", root).startswith("Only folders inside")
+    True
+    """
+    root = (root or import_root()).expanduser().resolve()
+    where = (
+        f"Only folders inside the import folder {code(root)} can be imported here (set "
+        f"{code(IMPORT_ROOT_ENV)} to use another); "
+    )
+    try:
+        target = folder.expanduser().resolve()
+    except (OSError, RuntimeError):
+        return where + "this one is not."
+    if not target.is_relative_to(root):
+        return where + "this one is not."
+    if not target.is_dir():
+        return f"{code(folder)} is not a folder"
+    for csv_file in sorted(target.glob("*.csv")):
+        if not csv_file.resolve().is_relative_to(root):
+            return where + f"{code(csv_file.name)} in it links to a file elsewhere."
+    return None
+
+
 def _import_release(path: Path, folder: Path) -> None:
     from s3kg_core.stages.importing import import_s3kg_release
 
-    if not folder.is_dir():
-        st.error(f"{code(folder)} is not a folder")
+    refused = inside_import_root(folder)
+    if refused is not None:
+        st.error(refused)
         return
     try:
         with data.writer(path) as store:

@@ -412,7 +412,8 @@ def test_importing_the_released_runs_from_the_sidebar(db, shared_data):
     assert n_runs > 2
 
 
-def test_a_missing_folder_is_a_clear_error(db, tmp_path):
+def test_a_missing_folder_is_a_clear_error(db, tmp_path, monkeypatch):
+    monkeypatch.setenv("S3KG_IMPORT_ROOT", str(tmp_path))
     at = _app("overview")
     at.sidebar.text_input(key="release_folder").set_value(str(tmp_path / "nope")).run()
     at.sidebar.button(key="release_import").click().run()
@@ -781,3 +782,34 @@ def test_complete_runs_carry_no_partial_mark(db):
     at = _app("overview")
     assert not [w for w in at.warning if "Partial run" in w.value]
     assert set(app_frame_with(at, "model", "scoring")["scoring"]) == {"complete"}
+
+
+# -- the sidebar's import reads only the import folder (issue 28, item 9) ------------------------
+
+
+def test_the_sidebar_import_refuses_folders_outside_the_import_root(db, tmp_path, monkeypatch):
+    """Regression: a visitor typing any folder of the server saw the columns of its CSVs
+    (`id, email, password_hash`) and could import release-format files from it."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "users_table.csv").write_text("id,email,password_hash\n1,a@b,x\n")
+    root = tmp_path / "root"
+    (root / "qa").mkdir(parents=True)
+    (root / "qa" / "mesaqa_model.csv").symlink_to(secret / "users_table.csv")
+    (root / "away").symlink_to(secret)
+    monkeypatch.setenv("S3KG_IMPORT_ROOT", str(root))
+    at = _app("overview")
+    for folder in (secret, root / "away", root / ".." / "secret", root / "qa"):
+        at.sidebar.text_input(key="release_folder").set_value(str(folder)).run()
+        at.sidebar.button(key="release_import").click().run()
+        assert not at.exception
+        (error,) = at.sidebar.error
+        assert error.value.startswith("Only folders inside the import folder"), error.value
+        assert "S3KG\\_IMPORT\\_ROOT" in error.value or "S3KG_IMPORT_ROOT" in error.value
+        assert "password" not in error.value and "email" not in error.value
+        assert "users" not in error.value
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]  # nothing imported
+    finally:
+        con.close()
