@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,29 +135,34 @@ def errors_as_lines() -> Iterator[None]:
 
 
 def partial_note(
-    path: Path, stamp: int, signature: str, names: Mapping[int, str], where: Any = None
+    path: Path, stamp: int, signature: str, runs: Any, run_ids: Iterable[int] | None = None
 ) -> dict[int, tuple[int, int]]:
-    """Say which of the runs shown (``names``: run id -> label) are only partly scored.
+    """Say which of the runs shown are only partly scored, so their numbers are not read as final.
 
-    One warning, listing each partial run with how many of its answers are scored (a ``s3kg
-    score`` in progress, or stopped): its numbers are those of the scored answers only. Drawn
-    in ``where`` (default: the page), nothing when every run shown is complete. Returns the
-    partial runs among ``names``: ``run_id -> (scored, scorable)``.
+    A run is partial while ``s3kg score`` writes it, or after it was stopped. One short warning
+    naming each partial run (model, temperature, run id) and how many of its answers are scored;
+    nothing when every run shown is complete. ``runs`` is :func:`dashboard.data.load_runs`'s
+    frame, ``run_ids`` the runs the page shows (default: all). Returns the partial runs among
+    them: ``run_id -> (scored, scorable)``.
     """
+    shown = set(runs["run_id"].astype(int)) if run_ids is None else {int(r) for r in run_ids}
     partial = {
         run: counts
         for run, counts in data.partial_runs(path, stamp, signature).items()
-        if run in names
+        if run in shown
     }
     if partial:
-        runs = "; ".join(
-            f"{md(names[run])}: {scored} of {scorable} answers scored"
+        names = {
+            int(r.run_id): f"{r.model} T={float(r.temperature):g} (run {int(r.run_id)})"
+            for r in runs.itertuples()
+        }
+        listed = "; ".join(
+            f"{md(names.get(run, f'run {run}'))}: {scored} of {scorable} answers scored"
             for run, (scored, scorable) in sorted(partial.items())
         )
-        (where or st).warning(
-            f"**Partial run{'s' * (len(partial) > 1)}** (scoring in progress, or stopped): "
-            f"{runs}. Their numbers are those of the scored answers only; "
-            f"{code(f's3kg score --db {path}')} with the same settings finishes them.",
+        st.warning(
+            f"**Partial run{'s' * (len(partial) > 1)}**: {listed} (`s3kg score` in progress, or "
+            "stopped). The numbers are those of the scored answers only.",
             icon=":material/hourglass_top:",
         )
     return partial

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, data, views, widgets
+from dashboard import charts, data, widgets
 from dashboard.escape import code
 from s3kg_core.stages.results import reblend
 
@@ -28,12 +28,7 @@ if controls.signature is None:
 
 components = data.load_components(controls.path, controls.stamp, controls.signature)
 stored_signature = controls.signature
-partial = widgets.partial_note(
-    controls.path,
-    controls.stamp,
-    stored_signature,
-    {int(r): label for label, r in views.run_choices(runs).items()},
-)
+partial = widgets.partial_note(controls.path, controls.stamp, stored_signature, runs)
 
 
 def scores(alpha: float) -> None:

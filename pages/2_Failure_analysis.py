@@ -52,16 +52,12 @@ st.caption(
     "for aligning single entity and relation labels, another step (DESIGN.md)."
 )
 
-runs = data.load_runs(controls.path, controls.stamp)
 widgets.partial_note(
     controls.path,
     controls.stamp,
     controls.signature,
-    {
-        r: label
-        for label, r in views.run_choices(runs).items()
-        if r in set(cases["run_id"].astype(int))
-    },
+    data.load_runs(controls.path, controls.stamp),
+    cases["run_id"].astype(int).unique(),
 )
 per_run = cases.groupby(["dataset", "model", "temperature", "extractor"], as_index=False)[
     CATEGORIES

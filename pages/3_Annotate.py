@@ -147,7 +147,7 @@ else:
         "confirm or reject (click again to undecide). Only decided pairs are saved. Triples "
         "as extracted, then the lemmas TAU compared."
     )
-    widths = [1.9, 4, 4, 0.7]
+    widths = [2.2, 4, 4, 0.7]  # the verdict buttons unclipped at 1280 px
     head = st.columns(widths)
     for col, title in zip(
         head,
@@ -261,8 +261,8 @@ message = state.pop("annotate.saved_message", None)
 failed = state.pop("annotate.save_error", None)
 if failed is not None:
     save[1].error(
-        f"Not saved: {failed} Your verdicts are kept on this page: press **Save my verdicts** "
-        "again."
+        f"Not saved: {failed.rstrip('.')}. Your verdicts are kept on this page: press **Save my "
+        "verdicts** again."
     )
 elif message is not None:
     n, taken_back, undecided = message

@@ -48,9 +48,7 @@ with cols[1]:
         )
     )
 
-widgets.partial_note(
-    controls.path, controls.stamp, controls.signature, {r: names[r] for r in (run_a, run_b)}
-)
+widgets.partial_note(controls.path, controls.stamp, controls.signature, runs, (run_a, run_b))
 deltas = compare.question_deltas(
     frame, run_a, run_b, data.item_questions(controls.path, controls.stamp)
 )

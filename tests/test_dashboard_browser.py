@@ -34,7 +34,7 @@ from dashboard_helpers import (
     wait_for_value,
     wait_idle,
 )
-from store_helpers import build_store
+from store_helpers import build_store, start_lock_holder
 
 from dashboard.graphs import HIGHLIGHT_COLOUR
 from s3kg_core.grapheval.checkers.base import Checker, Verdict
@@ -925,8 +925,10 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
 ) -> None:
     """Issue 28, item 6: `s3kg import s3kg-release` of a 6,000-row file held the write lock for
     52.8 s (its KG cells were parsed inside the transaction), and an annotator saving meanwhile
-    got a DatabaseLockedError traceback after 15 s, the verdicts lost. Now the import parses
-    first and writes in transactions of 1,000 rows: the save waits for one at most."""
+    got a DatabaseLockedError traceback after 15 s, the verdicts lost. Now a save that cannot
+    get the file says so in one line and keeps the verdicts (screenshots at 1440x900 and
+    1280x720), and the import writes in transactions of 1,000 rows, parsing between them: a
+    save during it waits for one at most and is stored."""
     import subprocess
     import sys
     import time
@@ -940,6 +942,26 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
     )
     _verdict_buttons(page, "reject").first.click()
     wait_idle(page, timeout_ms=RENDER_MS)
+    # another process holds the file past the dashboard's 15 s of retries
+    holder = start_lock_holder(annotate_db, n_rows=20, hold=24.0)
+    try:
+        page.get_by_role("button", name="Save my verdicts").click()
+        error = page.locator('[data-testid="stAlert"]').filter(has_text="Not saved")
+        error.wait_for(timeout=120_000)
+        text = error.inner_text()
+        assert "is locked by another process" in text and "press Save my verdicts again" in text
+        assert "Traceback" not in page.locator('[data-testid="stMain"]').inner_text()
+        pressed = page.locator(
+            '[data-testid="stMain"] [data-testid="stButtonGroup"] [aria-checked="true"]'
+        )
+        assert pressed.count() == 1 and pressed.inner_text() == "reject"  # kept for a retry
+        for width, height in ((1440, 900), (1280, 720)):
+            page.set_viewport_size({"width": width, "height": height})
+            error.scroll_into_view_if_needed()
+            first_screen(page, artefacts() / f"annotate_save_locked_{width}x{height}.png")
+        page.set_viewport_size({"width": VIEWPORT[0], "height": VIEWPORT[1]})
+    finally:
+        holder.communicate(timeout=120)
     wal = Path(f"{annotate_db}.wal")
     wal.unlink(missing_ok=True)
     importer = subprocess.Popen(
@@ -972,3 +994,41 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
         con.close()
     assert verdicts == [("reject",)]
     assert_clean(watched, annotate_server, "annotate during an import")
+
+
+def test_a_partial_run_is_marked_on_every_page_that_shows_its_numbers(
+    watched: Watched, annotate_server: Server, annotate_db: Path
+) -> None:
+    """Issue 28, item 7: a run whose scoring is in progress or stopped is marked in the first
+    screen of Overview, Run comparison, Sample explorer and Failure analysis, at 1440x900 and
+    1280x720 (screenshots: ``<page>_partial_<w>x<h>.png``)."""
+    import duckdb
+
+    con = duckdb.connect(str(annotate_db))
+    try:  # the demo's run 1 as a stopped `s3kg score` leaves it: 4 of its 30 answers unscored
+        con.execute("DELETE FROM scores WHERE run_id = 1 AND item_id IN (SELECT item_id "
+                    "FROM scores WHERE run_id = 1 ORDER BY item_id DESC LIMIT 4)")  # fmt: skip
+    finally:
+        con.close()
+    page = watched.page
+    pages = [
+        ("", "S3KG Workbench", "overview"),
+        ("Run_comparison", "Run comparison", "run_comparison"),
+        ("Sample_explorer?run=1", "Sample explorer", "sample_explorer"),
+        ("Failure_analysis", "Failure analysis (TAU)", "failure_analysis"),
+    ]
+    for width, height in ((1440, 900), (1280, 720)):
+        page.set_viewport_size({"width": width, "height": height})
+        for path, title, name in pages:
+            open_page(watched, annotate_server, path, title)
+            note = page.locator('[data-testid="stAlert"]').filter(has_text="Partial run")
+            note.first.wait_for(timeout=RENDER_MS)
+            assert note.count() == 1, name
+            assert "(run 1): 26 of 30 answers scored" in note.inner_text(), note.inner_text()
+            box = note.bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, name
+            first_screen(page, artefacts() / f"{name}_partial_{width}x{height}.png")
+        assert_clean(watched, annotate_server, f"partial run at {width}x{height}")
+    page.set_viewport_size({"width": VIEWPORT[0], "height": VIEWPORT[1]})
+    open_page(watched, annotate_server, "", "S3KG Workbench")
+    screenshot(page, artefacts() / "overview_partial.png")

@@ -21,6 +21,7 @@ so the file keeps what was committed before and stays readable.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -72,6 +73,21 @@ def _write_problem(exc: Exception, path: Path) -> DatabaseError | None:
     if isinstance(exc, duckdb.FatalException | duckdb.TransactionException):
         return DatabaseError(f"cannot write database {path}: {text.splitlines()[0]}")
     return None
+
+
+_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+
+
+def _holder(exc: Exception) -> str:
+    """Which process holds the lock, from DuckDB's message: ``PID 123, /usr/bin/python3``.
+
+    DuckDB's own message (without its link to the documentation) where it names none.
+    """
+    text = " ".join(str(exc).split())
+    found = _HOLDER.search(text)
+    if found:
+        return f"PID {found['pid']}, {found['program']}"
+    return text.split(" See also ")[0]
 
 
 def _is_damage_error(exc: Exception, path: Path) -> bool:
@@ -135,9 +151,9 @@ class Store:
                         delay = min(delay * 2, 1.0)
                         continue
                     raise DatabaseLockedError(
-                        f"database {self.path} is locked by another process ({exc}); wait for it "
-                        "to finish (a long `s3kg score` releases the file between batches) or "
-                        "stop it, then retry"
+                        f"database {self.path} is locked by another process ({_holder(exc)}); "
+                        "wait for it to finish (a long `s3kg score` releases the file between "
+                        "batches) or stop it, then retry"
                     ) from exc
                 if "not a valid DuckDB database" in str(exc):
                     raise CorruptDatabaseError(
