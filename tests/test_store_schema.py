@@ -190,11 +190,11 @@ def _legacy(path: Path) -> duckdb.DuckDBPyConnection:
     con.execute(
         "INSERT INTO annotations (run_id, item_id, annotator, gold_triple, answer_triple, "
         "verdict, created_at) VALUES "
-        "(1, 2, 'ann', '[\"a\", \"r\", \"b\"]', '[\"a\",\"r\",\"c\"]', 'confirm', "
+        '(1, 2, \'ann\', \'["a", "r", "b"]\', \'["a","r","c"]\', \'confirm\', '
         "'2024-05-01 10:00:00'), "
-        "(1, 2, 'bob', '[\"a\", \"r\", \"b\"]', '[\"a\",\"r\",\"c\"]', 'reject', "
+        '(1, 2, \'bob\', \'["a", "r", "b"]\', \'["a","r","c"]\', \'reject\', '
         "'2024-05-01 10:01:00'), "
-        "(1, 2, 'ann', '[\"g\",\"\\u00e9\",\"t\"]', '[\"x\",\"y\",\"z\"]', 'add', "
+        '(1, 2, \'ann\', \'["g","\\u00e9","t"]\', \'["x","y","z"]\', \'add\', '
         "'2024-05-01 10:02:00'), "
         "(1, 3, 'e\u0301ve', NULL, '[\"x\",\"y\",\"z\"]', 'odd', NULL)"
     )
