@@ -45,6 +45,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import AnnotationError
+from ..scoring.agreement import Judgement
 from ..store import annotation_queries as aq
 from ..store.store import Store
 from .names import normalize_annotator
@@ -61,6 +62,7 @@ __all__ = [
     "current_verdicts",
     "disagreements",
     "final_labels",
+    "judgements",
     "now",
     "save_decision",
     "save_decisions",
@@ -554,3 +556,25 @@ def final_labels(
         )
     columns = [*_UNIT_COLUMNS, *_RAW_COLUMNS, "label", "source", "votes"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def judgements(
+    con: duckdb.DuckDBPyConnection, *, task_id: int | None = None, run_id: int | None = None
+) -> list[Judgement]:
+    """The annotators' current labels as agreement input, one per annotator and pair.
+
+    The unit is ``(run_id, item_id, gold, answer)`` and its category TAU's (``None`` for an
+    added pair); ``skip`` is no label. With ``task_id``, only the task's units and annotators
+    count (see :func:`~s3kg_core.scoring.agreement.agreement_report`).
+
+    Raises
+    ------
+    AnnotationError
+        If ``task_id`` names no task.
+    """
+    info, votes, _ = _votes(con, task_id, run_id)
+    return [
+        Judgement(key, who, label, info[key].get("category"))
+        for key, labels in votes.items()
+        for who, label in sorted(labels.items())
+    ]

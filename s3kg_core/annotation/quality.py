@@ -9,7 +9,8 @@ somebody added a missing pair; until then it is **untested** (``recall_tested`` 
 category's units that the people confirmed says how far its mismatch, extra and missing calls
 can be trusted.
 
-Intervals are seeded percentile bootstraps over the labelled pairs.
+Intervals are seeded percentile bootstraps over the labelled pairs. :func:`annotation_report`
+puts this beside the annotators' chance-corrected agreement (``s3kg annotate agreement``).
 
 Examples
 --------
@@ -31,10 +32,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..scoring.agreement import bootstrap_interval
-from .log import CATEGORIES
+from ..scoring.agreement import Reliability, agreement_report, bootstrap_interval
+from ..store.store import Store
+from .log import CATEGORIES, final_labels, judgements
 
-__all__ = ["Estimate", "TauQuality", "tau_quality"]
+__all__ = ["AnnotationReport", "Estimate", "TauQuality", "annotation_report", "tau_quality"]
 
 
 @dataclass(frozen=True)
@@ -177,3 +179,87 @@ def tau_quality(
         confirmed=confirmed,
         labels={str(k): int(v) for k, v in sources.items()},
     )
+
+
+_METHOD = {"krippendorff_alpha": "alpha", "cohen_kappa": "kappa"}
+
+
+def _figure(value: float, low: float, high: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    interval = "" if math.isnan(low) else f" [{low:.3f}, {high:.3f}]"
+    return f"{value:.3f}{interval}"
+
+
+@dataclass(frozen=True)
+class AnnotationReport:
+    """Agreement between the annotators and TAU's quality against the final labels."""
+
+    task_id: int | None
+    agreement: list[Reliability]
+    quality: TauQuality
+
+    def lines(self) -> list[str]:
+        """The report as lines of text."""
+        scope = f"task {self.task_id}" if self.task_id is not None else "all annotations"
+        out = [f"agreement ({scope}; 95% bootstrap intervals):"]
+        for r in self.agreement:
+            who = " vs ".join(r.annotators) if r.method == "cohen_kappa" else "all annotators"
+            figure = _figure(r.value, r.low, r.high)
+            note = f" ({r.reason})" if r.reason else ""
+            out.append(
+                f"  {r.category:<17} {_METHOD[r.method]:<6} {who:<28} {figure} "
+                f"on {r.units} units{note}"
+            )
+        q = self.quality
+        out.append(
+            f"TAU against the final labels ({q.true_positive} confirmed, {q.false_positive} "
+            f"rejected, {q.false_negative} added): precision "
+            f"{_figure(q.precision.value, q.precision.low, q.precision.high)}, recall "
+            f"{_figure(q.recall.value, q.recall.low, q.recall.high)}, F1 "
+            f"{_figure(q.f1.value, q.f1.low, q.f1.high)}"
+        )
+        shares = [
+            f"{name} {_figure(e.value, e.low, e.high)} of {e.n}"
+            for name, e in q.confirmed.items()
+            if e.n
+        ]
+        if shares:
+            out.append("  confirmed share by TAU category: " + "; ".join(shares))
+        out += [f"  note: {n}" for n in q.notes()]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "task_id": self.task_id,
+            "agreement": [r.to_dict() for r in self.agreement],
+            "tau": self.quality.to_dict(),
+        }
+
+
+def annotation_report(
+    store: Store,
+    *,
+    task_id: int | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> AnnotationReport:
+    """Kappa and alpha of the annotators, overall and per TAU category, and TAU's quality.
+
+    With ``task_id``, only that task's units and annotators count.
+
+    Raises
+    ------
+    AnnotationError
+        If ``task_id`` names no task.
+    """
+    with store.connect() as con:
+        rows = judgements(con, task_id=task_id)
+        labels = final_labels(con, task_id=task_id)
+    agreement = agreement_report(
+        rows, categories=CATEGORIES, bootstrap=bootstrap, seed=seed, confidence=confidence
+    )
+    quality = tau_quality(labels, bootstrap=bootstrap, seed=seed, confidence=confidence)
+    return AnnotationReport(task_id, agreement, quality)

@@ -343,8 +343,8 @@ def agreement_report(
     out = []
     for name in ("all", *categories):
         part = rows if name == "all" else [j for j in rows if j.category == name]
-        options = {"bootstrap": bootstrap, "seed": seed, "confidence": confidence}
-        out.append(krippendorff_alpha(part, category=name, **options))  # type: ignore[arg-type]
+        options: dict[str, Any] = {"bootstrap": bootstrap, "seed": seed, "confidence": confidence}
+        out.append(krippendorff_alpha(part, category=name, **options))
         by_unit: dict[Hashable, set[str]] = {}
         for j in part:
             by_unit.setdefault(j.unit, set()).add(j.annotator)
@@ -352,7 +352,7 @@ def agreement_report(
             {p for who in by_unit.values() for p in itertools.combinations(sorted(who), 2)}
         )
         for a, b in pairs:
-            out.append(cohen_kappa(part, a, b, category=name, **options))  # type: ignore[arg-type]
+            out.append(cohen_kappa(part, a, b, category=name, **options))
     return out
 
 
