@@ -145,7 +145,7 @@ def _filled(
 def export_frame(store: Store) -> pd.DataFrame:
     """The whole log as a frame of :data:`EXPORT_COLUMNS`, in the order it was written.
 
-    Triples are tuples; ``created_at`` is a naive UTC ``datetime``.
+    Triples are tuples, missing values ``None``; ``created_at`` is a naive UTC ``datetime``.
     """
     with store.connect() as con:
         log = aq.verdict_log(con)
@@ -164,7 +164,8 @@ def export_frame(store: Store) -> pd.DataFrame:
         row["adjudicated"] = adjudicated.get(
             (row["run_id"], row["item_id"], row["gold_triple"], row["answer_triple"])
         )
-    return pd.DataFrame(rows, columns=list(EXPORT_COLUMNS))
+    frame = pd.DataFrame(rows, columns=list(EXPORT_COLUMNS)).astype(object)
+    return frame.where(frame.notna(), None)
 
 
 def _as_json(value: Any) -> str | None:
@@ -188,8 +189,7 @@ def export_verdicts(store: Store, out: str | Path, *, fmt: str | None = None) ->
     path = Path(out)
     fmt = _format_of(path, fmt)
     _refuse_the_database(path, store.path)
-    frame = export_frame(store)
-    text = frame.astype(object).where(frame.notna(), None)
+    text = export_frame(store)
     try:
         with replacing(path) as tmp:
             if fmt == "csv":
@@ -217,7 +217,7 @@ def export_verdicts(store: Store, out: str | Path, *, fmt: str | None = None) ->
         raise OutputError(
             f"cannot write {out}: {exc.strerror or exc}; a file that was there is unchanged"
         ) from exc
-    return len(frame)
+    return len(text)
 
 
 def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:

@@ -286,6 +286,9 @@ def _append(
         source=source,
         created_at=created_at,
     )
+    if decision.verdict == "withdraw" and before is not None:  # the pair's facts, as decided
+        for name in ("category", "gold_extracted", "answer_extracted", "task_id"):
+            row[name] = row[name] or before[name]
     if decision.task_id is not None and not (decision.gold_extracted or decision.answer_extracted):
         unit = aq.task_unit(con, decision.task_id, *decision.key[2:])
         if unit is not None:  # the task knows the pair: record it as extracted too
