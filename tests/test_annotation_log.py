@@ -114,7 +114,10 @@ def test_undo_walks_back_through_the_annotator_s_acts_newest_first(store):
     undone = undo_last(store, "ann")
     assert undone.undone.verdict == "reject" and undone.undone.gold == G1
     assert undone.verdict == "confirm" and undone.restored.verdict_id == e1.verdict_id
-    assert _current(store, annotator="ann") == {("ann", G1, A1): "confirm", ("ann", G2, A2): "reject"}
+    assert _current(store, annotator="ann") == {
+        ("ann", G1, A1): "confirm",
+        ("ann", G2, A2): "reject",
+    }
     assert undo_last(store, "ann").undone.gold == G2
     assert _current(store, annotator="ann") == {("ann", G1, A1): "confirm"}
     last = undo_last(store, "ann")

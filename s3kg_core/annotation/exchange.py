@@ -235,7 +235,8 @@ def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
             frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
             frame = frame.map(uncsv_cell)
         elif fmt == "jsonl":
-            frame = pd.read_json(path, lines=True, dtype=False, convert_dates=False)
+            with path.open(encoding="utf-8") as fh:
+                frame = pd.DataFrame([json.loads(line) for line in fh if line.strip()])
         else:
             mem = duckdb.connect()
             try:
