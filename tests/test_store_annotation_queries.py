@@ -79,6 +79,7 @@ def test_a_bulk_insert_keeps_its_order_and_types(store):
         assert log[2]["gold_triple"] is None and log[2]["answer_extracted"] == (("x", "y", "z"),)
         assert log[3]["gold_triple"] == ("a", "r", "3") and log[3]["created_at"] == T0
         assert aq.uids_present(con, ["u1", "nope", "u4"]) == {"u1": 2, "u4": 5}
+        aq.set_replaces(con, [])  # regression: an import replacing nothing failed here
         aq.set_replaces(con, [(2, 5)])
         assert aq.verdict_entries(con, [5, 99])[5]["replaces"] == 2
 

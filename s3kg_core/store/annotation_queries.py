@@ -212,6 +212,8 @@ def insert_verdicts(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, 
 
 def set_replaces(con: duckdb.DuckDBPyConnection, pairs: Sequence[tuple[int, int]]) -> None:
     """Record ``(replaced_id, row_id)``: row ``row_id`` replaces row ``replaced_id``."""
+    if not pairs:
+        return
     con.executemany(
         "UPDATE verdicts SET replaces = ? WHERE verdict_id = ?", [list(p) for p in pairs]
     )
@@ -436,6 +438,8 @@ def insert_task_items(
     con: duckdb.DuckDBPyConnection, task_id: int, rows: Sequence[tuple[str, int, int, int]]
 ) -> None:
     """Store which items each annotator sees: ``(annotator, position, run_id, item_id)``."""
+    if not rows:
+        return
     con.executemany(
         "INSERT INTO task_items (task_id, annotator, position, run_id, item_id) "
         "VALUES (?, ?, ?, ?, ?)",
@@ -447,6 +451,8 @@ def insert_task_units(
     con: duckdb.DuckDBPyConnection, task_id: int, rows: Sequence[Mapping[str, Any]]
 ) -> None:
     """Store the units judged on a task's items (each holds :data:`TASK_UNIT_COLUMNS`)."""
+    if not rows:
+        return
     con.executemany(
         f"INSERT INTO task_units (task_id, {', '.join(TASK_UNIT_COLUMNS)}) "
         f"VALUES (?, {', '.join('?' for _ in TASK_UNIT_COLUMNS)})",
