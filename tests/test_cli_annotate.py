@@ -140,6 +140,9 @@ def test_the_database_is_never_an_export_target(annotated):
         _invoke("annotations", "export", "--db", path, "--format", "csv", "--out", path)
     )
     assert "it is the database" in error
+    wal = path.parent / f"{path.name}.wal"
+    error = _one_line_error(_invoke("annotate", "agreement", "--db", path, "--json", wal))
+    assert "it is the database" in error and not wal.exists()
     assert path.read_bytes() == before
 
 

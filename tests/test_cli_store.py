@@ -869,3 +869,11 @@ def test_tau_calibrate_then_tau_with_the_calibrated_threshold(tmp_path, minilm):
 def test_tau_threshold_must_be_a_number_or_calibrated(tmp_path):
     result = _invoke("tau", "--db", tmp_path / "x.duckdb", "--threshold", "1.5")
     assert result.exit_code == 2 and "a number in [0, 1] or 'calibrated'" in result.output
+
+
+def test_tau_calibrate_never_writes_its_curve_over_the_database(tmp_path):
+    db = tmp_path / "db.duckdb"
+    build_store(db, n_items=1)
+    before = db.read_bytes()
+    error = _one_line_error(_invoke("tau", "calibrate", "--db", db, "--curve", db))
+    assert "it is the database" in error and db.read_bytes() == before

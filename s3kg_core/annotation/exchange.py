@@ -48,6 +48,7 @@ __all__ = [
     "export_verdicts",
     "import_verdicts",
     "read_export",
+    "refuse_the_database",
     "uncsv_cell",
 ]
 
@@ -105,8 +106,26 @@ def _format_of(path: Path, fmt: str | None) -> str:
     return fmt
 
 
-def _refuse_the_database(out: Path, db: Path) -> None:
-    """Refuse an output path that is the database file or its write-ahead log."""
+def refuse_the_database(out: str | Path, db: str | Path) -> None:
+    """Refuse an output path that is the database file or its write-ahead log.
+
+    The same file by another spelling (a relative path, ``..``, a symbolic or hard link)
+    counts as the same.
+
+    Raises
+    ------
+    OutputError
+        If ``out`` is ``db`` or ``db``'s ``.wal``.
+
+    Examples
+    --------
+    >>> refuse_the_database("out.csv", "runs.duckdb")
+    >>> refuse_the_database("sub/../runs.duckdb.wal", "runs.duckdb")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.OutputError: cannot write sub/../runs.duckdb.wal: it is the database runs.duckdb (or its write-ahead log); name another file
+    """  # noqa: E501
+    out, db = Path(out), Path(db)
     for protected in (db, Path(f"{db}.wal")):
         same = out.resolve() == protected.resolve()
         if not same and out.exists() and protected.exists():
@@ -188,7 +207,7 @@ def export_verdicts(store: Store, out: str | Path, *, fmt: str | None = None) ->
     """
     path = Path(out)
     fmt = _format_of(path, fmt)
-    _refuse_the_database(path, store.path)
+    refuse_the_database(path, store.path)
     text = export_frame(store)
     try:
         with replacing(path) as tmp:

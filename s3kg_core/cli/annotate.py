@@ -218,10 +218,12 @@ def agreement_cmd(
     recall and F1 against the final labels (adjudicated, else the majority). Recall is
     untested until someone adds a pair TAU missed, and the report says so.
     """
+    from ..annotation.exchange import refuse_the_database
     from ..annotation.quality import annotation_report
     from ..store.store import Store
 
     if json_path is not None:
+        refuse_the_database(json_path, db_path)
         check_writable(json_path)
     report = annotation_report(
         Store(existing_db(db_path), read_only=True), task_id=task_id, bootstrap=bootstrap, seed=seed
@@ -284,7 +286,7 @@ def export_cmd(db_path: Path, fmt: str | None, out: Path) -> None:
     from ..annotation.exchange import export_verdicts
     from ..store.store import Store
 
-    check_writable(out)
+    check_writable(out)  # export_verdicts refuses the database itself
     n = export_verdicts(Store(existing_db(db_path), read_only=True), out, fmt=fmt)
     click.echo(f"wrote {n} rows to {out}")
 

@@ -274,6 +274,9 @@ def tau_calibrate_cmd(
     ):
         db_path = parent.params["db_path"]  # `s3kg tau --db X calibrate` means X too
     if curve_path is not None:
+        from ..annotation.exchange import refuse_the_database
+
+        refuse_the_database(curve_path, db_path)
         check_writable(curve_path)
     result = calibrate_store(
         Store(existing_db(db_path)), task_id=task_id, encoder=encoder, signature=signature
