@@ -367,7 +367,9 @@ def import_verdicts(store: Store, path: str | Path, *, fmt: str | None = None) -
 
     Rows are counted from 1, the header not counted. Each row is checked first (names,
     verdicts, triples; the answer must exist here and, where the file names its dataset and
-    id, be that answer), so a bad file adds nothing.
+    id, be that answer), so a bad file adds nothing. New rows come after the database's own
+    in the log: where one person decided the same pair in two copies of a database, the
+    imported decision is the one in effect after the merge.
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Annotator names: one spelling per person, and nothing that can disguise one person as another.
+r"""Annotator names: one spelling per person, and nothing that can disguise one person as another.
 
 A name is saved with every verdict and shown beside it, so ``"ann"`` and ``" ann"`` must be one
 person and ``"\u202eecila"`` (which displays as "alice") must not be anyone. Names are normalised
@@ -48,7 +48,7 @@ def normalize_annotator(name: object) -> str:
     >>> normalize_annotator("\u202eecila")
     Traceback (most recent call last):
     ...
-    s3kg_core.errors.AnnotatorNameError: annotator name '\\u202eecila' holds U+202E (a bidirectional control); type the name without it
+    s3kg_core.errors.AnnotatorNameError: annotator name '\u202eecila' holds U+202E (a bidirectional control); type the name without it
     """  # noqa: E501
     if not isinstance(name, str):
         raise AnnotatorNameError(f"annotator name must be text; got {type(name).__name__}")
