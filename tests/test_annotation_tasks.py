@@ -203,3 +203,28 @@ def test_a_given_threshold_makes_other_units_and_is_in_the_signature(fresh, mini
     assert {(r["run_id"], r["item_id"]) for r in strict} == {
         (r["run_id"], r["item_id"]) for r in loose
     }
+
+
+# Regression: with --task, pairs added on the task's answers were left out (they are no task
+# unit), so TAU's recall against a task's labels was always "untested".
+def test_a_task_s_labels_include_the_pairs_added_on_its_answers(fresh):
+    from s3kg_core.annotation.log import final_labels, judgements
+    from s3kg_core.annotation.quality import annotation_report
+
+    store, _ = fresh
+    with store.connect() as con:
+        mine = [(q.run_id, q.item_id) for q in queue(con, 1, "ann")]
+        outside = next(
+            (r, i) for r, i in aq.eligible_items(con) if (r, i) not in
+            {(t["run_id"], t["item_id"]) for t in aq.task_items(con, 1)}
+        )  # fmt: skip
+    added = (("x", "r", "y"), ("x", "s", "y"))
+    save_decision(store, Decision("ann", *mine[0], *added, "add", task_id=1))
+    save_decision(store, Decision("ann", *outside, *added, "add"))
+    with store.connect() as con:
+        labels = final_labels(con, task_id=1)
+        rows = judgements(con, task_id=1)
+    assert labels[["run_id", "item_id", "label"]].values.tolist() == [[*mine[0], "add"]]
+    assert [(j.unit[:2], j.value) for j in rows] == [(mine[0], "add")]
+    report = annotation_report(store, task_id=1, bootstrap=0)
+    assert report.quality.false_negative == 1 and report.quality.recall_tested

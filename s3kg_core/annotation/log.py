@@ -439,40 +439,56 @@ def _unit(row: Mapping[str, Any]) -> UnitKey:
     return (int(row["run_id"]), int(row["item_id"]), row["gold_triple"], row["answer_triple"])
 
 
-def _scope(
-    con: duckdb.DuckDBPyConnection, task_id: int | None
-) -> tuple[dict[UnitKey, dict[str, Any]] | None, set[str] | None]:
-    """A task's units by key and its annotators (``None, None``: no task, everything)."""
+@dataclass(frozen=True)
+class _Scope:
+    """What a task covers: its units by key, its answers and its annotators."""
+
+    units: dict[UnitKey, dict[str, Any]]
+    answers: set[tuple[int, int]]
+    team: set[str]
+
+    def covers(self, key: UnitKey) -> bool:
+        """A unit of the task, or another pair of one of its answers (a pair added there)."""
+        return key in self.units or key[:2] in self.answers
+
+
+def _scope(con: duckdb.DuckDBPyConnection, task_id: int | None) -> _Scope | None:
+    """What task ``task_id`` covers (``None``: no task, everything)."""
     if task_id is None:
-        return None, None
+        return None
     found = aq.task(con, task_id)
     if found is None:
         raise AnnotationError(f"there is no annotation task {task_id}; see `s3kg annotate tasks`")
     units = {_unit(u): u for u in aq.task_units(con, task_id)}
-    return units, set(found["annotators"])
+    answers = {(int(r["run_id"]), int(r["item_id"])) for r in aq.task_items(con, task_id)}
+    return _Scope(units, answers, set(found["annotators"]))
 
 
 def _votes(
     con: duckdb.DuckDBPyConnection, task_id: int | None, run_id: int | None
 ) -> tuple[dict[UnitKey, dict[str, Any]], dict[UnitKey, dict[str, str]], dict[UnitKey, str]]:
-    """Per unit: what is known of it, the annotators' labels, the adjudicated label."""
-    units, team = _scope(con, task_id)
+    """Per pair: what is known of it, the annotators' labels, the adjudicated label.
+
+    With a task: the task's units and the pairs added on its answers, by its annotators (any
+    adjudicator counts); a unit's category is the task's.
+    """
+    scope = _scope(con, task_id)
     info: dict[UnitKey, dict[str, Any]] = {}
     votes: dict[UnitKey, dict[str, str]] = {}
     adjudicated: dict[UnitKey, str] = {}
     for row in aq.current_verdicts(con, run_id=run_id):
         key = _unit(row)
-        if units is not None and key not in units:
+        if row["verdict"] not in LABELS or (scope is not None and not scope.covers(key)):
             continue
-        if row["verdict"] not in LABELS:
-            continue
-        known = info.setdefault(key, dict(units[key]) if units is not None else {})
+        unit = scope.units.get(key) if scope is not None else None
+        fixed = unit is not None
+        known = info.setdefault(key, dict(unit) if unit is not None else {})
         for name in ("category", "gold_extracted", "answer_extracted"):
-            if row[name] and (not known.get(name) or units is None):
+            if row[name] and not (fixed and known.get(name)):
                 known[name] = row[name]
         if row["role"] == "adjudicator":
             adjudicated[key] = str(row["verdict"])  # the latest adjudicator wins
-        elif team is None or row["annotator"] in team:
+        elif scope is None or row["annotator"] in scope.team:
             votes.setdefault(key, {})[str(row["annotator"])] = str(row["verdict"])
     return info, votes, adjudicated
 
