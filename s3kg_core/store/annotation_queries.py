@@ -114,22 +114,35 @@ _SAME_PAIR = (
 )
 
 
-def _tuples(name: str, value: Any) -> Any:
-    """A stored list as a tuple (a list of lists as a tuple of tuples); anything else as it is."""
-    if value is None:
-        return None
-    if name in _TRIPLES:
-        return tuple(str(x) for x in value)
-    if name in _EXTRACTED:
-        return tuple(tuple(str(x) for x in t) for t in value)
-    if name == "annotators":
-        return tuple(value)
-    return value
+def _columns(names: Sequence[str], alias: str = "") -> str:
+    """A select list of ``names``, list columns as JSON text (Python reads it much faster)."""
+    return ", ".join(
+        f"to_json({alias}{n}) AS {n}" if n in _TRIPLES or n in _EXTRACTED else f"{alias}{n}"
+        for n in names
+    )
 
 
 def _records(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The rows of a query as dicts, triples as tuples (from lists or their JSON text)."""
     names = [d[0] for d in cur.description]
-    return [{n: _tuples(n, v) for n, v in zip(names, row, strict=True)} for row in cur.fetchall()]
+    triples = [n for n in names if n in _TRIPLES]
+    extracted = [n for n in names if n in _EXTRACTED]
+    out = []
+    for row in cur.fetchall():
+        record = dict(zip(names, row, strict=True))
+        for n in triples:
+            value = record[n]
+            if value is not None:
+                record[n] = tuple(json.loads(value) if isinstance(value, str) else value)
+        for n in extracted:
+            value = record[n]
+            if value is not None:
+                value = json.loads(value) if isinstance(value, str) else value
+                record[n] = tuple(map(tuple, value))
+        if record.get("annotators") is not None:
+            record["annotators"] = tuple(record["annotators"])
+        out.append(record)
+    return out
 
 
 def _lists(name: str, value: Any) -> Any:
@@ -256,7 +269,7 @@ _EFFECTIVE = f"""
         FROM latest l LEFT JOIN verdicts u ON l.verdict = 'undo' AND u.verdict_id = l.replaces
         WHERE l.rn = 1
     )
-    SELECT {", ".join(f"v.{c}" for c in LOG_COLUMNS)}
+    SELECT {_columns(LOG_COLUMNS, "v.")}
     FROM verdicts v JOIN effective e ON v.verdict_id = e.id
 """
 
@@ -316,7 +329,7 @@ def last_undoable(
 ) -> dict[str, Any] | None:
     """The person's latest decision or withdrawal that no ``undo`` row names, or ``None``."""
     cur = con.execute(
-        f"SELECT {', '.join(LOG_COLUMNS)} FROM verdicts d WHERE annotator = ? AND role = ? "
+        f"SELECT {_columns(LOG_COLUMNS)} FROM verdicts d WHERE annotator = ? AND role = ? "
         "AND verdict <> 'undo' AND NOT EXISTS (SELECT 1 FROM verdicts u WHERE "
         "u.verdict = 'undo' AND u.replaces = d.verdict_id) ORDER BY verdict_id DESC LIMIT 1",
         [annotator, role],
@@ -333,7 +346,7 @@ def verdict_entries(
     if not wanted:
         return {}
     cur = con.execute(
-        f"SELECT {', '.join(LOG_COLUMNS)} FROM verdicts WHERE verdict_id IN "
+        f"SELECT {_columns(LOG_COLUMNS)} FROM verdicts WHERE verdict_id IN "
         f"({', '.join('?' for _ in wanted)})",
         wanted,
     )
@@ -350,7 +363,7 @@ def verdict_log(
     """Every row of the log (optionally of one run, annotator or task), in the order made."""
     where, params = _where({"run_id": run_id, "annotator": annotator, "task_id": task_id})
     cur = con.execute(
-        f"SELECT {', '.join(LOG_COLUMNS)} FROM verdicts{where} ORDER BY verdict_id", params
+        f"SELECT {_columns(LOG_COLUMNS)} FROM verdicts{where} ORDER BY verdict_id", params
     )
     return _records(cur)
 
@@ -506,7 +519,7 @@ def task_units(
     where, params = _where({"task_id": task_id, "run_id": run_id, "item_id": item_id})
     return _records(
         con.execute(
-            f"SELECT {', '.join(TASK_UNIT_COLUMNS)} FROM task_units{where} "
+            f"SELECT {_columns(TASK_UNIT_COLUMNS)} FROM task_units{where} "
             "ORDER BY run_id, item_id, unit",
             params,
         )
@@ -524,7 +537,7 @@ def task_unit(
     """The unit of a task that is this pair of this answer, or ``None``."""
     found = _records(
         con.execute(
-            f"SELECT {', '.join(TASK_UNIT_COLUMNS)} FROM task_units WHERE task_id = ? "
+            f"SELECT {_columns(TASK_UNIT_COLUMNS)} FROM task_units WHERE task_id = ? "
             "AND run_id = ? AND item_id = ? AND gold_triple IS NOT DISTINCT FROM ?::VARCHAR[] "
             "AND answer_triple IS NOT DISTINCT FROM ?::VARCHAR[] LIMIT 1",
             [
