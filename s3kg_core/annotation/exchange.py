@@ -56,23 +56,10 @@ FORMATS = ("csv", "parquet", "jsonl")
 """The file formats of :func:`export_verdicts` and :func:`import_verdicts`."""
 
 EXPORT_COLUMNS = (
-    "uid",
-    "created_at",
-    "annotator",
-    "role",
-    "task_id",
-    "run_id",
-    "item_id",
+    *(c for c in aq.LOG_COLUMNS if c not in ("verdict_id", "replaces")),
+    "replaces_uid",
     "dataset",
     "ext_id",
-    "category",
-    "gold_triple",
-    "answer_triple",
-    "gold_extracted",
-    "answer_extracted",
-    "verdict",
-    "replaces_uid",
-    "source",
     "adjudicated",
 )
 """The columns of an export, in order."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -251,24 +251,12 @@ class Entry:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (time as ISO text, triples as lists)."""
-        return {
-            "verdict_id": self.verdict_id,
-            "uid": self.uid,
-            "created_at": self.created_at.isoformat(),
-            "annotator": self.annotator,
-            "role": self.role,
-            "task_id": self.task_id,
-            "run_id": self.run_id,
-            "item_id": self.item_id,
-            "category": self.category,
-            "gold": None if self.gold is None else list(self.gold),
-            "answer": None if self.answer is None else list(self.answer),
-            "gold_extracted": [list(t) for t in self.gold_extracted],
-            "answer_extracted": [list(t) for t in self.answer_extracted],
-            "verdict": self.verdict,
-            "replaces": self.replaces,
-            "source": self.source,
-        }
+        out = asdict(self)
+        out["created_at"] = self.created_at.isoformat()
+        for side in ("gold", "answer"):
+            out[side] = None if out[side] is None else list(out[side])
+            out[f"{side}_extracted"] = [list(t) for t in out[f"{side}_extracted"]]
+        return out
 
 
 def _append(

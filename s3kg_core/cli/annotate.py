@@ -56,6 +56,14 @@ threshold_option = click.option(
 )
 """``--threshold``: a number in [0, 1], ``calibrated``, or nothing (the default)."""
 
+_FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "parquet", "jsonl"]),
+    default=None,
+    help="Default: by the file's suffix.",
+)
+
 _TASK_OPTION = click.option(
     "--task", "task_id", type=int, default=None, help="Only this task (default: everything)."
 )
@@ -265,21 +273,15 @@ def annotations_group() -> None:
 
 @annotations_group.command("export")
 @DB_OPTION
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "parquet", "jsonl"]),
-    default=None,
-    help="Default: by the file's suffix.",
-)
+@_FORMAT_OPTION
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @friendly_errors
 def export_cmd(db_path: Path, fmt: str | None, out: Path) -> None:
     """Write the verdict log: one row per decision, withdrawal and undo.
 
-    Columns: uid, created_at (UTC), annotator, role, task_id, run_id, item_id, dataset,
-    ext_id, category (TAU's), gold_triple and answer_triple (as TAU compared them),
-    gold_extracted and answer_extracted (as extracted), verdict, replaces_uid, source,
+    Columns: uid, created_at (UTC), annotator, role, task_id, run_id, item_id, category
+    (TAU's), gold_triple and answer_triple (as TAU compared them), gold_extracted and
+    answer_extracted (as extracted), verdict, source, replaces_uid, dataset, ext_id,
     adjudicated (the pair's final label by an adjudicator, if any). The database itself is
     never overwritten.
     """
@@ -294,13 +296,7 @@ def export_cmd(db_path: Path, fmt: str | None, out: Path) -> None:
 @annotations_group.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @DB_OPTION
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "parquet", "jsonl"]),
-    default=None,
-    help="Default: by the file's suffix.",
-)
+@_FORMAT_OPTION
 @friendly_errors
 def import_cmd(path: Path, db_path: Path, fmt: str | None) -> None:
     """Merge an export into the verdict log; rows already there (by uid) are skipped.

@@ -154,6 +154,27 @@ def _alpha_of(matrix: np.ndarray, domain: Sequence[int]) -> float:
         )
 
 
+def _estimate(
+    what: tuple[str, str, tuple[str, ...]],
+    statistic: Callable[[np.ndarray], float],
+    n: int,
+    reasons: tuple[str, str],
+    resampling: tuple[int, int, float],
+) -> Reliability:
+    """``statistic`` on all ``n`` units with its interval; ``nan`` and the reason why not.
+
+    ``reasons`` says why when there are no units, and when the statistic is undefined on them.
+    """
+    value = statistic(np.arange(n)) if n else math.nan
+    reason = reasons[0] if n == 0 else reasons[1] if math.isnan(value) else ""
+    low = high = math.nan
+    used = 0
+    bootstrap, seed, confidence = resampling
+    if n and bootstrap > 0 and not math.isnan(value):
+        low, high, used = bootstrap_interval(statistic, n, bootstrap, seed, confidence)
+    return Reliability(*what, value, low, high, n, used, reason)
+
+
 def _check_judgements(judgements: Iterable[Judgement]) -> list[Judgement]:
     rows = list(judgements)
     seen: set[tuple[Hashable, str]] = set()
@@ -230,22 +251,16 @@ def krippendorff_alpha(
         matrix[a_index[j.annotator], u_index[j.unit]] = v_index[j.value]
     pairable = (~np.isnan(matrix)).sum(axis=0) >= 2
     matrix = matrix[:, pairable]
-    n = int(pairable.sum())
     codes = range(len(domain))
-    value = _alpha_of(matrix, codes) if n else math.nan
-    reason = ""
-    if n == 0:
-        reason = "no unit has labels from two annotators"
-    elif math.isnan(value):
-        reason = "every label is the same, so no disagreement is expected by chance"
-    low = high = math.nan
-    used = 0
-    if n and bootstrap > 0 and not math.isnan(value):
-        low, high, used = bootstrap_interval(
-            lambda idx: _alpha_of(matrix[:, idx], codes), n, bootstrap, seed, confidence
-        )
-    return Reliability(
-        "krippendorff_alpha", category, annotators, value, low, high, n, used, reason
+    return _estimate(
+        ("krippendorff_alpha", category, annotators),
+        lambda idx: _alpha_of(matrix[:, idx], codes),
+        int(pairable.sum()),
+        (
+            "no unit has labels from two annotators",
+            "every label is the same, so no disagreement is expected by chance",
+        ),
+        (bootstrap, seed, confidence),
     )
 
 
@@ -299,21 +314,16 @@ def cohen_kappa(
     a = np.array([of_a[u] for u in shared], dtype=int)
     b = np.array([of_b[u] for u in shared], dtype=int)
     labels = range(len(domain))
-    n = len(shared)
-    value = _kappa_of(a, b, labels) if n else math.nan
-    reason = ""
-    if n == 0:
-        reason = f"{annotator_a} and {annotator_b} label no unit in common"
-    elif math.isnan(value):
-        reason = "both give one and the same label throughout: kappa is undefined"
-    low = high = math.nan
-    used = 0
-    if n and bootstrap > 0 and not math.isnan(value):
-        low, high, used = bootstrap_interval(
-            lambda idx: _kappa_of(a[idx], b[idx], labels), n, bootstrap, seed, confidence
-        )
-    pair = (annotator_a, annotator_b)
-    return Reliability("cohen_kappa", category, pair, value, low, high, n, used, reason)
+    return _estimate(
+        ("cohen_kappa", category, (annotator_a, annotator_b)),
+        lambda idx: _kappa_of(a[idx], b[idx], labels),
+        len(shared),
+        (
+            f"{annotator_a} and {annotator_b} label no unit in common",
+            "both give one and the same label throughout: kappa is undefined",
+        ),
+        (bootstrap, seed, confidence),
+    )
 
 
 def agreement_report(
