@@ -15,6 +15,7 @@ from store_helpers import build_store
 from s3kg_core.annotation.exchange import (
     EXPORT_COLUMNS,
     FORMATS,
+    export_bytes,
     export_frame,
     export_verdicts,
     import_verdicts,
@@ -175,3 +176,18 @@ def test_files_that_are_no_export_are_named_errors(annotated, tmp_path):
         import_verdicts(annotated, garbage)
     with pytest.raises(InputFormatError, match="format must be one of"):
         import_verdicts(annotated, tmp_path / "log.xlsx")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_download_bytes_are_the_exported_file(annotated, blank, tmp_path, fmt):
+    out = tmp_path / f"log.{fmt}"
+    export_verdicts(annotated, out)
+    data = export_bytes(annotated, fmt)
+    if fmt != "parquet":
+        assert data == out.read_bytes()
+    downloaded = tmp_path / f"downloaded.{fmt}"
+    downloaded.write_bytes(data)
+    target = Store(tmp_path / "t.duckdb")
+    shutil.copy(blank, target.path)
+    assert import_verdicts(target, downloaded).added == 9
+    assert export_frame(target).equals(export_frame(annotated))

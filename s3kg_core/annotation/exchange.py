@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import tempfile
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +45,7 @@ __all__ = [
     "FORMATS",
     "ImportReport",
     "csv_cell",
+    "export_bytes",
     "export_frame",
     "export_verdicts",
     "import_verdicts",
@@ -180,6 +182,30 @@ def _as_json(value: Any) -> str | None:
     return json.dumps([list(t) if isinstance(t, tuple) else t for t in value], ensure_ascii=False)
 
 
+def _write(frame: pd.DataFrame, path: Path, fmt: str) -> None:
+    """Write an export frame to ``path`` in ``fmt`` (not atomically: the callers are)."""
+    if fmt == "csv":
+        flat = frame.copy()
+        for name in _JSON_COLUMNS:
+            flat[name] = [_as_json(v) for v in flat[name]]
+        flat["created_at"] = [v.isoformat() for v in flat["created_at"]]
+        flat.map(csv_cell).to_csv(path, index=False)
+    elif fmt == "jsonl":
+        with path.open("w", encoding="utf-8") as fh:
+            for record in frame.to_dict("records"):
+                record["created_at"] = record["created_at"].isoformat()
+                for name in _JSON_COLUMNS:
+                    value = record[name]
+                    record[name] = None if value is None else json.loads(_as_json(value) or "null")
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    else:
+        mem = duckdb.connect()
+        try:
+            aq.copy_export_to_parquet(mem, frame, path)
+        finally:
+            mem.close()
+
+
 def export_verdicts(store: Store, out: str | Path, *, fmt: str | None = None) -> int:
     """Write the whole log to ``out`` (csv, parquet or jsonl; default: by its suffix).
 
@@ -195,35 +221,33 @@ def export_verdicts(store: Store, out: str | Path, *, fmt: str | None = None) ->
     path = Path(out)
     fmt = _format_of(path, fmt)
     refuse_the_database(path, store.path)
-    text = export_frame(store)
+    frame = export_frame(store)
     try:
         with replacing(path) as tmp:
-            if fmt == "csv":
-                flat = text.copy()
-                for name in _JSON_COLUMNS:
-                    flat[name] = [_as_json(v) for v in flat[name]]
-                flat["created_at"] = [v.isoformat() for v in flat["created_at"]]
-                flat = flat.map(csv_cell)
-                flat.to_csv(tmp, index=False)
-            elif fmt == "jsonl":
-                with tmp.open("w", encoding="utf-8") as fh:
-                    for record in text.to_dict("records"):
-                        record["created_at"] = record["created_at"].isoformat()
-                        for name in _JSON_COLUMNS:
-                            value = record[name]
-                            record[name] = None if value is None else json.loads(_as_json(value))  # type: ignore[arg-type]
-                        fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-            else:
-                mem = duckdb.connect()
-                try:
-                    aq.copy_export_to_parquet(mem, text, tmp)
-                finally:
-                    mem.close()
+            _write(frame, tmp, fmt)
     except OSError as exc:
         raise OutputError(
             f"cannot write {out}: {exc.strerror or exc}; a file that was there is unchanged"
         ) from exc
-    return len(text)
+    return len(frame)
+
+
+def export_bytes(store: Store, fmt: str) -> bytes:
+    """The whole log as the bytes of a ``fmt`` file (for a download button).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> store = Store(os.path.join(tempfile.mkdtemp(), "x.duckdb"))
+    >>> export_bytes(store, "csv").decode().split(",")[:3]
+    ['uid', 'created_at', 'annotator']
+    """
+    fmt = _format_of(Path(f"log.{fmt}"), fmt)
+    frame = export_frame(store)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"log.{fmt}"
+        _write(frame, path, fmt)
+        return path.read_bytes()
 
 
 def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
