@@ -18,7 +18,7 @@ __all__ = ["BIDI_CONTROLS", "MAX_NAME_LENGTH", "normalize_annotator"]
 BIDI_CONTROLS = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
 """The bidirectional embedding, override and isolate characters a name may not hold."""
 
-MAX_NAME_LENGTH = 100
+MAX_NAME_LENGTH = 256
 """The longest name accepted, in characters after normalisation."""
 
 
