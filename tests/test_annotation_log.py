@@ -230,6 +230,14 @@ def test_malformed_decisions_are_named_errors(fields, message):
         Decision(**{**base, "verdict": "confirm", **fields})
 
 
+def test_ids_from_a_frame_are_plain_integers():
+    import numpy as np
+
+    d = Decision("ann", np.int64(2), np.int32(5), G1, A1, "confirm", task_id=np.int64(1))
+    assert (d.run_id, d.item_id, d.task_id) == (2, 5, 1)
+    assert all(type(v) is int for v in (d.run_id, d.item_id, d.task_id))
+
+
 def test_adjudicate_needs_a_label(store):
     with pytest.raises(AnnotationError, match="final label"):
         adjudicate(store, "judge", 1, 1, G1, A1, "skip")

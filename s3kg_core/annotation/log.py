@@ -34,6 +34,7 @@ True
 
 from __future__ import annotations
 
+import numbers
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -175,8 +176,11 @@ class Decision:
             )
         for name in ("run_id", "item_id", "task_id"):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise AnnotationError(f"{name} must be an integer; got {value!r}")
+            set_(self, name, int(value))  # a NumPy integer from a frame is welcome
         if self.role == "adjudicator" and self.verdict == "skip":
             raise AnnotationError("an adjudicator gives a label (confirm, reject, add), not skip")
 
