@@ -637,6 +637,14 @@ def test_an_added_pair_is_saved_as_add_and_can_be_removed(db):
     assert not at.exception and _annotations(db) == []
 
 
+# Regression (issue 28.11): a name with NUL or U+202E was saved ("\u202eecila" shows as alice).
+def test_annotate_refuses_a_name_with_a_bidi_override_and_saves_nothing(db):
+    at = _annotate("\u202eecila")
+    assert any("U\\+202E" in e.value for e in at.error)  # Markdown-escaped "U+202E"
+    assert _button(at, "save").disabled and all(g.disabled for g in _verdicts(at))
+    assert _annotations(db) == []
+
+
 def test_annotate_escapes_model_text_in_markdown(db):
     from dashboard.escape import md
 
