@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -193,7 +194,7 @@ def test_a_request_hanging_past_the_timeout_is_recorded_as_a_timeout():
             [_request("slow"), _request("quick")]
         )
         assert server.count("slow") == 2
-    assert results[0].status == "error" and results[0].error == "timeout"
+    assert results[0].status == "error" and results[0].error.startswith("timeout")
     assert results[1].status == "ok"
 
 
@@ -271,9 +272,11 @@ def test_a_cached_reply_that_is_not_usable_is_not_served_d5():
     assert [r.text for r in kept.values()] == ["echo: garbled"]
 
 
-def test_replies_are_cached_and_passed_on_as_they_arrive_d7():
+def test_replies_are_passed_on_as_they_arrive_and_cached_once_stored_d7():
     """Issue 17 (D7): replies were cached, and handed back, only once the whole batch was in,
-    so a process killed mid-batch lost every reply it had paid for."""
+    so a process killed mid-batch lost every reply it had paid for. Issue 28 (2): a reply was
+    cached before the caller stored it, so one the store rejected was replayed by every rerun;
+    now each group is cached right after ``on_results`` returns."""
 
     def script(body, n):
         return Reply(text="late", hang=1.5) if last_user_message(body) == "slow" else _echo(body, n)
@@ -284,14 +287,17 @@ def test_replies_are_cached_and_passed_on_as_they_arrive_d7():
         client = _client(server.base_url, cache)
         client.chat(requests[3])  # "c" is cached
         keys = [r.cache_key(client.settings) for r in requests]
-        calls: list[tuple[list[int], bool]] = []
+        calls: list[tuple[list[int], bool, bool]] = []
 
         def on_results(arrived):
             indices = [i for i, _ in arrived]
+            cached = set(cache.get_many([keys[i] for i in indices]))
+            earlier = {keys[i] for c in calls for i in c[0] if i != 3}
             calls.append(
                 (
                     indices,
-                    set(cache.get_many([keys[i] for i in indices])) == {keys[i] for i in indices},
+                    cached == {keys[i] for i in indices},
+                    earlier <= set(cache.get_many(keys)),
                 )
             )
 
@@ -299,11 +305,39 @@ def test_replies_are_cached_and_passed_on_as_they_arrive_d7():
         results = client.chat_many(requests, on_results=on_results)
         first_fresh = calls[1]
         assert time.monotonic() - started >= 1.5
-    assert calls[0] == ([3], True)  # the cache hit, at once
-    assert 0 not in first_fresh[0] and first_fresh[1]  # fast replies, cached before passed on
-    assert sorted(i for indices, _ in calls for i in indices) == [0, 1, 2, 3]
-    assert calls[-1][0] == [0] and all(cached for _, cached in calls)
+    assert calls[0][:2] == ([3], True)  # the cache hit, at once
+    assert 0 not in first_fresh[0] and not first_fresh[1]  # fast replies, not cached yet
+    assert all(earlier for _, _, earlier in calls)  # each group cached once it was stored
+    assert sorted(i for indices, _, _ in calls for i in indices) == [0, 1, 2, 3]
+    assert calls[-1][0] == [0]
+    assert set(cache.get_many(keys)) == set(keys)
     assert [r.text for r in results] == ["late", "echo: a", "echo: b", "echo: c"]
+
+
+def test_a_group_the_caller_fails_to_store_is_not_cached_28_2():
+    """Issue 28 (2): a reply the store rejected was cached first, so every rerun replayed it
+    and crashed again without a request."""
+    cache = MemoryCache()
+    with fake_openai(_echo) as server:
+        client = _client(server.base_url, cache, concurrency=1)
+
+        def reject(arrived):
+            raise ValueError("the store rejected it")
+
+        with pytest.raises(ValueError, match="rejected"):
+            client.chat_many([_request("poison")], on_results=reject)
+        assert cache.get_many([_request("poison").cache_key(client.settings)]) == {}
+        with contextlib.suppress(ValueError), client.deferred_cache():
+            client.chat(_request("held"))
+            raise ValueError("the KGs of this batch could not be stored")
+        assert cache.get_many([_request("held").cache_key(client.settings)]) == {}
+        with client.deferred_cache():
+            client.chat(_request("held"))
+            assert cache.get_many([_request("held").cache_key(client.settings)]) == {}
+        assert server.count("held") == 2
+    assert [
+        r.text for r in cache.get_many([_request("held").cache_key(client.settings)]).values()
+    ] == ["echo: held"]
 
 
 def test_refresh_asks_again_and_replaces_the_cached_reply():
