@@ -460,3 +460,141 @@ def test_chat_result_json_keeps_the_error(status):
     assert back.error == "I cannot help with that."
     assert back.failure() == result.failure()
     assert {**back.__dict__, "cached": False} == result.__dict__
+
+
+# -- hostile replies (issue 28) ------------------------------------------------------------------
+
+
+def test_lone_surrogates_and_absurd_token_counts_are_cleaned_at_the_boundary_28_2():
+    """Issue 28 (2b, 2c): an answer with a lone surrogate and token counts of 10^12 or "many"
+    reached the store raw (ConversionException / UnicodeEncodeError); both streamed and not."""
+
+    def script(body, n):
+        usage = {"prompt_tokens": 10**12, "completion_tokens": "many", "total_tokens": -1}
+        stream = None if "stream" in last_user_message(body) else False
+        return Reply(text="bad \ud800 text", usage=usage, stream=stream)
+
+    with fake_openai(script) as server:
+        results = _client(server.base_url).chat_many([_request("stream"), _request("plain")])
+    for result in results:
+        assert result.status == "ok" and result.text == "bad \ufffd text"
+        assert result.prompt_tokens is None and result.completion_tokens is None
+        result.text.encode("utf-8")  # encodable
+        assert result.model_id == "fake-model"
+
+
+def test_a_server_dripping_bytes_is_cut_at_the_total_deadline_28_4():
+    """Issue 28 (4): a server that drips one byte a second kept a 3 s timeout waiting past
+    100 s: the timeout bounded each read, not the request."""
+
+    def script(body, n):
+        return Reply(text="slowly " * 20, drip=0.2)
+
+    with fake_openai(script) as server:
+        started = time.monotonic()
+        result = _client(server.base_url, timeout=1.0, max_retries=0).chat(_request("drip"))
+        took = time.monotonic() - started
+    assert result.status == "error" and result.error.startswith("timeout")
+    assert "within 1 s" in result.error
+    assert took < 3.0
+
+
+def test_a_gzip_bomb_is_refused_past_the_size_cap_without_inflating_it_28_4():
+    """Issue 28 (4): a gzip body of 0.8 MB on the wire took 1.76 GB of memory."""
+    bomb = b'{"choices": [{"message": {"content": "' + b"a" * (64 * 1024 * 1024) + b'"}}]}'
+
+    def script(body, n):
+        return Reply(raw=bomb, gzip=True)
+
+    with fake_openai(script) as server:
+        client = _client(server.base_url, max_retries=2, max_reply_bytes=1024 * 1024)
+        result = client.chat(_request("bomb"))
+        assert server.count("bomb") == 1  # too large is final: not retried
+    assert result.status == "error" and "larger than 1,048,576 bytes" in result.error
+
+
+def test_an_answer_far_past_max_tokens_is_capped_28_4():
+    """Issue 28 (4): a 50 MB answer was stored although --max-tokens was 512."""
+    from s3kg_core.llm.client import text_cap
+
+    def script(body, n):
+        return Reply(text="word " * 200_000)  # 1 MB
+
+    with fake_openai(script) as server:
+        result = _client(server.base_url).chat(_request("long", max_tokens=16))
+    assert result.status == "ok" and result.finish_reason == "length"
+    assert len(result.text) == text_cap(16)
+
+
+def test_a_redirect_to_another_origin_is_refused_with_a_clear_error_28_11():
+    """Issue 28 (11): a 307 to another origin was followed silently (with the key)."""
+    with fake_openai(_echo) as other:
+
+        def script(body, n):
+            return Reply(redirect=f"{other.base_url}/chat/completions")
+
+        with fake_openai(script) as server:
+            client = _client(server.base_url, max_retries=0)
+            with pytest.raises(EndpointError, match="redirected to another origin") as info:
+                client.chat(_request("q"))
+        assert other.count() == 0
+    assert other.base_url.removesuffix("/v1") in str(info.value)
+
+
+def test_a_redirect_within_the_same_origin_is_followed():
+    with fake_openai(_echo) as server:
+        target = f"{server.base_url}/chat/completions"
+
+        def script(body, n):
+            return Reply(redirect=target) if n == 1 else _echo(body, n)
+
+        server.script = script
+        result = _client(server.base_url).chat(_request("moved"))
+    assert result.status == "ok" and result.text == "echo: moved"
+
+
+def test_a_server_that_ignores_stream_is_read_as_plain_json():
+    with fake_openai(lambda body, n: Reply(text="whole", stream=False)) as server:
+        result = _client(server.base_url).chat(_request("q"))
+        assert server.requests[0][1]["stream"] is True
+    assert result.status == "ok" and result.text == "whole" and result.completion_tokens == 1
+
+
+# -- adaptive concurrency (issue 29) -------------------------------------------------------------
+
+
+def test_a_single_worker_server_gets_one_request_at_a_time_after_one_probe():
+    def script(body, n):
+        return Reply(text="done", hang=0.3)
+
+    with fake_openai(script, workers=1) as server:
+        client = _client(server.base_url, concurrency=8, max_retries=0)
+        results = client.chat_many([_request(f"q{i}") for i in range(8)])
+        assert server.count() == 8  # one request per answer, no retries
+        assert server.busy <= 2  # probed at 2 once, never more
+    assert all(r.ok for r in results)
+    assert client.limit.limit == 1
+
+
+def test_a_parallel_server_lets_the_limit_grow_to_the_concurrency():
+    with fake_openai(lambda body, n: Reply(text="done", hang=0.1)) as server:
+        client = _client(server.base_url, concurrency=4, max_retries=0)
+        results = client.chat_many([_request(f"q{i}") for i in range(24)])
+    assert all(r.ok for r in results)
+    assert client.limit.limit == 4 and client.stats.peak_in_flight == 4
+
+
+def test_a_timed_out_request_is_not_retried_while_the_server_still_works_on_it():
+    """Issue 29: retries of timed-out requests jammed a single-worker server that kept
+    generating for the abandoned ones (24 requests logged, 1 finished)."""
+
+    def script(body, n):
+        return Reply(text="done", hang=0.8 if n == 1 else 0.2)
+
+    with fake_openai(script, workers=1) as server:
+        client = _client(server.base_url, timeout=0.5, max_retries=2, concurrency=4)
+        results = client.chat_many([_request(f"q{i}") for i in range(3)])
+        assert server.busy <= 2
+    assert all(r.ok for r in results)
+    assert client.stats.timeouts >= 1
+    assert client.stats.sent == server.count() <= 6

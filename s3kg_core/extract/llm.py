@@ -10,6 +10,7 @@ on the next run instead of being parsed again from the cache.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -96,6 +97,15 @@ class LLMExtractor:
         self.max_tokens = max_tokens
         version = JOINT_PROMPT_VERSION if prompt == "joint" else SINGLE_PROMPT_VERSION
         self.name = f"llm:{client.settings.model}:{version}"
+
+    def deferred_cache(self) -> contextlib.AbstractContextManager[None]:
+        """Cache the replies of the block only if it ends without an error.
+
+        The extraction stage wraps extracting a batch and storing its KGs in it, so a reply
+        whose KGs the store rejects is not cached (see
+        :meth:`~s3kg_core.llm.client.LLMClient.deferred_cache`).
+        """
+        return self.client.deferred_cache()
 
     def _request(self, messages: tuple[tuple[str, str], ...], version: str) -> ChatRequest:
         return ChatRequest(

@@ -285,10 +285,11 @@ def parse_kg_json(text: str, keys: Sequence[str]) -> ParsedKGs:
 
     Examples
     --------
-    >>> parse_kg_json('{"error": "I could not do that"}', ["knowledge_graph"])
-    Traceback (most recent call last):
-    ...
-    s3kg_core.errors.LLMResponseError: the reply has none of the expected keys ['knowledge_graph'] (it has ['error'])
+    >>> try:
+    ...     parse_kg_json('{"error": "I could not do that"}', ["knowledge_graph"])
+    ... except LLMResponseError as exc:
+    ...     print(exc)
+    the reply has none of the expected keys ['knowledge_graph'] (it has ['error'])
     """
     value, repairs = repair_json(text)
     if isinstance(value, list) and len(keys) == 1:

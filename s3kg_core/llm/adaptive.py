@@ -4,9 +4,9 @@ A local CPU server (``transformers serve``, llama.cpp's server with one slot) ge
 request at a time and queues the rest; a hosted API serves many at once. The client cannot know
 which, so :class:`AdaptiveLimit` finds out:
 
-- **Slow start.** The limit starts at 1 and grows by one each time every request of a full
-  window came back *without queueing* while that many were in flight, up to the user's
-  ``--concurrency``.
+- **Slow start.** The limit starts at 1 and doubles each time a full window of requests (as
+  many as the limit) came back *without queueing* while that many were in flight, up to the
+  user's ``--concurrency``; after the first sign of congestion it grows by one per window.
 - **Queueing is congestion.** A request that waited at the server (its first token came more
   than half a typical generation later than the quickest first token seen) lowers the limit by
   one; the next probe upwards waits for 8 clean replies, then 16, 32... (a single-worker server
@@ -41,6 +41,8 @@ __all__ = ["AdaptiveLimit", "Ghost", "Ticket"]
 
 _QUEUE_FACTOR = 1.5
 """A first token later than this times the quickest one seen (plus half a generation) queued."""
+_QUEUE_SLACK_S = 0.05
+"""Seconds of scheduling noise a first token may be late by without counting as queued."""
 _FIRST_PROBE_WAIT = 8
 _MAX_PROBE_WAIT = 256
 
@@ -177,8 +179,9 @@ class AdaptiveLimit:
                 self._probe_wait -= 1
                 return
             self._clean += 1
-            if (self._slow_start or self._clean >= self.limit) and self.limit < self.maximum:
-                self.limit += 1
+            if self._clean >= self.limit and self.limit < self.maximum:
+                grown = self.limit * 2 if self._slow_start else self.limit + 1
+                self.limit = min(grown, self.maximum)
                 self._clean = 0
 
     def _queued(self, first: float, total: float, peak: int) -> bool:
@@ -190,7 +193,7 @@ class AdaptiveLimit:
             self._best_first = first
         if best is None or peak < 2:
             return False
-        return first > _QUEUE_FACTOR * best + 0.5 * typical
+        return first > _QUEUE_FACTOR * best + 0.5 * typical + _QUEUE_SLACK_S
 
     def _congested(self, new_limit: int) -> None:
         self.limit = max(1, min(new_limit, self.maximum))
