@@ -557,8 +557,8 @@ def _retry_after(exc: Exception) -> float | None:
     return value if 0 < value <= _MAX_RETRY_AFTER_S else None
 
 
-def _classify(exc: Exception) -> _Failure:
-    """Turn an exception of one attempt into a :class:`_Failure`."""
+def _classify(exc: Exception, timeout: float) -> _Failure:
+    """Turn an exception of one attempt (whose deadline was ``timeout`` s) into a failure."""
     import openai
 
     from .transport import DeadlineExceeded, RedirectRefused, ReplyTooLarge
@@ -566,13 +566,13 @@ def _classify(exc: Exception) -> _Failure:
     chain = _causes(exc)
     for cause in chain:
         if isinstance(cause, DeadlineExceeded):
-            return _Failure(f"timeout ({cause})", "timeout")
+            return _Failure(f"timeout (no complete reply within {timeout:g} s)", "timeout")
         if isinstance(cause, ReplyTooLarge):
             return _Failure(clean_text(str(cause), limit=500), "final")
         if isinstance(cause, RedirectRefused):
             return _Failure(clean_text(str(cause), limit=500), "fatal")
     if isinstance(exc, openai.APITimeoutError):
-        return _Failure("timeout", "timeout")
+        return _Failure(f"timeout (no complete reply within {timeout:g} s)", "timeout")
     if isinstance(exc, openai.APIStatusError):
         body = exc.body
         message = body.get("message") if isinstance(body, dict) else None
@@ -737,7 +737,7 @@ class LLMClient:
             try:
                 result, first = self._call(request)
             except Exception as exc:
-                failure = _classify(exc)
+                failure = _classify(exc, self.settings.timeout_for(request.max_tokens))
                 ghost = None
                 if failure.kind == "timeout":
                     self._count(timeouts=1)
