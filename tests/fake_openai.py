@@ -18,6 +18,7 @@ whether or not its client is still there (an abandoned request is not cancelled)
 
 from __future__ import annotations
 
+import contextlib
 import gzip as gzip_module
 import json
 import threading
@@ -203,10 +204,8 @@ def fake_openai(
                 self._send(404, b'{"error": {"message": "not found"}}', {})
                 return
             reply = self._work(body, n)
-            try:
+            with contextlib.suppress(OSError):  # the client went away: the work is done anyway
                 self._answer(body, reply)
-            except OSError:
-                pass  # the client went away: the work is done anyway
 
         def _work(self, body: dict[str, Any], n: int) -> Reply:
             """The scripted reply, after its ``hang`` seconds (in line, in single-worker mode)."""
