@@ -294,7 +294,20 @@ def extract_cmd(
     default=None,
     help="Display name of the collected runs (default: the model's short name).",
 )
-@click.option("--max-tokens", type=click.IntRange(1), default=512, show_default=True)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(1),
+    default=512,
+    show_default=True,
+    help="Length limit of each collected answer.",
+)
+@click.option(
+    "--extract-max-tokens",
+    type=click.IntRange(16),
+    default=2048,
+    show_default=True,
+    help="Length limit of each LLM extraction response (--extractor llm).",
+)
 @friendly_errors
 def run_cmd(
     db_path: Path,
@@ -315,6 +328,7 @@ def run_cmd(
     fraction: float,
     name: str | None,
     max_tokens: int,
+    extract_max_tokens: int,
     **endpoint: Any,
 ) -> None:
     """Import -> collect -> extract -> score -> TAU, each stage resumable.
@@ -357,7 +371,9 @@ def run_cmd(
             max_tokens=max_tokens,
             name=name,
         )
-    chosen = _extractor(extractor, prompt, db_path, endpoint, say="run")
+    chosen = _extractor(
+        extractor, prompt, db_path, endpoint, max_tokens=extract_max_tokens, say="run"
+    )
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
         alpha=alpha,
