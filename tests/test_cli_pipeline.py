@@ -420,3 +420,27 @@ def test_help_documents_the_exit_status_d11a(command):
     result = _invoke(command, "--help")
     text = " ".join(result.output.split())
     assert "Exit status: 0" in text and "3 when some" in text and "1 when all" in text
+
+
+def test_collect_names_runs_after_the_model_never_its_path_29(tmp_path, table, no_endpoint_env):
+    """Issue 29: a run collected from a local folder was stored and shown under the folder's
+    absolute path; now it is named after the model (or --name), and the export shows that."""
+    db = tmp_path / "n.duckdb"
+    assert _invoke("import", "csv", table, "--db", db, "--map", MAP).exit_code == 0
+    folder = str(tmp_path / "cache" / "models" / "smollm2-135m-instruct")
+    with fake_openai(toy_model) as server:
+        common = ["collect", "--db", db, "--base-url", server.base_url, "--model", folder]
+        first = _invoke(*common, "--limit", "2")
+        renamed = _invoke(*common, "--temperatures", "0.7", "--name", "smol <b>")
+    assert first.exit_code == 0 and renamed.exit_code == 0, first.output + renamed.output
+    assert "collected from smollm2-135m-instruct: " in first.output
+    assert "collected from smol <b>: " in renamed.output
+    with Store(db).connect() as con:
+        runs = con.execute("SELECT model, temperature, name FROM runs ORDER BY 2").fetchall()
+        ids = con.execute("SELECT DISTINCT model_id FROM answers").fetchall()
+    assert runs == [(folder, 0.0, "smollm2-135m-instruct"), (folder, 0.7, "smol <b>")]
+    assert ids == [(folder,)]  # the fake server reports the model it was asked for
+    out = tmp_path / "e.csv"
+    assert _invoke("export", "--db", db, "--format", "csv", "--out", out).exit_code == 0
+    exported = out.read_text()
+    assert "smollm2-135m-instruct" in exported and str(tmp_path) not in exported

@@ -143,7 +143,10 @@ def collect_cmd(
             name=name,
             progress=bar.update,
         )
-    click.echo(f"collected from {client.settings.model}: {report.summary()}")
+    from ..store.records import short_name
+
+    shown = name or short_name(client.settings.model)
+    click.echo(f"collected from {shown}: {report.summary()}")
     exit_on_failures([report.stage_failures()])
 
 
