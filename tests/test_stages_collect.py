@@ -281,9 +281,9 @@ def test_collect_from_a_single_worker_server_stores_every_answer_without_a_pile_
 
     def script(body, n):
         slow = "SLOWITEM" in last_user_message(body)
-        return Reply(text=toy_model(body, n).text, hang=1.3 if slow else 0.25)
+        return Reply(text=toy_model(body, n).text, hang=2.4 if slow else 0.5)
 
-    args = ["collect", "--db", str(db), "--model", "toy", "--timeout", "0.8", "--max-retries", "1"]
+    args = ["collect", "--db", str(db), "--model", "toy", "--timeout", "1.5", "--max-retries", "1"]
     with fake_openai(script, workers=1) as server:
         result = CliRunner().invoke(cli, [*args, "--base-url", server.base_url])
         fast = sum(i.ext_id != "slow" for i in items)
@@ -293,7 +293,7 @@ def test_collect_from_a_single_worker_server_stores_every_answer_without_a_pile_
     assert result.exit_code == 3, result.output
     rows = _answer_rows(db)
     assert all(rows[i.ext_id] == ("ok", None) for i in items if i.ext_id != "slow")
-    assert rows["slow"] == ("error", "timeout (no complete reply within 0.8 s)")
+    assert rows["slow"] == ("error", "timeout (no complete reply within 1.5 s)")
     assert f"{len(items) + 1} requests sent (1 retries, 2 timeouts" in result.output
 
 

@@ -53,7 +53,13 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from ..errors import ConfigError, EndpointError
+from ..errors import (
+    ConfigError,
+    DeadlineExceeded,
+    EndpointError,
+    RedirectRefused,
+    ReplyTooLarge,
+)
 from ..progress import Progress
 from .adaptive import AdaptiveLimit, Ghost, Ticket
 from .replies import clean_count, clean_text
@@ -560,8 +566,6 @@ def _retry_after(exc: Exception) -> float | None:
 def _classify(exc: Exception, timeout: float) -> _Failure:
     """Turn an exception of one attempt (whose deadline was ``timeout`` s) into a failure."""
     import openai
-
-    from .transport import DeadlineExceeded, RedirectRefused, ReplyTooLarge
 
     chain = _causes(exc)
     for cause in chain:

@@ -4,13 +4,15 @@ The ``openai`` client's timeout bounds each read, not the request: a server that
 byte a second never times out. :class:`BoundedTransport` (an ``httpx2`` transport, the HTTP
 library ``openai`` uses) makes the request's timeout a total deadline: a watchdog shuts the
 connection's socket when it passes, whatever phase the exchange is in (connecting, waiting for
-the headers, reading the body), and the exchange fails with :class:`DeadlineExceeded`. It also
-decodes the body itself (gzip or deflate, nothing else is accepted), counting the bytes *after*
-decompression, and stops with :class:`ReplyTooLarge` once they pass ``max_bytes``, so a small
-gzip bomb cannot fill the memory.
+the headers, reading the body), and the exchange fails with
+:class:`~s3kg_core.errors.DeadlineExceeded`. It also decodes the body itself (gzip or deflate,
+nothing else is accepted), counting the bytes *after* decompression, and stops with
+:class:`~s3kg_core.errors.ReplyTooLarge` once they pass ``max_bytes``, so a small gzip bomb
+cannot fill the memory.
 
 :func:`refuse_cross_origin_redirect` is a response hook that refuses to follow a redirect to
-another scheme, host or port (the request, and its key, would go to a server nobody chose).
+another scheme, host or port (the request, and its key, would go to a server nobody chose):
+:class:`~s3kg_core.errors.RedirectRefused`.
 
 Examples
 --------
@@ -32,36 +34,13 @@ from typing import Any, cast
 
 import httpx2
 
+from ..errors import DeadlineExceeded, RedirectRefused, ReplyLimitError, ReplyTooLarge
 from .urls import redact_url
 
-__all__ = [
-    "ACCEPTED_ENCODINGS",
-    "BoundedTransport",
-    "DeadlineExceeded",
-    "RedirectRefused",
-    "ReplyLimitError",
-    "ReplyTooLarge",
-    "refuse_cross_origin_redirect",
-]
+__all__ = ["ACCEPTED_ENCODINGS", "BoundedTransport", "refuse_cross_origin_redirect"]
 
 ACCEPTED_ENCODINGS = "gzip, deflate"
 """What requests say they accept; a reply in another content encoding is refused."""
-
-
-class ReplyLimitError(httpx2.TransportError):
-    """A reply went past a limit of :class:`BoundedTransport`."""
-
-
-class DeadlineExceeded(ReplyLimitError, httpx2.TimeoutException):
-    """No complete reply within the request's total deadline."""
-
-
-class ReplyTooLarge(ReplyLimitError):
-    """The reply's body, decompressed, is larger than allowed (or in an unsupported encoding)."""
-
-
-class RedirectRefused(httpx2.TransportError):
-    """The endpoint redirected the request to another origin."""
 
 
 def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
@@ -70,7 +49,7 @@ def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
 
 
 def refuse_cross_origin_redirect(response: httpx2.Response) -> None:
-    """Raise :class:`RedirectRefused` for a redirect whose target is another origin.
+    """Raise :class:`~s3kg_core.errors.RedirectRefused` for a redirect to another origin.
 
     An ``httpx2`` response hook: it runs before the client follows a redirect. A redirect
     within the same scheme, host and port is left to the client.
@@ -228,7 +207,8 @@ class BoundedTransport(httpx2.BaseTransport):
     -----
     The deadline of a request is the largest of its timeouts (``openai``'s ``timeout``), from
     the moment the transport receives it. A reply whose body is still arriving when it passes
-    fails with :class:`DeadlineExceeded`; one over ``max_bytes`` with :class:`ReplyTooLarge`.
+    fails with :class:`~s3kg_core.errors.DeadlineExceeded`; one over ``max_bytes`` with
+    :class:`~s3kg_core.errors.ReplyTooLarge`.
     """
 
     def __init__(self, *, max_bytes: int, inner: httpx2.BaseTransport | None = None) -> None:
