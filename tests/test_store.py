@@ -13,7 +13,7 @@ from store_helpers import build_store, count, start_lock_holder
 
 from s3kg_core.errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
 from s3kg_core.kg import Triple
-from s3kg_core.store import grapheval_queries
+from s3kg_core.store import grapheval_queries, queries
 from s3kg_core.store.records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
 from s3kg_core.store.schema import MIGRATIONS, SCHEMA_VERSION
 from s3kg_core.store.store import Store
@@ -192,6 +192,45 @@ def test_a_migration_numbered_below_the_file_s_version_still_runs_once(tmp_path,
     monkeypatch.setattr(store_module, "MIGRATIONS", later)
     with pytest.raises(CorruptDatabaseError, match="newer than this s3kg"):
         Store(path).schema_version()
+
+
+def test_a_version_4_file_migrates_to_5_with_run_names_and_answer_model_ids(tmp_path):
+    """Issue 29: a run collected from a local folder was shown under the folder's whole path;
+    migration 5 gives every run a display name (the model's short name) and answers a model
+    id and finish reason."""
+    from s3kg_core.store.schema import MIGRATIONS
+
+    path = tmp_path / "v4.duckdb"
+    con = duckdb.connect(str(path))
+    for version in (1, 2, 3, 4):
+        for statement in MIGRATIONS[version]:
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '4')")
+    con.execute("INSERT INTO datasets (name) VALUES ('d')")
+    models = ["/root/.cache/s3kg/models/smollm2-135m-instruct", "org/Model-7B/", "gpt-4o"]
+    for i, model in enumerate(models):
+        con.execute(
+            "INSERT INTO runs (dataset_id, model, temperature, extractor) VALUES (1, ?, ?, 'x')",
+            [model, float(i)],
+        )
+    con.close()
+    store = Store(path)
+    with store.transaction() as con:
+        names = con.execute("SELECT name FROM runs ORDER BY run_id").fetchall()
+        ds = store.ensure_dataset(con, "d")
+        ids = store.upsert_items(con, ds, [ItemRecord("q", "Why?")])
+        fresh = store.ensure_run(con, ds, "/tmp/models/my-llm", 0.0, "none")
+        named = store.ensure_run(con, ds, "/tmp/models/my-llm", 0.5, "none", name="mine")
+        store.put_answers(
+            con,
+            fresh,
+            [AnswerRecord(ids["q"], "a", model_id="served-id", finish_reason="length")],
+        )
+        row = con.execute("SELECT model_id, finish_reason FROM answers").fetchone()
+        shown = queries.run_overview(con).set_index("run_id")["model"].to_dict()
+    assert names == [("smollm2-135m-instruct",), ("Model-7B",), ("gpt-4o",)]
+    assert row == ("served-id", "length")
+    assert shown[fresh] == "my-llm" and shown[named] == "mine"
 
 
 def test_bench_results_are_replaced_by_key(tmp_path):
