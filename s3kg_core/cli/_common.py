@@ -330,7 +330,12 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def check_output(*paths: Path | None, option: str = "--out", folder: bool = False) -> None:
+def check_output(
+    *paths: Path | None,
+    option: str = "--out",
+    folder: bool = False,
+    databases: Iterable[Path | None] = (),
+) -> None:
     """Refuse an output that would overwrite the database; then :func:`check_writable`.
 
     The databases protected are the command's ``--db`` (its ``db_path`` parameter, when it has
@@ -347,6 +352,8 @@ def check_output(*paths: Path | None, option: str = "--out", folder: bool = Fals
         The option that named them, for the message.
     folder
         The outputs are folders: only the database check is made.
+    databases
+        More database files to protect (a parent command's ``--db``).
 
     Raises
     ------
@@ -369,13 +376,13 @@ def check_output(*paths: Path | None, option: str = "--out", folder: bool = Fals
     s3kg_core.cli._common.OutputIsDatabaseError: --out .../RUNS.duckdb.WAL is the database's ...
     """
     ctx = click.get_current_context(silent=True)
-    databases = [default_db()]
+    protected = [Path(db) for db in databases if db is not None] + [default_db()]
     if ctx is not None and isinstance(ctx.params.get("db_path"), str | Path):
-        databases.insert(0, Path(ctx.params["db_path"]))
+        protected.insert(0, Path(ctx.params["db_path"]))
     for path in paths:
         if path is None:
             continue
-        for db in databases:
+        for db in protected:
             for target, what in ((db, "the database"), (Path(f"{db}.wal"), "the database's")):
                 if _same_file(Path(path), target):
                     name = f"write-ahead log {target}" if what.endswith("'s") else f"{target}"
@@ -458,7 +465,9 @@ def endpoint_options(func: F) -> F:
             type=click.IntRange(1, 256),
             default=4,
             show_default=True,
-            help="Requests in flight at once.",
+            help="The most requests in flight at once. The client starts with one and adds "
+            "more only while the server answers them without queueing; timeouts, 429 and 503 "
+            "halve it.",
         ),
         click.option(
             "--rpm",
@@ -469,9 +478,9 @@ def endpoint_options(func: F) -> F:
         click.option(
             "--timeout",
             type=click.FloatRange(0, min_open=True),
-            default=60.0,
-            show_default=True,
-            help="Seconds per request before it is retried.",
+            default=None,
+            help="Seconds a request may take in all before it is retried (default: 60 + 0.5 "
+            "per token of --max-tokens, for slow local servers).",
         ),
         click.option(
             "--max-retries",
