@@ -204,10 +204,16 @@ WRITERS = [
     ["factuality", "train", "{in}/st.parquet", "{in}/st.parquet", "--layer", "1", "--out", "{out}"],
     ["factuality", "evaluate", "{in}/st.parquet", "{in}/st.parquet", "{in}/judge", "--json",
      "{out}", "--db", "{db}"],
+    ["annotate", "agreement", "--db", "{db}", "--json", "{out}"],
+    ["annotations", "export", "--db", "{db}", "--format", "csv", "--out", "{out}"],
+    ["tau", "calibrate", "--db", "{db}", "--curve", "{out}"],
+    ["tau", "--db", "{db}", "calibrate", "--curve", "{out}"],  # the parent's --db
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("args", WRITERS, ids=lambda a: " ".join(a[:2]))
+@pytest.mark.parametrize(
+    "args", WRITERS, ids=lambda a: " ".join(a[:2] if a[1][0] != "-" else a[::3])
+)
 @pytest.mark.parametrize("target", ["db", "symlink", "wal"])
 def test_no_command_writes_over_the_database(tmp_path, monkeypatch, args, target):
     """Regression (issue 28, item 1): `s3kg export --db e.duckdb --format csv --out e.duckdb`

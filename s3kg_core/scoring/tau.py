@@ -334,7 +334,8 @@ class TripletAnalyzer:
         self.verify_components = verify_components
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
-        return self.cache.matrix[self.cache.rows(texts)]
+        out: np.ndarray = self.cache.matrix[self.cache.rows(texts)]
+        return out
 
     def _matches(
         self, gold: Sequence[str], answer: Sequence[str]
@@ -476,7 +477,7 @@ class TripletAnalyzer:
         threshold = self.triple_threshold
 
         def sentence_keys(rows: np.ndarray) -> np.ndarray:
-            sim = vec_g[rows] @ vec_a.T
+            sim: np.ndarray = vec_g[rows] @ vec_a.T
             below = sim < threshold
             np.negative(sim, out=sim)
             sim[below] = np.inf
@@ -507,7 +508,7 @@ class TripletAnalyzer:
             crossed &= rels(block)  # the relation matches and an entity does (or both swap)
             hh &= tt  # or head and tail match
             crossed |= hh
-            keys = vg[block] @ va.T
+            keys: np.ndarray = vg[block] @ va.T
             np.negative(keys, out=keys)
             keys[~crossed] = np.inf
             return keys
