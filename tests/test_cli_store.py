@@ -900,5 +900,10 @@ def test_tau_calibrate_never_writes_its_curve_over_the_database(tmp_path):
     db = tmp_path / "db.duckdb"
     build_store(db, n_items=1)
     before = db.read_bytes()
-    error = _one_line_error(_invoke("tau", "calibrate", "--db", db, "--curve", db))
-    assert "it is the database" in error and db.read_bytes() == before
+    result = _invoke("tau", "calibrate", "--db", db, "--curve", db)
+    assert result.exit_code == 2  # a usage error, as every output that is the database (issue 28)
+    assert result.output == (
+        f"Error: --curve {db} is the database {db}; writing it would destroy the database: "
+        "name another file\n"
+    )
+    assert db.read_bytes() == before
