@@ -772,7 +772,7 @@ def test_every_page_that_shows_a_partial_runs_numbers_marks_it(db):
         con.execute("DELETE FROM tau_results WHERE run_id = 1")
     finally:
         con.close()
-    mark = "(run 1): 25 of 30 answers scored"
+    mark = "run 1\\): 25 of 30 answers scored"  # as escaped Markdown
     for page in ("overview", "compare", "sample", "tau"):
         at = _app(page)
         notes = [w.value for w in at.warning if "Partial run" in w.value]
