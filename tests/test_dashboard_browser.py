@@ -985,14 +985,12 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
     assert importer.returncode == 0, output
     assert "mesaqa_long-import.csv: mesaqa / long-import: 6000 items" in output
     assert saved_during_import, "the import ended before the save: nothing was tested"
-    con = duckdb.connect(str(annotate_db), read_only=True)
-    try:
-        verdicts = con.execute(
-            "SELECT verdict FROM annotations WHERE annotator = 'carol'"
-        ).fetchall()
-    finally:
-        con.close()
-    assert verdicts == [("reject",)]
+    from s3kg_core.annotation.log import current_verdicts
+    from s3kg_core.store.store import Store
+
+    with Store(annotate_db, read_only=True).connect() as con:
+        verdicts = current_verdicts(con)
+    assert verdicts[verdicts["annotator"] == "carol"]["verdict"].tolist() == ["reject"]
     assert_clean(watched, annotate_server, "annotate during an import")
 
 
