@@ -933,8 +933,6 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
     import sys
     import time
 
-    import duckdb
-
     folder = _release_folder(shared_data, annotate_db.parent / "long_import", 6000)
     page = watched.page
     open_page(
