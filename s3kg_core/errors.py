@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "CheckerError",
     "CheckerExportError",
+    "ComparisonError",
     "ConfigError",
     "CorruptDatabaseError",
     "DatabaseError",
@@ -31,6 +32,7 @@ __all__ = [
     "RedirectRefused",
     "ReplyLimitError",
     "ReplyTooLarge",
+    "RunSelectionError",
     "S3KGError",
     "ServeError",
     "TripleError",
@@ -43,6 +45,15 @@ class S3KGError(Exception):
 
 class ConfigError(S3KGError, ValueError):
     """An option or argument is out of range or unknown (alpha, tau, mode, a batch size ...)."""
+
+
+class RunSelectionError(ConfigError):
+    """A run named by id or display name is not in the database, or the name fits several."""
+
+
+class ComparisonError(ConfigError):
+    """Two runs (or two pair files) cannot be compared: other datasets, nothing shared, or not
+    scored under the signature."""
 
 
 class TripleError(S3KGError, ValueError):

@@ -13,6 +13,7 @@ from JSON escapes such as ``\ud800``) is replaced with U+FFFD where it is read
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 from ..errors import InputFormatError, KGParseError, MappingError
 from ..kg import SOURCES
 from ..kgio import parse_kg_cell
-from ..store import queries
+from ..store import export_queries, queries
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
 from ..store.store import Store
 from ..tables import Table, loads_json, read_csv_rows, read_jsonl_records, replace_surrogates
@@ -376,4 +377,24 @@ def import_table(
                     for rec, row in zip(records, rows, strict=True)
                 ],
             )
+        owner = report.run_id if report.run_id is not None else export_queries.ITEM_LEVEL
+        mapped = set(mapping.values())
+        extras = [(pos, c) for pos, c in enumerate(header) if c not in mapped]
+        keys = [(owner, ids[rec.ext_id]) for rec in records]
+        export_queries.replace_extra_columns(
+            con,
+            keys,
+            [
+                (run_item[0], run_item[1], name, pos, _extra_text(row.get(name)))
+                for run_item, row in zip(keys, rows, strict=True)
+                for pos, name in extras
+            ],
+        )
     return report
+
+
+def _extra_text(value: Any) -> str | None:
+    """An extra column's cell as stored: text as it is, other JSON values as JSON text."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)

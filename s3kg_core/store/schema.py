@@ -1,6 +1,7 @@
 """The DuckDB schema as numbered migrations, and the columns of stored benchmark results.
 
-The schema version is recorded in ``meta``; migrations run on the first read-write open.
+The schema version (the highest migration applied) and the list of applied migrations are
+recorded in ``meta``; the missing migrations run, in order, on the first read-write open.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 __all__ = ["BENCH_COLUMNS", "MIGRATIONS", "SCHEMA_VERSION"]
 
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 7
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -206,6 +207,19 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE runs ADD COLUMN IF NOT EXISTS name VARCHAR",
         "UPDATE runs SET name = coalesce(nullif(regexp_extract(rtrim(rtrim(model, '/'), "
         r"'\'), '[^/\\]+$'), ''), model) WHERE name IS NULL",
+    ),
+    # 7: the columns of an imported file that its mapping does not name (issue 32), kept under
+    # their own names as text so that `s3kg export` carries them: per answer when the file
+    # holds answers, per item (run_id 0: run ids start at 1) when it holds questions only.
+    # ``pos`` is the column's place in the file (the export keeps the file's order).
+    7: (
+        """CREATE TABLE IF NOT EXISTS extra_columns (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            name VARCHAR NOT NULL,
+            pos INTEGER NOT NULL,
+            value VARCHAR,
+            PRIMARY KEY (run_id, item_id, name))""",
     ),
 }
 
