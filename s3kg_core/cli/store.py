@@ -267,25 +267,53 @@ def cus_cmd(
         write_json_atomic(json_path, report.records())
 
 
-@click.command("export")
+def _export_epilog() -> str:
+    from ..stages.export_schema import columns_help
+
+    return (
+        "Columns, by group (--include adds metadata, triples, tau; the base columns are "
+        "always there). Every column has one type in every format; nested values are JSON "
+        "text; the imported file's extra columns follow metadata's, as text, under their own "
+        "names (input_NAME where that is taken). Read an export back with its types: "
+        "s3kg_core.stages.export_schema.read_export.\n\n" + columns_help()
+    )
+
+
+@click.command("export", epilog=_export_epilog())
 @DB_OPTION
 @click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "json"]), required=True)
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--signature", default=None, help="Scores to use (default: the latest).")
+@click.option(
+    "--include",
+    default=None,
+    metavar="GROUPS",
+    help="Column groups to add, comma-separated: metadata, triples, tau (or all, none). "
+    "Default: all for parquet and json, metadata for csv.",
+)
 @friendly_errors
-def export_cmd(db_path: Path, fmt: str, out: Path, signature: str | None) -> None:
-    """Export every answer: texts, statuses, components, GoldSim, CtxSim, CUS.
+def export_cmd(
+    db_path: Path, fmt: str, out: Path, signature: str | None, include: str | None
+) -> None:
+    """Export every answer: texts, statuses, components, GoldSim, CtxSim, CUS, and more.
 
     Answers without a score under the signature are written too, with empty scores and the
     reason in unscored_reason; answer_status and answer_error say how the collection went,
-    gold_kg_status, answer_kg_status and context_kg_status how the extraction went.
+    gold_kg_status, answer_kg_status and context_kg_status how the extraction went. The
+    metadata group adds the run's name and settings, what collect stored of each answer
+    (latency, tokens, model id) and the imported file's extra columns; triples the three KGs;
+    tau TAU's category per reference triple.
     """
+    from ..stages.export_schema import parse_include
     from ..stages.results import export_results
     from ..store.store import Store
 
+    groups = parse_include(include, fmt)
     check_writable(out)
-    n = export_results(Store(db_path, read_only=True), out, fmt=fmt, signature=signature)
-    click.echo(f"wrote {n} rows to {out}")
+    n = export_results(
+        Store(db_path, read_only=True), out, fmt=fmt, signature=signature, include=groups
+    )
+    click.echo(f"wrote {n} rows to {out}" + (f" ({', '.join(groups)} included)" if groups else ""))
 
 
 COMMANDS: tuple[click.Command, ...] = (

@@ -3,7 +3,8 @@
 The Markdown is GitHub-flavoured (a job summary, a pull-request comment): a verdict heading,
 a table of the gates, what was compared, the biggest regressions and the answers that became
 unscorable. Every name, id and question in it comes from users or models and is escaped
-(:mod:`s3kg_core.escape`). The JUnit XML has one ``testsuite`` with one ``testcase`` per gate and
+(:mod:`s3kg_core.escape`); in tables as escaped text, never as code spans (GFM splits a table
+cell at a ``|`` even inside a code span). The JUnit XML has one ``testsuite`` with one ``testcase`` per gate and
 a ``failure`` in each failed one, the facts as ``properties``; it follows the common JUnit
 schema (Jenkins' ``junit-10.xsd``, which GitLab, GitHub test reporters and pytest read):
 ``testsuites`` > ``testsuite`` (name, tests, failures, errors, skipped, time) > ``testcase``
@@ -82,7 +83,7 @@ def markdown_summary(result: CheckResult) -> str:
         ]
         for row in result.regressions.itertuples():
             lines.append(
-                f"| {code(row.id)} | {md(_short(str(row.question)))} | {row.baseline:.3f} | "
+                f"| {md(row.id)} | {md(_short(str(row.question)))} | {row.baseline:.3f} | "
                 f"{row.new:.3f} | {row.change:+.3f} |"
             )
         lines += ["", "</details>"]
@@ -96,7 +97,7 @@ def markdown_summary(result: CheckResult) -> str:
         ]
         for row in result.unscorable.head(50).itertuples():
             lines.append(
-                f"| {code(row.id)} | {md(_short(str(row.question)))} | "
+                f"| {md(row.id)} | {md(_short(str(row.question)))} | "
                 f"{md(row.baseline or 'ok')} | {md(row.new)} |"
             )
         if len(result.unscorable) > 50:

@@ -15,6 +15,7 @@ CSV cannot tell an empty text from a missing one: both read back as missing.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,42 +66,42 @@ class ExportColumn:
     meaning: str
 
 
-_TRIPLES = 'a JSON list of [head, relation, tail] lists ("[]" for an empty KG, missing if none)'
+_TRIPLES = "JSON [[head, relation, tail], ...]; [] when empty, missing without a KG"
 
 _COLUMNS = (
     # base: the 29 columns of every export
     ("dataset", "base", "str", "the dataset's name"),
-    ("model", "base", "str", "the run's display name (as run_name)"),
+    ("model", "base", "str", "the run's display name, as run_name"),
     ("temperature", "base", "float64", "the run's sampling temperature"),
     ("extractor", "base", "str", "the KG extractor of the run"),
     ("run_id", "base", "int64", "the run's id in the database"),
     ("item_id", "base", "int64", "the question's id in the database"),
-    ("mode", "base", "str", "the S3KG mode of the scores (hybrid, paper, kgx, text)"),
+    ("mode", "base", "str", "the S3KG mode of the scores: hybrid, paper, kgx or text"),
     ("alpha", "base", "float64", "the blend weight of the scores"),
     ("gold_s_wl", "base", "float64", "S_WL of the answer KG against the gold KG"),
     ("gold_s_sbert", "base", "float64", "S_SBERT of the answer KG against the gold KG"),
-    ("gold_status", "base", "str", "ok, or why GoldSim is 0 (an empty or unparseable KG)"),
+    ("gold_status", "base", "str", "ok, or why GoldSim is 0: an empty or unparseable KG"),
     ("ctx_s_wl", "base", "float64", "S_WL of the answer KG against the context KG"),
     ("ctx_s_sbert", "base", "float64", "S_SBERT of the answer KG against the context KG"),
     ("ctx_status", "base", "str", "ok, or why CtxSim is 0"),
     ("gold_sim", "base", "float64", "GoldSim at alpha"),
     ("ctx_sim", "base", "float64", "CtxSim at alpha"),
     ("cus", "base", "float64", "CUS: the harmonic mean of GoldSim and CtxSim"),
-    ("ext_id", "base", "str", "the question's id in the imported file (always text)"),
+    ("ext_id", "base", "str", "the question's id in the imported file, always text"),
     ("question", "base", "str", "the question"),
     ("context", "base", "str", "the context"),
     ("gold_answer", "base", "str", "the gold answer"),
     ("answer", "base", "str", "the model's answer"),
     ("answer_status", "base", "str", "how collection went: ok, empty, refused, error"),
     ("answer_error", "base", "str", "the collection error, if any"),
-    ("gold_kg_status", "base", "str", "the gold KG's extraction status (missing: none)"),
+    ("gold_kg_status", "base", "str", "the gold KG's extraction status, missing without a KG"),
     ("answer_kg_status", "base", "str", "the answer KG's extraction status"),
     ("context_kg_status", "base", "str", "the context KG's extraction status"),
-    ("unscored_reason", "base", "str", "why the answer has no score (missing: it has one)"),
-    ("signature", "base", "str", "the signature of the scores (without alpha)"),
+    ("unscored_reason", "base", "str", "why the answer has no score, missing when it has one"),
+    ("signature", "base", "str", "the signature of the scores, without alpha"),
     # metadata
-    ("run_name", "metadata", "str", "the run's display name (--name, else the model's)"),
-    ("run_model", "metadata", "str", "the model as the run was made with (a name or path)"),
+    ("run_name", "metadata", "str", "the run's display name: --name, else the model's"),
+    ("run_model", "metadata", "str", "the model the run was made with, a name or a path"),
     ("run_source", "metadata", "str", "what made the run: collect, table/FILE, ..."),
     ("run_settings", "metadata", "str", "the run's settings as JSON text"),
     ("seed", "metadata", "Int64", "the sampling seed of the answer"),
@@ -108,14 +109,14 @@ _COLUMNS = (
     ("prompt_tokens", "metadata", "Int64", "prompt tokens the endpoint reported"),
     ("completion_tokens", "metadata", "Int64", "completion tokens the endpoint reported"),
     ("model_id", "metadata", "str", "the model id the endpoint said answered"),
-    ("finish_reason", "metadata", "str", "why generation stopped (length: cut at max tokens)"),
+    ("finish_reason", "metadata", "str", "why generation stopped; length: cut at --max-tokens"),
     ("truncated", "metadata", "boolean", "whether the context was cut to fit the prompt"),
     # triples
     ("gold_triples", "triples", "str", f"the gold KG: {_TRIPLES}"),
     ("answer_triples", "triples", "str", f"the answer KG: {_TRIPLES}"),
     ("context_triples", "triples", "str", f"the context KG: {_TRIPLES}"),
     # tau
-    ("tau_target", "tau", "str", "the score TAU ranked by (cus, else gold_sim, else ctx_sim)"),
+    ("tau_target", "tau", "str", "the score TAU ranked by: cus, else gold_sim, else ctx_sim"),
     ("tau_aligned", "tau", "Int64", "TAU: gold triples the answer covers"),
     ("tau_relation_mismatch", "tau", "Int64", "TAU: pairs whose relation differs"),
     ("tau_entity_mismatch", "tau", "Int64", "TAU: pairs whose entity differs"),
@@ -125,9 +126,9 @@ _COLUMNS = (
         "tau_gold",
         "tau",
         "str",
-        'TAU\'s category per reference triple, JSON: [{"gold": [h, r, t], "category": '
-        "aligned|relation_mismatch|entity_mismatch|missing, \"answer\": [h, r, t] or null, "
-        '"similarity": cosine or null}] (normalised labels, as TAU compared them)',
+        'TAU\'s category per reference triple, JSON [{"gold": [h, r, t], "category": '
+        "aligned, relation_mismatch, entity_mismatch or missing, \"answer\": [h, r, t] or "
+        'null, "similarity": cosine or null}, ...], labels normalised as TAU compared them',
     ),
     ("tau_extra_triples", "tau", "str", "TAU's extra answer triples, JSON [[h, r, t], ...]"),
 )
@@ -315,14 +316,21 @@ def _plain(value: Any) -> Any:
 
 
 def columns_help(groups: Sequence[str] = ("base", *INCLUDES)) -> str:
-    """The export's columns, group by group, as text for ``--help`` and the README."""
-    lines = []
+    """The export's columns, group by group, one a line, for ``--help`` (click keeps the
+    lines of a paragraph that starts with ``\\b``)."""
+    paragraphs = []
     for group in groups:
-        names = [c for c in EXPORT_COLUMNS.values() if c.group == group]
-        lines.append(
-            f"{group}: " + "; ".join(f"{c.name} ({c.meaning})" for c in names) + "."
-        )
-    return "\n\n".join(lines)
+        lines = ["\b", f"{group}:"]
+        for c in EXPORT_COLUMNS.values():
+            if c.group == group:
+                lines += textwrap.wrap(
+                    f"{c.name} [{c.dtype}]: {c.meaning}",
+                    width=76,
+                    initial_indent="  ",
+                    subsequent_indent="      ",
+                )
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
 
 
 def dumps(value: Any) -> str:
