@@ -13,6 +13,7 @@ from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
 
 __all__ = ["DELTA_COLUMNS", "comparable_pairs", "default_pair", "partners", "question_deltas"]
 
+
 def comparable_pairs(frame: pd.DataFrame) -> dict[tuple[int, int], int]:
     """Every ordered pair of scored runs with answers to the same questions -> how many.
 

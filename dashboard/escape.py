@@ -28,6 +28,7 @@ from s3kg_core.escape import code, md
 
 __all__ = ["code", "md", "plotly_frame", "plotly_text"]
 
+
 def plotly_text(text: object) -> str:
     """``text`` for a plotly label, tick, title or hover: ``&``, ``<``, ``>`` as entities.
 

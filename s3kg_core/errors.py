@@ -52,8 +52,7 @@ class RunSelectionError(ConfigError):
 
 
 class ComparisonError(ConfigError):
-    """Two runs (or two pair files) cannot be compared: other datasets, nothing shared, or not
-    scored under the signature."""
+    """Two runs or pair files cannot be compared: other datasets, nothing shared, no score."""
 
 
 class TripleError(S3KGError, ValueError):

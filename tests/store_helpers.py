@@ -260,7 +260,9 @@ def build_check_store(path: Path) -> Store:
             con,
             ds,
             [
-                ItemRecord(f"{i:04d}", f"What does question {i} ask?", f"context {i}.", f"gold {i}.")
+                ItemRecord(
+                    f"{i:04d}", f"What does question {i} ask?", f"context {i}.", f"gold {i}."
+                )
                 for i in range(CHECK_ITEMS)
             ],
         )

@@ -166,7 +166,9 @@ def _pairs(path: Path, rows: list[tuple[str, float, str]]) -> Path:
 
 
 def _scores(n: int, shift: float) -> list[float]:
-    return [round(min(1.0, max(0.0, 0.3 + 0.4 * ((i * 37) % 11) / 10 + shift)), 4) for i in range(n)]
+    return [
+        round(min(1.0, max(0.0, 0.3 + 0.4 * ((i * 37) % 11) / 10 + shift)), 4) for i in range(n)
+    ]
 
 
 def test_pair_files_pass_and_fail(tmp_path):

@@ -60,9 +60,9 @@ def _junit_problems(text: str) -> list[str]:
             for child in element
             if child.tag not in _CHILDREN.get(element.tag, set())
         ]
-        if "time" in element.attrib and element.tag != "testcase":
-            if not _TIME.fullmatch(element.attrib["time"]):
-                problems.append(f"{element.tag}@time {element.attrib['time']!r}")
+        time = element.attrib.get("time")
+        if time is not None and element.tag != "testcase" and not _TIME.fullmatch(time):
+            problems.append(f"{element.tag}@time {time!r}")
     for suite in root.iter("testsuite"):
         cases = suite.findall("testcase")
         if int(suite.attrib["tests"]) != len(cases):

@@ -285,8 +285,8 @@ def test_an_export_reads_back_alike_from_every_format(carried):
     frame = frames["csv"]
     expected = {c.name: c.dtype for c in EXPORT_COLUMNS.values()} | {"answer_kind": "str"}
     assert {c: str(t) for c, t in frame.dtypes.items()} == expected
-    assert list(frame.columns) == [*list(EXPORT_COLUMNS)[:40], "answer_kind",
-                                   *list(EXPORT_COLUMNS)[40:]]  # fmt: skip
+    assert list(frame.columns) == [*list(EXPORT_COLUMNS)[:29], "answer_kind",
+                                   *list(EXPORT_COLUMNS)[29:]]  # fmt: skip
 
 
 def test_the_parquet_file_is_typed_by_itself(carried):
@@ -296,7 +296,9 @@ def test_the_parquet_file_is_typed_by_itself(carried):
     types = {row[0]: row[1] for row in described.fetchall()}
     con.close()
     assert (types["ext_id"], types["prompt_tokens"], types["truncated"]) == (
-        "VARCHAR", "BIGINT", "BOOLEAN"
+        "VARCHAR",
+        "BIGINT",
+        "BOOLEAN",
     )
     assert (types["run_id"], types["cus"], types["answer_kind"]) == ("BIGINT", "DOUBLE", "VARCHAR")
 
@@ -346,16 +348,15 @@ def test_an_export_carries_ids_extra_columns_metadata_triples_and_tau(carried):
 
 def test_each_format_s_default_groups_and_include(carried, tmp_path):
     store, _ = carried
-    export_results(store, tmp_path / "d.csv", fmt="csv")
-    csv_columns = set(read_export(tmp_path / "d.csv").columns)
-    assert "answer_kind" in csv_columns and "latency_s" in csv_columns  # metadata by default
-    assert "gold_triples" not in csv_columns and "tau_gold" not in csv_columns
+    base = [c.name for c in EXPORT_COLUMNS.values() if c.group == "base"]
+    export_results(store, tmp_path / "d.csv", fmt="csv")  # flat: the base and the file's own
+    assert list(read_export(tmp_path / "d.csv").columns) == [*base, "answer_kind"]
+    export_results(store, tmp_path / "m.csv", fmt="csv", include=["metadata"])
+    assert "latency_s" in read_export(tmp_path / "m.csv").columns
     export_results(store, tmp_path / "d.json", fmt="json")
     assert "tau_gold" in read_export(tmp_path / "d.json").columns
     export_results(store, tmp_path / "n.parquet", fmt="parquet", include=())
-    assert list(read_export(tmp_path / "n.parquet").columns) == [
-        c.name for c in EXPORT_COLUMNS.values() if c.group == "base"
-    ]
+    assert list(read_export(tmp_path / "n.parquet").columns) == [*base, "answer_kind"]
     with pytest.raises(ConfigError, match="include takes metadata, triples, tau; got nope"):
         export_results(store, tmp_path / "x.csv", include=["nope"])
 

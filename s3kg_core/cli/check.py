@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -36,10 +36,10 @@ under the signature, an unreadable file).
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _BadInput(click.ClickException):
-    """Input that cannot be checked: ``Error: ...`` and exit status 2."""
-
-    exit_code = 2
+def _refuse(message: str) -> NoReturn:
+    """Input that cannot be checked: ``Error: ...`` on stderr and exit status 2."""
+    click.echo(f"Error: {message}", err=True)
+    raise click.exceptions.Exit(2)
 
 
 def _bad_input_is_2(func: F) -> F:
@@ -48,7 +48,7 @@ def _bad_input_is_2(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except S3KGError as exc:
-            raise _BadInput(str(exc)) from exc
+            _refuse(str(exc))
 
     return wrapper  # type: ignore[return-value]
 
@@ -91,8 +91,18 @@ def _bad_input_is_2(func: F) -> F:
     show_default=True,
     help="Largest mean drop of CUS (of s3kg with --pairs) allowed.",
 )
-@click.option("--max-gold-drop", type=click.FloatRange(0.0), default=None, help="GoldSim's (default: --max-drop).")
-@click.option("--max-ctx-drop", type=click.FloatRange(0.0), default=None, help="CtxSim's (default: --max-drop).")
+@click.option(
+    "--max-gold-drop",
+    type=click.FloatRange(0.0),
+    default=None,
+    help="GoldSim's (default: --max-drop).",
+)
+@click.option(
+    "--max-ctx-drop",
+    type=click.FloatRange(0.0),
+    default=None,
+    help="CtxSim's (default: --max-drop).",
+)
 @click.option(
     "--min-cus", type=click.FloatRange(0.0, 1.0), default=None, help="Least mean CUS of the run."
 )
@@ -190,11 +200,11 @@ def check_cmd(
         resamples=resamples,
         seed=seed,
     )
-    if new_run is None:
+    if pairs_path is not None:
         result = check_pairs(pairs_path, baseline_pairs, settings=settings)
-    else:
+    elif new_run is not None:
         if not db_path.exists():
-            raise _BadInput(f"database {db_path} does not exist")
+            _refuse(f"database {db_path} does not exist")
         result = check_runs(
             Store(db_path, read_only=True),
             new_run,
@@ -204,6 +214,8 @@ def check_cmd(
             alpha=alpha,
             empty=empty,  # type: ignore[arg-type]
         )
+    else:  # pragma: no cover - refused above
+        raise click.UsageError("name a run (--run) or a pairs output (--pairs)", ctx)
     for line in result.lines():
         click.echo(line)
     if junit is not None:

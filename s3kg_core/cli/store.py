@@ -272,10 +272,11 @@ def _export_epilog() -> str:
 
     return (
         "Columns, by group (--include adds metadata, triples, tau; the base columns are "
-        "always there). Every column has one type in every format; nested values are JSON "
-        "text; the imported file's extra columns follow metadata's, as text, under their own "
-        "names (input_NAME where that is taken). Read an export back with its types: "
-        "s3kg_core.stages.export_schema.read_export.\n\n" + columns_help()
+        "always there, followed by the imported file's extra columns, as text, under their own "
+        "names: input_NAME where that is taken). Every column has one pandas dtype in every "
+        "format (Int64 and boolean may be missing); nested values are JSON text. Read an "
+        "export back with its dtypes: s3kg_core.stages.export_schema.read_export.\n\n"
+        + columns_help()
     )
 
 
@@ -289,7 +290,7 @@ def _export_epilog() -> str:
     default=None,
     metavar="GROUPS",
     help="Column groups to add, comma-separated: metadata, triples, tau (or all, none). "
-    "Default: all for parquet and json, metadata for csv.",
+    "Default: all for parquet and json, none for csv.",
 )
 @friendly_errors
 def export_cmd(
@@ -299,10 +300,10 @@ def export_cmd(
 
     Answers without a score under the signature are written too, with empty scores and the
     reason in unscored_reason; answer_status and answer_error say how the collection went,
-    gold_kg_status, answer_kg_status and context_kg_status how the extraction went. The
-    metadata group adds the run's name and settings, what collect stored of each answer
-    (latency, tokens, model id) and the imported file's extra columns; triples the three KGs;
-    tau TAU's category per reference triple.
+    gold_kg_status, answer_kg_status and context_kg_status how the extraction went; every
+    extra column of the imported file follows. The metadata group adds the run's name, model
+    and settings and what collect stored of each answer (latency, tokens, model id); triples
+    the three KGs; tau TAU's category per reference triple.
     """
     from ..stages.export_schema import parse_include
     from ..stages.results import export_results

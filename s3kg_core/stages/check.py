@@ -1,4 +1,4 @@
-"""Regression gates for CI: is a new run (or pair file) within bounds of a baseline?
+"""Regression gates for CI: a new run (or pair file) within bounds of a baseline, or not.
 
 Each gate passes or fails; ``s3kg check`` exits :data:`EXIT_PASSED` (0) when none fails,
 :data:`EXIT_FAILED` (1) when one does, and :data:`EXIT_BAD_INPUT` (2) when the inputs cannot be
@@ -433,7 +433,7 @@ def _bootstrap_fact(settings: CheckSettings) -> tuple[str, str]:
 
 
 def read_pair_scores(path: str | Path) -> pd.DataFrame:
-    """An ``s3kg pairs score`` output: ``id, occurrence, s3kg, status``, in file order.
+    r"""An ``s3kg pairs score`` output: ``id, occurrence, s3kg, status``, in file order.
 
     ``occurrence`` numbers the rows of one id (0, 1, ...), so files with repeated ids pair
     row by row.
@@ -448,7 +448,7 @@ def read_pair_scores(path: str | Path) -> pd.DataFrame:
     --------
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "out.csv"
-    >>> _ = path.write_text("id,s_wl,s_sbert,s3kg,status\\na,0.5,0.5,0.5,ok\\na,0,0,0.0,empty_kg_1\\n")
+    >>> _ = path.write_text("id,s3kg,status\na,0.5,ok\na,0.0,empty_kg_1\n")
     >>> read_pair_scores(path).to_dict("records")  # doctest: +NORMALIZE_WHITESPACE
     [{'id': 'a', 'occurrence': 0, 's3kg': 0.5, 'status': 'ok'},
      {'id': 'a', 'occurrence': 1, 's3kg': 0.0, 'status': 'empty_kg_1'}]
@@ -567,4 +567,3 @@ def check_pairs(
         unscorable,
         time.perf_counter() - started,
     )
-

@@ -4,8 +4,9 @@ The Markdown is GitHub-flavoured (a job summary, a pull-request comment): a verd
 a table of the gates, what was compared, the biggest regressions and the answers that became
 unscorable. Every name, id and question in it comes from users or models and is escaped
 (:mod:`s3kg_core.escape`); in tables as escaped text, never as code spans (GFM splits a table
-cell at a ``|`` even inside a code span). The JUnit XML has one ``testsuite`` with one ``testcase`` per gate and
-a ``failure`` in each failed one, the facts as ``properties``; it follows the common JUnit
+cell at a ``|`` even inside a code span). The JUnit XML has one ``testsuite`` with one
+``testcase`` per gate and a ``failure`` in each failed one, the facts as ``properties``; it
+follows the common JUnit
 schema (Jenkins' ``junit-10.xsd``, which GitLab, GitHub test reporters and pytest read):
 ``testsuites`` > ``testsuite`` (name, tests, failures, errors, skipped, time) > ``testcase``
 (name, classname, time) > ``failure`` (type, message). Characters XML 1.0 cannot hold
@@ -40,7 +41,7 @@ def _short(text: str, limit: int = _QUESTION_CHARS) -> str:
 
 
 def markdown_summary(result: CheckResult) -> str:
-    """The check as GitHub-flavoured Markdown (every user string escaped).
+    r"""The check as GitHub-flavoured Markdown (every user string escaped).
 
     Examples
     --------
@@ -50,11 +51,11 @@ def markdown_summary(result: CheckResult) -> str:
     ... # doctest: +NORMALIZE_WHITESPACE
     ### ❌ s3kg check failed: 1 of 1 gates
     <BLANKLINE>
-    m\\|1 \\(run 2\\)
+    m\|1 \(run 2\)
     <BLANKLINE>
     | Gate | Result | Measured | Fails when |
     |---|---|---|---|
-    | Mean CUS | ❌ fail | 0\\.41 over 9 answers | the mean is below 0\\.5 |
+    | Mean CUS | ❌ fail | 0\.41 over 9 answers | the mean is below 0\.5 |
     <BLANKLINE>
     - dataset: `d`
     """
@@ -65,7 +66,13 @@ def markdown_summary(result: CheckResult) -> str:
     lines = [heading, "", md(result.title), ""]
     lines += ["| Gate | Result | Measured | Fails when |", "|---|---|---|---|"]
     for gate in result.gates:
-        mark = "❌ fail" if not gate.passed else "⚠️ pass (inconclusive)" if gate.inconclusive else "✅ pass"
+        mark = (
+            "❌ fail"
+            if not gate.passed
+            else "⚠️ pass (inconclusive)"
+            if gate.inconclusive
+            else "✅ pass"
+        )
         lines.append(f"| {md(gate.title)} | {mark} | {md(gate.measured)} | {md(gate.rule)} |")
     notes = [g for g in result.gates if g.detail]
     if notes:
@@ -140,9 +147,7 @@ def junit_xml(result: CheckResult) -> str:
         )
         text = f"{gate.title}: {gate.measured}; fails when {gate.rule}"
         if not gate.passed:
-            failure = ET.SubElement(
-                case, "failure", {"type": "GateFailed", "message": _xml(text)}
-            )
+            failure = ET.SubElement(case, "failure", {"type": "GateFailed", "message": _xml(text)})
             failure.text = _xml("\n".join(filter(None, [text, gate.detail])))
         elif gate.detail:
             ET.SubElement(case, "system-out").text = _xml(f"{text}\n{gate.detail}")

@@ -162,7 +162,10 @@ class PairedDifference:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (NaN as ``None``)."""
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
+        return {
+            k: (None if isinstance(v, float) and math.isnan(v) else v)
+            for k, v in asdict(self).items()
+        }
 
 
 def paired_bootstrap(
@@ -178,10 +181,10 @@ def paired_bootstrap(
 
     Questions are resampled with replacement as pairs: ``scipy.stats.bootstrap`` of the
     per-question differences' mean (the same resamples and interval as its ``paired=True``
-    form on the two means, in half the time), BCa interval, the generator seeded by ``seed``:
-    the same inputs give the same interval. Where BCa is undefined the percentile interval is
-    used; when every question changed by the same amount the interval is that point; with
-    one question there is none (NaN).
+    form on the two means, 1.4-2.1x faster: bench/bench_check.py), BCa interval, the generator
+    seeded by ``seed``: the same inputs give the same interval. Where BCa is undefined the
+    percentile interval is used; when every question changed by the same amount the interval
+    is that point; with one question there is none (NaN).
 
     Raises
     ------
@@ -295,7 +298,7 @@ def scorability(statuses: pd.DataFrame, scored: pd.DataFrame) -> pd.Series:
         on=["run_id", "item_id"],
         how="left",
     )
-    out = []
+    out: list[str | None] = []
     for reason, gold, ctx in zip(reasons, merged["gold_status"], merged["ctx_status"], strict=True):
         if reason is not None:
             out.append(str(reason))

@@ -1,11 +1,12 @@
 """The columns of ``s3kg export``: names, meanings and types, and reading an export back.
 
 An export has one row per stored answer. Its columns come in groups: the ``base`` columns are
-always there; ``--include`` adds ``metadata`` (the run's name and settings, what collect stored
-of each answer, and every extra column of the imported file), ``triples`` (the three KGs) and
-``tau`` (TAU's explanation). Every column has one pandas dtype, the same whichever format the
-file is in (:data:`EXPORT_COLUMNS`); nested values (KGs, TAU's pairs, settings) are JSON text
-in every format, and the imported file's extra columns are text. :func:`read_export` reads any
+always there, followed by every extra column of the imported file (the user's own, under its
+own name); ``--include`` adds ``metadata`` (the run's name, model and settings, what collect
+stored of each answer), ``triples`` (the three KGs) and ``tau`` (TAU's explanation). Every
+column has one pandas dtype, the same whichever format the file is in (:data:`EXPORT_COLUMNS`);
+nested values (KGs, TAU's pairs, settings) are JSON text in every format, and the imported
+file's extra columns are text. :func:`read_export` reads any
 of the three formats back with those dtypes, so ``ext_id`` stays a string (``"0001"``) and
 token counts stay integers with missing values.
 
@@ -48,12 +49,13 @@ INCLUDES = ("metadata", "triples", "tau")
 """The optional column groups, in the order they are written."""
 
 DEFAULT_INCLUDES: dict[str, tuple[str, ...]] = {
-    "csv": ("metadata",),
+    "csv": (),
     "parquet": INCLUDES,
     "json": INCLUDES,
 }
-"""The groups each format carries when ``--include`` is not given (CSV leaves out the JSON
-text of KGs and TAU, which few spreadsheets want)."""
+"""The groups each format carries when ``--include`` is not given: all of them in Parquet and
+JSON; none in CSV, which stays a flat table for spreadsheets (``run_model`` and ``model_id`` can
+be a local model's path: shared CSVs name the run by its display name only, unless asked)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ _COLUMNS = (
         "tau",
         "str",
         'TAU\'s category per reference triple, JSON [{"gold": [h, r, t], "category": '
-        "aligned, relation_mismatch, entity_mismatch or missing, \"answer\": [h, r, t] or "
+        'aligned, relation_mismatch, entity_mismatch or missing, "answer": [h, r, t] or '
         'null, "similarity": cosine or null}, ...], labels normalised as TAU compared them',
     ),
     ("tau_extra_triples", "tau", "str", "TAU's extra answer triples, JSON [[h, r, t], ...]"),
@@ -137,7 +139,7 @@ EXPORT_COLUMNS: dict[str, ExportColumn] = {
     name: ExportColumn(name, group, dtype, meaning) for name, group, dtype, meaning in _COLUMNS
 }
 """Every fixed column of the export, in the order written, by name. The imported file's extra
-columns follow the ``metadata`` group's, as text (dtype ``str``)."""
+columns follow the ``base`` group's, as text (dtype ``str``)."""
 
 _EXTRA_DTYPE = "str"
 _TAU_CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch")
@@ -156,7 +158,7 @@ def parse_include(spec: str | None, fmt: str) -> tuple[str, ...]:
     Examples
     --------
     >>> parse_include("tau, triples", "csv"), parse_include(None, "csv")
-    (('triples', 'tau'), ('metadata',))
+    (('triples', 'tau'), ())
     >>> parse_include("none", "json"), parse_include("all", "csv")
     ((), ('metadata', 'triples', 'tau'))
     """
@@ -264,7 +266,7 @@ def _missing(value: Any) -> bool:
 
 
 def read_export(path: str | Path, fmt: str | None = None) -> pd.DataFrame:
-    """Read an export back with its dtypes (:data:`EXPORT_COLUMNS`), whatever its format.
+    r"""Read an export back with its dtypes (:data:`EXPORT_COLUMNS`), whatever its format.
 
     ``fmt`` defaults to the file's suffix. CSV is read with only empty cells missing (a
     question "NA" stays "NA"), JSON with exact floats.
@@ -278,7 +280,7 @@ def read_export(path: str | Path, fmt: str | None = None) -> pd.DataFrame:
     --------
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "r.csv"
-    >>> _ = path.write_text("ext_id,prompt_tokens,answer\\n0001,,NA\\n")
+    >>> _ = path.write_text("ext_id,prompt_tokens,answer\n0001,,NA\n")
     >>> read_export(path).to_dict("records")
     [{'ext_id': '0001', 'prompt_tokens': None, 'answer': 'NA'}]
     """
@@ -305,7 +307,9 @@ def json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     columns = list(frame.columns)
     out = []
     for row in frame.astype(object).itertuples(index=False, name=None):
-        out.append({c: (None if _missing(v) else _plain(v)) for c, v in zip(columns, row)})
+        out.append(
+            {c: (None if _missing(v) else _plain(v)) for c, v in zip(columns, row, strict=True)}
+        )
     return out
 
 
@@ -316,8 +320,10 @@ def _plain(value: Any) -> Any:
 
 
 def columns_help(groups: Sequence[str] = ("base", *INCLUDES)) -> str:
-    """The export's columns, group by group, one a line, for ``--help`` (click keeps the
-    lines of a paragraph that starts with ``\\b``)."""
+    r"""The export's columns, group by group, one a line, for ``--help``.
+
+    Each group is a paragraph that starts with ``\b``: click keeps its lines as written.
+    """
     paragraphs = []
     for group in groups:
         lines = ["\b", f"{group}:"]

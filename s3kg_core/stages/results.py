@@ -533,13 +533,13 @@ def export_frame(
     ``answer_error``), its KGs' statuses (``gold_kg_status``, ``answer_kg_status``,
     ``context_kg_status``) and, where it has no score under ``signature`` (default: the
     latest; or nothing is scored yet), the reason in ``unscored_reason`` (a key of
-    :data:`UNSCORED_REASONS`) and empty score columns. ``include`` adds groups of
-    :data:`~s3kg_core.stages.export_schema.INCLUDES`: ``metadata`` (the run's name, model,
-    source and settings; what collect stored of the answer; every extra column of the
-    imported file, under its own name, ``input_<name>`` where that is taken), ``triples``
-    (the three KGs as JSON text) and ``tau`` (TAU's counts and its category per reference
-    triple). Columns and dtypes: :data:`~s3kg_core.stages.export_schema.EXPORT_COLUMNS`.
-    ``run_ids`` keeps those runs only.
+    :data:`UNSCORED_REASONS`) and empty score columns; then every extra column of the imported
+    file, under its own name (``input_<name>`` where that is taken). ``include`` adds groups
+    of :data:`~s3kg_core.stages.export_schema.INCLUDES`: ``metadata`` (the run's name, model,
+    source and settings; what collect stored of the answer), ``triples`` (the three KGs as
+    JSON text) and ``tau`` (TAU's counts and its category per reference triple). Columns and
+    dtypes: :data:`~s3kg_core.stages.export_schema.EXPORT_COLUMNS`. ``run_ids`` keeps those
+    runs only.
 
     Raises
     ------
@@ -570,10 +570,10 @@ def export_frame(
         texts = queries.item_texts(con)
         answers = queries.answer_texts(con)
         extra: dict[str, Any] = {}
+        columns = export_queries.extra_columns(con)
         if "metadata" in include:
             extra["runs"] = export_queries.run_metadata(con)
             extra["answers"] = export_queries.answer_metadata(con)
-            extra["columns"] = export_queries.extra_columns(con)
         if "triples" in include:
             extra["triples"] = export_queries.kg_triples_json(con)
         if "tau" in include and signature is not None:
@@ -595,7 +595,7 @@ def export_frame(
     )
     frame["signature"] = signature
     base = [c.name for c in EXPORT_COLUMNS.values() if c.group == "base"]
-    frame = frame[base]
+    frame = _with_extra_columns(frame[base], columns)
     for group in INCLUDES:
         if group not in include:
             continue
@@ -603,7 +603,6 @@ def export_frame(
             frame = frame.merge(extra["runs"], on="run_id", how="left").merge(
                 extra["answers"], on=keys, how="left"
             )
-            frame = _with_extra_columns(frame, extra["columns"])
         elif group == "triples":
             frame = _with_triples(frame, extra["triples"])
         else:
@@ -718,7 +717,7 @@ def export_results(
 
     ``include`` defaults to the format's groups
     (:data:`~s3kg_core.stages.export_schema.DEFAULT_INCLUDES`: all of them in Parquet and
-    JSON, ``metadata`` in CSV). The columns have the same dtypes in every format
+    JSON, none in CSV). The columns have the same dtypes in every format
     (:func:`~s3kg_core.stages.export_schema.read_export` reads them back so).
 
     Raises

@@ -1,5 +1,7 @@
-"""The SQL of the export's extra columns: answer and run metadata, KGs as triples, TAU rows,
-and the columns of an imported file that no mapping names (written at import).
+"""The SQL of the export's groups, and of the imported files' unmapped columns.
+
+Answer and run metadata, KGs as JSON triples, TAU rows, and the columns of an imported file
+that no mapping names (written at import).
 
 Like :mod:`~s3kg_core.store.queries`, every function takes an open connection and leaves
 transactions to the caller.
