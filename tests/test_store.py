@@ -28,7 +28,11 @@ TABLES = {
     "triples",
     "scores",
     "tau_results",
-    "annotations",
+    "verdicts",
+    "annotation_tasks",
+    "task_items",
+    "task_units",
+    "tau_calibrations",
     "embeddings",
     "llm_cache",
     "bench_results",
@@ -162,6 +166,35 @@ def test_a_version_3_file_migrates_to_4_and_gains_the_grapheval_and_factuality_t
         assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
 
 
+def test_a_migration_numbered_below_the_file_s_version_still_runs_once(tmp_path, monkeypatch):
+    """Branches add migrations in parallel: one merged later may carry a lower number than one
+    a file already has. It must run (once), not be skipped because the version is higher."""
+    import s3kg_core.store.store as store_module
+
+    gap, top = SCHEMA_VERSION + 1, SCHEMA_VERSION + 2
+    path = tmp_path / "gap.duckdb"
+    later = {**MIGRATIONS, top: ("CREATE TABLE IF NOT EXISTS probe_top (x INTEGER)",)}
+    monkeypatch.setattr(store_module, "MIGRATIONS", later)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", top)
+    assert Store(path).schema_version() == top
+    assert "probe_top" in _tables(path) and "probe_gap" not in _tables(path)
+    both = {**later, gap: ("CREATE TABLE probe_gap (x INTEGER)",)}  # no IF NOT EXISTS: once only
+    monkeypatch.setattr(store_module, "MIGRATIONS", both)
+    with pytest.raises(DatabaseError, match=f"migrations {gap} to run"):
+        Store(path, read_only=True).schema_version()
+    assert Store(path).schema_version() == top
+    assert "probe_gap" in _tables(path)
+    assert Store(path).schema_version() == top  # a third open runs nothing again
+    con = duckdb.connect(str(path), read_only=True)
+    applied = con.execute("SELECT value FROM meta WHERE key = 'schema_migrations'").fetchall()
+    con.close()
+    assert applied == [(",".join(str(v) for v in sorted(both)),)]
+    # this build without the gap's migration: the file applied one it does not know
+    monkeypatch.setattr(store_module, "MIGRATIONS", later)
+    with pytest.raises(CorruptDatabaseError, match="newer than this s3kg"):
+        Store(path).schema_version()
+
+
 def test_a_version_4_file_migrates_to_5_with_run_names_and_answer_model_ids(tmp_path):
     """Issue 29: a run collected from a local folder was shown under the folder's whole path;
     migration 5 gives every run a display name (the model's short name) and answers a model
@@ -201,7 +234,7 @@ def test_a_version_4_file_migrates_to_5_with_run_names_and_answer_model_ids(tmp_
 
 def test_a_version_5_file_migrates_to_7_and_keeps_its_rows(tmp_path):
     """Issue 32: migration 7 (the imported files' extra columns) runs on a file at version 5,
-    whatever migrations another branch numbers between them."""
+    after migration 6, which another branch added meanwhile."""
     path = tmp_path / "v5.duckdb"
     con = duckdb.connect(str(path))
     for version in (1, 2, 3, 4, 5):
@@ -211,7 +244,7 @@ def test_a_version_5_file_migrates_to_7_and_keeps_its_rows(tmp_path):
     con.execute("INSERT INTO datasets (name) VALUES ('kept')")
     con.close()
     assert "extra_columns" not in _tables(path)
-    with pytest.raises(DatabaseError, match="migrations 7 to run"):
+    with pytest.raises(DatabaseError, match="migrations 6, 7 to run"):
         Store(path, read_only=True).schema_version()
     store = Store(path)
     assert store.schema_version() == SCHEMA_VERSION == 7
@@ -221,35 +254,6 @@ def test_a_version_5_file_migrates_to_7_and_keeps_its_rows(tmp_path):
         applied = store.get_meta(con, "schema_migrations")
     assert applied == ",".join(str(v) for v in sorted(MIGRATIONS))
     assert Store(path, read_only=True).schema_version() == 7
-
-
-def test_a_migration_numbered_below_the_file_s_version_still_runs_once(tmp_path, monkeypatch):
-    """Branches add migrations in parallel: one merged later may carry a lower number than one
-    a file already has. It must run (once), not be skipped because the version is higher."""
-    import s3kg_core.store.store as store_module
-
-    gap, top = SCHEMA_VERSION + 1, SCHEMA_VERSION + 2
-    path = tmp_path / "gap.duckdb"
-    later = {**MIGRATIONS, top: ("CREATE TABLE IF NOT EXISTS probe_top (x INTEGER)",)}
-    monkeypatch.setattr(store_module, "MIGRATIONS", later)
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", top)
-    assert Store(path).schema_version() == top
-    assert "probe_top" in _tables(path) and "probe_gap" not in _tables(path)
-    both = {**later, gap: ("CREATE TABLE probe_gap (x INTEGER)",)}  # no IF NOT EXISTS: once only
-    monkeypatch.setattr(store_module, "MIGRATIONS", both)
-    with pytest.raises(DatabaseError, match=f"migrations {gap} to run"):
-        Store(path, read_only=True).schema_version()
-    assert Store(path).schema_version() == top
-    assert "probe_gap" in _tables(path)
-    assert Store(path).schema_version() == top  # a third open runs nothing again
-    con = duckdb.connect(str(path), read_only=True)
-    applied = con.execute("SELECT value FROM meta WHERE key = 'schema_migrations'").fetchall()
-    con.close()
-    assert applied == [(",".join(str(v) for v in sorted(both)),)]
-    # this build without the gap's migration: the file applied one it does not know
-    monkeypatch.setattr(store_module, "MIGRATIONS", later)
-    with pytest.raises(CorruptDatabaseError, match="newer than this s3kg"):
-        Store(path).schema_version()
 
 
 def test_bench_results_are_replaced_by_key(tmp_path):
