@@ -10,7 +10,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from ..errors import S3KGError
-from ._common import DB_OPTION, check_writable, write_atomic
+from ._common import DB_OPTION, check_writable, scored_options, write_atomic
 
 __all__ = ["COMMANDS"]
 
@@ -57,20 +57,7 @@ def _bad_input_is_2(func: F) -> F:
 @DB_OPTION
 @click.option("--run", "new_run", default=None, help="The new run: its id or display name.")
 @click.option("--baseline", default=None, help="The run to compare with: id or display name.")
-@click.option("--signature", default=None, help="Scores to use (default: the latest).")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0.0, 1.0),
-    default=None,
-    help="Re-blend at this alpha (default: as scored).",
-)
-@click.option(
-    "--empty",
-    type=click.Choice(["zero", "drop"]),
-    default="zero",
-    show_default=True,
-    help="Answers with an empty or unparseable KG: score 0, or leave out of the means.",
-)
+@scored_options
 @click.option(
     "--pairs",
     "pairs_path",

@@ -13,6 +13,7 @@ from ._common import (
     check_writable,
     existing_db,
     friendly_errors,
+    scored_options,
     scoring_options,
     write_json_atomic,
 )
@@ -293,21 +294,7 @@ def tau_calibrate_cmd(
 
 @click.command("cus")
 @DB_OPTION
-@click.option("--signature", default=None, help="Scores to use (default: the latest).")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0.0, 1.0),
-    default=None,
-    help="Re-blend at this alpha (default: as scored).",
-)
-@click.option(
-    "--empty",
-    type=click.Choice(["zero", "drop"]),
-    default="zero",
-    show_default=True,
-    help="Answers with an empty or unparseable KG: score 0 and count, or leave out of the "
-    "means (as the authors' QA scripts do).",
-)
+@scored_options
 @click.option(
     "--json",
     "json_path",
