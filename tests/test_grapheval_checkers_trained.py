@@ -8,17 +8,19 @@ import pytest
 from trained_checker_helpers import export_tiny, train_tiny
 
 from s3kg_core.errors import CheckerError, CheckerExportError
-from s3kg_core.grapheval.alignment import HEAD_FILE, HEAD_VERSION
-from s3kg_core.grapheval.checkers.trained import (
+from s3kg_core.grapheval.checkers.alignment import HEAD_FILE, HEAD_VERSION
+from s3kg_core.grapheval.checkers.model_format import (
     ONNX_FILE,
+    read_manifest,
+    trained_checker_dir,
+)
+from s3kg_core.grapheval.checkers.trained import (
     TrainedChecker,
     load_trained_checker,
     manifest_summary,
     onnx_problem,
-    read_manifest,
     resolve_backend,
     trained_checker_available,
-    trained_checker_dir,
 )
 from s3kg_core.grapheval.detect import GraphEval
 from s3kg_core.kg import Triple

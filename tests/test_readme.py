@@ -262,7 +262,7 @@ def _mention_files() -> list[Path]:
 
 
 def test_library_names_in_docs_and_docstrings_exist():
-    # `s3kg_core.llm.serve.transformers_serve`, `s3kg_core/bench/split.py`: each dotted name
+    # `s3kg_core.llm.serve.transformers_serve`, `s3kg_core/evaluation/splits.py`: each dotted name
     # and path that the READMEs, docstrings and help texts mention exists in the layout.
     modules = _module_paths()
     wrong = []
