@@ -1,4 +1,4 @@
-"""Tests of the pair benchmark runner (s3kg_core.evaluation.pairs) on small sets the tests build."""
+"""s3kg_core.evaluation.pairs: the pair benchmark runner and its protocol, on sets the tests build."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from s3kg_core.errors import ConfigError, InputFormatError
-from s3kg_core.evaluation.metrics import DEFAULT_ALPHAS, best_alpha
+from s3kg_core.evaluation.metrics import DEFAULT_ALPHAS, alpha_sweep, best_alpha
 from s3kg_core.evaluation.pair_sets import PairSet
 from s3kg_core.evaluation.pairs import (
     BenchResult,
@@ -319,3 +319,22 @@ def test_llm_triples_come_from_the_extractor(separable, minilm):
     assert sorted(extractor.texts) == sorted([*separable.text_1, *separable.text_2])
     extracted = with_extracted_triples(separable, _EchoExtractor())
     assert all(len(kg) == 1 and kg[0].relation == "says" for kg in extracted.kg_1)
+
+
+def test_choose_alpha_on_dev_reports_on_test_and_on_all_under_same():
+    from s3kg_core.evaluation.pairs import choose_alpha
+
+    rng = np.random.default_rng(4)
+    y = np.array([1, 0] * 30)
+    wl, sb = rng.random(60), y + rng.normal(scale=0.6, size=60)
+    dev = dev_mask("toy", [str(i) for i in range(60)])
+    choice = choose_alpha(lambda a: (1 - a) * wl + a * sb, y, dev)
+    dev_points = alpha_sweep(wl[dev], sb[dev], y[dev], "paper")
+    assert choice.dev_sweep == tuple(dev_points)
+    assert choice.alpha == best_alpha(dev_points, by="auroc").alpha
+    assert choice.sweep == tuple(alpha_sweep(wl[~dev], sb[~dev], y[~dev], "paper"))
+    assert choice.scores.tolist() == ((1 - choice.alpha) * wl + choice.alpha * sb)[~dev].tolist()
+    assert choice.dev_auroc == best_alpha(dev_points, by="auroc").auroc
+    same = choose_alpha(lambda a: (1 - a) * wl + a * sb, y, None)
+    assert same.alpha == best_alpha(alpha_sweep(wl, sb, y, "paper")).alpha
+    assert len(same.scores) == 60 and same.dev_sweep == () and np.isnan(same.dev_auroc)

@@ -178,7 +178,7 @@ OTHER_TOOLS = {"--no-deps", "--device"}
 
 def test_options_named_in_prose_exist():
     # Outside command lines the README names options alone (`--batch-items`) or on a script
-    # (`python bench/bench_variants.py --no-reverse`): each must exist on some s3kg command,
+    # (`python bench/experiments/bench_variants.py --no-reverse`): each must exist on some s3kg command,
     # or in the script it is shown with.
     text = (REPO / "README.md").read_text(encoding="utf-8")
     known = _all_options(cli) | OTHER_TOOLS
@@ -187,7 +187,7 @@ def test_options_named_in_prose_exist():
         span = " ".join(span.split())
         if span.startswith("s3kg "):
             continue
-        script = re.search(r"bench/\w+\.py", span)
+        script = re.search(r"bench/(?:\w+/)*\w+\.py", span)
         for name in _OPTION.findall(span):
             if script is not None:
                 if name not in (REPO / script.group()).read_text(encoding="utf-8"):

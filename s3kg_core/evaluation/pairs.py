@@ -1,9 +1,9 @@
 """Run a pair benchmark: S3KG and baselines against the labels of one pair set.
 
-:func:`run_pair_benchmark` scores a :class:`~s3kg_core.bench.datasets.PairSet` with S3KG (one
+:func:`run_pair_benchmark` scores a :class:`~s3kg_core.evaluation.pair_sets.PairSet` with S3KG (one
 :class:`~s3kg_core.scoring.s3kg.KGScorer` pass giving both components), sweeps alpha over the stored
 components, and reports max-F1 (with its threshold), AUROC and bootstrap 95% intervals for S3KG
-at its best alpha and for each requested baseline (:mod:`s3kg_core.bench.baselines`).
+at its best alpha and for each requested baseline (:mod:`s3kg_core.evaluation.baselines`).
 :func:`store_bench_result` writes the result to the DuckDB store for the dashboard.
 
 Notes

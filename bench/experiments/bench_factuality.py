@@ -11,8 +11,9 @@
 
 Usage::
 
-    python bench/bench_factuality.py --json bench/out/factuality.json [--n 200] [--data-dir DIR]
-    python bench/bench_factuality.py --json bench/out/throughput.json --throughput-only
+    python bench/experiments/bench_factuality.py --json bench/out/factuality.json [--n 200]
+        [--data-dir DIR]
+    python bench/experiments/bench_factuality.py --json bench/out/throughput.json --throughput-only
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import os
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _fmt(x: float) -> str:
@@ -84,7 +85,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)  # as in the Ray workers; more threads thrash on busy cores
-    from s3kg_core.factuality.experiment import (
+    from s3kg_core.evaluation.factuality import (
         evaluate_judge,
         load_labelled,
         pick_layer,

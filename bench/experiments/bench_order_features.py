@@ -1,13 +1,13 @@
 """Do order and locality statistics help the alignment head? A probe on frozen features.
 
 A logistic regression (standardised features) is fitted on the alignment statistics
-(:func:`s3kg_core.grapheval.alignment.feature_table`) of frozen encoder states of synthetic
+(:func:`s3kg_core.grapheval.checkers.alignment.feature_table`) of frozen encoder states of synthetic
 pairs, and scored on pairs of other documents (a 50/50 split of the documents by hash): the
 match statistics alone (the six of head ``alignment-1``) against the match statistics plus the
 order ones, and each order statistic added alone. Printed: held-out AUROC overall, the AUROC of
 the positives against each negative kind alone, and the accuracy at 0.5 on each kind.
 
-    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/bench_order_features.py
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/experiments/bench_order_features.py
         --pairs-file PAIRS.jsonl [--n 2400] [--model minilm|DIR] [--max-length 160]
         [--cache FEATURES.npz]
 """
@@ -27,14 +27,15 @@ from sklearn.metrics import roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from s3kg_core.grapheval.alignment import FEATURES, feature_table, tokenize_pairs
-from s3kg_core.grapheval.synthetic import (
+from s3kg_core.checker_training.synthetic import (
     SyntheticPair,
     generate_pairs,
-    heldout_document,
     read_pairs,
     source_documents,
 )
+from s3kg_core.evaluation.splits import heldout_document
+from s3kg_core.grapheval.checkers.alignment import FEATURES, feature_table
+from s3kg_core.grapheval.checkers.model_format import tokenize_pairs
 
 MATCH = ("min", "mean", "share_below_0.5", "share_below_0.6", "share_below_0.7", "share_below_0.8")
 ORDER = ("bigram_min", "bigram_mean", "bigram_back_mean", "concordance", "jump", "spread")

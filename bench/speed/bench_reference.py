@@ -20,7 +20,7 @@ worker pool); without it torch uses its defaults, as before.
 
 Usage::
 
-    python bench/bench_reference.py [--sample 40] [--encoder minilm] [--data-dir DIR]
+    python bench/speed/bench_reference.py [--sample 40] [--encoder minilm] [--data-dir DIR]
         [--backends torch|onnx,torch,...] [--include-load] [--threads N] [--no-all]
 """
 
@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "bench"))
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # this checkout's s3kg_core and bench, from any folder
 
 START = """
 from s3kg_core.encoders.registry import load_encoder
@@ -74,8 +74,7 @@ def main() -> None:
     args = parser.parse_args()
     backends = args.backends.split(",")
 
-    from reference_snea import reference_score
-
+    from bench.speed.reference_snea import reference_score
     from s3kg_core.encoders.registry import load_encoder
     from s3kg_core.kgio import read_pairs_csv
     from s3kg_core.scoring.s3kg import KGScorer

@@ -15,13 +15,14 @@ What is measured (headless Debian Chromium through playwright, 1440 x 900):
     from alpha) and until the page is idle again (Streamlit's script state ``notRunning`` and
     no "Running" widget). p50 and p95.
 
-``bench/bench_demo_build.py`` says where the build's time goes, part by part. Wall-clock figures
-are only comparable on an otherwise idle machine: the load average is printed before and after.
+``bench/speed/bench_demo_build.py`` says where the build's time goes, part by part. Wall-clock
+figures are only comparable on an otherwise idle machine: the load average is printed before and
+after.
 
 Usage::
 
-    python bench/bench_first_start.py --repeats 2 --steps 20
-    python bench/bench_first_start.py --repeats 0 --db data/s3kg.duckdb   # (b) only
+    python bench/speed/bench_first_start.py --repeats 2 --steps 20
+    python bench/speed/bench_first_start.py --repeats 0 --db data/s3kg.duckdb   # (b) only
 """
 
 from __future__ import annotations
@@ -38,11 +39,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))  # dashboard_helpers: server and browser helpers
 
-from dashboard_helpers import (  # noqa: E402
+from bench.speed.browser import (  # noqa: E402
     APP_IDLE,
     CHROMIUM,
     STATUS_WIDGET,

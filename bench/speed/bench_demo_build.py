@@ -6,10 +6,11 @@ build's parts in timers and reports wall and CPU seconds for each:
 * ``import``: ``import s3kg_core.demo`` and the library modules ``build_demo`` imports;
 * ``encoder load``: the first ``SentenceTransformerEncoder.load_model`` (sentence-transformers,
   torch and the MiniLM weights);
-* ``spaCy load``: the offline extractor's ``_load_model`` (spaCy and its English pipeline; absent
-  when the KGs come from ``data/demo/kgs.jsonl``);
-* one line per stage (import, extract, score, TAU, GraphEval detection, factuality, benchmark
-  results), each with its ``encode`` seconds (the sentence encoder's forward passes) split out.
+* ``spaCy load``: ``spacy.load`` (spaCy and its English pipeline; absent when the KGs come from
+  ``data/demo/kgs.jsonl``);
+* one line per stage (import, extract, score, TAU, factuality evaluations and benchmark results,
+  GraphEval detection), each from the moment ``build_demo`` announces it (its ``on_step``) to
+  the next, with its ``encode`` seconds (the sentence encoder's forward passes) split out.
 
 A part nested in another (the encoder load inside scoring) is counted in the inner part only, so
 the lines add up to the total. CPU seconds are this process's user + system time (torch's
@@ -18,9 +19,9 @@ are inflated by the others' load (printed before and after).
 
 Usage::
 
-    python bench/bench_demo_build.py --repeats 2
-    python bench/bench_demo_build.py --from-scratch     # ignore the shipped KGs (spaCy extracts)
-    python bench/bench_demo_build.py --no-grapheval     # the dashboard's first start
+    python bench/speed/bench_demo_build.py --repeats 2
+    python bench/speed/bench_demo_build.py --from-scratch     # ignore the shipped KGs (spaCy)
+    python bench/speed/bench_demo_build.py --no-grapheval     # the dashboard's first start
 """
 
 from __future__ import annotations
@@ -36,90 +37,107 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
-# (label, module, attribute): the parts timed, innermost first wins (see _Timers).
-PARTS = (
-    ("encoder load", "s3kg_core.encoders.sentence", "SentenceTransformerEncoder.load_model"),
-    ("spaCy load", "s3kg_core.extract.offline", "_load_model"),
-    ("encode", "s3kg_core.encoders.sentence", "SentenceTransformerEncoder.encode"),
-    ("stage: import", "s3kg_core.demo", "_import_demo"),
-    ("stage: extract", "s3kg_core.stages.run", "extract_store"),
-    ("stage: score", "s3kg_core.stages.run", "score_store"),
-    ("stage: TAU", "s3kg_core.stages.run", "tau_store"),
-    ("stage: GraphEval detect", "s3kg_core.grapheval.results", "detect_store"),
-    ("stage: factuality", "s3kg_core.factuality.results", "save_evaluation"),
-    ("stage: benchmarks", "s3kg_core.demo", "_store_bench"),
+STEPS = (
+    ("Importing", "stage: import"),
+    ("KGs:", "stage: extract"),
+    ("Extracting KGs", "stage: extract"),
+    ("Loading", "stage: score"),
+    ("TAU", "stage: TAU"),
+    ("Factuality", "stage: factuality and benchmarks"),
+    ("GraphEval", "stage: GraphEval detect"),
 )
+"""The stages: ``build_demo``'s ``on_step`` announces each as it starts (by these prefixes)."""
 
 
 class _Timers:
-    """Wall and CPU seconds per part; time inside a nested part is charged to it only."""
+    """Wall and CPU seconds per part; time inside a nested part is charged to it only.
+
+    The stages follow each other at the bottom of the stack (:meth:`step`); the calls wrapped
+    by :meth:`wrap` nest above them.
+    """
 
     def __init__(self) -> None:
         self.wall: dict[str, float] = {}
         self.cpu: dict[str, float] = {}
         self.stack: list[list[Any]] = []  # [label, wall0, cpu0, child_wall, child_cpu]
 
+    def _close(self) -> None:
+        frame = self.stack.pop()
+        wall = time.perf_counter() - frame[1]
+        cpu = time.process_time() - frame[2]
+        self.wall[frame[0]] = self.wall.get(frame[0], 0.0) + wall - frame[3]
+        self.cpu[frame[0]] = self.cpu.get(frame[0], 0.0) + cpu - frame[4]
+        if self.stack:
+            self.stack[-1][3] += wall
+            self.stack[-1][4] += cpu
+
+    def _open(self, label: str) -> None:
+        self.stack.append([label, time.perf_counter(), time.process_time(), 0.0, 0.0])
+
+    def step(self, text: str) -> None:
+        """``on_step``: the stage announced by ``text`` starts, the one before ends."""
+        if len(self.stack) > 1:
+            raise RuntimeError(f"a stage began inside {self.stack[-1][0]!r}")
+        if self.stack:
+            self._close()
+        self._open(next((label for prefix, label in STEPS if text.startswith(prefix)), text))
+
+    def finish(self) -> None:
+        """The last stage ends."""
+        while self.stack:
+            self._close()
+
     def wrap(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
             if label == "encode":  # charged to the stage it runs in
                 stages = [f[0] for f in self.stack if f[0].startswith("stage: ")]
-                label_here = f"encode ({stages[-1][7:]})" if stages else "encode"
+                self._open(f"encode ({stages[-1][7:]})" if stages else "encode")
             else:
-                label_here = label
-            frame = [label_here, time.perf_counter(), time.process_time(), 0.0, 0.0]
-            self.stack.append(frame)
+                self._open(label)
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.stack.pop()
-                wall = time.perf_counter() - frame[1]
-                cpu = time.process_time() - frame[2]
-                key = frame[0]
-                self.wall[key] = self.wall.get(key, 0.0) + wall - frame[3]
-                self.cpu[key] = self.cpu.get(key, 0.0) + cpu - frame[4]
-                if self.stack:
-                    self.stack[-1][3] += wall
-                    self.stack[-1][4] += cpu
+                self._close()
 
         return timed
 
 
 def _child(db: Path, from_scratch: bool, grapheval: bool) -> dict[str, Any]:
     """One cold build in this (fresh) process; the figures as a dict."""
-    import importlib
-
     t0, c0 = time.perf_counter(), time.process_time()
-    import s3kg_core.demo as demo
+    import spacy
+
+    from s3kg_core.demo import build_demo
+    from s3kg_core.encoders.sentence import SentenceTransformerEncoder
 
     timers = _Timers()
-    for label, module, attr in PARTS:
-        mod = importlib.import_module(module)
-        owner: Any = mod
-        *path, name = attr.split(".")
-        for part in path:
-            owner = getattr(owner, part)
-        if not hasattr(owner, name):
-            continue  # a part this version of the code does not have
-        setattr(owner, name, timers.wrap(label, getattr(owner, name)))
+    model = SentenceTransformerEncoder
+    model.load_model = timers.wrap("encoder load", model.load_model)  # type: ignore[method-assign]
+    model.encode = timers.wrap("encode", model.encode)  # type: ignore[method-assign]
+    spacy.load = timers.wrap("spaCy load", spacy.load)
     imported_wall, imported_cpu = time.perf_counter() - t0, time.process_time() - c0
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = {"on_step": timers.step}
     if from_scratch:
         kwargs["use_recorded_kgs"] = False
     if not grapheval:
         kwargs["grapheval"] = False
     started, cpu_started = time.perf_counter(), time.process_time()
-    report = demo.build_demo(db, **kwargs)
+    report = build_demo(db, **kwargs)
+    timers.finish()
     total_wall = time.perf_counter() - started
     total_cpu = time.process_time() - cpu_started
     parts = {"import": (imported_wall, imported_cpu)}
-    for label in dict.fromkeys(p[0] for p in PARTS):
-        for key in sorted(k for k in timers.wall if k == label or k.startswith(f"{label} (")):
+    order = ["encoder load", "spaCy load", *dict.fromkeys(label for _, label in STEPS)]
+    for label in order:
+        for key in sorted(
+            k for k in timers.wall if k == label or k.startswith(f"encode ({label[7:]}")
+        ):
             parts[key] = (timers.wall[key], timers.cpu[key])
     accounted_wall = sum(w for k, (w, _) in parts.items() if k != "import")
     accounted_cpu = sum(c for k, (_, c) in parts.items() if k != "import")
-    parts["other (imports inside build_demo, writes, rename)"] = (
+    parts["other (imports inside build_demo, reading the demo files)"] = (
         total_wall - accounted_wall,
         total_cpu - accounted_cpu,
     )

@@ -1,6 +1,6 @@
 """Fit the SupportChecker's logistic weights on the DEV split of SummEval, QAGS-C and QAGS-X.
 
-Never reads a test-split label: the split is the one declared in s3kg_core.grapheval.datasets
+Never reads a test-split label: the split is the one declared in s3kg_core.evaluation.summ_sets
 (articles hashed, ~30 % dev, all summaries of an article on one side).
 
 Labels are answer-level (consistent or not), features are triple-level, so the triple model is
@@ -12,7 +12,7 @@ triples are left out of the triple fit. The raw-mode model (whole answer as one 
 plain answer-level logistic regression. Both use sample weights 1 / count(dataset, label), so
 each dataset and each class weighs the same.
 
-    .venv/bin/python bench/calibrate_support.py [--data-dir DIR] [--out PATH]
+    .venv/bin/python bench/experiments/calibrate_support.py [--data-dir DIR] [--out PATH]
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.metrics import balanced_accuracy_score
 
+from s3kg_core.evaluation.splits import ARTICLE_DEV_PERCENT, ARTICLE_SPLIT
+from s3kg_core.evaluation.summ_sets import DATASETS, load_summ_set
 from s3kg_core.extract.offline import OfflineExtractor
 from s3kg_core.grapheval.checkers.base import Claim
 from s3kg_core.grapheval.checkers.support import (
@@ -37,7 +39,6 @@ from s3kg_core.grapheval.checkers.support import (
     FEATURES,
     SupportChecker,
 )
-from s3kg_core.grapheval.datasets import DATASETS, DEV_PERCENT, SPLIT_VERSION, load_summ_set
 
 MAX_ROUNDS = 10
 
@@ -195,7 +196,8 @@ def main() -> int:
         "raw": _as_weights(raw_model),
         "encoder": checker.encoder.name,
         "extractor": extractor.name,
-        "split": f"{SPLIT_VERSION}: dev = sha256(key) % 100 < {DEV_PERCENT} (article-level)",
+        "split": f"{ARTICLE_SPLIT}: dev = sha256(key) % 100 < {ARTICLE_DEV_PERCENT} "
+        "(article-level)",
         "data": sources,
         "method": (
             f"L2 logistic regression (C={C:g}, sign-bounded: best_cos and window_overlap <= 0, "

@@ -5,7 +5,7 @@ Rows are the pair sets plus their mean; columns are the methods in the order the
 
 Usage::
 
-    python bench/summarise_pairs.py bench/out/bench_minilm_devtest.json [--markdown]
+    python bench/experiments/summarise_pairs.py bench/out/bench_minilm_devtest.json [--markdown]
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ purpose (it is one of the paper's sets); the mean row is the plain mean over the
 
 Usage::
 
-    python bench/bench_extraction.py [--data-dir DIR] [--limit N] [--encoder minilm]
+    python bench/experiments/bench_extraction.py [--data-dir DIR] [--limit N] [--encoder minilm]
                                      [--json OUT]
 """
 
@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from s3kg_core.encoders.cache import EmbeddingCache  # noqa: E402
@@ -111,12 +111,12 @@ def _read_set(path: Path, limit: int | None) -> PairSet:
     return out
 
 
-# -- metrics: s3kg_core.bench.metrics, with NaN for a single-class sample --------------------
+# -- metrics: s3kg_core.evaluation.metrics, with NaN for a single-class sample --------------------
 
 
 def _max_f1(scores: Sequence[float], labels: Sequence[int]) -> tuple[float, float]:
     """Best F1 of the positive class and its threshold (NaN threshold for one class)."""
-    from s3kg_core.bench.metrics import max_f1
+    from s3kg_core.evaluation.metrics import max_f1
 
     if len(set(labels)) < 2:
         return 0.0, float("nan")
@@ -125,7 +125,7 @@ def _max_f1(scores: Sequence[float], labels: Sequence[int]) -> tuple[float, floa
 
 
 def _auroc(scores: Sequence[float], labels: Sequence[int]) -> float:
-    from s3kg_core.bench.metrics import auroc
+    from s3kg_core.evaluation.metrics import auroc
 
     return float("nan") if len(set(labels)) < 2 else auroc(scores, labels)
 

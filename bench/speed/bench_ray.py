@@ -6,7 +6,8 @@ configurations. Ray start-up is included in the wall time and also reported on i
 
 Usage::
 
-    python bench/bench_ray.py [--runs qa/small] [--encoder minilm] [--workers 1,2] [--data-dir DIR]
+    python bench/speed/bench_ray.py [--runs qa/small] [--encoder minilm] [--workers 1,2]
+        [--data-dir DIR]
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def main() -> None:

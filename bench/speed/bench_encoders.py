@@ -31,8 +31,9 @@ encoded (triple sentences and labels) are the *string pool*.
 
 Usage::
 
-    nice -n 10 python bench/bench_encoders.py --n 400 --reps 5 --pairs 100 --int8 --cli-pairs 100
-    nice -n 15 python bench/bench_encoders.py --sets "" --cli-all --static --cli-reps 2
+    nice -n 10 python bench/speed/bench_encoders.py --n 400 --reps 5 --pairs 100 --int8
+        --cli-pairs 100
+    nice -n 15 python bench/speed/bench_encoders.py --sets "" --cli-all --static --cli-reps 2
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from s3kg_core.config import default_data_dir  # noqa: E402

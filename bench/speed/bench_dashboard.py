@@ -33,7 +33,7 @@ Figures:
     browser time to render the sample explorer: from navigation until the script has finished
     with its linked graphs document, and until that document has placed its three pictures
     (``window.s3kg.ready``). The first visit runs with empty server caches; later visits are
-    new browser sessions on a warm server. ``bench/bench_explorer.py`` measures the explorer
+    new browser sessions on a warm server. ``bench/speed/bench_explorer.py`` measures the explorer
     itself in more detail.
 
 Wall-clock figures are only comparable on an otherwise idle machine: the load average is
@@ -41,8 +41,8 @@ printed before and after.
 
 Usage::
 
-    python bench/bench_dashboard.py --answers 10000
-    python bench/bench_dashboard.py --answers 10000 --json bench/out/bench_dashboard.json \\
+    python bench/speed/bench_dashboard.py --answers 10000
+    python bench/speed/bench_dashboard.py --answers 10000 --json bench/out/bench_dashboard.json \\
         | tee bench/out/bench_dashboard.txt
 """
 
@@ -59,11 +59,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))  # dashboard_helpers: server and browser helpers
 
-from dashboard_helpers import (  # noqa: E402
+from bench.speed.browser import (  # noqa: E402
     APP_IDLE,
     CHROMIUM,
     bench_environment,
@@ -72,7 +71,6 @@ from dashboard_helpers import (  # noqa: E402
     wait_idle,
     write_figures,
 )
-
 from s3kg_core.kg import Triple  # noqa: E402
 from s3kg_core.scoring.s3kg import S3KGConfig  # noqa: E402
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord  # noqa: E402

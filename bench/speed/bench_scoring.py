@@ -44,9 +44,9 @@ the value in effect is printed.
 
 Usage::
 
-    python bench/bench_scoring.py                              # everything, prints a table
-    python bench/bench_scoring.py --sets paws --encoders minilm
-    python bench/bench_scoring.py --naive-limit mpnet=600 --json bench/out/bench_scoring.json
+    python bench/speed/bench_scoring.py                              # everything, prints a table
+    python bench/speed/bench_scoring.py --sets paws --encoders minilm
+    python bench/speed/bench_scoring.py --naive-limit mpnet=600 --json bench/out/bench_scoring.json
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BENCH_SUBDIR = Path("s3kg_release") / "benchmarks"
 SETS = ("paws", "all")
 ENCODERS = ("minilm", "mpnet")

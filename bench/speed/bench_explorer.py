@@ -27,8 +27,8 @@ printed before and after.
 
 Usage::
 
-    python bench/bench_explorer.py
-    python bench/bench_explorer.py --visits 5 --json bench/out/bench_explorer.json
+    python bench/speed/bench_explorer.py
+    python bench/speed/bench_explorer.py --visits 5 --json bench/out/bench_explorer.json
 """
 
 from __future__ import annotations
@@ -44,11 +44,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))  # dashboard_helpers: server and browser helpers
 
-from dashboard_helpers import (  # noqa: E402
+from bench.speed.browser import (  # noqa: E402
     CHROMIUM,
     bench_environment,
     load_average,
@@ -56,7 +55,6 @@ from dashboard_helpers import (  # noqa: E402
     wait_idle,
     write_figures,
 )
-
 from s3kg_core.kg import Triple  # noqa: E402
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord  # noqa: E402
 from s3kg_core.store.store import Store  # noqa: E402

@@ -5,12 +5,13 @@ exported to ONNX (the TorchScript exporter, opset 17, ``last_hidden_state`` out,
 :mod:`s3kg_core.encoders.export` does for the sentence encoders) into a temporary folder, and
 quantised to int8 with onnxruntime's dynamic quantisation (weights int8, activations quantised
 per batch). The alignment head reads the hidden states of each backend (the same features and
-weights, :func:`s3kg_core.grapheval.alignment.load_alignment`). Printed per backend: the
+weights, :func:`s3kg_core.grapheval.checkers.alignment.load_alignment`). Printed per backend: the
 seconds for the pairs (one thread, interleaved: each batch goes through every backend in turn),
-pairs/s, and the synthetic held-out metrics (:func:`s3kg_core.grapheval.training.evaluate_pairs`)
-plus the largest difference in P(supported) against torch.
+pairs/s, and the synthetic held-out metrics
+(:func:`s3kg_core.checker_training.training.evaluate_pairs`) plus the largest difference in
+P(supported) against torch.
 
-    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/bench_checker_onnx.py
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/speed/bench_checker_onnx.py
         --model ~/.cache/s3kg/checkers/trained-minilm-order --pairs-file PAIRS.jsonl [--n 600]
 """
 
@@ -25,10 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from s3kg_core.checker_training.synthetic import read_pairs
+from s3kg_core.checker_training.training import evaluate_pairs
 from s3kg_core.encoders.export import export_hidden_states, quantize_int8
-from s3kg_core.grapheval.alignment import alignment_features, load_alignment, tokenize_pairs
-from s3kg_core.grapheval.synthetic import heldout_document, read_pairs
-from s3kg_core.grapheval.training import evaluate_pairs
+from s3kg_core.evaluation.splits import heldout_document
+from s3kg_core.grapheval.checkers.alignment import alignment_features, load_alignment
+from s3kg_core.grapheval.checkers.model_format import tokenize_pairs
 
 
 def _export(encoder: Any, tokenizer: Any, out: Path) -> Path:

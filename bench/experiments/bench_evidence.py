@@ -18,7 +18,7 @@ these per-pair features, all from one encoder and one embedding cache:
     hard tau of the alignment (the iteration-0 part of a soft WL kernel).
 ``tok``
     BERTScore F1 of the two texts with the same encoder's token states (last layer, no idf,
-    no rescaling: :func:`s3kg_core.bench.baselines.bertscore`); token-level matching, where
+    no rescaling: :func:`s3kg_core.evaluation.baselines.bertscore`); token-level matching, where
     ``text`` compares two mean-pooled vectors.
 
 Candidate scores (alpha weights S_SBERT as in hybrid mode; beta is the weight of the text side):
@@ -34,7 +34,7 @@ Candidate scores (alpha weights S_SBERT as in hybrid mode; beta is the weight of
 ``text_only``        ``text`` (the cosine baseline with this encoder)
 ``tok_only``         ``tok`` (the BERTScore baseline with this encoder)
 
-Protocol (``s3kg_core.bench.split.dev_mask``: about 30 % dev per set): for every candidate,
+Protocol (``s3kg_core.evaluation.splits.dev_mask``: about 30 % dev per set): for every candidate,
 ``per-set`` chooses (a, b) on each set's dev pairs by AUROC; ``global-b`` chooses one b for all
 sets (best mean dev AUROC with a chosen per set on dev), which is how a named mode with a fixed
 beta and a live alpha behaves; ``mode-b`` fixes b at the library's ``TEXT_WEIGHT`` (the ``text``
@@ -43,7 +43,7 @@ intervals (``--bootstrap`` resamples, stratified, seed 0) against the best basel
 
 Usage::
 
-    python bench/bench_evidence.py --encoder minilm|mpnet --components FILE.json
+    python bench/experiments/bench_evidence.py --encoder minilm|mpnet --components FILE.json
         [--cache FILE.npz] [--sets a,b] [--no-score] [--bootstrap N] [--json OUT]
 
 ``--components`` is written after each set and resumed; ``--cache`` keeps the embedding cache on
@@ -62,13 +62,13 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from s3kg_core.bench.baselines import bertscore
-from s3kg_core.bench.datasets import list_pair_sets, load_pair_set
-from s3kg_core.bench.metrics import DEFAULT_ALPHAS, auroc, bootstrap_ci, max_f1
-from s3kg_core.bench.split import SPLIT_NAME, dev_mask
 from s3kg_core.config import default_data_dir
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.evaluation.baselines import bertscore
+from s3kg_core.evaluation.metrics import DEFAULT_ALPHAS, auroc, bootstrap_ci, max_f1
+from s3kg_core.evaluation.pair_sets import list_pair_sets, load_pair_set
+from s3kg_core.evaluation.splits import PAIR_SPLIT, dev_mask
 from s3kg_core.normalize import normalize_triples
 from s3kg_core.scoring.s3kg import TEXT_WEIGHT, KGScorer
 
@@ -241,7 +241,7 @@ def analyse(comps: dict[str, dict[str, list]], n_boot: int) -> dict:
             grids[(n, ds)] = np.array(
                 [[auroc(fn(a, b)[dev], y[dev]) for a in ALPHAS] for b in betas]
             )
-    result: dict = {"split": SPLIT_NAME, "sets": sets, "regimes": {}}
+    result: dict = {"split": PAIR_SPLIT, "sets": sets, "regimes": {}}
     for regime in ("per-set", "global-b", "mode-b"):
         per: dict[str, dict[str, dict]] = {n: {} for n in names}
         summary: dict[str, dict] = {}
