@@ -25,6 +25,7 @@ from s3kg_core.evaluation.factuality import (
     split_table,
     sweep_layers,
     train_judge,
+    train_on_best_layer,
 )
 from s3kg_core.evaluation.splits import split_groups
 from s3kg_core.factuality.hidden import hidden_table, write_hidden
@@ -176,6 +177,18 @@ def test_sweep_reports_every_layer_in_order_and_finds_the_informative_one(files)
     assert sweep[0]["val_accuracy"] < 0.7
     assert pick_layer(sweep) == 3
     assert [r["layer"] for r in sweep_layers(table, files[1], [3], CONFIG)] == [3]
+
+
+def test_training_on_the_best_layer_is_the_sweep_then_the_pick(files):
+    table = load_labelled(files[0], files[1])
+    judge, sweep = train_on_best_layer(table, files[1], CONFIG)
+    assert sweep == sweep_layers(table, files[1], config=CONFIG)  # seeded: the same sweep
+    assert judge.config.layer == pick_layer(sweep) == 3
+    assert judge.config.extra["layer_sweep"] == sweep
+    alone = train_judge(table, files[1], 3, CONFIG)
+    assert (
+        judge.predict_proba(np.zeros((2, DIM))) == alone.predict_proba(np.zeros((2, DIM)))
+    ).all()
 
 
 def test_pick_layer_prefers_the_lowest_of_tied_layers_and_refuses_an_empty_sweep():

@@ -85,13 +85,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)  # as in the Ray workers; more threads thrash on busy cores
-    from s3kg_core.evaluation.factuality import (
-        evaluate_judge,
-        load_labelled,
-        pick_layer,
-        sweep_layers,
-        train_judge,
-    )
+    from s3kg_core.evaluation.factuality import evaluate_judge, load_labelled, train_on_best_layer
     from s3kg_core.factuality.judge import JudgeConfig
     from s3kg_core.factuality.kg import load_findkg
     from s3kg_core.factuality.labels import LABELS, LocalLabeler, label_counts
@@ -154,9 +148,8 @@ def main() -> None:
         data = load_labelled(path, hidden_dir)
         config = JudgeConfig(input_dim=1, model="smollm2-135m-instruct", seed=args.seed)
         t0 = time.perf_counter()
-        sweep = sweep_layers(data, hidden_dir, config=config)
-        layer = pick_layer(sweep)
-        judge = train_judge(data, hidden_dir, layer, config)
+        judge, sweep = train_on_best_layer(data, hidden_dir, config)
+        layer = judge.config.layer
         judge.save(out_dir / f"judge_{name}")
         evaluation = evaluate_judge(data, hidden_dir, judge, sweep=sweep).to_dict()
         evaluation["train_seconds"] = time.perf_counter() - t0

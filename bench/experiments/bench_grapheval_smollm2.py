@@ -10,9 +10,9 @@ measures the plumbing and the floor, not what GraphEval can do with a strong LLM
 
 Usage::
 
-    python bench/bench_grapheval_smollm2.py [--limit 16] [--datasets summeval,qags_c,qags_x]
-                                            [--out-dir bench/out] [--correct-db data/s3kg.duckdb]
-                                            [--correct-limit 6] [--cache-db FILE]
+    python bench/experiments/bench_grapheval_smollm2.py [--limit 16]
+        [--datasets summeval,qags_c,qags_x] [--out-dir bench/out]
+        [--correct-db data/s3kg.duckdb] [--correct-limit 6] [--cache-db FILE]
 """
 
 from __future__ import annotations

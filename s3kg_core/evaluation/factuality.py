@@ -46,6 +46,7 @@ __all__ = [
     "split_table",
     "sweep_layers",
     "train_judge",
+    "train_on_best_layer",
 ]
 
 
@@ -218,6 +219,32 @@ def sweep_layers(
         if progress is not None:
             progress(i + 1, len(chosen))
     return rows
+
+
+def train_on_best_layer(
+    table: pd.DataFrame,
+    hidden: str | Path,
+    config: JudgeConfig | None = None,
+    *,
+    pooling: str = "last",
+    progress: Progress | None = None,
+) -> tuple[Judge, list[dict[str, Any]]]:
+    """Sweep the layers, pick the best on validation, train the judge there: ``(judge, sweep)``.
+
+    :func:`sweep_layers`, :func:`pick_layer` and :func:`train_judge` in a row; the sweep is
+    kept in the judge's config (``extra["layer_sweep"]``), as ``s3kg factuality train
+    --layer-sweep`` keeps it. The test split is never used.
+    """
+    sweep = sweep_layers(table, hidden, config=config, pooling=pooling, progress=progress)
+    base = config or JudgeConfig(input_dim=1)
+    judge = train_judge(
+        table,
+        hidden,
+        pick_layer(sweep),
+        replace(base, extra={**base.extra, "layer_sweep": sweep}),
+        pooling=pooling,
+    )
+    return judge, sweep
 
 
 def pick_layer(sweep: Sequence[dict[str, Any]]) -> int:
