@@ -13,6 +13,7 @@ __all__ = [
     "CorruptDatabaseError",
     "DatabaseError",
     "DatabaseLockedError",
+    "DeadlineExceeded",
     "EncoderError",
     "EncoderNotFoundError",
     "EndpointError",
@@ -27,6 +28,9 @@ __all__ = [
     "LLMResponseError",
     "MappingError",
     "OutputError",
+    "RedirectRefused",
+    "ReplyLimitError",
+    "ReplyTooLarge",
     "S3KGError",
     "ServeError",
     "TripleError",
@@ -95,6 +99,22 @@ class EndpointError(LLMError):
 
 class ServeError(EndpointError):
     """``transformers serve`` exited or did not answer in time (the message ends with its log)."""
+
+
+class ReplyLimitError(LLMError):
+    """One reply of an endpoint went past a limit (its deadline, its size)."""
+
+
+class DeadlineExceeded(ReplyLimitError, TimeoutError):
+    """No complete reply within the request's total deadline (``--timeout``)."""
+
+
+class ReplyTooLarge(ReplyLimitError):
+    """A reply's body, decompressed, is larger than allowed, or in an encoding not accepted."""
+
+
+class RedirectRefused(LLMError):
+    """The endpoint redirected a request to another origin (scheme, host or port)."""
 
 
 class LLMResponseError(LLMError, ValueError):

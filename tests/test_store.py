@@ -13,7 +13,7 @@ from store_helpers import build_store, count, start_lock_holder
 
 from s3kg_core.errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
 from s3kg_core.kg import Triple
-from s3kg_core.store import grapheval_queries
+from s3kg_core.store import grapheval_queries, queries
 from s3kg_core.store.records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
 from s3kg_core.store.schema import SCHEMA_VERSION
 from s3kg_core.store.store import Store
@@ -62,7 +62,7 @@ def _set_version(path: Path, value: str) -> None:
 def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
     path = tmp_path / "sub" / "new.duckdb"
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 5
     assert path.exists()
     assert _tables(path) >= TABLES
     con = duckdb.connect(str(path), read_only=True)
@@ -140,7 +140,7 @@ def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
     con.close()
     assert "bench_results" not in _tables(path)
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 5
     assert "bench_results" in _tables(path)
     with store.connect() as con:
         assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
@@ -160,10 +160,49 @@ def test_a_version_3_file_migrates_to_4_and_gains_the_grapheval_and_factuality_t
     new = {"grapheval_results", "grapheval_bench", "factuality_evals"}
     assert not new & _tables(path)
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 5
     assert new <= _tables(path)
     with store.connect() as con:
         assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
+
+
+def test_a_version_4_file_migrates_to_5_with_run_names_and_answer_model_ids(tmp_path):
+    """Issue 29: a run collected from a local folder was shown under the folder's whole path;
+    migration 5 gives every run a display name (the model's short name) and answers a model
+    id and finish reason."""
+    from s3kg_core.store.schema import MIGRATIONS
+
+    path = tmp_path / "v4.duckdb"
+    con = duckdb.connect(str(path))
+    for version in (1, 2, 3, 4):
+        for statement in MIGRATIONS[version]:
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '4')")
+    con.execute("INSERT INTO datasets (name) VALUES ('d')")
+    models = ["/root/.cache/s3kg/models/smollm2-135m-instruct", "org/Model-7B/", "gpt-4o"]
+    for i, model in enumerate(models):
+        con.execute(
+            "INSERT INTO runs (dataset_id, model, temperature, extractor) VALUES (1, ?, ?, 'x')",
+            [model, float(i)],
+        )
+    con.close()
+    store = Store(path)
+    with store.transaction() as con:
+        names = con.execute("SELECT name FROM runs ORDER BY run_id").fetchall()
+        ds = store.ensure_dataset(con, "d")
+        ids = store.upsert_items(con, ds, [ItemRecord("q", "Why?")])
+        fresh = store.ensure_run(con, ds, "/tmp/models/my-llm", 0.0, "none")
+        named = store.ensure_run(con, ds, "/tmp/models/my-llm", 0.5, "none", name="mine")
+        store.put_answers(
+            con,
+            fresh,
+            [AnswerRecord(ids["q"], "a", model_id="served-id", finish_reason="length")],
+        )
+        row = con.execute("SELECT model_id, finish_reason FROM answers").fetchone()
+        shown = queries.run_overview(con).set_index("run_id")["model"].to_dict()
+    assert names == [("smollm2-135m-instruct",), ("Model-7B",), ("gpt-4o",)]
+    assert row == ("served-id", "length")
+    assert shown[fresh] == "my-llm" and shown[named] == "mine"
 
 
 def test_bench_results_are_replaced_by_key(tmp_path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 __all__ = ["BENCH_COLUMNS", "MIGRATIONS", "SCHEMA_VERSION"]
 
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -195,6 +195,17 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             n_test INTEGER NOT NULL,
             summary JSON NOT NULL,
             breakdown JSON)""",
+    ),
+    # 5: what collect sees of each answer and how a run is shown. Answers keep the model id the
+    # server said answered and why generation stopped (``length``: cut at max_tokens); a run
+    # has a display name (``--name``; the model's short name by default, never a cache path),
+    # filled in for existing runs from their model the same way.
+    5: (
+        "ALTER TABLE answers ADD COLUMN IF NOT EXISTS model_id VARCHAR",
+        "ALTER TABLE answers ADD COLUMN IF NOT EXISTS finish_reason VARCHAR",
+        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS name VARCHAR",
+        "UPDATE runs SET name = coalesce(nullif(regexp_extract(rtrim(rtrim(model, '/'), "
+        r"'\'), '[^/\\]+$'), ''), model) WHERE name IS NULL",
     ),
 }
 

@@ -31,7 +31,7 @@ from ..config import DEFAULT_DB
 from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
 from . import grapheval_queries, queries
-from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord, short_name
 from .schema import BENCH_COLUMNS, MIGRATIONS, SCHEMA_VERSION
 
 __all__ = ["Store"]
@@ -70,7 +70,7 @@ class Store:
     ...     ds = db.ensure_dataset(con, "toy", source="doctest")
     ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
     >>> db.schema_version(), sorted(ids)
-    (4, ['q1'])
+    (5, ['q1'])
     """
 
     def __init__(
@@ -268,20 +268,37 @@ class Store:
         *,
         source: str | None = None,
         settings: dict[str, Any] | None = None,
+        name: str | None = None,
     ) -> int:
-        """The id of the run ``(dataset, model, temperature, extractor)``, created if new."""
+        """The id of the run ``(dataset, model, temperature, extractor)``, created if new.
+
+        ``name`` is the run's display name: a new run gets it (default: the model's
+        :func:`~s3kg_core.store.records.short_name`), an existing one is renamed to it when
+        given.
+        """
         con.execute(
-            "INSERT INTO runs (dataset_id, model, temperature, extractor, source, settings) "
-            "VALUES (?, ?, ?, ?, ?, ?) "
+            "INSERT INTO runs (dataset_id, model, temperature, extractor, source, settings, "
+            "name) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (dataset_id, model, temperature, extractor) DO NOTHING",
-            [dataset_id, model, float(temperature), extractor, source, json.dumps(settings or {})],
+            [
+                dataset_id,
+                model,
+                float(temperature),
+                extractor,
+                source,
+                json.dumps(settings or {}),
+                name or short_name(model),
+            ],
         )
         rows = con.execute(
             "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
             "AND extractor = ?",
             [dataset_id, model, float(temperature), extractor],
         ).fetchall()
-        return int(rows[0][0])
+        run = int(rows[0][0])
+        if name:
+            con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run])
+        return run
 
     @staticmethod
     def put_answers(
@@ -308,9 +325,10 @@ class Store:
             ).fetchall()
             con.execute(
                 "INSERT OR REPLACE INTO answers (run_id, item_id, answer, seed, latency_s, "
-                "prompt_tokens, completion_tokens, error, status, truncated) SELECT run_id, "
-                "item_id, answer, seed, latency_s, prompt_tokens, completion_tokens, error, "
-                "status, truncated FROM _new_answers"
+                "prompt_tokens, completion_tokens, error, status, truncated, model_id, "
+                "finish_reason) SELECT run_id, item_id, answer, seed, latency_s, prompt_tokens, "
+                "completion_tokens, error, status, truncated, model_id, finish_reason "
+                "FROM _new_answers"
             )
         finally:
             con.unregister("_new_answers")
