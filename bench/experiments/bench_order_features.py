@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -33,6 +32,7 @@ from s3kg_core.checker_training.synthetic import (
     read_pairs,
     source_documents,
 )
+from s3kg_core.evaluation.metrics import auroc
 from s3kg_core.evaluation.splits import heldout_document
 from s3kg_core.grapheval.checkers.alignment import FEATURES, feature_table
 from s3kg_core.grapheval.checkers.model_format import tokenize_pairs
@@ -117,11 +117,11 @@ def main() -> None:
         clf.fit(x[~test], y[~test])
         s = clf.predict_proba(x[test])[:, 1]
         yt, kt = y[test], kinds[test]
-        cells = [name, f"{roc_auc_score(yt, s):.3f}"]
+        cells = [name, f"{auroc(s, yt):.3f}"]
         pos = np.isin(kt, POSITIVE) & (yt == 1)
         for k in neg_kinds:
             sel = pos | (kt == k)
-            auc = roc_auc_score(yt[sel], s[sel]) if (kt == k).any() else float("nan")
+            auc = auroc(s[sel], yt[sel]) if (kt == k).any() else float("nan")
             acc = float((s[kt == k] <= 0.5).mean()) if (kt == k).any() else float("nan")
             cells.append(f"{auc:.3f}/{acc:.2f} (n={int((kt == k).sum())})")
         print("| " + " | ".join(cells) + " |")

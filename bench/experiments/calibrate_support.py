@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.metrics import balanced_accuracy_score
 
+from s3kg_core.evaluation.metrics import balanced_accuracy
 from s3kg_core.evaluation.splits import ARTICLE_DEV_PERCENT, ARTICLE_SPLIT
 from s3kg_core.evaluation.summ_sets import DATASETS, load_summ_set
 from s3kg_core.extract.offline import OfflineExtractor
@@ -180,12 +180,8 @@ def main() -> int:
     for g in DATASETS:
         m = groups == g
         dev[g] = {
-            "raw_balanced_accuracy": round(
-                float(balanced_accuracy_score(1 - y[m], 1 - raw_pred[m])), 4
-            ),
-            "kg_balanced_accuracy": round(
-                float(balanced_accuracy_score(1 - y[m], 1 - kg_pred[m])), 4
-            ),
+            "raw_balanced_accuracy": round(balanced_accuracy(1 - y[m], 1 - raw_pred[m]), 4),
+            "kg_balanced_accuracy": round(balanced_accuracy(1 - y[m], 1 - kg_pred[m]), 4),
             "answers_without_triples": int((~has[m]).sum()),
         }
     out = {
