@@ -1,4 +1,4 @@
-"""s3kg_core.evaluation.pairs: the pair benchmark runner and its protocol, on sets the tests build."""
+"""s3kg_core.evaluation.pairs: the pair benchmark runner and its protocol, on sets tests build."""
 
 from __future__ import annotations
 

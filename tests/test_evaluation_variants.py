@@ -36,6 +36,11 @@ def comps():
     return {"set_a_400": _components("a", 120, 0), "semantic_kg_b_400": _components("b", 90, 1)}
 
 
+@pytest.fixture(scope="module")
+def analysed(comps):
+    return analyse(comps)
+
+
 def _old_protocol(comps):
     """The loop bench_variants.py ran before it called the library: alpha by dev AUROC."""
     alphas = [float(a) for a in DEFAULT_ALPHAS]
@@ -55,8 +60,8 @@ def _old_protocol(comps):
     return out
 
 
-def test_the_protocol_is_the_old_loop_on_every_candidate_and_set(comps):
-    result = analyse(comps)
+def test_the_protocol_is_the_old_loop_on_every_candidate_and_set(comps, analysed):
+    result = analysed
     assert result["split"] == PAIR_SPLIT and result["sets"] == list(comps)
     old = _old_protocol(comps)
     for (n, ds), expected in old.items():
@@ -82,8 +87,8 @@ def test_candidates_blend_by_each_modes_convention(comps):
         "paper", "kgx", "hybrid", "struct"}  # fmt: skip
 
 
-def test_report_orders_by_dev_auroc_and_names_sets_shortly(comps):
-    text = report(analyse(comps))
+def test_report_orders_by_dev_auroc_and_names_sets_shortly(analysed):
+    text = report(analysed)
     lines = text.splitlines()
     assert lines[0] == f"split {PAIR_SPLIT}; alpha per set chosen by dev AUROC"
     dev = [float(line.split()[1]) for line in lines[3:11]]

@@ -178,8 +178,8 @@ OTHER_TOOLS = {"--no-deps", "--device"}
 
 def test_options_named_in_prose_exist():
     # Outside command lines the README names options alone (`--batch-items`) or on a script
-    # (`python bench/experiments/bench_variants.py --no-reverse`): each must exist on some s3kg command,
-    # or in the script it is shown with.
+    # (`python bench/experiments/bench_variants.py --no-reverse`): each must exist on some s3kg
+    # command, or in the script it is shown with.
     text = (REPO / "README.md").read_text(encoding="utf-8")
     known = _all_options(cli) | OTHER_TOOLS
     wrong = []

@@ -16,8 +16,9 @@ standard deviation 0.009) pooler carry nothing about whether the statement is su
 logistic regression on the frozen ``[CLS]`` states of 600 synthetic pairs is at chance on held-out
 documents (AUROC 0.51), one on the six match statistics reaches AUROC 0.81; fine-tuning
 the ``[CLS]`` route did not leave loss 0.69 within the hundreds of steps a CPU allows. On
-frozen MiniLM states of 2,400 synthetic pairs (``bench/experiments/bench_order_features.py``, documents
-split 50/50), the order and locality statistics raise the held-out AUROC from 0.835 to 0.900;
+frozen MiniLM states of 2,400 synthetic pairs (``bench/experiments/bench_order_features.py``,
+documents split 50/50), the order and locality statistics raise the held-out AUROC from 0.835 to
+0.900;
 against swapped statements from 0.67 to 0.88, against same-type entities from 0.63 to 0.78.
 Two more candidates (the order concordance of expected positions, the mean jump between them)
 are computed but not read: they added nothing beside these.
