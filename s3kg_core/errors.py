@@ -7,6 +7,8 @@ turns them into a one-line error and a non-zero exit; the dashboard into ``st.er
 from __future__ import annotations
 
 __all__ = [
+    "AnnotationError",
+    "AnnotatorNameError",
     "CheckerError",
     "CheckerExportError",
     "ConfigError",
@@ -127,6 +129,14 @@ class ExtractionError(S3KGError, RuntimeError):
 
 class GraphEvalError(S3KGError, RuntimeError):
     """A GraphEval step (detection, correction, its benchmark) cannot run (see the subclasses)."""
+
+
+class AnnotationError(S3KGError, ValueError):
+    """An annotation, task, adjudication or calibration request cannot be carried out as asked."""
+
+
+class AnnotatorNameError(AnnotationError):
+    """An annotator's name is empty or too long, or holds control or bidi-override characters."""
 
 
 class CheckerError(GraphEvalError):

@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "annotations_frame",
     "answer_statuses",
     "answer_texts",
     "answered_item_ids",
@@ -43,7 +42,6 @@ __all__ = [
     "dataset_ids",
     "dataset_item_ids",
     "dataset_items",
-    "delete_annotation",
     "delete_item_kgs",
     "delete_item_results",
     "embeddings_of",
@@ -51,7 +49,6 @@ __all__ = [
     "item_answer_texts",
     "item_texts",
     "latest_scored_signature",
-    "replace_annotation",
     "replace_tau_results",
     "run_extractor",
     "run_ids",
@@ -488,90 +485,3 @@ def embeddings_of(
     finally:
         con.unregister("_wanted")
     return [(text, np.asarray(vec, dtype=np.float32)) for text, vec in rows]
-
-
-# -- annotations -----------------------------------------------------------------------------
-
-
-def annotations_frame(con: duckdb.DuckDBPyConnection, run_id: int | None = None) -> pd.DataFrame:
-    """Stored annotations (all, or of one run), in the order they were made.
-
-    Columns ``annotation_id, run_id, item_id, annotator, gold_triple, answer_triple, verdict,
-    created_at``.
-    """
-    where = "" if run_id is None else " WHERE run_id = ?"
-    return con.execute(
-        "SELECT annotation_id, run_id, item_id, annotator, gold_triple, answer_triple, "
-        "verdict, created_at FROM annotations" + where + " ORDER BY annotation_id",
-        [] if run_id is None else [run_id],
-    ).df()
-
-
-def replace_annotation(
-    con: duckdb.DuckDBPyConnection,
-    run_id: int,
-    item_id: int,
-    annotator: str,
-    gold: str | None,
-    answer: str | None,
-    verdict: str,
-) -> None:
-    """Store an annotator's verdict on a pair of triples (JSON), replacing their earlier one.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from s3kg_core.store.store import Store
-    >>> db = Store(os.path.join(tempfile.mkdtemp(), "a.duckdb"))
-    >>> with db.transaction() as con:
-    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', None, "confirm")
-    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', None, "reject")
-    ...     annotations_frame(con)["verdict"].tolist()
-    ['reject']
-    """
-    con.execute(
-        "DELETE FROM annotations WHERE run_id = ? AND item_id = ? AND annotator = ? "
-        "AND gold_triple IS NOT DISTINCT FROM ?::JSON "
-        "AND answer_triple IS NOT DISTINCT FROM ?::JSON",
-        [run_id, item_id, annotator, gold, answer],
-    )
-    con.execute(
-        "INSERT INTO annotations (run_id, item_id, annotator, gold_triple, answer_triple, "
-        "verdict) VALUES (?, ?, ?, ?, ?, ?)",
-        [run_id, item_id, annotator, gold, answer, verdict],
-    )
-
-
-def delete_annotation(
-    con: duckdb.DuckDBPyConnection,
-    run_id: int,
-    item_id: int,
-    annotator: str,
-    gold: str | None,
-    answer: str | None,
-) -> int:
-    """Withdraw an annotator's verdict on a pair of triples (JSON); return rows removed.
-
-    The triples are compared as JSON values, whatever the spacing of their text.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from s3kg_core.store.store import Store
-    >>> db = Store(os.path.join(tempfile.mkdtemp(), "a.duckdb"))
-    >>> with db.transaction() as con:
-    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', '["a","r","c"]', "add")
-    ...     delete_annotation(con, 1, 1, "ann", '["a", "r", "b"]', '["a","r","c"]')
-    ...     len(annotations_frame(con))
-    1
-    0
-    """
-    where = (
-        "WHERE run_id = ? AND item_id = ? AND annotator = ? "
-        "AND json(gold_triple) IS NOT DISTINCT FROM json(?) "
-        "AND json(answer_triple) IS NOT DISTINCT FROM json(?)"
-    )
-    params = [run_id, item_id, annotator, gold, answer]
-    found = int(con.execute(f"SELECT count(*) FROM annotations {where}", params).fetchall()[0][0])
-    con.execute(f"DELETE FROM annotations {where}", params)
-    return found
