@@ -182,8 +182,8 @@ OTHER_TOOLS = {"--no-deps", "--device"}
 
 def test_options_named_in_prose_exist():
     # Outside command lines the README names options alone (`--batch-items`) or on a script
-    # (`python bench/bench_variants.py --no-reverse`): each must exist on some s3kg command,
-    # or in the script it is shown with.
+    # (`python bench/experiments/bench_variants.py --no-reverse`): each must exist on some s3kg
+    # command, or in the script it is shown with.
     text = (REPO / "README.md").read_text(encoding="utf-8")
     known = _all_options(cli) | OTHER_TOOLS
     wrong = []
@@ -191,7 +191,7 @@ def test_options_named_in_prose_exist():
         span = " ".join(span.split())
         if span.startswith("s3kg "):
             continue
-        script = re.search(r"bench/\w+\.py", span)
+        script = re.search(r"bench/(?:\w+/)*\w+\.py", span)
         for name in _OPTION.findall(span):
             if script is not None:
                 if name not in (REPO / script.group()).read_text(encoding="utf-8"):
@@ -266,7 +266,7 @@ def _mention_files() -> list[Path]:
 
 
 def test_library_names_in_docs_and_docstrings_exist():
-    # `s3kg_core.llm.serve.transformers_serve`, `s3kg_core/bench/split.py`: each dotted name
+    # `s3kg_core.llm.serve.transformers_serve`, `s3kg_core/evaluation/splits.py`: each dotted name
     # and path that the READMEs, docstrings and help texts mention exists in the layout.
     modules = _module_paths()
     wrong = []

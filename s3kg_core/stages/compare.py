@@ -181,10 +181,10 @@ def paired_bootstrap(
 
     Questions are resampled with replacement as pairs: ``scipy.stats.bootstrap`` of the
     per-question differences' mean (the same resamples and interval as its ``paired=True``
-    form on the two means, 1.4-2.1x faster: bench/bench_check.py), BCa interval, the generator
-    seeded by ``seed``: the same inputs give the same interval. Where BCa is undefined the
-    percentile interval is used; when every question changed by the same amount the interval
-    is that point; with one question there is none (NaN).
+    form on the two means, 1.4-2.3x faster: bench/speed/bench_check.py), BCa interval, the
+    generator seeded by ``seed``: the same inputs give the same interval. Where BCa is
+    undefined the percentile interval is used; when every question changed by the same amount
+    the interval is that point; with one question there is none (NaN).
 
     Raises
     ------
