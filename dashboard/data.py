@@ -162,10 +162,10 @@ def trained_checker_offer() -> str | None:
     (:data:`~s3kg_core.grapheval.checkers.trained.DASHBOARD_MIN_HELDOUT`). Reads the manifest
     only.
     """
+    from s3kg_core.grapheval.checkers.model_format import read_manifest
     from s3kg_core.grapheval.checkers.trained import (
         DASHBOARD_MIN_HELDOUT,
         manifest_summary,
-        read_manifest,
         trained_checker_available,
     )
 
@@ -546,7 +546,7 @@ def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) 
 @st.cache_data(show_spinner=False, max_entries=8)
 def bench_results(path: Path, stamp: int) -> pd.DataFrame:
     """Stored benchmark rows (``s3kg bench pairs --db``), ``detail`` parsed."""
-    from s3kg_core.bench.runner import load_bench_results
+    from s3kg_core.evaluation.pairs import load_bench_results
 
     with _LOCK:
         rows = load_bench_results(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT))
@@ -556,8 +556,8 @@ def bench_results(path: Path, stamp: int) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, max_entries=4)
 def bench_texts(dataset: str) -> pd.DataFrame | None:
     """The texts of a benchmark pair set by id, or ``None`` when its file is not found here."""
-    from s3kg_core.bench.datasets import load_pair_set
     from s3kg_core.errors import S3KGError
+    from s3kg_core.evaluation.pair_sets import load_pair_set
 
     try:
         ps = load_pair_set(dataset)

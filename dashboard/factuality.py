@@ -3,7 +3,7 @@
 :func:`dashboard.data.factuality_evals` loads the ``factuality_evals`` rows that
 ``s3kg factuality evaluate --db`` (and the demo build) wrote. The helpers here are pure: they
 turn one evaluation's summary and breakdown (the JSON of
-:class:`~s3kg_core.factuality.experiment.EvaluationReport`) into tidy frames and plotly figures.
+:class:`~s3kg_core.evaluation.factuality.EvaluationReport`) into tidy frames and plotly figures.
 
 Notes
 -----

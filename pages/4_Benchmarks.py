@@ -10,9 +10,9 @@ from sklearn.metrics import roc_curve
 
 from dashboard import data, widgets
 from dashboard.escape import code, md, plotly_frame
-from s3kg_core.bench.datasets import list_pair_sets
-from s3kg_core.bench.demo_results import is_precomputed
 from s3kg_core.config import default_data_dir
+from s3kg_core.evaluation.demo_results import is_precomputed
+from s3kg_core.evaluation.pair_sets import list_pair_sets
 
 widgets.page_setup("Benchmarks")
 controls = widgets.sidebar(alpha=False)

@@ -299,7 +299,7 @@ def build_demo(
     >>> build_demo("/tmp/demo.duckdb").answers  # doctest: +SKIP
     60
     """
-    from .bench.demo_results import BENCH_FILE, store_demo_bench
+    from .evaluation.demo_results import BENCH_FILE, store_demo_bench
     from .factuality.results import read_evaluations, save_evaluation
     from .stages.run import TauSettings, run_pipeline
     from .store.store import Store

@@ -1,6 +1,6 @@
 """Export the project's ``s3kg bench pairs`` results into ``data/demo/bench_results.json``.
 
-The demo database carries them (:func:`s3kg_core.bench.demo_results.store_demo_bench`), so the
+The demo database carries them (:func:`s3kg_core.evaluation.demo_results.store_demo_bench`), so the
 dashboard's Benchmarks page has content on a fresh checkout, without ``../shared/data``.
 Input: a database written by ``s3kg bench pairs ... --db FILE``, for instance
 
@@ -36,8 +36,8 @@ PER_PAIR = ("ids", "labels", "scores")
 def export(db: Path, command: str, created: str | None = None) -> dict[str, Any]:
     """The demo benchmark file's content from the benchmark rows stored in ``db``."""
     from s3kg_core import __version__
-    from s3kg_core.bench.demo_results import BENCH_FORMAT
-    from s3kg_core.bench.runner import load_bench_results
+    from s3kg_core.evaluation.demo_results import BENCH_FORMAT
+    from s3kg_core.evaluation.pairs import load_bench_results
     from s3kg_core.store.schema import BENCH_COLUMNS
     from s3kg_core.store.store import Store
 
@@ -78,7 +78,7 @@ def render(content: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Read the benchmark database, write the demo's benchmark file."""
-    from s3kg_core.bench.demo_results import BENCH_FILE, read_bench_file
+    from s3kg_core.evaluation.demo_results import BENCH_FILE, read_bench_file
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, required=True, help="a `s3kg bench pairs --db` file")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_bench_runner import separable_rows
+from test_evaluation_pairs import separable_rows
 
-from s3kg_core.bench.datasets import BENCHMARKS_SUBDIR
 from s3kg_core.cli import cli
+from s3kg_core.evaluation.pair_sets import BENCHMARKS_SUBDIR
 from s3kg_core.store.store import Store
 
 COLUMNS = ["id", "paragraph_1", "kg_1", "paragraph_2", "kg_2", "label", "perturbation_type"]
@@ -90,7 +90,7 @@ def test_all_writes_a_list_in_set_order(data_dir, tmp_path):
 def test_a_killed_all_run_resumes_with_the_sets_it_finished(data_dir, tmp_path, monkeypatch):
     """A run killed in its second set, rerun, scores only that set; the JSON equals an
     uninterrupted run's, and the finished set was already in the DB before the kill."""
-    import s3kg_core.bench.runner as runner
+    import s3kg_core.evaluation.pairs as runner
 
     real = runner.run_pair_benchmark
     scored: list[str] = []
@@ -236,7 +236,7 @@ def test_a_set_too_small_for_the_dev_test_split_says_what_to_do(tmp_path):
 
 def test_a_json_path_below_a_file_is_refused_before_any_scoring(data_dir, tmp_path, monkeypatch):
     # Regression (issue 17, D10): the output path was first tried after every set was scored.
-    import s3kg_core.bench.runner as runner
+    import s3kg_core.evaluation.pairs as runner
 
     def no_run(*args, **kwargs):
         raise AssertionError("a set was scored before the output was checked")

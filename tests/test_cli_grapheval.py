@@ -187,8 +187,8 @@ def test_train_checker_help_names_its_options():
 
 
 def test_train_checker_paraphrase_share_defaults_to_the_generators():
+    from s3kg_core.checker_training.synthetic import PARAPHRASE_SHARE
     from s3kg_core.cli.grapheval import train_checker_cmd
-    from s3kg_core.grapheval.synthetic import PARAPHRASE_SHARE
 
     option = next(p for p in train_checker_cmd.params if p.name == "paraphrase_share")
     assert option.default == PARAPHRASE_SHARE

@@ -1,8 +1,9 @@
 """The Factuality page and its helpers (``dashboard/factuality.py``).
 
 Pure helpers are tested on hand-made summaries and on the committed demo evaluations (the real
-SmolLM2 run of ``bench/bench_factuality.py``); the page is driven with streamlit.testing on a
-small DuckDB file holding only factuality evaluations (no demo build needed: the file exists).
+SmolLM2 run of ``bench/experiments/bench_factuality.py``); the page is driven with
+streamlit.testing on a small DuckDB file holding only factuality evaluations (no demo build
+needed: the file exists).
 """
 
 from __future__ import annotations

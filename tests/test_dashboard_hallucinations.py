@@ -399,7 +399,7 @@ def _tiny_trained(cache: Path, heldout: float) -> None:
     import torch
     from trained_checker_helpers import train_tiny
 
-    from s3kg_core.grapheval.checkers.trained import MANIFEST
+    from s3kg_core.grapheval.checkers.model_format import MANIFEST
 
     before = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -87,11 +87,11 @@ def hostile_db(
     tmp_path_factory: pytest.TempPathFactory, minilm: Any, one_torch_thread: None
 ) -> HostileDB:
     """Two runs (T=0 and T=0.7) of a hostile model on a hostile dataset, scored with MiniLM."""
-    from test_bench_runner import separable_rows
+    from test_evaluation_pairs import separable_rows
 
-    from s3kg_core.bench.datasets import PairSet
-    from s3kg_core.bench.runner import run_pair_benchmark, store_bench_result
     from s3kg_core.demo import DEMO_DIR
+    from s3kg_core.evaluation.pair_sets import PairSet
+    from s3kg_core.evaluation.pairs import run_pair_benchmark, store_bench_result
     from s3kg_core.factuality.results import read_evaluations, save_evaluation
     from s3kg_core.grapheval.results import detect_store
     from s3kg_core.stages.score import score_store

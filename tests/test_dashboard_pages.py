@@ -426,10 +426,10 @@ def test_benchmarks_page_says_how_to_fill_it_when_empty(db):
 
 
 def test_benchmarks_page_shows_tables_curves_and_wrong_pairs(db, minilm):
-    from test_bench_runner import separable_rows
+    from test_evaluation_pairs import separable_rows
 
-    from s3kg_core.bench.datasets import PairSet
-    from s3kg_core.bench.runner import run_pair_benchmark, store_bench_result
+    from s3kg_core.evaluation.pair_sets import PairSet
+    from s3kg_core.evaluation.pairs import run_pair_benchmark, store_bench_result
     from s3kg_core.store.store import Store
 
     _drop_bench_rows(db)  # the demo's precomputed results

@@ -116,3 +116,24 @@ def test_default_extractor_is_offline_and_real():
     ge = GraphEval(YearChecker())
     d = ge.detect("The Eiffel Tower opened in 1899.", CONTEXT)
     assert d.inconsistent is True and ge.extractor.name.startswith("offline:")
+
+
+def test_another_aggregator_decides_the_verdict_and_the_default_is_graphevals():
+    from s3kg_core.grapheval.aggregate import DEFAULT_AGGREGATOR, MeanAggregator
+
+    triples = [Triple("a", "r", "b"), Triple("c", "r", "d"), Triple("e", "r", "f")]
+    verdicts = [Verdict(0.9), Verdict(0.1), Verdict(0.2)]
+    graph_eval = detection_from_verdicts(triples, verdicts)
+    assert graph_eval == detection_from_verdicts(triples, verdicts, aggregator=DEFAULT_AGGREGATOR)
+    assert graph_eval.inconsistent is True and graph_eval.flagged == (0,)
+    mean = detection_from_verdicts(triples, verdicts, aggregator=MeanAggregator())
+    assert mean.inconsistent is False and mean.flagged == (0,)  # the triple is still shown
+    assert mean.status == "ok"
+    low = detection_from_verdicts(triples, verdicts, aggregator=MeanAggregator(0.3))
+    assert low.inconsistent is True
+    ge = GraphEval(YearChecker(), ListExtractor(), aggregator=MeanAggregator())
+    d = ge.detect("Tower|opened in|1899 ; Tower|is in|Paris 1889 ; Tower|has|1889 lights", CONTEXT)
+    assert d.probabilities == (0.9, 0.1, 0.1) and d.inconsistent is False
+    assert detect(
+        list(d.triples), CONTEXT, YearChecker(), aggregator=MeanAggregator(0.3)
+    ).inconsistent

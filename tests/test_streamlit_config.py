@@ -35,7 +35,7 @@ def test_no_usage_statistics_no_watching_of_the_venv(streamlit_options) -> None:
 def test_no_forced_full_collection_after_each_run(streamlit_options) -> None:
     # Regression (issue 16): Streamlit's default gc.collect(2) after every script run took
     # 200-450 ms with the dashboard's heap and held back the last deltas of every alpha step
-    # (explorer p50 292 ms -> 124-133 ms without it, bench/bench_first_start.py).
+    # (explorer p50 292 ms -> 124-133 ms without it, bench/speed/bench_first_start.py).
     assert streamlit_options("runner.postScriptGC") is False
 
 

@@ -48,7 +48,7 @@ def test_spans_and_sentences_agree(text: str) -> None:
 
 def test_stop_words_are_the_calibrated_list() -> None:
     # The support checker's calibration (support_calibration.json) was fitted with exactly this
-    # list: a change here needs a new calibration (bench/calibrate_support.py).
+    # list: a change here needs a new calibration (bench/experiments/calibrate_support.py).
     assert len(STOP_WORDS) == 100
     digest = hashlib.sha256(" ".join(sorted(STOP_WORDS)).encode()).hexdigest()
     assert digest == "feac4309d8354015f8dc63cfe73f226f3cba11abd8802db1b4150b0e39b51bcb"

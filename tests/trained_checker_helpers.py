@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from s3kg_core.grapheval.synthetic import SyntheticPair
-from s3kg_core.grapheval.training import TrainConfig, train_checker
+from s3kg_core.checker_training.synthetic import SyntheticPair
+from s3kg_core.checker_training.training import TrainConfig, train_checker
 
 __all__ = ["TINY_CONFIG", "export_tiny", "sharpen_head", "tiny_pairs", "train_tiny"]
 
@@ -70,13 +70,13 @@ def sharpen_head(model_dir: Path) -> None:
     """
     import torch
 
-    from s3kg_core.grapheval.alignment import (
+    from s3kg_core.grapheval.checkers.alignment import (
         FEATURES,
         alignment_features,
         load_alignment,
         save_head,
-        tokenize_pairs,
     )
+    from s3kg_core.grapheval.checkers.model_format import tokenize_pairs
 
     tokenizer, encoder, head = load_alignment(model_dir)
     pairs = tiny_pairs()
@@ -96,7 +96,7 @@ def sharpen_head(model_dir: Path) -> None:
 
 def export_tiny(out: Path) -> dict[str, Any]:
     """Train the one-step checker into ``out``, sharpen its head, export it; the onnx entry."""
-    from s3kg_core.grapheval.export import export_checker
+    from s3kg_core.checker_training.export import export_checker
 
     train_tiny(out)
     sharpen_head(out)

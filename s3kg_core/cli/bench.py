@@ -1,7 +1,7 @@
 """The benchmark commands of ``s3kg``: ``bench pairs``.
 
 Added to the main group by :mod:`s3kg_core.cli`; thin over
-:func:`s3kg_core.bench.runner.run_pair_benchmark`.
+:func:`s3kg_core.evaluation.pairs.run_pair_benchmark`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..bench.runner import PROTOCOLS
+from ..evaluation.pairs import PROTOCOLS
 from ..scoring.result import DEFAULT_MODE, MODES
 from ._common import (
     ENCODER_HELP,
@@ -42,7 +42,7 @@ def _methods(value: str | None) -> list[str] | None:
 
 
 def _table(result: Any) -> str:
-    """The methods of one :class:`~s3kg_core.bench.runner.BenchResult` as a text table."""
+    """The methods of one :class:`~s3kg_core.evaluation.pairs.BenchResult` as a text table."""
     lines = [
         f"{result.dataset} (n={result.n}"
         + (f" test pairs, {result.n_dev} dev" if result.protocol == "dev-test" else "")
@@ -151,11 +151,11 @@ def bench_pairs(
     Each finished set is kept in OUT.partial.jsonl (and stored in --db at once), so a killed
     run, rerun with the same options, scores only the sets it had not finished.
     """
-    from ..bench.datasets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
-    from ..bench.resume import PARTIAL_SUFFIX, PartialResults
-    from ..bench.runner import BenchResult, run_pair_benchmark, store_bench_result
     from ..config import default_data_dir
     from ..errors import ConfigError, InputFormatError
+    from ..evaluation.pair_sets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
+    from ..evaluation.pairs import BenchResult, run_pair_benchmark, store_bench_result
+    from ..evaluation.resume import PARTIAL_SUFFIX, PartialResults
     from ..extract.factory import make_extractor
     from ..llm.client import endpoint_configured
 

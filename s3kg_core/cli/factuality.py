@@ -280,7 +280,7 @@ def train_cmd(
     """
     from dataclasses import replace
 
-    from ..factuality.experiment import load_labelled, pick_layer, sweep_layers, train_judge
+    from ..evaluation.factuality import load_labelled, pick_layer, sweep_layers, train_judge
     from ..factuality.judge import JudgeConfig
 
     if (layer is None) == (not layer_sweep):
@@ -359,7 +359,7 @@ def evaluate_cmd(
     truthfulness, informativeness (estimated from the judge's predictions; llm_* from the
     LLM's own labels) and layer, with breakdowns by relation and entity degree.
     """
-    from ..factuality.experiment import evaluate_judge, load_labelled
+    from ..evaluation.factuality import evaluate_judge, load_labelled
     from ..factuality.judge import Judge
     from ..factuality.results import json_safe
 

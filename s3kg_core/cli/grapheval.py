@@ -185,8 +185,8 @@ def bench_cmd(
     A summary is predicted inconsistent when the raw probability, or any triple's probability,
     exceeds 0.5. Per-summary detections go next to the JSON (OUT.<dataset>.jsonl).
     """
+    from ..evaluation.grapheval import run_bench
     from ..extract.factory import make_extractor
-    from ..grapheval.bench import run_bench
 
     names = ["summeval", "qags_c", "qags_x"] if dataset == "all" else [dataset]
     details = {name: json_out.with_suffix(f".{name}.jsonl") for name in names}
@@ -481,10 +481,11 @@ def train_checker_cmd(
     model and its manifest.json (data hash, base model, seed, held-out metrics) are saved
     atomically; use it with `grapheval detect|bench --checker trained`.
     """
-    from ..grapheval.checkers.trained import manifest_summary, trained_checker_dir
-    from ..grapheval.paraphrase import paraphrase_pairs
-    from ..grapheval.synthetic import GENERATOR_VERSION, generate_pairs, source_documents
-    from ..grapheval.training import TrainConfig, train_checker
+    from ..checker_training.paraphrase import paraphrase_pairs
+    from ..checker_training.synthetic import GENERATOR_VERSION, generate_pairs, source_documents
+    from ..checker_training.training import TrainConfig, train_checker
+    from ..grapheval.checkers.model_format import trained_checker_dir
+    from ..grapheval.checkers.trained import manifest_summary
 
     check_output(out_dir, option="--out", folder=True)
     if threads is not None:
@@ -605,7 +606,7 @@ def export_checker_cmd(
     by side. `grapheval detect|bench --checker trained` then run it (--checker-backend auto or
     onnx); a model trained again needs a new export (auto falls back to torch meanwhile).
     """
-    from ..grapheval.export import export_checker
+    from ..checker_training.export import export_checker
 
     entry = export_checker(
         model_dir, pairs_file=pairs_file, n_pairs=n_pairs, data_dir=data_dir, threads=threads

@@ -8,18 +8,14 @@ training split, seeded (initialisation and batch order), with early stopping on 
 validation split's loss (the weights of the best epoch are kept). Classes are the labels of
 :data:`.labels.LABELS`: TRUE = 0, FALSE = 1, IDK = 2.
 
-Splits (:func:`split_groups`) are by *group* (a fact and its corruptions, see
-:mod:`.statements`), so no test statement's source fact is seen in training; groups are
-ordered by a seeded hash and cut at the stated fractions, deterministic for a seed.
-
-Baselines on the same features and splits: the majority class of the training labels
-(:func:`majority_baseline`) and a scikit-learn logistic regression on standardised features
-(:func:`logreg_baseline`).
+The splits (:func:`s3kg_core.evaluation.splits.split_groups`) are by *group* (a fact and its
+corruptions, see :mod:`.statements`), so no test statement's source fact is seen in training.
+Choosing the layer, training and evaluating the judge against its baselines is
+:mod:`s3kg_core.evaluation.factuality`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -33,19 +29,8 @@ import torch
 from ..errors import FactualityError, InputFormatError
 from .labels import LABELS
 
-__all__ = [
-    "SPLITS",
-    "Judge",
-    "JudgeConfig",
-    "JudgeNet",
-    "TrainHistory",
-    "encode_labels",
-    "logreg_baseline",
-    "majority_baseline",
-    "split_groups",
-]
+__all__ = ["Judge", "JudgeConfig", "JudgeNet", "TrainHistory", "encode_labels"]
 
-SPLITS = ("train", "val", "test")
 _CONFIG_FILE = "judge_config.json"
 _WEIGHTS_FILE = "judge_state.pt"
 
@@ -68,88 +53,6 @@ def encode_labels(labels: Sequence[str]) -> np.ndarray:
         return np.array([index[str(x)] for x in labels], dtype=np.int64)
     except KeyError as exc:
         raise FactualityError(f"unknown label {exc.args[0]!r}; expected one of {LABELS}") from exc
-
-
-def split_groups(
-    groups: Sequence[str], fractions: tuple[float, float, float] = (0.6, 0.2, 0.2), seed: int = 0
-) -> np.ndarray:
-    """Assign every row to ``train``, ``val`` or ``test`` by its group, deterministically.
-
-    Distinct groups are ordered by ``sha256(seed, group)`` and cut at the cumulative
-    fractions; every row of a group gets the group's split.
-
-    Raises
-    ------
-    FactualityError
-        If the fractions are negative or do not sum to 1.
-
-    Examples
-    --------
-    >>> s = split_groups([f"g{i}" for i in range(10)], (0.6, 0.2, 0.2))
-    >>> sorted((str(k), int(v)) for k, v in zip(*np.unique(s, return_counts=True)))
-    [('test', 2), ('train', 6), ('val', 2)]
-    """
-    if any(f < 0 for f in fractions) or abs(sum(fractions) - 1.0) > 1e-9:
-        raise FactualityError(f"split fractions must be >= 0 and sum to 1; got {fractions}")
-    unique = list(dict.fromkeys(str(g) for g in groups))
-    order = sorted(unique, key=lambda g: hashlib.sha256(f"{seed}\x1f{g}".encode()).hexdigest())
-    n = len(order)
-    cut_train = round(fractions[0] * n)
-    cut_val = cut_train + round(fractions[1] * n)
-    where = {
-        g: SPLITS[0] if i < cut_train else SPLITS[1] if i < cut_val else SPLITS[2]
-        for i, g in enumerate(order)
-    }
-    return np.array([where[str(g)] for g in groups], dtype=object)
-
-
-def majority_baseline(y_train: np.ndarray, y_test: np.ndarray) -> tuple[int, float]:
-    """The training split's most frequent class and its accuracy on the test labels.
-
-    Examples
-    --------
-    >>> majority_baseline(np.array([1, 1, 0]), np.array([1, 0]))
-    (1, 0.5)
-    """
-    if len(y_train) == 0:
-        raise FactualityError("no training labels for the majority baseline")
-    majority = int(np.bincount(y_train, minlength=len(LABELS)).argmax())
-    accuracy = float(np.mean(y_test == majority)) if len(y_test) else float("nan")
-    return majority, accuracy
-
-
-def logreg_baseline(
-    x_train: np.ndarray,
-    y_train: np.ndarray,
-    x_test: np.ndarray,
-    y_test: np.ndarray,
-    *,
-    seed: int = 0,
-    c: float = 1.0,
-) -> float:
-    """Accuracy on the test labels of a logistic regression on standardised features.
-
-    With a single class in the training labels it predicts that class (what any classifier
-    would).
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> x = rng.normal(size=(40, 3)); y = (x[:, 0] > 0).astype(int)
-    >>> logreg_baseline(x[:30], y[:30], x[30:], y[30:]) >= 0.9
-    True
-    """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    if len(np.unique(y_train)) < 2:
-        return majority_baseline(y_train, y_test)[1]
-    model = make_pipeline(
-        StandardScaler(), LogisticRegression(C=c, max_iter=2000, random_state=seed)
-    )
-    model.fit(x_train, y_train)
-    return float(np.mean(model.predict(x_test) == y_test)) if len(y_test) else float("nan")
 
 
 @dataclass(frozen=True)

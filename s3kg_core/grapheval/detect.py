@@ -4,7 +4,9 @@
 :class:`~s3kg_core.grapheval.checkers.base.Checker` and keeps every triple's probability, the
 flagged ones (probability > 0.5) and the reasons for triples the checker could not judge.
 :class:`GraphEval` loads an extractor and a checker once and runs many answers in batches,
-optionally also in raw mode (the whole answer as one claim).
+optionally also in raw mode (the whole answer as one claim). The verdict is GraphEval's rule
+(any triple over 0.5) unless another :class:`~s3kg_core.grapheval.aggregate.Aggregator` is
+given (the max or mean probability at a threshold chosen on dev).
 
 Statuses of a :class:`Detection`:
 
@@ -31,12 +33,10 @@ from ..errors import GraphEvalError
 from ..extract.base import Extractor, ItemTexts, TextKG
 from ..kg import Triple
 from ..progress import Progress
+from .aggregate import DEFAULT_AGGREGATOR, THRESHOLD, Aggregator
 from .checkers.base import Checker, Verdict
 
 __all__ = ["THRESHOLD", "Detection", "GraphEval", "detect", "detection_from_verdicts"]
-
-THRESHOLD = 0.5
-"""A triple is flagged when its probability of being unsupported exceeds this."""
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,10 @@ class Detection:
     probabilities
         Probability that each triple is NOT supported (``None``: not judged).
     flagged
-        Indices of the triples with probability > 0.5.
+        Indices of the triples with probability > 0.5 (the aggregator's threshold).
     inconsistent
-        Whether any triple is flagged (``None`` when nothing could be judged).
+        Whether any triple is flagged (``None`` when nothing could be judged); with another
+        aggregator, whether its score passes its threshold.
     status
         See the module docstring.
     reason
@@ -132,8 +133,12 @@ def detection_from_verdicts(
     *,
     checker: str = "",
     raw: Verdict | None = None,
+    aggregator: Aggregator = DEFAULT_AGGREGATOR,
 ) -> Detection:
     """Aggregate per-triple verdicts into a :class:`Detection` (pure, no model).
+
+    ``aggregator`` decides the verdict and which triples are flagged (default: GraphEval's
+    rule, any triple over 0.5).
 
     Examples
     --------
@@ -159,14 +164,13 @@ def detection_from_verdicts(
             checker=checker,
         )
     probs = tuple(v.probability for v in verdicts)
-    flagged = tuple(i for i, p in enumerate(probs) if p is not None and p > THRESHOLD)
+    flagged = aggregator.flagged(probs)
     reasons = {str(i): v.reason or "not judged" for i, v in enumerate(verdicts) if not v.judged}
-    judged = len(verdicts) - len(reasons)
-    if judged == 0:
-        status, inconsistent, reason = "unjudged", None, "the checker judged none of the triples"
+    inconsistent = aggregator.inconsistent(probs)
+    if inconsistent is None:
+        status, reason = "unjudged", "the checker judged none of the triples"
     else:
-        status = "ok" if not reasons else "partial"
-        inconsistent, reason = bool(flagged), None
+        status, reason = ("ok" if not reasons else "partial"), None
     return Detection(
         tuple(triples),
         probs,
@@ -187,6 +191,7 @@ def detect(
     checker: Checker,
     *,
     answer: str | None = None,
+    aggregator: Aggregator = DEFAULT_AGGREGATOR,
 ) -> Detection:
     """Check an answer's triples against the context.
 
@@ -200,6 +205,8 @@ def detect(
         Any :class:`~s3kg_core.grapheval.checkers.base.Checker`.
     answer
         The answer's text: when given, raw mode runs too (``raw_probability``).
+    aggregator
+        The rule from triple probabilities to the verdict (default: any triple over 0.5).
 
     Examples
     --------
@@ -213,7 +220,9 @@ def detect(
     triples = [Triple.from_any(t) for t in answer_triples]
     verdicts = checker.judge(triples, context)
     raw = checker.check_text(answer, context) if answer is not None else None
-    return detection_from_verdicts(triples, verdicts, checker=checker.signature, raw=raw)
+    return detection_from_verdicts(
+        triples, verdicts, checker=checker.signature, raw=raw, aggregator=aggregator
+    )
 
 
 def _failed_detection(kg: TextKG, checker: str, raw: Verdict | None) -> Detection:
@@ -240,6 +249,8 @@ class GraphEval:
         Any :class:`~s3kg_core.extract.base.Extractor` (default: the offline spaCy one).
     batch_answers
         Answers per extraction and checking batch.
+    aggregator
+        The rule from triple probabilities to the verdict (default: any triple over 0.5).
 
     Examples
     --------
@@ -256,6 +267,7 @@ class GraphEval:
         extractor: Extractor | None = None,
         *,
         batch_answers: int = 64,
+        aggregator: Aggregator = DEFAULT_AGGREGATOR,
     ) -> None:
         if not isinstance(checker, Checker):
             raise GraphEvalError(f"checker must be a Checker; got {type(checker).__name__}")
@@ -268,6 +280,7 @@ class GraphEval:
         self.checker = checker
         self.extractor = extractor
         self.batch_answers = batch_answers
+        self.aggregator = aggregator
 
     def extract(self, answers: Sequence[str]) -> list[TextKG]:
         """The answer KGs (blank answers give ``empty`` without a call)."""
@@ -308,7 +321,11 @@ class GraphEval:
                 else:
                     out.append(
                         detection_from_verdicts(
-                            kg.triples, vs, checker=self.checker.signature, raw=raw
+                            kg.triples,
+                            vs,
+                            checker=self.checker.signature,
+                            raw=raw,
+                            aggregator=self.aggregator,
                         )
                     )
             if progress is not None:

@@ -224,7 +224,7 @@ class _NoExtractor:
 
 
 def put_bench_row(con: duckdb.DuckDBPyConnection, result: dict[str, Any]) -> None:
-    """Write one benchmark result (:func:`~s3kg_core.grapheval.bench.run_bench`) to the table."""
+    """Write a benchmark result (:func:`s3kg_core.evaluation.grapheval.run_bench`) to the table."""
     grapheval_queries.put_grapheval_bench(
         con,
         dataset=result["dataset"],

@@ -6,7 +6,7 @@ script that generates the demo answers use :func:`transformers_serve` directly.
 
 The server generates for one request at a time (one inference thread) and queues the others.
 When a client hangs up, it cancels a *streamed* request (the next token raises) but goes on
-generating a non-streamed one to the end (measured with ``bench/bench_serve_disconnect.py``;
+generating a non-streamed one to the end (measured with ``bench/speed/bench_serve_disconnect.py``;
 bench/README.md): this is why :class:`~s3kg_core.llm.client.LLMClient` streams.
 
 llama.cpp's Python server (``llama-cpp-python``, which would run the GGUF file directly) is not

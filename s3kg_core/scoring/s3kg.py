@@ -37,7 +37,7 @@ _BLOCK_PAIRS = 50_000
 TEXT_WEIGHT = 0.8
 """``text`` mode: the weight of the texts' cosine in S_SBERT, ``(1 - w) * cos(triples) + w *
 cos(texts)``. Chosen on the dev pairs of the nine shared labelled sets, one value for all of
-them (``bench/bench_evidence.py``, bench/README.md "Text-aware variants")."""
+them (``bench/experiments/bench_evidence.py``, bench/README.md "Text-aware variants")."""
 
 TextPair = tuple[str | None, str | None]
 

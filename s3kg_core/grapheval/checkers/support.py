@@ -23,10 +23,10 @@ most similar windows. Then these features, each in [0, 1]:
     share of those content words found in the two best windows.
 
 They are combined by a logistic regression into ``P(not supported)``. Its weights were fitted on
-the **dev split** of the summarisation benchmarks only (see ``bench/calibrate_support.py`` and
-:mod:`s3kg_core.grapheval.datasets`) and ship as ``support_calibration.json`` next to this
-module; without that file hand-set weights are used (:data:`FALLBACK_WEIGHTS`), and the
-signature says which.
+the **dev split** of the summarisation benchmarks only (see
+``bench/experiments/calibrate_support.py`` and :mod:`s3kg_core.evaluation.summ_sets`) and ship
+as ``support_calibration.json`` next to this module; without that file hand-set weights are
+used (:data:`FALLBACK_WEIGHTS`), and the signature says which.
 """
 
 from __future__ import annotations

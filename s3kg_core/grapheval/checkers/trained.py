@@ -1,24 +1,26 @@
 """The project's own triple checker: a cross-encoder fine-tuned on synthetic pairs.
 
-``s3kg grapheval train-checker`` (:mod:`s3kg_core.grapheval.training`) fine-tunes a packaged
-encoder (MiniLM) as a two-label cross-encoder (``unsupported`` / ``supported``) on the pairs of
-:mod:`s3kg_core.grapheval.synthetic` and saves it, with a ``manifest.json``, under the cache
-directory (:func:`trained_checker_dir`); nothing is committed or downloaded. A model whose
-manifest names the ``alignment`` head is read with :mod:`s3kg_core.grapheval.alignment`, an
-older ``classifier`` one as a Hugging Face sequence classifier.
+``s3kg grapheval train-checker`` (:mod:`s3kg_core.checker_training.training`) fine-tunes a
+packaged encoder (MiniLM) as a two-label cross-encoder (``unsupported`` / ``supported``) on the
+pairs of :mod:`s3kg_core.checker_training.synthetic` and saves it, with a ``manifest.json``,
+under the cache directory
+(:func:`~s3kg_core.grapheval.checkers.model_format.trained_checker_dir`); nothing is committed
+or downloaded. The folder's format is :mod:`.model_format`. A model whose manifest names the
+``alignment`` head is read with :mod:`s3kg_core.grapheval.checkers.alignment`, an older
+``classifier`` one as a Hugging Face sequence classifier.
 
 Checking: the context is cut into the windows the checker was trained on (3 sentences every 2,
-at most 110 words: :func:`~s3kg_core.grapheval.synthetic.text_windows`); each claim is paired
-with its ``top_windows`` windows of most shared words (all windows with ``top_windows=0``), and
-``P(not supported) = 1 - max over those windows of P(supported)``, as the NLI checker takes its
-best window.
+at most 110 words: :func:`~s3kg_core.grapheval.checkers.model_format.text_windows`); each claim
+is paired with its ``top_windows`` windows of most shared words (all windows with
+``top_windows=0``), and ``P(not supported) = 1 - max over those windows of P(supported)``, as
+the NLI checker takes its best window.
 
 Backends: ``torch`` runs the saved encoder; ``onnx`` runs its int8 ONNX export
-(:data:`ONNX_FILE`, made by ``s3kg grapheval export-checker``, :mod:`s3kg_core.grapheval.export`)
-with onnxruntime, the alignment head reading its hidden states; ``auto`` (the default) takes
-the int8 file when the manifest records it and it still matches the model (:func:`onnx_problem`),
-else torch. The two backends' probabilities differ (int8 weights): the backend enters the
-signature.
+(:data:`~s3kg_core.grapheval.checkers.model_format.ONNX_FILE`, made by ``s3kg grapheval
+export-checker``, :mod:`s3kg_core.checker_training.export`) with onnxruntime, the alignment head
+reading its hidden states; ``auto`` (the default) takes the int8 file when the manifest records
+it and it still matches the model (:func:`onnx_problem`), else torch. The two backends'
+probabilities differ (int8 weights): the backend enters the signature.
 
 The dashboard (or any caller) asks :func:`trained_checker_available` and then
 :func:`load_trained_checker`; without a trained model the support checker stays the default.
@@ -31,94 +33,41 @@ False
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...config import cache_dir
 from ...encoders.export import sha256_file, weights_file
 from ...encoders.runtime import runtime_threads
 from ...errors import CheckerError, CheckerExportError, EncoderError
 from ...text import STOP_WORDS
-from ..alignment import (
-    HEAD_FILE,
-    HEAD_VERSION,
-    alignment_features,
-    alignment_logits,
-    load_alignment,
-    tokenize_pairs,
-)
-from ..synthetic import text_windows
+from .alignment import HEAD_FILE, HEAD_VERSION, alignment_features, alignment_logits, load_alignment
 from .base import Checker, Claim, Verdict
+from .model_format import (
+    ONNX_FILE,
+    read_manifest,
+    text_windows,
+    tokenize_pairs,
+    trained_checker_dir,
+)
 from .nli import entailment_index, load_classifier
 
 __all__ = [
     "CHECKER_BACKENDS",
     "DASHBOARD_MIN_HELDOUT",
-    "HELDOUT_PAIRS",
-    "MANIFEST",
-    "MANIFEST_FORMAT",
-    "ONNX_FILE",
     "TrainedChecker",
     "load_trained_checker",
     "manifest_summary",
     "onnx_problem",
-    "read_manifest",
     "resolve_backend",
     "trained_checker_available",
-    "trained_checker_dir",
 ]
-
-MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "s3kg-trained-checker-1"
 
 CHECKER_BACKENDS = ("auto", "torch", "onnx")
 """What runs the trained checker's encoder (see the module docstring)."""
 
-ONNX_FILE = "model.int8.onnx"
-"""The int8 ONNX export of the encoder, in the model folder; the manifest's ``onnx`` entry."""
-
-HELDOUT_PAIRS = "heldout_pairs.jsonl"
-"""The held-out synthetic pairs, saved beside the model by training (the export measures them)."""
-
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-def trained_checker_dir() -> Path:
-    """Where ``train-checker`` saves its model by default: ``<cache dir>/checkers/trained-minilm``.
-
-    Examples
-    --------
-    >>> trained_checker_dir().name
-    'trained-minilm'
-    """
-    return cache_dir() / "checkers" / "trained-minilm"
-
-
-def read_manifest(model_dir: str | Path | None = None) -> dict[str, Any]:
-    """The manifest of a trained checker (data hash, base model, seed, held-out metrics).
-
-    Raises
-    ------
-    CheckerError
-        If the folder has no valid manifest (the checker has not been trained there).
-    """
-    path = Path(model_dir) if model_dir is not None else trained_checker_dir()
-    file = path / MANIFEST
-    if not file.is_file():
-        raise CheckerError(
-            f"no trained checker in {path} (no {MANIFEST}); train one with "
-            "`s3kg grapheval train-checker`"
-        )
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CheckerError(f"{file} is not JSON: {exc}") from exc
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-        raise CheckerError(f"{file} is not a {MANIFEST_FORMAT} manifest")
-    return data
 
 
 def trained_checker_available(
@@ -129,7 +78,7 @@ def trained_checker_available(
     Default folder: :func:`trained_checker_dir`. Cheap: reads the manifest only. With
     ``min_heldout``, the manifest's held-out balanced accuracy must reach it too (a model still
     at chance, 0.5, is then not offered). A model whose alignment head is of another version
-    than :data:`~s3kg_core.grapheval.alignment.HEAD_VERSION` is not available either (this
+    than :data:`~s3kg_core.grapheval.checkers.alignment.HEAD_VERSION` is not available either (this
     code cannot read it: it must be trained again).
 
     Examples
@@ -160,7 +109,7 @@ def onnx_problem(model_dir: str | Path, manifest: Mapping[str, Any] | None = Non
 
     Examples
     --------
-    >>> onnx_problem("/no/such/folder", {"format": MANIFEST_FORMAT})
+    >>> onnx_problem("/no/such/folder", {})
     'no int8 ONNX export in /no/such/folder: run `s3kg grapheval export-checker`'
     """
     path = Path(model_dir)
@@ -206,7 +155,7 @@ def resolve_backend(
 
     Examples
     --------
-    >>> resolve_backend("auto", "/no/such/folder", {"format": MANIFEST_FORMAT})
+    >>> resolve_backend("auto", "/no/such/folder", {})
     'torch'
     """
     import importlib.util

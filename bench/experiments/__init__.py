@@ -1,0 +1,1 @@
+"""Experiments: thin scripts over :mod:`s3kg_core.evaluation` that print tables of figures."""

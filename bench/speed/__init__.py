@@ -1,0 +1,1 @@
+"""Speed benchmarks: scripts that time the scorer, the encoders, the dashboard and the demo."""

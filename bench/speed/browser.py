@@ -1,0 +1,238 @@
+"""Start the Streamlit dashboard on a free port and drive it with headless Chromium.
+
+The harness of the dashboard's speed benchmarks (``bench/speed/bench_dashboard.py``,
+``bench_explorer.py``, ``bench_first_start.py``) and of its browser tests
+(``tests/dashboard_helpers.py`` imports it). Playwright never downloads a browser here: it
+launches the system Chromium (``/usr/bin/chromium`` unless ``$S3KG_CHROMIUM`` names another),
+and callers skip when there is none. Also what a benchmark ran on (:func:`bench_environment`)
+and where its figures go (:func:`write_figures`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "APP_IDLE",
+    "CHROMIUM",
+    "REPO",
+    "STATUS_WIDGET",
+    "Server",
+    "bench_environment",
+    "chromium",
+    "free_port",
+    "load_average",
+    "streamlit_server",
+    "wait_idle",
+    "write_figures",
+]
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("S3KG_CHROMIUM", "/usr/bin/chromium"))
+
+# Streamlit marks its root element with the script state; "notRunning" once a run has finished.
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+STATUS_WIDGET = '[data-testid="stStatusWidget"]'
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A running ``streamlit run app.py``: its base URL, process and log file."""
+
+    url: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+    started: float
+
+    def log_tail(self, chars: int = 4000) -> str:
+        """The end of the server's combined stdout and stderr."""
+        try:
+            return self.log.read_text(encoding="utf-8", errors="replace")[-chars:]
+        except FileNotFoundError:
+            return "(no log)"
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+            return int(resp.status) == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@contextmanager
+def streamlit_server(
+    db: Path,
+    log: Path,
+    *,
+    timeout: float = 120.0,
+    extra_env: dict[str, str] | None = None,
+    first_start: bool = False,
+) -> Iterator[Server]:
+    """Run the dashboard on ``db`` (``S3KG_DB``) until the block ends, then kill its group.
+
+    Yields once ``/_stcore/health`` answers 200. ``db`` must exist, or the dashboard would build
+    the demo database; ``first_start=True`` asks for exactly that (``db`` must not exist).
+    """
+    if first_start and db.exists():
+        raise FileExistsError(f"{db} exists; a first start builds a new demo database")
+    if not first_start and not db.exists():
+        raise FileNotFoundError(f"{db} does not exist; the dashboard would build the demo DB")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "S3KG_DB": str(db),
+        "PYTHONPATH": str(REPO),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        # No file watcher: the server runs one snapshot of the code (edits made while it runs
+        # do not rerun pages), and a busy tree cannot overflow inotify.
+        "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
+        "STREAMLIT_SERVER_RUN_ON_SAVE": "false",
+        **(extra_env or {}),
+    }
+    log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = Server(url=url, proc=proc, log=log, started=started)
+    try:
+        deadline = time.monotonic() + timeout
+        while not _healthy(url):
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{server.log_tail()}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"streamlit not healthy after {timeout:g} s:\n{server.log_tail()}"
+                )
+            time.sleep(0.25)
+        yield server
+    finally:
+        _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the server's process group: TERM, then KILL after a grace period."""
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@contextmanager
+def chromium(viewport: tuple[int, int] = (1400, 1000)) -> Iterator[Any]:
+    """A fresh page in headless system Chromium (never a downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        raise FileNotFoundError(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        try:
+            context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def wait_idle(page: Any, timeout_ms: float = 120_000, settle_ms: float = 750) -> None:
+    """Wait until Streamlit has finished running the script and the page stays idle.
+
+    Idle means: the app view is there, the app's script state is ``notRunning``, and the status
+    widget ("Running...") is gone, all unchanged for ``settle_ms``.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout_ms)
+    quiet_since: float | None = None
+    while True:
+        idle = page.locator(APP_IDLE).count() > 0 and not page.locator(STATUS_WIDGET).is_visible()
+        now = time.monotonic()
+        if idle:
+            quiet_since = quiet_since or now
+            if (now - quiet_since) * 1000 >= settle_ms:
+                return
+        else:
+            quiet_since = None
+        if now > deadline:
+            state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+            raise TimeoutError(f"Streamlit still busy after {timeout_ms:g} ms (state {state!r})")
+        page.wait_for_timeout(100)
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages as one line (benchmarks print it before and after)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def bench_environment(load_before: str) -> dict[str, Any]:
+    """What a dashboard benchmark ran on: Python, Streamlit, CPUs, the load before and now."""
+    import platform
+
+    import streamlit
+
+    return {
+        "python": platform.python_version(),
+        "streamlit": streamlit.__version__,
+        "cpus": os.cpu_count(),
+        "load_before": load_before,
+        "load_after": load_average(),
+    }
+
+
+def write_figures(path: Path | None, figures: dict[str, Any]) -> None:
+    """Also write a benchmark's figures as JSON to ``path`` (nothing when ``None``)."""
+    import json
+
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")
