@@ -208,6 +208,8 @@ WRITERS = [
     ["annotations", "export", "--db", "{db}", "--format", "csv", "--out", "{out}"],
     ["tau", "calibrate", "--db", "{db}", "--curve", "{out}"],
     ["tau", "--db", "{db}", "calibrate", "--curve", "{out}"],  # the parent's --db
+    ["check", "--db", "{db}", "--run", "1", "--baseline", "2", "--junit", "{out}"],
+    ["check", "--db", "{db}", "--run", "1", "--baseline", "2", "--markdown", "{out}"],
 ]  # fmt: skip
 
 
