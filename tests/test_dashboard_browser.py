@@ -928,12 +928,12 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
     got a DatabaseLockedError traceback after 15 s, the verdicts lost. Now a save that cannot
     get the file says so in one line and keeps the verdicts (screenshots at 1440x900 and
     1280x720), and the import writes in transactions of 1,000 rows, parsing between them: a
-    save during it waits for one at most and is stored."""
+    save during one (a 4,000-row import here) waits for it at most and is stored."""
     import subprocess
     import sys
     import time
 
-    folder = _release_folder(shared_data, annotate_db.parent / "long_import", 6000)
+    folder = _release_folder(shared_data, annotate_db.parent / "long_import", 4000)
     page = watched.page
     open_page(
         watched, annotate_server, "Annotate?run=1&item=4&annotator=carol", "Annotate alignments"
@@ -981,7 +981,7 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
     finally:
         output, _ = importer.communicate(timeout=600)
     assert importer.returncode == 0, output
-    assert "mesaqa_long-import.csv: mesaqa / long-import: 6000 items" in output
+    assert "mesaqa_long-import.csv: mesaqa / long-import: 4000 items" in output
     assert saved_during_import, "the import ended before the save: nothing was tested"
     from s3kg_core.annotation.log import current_verdicts
     from s3kg_core.store.store import Store
@@ -1013,10 +1013,12 @@ def test_a_partial_run_is_marked_on_every_page_that_shows_its_numbers(
         ("Sample_explorer?run=1", "Sample explorer", "sample_explorer"),
         ("Failure_analysis", "Failure analysis (TAU)", "failure_analysis"),
     ]
-    for width, height in ((1440, 900), (1280, 720)):
-        page.set_viewport_size({"width": width, "height": height})
-        for path, title, name in pages:
-            open_page(watched, annotate_server, path, title)
+    for path, title, name in pages:
+        page.set_viewport_size({"width": VIEWPORT[0], "height": VIEWPORT[1]})
+        open_page(watched, annotate_server, path, title)
+        for width, height in ((1440, 900), (1280, 720)):  # one load, both sizes
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(500)
             note = page.locator('[data-testid="stAlert"]').filter(has_text="Partial run")
             note.first.wait_for(timeout=RENDER_MS)
             assert note.count() == 1, name
@@ -1024,7 +1026,7 @@ def test_a_partial_run_is_marked_on_every_page_that_shows_its_numbers(
             box = note.bounding_box()
             assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, name
             first_screen(page, artefacts() / f"{name}_partial_{width}x{height}.png")
-        assert_clean(watched, annotate_server, f"partial run at {width}x{height}")
+        assert_clean(watched, annotate_server, f"partial run on {name}")
     page.set_viewport_size({"width": VIEWPORT[0], "height": VIEWPORT[1]})
     open_page(watched, annotate_server, "", "S3KG Workbench")
     screenshot(page, artefacts() / "overview_partial.png")
