@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import navigation
+from dashboard import navigation, widgets
 
-st.navigation(navigation.pages()).run()
+with widgets.errors_as_lines():  # a locked, read-only or full database: one line, not a traceback
+    st.navigation(navigation.pages()).run()

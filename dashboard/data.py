@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVAL_COLUMNS",
+    "LOCK_TIMEOUT",
     "ItemView",
     "annotations",
     "bench_results",
@@ -60,6 +61,8 @@ __all__ = [
     "leaderboard",
     "load_components",
     "load_runs",
+    "mark_partial",
+    "partial_runs",
     "question_texts",
     "realign",
     "save_annotations",
@@ -71,6 +74,10 @@ __all__ = [
 ]
 
 _LOCK = threading.Lock()
+
+LOCK_TIMEOUT = 15.0
+"""Seconds a read or write waits for a database another process holds; then a one-line error
+(:class:`~s3kg_core.errors.DatabaseLockedError`) that the page shows with a Retry button."""
 
 
 def db_path() -> Path:
@@ -89,7 +96,7 @@ def db_stamp(path: Path) -> int:
 
 @contextmanager
 def _read(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    with _LOCK, Store(path, read_only=True, lock_timeout=15).connect() as con:
+    with _LOCK, Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT).connect() as con:
         yield con
 
 
@@ -97,7 +104,7 @@ def _read(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 def writer(path: Path) -> Iterator[Store]:
     """The store for a write, held under the process lock (no read runs meanwhile)."""
     with _LOCK:
-        yield Store(path, lock_timeout=15)
+        yield Store(path, lock_timeout=LOCK_TIMEOUT)
 
 
 def clear_caches() -> None:
@@ -134,7 +141,7 @@ def demo_pending(path: Path, stamp: int) -> tuple[str, ...]:
     from s3kg_core.demo import pending_steps
 
     with _LOCK:
-        return pending_steps(Store(path, read_only=True, lock_timeout=15))
+        return pending_steps(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT))
 
 
 def finish_demo(path: Path, progress: Callable[[str, int, int], None] | None = None) -> int:
@@ -142,7 +149,7 @@ def finish_demo(path: Path, progress: Callable[[str, int, int], None] | None = N
     from s3kg_core.demo import finish_demo as finish
 
     with _LOCK:
-        reports = finish(Store(path, lock_timeout=15), progress=progress)
+        reports = finish(Store(path, lock_timeout=LOCK_TIMEOUT), progress=progress)
     clear_caches()
     return sum(r.written for r in reports)
 
@@ -187,7 +194,9 @@ def check_with_trained(
     if checker is None:
         raise CheckerError("no trained checker to use: run `s3kg grapheval train-checker`")
     with _LOCK:
-        report = detect_store(Store(path, lock_timeout=15), run_id, checker, progress=progress)
+        report = detect_store(
+            Store(path, lock_timeout=LOCK_TIMEOUT), run_id, checker, progress=progress
+        )
     clear_caches()
     return report.written
 
@@ -219,7 +228,66 @@ def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
     from s3kg_core.stages.results import scored_frame
 
     with _LOCK:
-        return scored_frame(Store(path, read_only=True, lock_timeout=15), signature)
+        return scored_frame(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT), signature)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def partial_runs(path: Path, stamp: int, signature: str) -> dict[int, tuple[int, int]]:
+    """Runs only partly scored under ``signature``: ``run_id -> (scored, scorable)``.
+
+    Partial: some answers are scored and some that can be scored are not yet (a ``s3kg
+    score`` in progress, or stopped), as the CLI's ``cus`` reports it. Answers that cannot be
+    scored (a collect error, a failed extraction) do not make a run partial. Cached per
+    ``stamp``, so a run being scored is re-read as its batches are written.
+    """
+    from s3kg_core.stages.results import unscored_reasons
+
+    with _read(path) as con:
+        statuses = queries.answer_statuses(con, signature)
+    if statuses.empty:
+        return {}
+    flags = pd.DataFrame(
+        {
+            "run_id": statuses["run_id"],
+            "scored": statuses["scored"].astype(bool),
+            "pending": unscored_reasons(statuses) == "not_scored",
+        }
+    )
+    counts = flags.groupby("run_id")[["scored", "pending"]].sum()
+    partial = counts[(counts["scored"] > 0) & (counts["pending"] > 0)]
+    return {
+        int(run): (int(row.scored), int(row.scored + row.pending))
+        for run, row in partial.iterrows()
+    }
+
+
+def mark_partial(
+    board: pd.DataFrame, runs: pd.DataFrame, partial: dict[int, tuple[int, int]]
+) -> pd.DataFrame:
+    """``board`` with a ``scoring`` column that says which runs are only partly scored.
+
+    ``board`` has one row per run's keys (dataset, model, temperature, extractor); the column
+    holds ``complete`` or ``partial: S of N scored`` (:func:`partial_runs`), so the table and
+    its CSV say it.
+
+    Examples
+    --------
+    >>> keys = {"dataset": ["d", "d"], "model": ["a", "b"], "temperature": [0.0, 0.0],
+    ...         "extractor": ["x", "x"]}
+    >>> runs = pd.DataFrame({"run_id": [1, 2], **keys})
+    >>> mark_partial(pd.DataFrame(keys), runs, {2: (150, 400)})["scoring"].tolist()
+    ['complete', 'partial: 150 of 400 scored']
+    """
+    keys = ["dataset", "model", "temperature", "extractor"]
+    notes = runs[["run_id", *keys]].assign(
+        scoring=[
+            f"partial: {partial[r][0]} of {partial[r][1]} scored" if r in partial else "complete"
+            for r in runs["run_id"]
+        ]
+    )
+    return board.merge(notes.drop(columns="run_id"), on=keys, how="left").fillna(
+        {"scoring": "complete"}
+    )
 
 
 def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
@@ -312,7 +380,7 @@ def encoder_of(path: Path, stamp: int, signature: str) -> str:
     from s3kg_core.stages.results import encoder_for
 
     with _LOCK:
-        return encoder_for(Store(path, read_only=True, lock_timeout=15), signature)
+        return encoder_for(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT), signature)
 
 
 @st.cache_resource(show_spinner=False)
@@ -481,7 +549,7 @@ def bench_results(path: Path, stamp: int) -> pd.DataFrame:
     from s3kg_core.evaluation.pairs import load_bench_results
 
     with _LOCK:
-        rows = load_bench_results(Store(path, read_only=True, lock_timeout=15))
+        rows = load_bench_results(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT))
     return pd.DataFrame(rows)
 
 
@@ -590,7 +658,7 @@ def save_annotations(
         return 0
     decisions = [_decision(*row) for row in rows]
     with _LOCK:
-        save_decisions(Store(path, lock_timeout=15), decisions, source="page")
+        save_decisions(Store(path, lock_timeout=LOCK_TIMEOUT), decisions, source="page")
     annotations.clear()
     return len(decisions)
 
@@ -647,7 +715,7 @@ def factuality_evals(path: Path, stamp: int) -> pd.DataFrame:
     from s3kg_core.factuality.results import load_evaluations
 
     with _LOCK:
-        evaluations = load_evaluations(Store(path, read_only=True, lock_timeout=15))
+        evaluations = load_evaluations(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT))
     rows = [
         {
             "name": e.name,
@@ -704,7 +772,7 @@ def withdraw_annotations(
         return 0
     decisions = [_decision(*key, "withdraw") for key in keys]
     with _LOCK:
-        written = save_decisions(Store(path, lock_timeout=15), decisions, source="page")
+        written = save_decisions(Store(path, lock_timeout=LOCK_TIMEOUT), decisions, source="page")
     annotations.clear()
     return sum(entry is not None for entry in written)
 
@@ -718,7 +786,7 @@ def record_decision(path: Path, decision: Decision) -> Entry | None:
     from s3kg_core.annotation.log import save_decision
 
     with _LOCK:
-        entry = save_decision(Store(path, lock_timeout=15), decision, source="page")
+        entry = save_decision(Store(path, lock_timeout=LOCK_TIMEOUT), decision, source="page")
     annotations.clear()
     return entry
 
@@ -728,7 +796,9 @@ def undo_decision(path: Path, annotator: str, role: str = "annotator") -> Undone
     from s3kg_core.annotation.log import undo_last
 
     with _LOCK:
-        undone = undo_last(Store(path, lock_timeout=15), annotator, role=role, source="page")
+        undone = undo_last(
+            Store(path, lock_timeout=LOCK_TIMEOUT), annotator, role=role, source="page"
+        )
     annotations.clear()
     return undone
 

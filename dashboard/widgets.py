@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,16 +13,24 @@ import streamlit as st
 
 from dashboard import data, navigation
 from dashboard.escape import code, md
+from s3kg_core.config import IMPORT_ROOT_ENV, import_root
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
+from s3kg_core.tables import csv_safe_frame
 
 __all__ = [
     "Controls",
+    "csv_bytes",
+    "csv_download",
+    "error_line",
+    "errors_as_lines",
     "finish_pending",
     "first_start",
+    "inside_import_root",
     "keyed_selectbox",
     "live_alpha",
     "page_setup",
+    "partial_note",
     "sidebar",
     "signature_labels",
 ]
@@ -95,6 +104,100 @@ def finish_pending(path: Path) -> None:
             state="complete",
             expanded=False,
         )
+
+
+def error_line(exc: BaseException) -> str:
+    r"""A library error as one line of Markdown (whitespace collapsed, escaped).
+
+    Examples
+    --------
+    >>> from s3kg_core.errors import DatabaseLockedError
+    >>> error_line(DatabaseLockedError("database *a*.duckdb is locked\nby PID 7"))
+    'database \\*a\\*\\.duckdb is locked by PID 7'
+    """
+    return md(" ".join(str(exc).split()))
+
+
+@contextmanager
+def errors_as_lines() -> Iterator[None]:
+    """Show a library error raised inside as one line and a Retry button, not a traceback.
+
+    For what a page cannot prevent: a database another process holds locked (past the read's
+    15 s of retries), one on a read-only or full disk, a damaged file. ``app.py`` runs every
+    page inside it. Retry reruns the page; every choice made (widgets, the URL) is kept in the
+    session.
+    """
+    try:
+        yield
+    except S3KGError as exc:
+        st.error(error_line(exc))
+        st.button("Retry", key="error_retry", help="Run the page again; your choices are kept.")
+
+
+def partial_note(
+    path: Path, stamp: int, signature: str, runs: Any, run_ids: Iterable[int] | None = None
+) -> dict[int, tuple[int, int]]:
+    """Say which of the runs shown are only partly scored, so their numbers are not read as final.
+
+    A run is partial while ``s3kg score`` writes it, or after it was stopped. One short warning
+    naming each partial run (model, temperature, run id) and how many of its answers are scored;
+    nothing when every run shown is complete. ``runs`` is :func:`dashboard.data.load_runs`'s
+    frame, ``run_ids`` the runs the page shows (default: all). Returns the partial runs among
+    them: ``run_id -> (scored, scorable)``.
+    """
+    shown = set(runs["run_id"].astype(int)) if run_ids is None else {int(r) for r in run_ids}
+    partial = {
+        run: counts
+        for run, counts in data.partial_runs(path, stamp, signature).items()
+        if run in shown
+    }
+    if partial:
+        names = {
+            int(r.run_id): f"{r.model} T={float(r.temperature):g} (run {int(r.run_id)})"
+            for r in runs.itertuples()
+        }
+        listed = "; ".join(
+            f"{md(names.get(run, f'run {run}'))}: {scored} of {scorable} answers scored"
+            for run, (scored, scorable) in sorted(partial.items())
+        )
+        st.warning(
+            f"**Partial run{'s' * (len(partial) > 1)}**: {listed} (`s3kg score` in progress, or "
+            "stopped). The numbers are those of the scored answers only.",
+            icon=":material/hourglass_top:",
+        )
+    return partial
+
+
+def csv_bytes(frame: Any) -> bytes:
+    r"""A DataFrame as the CSV a download gives: UTF-8, no index, no cell a formula.
+
+    Every text cell that a spreadsheet would run (``=2+5``, ``@SUM(1)``) is escaped by
+    :func:`s3kg_core.tables.csv_safe_frame`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> csv_bytes(pd.DataFrame({"run": ["=cmd|' /C calc'!A0"], "cus": [0.5]}))
+    b"run,cus\n'=cmd|' /C calc'!A0,0.5\n"
+    """
+    return str(csv_safe_frame(frame).to_csv(index=False)).encode("utf-8")
+
+
+def csv_download(container: Any, label: str, frame: Any, file_name: str, key: str) -> None:
+    """A download button in ``container`` for ``frame`` as CSV (:func:`csv_bytes`).
+
+    The tables' own CSV export is off (``client.disableDataExport``: Streamlit writes its
+    cells as they are), so a page offers its tables' data through this button.
+    """
+    container.download_button(
+        label,
+        csv_bytes(frame),
+        file_name=file_name,
+        mime="text/csv",
+        key=key,
+        width="stretch",
+        on_click="ignore",
+    )
 
 
 def _persist(key: str, default: float) -> float:
@@ -269,7 +372,13 @@ def sidebar(*, alpha: bool = True, live_alpha: bool = False) -> Controls:
         else:
             value = float(st.session_state.get("_alpha_value", 0.5))
         with st.expander("Import the S3KG authors' released runs"):
-            folder = st.text_input("Folder", value=_RELEASE_DEFAULT, key="release_folder")
+            folder = st.text_input(
+                "Folder",
+                value=_RELEASE_DEFAULT,
+                key="release_folder",
+                help=f"A folder inside {code(import_root())}, the import folder (set "
+                f"{code(IMPORT_ROOT_ENV)} to use another).",
+            )
             if st.button("Import", key="release_import"):
                 _import_release(path, Path(folder))
     return Controls(
@@ -316,11 +425,48 @@ def _alpha_fragment(slot: Any, render: Callable[[float], None]) -> None:
     render(alpha)
 
 
+def inside_import_root(folder: Path, root: Path | None = None) -> str | None:
+    """Why ``folder`` may not be imported from the dashboard, or ``None`` when it may.
+
+    It must lie inside ``root`` (default :func:`s3kg_core.config.import_root`) once symlinks and
+    ``..`` are resolved, be a folder, and every ``*.csv`` in it must resolve inside ``root`` too
+    (a symlink to a file elsewhere is refused). Nothing outside ``root`` is listed or named.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "qa").mkdir()
+    >>> inside_import_root(root / "qa", root) is None
+    True
+    >>> inside_import_root(root / "qa" / ".." / "..", root).startswith("Only folders inside")
+    True
+    """
+    root = (root or import_root()).expanduser().resolve()
+    where = (
+        f"Only folders inside the import folder {code(root)} can be imported here (set "
+        f"{code(IMPORT_ROOT_ENV)} to use another); "
+    )
+    try:
+        target = folder.expanduser().resolve()
+    except (OSError, RuntimeError):
+        return where + "this one is not."
+    if not target.is_relative_to(root):
+        return where + "this one is not."
+    if not target.is_dir():
+        return f"{code(folder)} is not a folder"
+    for csv_file in sorted(target.glob("*.csv")):
+        if not csv_file.resolve().is_relative_to(root):
+            return where + f"{code(csv_file.name)} in it links to a file elsewhere."
+    return None
+
+
 def _import_release(path: Path, folder: Path) -> None:
     from s3kg_core.stages.importing import import_s3kg_release
 
-    if not folder.is_dir():
-        st.error(f"{code(folder)} is not a folder")
+    refused = inside_import_root(folder)
+    if refused is not None:
+        st.error(refused)
         return
     try:
         with data.writer(path) as store:

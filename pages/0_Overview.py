@@ -28,12 +28,13 @@ if controls.signature is None:
 
 components = data.load_components(controls.path, controls.stamp, controls.signature)
 stored_signature = controls.signature
+partial = widgets.partial_note(controls.path, controls.stamp, stored_signature, runs)
 
 
 def scores(alpha: float) -> None:
     """Everything on the page that alpha changes: one fragment with the slider."""
     frame = reblend(components, alpha)
-    board = data.leaderboard(frame)
+    board = data.mark_partial(data.leaderboard(frame), runs, partial)
     signature = f"{stored_signature}|alpha:{alpha:g}"
 
     cols = st.columns(4)
@@ -44,14 +45,12 @@ def scores(alpha: float) -> None:
 
     head, button = st.columns([4, 1], vertical_alignment="bottom")
     head.subheader("Leaderboard")
-    button.download_button(
+    widgets.csv_download(
+        button,
         "Leaderboard (CSV)",
-        board.assign(signature=signature).to_csv(index=False).encode(),
+        board.assign(signature=signature),
         file_name="s3kg_leaderboard.csv",
-        mime="text/csv",
         key="leaderboard_csv",
-        width="stretch",
-        on_click="ignore",
     )
     st.dataframe(
         board.sort_values("cus", ascending=False),

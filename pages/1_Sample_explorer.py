@@ -130,6 +130,7 @@ def main() -> None:
 
     widgets.live_alpha(controls, controls_and_scores)
     run_id, item_id, tau, show_all = st.session_state[CASE]
+    widgets.partial_note(controls.path, controls.stamp, controls.signature, runs, [run_id])
     st.session_state[DRAWN] = st.session_state[CASE]
     view = data.item_view(
         controls.path, controls.stamp, int(run_id), int(item_id), controls.signature

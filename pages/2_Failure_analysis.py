@@ -52,6 +52,13 @@ st.caption(
     "for aligning single entity and relation labels, another step (DESIGN.md)."
 )
 
+widgets.partial_note(
+    controls.path,
+    controls.stamp,
+    controls.signature,
+    data.load_runs(controls.path, controls.stamp),
+    cases["run_id"].astype(int).unique(),
+)
 per_run = cases.groupby(["dataset", "model", "temperature", "extractor"], as_index=False)[
     CATEGORIES
 ].sum()

@@ -17,7 +17,7 @@ from dashboard import annotate, data, navigation, views, widgets
 from dashboard.escape import code, md
 from dashboard.explorer import MAX_NODES, marked_by_lemmas
 from s3kg_core.annotation.names import normalize_annotator
-from s3kg_core.errors import AnnotatorNameError
+from s3kg_core.errors import AnnotatorNameError, S3KGError
 from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
@@ -154,7 +154,7 @@ else:
         "confirm or reject (click again to undecide). Only decided pairs are saved. Triples "
         "as extracted, then the lemmas TAU compared."
     )
-    widths = [1.9, 4, 4, 0.7]
+    widths = [2.2, 4, 4, 0.7]  # the verdict buttons unclipped at 1280 px
     head = st.columns(widths)
     for col, title in zip(
         head,
@@ -228,7 +228,11 @@ with st.expander(
         )
         if row[1].button("Remove", key=f"annotate_remove_{case}_{n}", width="stretch"):
             if is_stored:
-                data.withdraw_annotations(controls.path, [(run_id, item_id, annotator, g, a)])
+                try:
+                    data.withdraw_annotations(controls.path, [(run_id, item_id, annotator, g, a)])
+                except S3KGError as exc:
+                    st.error(f"Not removed: {widgets.error_line(exc)} Press **Remove** again.")
+                    st.stop()
             else:
                 pending.remove((g, a))
             st.rerun()
@@ -236,12 +240,16 @@ with st.expander(
 
 def _save() -> None:
     current = annotate.changes(pairs, [state.get(k) for k in verdict_keys], pending)
-    n = data.save_annotations(
-        controls.path, [(run_id, item_id, annotator, g, a, v) for g, a, v in current.save]
-    )
-    taken_back = data.withdraw_annotations(
-        controls.path, [(run_id, item_id, annotator, g, a) for g, a in current.withdraw]
-    )
+    try:
+        n = data.save_annotations(
+            controls.path, [(run_id, item_id, annotator, g, a, v) for g, a, v in current.save]
+        )
+        taken_back = data.withdraw_annotations(
+            controls.path, [(run_id, item_id, annotator, g, a) for g, a in current.withdraw]
+        )
+    except S3KGError as exc:  # locked, read-only, full: the choices stay on the page to retry
+        state["annotate.save_error"] = widgets.error_line(exc)
+        return
     state[pending_key] = []
     undecided = sum(state.get(k) not in annotate.DECISIONS for k in verdict_keys)
     state["annotate.saved_message"] = (n, taken_back, undecided)
@@ -257,7 +265,13 @@ save[0].button(
     width="stretch",
 )
 message = state.pop("annotate.saved_message", None)
-if message is not None:
+failed = state.pop("annotate.save_error", None)
+if failed is not None:
+    save[1].error(
+        f"Not saved: {failed.rstrip('.')}. Your verdicts are kept on this page: press **Save my "
+        "verdicts** again."
+    )
+elif message is not None:
     n, taken_back, undecided = message
     if n or taken_back:
         save[1].success(

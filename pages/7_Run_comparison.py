@@ -48,6 +48,7 @@ with cols[1]:
         )
     )
 
+widgets.partial_note(controls.path, controls.stamp, controls.signature, runs, (run_a, run_b))
 deltas = compare.question_deltas(
     frame, run_a, run_b, data.item_questions(controls.path, controls.stamp)
 )

@@ -1,7 +1,9 @@
 """Files written whole or not at all: a temporary file beside the target, renamed over it.
 
 A killed process, a full disk or an exception while writing leaves the previous file as it
-was (and no temporary file behind), never a half-written one.
+was (and no temporary file behind), never a half-written one. The file keeps the mode of the one
+it replaces, and a new file gets the mode ``open()`` would give it (0666 less the umask), not the
+0600 of a temporary file.
 """
 
 from __future__ import annotations
@@ -15,12 +17,36 @@ from pathlib import Path
 __all__ = ["replacing"]
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where the system says it (Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore at once
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(target: Path) -> int:
+    """The permission bits ``target`` has now, or a new file's (0666 less the umask)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 @contextmanager
 def replacing(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on a clean exit it replaces ``path`` at once.
 
     The folder is created when missing. If the block raises, the temporary file is removed
-    and ``path`` keeps what it held before.
+    and ``path`` keeps what it held before. The new file takes the permission bits of the file
+    it replaces, or, when there was none, those of a file made by ``open()`` (0666 less the
+    umask).
 
     Examples
     --------
@@ -38,6 +64,11 @@ def replacing(path: str | Path) -> Iterator[Path]:
     ...     pass
     >>> target.read_text(), sorted(p.name for p in target.parent.iterdir())
     ('whole', ['out.txt'])
+    >>> target.chmod(0o640)
+    >>> with replacing(target) as tmp:
+    ...     _ = tmp.write_text("again")
+    >>> oct(target.stat().st_mode & 0o777)
+    '0o640'
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -46,6 +77,7 @@ def replacing(path: str | Path) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
+        os.chmod(tmp, _mode_for(target))  # after the writer, which may have made the file anew
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)

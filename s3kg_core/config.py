@@ -6,7 +6,9 @@ shell can change it without re-importing anything):
 - ``$S3KG_DB``: the DuckDB file of the CLI and the dashboard (default ``data/s3kg.duckdb``);
 - ``$S3KG_DATA_DIR``: the shared public datasets (default ``../shared/data``);
 - ``$S3KG_CACHE_DIR``: joined models, exported encoders, trained checkers (default
-  ``~/.cache/s3kg``).
+  ``~/.cache/s3kg``);
+- ``$S3KG_IMPORT_ROOT``: the only folder (with its subfolders) the dashboard's sidebar imports
+  from (default: the data folder).
 
 Relative defaults are relative to the current directory, never to the source tree, so an
 installed (non-editable) package behaves as a checkout does when run from the project folder.
@@ -22,14 +24,17 @@ __all__ = [
     "DATA_DIR_ENV",
     "DB_ENV",
     "DEFAULT_DB",
+    "IMPORT_ROOT_ENV",
     "cache_dir",
     "default_data_dir",
     "default_db",
+    "import_root",
 ]
 
 DB_ENV = "S3KG_DB"
 DATA_DIR_ENV = "S3KG_DATA_DIR"
 CACHE_DIR_ENV = "S3KG_CACHE_DIR"
+IMPORT_ROOT_ENV = "S3KG_IMPORT_ROOT"
 
 DEFAULT_DB = Path("data") / "s3kg.duckdb"
 """The database file when ``$S3KG_DB`` is not set (relative to the current directory)."""
@@ -86,3 +91,23 @@ def cache_dir() -> Path:
     """
     env = os.environ.get(CACHE_DIR_ENV)
     return Path(env) if env else Path.home() / ".cache" / "s3kg"
+
+
+def import_root() -> Path:
+    """The folder the dashboard may import from: ``$S3KG_IMPORT_ROOT``, else the data folder.
+
+    A visitor of the dashboard types a folder to import; only this folder and those below it
+    are read (a visitor must not read the server's other files).
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["S3KG_IMPORT_ROOT"] = "/srv/runs"
+    >>> str(import_root())
+    '/srv/runs'
+    >>> del os.environ["S3KG_IMPORT_ROOT"]
+    >>> import_root() == default_data_dir()
+    True
+    """
+    env = os.environ.get(IMPORT_ROOT_ENV)
+    return Path(env) if env else default_data_dir()

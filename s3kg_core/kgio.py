@@ -6,12 +6,20 @@ then ``ast.literal_eval``, never ``eval``); items that are not three strings are
 counted, never guessed at. A number too long for Python to convert is such an item in a JSON cell
 and a parse error in a Python literal (Python's own parser refuses it). A lone surrogate (an
 escape such as ``\ud800`` with no partner, which no UTF-8 text can hold) becomes U+FFFD and is
-reported, the policy of :mod:`s3kg_core.tables` for bytes that are not UTF-8.
+reported, the policy of :mod:`s3kg_core.tables` for bytes that are not UTF-8. A line break or
+other control character written raw into a label (``"a\r\nb"``, which strict JSON and Python
+literals refuse) is read as it is (JSON) or as a space (a Python literal), not as a parse error.
+
+A pair file's header may have spaces around its names (``id, kg_1, kg_2``); control characters
+in an ``id`` (a NUL) are removed; a KG past the limits of :mod:`s3kg_core.limits` (too many
+triples, a label too long) is not kept, and its row gets status ``oversized_kg_1`` or
+``oversized_kg_2``.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,20 +27,27 @@ from typing import Any
 
 from .errors import InputFormatError, KGParseError
 from .kg import Triple
+from .limits import OVERSIZED, kg_problem
 from .tables import loads_json, read_csv_rows, replace_surrogates
 
 __all__ = ["PairRow", "parse_kg_cell", "read_pairs_csv"]
 
 PAIR_COLUMNS = ("id", "kg_1", "kg_2")
 
+# Control characters (C0, DEL, C1): raw in a label they break a Python literal; in an id, a NUL
+# and the like are removed.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
 
 def _loads(cell: str) -> Any:
     try:
-        return loads_json(cell)
+        return loads_json(cell, strict=False)  # a raw line break in a string is text
     except InputFormatError:
         pass
     try:
-        return ast.literal_eval(cell)
+        # A raw line break (or other control character) ends a Python string literal: read it
+        # as a space, as it reads between the items anyway.
+        return ast.literal_eval(_CONTROL.sub(" ", cell))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         raise KGParseError(
             f"not a JSON or Python list of [head, relation, tail]: {cell[:60]!r}"
@@ -68,6 +83,8 @@ def parse_kg_cell(cell: str | None) -> tuple[list[Triple], int, bool]:
     ([Triple(head='a', relation='r', tail='b')], 2, False)
     >>> parse_kg_cell(r'[["\ud800", "r", "b"]]')
     ([Triple(head='�', relation='r', tail='b')], 0, True)
+    >>> parse_kg_cell('[["a\r\nb", "r", "c"]]')[0], parse_kg_cell("[('a\r\nb', 'r', 'c')]")[0]
+    ([Triple(head='a\r\nb', relation='r', tail='c')], [Triple(head='a  b', relation='r', tail='c')])
     >>> parse_kg_cell("")
     ([], 0, False)
     >>> parse_kg_cell('[["a", "r", "b"]]137')
@@ -113,6 +130,15 @@ class PairRow:
     dropped: int = 0
     extra_fields: int = 0
     replaced: bool = False
+    id_cleaned: bool = False
+    problem: str = ""
+
+
+def _clean_id(text: str | None, number: int) -> tuple[str, bool]:
+    """The row's id without control characters (a NUL), stripped; ``row<N>`` when blank."""
+    raw = text or ""
+    clean = _CONTROL.sub("", raw)
+    return clean.strip() or f"row{number}", clean != raw
 
 
 def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
@@ -122,7 +148,10 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
     lone surrogates in KG cells, are replaced (U+FFFD) and flagged on their row (``replaced``);
     a row with more fields than the header (a glued next row, a stray comma) is flagged with
     ``extra_fields``; a row too short to reach a KG column gets status ``missing_kg_1`` or
-    ``missing_kg_2``. A blank ``id`` becomes ``row<N>``, N counting the data rows from 1.
+    ``missing_kg_2``. Spaces around the header's names are ignored. Control characters in an
+    ``id`` are removed (``id_cleaned``); a blank ``id`` becomes ``row<N>``, N counting the data
+    rows from 1. A KG past :func:`s3kg_core.limits.kg_problem`'s limits is dropped and its row
+    gets status ``oversized_kg_1`` / ``oversized_kg_2``, the reason in ``problem``.
 
     Raises
     ------
@@ -130,7 +159,7 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
         If the file cannot be read or lacks one of the required columns.
     """
     path = Path(path)
-    table = read_csv_rows(path)
+    table = read_csv_rows(path, strip_header=True)
     header = table.header
     missing = [c for c in PAIR_COLUMNS if c not in header]
     if missing:
@@ -141,7 +170,8 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
         )
     for entry in table.rows:
         record = entry.cells
-        row = PairRow(id=(record.get("id") or "").strip() or f"row{entry.number}")
+        row_id, cleaned = _clean_id(record.get("id"), entry.number)
+        row = PairRow(id=row_id, id_cleaned=cleaned)
         row.extra_fields = len(entry.extra)
         row.replaced = entry.replaced
         for side, column in ((1, "kg_1"), (2, "kg_2")):
@@ -157,5 +187,10 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
                 continue
             row.dropped += dropped
             row.replaced = row.replaced or replaced
+            if problem := kg_problem(triples):
+                if row.status == "ok":
+                    row.status = f"{OVERSIZED}_kg_{side}"
+                    row.problem = f"kg_{side}: {problem}"
+                continue
             setattr(row, column, triples)
         yield row

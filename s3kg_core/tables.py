@@ -1,4 +1,6 @@
-r"""The one reader of CSV and JSONL input files, with one policy for text that is not UTF-8.
+r"""CSV and JSONL files: one reader, one policy for text that is not UTF-8, one rule for output.
+
+The rule for output: no CSV cell the project writes is one a spreadsheet would run as a formula.
 
 The input tables (pair files, labelled pair sets, the GraphEval benchmark CSVs, released QA
 runs and mapped CSV / JSONL files to import) are read here:
@@ -18,6 +20,10 @@ JSON text is parsed by :func:`loads_json`, which every reader of JSON input shar
 with more digits than Python converts (4300) is read exactly as a :class:`decimal.Decimal`, and a
 value nested deeper than Python can parse is an :class:`~s3kg_core.errors.InputFormatError`, so
 no other exception escapes.
+
+Every CSV the project writes (``s3kg export``, ``pairs score``, the dashboard's downloads, the
+benchmark scripts) passes its cells through :func:`csv_safe_cell` (rows: :func:`csv_safe_row`,
+pandas frames: :func:`csv_safe_frame`): OWASP's rule against CSV (formula) injection.
 
 CSV rows are read as :class:`csv.DictReader` reads them: blank lines are skipped, a short row's
 missing cells are ``None``, fields beyond the header are kept apart (:attr:`Row.extra`), and of
@@ -41,6 +47,7 @@ import io
 import json
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -49,8 +56,12 @@ from typing import Any, Generic, TypeVar
 from .errors import InputFormatError
 
 __all__ = [
+    "FORMULA_STARTS",
     "Row",
     "Table",
+    "csv_safe_cell",
+    "csv_safe_frame",
+    "csv_safe_row",
     "loads_json",
     "read_csv_rows",
     "read_jsonl_records",
@@ -65,6 +76,8 @@ _ESCAPED = re.compile("[\udc80-\udcff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # What JSON text must hold to give one: a \uD800..\uDFFF escape, or the character itself.
 _MAYBE_SURROGATE = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+# A plain number ("-0.5", "+3", "1e-9"): a spreadsheet reads it as a number, never a formula.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 # The csv module's field limit is a C long: 2**31 - 1 is the most every platform takes.
 _FIELD_SIZE_LIMIT = min(sys.maxsize, 2**31 - 1)
 
@@ -181,7 +194,7 @@ def _json_int(text: str) -> int | Decimal:
         return Decimal(text)
 
 
-def loads_json(text: str) -> Any:
+def loads_json(text: str, *, strict: bool = True) -> Any:
     """Parse JSON input text as :func:`json.loads` does, with two differences.
 
     An integer with more digits than Python converts to ``int`` (``sys.get_int_max_str_digits()``,
@@ -193,6 +206,9 @@ def loads_json(text: str) -> Any:
     ----------
     text
         The JSON text.
+    strict
+        As :func:`json.loads`'s: ``False`` lets strings hold raw control characters (a line
+        break written into a label as it is).
 
     Returns
     -------
@@ -215,7 +231,7 @@ def loads_json(text: str) -> Any:
     s3kg_core.errors.InputFormatError: nested too deeply to read (deeper than Python's recursion ...
     """
     try:
-        return json.loads(text, parse_int=_json_int)
+        return json.loads(text, parse_int=_json_int, strict=strict)
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"not JSON ({exc})") from exc
     except RecursionError as exc:
@@ -371,3 +387,74 @@ def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
         rows.append(Row(number, value, (), replaced))
     header = tuple(dict.fromkeys(k for row in rows for k in row.cells))
     return Table(path, header, tuple(rows))
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a CSV cell as a formula (OWASP's list)."""
+
+
+def csv_safe_cell(value: T) -> T:
+    r"""A CSV cell as a spreadsheet will show it, never run it (OWASP's CSV injection rule).
+
+    A text that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a
+    leading ``'``, which spreadsheets read as "this is text" and do not display; a plain number
+    (``-0.5``) and every value that is not a string are returned as they are.
+
+    Parameters
+    ----------
+    value
+        A cell.
+
+    Returns
+    -------
+    T
+        The cell, escaped when it is a text that could run as a formula.
+
+    References
+    ----------
+    OWASP, "CSV Injection", https://owasp.org/www-community/attacks/CSV_Injection
+
+    Examples
+    --------
+    >>> [csv_safe_cell(v) for v in ["=2+5", "@SUM(1)", "+SUM(1)", "\t=1", "-2+3", "a=b"]]
+    ["'=2+5", "'@SUM(1)", "'+SUM(1)", "'\t=1", "'-2+3", 'a=b']
+    >>> csv_safe_cell("-0.25"), csv_safe_cell(-0.25), csv_safe_cell(None)
+    ('-0.25', -0.25, None)
+    """
+    if (
+        isinstance(value, str)
+        and value.startswith(FORMULA_STARTS)
+        and not _PLAIN_NUMBER.fullmatch(value)
+    ):
+        return "'" + value  # type: ignore[return-value]
+    return value
+
+
+def csv_safe_row(row: Iterable[Any]) -> list[Any]:
+    """:func:`csv_safe_cell` on every cell of a row (for :func:`csv.writer`).
+
+    Examples
+    --------
+    >>> csv_safe_row(["id", "=cmd|' /C calc'!A0", 0.5])
+    ['id', "'=cmd|' /C calc'!A0", 0.5]
+    """
+    return [csv_safe_cell(cell) for cell in row]
+
+
+def csv_safe_frame(frame: Any) -> Any:
+    r"""A copy of a pandas DataFrame with :func:`csv_safe_cell` on its text cells and column names.
+
+    Numeric columns are left as they are (their numbers are written as numbers).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> csv_safe_frame(pd.DataFrame({"q": ["=1+1", "ok"], "s": [-1.0, 2.0]})).to_csv(index=False)
+    "q,s\n'=1+1,-1.0\nok,2.0\n"
+    """
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype.kind in "OSUT" or str(out[column].dtype) in ("string", "category"):
+            out[column] = out[column].astype(object).map(csv_safe_cell)
+    out.columns = [csv_safe_cell(c) for c in out.columns]
+    return out

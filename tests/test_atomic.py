@@ -51,3 +51,29 @@ def test_a_killed_writer_leaves_the_previous_file(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], env=env, check=False)
     assert done.returncode == -signal.SIGKILL
     assert target.read_text() == "previous"  # the kill left a temporary, never half a target
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_a_new_file_respects_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    """Regression (issue 28, item 10): every output was created 0600 whatever the umask."""
+    before = os.umask(umask)
+    try:
+        with replacing(tmp_path / "out.csv") as tmp:
+            tmp.write_text("x")
+        assert atomic_module._umask() == umask
+    finally:
+        os.umask(before)
+    assert (tmp_path / "out.csv").stat().st_mode & 0o7777 == mode
+
+
+def test_a_replaced_file_keeps_its_mode(tmp_path: Path) -> None:
+    """Regression (issue 28, item 10): an existing 0644 file became 0600 when written again."""
+    target = tmp_path / "out.csv"
+    for mode in (0o644, 0o640, 0o755):
+        target.write_text("old")
+        target.chmod(mode)
+        with replacing(target) as tmp:
+            tmp.unlink()  # a writer that makes its file anew (as DuckDB's COPY may)
+            tmp.write_text("new")
+        assert target.read_text() == "new"
+        assert target.stat().st_mode & 0o7777 == mode

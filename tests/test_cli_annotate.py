@@ -136,13 +136,14 @@ def test_export_and_import_through_the_command_line(annotated, blank, tmp_path, 
 def test_the_database_is_never_an_export_target(annotated):
     path, _, _ = annotated
     before = path.read_bytes()
-    error = _one_line_error(
-        _invoke("annotations", "export", "--db", path, "--format", "csv", "--out", path)
-    )
-    assert "it is the database" in error
+    # one line and exit status 2, as every output that is the database (issue 28, item 1)
+    result = _invoke("annotations", "export", "--db", path, "--format", "csv", "--out", path)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith(f"Error: --out {path} is the database {path}; ")
     wal = path.parent / f"{path.name}.wal"
-    error = _one_line_error(_invoke("annotate", "agreement", "--db", path, "--json", wal))
-    assert "it is the database" in error and not wal.exists()
+    result = _invoke("annotate", "agreement", "--db", path, "--json", wal)
+    assert result.exit_code == 2 and "is the database's write-ahead log" in result.output
+    assert not wal.exists()
     assert path.read_bytes() == before
 
 

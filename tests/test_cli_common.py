@@ -103,3 +103,140 @@ def test_mode_help_states_the_text_weight_in_use():
 
     out = CliRunner().invoke(cli, ["score", "--help"], terminal_width=1000).output
     assert f"(weight {TEXT_WEIGHT:g})" in " ".join(out.split())
+
+
+# -- check_output: never the database (issue 28, item 1) -----------------------------------------
+
+
+def _database(folder: Path) -> tuple[Path, bytes]:
+    import duckdb
+
+    db = folder / "runs.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE t AS SELECT 42 AS x")
+    con.close()
+    return db, db.read_bytes()
+
+
+def _with_db(db: Path, *paths: Path, folder: bool = False) -> None:
+    import click
+
+    with click.Context(click.Command("x")) as ctx:
+        ctx.params["db_path"] = db
+        _common.check_output(*paths, option="--out", folder=folder)
+
+
+@pytest.mark.parametrize(
+    "spell",
+    [
+        lambda db: db,  # the database itself
+        lambda db: db.parent / "sub" / ".." / db.name,  # another spelling of the same path
+        lambda db: db.parent / db.name.upper(),  # its name in another case
+        lambda db: Path(f"{db}.wal"),  # its write-ahead log (not there yet)
+        lambda db: db.parent / f"{db.name}.WAL",
+        lambda db: db.parent / "link.csv",  # a symlink to it
+        lambda db: db.parent / "hard.csv",  # a hard link to it
+    ],
+)
+def test_check_output_refuses_every_spelling_of_the_database(tmp_path, spell):
+    db, before = _database(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.csv").symlink_to(db.name)
+    os.link(db, tmp_path / "hard.csv")
+    path = spell(db)
+    with pytest.raises(_common.OutputIsDatabaseError) as info:
+        _with_db(db, path)
+    assert info.value.exit_code == 2
+    assert str(info.value).startswith(f"--out {path} is the database")
+    assert str(info.value).endswith("writing it would destroy the database: name another file")
+    assert db.read_bytes() == before
+
+
+def test_check_output_from_another_folder_and_relative_paths(tmp_path, monkeypatch):
+    db, _ = _database(tmp_path)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    with pytest.raises(_common.OutputIsDatabaseError):
+        _with_db(Path("..") / "runs.duckdb", Path("../runs.duckdb"))
+    with pytest.raises(_common.OutputIsDatabaseError):
+        _with_db(db, Path("../runs.duckdb.wal"))
+    _with_db(db, Path("../runs.csv"), Path("runs.duckdb"))  # other files are fine
+
+
+def test_check_output_protects_the_default_database_without_db_option(tmp_path, monkeypatch):
+    db, _ = _database(tmp_path)
+    monkeypatch.setenv("S3KG_DB", str(db))
+    with pytest.raises(_common.OutputIsDatabaseError):
+        _common.check_output(tmp_path / "runs.duckdb")  # no click context: $S3KG_DB still holds
+    with pytest.raises(_common.OutputIsDatabaseError, match="name another folder"):
+        _common.check_output(db, folder=True)
+    _common.check_output(None, tmp_path / "out.json")
+
+
+def test_check_output_still_checks_writability(tmp_path):
+    db, _ = _database(tmp_path)
+    with pytest.raises(OutputError, match="is a folder"):
+        _with_db(db, tmp_path)
+    _with_db(db, tmp_path, folder=True)  # a folder output is only kept off the database
+
+
+def _release_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "pairs.csv").write_text('id,kg_1,kg_2\n1,"[[""a"",""r"",""b""]]","[]"\n')
+    (folder / "st.parquet").write_bytes(b"")
+    (folder / "judge").mkdir()
+    return folder
+
+
+# Every command that writes a file, with the option that names it; {db} is the database, {in} a
+# folder of small inputs. The output is spelled as another path to the database each time.
+WRITERS = [
+    ["export", "--db", "{db}", "--format", "csv", "--out", "{out}"],
+    ["cus", "--db", "{db}", "--json", "{out}"],
+    ["pairs", "score", "{in}/pairs.csv", "--output", "{out}"],
+    ["bench", "pairs", "--dataset", "paws_wiki_400", "--json", "{out}", "--db", "{db}"],
+    ["grapheval", "bench", "--dataset", "qags_x", "--json", "{out}", "--db", "{db}"],
+    ["grapheval", "train-checker", "--out", "{out}"],
+    ["factuality", "build", "--kg", "findkg", "--out", "{out}"],
+    ["factuality", "label", "{in}/st.parquet", "--db", "{db}", "--out", "{out}"],
+    ["factuality", "hidden", "{in}/st.parquet", "--out", "{out}"],
+    ["factuality", "train", "{in}/st.parquet", "{in}/st.parquet", "--layer", "1", "--out", "{out}"],
+    ["factuality", "evaluate", "{in}/st.parquet", "{in}/st.parquet", "{in}/judge", "--json",
+     "{out}", "--db", "{db}"],
+    ["annotate", "agreement", "--db", "{db}", "--json", "{out}"],
+    ["annotations", "export", "--db", "{db}", "--format", "csv", "--out", "{out}"],
+    ["tau", "calibrate", "--db", "{db}", "--curve", "{out}"],
+    ["tau", "--db", "{db}", "calibrate", "--curve", "{out}"],  # the parent's --db
+    ["check", "--db", "{db}", "--run", "1", "--baseline", "2", "--junit", "{out}"],
+    ["check", "--db", "{db}", "--run", "1", "--baseline", "2", "--markdown", "{out}"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args", WRITERS, ids=lambda a: " ".join(a[:2] if a[1][0] != "-" else a[::3])
+)
+@pytest.mark.parametrize("target", ["db", "symlink", "wal"])
+def test_no_command_writes_over_the_database(tmp_path, monkeypatch, args, target):
+    """Regression (issue 28, item 1): `s3kg export --db e.duckdb --format csv --out e.duckdb`
+    printed `wrote 9 rows` and left a 4.6 KB CSV where the database was."""
+    from click.testing import CliRunner
+
+    from s3kg_core.cli import cli
+
+    if args[1] == "train-checker" and target != "wal":
+        pytest.skip("click itself refuses an existing file for this folder option (exit 2)")
+    db, before = _database(tmp_path)
+    folder = _release_dir(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("S3KG_DB", str(db))  # the commands without --db protect the default one
+    (tmp_path / "link").symlink_to(db)
+    out = {"db": "./RUNS.duckdb", "symlink": "link", "wal": "runs.duckdb.wal"}[target]
+    argv = [a.format(db=db, out=out, **{"in": folder}) for a in args]
+    result = CliRunner().invoke(cli, argv)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: --") and "is the database" in lines[0]
+    assert db.read_bytes() == before
+    assert not Path(f"{db}.wal").exists()
+    assert (tmp_path / "link").is_symlink()

@@ -301,3 +301,47 @@ def test_backend_option_and_variable_choose_the_runtime_and_the_signature_says_w
             assert float(got["s3kg"]) == pytest.approx(float(ref["s3kg"]), abs=1e-3)
     bad = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", "x.csv", "--backend", "gpu"])
     assert bad.exit_code == 2
+
+
+def test_output_ids_that_a_spreadsheet_would_run_are_escaped(tmp_path):
+    """Regression (issue 28, item 8): `pairs score` copied ids such as `=2+5` into its CSV."""
+    src = _write_pairs(tmp_path / "in.csv", [["=2+5", "[]", "[]"], ["@SUM(1)", "[]", "[]"]])
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in _read(out)] == ["'=2+5", "'@SUM(1)"]
+
+
+def test_a_5mb_label_a_crlf_label_a_nul_id_and_a_spaced_header(tmp_path):
+    """Regression (issue 28, items 5, 11): one 5 MB label took 1.76 GB; a label with CRLF made
+    its KG unparseable; an id with NUL was copied raw; `id, kg_1, kg_2` was rejected."""
+    huge = json.dumps([["x" * 5_000_000, "r", "b"]])
+    crlf = json.dumps([["Griese\r\nsenior", "was_injured_in", "season"]])
+    src = _write_pairs(
+        tmp_path / "in.csv",
+        [["huge", KG, huge], ["crlf", crlf, KG], ["a\x00b", KG, KG]],
+        header=("id", " kg_1", " kg_2"),
+    )
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = _read(out)
+    assert [(r["id"], r["status"]) for r in rows] == [
+        ("huge", "oversized_kg_2"),
+        ("crlf", "ok"),
+        ("ab", "ok"),
+    ]
+    assert float(rows[1]["s3kg"]) > 0.3 and rows[0]["s3kg"] == "0.0"
+    assert "1 oversized_kg_2" in result.output
+    assert "1 ids with control characters removed" in result.output
+    assert "1 rows over the size limits (id huge: kg_2: a label of 5,000,000 characters" in (
+        result.output
+    )
+
+
+def test_help_states_the_size_limits():
+    from s3kg_core.limits import MAX_LABEL_CHARS, MAX_TRIPLES
+
+    out = " ".join(CliRunner().invoke(cli, ["pairs", "score", "--help"]).output.split())
+    assert f"more than {MAX_TRIPLES:,} triples" in out
+    assert f"label of more than {MAX_LABEL_CHARS:,} characters" in out

@@ -855,6 +855,31 @@ def test_cus_during_a_scoring_run_says_it_is_partial(tmp_path, minilm):
     assert "in progress" not in done.output and "not scored" not in done.output
 
 
+def test_export_csv_escapes_cells_a_spreadsheet_would_run(tmp_path):
+    """Regression (issue 28, item 8): `s3kg export` wrote `=2+5`, `=cmd|' /C calc'!A0`,
+    `@SUM(1)` and `+SUM(1)` as they are, formulas for any spreadsheet that opens the file."""
+    import csv
+
+    db = tmp_path / "db.duckdb"
+    table = tmp_path / "hostile.csv"
+    with table.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(
+            [["Q", "C", "G", "A"], ["=2+5", "@SUM(1)", "+SUM(1)", "=cmd|' /C calc'!A0"]]
+        )
+    args = ("--map", "question=Q,context=C,gold=G,answer=A", "--model", "-2+3")
+    assert _invoke("import", "csv", table, "--db", db, *args).exit_code == 0
+    out = tmp_path / "results.csv"
+    assert _invoke("export", "--db", db, "--format", "csv", "--out", out).exit_code == 0
+    with out.open(newline="", encoding="utf-8") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert (row["question"], row["context"], row["gold_answer"], row["answer"], row["model"]) == (
+        "'=2+5", "'@SUM(1)", "'+SUM(1)", "'=cmd|' /C calc'!A0", "'-2+3"
+    )  # fmt: skip
+    assert row["temperature"] == "0.0"  # numbers stay numbers
+    cells = [c for line in csv.reader(out.open(newline="", encoding="utf-8")) for c in line]
+    assert not [c for c in cells if c[:1] in ("=", "+", "@") or c.startswith("-2")]
+
+
 # -- TAU calibrated by people (issue 30) ---------------------------------------------------------
 
 
@@ -903,5 +928,10 @@ def test_tau_calibrate_never_writes_its_curve_over_the_database(tmp_path):
     db = tmp_path / "db.duckdb"
     build_store(db, n_items=1)
     before = db.read_bytes()
-    error = _one_line_error(_invoke("tau", "calibrate", "--db", db, "--curve", db))
-    assert "it is the database" in error and db.read_bytes() == before
+    result = _invoke("tau", "calibrate", "--db", db, "--curve", db)
+    assert result.exit_code == 2  # a usage error, as every output that is the database (issue 28)
+    assert result.output == (
+        f"Error: --curve {db} is the database {db}; writing it would destroy the database: "
+        "name another file\n"
+    )
+    assert db.read_bytes() == before

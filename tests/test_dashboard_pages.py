@@ -408,7 +408,8 @@ def test_importing_the_released_runs_from_the_sidebar(db, shared_data):
     assert n_runs > 2
 
 
-def test_a_missing_folder_is_a_clear_error(db, tmp_path):
+def test_a_missing_folder_is_a_clear_error(db, tmp_path, monkeypatch):
+    monkeypatch.setenv("S3KG_IMPORT_ROOT", str(tmp_path))
     at = _app("overview")
     at.sidebar.text_input(key="release_folder").set_value(str(tmp_path / "nope")).run()
     at.sidebar.button(key="release_import").click().run()
@@ -698,5 +699,122 @@ def _drop_bench_rows(db) -> None:
     con = duckdb.connect(str(db))
     try:
         con.execute("DELETE FROM bench_results")
+    finally:
+        con.close()
+
+
+# -- a database another process holds (issue 28, item 6) ------------------------------------------
+
+
+@pytest.fixture
+def short_lock_wait(monkeypatch):
+    """The dashboard's wait for a locked file cut from 15 s to 1 s (the behaviour is the same)."""
+    import dashboard.data
+
+    monkeypatch.setattr(dashboard.data, "LOCK_TIMEOUT", 1.0)
+
+
+def test_a_save_while_another_process_holds_the_file_keeps_the_verdicts_for_a_retry(
+    db, short_lock_wait
+):
+    """Regression: the page was replaced by a DatabaseLockedError traceback and the verdicts
+    were lost; now one line says why, the verdicts stay chosen, and Save again stores them."""
+    from store_helpers import start_lock_holder
+
+    at = _annotate("ann")
+    _verdicts(at)[0].set_value("confirm").run()
+    _verdicts(at)[1].set_value("reject").run()
+    holder = start_lock_holder(db, hold=6.0)
+    try:
+        _button(at, "save").click().run()  # waits 1 s for the file, then says why
+        assert not at.exception, [e.value for e in at.exception]
+        (error,) = at.error
+        assert error.value.startswith("Not saved: database ") and "is locked" in error.value
+        assert "\n" not in error.value and "press **Save my verdicts** again" in error.value
+        assert [b.value for b in _verdicts(at)[:2]] == ["confirm", "reject"]  # kept
+    finally:
+        holder.communicate(timeout=60)
+    _button(at, "save").click().run()
+    assert any("Saved 2 verdicts by ann" in s.value for s in at.success)
+    assert [(a, v) for a, _, _, v in _annotations(db)] == [("ann", "confirm"), ("ann", "reject")]
+
+
+def test_the_overview_on_a_file_another_process_holds_is_one_line_and_a_retry(db, short_lock_wait):
+    """Regression: a cold load while another process held the file showed a traceback."""
+    from store_helpers import start_lock_holder
+
+    holder = start_lock_holder(db, hold=6.0)
+    try:
+        at = AppTest.from_file(str(PAGES["overview"]), default_timeout=180)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        (error,) = at.error
+        assert error.value.startswith("database ") and "is locked by another process" in error.value
+        assert "\n" not in error.value
+        retry = _button(at, "error_retry")
+    finally:
+        holder.communicate(timeout=60)
+    retry.click().run()
+    assert not at.exception and not at.error
+    assert app_metric(at, "Answers scored") == "60"
+
+
+# -- partial runs (issue 28, item 7) --------------------------------------------------------------
+
+
+def test_every_page_that_shows_a_partial_runs_numbers_marks_it(db):
+    """Regression: while `s3kg score` ran (or after it was stopped) the pages showed a run with
+    some of its answers scored as if it were complete; the CLI's `cus` says it is partial."""
+    con = duckdb.connect(str(db))
+    try:  # run 1 as a stopped scoring run leaves it: 5 of its 30 answers not yet scored
+        con.execute("DELETE FROM scores WHERE run_id = 1 AND item_id IN (SELECT item_id "
+                    "FROM scores WHERE run_id = 1 ORDER BY item_id LIMIT 5)")  # fmt: skip
+        con.execute("DELETE FROM tau_results WHERE run_id = 1")
+    finally:
+        con.close()
+    mark = "run 1\\): 25 of 30 answers scored"  # as escaped Markdown
+    for page in ("overview", "compare", "sample", "tau"):
+        at = _app(page)
+        notes = [w.value for w in at.warning if "Partial run" in w.value]
+        assert len(notes) == 1 and mark in notes[0], (page, [w.value for w in at.warning])
+        assert "run 2" not in notes[0]  # the complete run is not named
+    at = _app("overview")
+    board = app_frame_with(at, "model", "scoring")
+    assert sorted(board["scoring"]) == ["complete", "partial: 25 of 30 scored"]
+
+
+def test_complete_runs_carry_no_partial_mark(db):
+    at = _app("overview")
+    assert not [w for w in at.warning if "Partial run" in w.value]
+    assert set(app_frame_with(at, "model", "scoring")["scoring"]) == {"complete"}
+
+
+# -- the sidebar's import reads only the import folder (issue 28, item 9) ------------------------
+
+
+def test_the_sidebar_import_refuses_folders_outside_the_import_root(db, tmp_path, monkeypatch):
+    """Regression: a visitor typing any folder of the server saw the columns of its CSVs
+    (`id, email, password_hash`) and could import release-format files from it."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "users_table.csv").write_text("id,email,password_hash\n1,a@b,x\n")
+    root = tmp_path / "root"
+    (root / "qa").mkdir(parents=True)
+    (root / "qa" / "mesaqa_model.csv").symlink_to(secret / "users_table.csv")
+    (root / "away").symlink_to(secret)
+    monkeypatch.setenv("S3KG_IMPORT_ROOT", str(root))
+    at = _app("overview")
+    for folder in (secret, root / "away", root / ".." / "secret", root / "qa"):
+        at.sidebar.text_input(key="release_folder").set_value(str(folder)).run()
+        at.sidebar.button(key="release_import").click().run()
+        assert not at.exception
+        (error,) = at.sidebar.error
+        assert error.value.startswith("Only folders inside the import folder"), error.value
+        assert "S3KG\\_IMPORT\\_ROOT" in error.value or "S3KG_IMPORT_ROOT" in error.value
+        assert "password" not in error.value and "email" not in error.value
+        assert "users" not in error.value
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]  # nothing imported
     finally:
         con.close()

@@ -104,3 +104,34 @@ def test_a_first_start_shows_its_steps_and_leaves_grapheval_to_the_hallucination
     assert not any("No GraphEval results" in i.value for i in at.info)
     at.switch_page("pages/5_Hallucinations.py").run()  # a second visit checks nothing again
     assert not any(e.proto.label.startswith("Checked") for e in at.get("status"))
+
+
+def test_csv_bytes_escapes_formulas_in_cells_and_headers():
+    """Regression (issue 28, item 8): the Overview's CSV download wrote `=2+5` as it was."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {"run": ["=2+5", "@SUM(1)", "+SUM(1)", "ok"], "cus": [0.1, -0.2, 0.3, 0.4]}
+    ).assign(**{"=x": "y"})
+    rows = list(csv.reader(io.StringIO(widgets_module.csv_bytes(frame).decode("utf-8"))))
+    assert rows[0] == ["run", "cus", "'=x"]
+    assert [r[0] for r in rows[1:]] == ["'=2+5", "'@SUM(1)", "'+SUM(1)", "ok"]
+    assert [r[1] for r in rows[1:]] == ["0.1", "-0.2", "0.3", "0.4"]
+
+
+def test_every_page_downloads_csv_through_the_escaping_widget():
+    """One path for the dashboard's CSV downloads: widgets.csv_download (csv_bytes)."""
+    from pathlib import Path
+
+    root = Path(widgets_module.__file__).resolve().parents[1]
+    sources = [*root.glob("pages/*.py"), *root.glob("dashboard/*.py"), root / "app.py"]
+    direct = [
+        p.name
+        for p in sources
+        if p.name != "widgets.py"
+        and (".to_csv(" in (t := p.read_text(encoding="utf-8")) or "download_button(" in t)
+    ]
+    assert direct == []

@@ -454,3 +454,42 @@ def test_blank_model_name_rejected(model):
 def test_bad_batch_size_rejected():
     with pytest.raises(ExtractionError, match="batch_size"):
         OfflineExtractor(batch_size=0)
+
+
+def test_long_texts_are_cut_and_parsed_in_bounded_batches(ex, monkeypatch):
+    """Regression (issue 28, item 5): two 1 MB contexts were parsed whole, in one batch
+    (187 s, 6.2 GB). Texts are cut at a word boundary, batches bounded in characters."""
+    import s3kg_core.extract.offline as offline
+
+    monkeypatch.setattr(offline, "MAX_TEXT_CHARS", 60)
+    monkeypatch.setattr(offline, "_BATCH_CHARS", 100)
+    batches: list[list[int]] = []
+    nlp = ex.nlp
+    real_pipe = nlp.pipe
+
+    def pipe(texts, **kwargs):
+        texts = list(texts)
+        batches.append([len(t) for t in texts])
+        return real_pipe(texts, **kwargs)
+
+    monkeypatch.setattr(nlp, "pipe", pipe)
+    long = "Aspirin reduces fever. " * 10  # 230 characters
+    texts = [long, "Paris is the capital of France.", long, "Curie won the prize."]
+    kgs = ex.extract_texts(texts)
+    assert [kg.truncated for kg in kgs] == [True, False, True, False]
+    assert all(n <= 60 for batch in batches for n in batch)
+    assert [len(batch) for batch in batches] == [2, 2]  # 53 + 31, then 53 + 20 characters
+    assert all(sum(batch) <= 100 for batch in batches)
+    assert kgs[0].triples == (Triple("Aspirin", "reduces", "fever"),)
+    assert kgs[1].triples == (Triple("Paris", "capital of", "France"),)
+
+
+def test_kgs_past_the_triple_and_label_limits_are_cut(ex, monkeypatch):
+    import s3kg_core.extract.offline as offline
+
+    monkeypatch.setattr(offline, "MAX_TRIPLES", 1)
+    kg = ex.extract_text("Curie won the prize. Pierre met Curie.")
+    assert len(kg.triples) == 1 and kg.truncated
+    monkeypatch.setattr(offline, "MAX_LABEL_CHARS", 5)
+    kg = ex.extract_text("Curie won the prize. Pierre Lastname met Curie.")
+    assert kg.triples == (Triple("Curie", "won", "prize"),) and kg.n_dropped == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -315,6 +316,7 @@ def test_released_paws_pair_3_is_the_identical_griese_pair(paws_rows):
 # -- property tests: any cell, any file (issue 17) ----------------------------------------------
 
 PAIR_STATUSES = {"ok", "unparseable_kg_1", "unparseable_kg_2", "missing_kg_1", "missing_kg_2"}
+PAIR_STATUSES |= {"oversized_kg_1", "oversized_kg_2"}  # a label over 1,000 characters
 HOSTILE = settings(
     max_examples=120,
     derandomize=True,
@@ -357,3 +359,48 @@ def test_read_pairs_csv_gives_every_row_a_status(tmp_path_factory, cells):
         assert _clean_triples(row.kg_1) and _clean_triples(row.kg_2)
         if not (utf8_clean(kg_1) and utf8_clean(kg_2)):  # raw surrogates: invalid bytes
             assert row.replaced
+
+
+# -- issue 28, item 11: CRLF labels, NUL ids, a spaced header; item 5: oversized KGs -------------
+
+
+def test_read_pairs_csv_a_label_with_a_line_break_keeps_its_kg(tmp_path):
+    """Regression: a label with CRLF made the whole KG unparseable (JSON and Python literal)."""
+    rows = [
+        ["1", '[["a\r\nb", "r", "c"], ["c", "s", "d"]]', KG_AB],
+        ["2", "[('a\r\nb', 'r', 'c'), ('c', 's', 'd')]", "[('x\nline', 'r', 'y')]"],
+    ]
+    first, second = read_pairs_csv(_write_csv(tmp_path / "crlf.csv", ["id", "kg_1", "kg_2"], rows))
+    assert (first.status, first.kg_1) == ("ok", [Triple("a\r\nb", "r", "c"), Triple("c", "s", "d")])
+    assert second.status == "ok"
+    assert second.kg_1 == [Triple("a  b", "r", "c"), Triple("c", "s", "d")]
+    assert second.kg_2 == [Triple("x line", "r", "y")]
+
+
+def test_read_pairs_csv_removes_control_characters_from_ids(tmp_path):
+    """Regression: an id with a NUL was copied raw into the output."""
+    rows = [["a\x00b", KG_AB, KG_AB], ["\x00\x1b", KG_AB, KG_AB], ["plain", KG_AB, KG_AB]]
+    got = list(read_pairs_csv(_write_csv(tmp_path / "nul.csv", ["id", "kg_1", "kg_2"], rows)))
+    assert [(r.id, r.id_cleaned) for r in got] == [("ab", True), ("row2", True), ("plain", False)]
+
+
+def test_read_pairs_csv_trims_a_spaced_header(tmp_path):
+    """Regression: a header written `id, kg_1, kg_2` was rejected as missing its columns."""
+    path = tmp_path / "spaced.csv"
+    path.write_text('id, kg_1 , kg_2\n7,"[[""a"",""r"",""b""]]",[]\n', encoding="utf-8")
+    (row,) = read_pairs_csv(path)
+    assert (row.id, row.kg_1, row.kg_2, row.status) == ("7", [A], [], "ok")
+
+
+def test_read_pairs_csv_a_kg_past_the_limits_is_dropped_with_a_status(tmp_path, monkeypatch):
+    import s3kg_core.limits as limits
+
+    monkeypatch.setattr(limits, "MAX_TRIPLES", 2)
+    three = json.dumps([["a", "r", f"b{i}"] for i in range(3)])
+    long_label = json.dumps([["a" * (limits.MAX_LABEL_CHARS + 1), "r", "b"]])
+    rows = [["1", three, KG_AB], ["2", KG_AB, long_label], ["3", KG_AB, KG_AB]]
+    got = list(read_pairs_csv(_write_csv(tmp_path / "big.csv", ["id", "kg_1", "kg_2"], rows)))
+    assert [r.status for r in got] == ["oversized_kg_1", "oversized_kg_2", "ok"]
+    assert got[0].kg_1 == [] and got[1].kg_2 == []  # not kept in memory
+    assert got[0].problem == "kg_1: 3 triples (the limit is 2)"
+    assert got[1].problem == "kg_2: a label of 1,001 characters (the limit is 1,000)"

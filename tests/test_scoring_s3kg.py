@@ -833,3 +833,26 @@ def test_the_other_modes_ignore_texts(minilm, mode):
     assert not scorer.needs_texts
     assert scorer.score(_A, _B, texts=_TEXTS) == scorer.score(_A, _B)
     assert scorer.score([], _B, texts=_TEXTS).score == 0.0
+
+
+def test_a_kg_past_the_size_limits_scores_zero_with_a_reason_and_nothing_encoded(
+    minilm, monkeypatch
+):
+    """Issue 28, item 5: one 5 MB label took 1.76 GB; a KG past the limits is not compared."""
+    from conftest import CountingEncoder
+
+    import s3kg_core.limits as limits
+
+    monkeypatch.setattr(limits, "MAX_TRIPLES", 3)
+    encoder = CountingEncoder(minilm)
+    scorer = KGScorer(encoder, mode="text")
+    kg = [["a", "r", "b"]]
+    many = [["a", "r", f"b{i}"] for i in range(4)]
+    huge = [["x" * (limits.MAX_LABEL_CHARS + 1), "r", "b"]]
+    text = "y" * (limits.MAX_TEXT_CHARS + 50)
+    results = scorer.score_pairs(
+        [(many, kg), (kg, huge), (kg, kg)], texts=[("a", "b"), ("a", "b"), (text, text)]
+    )
+    assert [r.status for r in results] == ["oversized_kg_1", "oversized_kg_2", "ok"]
+    assert all(len(t) <= limits.MAX_TEXT_CHARS for t in encoder.texts)  # texts cut first
+    assert not [t for t in encoder.texts if "b3" in t or "xxx" in t]  # oversized: not encoded

@@ -138,3 +138,141 @@ def test_lowest_fraction(scores, fraction, expected):
 def test_lowest_fraction_rejects_bad_fraction(fraction):
     with pytest.raises(ConfigError):
         lowest_fraction([0.1], fraction)
+
+
+# -- blocked similarities: the same result as the dense walk, in linear memory (issue 28) --------
+
+
+class _PlaneEncoder:
+    """Unit vectors in 3 dimensions, seeded by the text: many pairs near any threshold."""
+
+    name = "plane@test"
+
+    def encode(self, texts):
+        import hashlib
+
+        import numpy as np
+
+        out = []
+        for text in texts:
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+            v = np.random.default_rng(seed).normal(size=3)
+            out.append(v / np.linalg.norm(v))
+        return np.array(out, dtype=np.float32)
+
+
+def _dense_reference(tau: TripletAnalyzer, gold, answer) -> dict:
+    """TAU as it was before the blocks: the whole similarity matrix, every residual pair sorted."""
+    import numpy as np
+
+    from s3kg_core.kg import as_triples
+    from s3kg_core.normalize import normalize_triples
+
+    g = normalize_triples(as_triples(gold), lemmatize=tau.lemmatize)
+    a = normalize_triples(as_triples(answer), lemmatize=tau.lemmatize)
+    out = {"aligned": [], "relation": [], "entity": []}
+    left_g, left_a = set(range(len(g))), set(range(len(a)))
+
+    def record(i, j, s, kind, via):
+        if kind is None or kind[0] == "aligned":
+            out["aligned"].append((g[i], a[j], via))
+        else:
+            out["relation" if kind[0] == "relation" else "entity"].append((g[i], a[j], kind[1]))
+        left_g.discard(i)
+        left_a.discard(j)
+
+    if g and a:
+        m = tau.cache.matrix
+        sim = m[tau.cache.rows([t.sentence() for t in g])] @ m[tau.cache.rows(
+            [t.sentence() for t in a])].T  # fmt: skip
+        rows, cols = np.nonzero(sim >= tau.triple_threshold)
+        used_r, used_c = set(), set()
+        for k in np.lexsort((cols, rows, -sim[rows, cols])):
+            i, j = int(rows[k]), int(cols[k])
+            if i not in used_r and j not in used_c:
+                used_r.add(i)
+                used_c.add(j)
+                record(i, j, float(sim[i, j]), tau._classify(g[i], a[j]), "sentence")
+        for _, i, j in sorted((-float(sim[i, j]), i, j) for i in left_g for j in left_a):
+            if i in left_g and j in left_a and (kind := tau._classify(g[i], a[j])) is not None:
+                record(i, j, 0.0, kind, "components")
+    out["extra"] = [a[j] for j in sorted(left_a)]
+    out["missing"] = [g[i] for i in sorted(left_g)]
+    return out
+
+
+def _as_reference(r: TauResult) -> dict:
+    return {
+        "aligned": [(x.gold, x.answer, x.via) for x in r.aligned],
+        "relation": [(m.gold, m.answer, m.parts) for m in r.relation_mismatch],
+        "entity": [(m.gold, m.answer, m.parts) for m in r.entity_mismatch],
+        "extra": list(r.extra),
+        "missing": list(r.missing),
+    }
+
+
+@pytest.mark.parametrize("small_blocks", [False, True])
+def test_blocked_walk_equals_the_dense_walk(monkeypatch, small_blocks):
+    """Seeded random KGs over a small vocabulary (ties, shared entities, crowded rows); with
+    tiny blocks and two to four kept candidates per row every refill path runs."""
+    import random
+
+    import s3kg_core.scoring.tau as tau_module
+
+    if small_blocks:
+        monkeypatch.setattr(tau_module, "_TOP", 2)
+        monkeypatch.setattr(tau_module, "_TOP_MAX", 4)
+        monkeypatch.setattr(tau_module, "_BLOCK_CELLS", 7)
+    rng = random.Random(28)
+    entities = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    relations = ["r", "s", "t", "u"]
+    for thresholds in [(0.76, 0.76), (0.3, 0.5), (0.9, 0.2)]:
+        tau = TripletAnalyzer(
+            _PlaneEncoder(), triple_threshold=thresholds[0], component_threshold=thresholds[1]
+        )
+        for _ in range(40):
+            kgs = [
+                [[rng.choice(entities), rng.choice(relations), rng.choice(entities)]
+                 for _ in range(rng.randint(0, 14))]
+                for _ in range(2)
+            ]  # fmt: skip
+            assert _as_reference(tau.analyse(*kgs)) == _dense_reference(tau, *kgs)
+
+
+def test_memory_grows_with_the_kgs_not_with_their_product():
+    """Regression (issue 28, item 5): TAU built the whole gold x answer similarity matrix (and
+    every residual pair as a Python tuple): 8,000-triple chains took 1.44 GB, 20,000 were
+    killed at 9.3 GB. 3,000-triple chains here: the dense matrix alone is 36 MB."""
+    import tracemalloc
+
+    n = 3000
+    gold = [[f"station {i}", "connects to", f"station {i + 1}"] for i in range(n)]
+    answer = [
+        [f"station {i}", "is far from" if i % 4 == 1 else "connects to", f"depot {i + 1}"]
+        if i % 2 else [f"station {i + 1}", "connects to", f"station {i}"]
+        for i in range(n)
+    ]  # fmt: skip
+    tau = TripletAnalyzer(_PlaneEncoder(), lemmatize=False)
+    tau.analyse(gold[:2], answer[:2])  # warm up imports
+    tau.cache.add(  # encoded before measuring: the cache is linear anyway
+        s for t in (*gold, *answer) for s in (" ".join(t), *t)
+    )
+    tracemalloc.start()
+    result = tau.analyse(gold, answer)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert sum(result.counts().values()) > n
+    assert peak < 30e6, f"peak {peak / 1e6:.0f} MB"
+
+
+def test_a_kg_past_the_limits_is_not_analysed_and_says_why(monkeypatch):
+    import s3kg_core.limits as limits
+
+    monkeypatch.setattr(limits, "MAX_TRIPLES", 3)
+    tau = TripletAnalyzer(_PlaneEncoder())
+    big = [["a", "r", f"b{i}"] for i in range(4)]
+    over, fine = tau.analyse_many([(big, big[:1]), (big[:1], big[:1])])
+    assert over.status == "oversized_gold" and sum(over.counts().values()) == 0
+    assert fine.status == "ok" and fine.counts()["aligned"] == 1
+    assert tau.analyse(big[:1], [["a", "r", "x" * 1001]]).status == "oversized_answer"
+    assert TauResult.from_dict(over.to_dict()) == over

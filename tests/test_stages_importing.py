@@ -847,3 +847,69 @@ def test_import_pubmedqa_takes_any_values(hostile_store, tmp_path_factory, recor
         return
     assert 1 <= report.items <= len(records)
     _check_report(report, hostile_store)
+
+
+def test_release_kgs_are_parsed_before_the_write_transactions_which_stay_short(
+    tmp_path, monkeypatch
+):
+    """Regression (issue 28, item 6): a 6,000-row release file held the write lock for 52.8 s,
+    because its KG cells were parsed inside the one transaction."""
+    import contextlib
+
+    import s3kg_core.stages.importing as importing
+
+    folder = tmp_path / "qa"
+    write_release_csv(folder / "mesaqa_gemma-7b-it.csv", "released", release_rows(5))
+    store = Store(tmp_path / "db.duckdb")
+    inside = {"now": False, "parsed_inside": 0, "transactions": 0}
+    real_transaction, real_parse = Store.transaction, importing.parse_kg_cell
+
+    @contextlib.contextmanager
+    def watched(self):
+        with real_transaction(self) as con:
+            inside["now"], inside["transactions"] = True, inside["transactions"] + 1
+            try:
+                yield con
+            finally:
+                inside["now"] = False
+
+    def parse(cell):
+        inside["parsed_inside"] += inside["now"]
+        return real_parse(cell)
+
+    monkeypatch.setattr(Store, "transaction", watched)
+    monkeypatch.setattr(importing, "parse_kg_cell", parse)
+    (report,) = import_s3kg_release(store, folder, batch_rows=2)
+    assert inside["parsed_inside"] == 0
+    assert inside["transactions"] == 3  # rows 1-2, 3-4, 5
+    assert (report.items, report.answers, report.kgs) == (5, 5, 15)
+    assert _counts(store)["triples"] == 20  # 1 gold, 1 answer, 2 context triples a row
+    (again,) = import_s3kg_release(store, folder)  # one batch: the same rows, nothing doubled
+    assert (again.items, again.kgs) == (5, 15) and _counts(store)["triples"] == 20
+
+
+def test_an_import_stopped_between_batches_is_completed_by_importing_again(tmp_path):
+    """Short transactions (issue 28, item 6): a stop after the first batch keeps it; the same
+    import again completes the file without doubling anything."""
+    folder = tmp_path / "qa"
+    write_release_csv(folder / "mesaqa_gemma-7b-it.csv", "released", release_rows(5))
+    store = Store(tmp_path / "db.duckdb")
+    real = Store.put_kgs
+    calls = {"n": 0}
+
+    def stop_in_the_second_batch(con, kgs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt  # as a kill: the batch's transaction is rolled back
+        return real(con, kgs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Store, "put_kgs", staticmethod(stop_in_the_second_batch))
+        with pytest.raises(KeyboardInterrupt):
+            import_s3kg_release(store, folder, batch_rows=2)
+    assert _counts(store)["items"] == 2 and _counts(store)["kgs"] == 6  # the first batch
+    (report,) = import_s3kg_release(store, folder, batch_rows=2)
+    assert (report.items, report.answers, report.kgs) == (5, 5, 15)
+    assert _counts(store) == {
+        "datasets": 1, "items": 5, "runs": 1, "answers": 5, "kgs": 15, "triples": 20,
+    }  # fmt: skip

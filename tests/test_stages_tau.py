@@ -113,6 +113,24 @@ def test_tau_store_with_an_unrecorded_encoder_says_to_pass_it(tmp_path, minilm):
     assert tau_store(store, encoder=local).analysed == 2
 
 
+def test_tau_store_stores_an_oversized_kg_with_its_status_and_counts_it(
+    scored, minilm, monkeypatch
+):
+    """Issue 28, item 5: an answer whose KG is past the limits is stored unexplained, with
+    the reason, and the report says how many (it blew up TAU's memory before)."""
+    import s3kg_core.limits as limits
+
+    store, _ = scored
+    monkeypatch.setattr(limits, "MAX_TRIPLES", 1)
+    report = tau_store(store, fraction=1.0, encoder=minilm)
+    rows = _tau_rows(store)
+    statuses = [json.loads(r[-1])["status"] for r in rows]
+    assert report.oversized == sum(s != "ok" for s in statuses) > 0
+    assert set(statuses) <= {"ok", "oversized_gold", "oversized_answer"}
+    assert "not analysed: a KG over the size limits" in report.summary()
+    assert all(sum(r[5:10]) == 0 for r, s in zip(rows, statuses, strict=True) if s != "ok")
+
+
 # -- the threshold, and the TAU signature that records it (issue 30) -------------------------
 
 

@@ -742,3 +742,119 @@ def test_put_embeddings_is_a_bulk_insert(tmp_path):
     assert len(back) == 20_000
     np.testing.assert_array_equal(back["t7"], vecs[7])
     assert elapsed < 30  # row by row this took ~80 s; bulk takes about 1 s
+
+
+# -- a full disk, a read-only file system (issue 28, item 6) ---------------------------------------
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 2 MB tmpfs mounted for the test (root only); skips where mounting is not allowed."""
+    import subprocess
+
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def _fill(folder: Path) -> None:
+    """Take every free byte of the file system of ``folder``."""
+    with (folder / "filler").open("wb") as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 65536)
+        except OSError:
+            pass
+
+
+def _items(n: int, size: int = 2000) -> list[ItemRecord]:
+    return [ItemRecord(f"q{i}", "why?" * size, "ctx", "gold") for i in range(n)]
+
+
+def test_a_full_disk_is_one_database_error_naming_the_file_and_keeps_the_file_readable(
+    small_disk,
+):
+    """Regression: a full disk gave DuckDB's TransactionException / FatalException traceback."""
+    db = small_disk / "runs.duckdb"
+    store = Store(db)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy")
+        store.upsert_items(con, ds, _items(3, 10))
+    _fill(small_disk)
+    with pytest.raises(DatabaseError) as info, store.transaction() as con:
+        store.upsert_items(con, ds, _items(200))
+    message = str(info.value)
+    assert message.startswith(f"cannot write database {db}: the disk is full")
+    assert "\n" not in message and "free space on its disk" in message
+    assert type(info.value.__cause__).__module__.startswith(("duckdb", "_duckdb"))
+    with Store(db, read_only=True).connect() as con:  # what was committed is still there
+        assert con.execute("SELECT count(*) FROM items").fetchone() == (3,)
+
+
+def test_a_read_only_file_system_is_one_database_error(small_disk):
+    import subprocess
+
+    db = small_disk / "runs.duckdb"
+    with Store(db).transaction() as con:
+        Store.ensure_dataset(con, "toy")
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    read_only = r"its file system is read-only; .*open it read-only"
+    with pytest.raises(DatabaseError, match=read_only), Store(db).transaction() as con:
+        Store.ensure_dataset(con, "other")
+    with Store(db, read_only=True).connect() as con:
+        assert con.execute("SELECT name FROM datasets").fetchall() == [("toy",)]
+
+
+class _FailingCommit:
+    """A DuckDB connection whose COMMIT fails as DuckDB's does on a full disk."""
+
+    def __init__(self, con, exc):
+        self._con, self._exc = con, exc
+
+    def execute(self, sql, *args):
+        if sql == "COMMIT":
+            raise self._exc
+        return self._con.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+@pytest.mark.parametrize(
+    ("exc", "expected"),
+    [
+        (
+            duckdb.TransactionException(
+                'TransactionContext Error: Failed to commit: Could not write file "{db}.wal": '
+                "No space left on device"
+            ),
+            "cannot write database {db}: the disk is full (No space left on device); what was "
+            "saved before is kept and the file stays readable: free space on its disk (or use a "
+            "database on another disk), then rerun",
+        ),
+        (
+            duckdb.FatalException("FATAL Error: Failed to flush the write-ahead log\nmore"),
+            "cannot write database {db}: FATAL Error: Failed to flush the write-ahead log",
+        ),
+    ],
+    ids=["disk-full", "fatal"],
+)
+def test_write_errors_at_the_commit_become_one_line(tmp_path, monkeypatch, exc, expected):
+    """The same translation without a small file system: DuckDB's error injected at COMMIT."""
+    db = tmp_path / "runs.duckdb"
+    Store(db).schema_version()
+    real = duckdb.connect
+    monkeypatch.setattr(
+        duckdb,
+        "connect",
+        lambda *a, **k: _FailingCommit(real(*a, **k), type(exc)(str(exc).format(db=db))),
+    )
+    with pytest.raises(DatabaseError) as info, Store(db).transaction() as con:
+        Store.ensure_dataset(con, "toy")
+    assert str(info.value) == expected.format(db=db)

@@ -37,3 +37,14 @@ def test_no_forced_full_collection_after_each_run(streamlit_options) -> None:
     # 200-450 ms with the dashboard's heap and held back the last deltas of every alpha step
     # (explorer p50 292 ms -> 124-133 ms without it, bench/speed/bench_first_start.py).
     assert streamlit_options("runner.postScriptGC") is False
+
+
+def test_listens_on_this_machine_only(streamlit_options) -> None:
+    # Regression (issue 28, item 9): Streamlit listened on every interface by default.
+    assert streamlit_options("server.address") == "127.0.0.1"
+
+
+def test_tables_export_no_unescaped_csv(streamlit_options) -> None:
+    # Regression (issue 28, item 8): the tables' toolbar wrote cells such as `=2+5` raw; the
+    # pages' own CSV buttons escape them (dashboard.widgets.csv_download).
+    assert streamlit_options("client.disableDataExport") is True

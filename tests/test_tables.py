@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 import s3kg_core.tables as tables
 from s3kg_core.errors import InputFormatError
-from s3kg_core.tables import read_csv_rows, read_jsonl_records, replace_surrogates
+from s3kg_core.tables import (
+    csv_safe_cell,
+    csv_safe_frame,
+    csv_safe_row,
+    read_csv_rows,
+    read_jsonl_records,
+    replace_surrogates,
+)
 
 # -- CSV ------------------------------------------------------------------------------------------
 
@@ -240,3 +247,43 @@ def test_jsonl_round_trips_json_dumps(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     assert [r.cells for r in read_jsonl_records(path).rows] == records
+
+
+# -- CSV output: OWASP's formula-injection rule (issue 28, item 8) -------------------------------
+
+HOSTILE = [
+    "=2+5",
+    "=cmd|' /C calc'!A0",
+    "@SUM(1)",
+    "+SUM(1)",
+    "-2+3",
+    "\t=1",
+    "\r=1",
+    "=HYPERLINK(x)",
+]
+
+
+@pytest.mark.parametrize("cell", HOSTILE)
+def test_csv_safe_cell_escapes_what_a_spreadsheet_would_run(cell):
+    assert csv_safe_cell(cell) == "'" + cell
+
+
+@pytest.mark.parametrize(
+    "cell", ["", "plain", "a=b", "0.5", "-0.5", "+3", "-1e-09", "1E5", " =1", "'=1", 0.5, -2, None]
+)
+def test_csv_safe_cell_leaves_numbers_and_other_text(cell):
+    assert csv_safe_cell(cell) == cell
+
+
+def test_csv_safe_row_and_frame_read_back_as_text(tmp_path):
+    import pandas as pd
+
+    path = tmp_path / "out.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([csv_safe_row(["=h", "n"]), csv_safe_row([HOSTILE[1], -0.5])])
+    assert path.read_bytes().decode() == "'=h,n\r\n'=cmd|' /C calc'!A0,-0.5\r\n"
+    frame = pd.DataFrame({"q": HOSTILE, "s": range(len(HOSTILE))}).astype({"q": "string"})
+    safe = csv_safe_frame(frame)
+    assert safe["q"].tolist() == ["'" + c for c in HOSTILE] and frame["q"].tolist() == HOSTILE
+    assert safe["s"].tolist() == list(range(len(HOSTILE)))  # numbers stay numbers
+    assert list(csv_safe_frame(pd.DataFrame({"@x": [1]})).columns) == ["'@x"]

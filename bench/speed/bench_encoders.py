@@ -61,6 +61,7 @@ from s3kg_core.encoders.registry import load_encoder  # noqa: E402
 from s3kg_core.kgio import read_pairs_csv  # noqa: E402
 from s3kg_core.normalize import normalize_triples  # noqa: E402
 from s3kg_core.scoring.s3kg import KGScorer  # noqa: E402
+from s3kg_core.tables import csv_safe_row  # noqa: E402
 
 SETS = {"paws": "paws_wiki_400_KGs.csv", "globi": "semantic_kg_globi_400_KGs.csv"}
 
@@ -137,11 +138,13 @@ def all_pairs_csv(data_dir: Path, dest: Path) -> int:
     n = 0
     with dest.open("w", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["id", "kg_1", "kg_2"])
+        writer.writerow(["id", "kg_1", "kg_2"])  # cells through csv_safe_row, as every CSV
         for f in sorted((data_dir / "s3kg_release" / "benchmarks").glob("*.csv")):
             with f.open(newline="") as src:
                 for row in csv.DictReader(src):
-                    writer.writerow([f"{f.stem}/{row['id']}", row["kg_1"], row["kg_2"]])
+                    writer.writerow(
+                        csv_safe_row([f"{f.stem}/{row['id']}", row["kg_1"], row["kg_2"]])
+                    )
                     n += 1
     return n
 

@@ -36,6 +36,7 @@ from ..atomic import replacing
 from ..errors import InputFormatError, OutputError, S3KGError
 from ..store import annotation_queries as aq
 from ..store.store import Store
+from ..tables import FORMULA_STARTS
 from .log import CATEGORIES, ROLES, VERDICTS, Triple3
 from .names import normalize_annotator
 from .tasks import extracted_forms
@@ -68,7 +69,7 @@ EXPORT_COLUMNS = (
 
 _REQUIRED = ("uid", "created_at", "annotator", "role", "run_id", "item_id", "verdict")
 _JSON_COLUMNS = ("gold_triple", "answer_triple", "gold_extracted", "answer_extracted")
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA = FORMULA_STARTS  # the project's one rule (s3kg_core.tables), made reversible here
 _ACTS = (*VERDICTS, "withdraw", "undo")
 
 

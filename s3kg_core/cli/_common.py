@@ -3,9 +3,11 @@
 Each command builds the library object, calls one method, and turns library errors into a
 one-line message and a non-zero exit status (:func:`friendly_errors`).
 
-Outputs are checked before the work (:func:`check_writable`) and written atomically
-(:func:`write_atomic`); a write that fails anyway saves the output in the system's temporary
-folder and says where, so finished work is never lost to an output error.
+Outputs are checked before the work (:func:`check_output`: never the database or its
+``.wal``, then :func:`check_writable`) and written atomically (:func:`write_atomic`); a write
+that fails anyway saves the output in the system's temporary folder and says where, so finished
+work is never lost to an output error. CSV cells are written through
+:func:`s3kg_core.tables.csv_safe_row` (no cell a spreadsheet would run as a formula).
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ from typing import Any, ClassVar, TypeVar
 import click
 
 from ..atomic import replacing
-from ..config import DB_ENV, DEFAULT_DB
+from ..config import DB_ENV, DEFAULT_DB, default_db
 from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_backend
 from ..errors import OutputError, S3KGError
 from ..failures import StageFailures
 from ..scoring.result import DEFAULT_MODE, MODES
+from ..tables import csv_safe_row
 
 __all__ = [
     "BACKEND_HELP",
@@ -37,8 +40,10 @@ __all__ = [
     "EXIT_ALL_FAILED",
     "EXIT_SOME_FAILED",
     "EXIT_STATUS_HELP",
+    "OutputIsDatabaseError",
     "StageBar",
     "backend_option",
+    "check_output",
     "check_writable",
     "endpoint_options",
     "existing_db",
@@ -316,6 +321,104 @@ def check_writable(path: Path) -> Path:
     return path
 
 
+class OutputIsDatabaseError(click.ClickException):
+    """An output path is the database or its write-ahead log: a usage error (exit status 2)."""
+
+    exit_code = 2
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether writing ``a`` writes ``b``.
+
+    The same file (symlinks followed, hard links, a case-insensitive folder), or the same name
+    up to case in the same folder (so a file that does not exist yet, such as the ``.wal``, is
+    caught too, on any file system).
+    """
+    try:
+        if os.path.samefile(a, b):
+            return True
+    except OSError:  # one of them does not exist (yet)
+        pass
+    try:
+        ra, rb = a.resolve(), b.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: never the database
+        return False
+    if ra == rb:
+        return True
+    if ra.name.casefold() != rb.name.casefold():
+        return False
+    if ra.parent == rb.parent:
+        return True
+    try:
+        return os.path.samefile(ra.parent, rb.parent)
+    except OSError:
+        return False
+
+
+def check_output(
+    *paths: Path | None,
+    option: str = "--out",
+    folder: bool = False,
+    databases: Iterable[Path | None] = (),
+) -> None:
+    """Refuse an output that would overwrite the database; then :func:`check_writable`.
+
+    The databases protected are the command's ``--db`` (its ``db_path`` parameter, when it has
+    one) and the default one (``$S3KG_DB``, else ``data/s3kg.duckdb``), each with its ``.wal``.
+    A path is refused when it resolves to one of them: the same file through a symlink, a hard
+    link or a relative path, or the same name up to case in the same folder. Call it before any
+    work and before the database is opened, so a refused command changes nothing.
+
+    Parameters
+    ----------
+    paths
+        The files (or, with ``folder``, folders) the command will write; ``None`` is skipped.
+    option
+        The option that named them, for the message.
+    folder
+        The outputs are folders: only the database check is made.
+    databases
+        More database files to protect (a parent command's ``--db``).
+
+    Raises
+    ------
+    OutputIsDatabaseError
+        One line, exit status 2: ``--out runs.duckdb is the database runs.duckdb; writing it
+        would destroy the database: name another file``.
+    OutputError
+        From :func:`check_writable`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> db = Path(tempfile.mkdtemp()) / "runs.duckdb"
+    >>> with click.Context(click.Command("x"), obj=None) as ctx:
+    ...     ctx.params["db_path"] = db
+    ...     check_output(db.parent / "out.csv")
+    ...     check_output(db.parent / "RUNS.duckdb.WAL")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.cli._common.OutputIsDatabaseError: --out .../RUNS.duckdb.WAL is the database's ...
+    """
+    ctx = click.get_current_context(silent=True)
+    protected = [Path(db) for db in databases if db is not None] + [default_db()]
+    if ctx is not None and isinstance(ctx.params.get("db_path"), str | Path):
+        protected.insert(0, Path(ctx.params["db_path"]))
+    for path in paths:
+        if path is None:
+            continue
+        for db in protected:
+            for target, what in ((db, "the database"), (Path(f"{db}.wal"), "the database's")):
+                if _same_file(Path(path), target):
+                    name = f"write-ahead log {target}" if what.endswith("'s") else f"{target}"
+                    raise OutputIsDatabaseError(
+                        f"{option} {path} is {what} {name}; writing it would destroy the "
+                        f"database: name another {'folder' if folder else 'file'}"
+                    )
+        if not folder:
+            check_writable(Path(path))
+
+
 def _save_elsewhere(path: Path, text: str, newline: str | None) -> Path | None:
     """Save ``text`` in the system's temporary folder; its path, or ``None`` if that fails."""
     try:
@@ -352,12 +455,12 @@ def write_atomic(path: Path, write: Callable[[Any], None], newline: str | None =
 
 
 def write_csv_atomic(path: Path, header: list[str], rows: Any) -> None:
-    """Write a CSV atomically (see :func:`write_atomic`)."""
+    """Write a CSV atomically (see :func:`write_atomic`); no cell a formula (``csv_safe_row``)."""
 
     def write(fh: Any) -> None:
         writer = csv.writer(fh)
-        writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerow(csv_safe_row(header))
+        writer.writerows(csv_safe_row(row) for row in rows)
 
     write_atomic(path, write, newline="")
 

@@ -16,7 +16,7 @@ import click
 from ._common import (
     DB_OPTION,
     backend_option,
-    check_writable,
+    check_output,
     existing_db,
     friendly_errors,
     write_json_atomic,
@@ -226,13 +226,10 @@ def agreement_cmd(
     recall and F1 against the final labels (adjudicated, else the majority). Recall is
     untested until someone adds a pair TAU missed, and the report says so.
     """
-    from ..annotation.exchange import refuse_the_database
     from ..annotation.quality import annotation_report
     from ..store.store import Store
 
-    if json_path is not None:
-        refuse_the_database(json_path, db_path)
-        check_writable(json_path)
+    check_output(json_path, option="--json")
     report = annotation_report(
         Store(existing_db(db_path), read_only=True), task_id=task_id, bootstrap=bootstrap, seed=seed
     )
@@ -288,7 +285,7 @@ def export_cmd(db_path: Path, fmt: str | None, out: Path) -> None:
     from ..annotation.exchange import export_verdicts
     from ..store.store import Store
 
-    check_writable(out)  # export_verdicts refuses the database itself
+    check_output(out)  # (export_verdicts refuses the database itself too)
     n = export_verdicts(Store(existing_db(db_path), read_only=True), out, fmt=fmt)
     click.echo(f"wrote {n} rows to {out}")
 

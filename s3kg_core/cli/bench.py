@@ -17,7 +17,7 @@ from ._common import (
     ENCODER_HELP,
     StageBar,
     backend_option,
-    check_writable,
+    check_output,
     endpoint_options,
     friendly_errors,
     llm_client,
@@ -155,11 +155,12 @@ def bench_pairs(
     from ..errors import ConfigError, InputFormatError
     from ..evaluation.pair_sets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
     from ..evaluation.pairs import BenchResult, run_pair_benchmark, store_bench_result
-    from ..evaluation.resume import PartialResults
+    from ..evaluation.resume import PARTIAL_SUFFIX, PartialResults
     from ..extract.factory import make_extractor
     from ..llm.client import endpoint_configured
 
-    check_writable(json_path)  # before the work, not after it
+    # before the work (and before the database is opened), not after it
+    check_output(json_path, Path(f"{json_path}{PARTIAL_SUFFIX}"), option="--json")
     wanted = _methods(methods)
     extractor = None
     if triples == "llm":

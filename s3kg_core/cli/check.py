@@ -10,7 +10,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from ..errors import S3KGError
-from ._common import DB_OPTION, check_writable, scored_options, write_atomic
+from ._common import DB_OPTION, check_output, scored_options, write_atomic
 
 __all__ = ["COMMANDS"]
 
@@ -173,9 +173,8 @@ def check_cmd(
         raise click.UsageError("--baseline-pairs and --min-score go with --pairs", ctx)
     if pairs_path is not None and (baseline is not None or min_cus is not None):
         raise click.UsageError("--baseline and --min-cus go with --run", ctx)
-    for path in (junit, markdown):
-        if path is not None:
-            check_writable(path)
+    check_output(junit, option="--junit")
+    check_output(markdown, option="--markdown")
     settings = CheckSettings(
         max_drop=max_drop,
         max_gold_drop=max_gold_drop,

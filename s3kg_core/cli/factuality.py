@@ -16,7 +16,7 @@ import click
 
 from ._common import (
     StageBar,
-    check_writable,
+    check_output,
     endpoint_options,
     friendly_errors,
     write_json_atomic,
@@ -83,6 +83,7 @@ def build_cmd(
     from ..factuality.kg import load_kg
     from ..factuality.statements import build_statements, write_statements
 
+    check_output(out)
     kg = load_kg(kg_spec, data_dir)
     table, report = build_statements(
         kg, n, negatives_per_positive=negatives_per_positive, seed=seed
@@ -134,6 +135,7 @@ def label_cmd(
     from ..factuality.labels import LocalLabeler, label_counts, label_with_client
     from ..factuality.statements import read_statements, write_statements
 
+    check_output(out)
     table = read_statements(statements, ("statement_id", "statement"))
     with StageBar() as bar:
         if local_model is not None:
@@ -207,6 +209,7 @@ def hidden_cmd(
     from ..factuality.hidden import HiddenStateExtractor, hidden_table, write_hidden
     from ..factuality.statements import read_statements
 
+    check_output(out, folder=workers > 0)
     table = read_statements(statements, ("statement_id", "statement"))
     poolings = ("last", "mean") if pooling == "both" else (pooling,)
     chosen = _layers(layers)
@@ -282,6 +285,7 @@ def train_cmd(
 
     if (layer is None) == (not layer_sweep):
         raise click.UsageError("give exactly one of --layer and --layer-sweep")
+    check_output(out, folder=True)
     table = load_labelled(statements, hidden)
     config = JudgeConfig(
         input_dim=1,
@@ -359,7 +363,7 @@ def evaluate_cmd(
     from ..factuality.judge import Judge
     from ..factuality.results import json_safe
 
-    check_writable(json_out)
+    check_output(json_out, option="--json")
     judge = Judge.load(judge_dir)
     table = load_labelled(statements, hidden)
     sweep = judge.config.extra.get("layer_sweep", [])

@@ -15,7 +15,7 @@ from ._common import (
     EXIT_STATUS_HELP,
     StageBar,
     backend_option,
-    check_writable,
+    check_output,
     endpoint_options,
     existing_db,
     exit_on_failures,
@@ -188,13 +188,15 @@ def bench_cmd(
     from ..evaluation.grapheval import run_bench
     from ..extract.factory import make_extractor
 
-    check_writable(json_out)  # before the work, not after it
+    names = ["summeval", "qags_c", "qags_x"] if dataset == "all" else [dataset]
+    details = {name: json_out.with_suffix(f".{name}.jsonl") for name in names}
+    # before the work (and before the database is opened), not after it
+    check_output(json_out, *details.values(), option="--json")
     check = _make_checker(
         checker, nli_model, encoder, endpoint, db_path, trained_model, checker_backend
     )
     client = llm_client(db_path, endpoint) if extractor == "llm" else None
     ex = make_extractor(extractor, client=client, prompt="single")
-    names = ["summeval", "qags_c", "qags_x"] if dataset == "all" else [dataset]
     results = []
     for name in names:
         with StageBar() as bar:
@@ -207,7 +209,7 @@ def bench_cmd(
                 limit=limit,
                 seed=seed,
                 raw=not no_raw,
-                detail_path=json_out.with_suffix(f".{name}.jsonl"),
+                detail_path=details[name],
                 progress=lambda done, total: bar.update("summaries", done, total),
             )
         results.append(result)
@@ -485,6 +487,7 @@ def train_checker_cmd(
     from ..grapheval.checkers.model_format import trained_checker_dir
     from ..grapheval.checkers.trained import manifest_summary
 
+    check_output(out_dir, option="--out", folder=True)
     if threads is not None:
         import torch
 

@@ -11,7 +11,7 @@ import click
 
 from ._common import (
     StageBar,
-    check_writable,
+    check_output,
     friendly_errors,
     scoring_options,
     write_csv_atomic,
@@ -55,7 +55,9 @@ def pairs_score(
 
     Each KG cell is a JSON or Python-literal list of [head, relation, tail] lists. KG 1 is the
     reference (it drives the matching), KG 2 the candidate. A row that cannot be scored gets
-    scores 0 and a status saying why (empty_kg_1, unparseable_kg_2, ...); the run goes on.
+    scores 0 and a status saying why (empty_kg_1, unparseable_kg_2, oversized_kg_1 for a KG of
+    more than 10,000 triples or with a label of more than 1,000 characters, ...); the run goes
+    on.
     """
     from ..kgio import read_pairs_csv
     from ..scoring.result import TEXT_MODES
@@ -67,7 +69,7 @@ def pairs_score(
             "use `s3kg score` (texts in the database) or `s3kg bench pairs`",
             ctx=click.get_current_context(),
         )
-    check_writable(output)  # before the work, not after it
+    check_output(output, option="--output")  # before the work, not after it
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
         alpha=alpha,
@@ -103,6 +105,15 @@ def pairs_score(
         notes.append(f"{dropped} malformed triples dropped")
     if ragged := sum(1 for r in rows if r.extra_fields):
         notes.append(f"{ragged} rows with extra fields")
+    if cleaned := sum(1 for r in rows if r.id_cleaned):
+        notes.append(f"{cleaned} ids with control characters removed")
+    if oversized := [r for r in rows if r.problem]:
+        first = oversized[0]
+        notes.append(
+            f"{len(oversized)} rows over the size limits (id {first.id}: {first.problem}"
+            + (", ..." if len(oversized) > 1 else "")
+            + ")"
+        )
     if replaced := [r.id for r in rows if r.replaced]:
         shown = ", ".join(replaced[:10])
         if len(replaced) > 10:

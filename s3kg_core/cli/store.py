@@ -10,7 +10,7 @@ from ._common import (
     DB_OPTION,
     StageBar,
     backend_option,
-    check_writable,
+    check_output,
     existing_db,
     friendly_errors,
     scored_options,
@@ -226,6 +226,7 @@ def tau_cmd(
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.counts.items())
     click.echo(
         f"TAU on {report.analysed} answers (lowest {fraction:g} by {target}): {counts or 'none'}"
+        + report.note()
         + (f"; {report.tau_signature}" if report.tau_signature else "")
     )
 
@@ -274,11 +275,7 @@ def tau_calibrate_cmd(
         and parent.get_parameter_source("db_path") is click.core.ParameterSource.COMMANDLINE
     ):
         db_path = parent.params["db_path"]  # `s3kg tau --db X calibrate` means X too
-    if curve_path is not None:
-        from ..annotation.exchange import refuse_the_database
-
-        refuse_the_database(curve_path, db_path)
-        check_writable(curve_path)
+    check_output(curve_path, option="--curve", databases=[db_path])
     result = calibrate_store(
         Store(existing_db(db_path)), task_id=task_id, encoder=encoder, signature=signature
     )
@@ -321,7 +318,7 @@ def cus_cmd(
     from ..store.store import Store
 
     if json_path is not None:
-        check_writable(json_path)
+        check_output(json_path, option="--json")
     report = cus_report(
         Store(db_path, read_only=True),
         signature=signature,
@@ -377,7 +374,7 @@ def export_cmd(
     from ..store.store import Store
 
     groups = parse_include(include, fmt)
-    check_writable(out)
+    check_output(out)
     n = export_results(
         Store(db_path, read_only=True), out, fmt=fmt, signature=signature, include=groups
     )

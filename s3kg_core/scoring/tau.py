@@ -13,6 +13,13 @@ embeddings have cosine >= ``component_threshold`` (by default the same 0.76):
 
 Residual pairs are also taken one-to-one, best sentence cosine first.
 
+Memory grows with the KGs' sizes, not with their product: the gold-by-answer similarities are
+computed a block of rows at a time (:data:`_BLOCK_CELLS` cells), and each gold triple keeps only
+its best few candidates (:data:`_TOP`), recomputed on the rare occasion that all of them are
+taken; the one-to-one choice is the same as sorting every pair (best first, ties by position).
+A KG past the limits of :mod:`s3kg_core.limits` (more than 10,000 triples, a label over 1,000
+characters) is not analysed: :attr:`TauResult.status` says why and the lists are empty.
+
 Sentence embeddings barely see argument order or opposite verbs: "renzo win against thomas" and
 "thomas win against renzo" have cosine 0.97 with MiniLM, "aspirin reduce fever" and "aspirin cause
 fever" 0.90. So by default (``verify_components=True``) a sentence-aligned pair is also compared
@@ -23,9 +30,10 @@ every sentence-aligned pair counts as aligned.
 
 from __future__ import annotations
 
+import heapq
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -36,6 +44,7 @@ from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple, TriplesLike, as_triples
+from ..limits import OVERSIZED, kg_problem
 from ..normalize import normalize_triples
 
 __all__ = [
@@ -47,7 +56,19 @@ __all__ = [
     "tau_analyse",
 ]
 
-_CHUNK = 2048
+_BLOCK_CELLS = 1_000_000
+"""Gold-by-answer similarities computed at once (a block of gold rows; 4 MB of float32)."""
+
+_TOP = 512
+"""Candidates first kept per gold triple (4 KB each): enough that a row is rarely recomputed
+when the triples are all alike (chains of 8,000 triples: 40 recomputations against 670 with
+32). A recomputed row keeps four times more, up to :data:`_TOP_MAX`."""
+
+_TOP_MAX = 2048
+"""The most candidates kept for one gold triple (16 KB; in practice few rows get there)."""
+
+_SLACK = 1e-5
+"""Component cosines this close below the threshold are checked one by one (float rounding)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +115,7 @@ class TauResult:
     triple_threshold: float = 0.76
     component_threshold: float = 0.76
     encoder: str = ""
+    status: str = "ok"
 
     def counts(self) -> dict[str, int]:
         """Number of triples (or pairs) in each category."""
@@ -134,6 +156,7 @@ class TauResult:
             "triple_threshold": self.triple_threshold,
             "component_threshold": self.component_threshold,
             "encoder": self.encoder,
+            "status": self.status,
             "counts": self.counts(),
         }
 
@@ -167,26 +190,101 @@ class TauResult:
             triple_threshold=float(data.get("triple_threshold", 0.76)),
             component_threshold=float(data.get("component_threshold", 0.76)),
             encoder=str(data.get("encoder", "")),
+            status=str(data.get("status", "ok")),
         )
 
 
-def _greedy_pairs(sim: np.ndarray, threshold: float) -> list[tuple[int, int, float]]:
-    """One-to-one pairs ``(row, col, sim)`` with ``sim >= threshold``, best first."""
-    rows, cols = np.nonzero(sim >= threshold)
-    if rows.size == 0:
-        return []
-    values = sim[rows, cols]
-    order = np.lexsort((cols, rows, -values))
-    used_r: set[int] = set()
-    used_c: set[int] = set()
-    out = []
-    for k in order:
-        r, c = int(rows[k]), int(cols[k])
-        if r not in used_r and c not in used_c:
-            used_r.add(r)
-            used_c.add(c)
-            out.append((r, c, float(values[k])))
-    return out
+def _top(keys: np.ndarray, k: int) -> np.ndarray:
+    """Columns of the ``k`` smallest finite ``keys``, ordered by (key, column)."""
+    finite = np.isfinite(keys)
+    if np.count_nonzero(finite) > k:
+        kth = np.partition(keys, k - 1)[k - 1]
+        cols = np.flatnonzero(keys <= kth)  # ties at the k-th key all in, by column
+    else:
+        cols = np.flatnonzero(finite)
+    order = np.lexsort((cols, keys[cols]))
+    return cols[order[:k]].astype(np.int32)
+
+
+def _greedy(
+    n_rows: int,
+    n_cols: int,
+    keys: Callable[[np.ndarray], np.ndarray],
+    accept: Callable[[int, int, float], bool],
+) -> Iterator[tuple[int, int, float]]:
+    """One-to-one pairs ``(row, col, sim)`` best first, in memory linear in rows and columns.
+
+    ``keys(rows)`` gives the ``(len(rows), n_cols)`` block of ``-sim`` for the candidate pairs
+    of those rows and ``inf`` for pairs that are no candidates. The pairs taken are those of a
+    walk through every candidate pair sorted by ``(-sim, row, col)`` that takes a pair when its
+    row and column are both free and ``accept(row, col, sim)`` agrees.
+
+    Each row keeps its best :data:`_TOP` candidates, and a heap holds each row's best one not
+    yet taken. When a row's kept candidates are all taken or refused, its block of rows is
+    computed again, and that row and the block's other rows that have lost candidates keep
+    four times as many from then on (up to :data:`_TOP_MAX`): one block product costs little
+    more than one row's, and a crowded row is recomputed a few times, not once per pick.
+    """
+    if n_rows == 0 or n_cols == 0:
+        return
+    used_cols = np.zeros(n_cols, dtype=bool)
+    done = np.zeros(n_rows, dtype=bool)
+    refused: dict[int, set[int]] = {}
+    kept: list[tuple[np.ndarray, np.ndarray, bool]] = [(np.empty(0, np.int32), np.empty(0), True)]
+    kept *= n_rows  # per row: kept columns, their keys, and whether they are all it has
+    position = [0] * n_rows
+    capacity = [_TOP] * n_rows
+    version = [0] * n_rows
+    heap: list[tuple[float, int, int, int]] = []
+    step = max(1, _BLOCK_CELLS // n_cols)
+
+    def fill(rows: np.ndarray) -> None:
+        """Keep each row's best candidates among the free columns, and push its first."""
+        block = keys(rows)
+        block[:, used_cols] = np.inf
+        for k, row in enumerate(rows.tolist()):
+            row_keys = block[k]
+            if row in refused:
+                row_keys[list(refused[row])] = np.inf
+            cols = _top(row_keys, capacity[row])
+            complete = int(np.count_nonzero(np.isfinite(row_keys))) <= capacity[row]
+            kept[row] = cols, row_keys[cols], complete
+            position[row] = 0
+            version[row] += 1
+            if cols.size:
+                heapq.heappush(heap, (float(row_keys[cols[0]]), row, int(cols[0]), version[row]))
+
+    for lo in range(0, n_rows, step):
+        fill(np.arange(lo, min(lo + step, n_rows)))
+    while heap:
+        key, row, col, seen = heapq.heappop(heap)
+        if seen != version[row]:
+            continue  # the row was topped up since: its new first candidate is in the heap
+        if not used_cols[col] and accept(row, col, -key):
+            used_cols[col] = True
+            done[row] = True
+            yield row, col, -key
+            continue
+        if not used_cols[col]:
+            refused.setdefault(row, set()).add(col)
+        cols, vals, complete = kept[row]
+        pos = position[row] + 1
+        while pos < cols.size and used_cols[cols[pos]]:
+            pos += 1
+        position[row] = pos
+        if pos < cols.size:
+            heapq.heappush(heap, (float(vals[pos]), row, int(cols[pos]), seen))
+        elif not complete:  # all kept ones gone: compute its block again
+            lo = row // step * step
+            block = np.arange(lo, min(lo + step, n_rows))
+            worn = [
+                r
+                for r in block.tolist()
+                if r == row or (not done[r] and not kept[r][2] and position[r] > 0)
+            ]
+            for r in worn:  # crowded rows: keep more of theirs from now on
+                capacity[r] = min(capacity[r] * 4, _TOP_MAX)
+            fill(np.array(worn))
 
 
 class TripletAnalyzer:
@@ -235,10 +333,28 @@ class TripletAnalyzer:
         self.lemmatize = lemmatize
         self.verify_components = verify_components
 
-    def _sim(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        m = self.cache.matrix
-        va, vb = m[self.cache.rows(a)], m[self.cache.rows(b)]
-        return np.vstack([va[i : i + _CHUNK] @ vb.T for i in range(0, len(va), _CHUNK)])
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        out: np.ndarray = self.cache.matrix[self.cache.rows(texts)]
+        return out
+
+    def _matches(
+        self, gold: Sequence[str], answer: Sequence[str]
+    ) -> Callable[[np.ndarray], np.ndarray]:
+        """``rows -> (len(rows), len(answer))`` booleans: which labels may match (a superset).
+
+        Equal labels match, and so do labels whose cosine is within :data:`_SLACK` of the
+        threshold or above it; :meth:`_match` decides each pair that is then taken.
+        """
+        ids_g, ids_a = self.cache.rows(gold), self.cache.rows(answer)
+        vec_g, vec_a = self.cache.matrix[ids_g], self.cache.matrix[ids_a]
+        floor = self.component_threshold - _SLACK
+
+        def block(rows: np.ndarray) -> np.ndarray:
+            out: np.ndarray = np.greater_equal(vec_g[rows] @ vec_a.T, floor)
+            out |= ids_g[rows, None] == ids_a[None, :]
+            return out
+
+        return block
 
     def _match(self, x: str, y: str) -> bool:
         if x == y:
@@ -283,18 +399,60 @@ class TripletAnalyzer:
         return self.analyse_many([(gold, answer)])[0]
 
     def analyse_many(self, items: Iterable[tuple[TriplesLike, TriplesLike]]) -> list[TauResult]:
-        """Run :meth:`analyse` on ``(gold, answer)`` pairs, encoding all strings in one batch."""
-        norm = [
-            (
-                normalize_triples(as_triples(g), lemmatize=self.lemmatize),
-                normalize_triples(as_triples(a), lemmatize=self.lemmatize),
+        """Run :meth:`analyse` on ``(gold, answer)`` pairs, encoding all strings in one batch.
+
+        A pair with a KG past the limits of :mod:`s3kg_core.limits` is not analysed: its
+        result has no triples and ``status`` ``oversized_gold`` or ``oversized_answer``.
+        """
+        norm: list[tuple[tuple[Triple, ...], tuple[Triple, ...]] | str] = []
+        for g, a in items:
+            raw_g, raw_a = as_triples(g), as_triples(a)
+            problem = next(
+                (f"{OVERSIZED}_{side}" for side, kg in (("gold", raw_g), ("answer", raw_a))
+                 if kg_problem(kg)),
+                None,
+            )  # fmt: skip
+            norm.append(
+                problem
+                if problem is not None
+                else (
+                    normalize_triples(raw_g, lemmatize=self.lemmatize),
+                    normalize_triples(raw_a, lemmatize=self.lemmatize),
+                )
             )
-            for g, a in items
-        ]
         self.cache.add(
-            s for g, a in norm for t in (*g, *a) for s in (t.sentence(), t.head, t.relation, t.tail)
+            s
+            for pair in norm
+            if not isinstance(pair, str)
+            for t in (*pair[0], *pair[1])
+            for s in (t.sentence(), t.head, t.relation, t.tail)
         )
-        return [self._analyse(g, a) for g, a in norm]
+        return [
+            self._result((), (), status=pair) if isinstance(pair, str) else self._analyse(*pair)
+            for pair in norm
+        ]
+
+    def _result(
+        self,
+        gold: Sequence[Triple],
+        answer: Sequence[Triple],
+        aligned: Sequence[AlignedTriple] = (),
+        mismatches: Mapping[str, Sequence[Mismatch]] | None = None,
+        left: tuple[Iterable[int], Iterable[int]] = ((), ()),
+        status: str = "ok",
+    ) -> TauResult:
+        mismatches = mismatches or {}
+        return TauResult(
+            aligned=tuple(aligned),
+            relation_mismatch=tuple(mismatches.get("relation", ())),
+            entity_mismatch=tuple(mismatches.get("entity", ())),
+            extra=tuple(answer[j] for j in sorted(left[1])),
+            missing=tuple(gold[i] for i in sorted(left[0])),
+            triple_threshold=self.triple_threshold,
+            component_threshold=self.component_threshold,
+            encoder=self.encoder.name,
+            status=status,
+        )
 
     def _analyse(self, gold: Sequence[Triple], answer: Sequence[Triple]) -> TauResult:
         aligned: list[AlignedTriple] = []
@@ -312,30 +470,58 @@ class TripletAnalyzer:
             left_g.discard(i)
             left_a.discard(j)
 
-        if gold and answer:
-            sim = self._sim([t.sentence() for t in gold], [t.sentence() for t in answer])
-            for i, j, s in _greedy_pairs(sim, self.triple_threshold):
-                kind = self._classify(gold[i], answer[j]) if self.verify_components else None
-                record(i, j, s, kind, "sentence")
-            candidates = sorted(
-                ((float(sim[i, j]), i, j) for i in left_g for j in left_a),
-                key=lambda c: (-c[0], c[1], c[2]),
-            )
-            for s, i, j in candidates:
-                if i in left_g and j in left_a:
-                    kind = self._classify(gold[i], answer[j])
-                    if kind is not None:
-                        record(i, j, s, kind, "components")
-        return TauResult(
-            aligned=tuple(aligned),
-            relation_mismatch=tuple(mismatches["relation"]),
-            entity_mismatch=tuple(mismatches["entity"]),
-            extra=tuple(answer[j] for j in sorted(left_a)),
-            missing=tuple(gold[i] for i in sorted(left_g)),
-            triple_threshold=self.triple_threshold,
-            component_threshold=self.component_threshold,
-            encoder=self.encoder.name,
-        )
+        if not (gold and answer):
+            return self._result(gold, answer, left=(left_g, left_a))
+        vec_g = self._vectors([t.sentence() for t in gold])
+        vec_a = self._vectors([t.sentence() for t in answer])
+        threshold = self.triple_threshold
+
+        def sentence_keys(rows: np.ndarray) -> np.ndarray:
+            sim: np.ndarray = vec_g[rows] @ vec_a.T
+            below = sim < threshold
+            np.negative(sim, out=sim)
+            sim[below] = np.inf
+            return sim
+
+        for i, j, s in _greedy(len(gold), len(answer), sentence_keys, lambda *_: True):
+            kind = self._classify(gold[i], answer[j]) if self.verify_components else None
+            record(i, j, s, kind, "sentence")
+
+        # The rest, best sentence cosine first: pairs whose parts say relation or entity
+        # mismatch (or all match). Such a pair shares an entity (head, tail, or crossed), and
+        # that is checked for a block of pairs at once before each pair taken is classified.
+        rows, cols = sorted(left_g), sorted(left_a)
+        g_rest, a_rest = [gold[i] for i in rows], [answer[j] for j in cols]
+        heads = self._matches([t.head for t in g_rest], [t.head for t in a_rest])
+        tails = self._matches([t.tail for t in g_rest], [t.tail for t in a_rest])
+        rels = self._matches([t.relation for t in g_rest], [t.relation for t in a_rest])
+        g_tail_a_head = self._matches([t.tail for t in g_rest], [t.head for t in a_rest])
+        g_head_a_tail = self._matches([t.head for t in g_rest], [t.tail for t in a_rest])
+        vg, va = vec_g[rows], vec_a[cols]
+
+        def component_keys(block: np.ndarray) -> np.ndarray:
+            hh, tt = heads(block), tails(block)
+            crossed = g_tail_a_head(block)
+            crossed &= g_head_a_tail(block)
+            crossed |= hh
+            crossed |= tt
+            crossed &= rels(block)  # the relation matches and an entity does (or both swap)
+            hh &= tt  # or head and tail match
+            crossed |= hh
+            keys: np.ndarray = vg[block] @ va.T
+            np.negative(keys, out=keys)
+            keys[~crossed] = np.inf
+            return keys
+
+        def accept(r: int, c: int, s: float) -> bool:
+            kind = self._classify(g_rest[r], a_rest[c])
+            if kind is not None:
+                record(rows[r], cols[c], s, kind, "components")
+            return kind is not None
+
+        for _ in _greedy(len(rows), len(cols), component_keys, accept):
+            pass
+        return self._result(gold, answer, aligned, mismatches, (left_g, left_a))
 
 
 def tau_analyse(

@@ -29,6 +29,7 @@ from ..scoring.signature import Signature
 from ..scoring.tau import TauResult
 from ..store import export_queries, queries
 from ..store.store import Store
+from ..tables import csv_safe_frame
 from .export_schema import (
     DEFAULT_INCLUDES,
     EXPORT_COLUMNS,
@@ -688,7 +689,7 @@ def write_export(frame: pd.DataFrame, out: str | Path, fmt: str = "csv") -> None
     try:
         with replacing(out) as tmp:  # a killed export leaves the previous file, not half of one
             if fmt == "csv":
-                frame.to_csv(tmp, index=False)
+                csv_safe_frame(frame).to_csv(tmp, index=False)  # no cell a formula
             elif fmt == "parquet":  # DuckDB writes Parquet itself: no pyarrow needed
                 mem = duckdb.connect()
                 try:

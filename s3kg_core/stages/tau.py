@@ -19,6 +19,7 @@ from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple
+from ..limits import MAX_LABEL_CHARS, MAX_TRIPLES
 from ..scoring.tau import TripletAnalyzer, lowest_fraction
 from ..store import annotation_queries, queries
 from ..store.store import Store
@@ -105,12 +106,23 @@ class TauReport:
     fraction: float
     analysed: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    oversized: int = 0
     tau_signature: str = ""
 
     def summary(self) -> str:
         """One line for the command line."""
         counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
-        return f"{self.analysed} answers analysed: {counts or 'nothing found'}"
+        return f"{self.analysed} answers analysed: {counts or 'nothing found'}" + self.note()
+
+    def note(self) -> str:
+        """``"; N answers not analysed: a KG over the size limits"`` when there are such."""
+        if not self.oversized:
+            return ""
+        return (
+            f"; {self.oversized} answer{'s' * (self.oversized != 1)} not analysed: a KG over the "
+            f"size limits (more than {MAX_TRIPLES:,} triples or a label over "
+            f"{MAX_LABEL_CHARS:,} characters)"
+        )
 
 
 def lowest_cases(frame: pd.DataFrame, target: str, fraction: float) -> pd.DataFrame:
@@ -148,7 +160,10 @@ def tau_store(
     answer KG is explained against the gold KG, or against the context KG for ``ctx_sim``.
     The encoder defaults to the one named in the signature. ``threshold`` is TAU's triple
     threshold (see :func:`resolve_threshold`); each stored result records it with its TAU
-    signature (``result["signature"]``), as the report does.
+    signature (``result["signature"]``), as the report does. An answer whose gold (or
+    context) or answer KG is past the limits of :mod:`s3kg_core.limits` is stored with its
+    status (``oversized_gold``, ``oversized_answer``) and no triples, and counted in
+    :attr:`TauReport.oversized`.
 
     Raises
     ------
@@ -200,6 +215,7 @@ def tau_store(
     for (run, item, score), res in zip(picks, results, strict=True):
         used_alpha = alpha if alpha is not None else stored_alpha[(run, item)]
         counts = res.counts()
+        report.oversized += res.status != "ok"
         for key, value in counts.items():
             report.counts[key] = report.counts.get(key, 0) + value
         rows.append(

@@ -26,6 +26,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from .queries import delete_items
+
 __all__ = [
     "answers_with_context",
     "checked_item_ids",
@@ -152,9 +154,7 @@ def delete_item_detections(con: duckdb.DuckDBPyConnection, keys: Sequence[tuple[
 
     Their answer or answer KG changed: the verdicts were about another text.
     """
-    con.executemany(
-        "DELETE FROM grapheval_results WHERE run_id = ? AND item_id = ?", [list(k) for k in keys]
-    )
+    delete_items(con, ("grapheval_results",), keys)
 
 
 def answers_with_context(con: duckdb.DuckDBPyConnection, run_id: int) -> list[tuple[Any, ...]]:

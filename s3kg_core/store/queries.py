@@ -44,6 +44,7 @@ __all__ = [
     "dataset_items",
     "delete_item_kgs",
     "delete_item_results",
+    "delete_items",
     "embeddings_of",
     "find_run_by_source",
     "item_answer_texts",
@@ -302,22 +303,38 @@ def answers_for_extraction(con: duckdb.DuckDBPyConnection, run_id: int) -> list[
     ).fetchall()
 
 
+def delete_items(
+    con: duckdb.DuckDBPyConnection, tables: Sequence[str], keys: Sequence[tuple[int, int]]
+) -> None:
+    """Remove the rows of these ``(run_id, item_id)`` from each of ``tables``.
+
+    One statement per table: one per key took 27 s for 6,000 keys, inside an import's
+    transaction.
+    """
+    if not keys:
+        return
+    frame = pd.DataFrame(
+        [(int(r), int(i)) for r, i in keys], columns=["run_id", "item_id"], dtype="int64"
+    )
+    con.register("_delete_keys", frame)
+    try:
+        for table in tables:
+            con.execute(
+                f"DELETE FROM {table} WHERE (run_id, item_id) IN "
+                "(SELECT (run_id, item_id) FROM _delete_keys)"
+            )
+    finally:
+        con.unregister("_delete_keys")
+
+
 def delete_item_kgs(con: duckdb.DuckDBPyConnection, keys: Sequence[tuple[int, int]]) -> None:
     """Remove the KGs and triples of these ``(run_id, item_id)`` (their answer changed)."""
-    for table in ("triples", "kgs"):
-        con.executemany(
-            f"DELETE FROM {table} WHERE run_id = ? AND item_id = ?",
-            [list(k) for k in keys],
-        )
+    delete_items(con, ("triples", "kgs"), keys)
 
 
 def delete_item_results(con: duckdb.DuckDBPyConnection, keys: Sequence[tuple[int, int]]) -> None:
     """Remove the scores and TAU results of these ``(run_id, item_id)`` (their KGs changed)."""
-    for table in ("scores", "tau_results"):
-        con.executemany(
-            f"DELETE FROM {table} WHERE run_id = ? AND item_id = ?",
-            [list(k) for k in keys],
-        )
+    delete_items(con, ("scores", "tau_results"), keys)
 
 
 # -- scores ----------------------------------------------------------------------------------

@@ -11,14 +11,20 @@ retries a locked file for ``lock_timeout`` seconds before raising
 :class:`~s3kg_core.errors.DatabaseLockedError` with the holder's details. A file that is not a
 DuckDB database, or one that is truncated or damaged (found on opening it or by any query inside
 :meth:`Store.connect`, read-only or not), raises :class:`~s3kg_core.errors.CorruptDatabaseError`.
+A full disk, a read-only file system or a file that may not be written, met when opening the
+file or by any statement, commit or checkpoint inside :meth:`Store.connect`, raises
+:class:`~s3kg_core.errors.DatabaseError` naming the file and the cause (DuckDB's own
+``TransactionException`` or ``FatalException`` never escapes); the transaction is rolled back,
+so the file keeps what was committed before and stays readable.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import astuple, fields
 from pathlib import Path
 from typing import Any
@@ -42,6 +48,48 @@ _APPLIED_KEY = "schema_migrations"
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc)
     return "Could not set lock" in text or "Conflicting lock" in text
+
+
+_WRITE_PROBLEMS = (
+    ("No space left on device", "the disk is full (No space left on device)"),
+    ("Disk quota exceeded", "the disk quota is exceeded"),
+    ("Read-only file system", "its file system is read-only"),
+    ("Permission denied", "permission is denied"),
+)
+
+
+def _write_problem(exc: Exception, path: Path) -> DatabaseError | None:
+    """The one-line error of a write the file system refused (full, read-only), else ``None``."""
+    text = str(exc)
+    for needle, cause in _WRITE_PROBLEMS:
+        if needle in text:
+            return DatabaseError(
+                f"cannot write database {path}: {cause}; what was saved before is kept and the "
+                "file stays readable: "
+                + (
+                    "free space on its disk (or use a database on another disk), then rerun"
+                    if "disk" in cause
+                    else "use a copy in a folder you can write, or open it read-only"
+                )
+            )
+    if isinstance(exc, duckdb.FatalException | duckdb.TransactionException):
+        return DatabaseError(f"cannot write database {path}: {text.splitlines()[0]}")
+    return None
+
+
+_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+
+
+def _holder(exc: Exception) -> str:
+    """Which process holds the lock, from DuckDB's message: ``PID 123, /usr/bin/python3``.
+
+    DuckDB's own message (without its link to the documentation) where it names none.
+    """
+    text = " ".join(str(exc).split())
+    found = _HOLDER.search(text)
+    if found:
+        return f"PID {found['pid']}, {found['program']}"
+    return text.split(" See also ")[0]
 
 
 def _is_damage_error(exc: Exception, path: Path) -> bool:
@@ -105,9 +153,9 @@ class Store:
                         delay = min(delay * 2, 1.0)
                         continue
                     raise DatabaseLockedError(
-                        f"database {self.path} is locked by another process ({exc}); wait for it "
-                        "to finish (a long `s3kg score` releases the file between batches) or "
-                        "stop it, then retry"
+                        f"database {self.path} is locked by another process ({_holder(exc)}); "
+                        "wait for it to finish (a long `s3kg score` releases the file between "
+                        "batches) or stop it, then retry"
                     ) from exc
                 if "not a valid DuckDB database" in str(exc):
                     raise CorruptDatabaseError(
@@ -116,6 +164,8 @@ class Store:
                     ) from exc
                 if _is_damage_error(exc, self.path):
                     raise self._damaged() from exc
+                if (problem := _write_problem(exc, self.path)) is not None:
+                    raise problem from exc
                 raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
             except duckdb.Error as exc:
                 if _is_damage_error(exc, self.path):
@@ -138,14 +188,17 @@ class Store:
         """
         con = self._open()
         try:
-            self._check_schema(con)
-            yield con
+            try:
+                self._check_schema(con)
+                yield con
+            finally:
+                con.close()  # a checkpoint may write here too
         except duckdb.Error as exc:
             if _is_damage_error(exc, self.path):
                 raise self._damaged() from exc
+            if (problem := _write_problem(exc, self.path)) is not None:
+                raise problem from exc
             raise
-        finally:
-            con.close()
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -157,7 +210,8 @@ class Store:
             try:
                 yield con
             except BaseException:
-                con.execute("ROLLBACK")
+                with suppress(duckdb.Error):  # after a fatal write error there is none to undo
+                    con.execute("ROLLBACK")
                 raise
             con.execute("COMMIT")
 
