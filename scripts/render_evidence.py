@@ -209,15 +209,15 @@ def stray_figures(text: str, sections: Sequence[str] | None) -> list[tuple[int, 
     return found
 
 
-def used(texts: Iterable[str]) -> tuple[set[str], set[str]]:
+def used(texts: Iterable[str], views: Mapping[str, View] = VIEWS) -> tuple[set[str], set[str]]:
     """The view ids and the evidence names the markers of ``texts`` use."""
     view_ids: set[str] = set()
     names: set[str] = set()
     for text in texts:
         for m in BLOCK.finditer(text):
             view_ids.add(m["id"])
-            if m["id"] in VIEWS:
-                names.update(VIEWS[m["id"]].sources)
+            if m["id"] in views:
+                names.update(views[m["id"]].sources)
         names.update(m["path"].split("/", 1)[0] for m in INLINE.finditer(text))
     return view_ids, names
 
@@ -234,11 +234,14 @@ def check(
     root: Path = REPO,
     evidence_dir: Path = EVIDENCE_DIR,
     complete: bool = True,
+    views: Mapping[str, View] = VIEWS,
+    scanned: Mapping[str, Sequence[str] | None] = SCANNED,
 ) -> list[str]:
     """Every problem of ``docs`` against ``evidence_dir``, one line each (empty: none).
 
     ``complete`` also reports evidence files and views that none of ``docs`` uses (true for
-    the default set of docs, which must use them all).
+    the default set of docs, which must use them all). ``scanned`` names the results
+    sections of each doc by its path under ``root`` (a doc it does not name is not scanned).
     """
     problems: list[str] = []
     try:
@@ -250,7 +253,7 @@ def check(
         key = _scan_key(doc, root)
         text = doc.read_text(encoding="utf-8")
         texts[key] = text
-        rendered = render_text(text, evidence, problems=problems, where=f"{key}: ")
+        rendered = render_text(text, evidence, views, problems=problems, where=f"{key}: ")
         if rendered != text:
             old, new = text.splitlines(), rendered.splitlines()
             first = next(
@@ -260,12 +263,12 @@ def check(
             problems.append(
                 f"{key}:{first + 1}: differs from evidence/ (run python scripts/render_evidence.py)"
             )
-        for n, fig in stray_figures(text, SCANNED.get(key, ())):
+        for n, fig in stray_figures(text, scanned.get(key, ())):
             problems.append(f"{key}:{n}: figure not rendered from evidence/: {fig}")
     if complete:
-        view_ids, names = used(texts.values())
+        view_ids, names = used(texts.values(), views)
         problems += [f"evidence/{n}.json: used by no doc" for n in sorted(set(evidence) - names)]
-        problems += [f"view {v!r}: used by no doc" for v in sorted(set(VIEWS) - view_ids)]
+        problems += [f"view {v!r}: used by no doc" for v in sorted(set(views) - view_ids)]
     return problems
 
 
