@@ -1,24 +1,17 @@
 """Two runs side by side: which runs can be compared, and the per-question change in scores.
 
 Pure functions on the frames of :mod:`dashboard.data` (the blended per-answer scores and the
-item texts), for the Run comparison page.
+item texts), for the Run comparison page. The per-question change itself is the library's
+(:func:`s3kg_core.stages.compare.question_deltas`, shared with ``s3kg check``).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["DELTA_COLUMNS", "comparable_pairs", "default_pair", "partners", "question_deltas"]
+from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
 
-_SCORES = ("gold_sim", "ctx_sim", "cus")
-DELTA_COLUMNS = (
-    "item_id",
-    "ext_id",
-    "question",
-    *(f"{s}_{side}" for s in _SCORES for side in ("a", "b")),
-    *(f"d_{s}" for s in _SCORES),
-)
-"""The columns of :func:`question_deltas`."""
+__all__ = ["DELTA_COLUMNS", "comparable_pairs", "default_pair", "partners", "question_deltas"]
 
 
 def comparable_pairs(frame: pd.DataFrame) -> dict[tuple[int, int], int]:
@@ -75,39 +68,3 @@ def default_pair(runs: pd.DataFrame, pairs: dict[tuple[int, int], int]) -> tuple
     if same_model:
         return min(same_model, key=lambda p: (-pairs[p], p))
     return min(pairs, key=lambda p: (-pairs[p], p))
-
-
-def question_deltas(
-    frame: pd.DataFrame, run_a: int, run_b: int, questions: pd.DataFrame
-) -> pd.DataFrame:
-    """GoldSim, CtxSim and CUS of each question both runs answered, and B minus A.
-
-    Biggest regression first: sorted by ``d_cus`` ascending (then by item). ``frame`` is the
-    blended per-answer frame (``reblend``), ``questions`` has ``item_id, ext_id, question``.
-    Columns: :data:`DELTA_COLUMNS`.
-
-    Examples
-    --------
-    >>> f = pd.DataFrame({"run_id": [1, 1, 2, 2], "item_id": [1, 2, 1, 2],
-    ...                   "gold_sim": [.5, .5, .4, .7], "ctx_sim": [.5, .5, .5, .5],
-    ...                   "cus": [.5, .5, .45, .6]})
-    >>> q = pd.DataFrame({"item_id": [1, 2], "ext_id": ["q1", "q2"], "question": ["a?", "b?"]})
-    >>> question_deltas(f, 1, 2, q)[["item_id", "d_cus"]].round(2).to_dict("records")
-    [{'item_id': 1, 'd_cus': -0.05}, {'item_id': 2, 'd_cus': 0.1}]
-    """
-    cols = ["item_id", *_SCORES]
-    a = frame.loc[frame["run_id"] == run_a, cols]
-    b = frame.loc[frame["run_id"] == run_b, cols]
-    both = a.merge(b, on="item_id", suffixes=("_a", "_b"))
-    for s in _SCORES:
-        both[f"d_{s}"] = both[f"{s}_b"] - both[f"{s}_a"]
-    texts = questions[["item_id", "ext_id", "question"]]
-    both = both.merge(texts, on="item_id", how="left")
-    both["ext_id"] = both["ext_id"].fillna("").astype(str)
-    both["question"] = both["question"].fillna("").astype(str)
-    both["item_id"] = both["item_id"].astype(int)
-    return (
-        both.sort_values(["d_cus", "item_id"], kind="stable")
-        .reset_index(drop=True)
-        .loc[:, list(DELTA_COLUMNS)]
-    )

@@ -8,7 +8,8 @@ of HTML (``<b>``, ``<a href>``, ``<br>``, ...) in trace names, ticks, titles and
 such sink takes its untrusted parts through one of these functions:
 
 * :func:`md` for Markdown text,
-* :func:`code` for an inline code span (a path, a command line, a signature),
+* :func:`code` for an inline code span (a path, a command line, a signature) (both from
+  :mod:`s3kg_core.escape`, which the library's Markdown outputs use too),
 * :func:`plotly_text` for any plotly label or hover, and :func:`plotly_frame` for the string
   columns of a frame handed to ``plotly.express``.
 
@@ -19,66 +20,13 @@ Widgets whose options are plain text (select boxes, radio options), ``st.text``,
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Iterable
 
 import pandas as pd
 
+from s3kg_core.escape import code, md
+
 __all__ = ["code", "md", "plotly_frame", "plotly_text"]
-
-# Every ASCII punctuation character Markdown, GFM, Streamlit's directives (:red[...]),
-# LaTeX ($...$) or HTML could read; CommonMark lets a backslash escape each of them.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&$:\"'=^@/%;?])")
-_BACKTICKS = re.compile(r"`+")
-# GFM's autolink literals (http://, www., e-mail addresses) are found in the text after the
-# Markdown is parsed, so backslashes cannot stop them: an invisible word joiner (U+2060)
-# between "http" and "://", "www" and ".", "@" and the domain breaks the pattern instead.
-_AUTOLINK = re.compile(r"(?i)((?:https?|ftp|mailto|xmpp)(?=:)|www(?=\.)|@(?=[\w-]))")
-_JOINER = "\u2060"
-
-
-def md(text: object) -> str:
-    r"""``text`` with every Markdown-active character backslash-escaped: shown as typed.
-
-    No emphasis, link, image, HTML, directive or LaTeX can come from the text; line breaks
-    become spaces, so the text cannot start a heading, list or table either. A URL or e-mail
-    address gets an invisible word joiner, so GFM does not turn it into a link.
-
-    Examples
-    --------
-    >>> md("a_b *c* <b>")
-    'a\\_b \\*c\\* \\<b\\>'
-    >>> md("![x](y.png)")
-    '\\!\\[x\\]\\(y\\.png\\)'
-    >>> md("http://h") == "http\u2060\\:\\/\\/h"
-    True
-    """
-    flat = " ".join(str(text).splitlines())
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(rf"\1{_JOINER}", flat))
-
-
-def code(text: object) -> str:
-    """``text`` as one inline Markdown code span, whatever backticks it holds.
-
-    Inside a code span nothing is interpreted, but backslash escapes do not work either: the
-    span is fenced with one backtick more than the longest run of backticks in the text
-    (CommonMark), and padded with a space on each side where the text starts or ends with a
-    backtick or a space (CommonMark strips one such pair), so that every character stays.
-
-    Examples
-    --------
-    >>> code("s3kg score --db a.duckdb")
-    '`s3kg score --db a.duckdb`'
-    >>> code("x` ![e](http://h/e.png) `y")
-    '``x` ![e](http://h/e.png) `y``'
-    >>> code("`a`")
-    '`` `a` ``'
-    """
-    flat = " ".join(str(text).splitlines()) or " "
-    longest = max((len(run) for run in _BACKTICKS.findall(flat)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if flat.strip() and (flat[0] in "` " or flat[-1] in "` ") else ""
-    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def plotly_text(text: object) -> str:

@@ -11,6 +11,7 @@ __all__ = [
     "AnnotatorNameError",
     "CheckerError",
     "CheckerExportError",
+    "ComparisonError",
     "ConfigError",
     "CorruptDatabaseError",
     "DatabaseError",
@@ -33,6 +34,7 @@ __all__ = [
     "RedirectRefused",
     "ReplyLimitError",
     "ReplyTooLarge",
+    "RunSelectionError",
     "S3KGError",
     "ServeError",
     "TripleError",
@@ -45,6 +47,14 @@ class S3KGError(Exception):
 
 class ConfigError(S3KGError, ValueError):
     """An option or argument is out of range or unknown (alpha, tau, mode, a batch size ...)."""
+
+
+class RunSelectionError(ConfigError):
+    """A run named by id or display name is not in the database, or the name fits several."""
+
+
+class ComparisonError(ConfigError):
+    """Two runs or pair files cannot be compared: other datasets, nothing shared, no score."""
 
 
 class TripleError(S3KGError, ValueError):

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from s3kg_core.kg import Triple
+from s3kg_core.kg import SOURCES, Triple
 from s3kg_core.stages.importing import RELEASE_LAYOUTS
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
 from s3kg_core.store.store import Store
@@ -229,3 +229,91 @@ def stored_components(store: Store, signature: str) -> dict[tuple[int, int], tup
             [signature],
         ).fetchall()
     return {(r[0], r[1]): tuple(r[2:]) for r in rows}
+
+
+# -- runs built to pass and to fail `s3kg check` -------------------------------------------------
+
+CHECK_ITEMS = 16
+UNRELATED = ("volcano", "lava", "ash", "glacier", "ocean", "storm")
+
+
+def build_check_store(path: Path) -> Store:
+    """A database for the comparison and the gates (score it before use).
+
+    Dataset ``trial``, ``CHECK_ITEMS`` questions (ext ids ``0000``...), runs named:
+
+    - ``baseline``: each answer KG holds two gold triples and one context triple;
+    - ``steady``: the baseline's answers, one in four with another context triple instead
+      of a gold one (a small change either way: the drop gates pass);
+    - ``worse``: answer KGs of unrelated triples (every drop gate fails);
+    - ``broken``: the baseline's answers, but questions ``0001`` and ``0002`` have an empty
+      answer KG and ``0003`` a failed extraction (two become CUS 0, three unscorable);
+    - ``twin``: two runs of that name (temperatures 0 and 1), for the ambiguity error.
+
+    Dataset ``other`` has one run, ``elsewhere``, for the other-datasets error.
+    """
+    rng = random.Random(7)
+    store = Store(path)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "trial", source="test")
+        ids = store.upsert_items(
+            con,
+            ds,
+            [
+                ItemRecord(
+                    f"{i:04d}", f"What does question {i} ask?", f"context {i}.", f"gold {i}."
+                )
+                for i in range(CHECK_ITEMS)
+            ],
+        )
+        gold = {i: random_triples(rng, 3) for i in range(CHECK_ITEMS)}
+        context = {i: tuple(dict.fromkeys((*gold[i], *random_triples(rng, 3)))) for i in gold}
+        unrelated = {}
+        for i in gold:
+            pairs = [rng.sample(UNRELATED, 2) for _ in range(3)]
+            unrelated[i] = tuple(Triple(head, "covers", tail) for head, tail in pairs)
+
+        def answers(kind: str, i: int) -> tuple[Triple, ...]:
+            if kind == "worse":
+                return unrelated[i]
+            if kind == "steady" and i % 4 == 0:
+                return (gold[i][0], context[i][-1], context[i][-2])
+            return (gold[i][0], gold[i][1], context[i][-1])
+
+        runs = [("baseline", 0.0), ("steady", 0.0), ("worse", 0.0), ("broken", 0.0)]
+        runs += [("twin", 0.0), ("twin", 1.0)]
+        for name, temperature in runs:
+            run = store.ensure_run(con, ds, f"org/{name}", temperature, "test", name=name)
+            store.put_answers(
+                con,
+                run,
+                [AnswerRecord(ids[f"{i:04d}"], f"{name} answer {i}") for i in range(CHECK_ITEMS)],
+            )
+            kgs = []
+            for i in range(CHECK_ITEMS):
+                item = ids[f"{i:04d}"]
+                kind = "baseline" if name in ("twin",) else name
+                answer = answers(kind, i)
+                status = "ok"
+                if name == "broken" and i in (1, 2):
+                    answer, status = (), "empty"
+                if name == "broken" and i == 3:
+                    answer, status = (), "failed: the model's output is not JSON"
+                kgs += [
+                    KGRecord(run, item, "gold", gold[i]),
+                    KGRecord(run, item, "context", context[i]),
+                    KGRecord(run, item, "answer", answer, status),
+                ]
+            store.put_kgs(con, kgs)
+        other = store.ensure_dataset(con, "other", source="test")
+        other_ids = store.upsert_items(con, other, [ItemRecord("0000", "q?", "c.", "g.")])
+        run = store.ensure_run(con, other, "org/elsewhere", 0.0, "test", name="elsewhere")
+        store.put_answers(con, run, [AnswerRecord(other_ids["0000"], "a")])
+        store.put_kgs(
+            con,
+            [
+                KGRecord(run, other_ids["0000"], source, (Triple("aspirin", "reduces", "fever"),))
+                for source in SOURCES
+            ],
+        )
+    return store

@@ -75,7 +75,20 @@ def _one_line_error(result) -> str:
         (["tau"], ["--db", "--fraction", "--target", "--signature", "--encoder", "--threshold"]),
         (["tau", "calibrate"], ["--db", "--task", "--encoder", "--curve"]),
         (["cus"], ["--db", "--signature", "--alpha", "--json"]),
-        (["export"], ["--db", "--format", "--out", "--signature", "csv|parquet|json"]),
+        (
+            ["export"],
+            [
+                "--db",
+                "--format",
+                "--out",
+                "--signature",
+                "csv|parquet|json",
+                "--include",
+                "  ext_id [str]: ",
+                "  prompt_tokens [Int64]: ",
+                "  tau_gold [str]: ",
+            ],
+        ),
     ],
 )
 def test_every_database_command_has_help(command, options):
@@ -176,11 +189,22 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
     with Store(db, read_only=True).connect() as con:
         assert con.execute("SELECT count(*) FROM tau_results").fetchall() == [(4,)]
 
+    included = {"csv": "", "parquet": " (metadata, triples, tau included)"}
+    included["json"] = included["parquet"]
     for fmt in ("csv", "parquet", "json"):
         target = tmp_path / "exports" / f"r.{fmt}"
         result = _invoke("export", "--db", db, "--format", fmt, "--out", target)
         assert result.exit_code == 0, result.output
-        assert result.output == f"wrote 6 rows to {target}\n"
+        assert result.output == f"wrote 6 rows to {target}{included[fmt]}\n"
+    target = tmp_path / "exports" / "bare.json"
+    result = _invoke("export", "--db", db, "--format", "json", "--out", target, "--include", "none")
+    assert result.output == f"wrote 6 rows to {target}\n"
+    assert (
+        _one_line_error(
+            _invoke("export", "--db", db, "--format", "csv", "--out", target, "--include", "kgs")
+        )
+        == "Error: --include takes metadata, triples, tau (comma-separated), all or none; got kgs"
+    )
     con = duckdb.connect()
     parquet = con.execute(
         "SELECT count(*), min(cus), max(cus) FROM read_parquet(?)",
@@ -398,17 +422,21 @@ def test_an_export_that_fails_midway_leaves_the_previous_file_whole(tmp_path, mi
     out = tmp_path / "exports" / f"results.{fmt}"
     assert _invoke("export", "--db", db, "--format", fmt, "--out", out).exit_code == 0
     before = out.read_bytes()
-    name = "to_csv" if fmt == "csv" else "to_json"
-    real = getattr(pd.DataFrame, name)
+    # the writers: pandas' to_csv, the json module (it writes floats exactly)
+    owner, name = (pd.DataFrame, "to_csv") if fmt == "csv" else (json, "dump")
+    real = getattr(owner, name)
 
-    def half_then_disk_full(self, path, *args, **kwargs):
-        Path(path).write_bytes(before[: len(before) // 2])
+    def half_then_disk_full(self_or_data, path_or_file, *args, **kwargs):
+        if hasattr(path_or_file, "write"):
+            path_or_file.write(before[: len(before) // 2].decode("utf-8", "ignore"))
+        else:
+            Path(path_or_file).write_bytes(before[: len(before) // 2])
         raise OSError(errno.ENOSPC, "No space left on device")
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pd.DataFrame, name, half_then_disk_full)
+        mp.setattr(owner, name, half_then_disk_full)
         result = _invoke("export", "--db", db, "--format", fmt, "--out", out)
-    assert getattr(pd.DataFrame, name) is real
+    assert getattr(owner, name) is real
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert _one_line_error(result) == (
         f"Error: cannot write {out}: No space left on device; a file that was there is unchanged"

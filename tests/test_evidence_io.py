@@ -106,9 +106,9 @@ def test_validation_names_what_is_wrong(path, value, message):
 
 def test_reading_a_file_that_is_not_json_is_an_evidence_error(tmp_path):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(EvidenceError, match="bad.json"):
+    with pytest.raises(EvidenceError, match=r"bad\.json"):
         load_all(tmp_path)
-    with pytest.raises(EvidenceError, match="missing.json"):
+    with pytest.raises(EvidenceError, match=r"missing\.json"):
         read_evidence(tmp_path / "missing.json")
 
 

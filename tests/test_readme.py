@@ -10,8 +10,12 @@ option of that command (the way sqlite-utils tests its docs). Every ``s3kg_core.
 from __future__ import annotations
 
 import ast
+import csv
 import itertools
+import os
 import re
+import shlex
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import click
@@ -37,7 +41,7 @@ def shown_commands(text: str) -> list[tuple[str, str]]:
     """
     lines = []
     for lang, body in _FENCE.findall(text):
-        if lang not in ("bash", "sh", "console"):
+        if lang not in ("bash", "sh", "console", "yaml"):  # yaml: a CI job's `run:` lines
             continue
         for line in body.replace("\\\n", " ").splitlines():
             line = re.sub(r"\s#.*$", "", line.strip().removeprefix("$ "))
@@ -357,3 +361,84 @@ def test_readme_gives_the_exit_status_rule():
     text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
     assert "Exit status of `collect`, `extract`, `run` and `grapheval detect`: 0 when" in text
     assert "3 when some items failed" in text and "1 when every item" in text
+
+
+# -- the CI recipe (issue 32) --------------------------------------------------------------------
+
+
+def _ci_recipe() -> list[str]:
+    """The `s3kg` lines of the README's "A CI job" block, in order."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"^### A CI job\n.*?^```yaml\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    assert match, "README.md has no CI job"
+    return [
+        line.strip() for line in match.group(1).splitlines() if line.strip().startswith("s3kg ")
+    ]
+
+
+def _ci_answers(path: Path, answers: list[str]) -> None:
+    questions = [
+        ("What does aspirin do?", "Aspirin reduces fever and relieves pain.",
+         "Aspirin reduces fever."),
+        ("What does ibuprofen treat?", "Ibuprofen treats inflammation. It is an NSAID.",
+         "Ibuprofen treats inflammation."),
+        ("Who wrote the report?", "The doctor wrote the report for the patient.",
+         "The doctor wrote the report."),
+        ("What irritates the stomach?", "Aspirin irritates the stomach of many patients.",
+         "Aspirin irritates the stomach."),
+    ]  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "question", "context", "gold", "answer"])
+        for i, ((question, context, gold), answer) in enumerate(
+            zip(questions, answers, strict=True), 1
+        ):
+            writer.writerow([f"{i:03d}", question, context, gold, answer])
+
+
+def test_the_readme_ci_recipe_runs_and_fails_a_worse_candidate(tmp_path, monkeypatch, minilm):
+    lines = _ci_recipe()
+    assert [line.split()[1] for line in lines] == ["import", "import", "extract", "score", "check"]
+    _ci_answers(
+        tmp_path / "eval" / "baseline.csv",
+        [
+            "Aspirin reduces fever.",
+            "Ibuprofen treats inflammation.",
+            "The doctor wrote the report.",
+            "Aspirin irritates the stomach.",
+        ],
+    )
+    _ci_answers(
+        tmp_path / "eval" / "candidate.csv",
+        [
+            "Volcanoes emit lava.",
+            "Glaciers carve valleys.",
+            "The storm flooded the town.",
+            "Oceans absorb heat.",
+        ],
+    )
+    summary = tmp_path / "summary.md"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    results = []
+    for line in lines:
+        args = shlex.split(os.path.expandvars(line))[1:]
+        results.append(CliRunner().invoke(cli, args))
+    for line, result in zip(lines[:-1], results[:-1], strict=True):
+        assert result.exit_code == 0, f"{line}: {result.output}"
+    check = results[-1]
+    assert check.exit_code == 1, check.output  # the candidate is worse: the job fails
+    assert "FAIL cus_drop" in check.output
+    assert summary.read_text(encoding="utf-8").startswith("### ❌ s3kg check failed")
+    junit = ET.parse(tmp_path / "kg-check.xml").getroot()
+    assert junit.attrib["failures"] != "0"
+
+
+def test_the_readme_names_every_export_column():
+    from s3kg_core.stages.export_schema import EXPORT_COLUMNS
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Runs in a database", 1)[1].split("## Gate a model in CI", 1)[0]
+    missing = [name for name in EXPORT_COLUMNS if f"`{name}`" not in section]
+    assert not missing, f"README.md does not name the export columns {missing}"

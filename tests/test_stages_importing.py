@@ -496,6 +496,62 @@ def test_import_table_without_answers_numbers_rows_and_names_the_dataset(tmp_pat
     assert count(store, "runs") == 0
 
 
+def _extras(store: Store) -> list[tuple]:
+    return _query(
+        store,
+        "SELECT e.run_id, i.ext_id, e.name, e.pos, e.value FROM extra_columns e "
+        "JOIN items i USING (item_id) ORDER BY e.run_id, i.ext_id, e.pos",
+    )
+
+
+def test_unmapped_columns_are_kept_per_answer_under_their_own_names(tmp_path):
+    # Issue 32: an `answer_kind` column of the user's file was dropped at import
+    path = tmp_path / "t.csv"
+    path.write_text(
+        "id,answer_kind,q,c,g,a,topic,answer_kind\n"
+        "0001,short,q1,c1,g1,a1,pain,dup\n0002,,q2,c2,g2,a2,,dup\n",
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    mapping = parse_mapping("id=id,question=q,context=c,gold=g,answer=a")
+    report = import_table(store, path, mapping, model="m")
+    # the first of two columns of one name is the place; the csv reader keeps the last's cells
+    assert _extras(store) == [
+        (report.run_id, "0001", "answer_kind", 1, "dup"),
+        (report.run_id, "0001", "topic", 6, "pain"),
+        (report.run_id, "0002", "answer_kind", 1, "dup"),
+        (report.run_id, "0002", "topic", 6, ""),
+    ]
+    path.write_text("id,q,c,g,a,topic\n0001,q1,c1,g1,a1,fever\n", encoding="utf-8")
+    import_table(store, path, mapping, model="m")  # a column the file lost is gone
+    assert [r[2:] for r in _extras(store)] == [
+        ("topic", 5, "fever"),
+        ("answer_kind", 1, "dup"),  # 0002 is not in the file: it keeps what it had
+        ("topic", 6, ""),
+    ]
+
+
+def test_unmapped_values_of_a_questions_only_jsonl_file_are_kept_per_item(tmp_path):
+    big = "9" * 5000
+    path = tmp_path / "rows.jsonl"
+    path.write_text(
+        '{"q": "one?", "c": "c", "g": "g", "n": 3, "tags": ["a", "é"], "ok": true}\n'
+        f'{{"q": "two?", "c": "c", "g": "g", "n": {big}, "deep": [{{"x": {big}}}]}}\n',
+        encoding="utf-8",
+    )
+    store = Store(tmp_path / "db.duckdb")
+    report = import_table(store, path, parse_mapping("question=q,context=c,gold=g"))
+    assert report.problems == []
+    rows = _extras(store)
+    assert {r[0] for r in rows} == {0}  # no run: the item's
+    values = {(r[1], r[2]): r[4] for r in rows}
+    deep = f'[{{"x": "{big}"}}]'  # a long integer inside: its digits, as a JSON string
+    assert values == {
+        ("1", "n"): "3", ("1", "tags"): '["a", "é"]', ("1", "ok"): "true", ("1", "deep"): None,
+        ("2", "n"): big, ("2", "tags"): None, ("2", "ok"): None, ("2", "deep"): deep,
+    }  # fmt: skip
+
+
 def test_import_table_mapped_column_absent_lists_found_columns(tmp_path):
     path = _table_csv(tmp_path / "t.csv")
     db = tmp_path / "db.duckdb"

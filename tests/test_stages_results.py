@@ -14,10 +14,17 @@ from s3kg_core.kg import Triple
 from s3kg_core.scoring.cus import dataset_cus, score_cus_many
 from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
-from s3kg_core.stages.results import cus_table, encoder_for, export_results, latest_signature
+from s3kg_core.stages.export_schema import EXPORT_COLUMNS, INCLUDES, read_export
+from s3kg_core.stages.results import (
+    cus_table,
+    encoder_for,
+    export_results,
+    latest_signature,
+    scored_frame,
+)
 from s3kg_core.stages.score import score_store
 from s3kg_core.stages.tau import tau_store
-from s3kg_core.store.records import KGRecord
+from s3kg_core.store.records import AnswerRecord, KGRecord
 
 TABLE_COLUMNS = [
     "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim", "cus",
@@ -196,3 +203,190 @@ def test_encoder_for_keeps_the_signatures_backend(tmp_path, monkeypatch):
     assert encoder_for(store, base.format("minilm@0.1.0")) == "minilm+torch"
     assert encoder_for(store, base.format("mpnet@0.0.1+onnx")) == "mpnet+onnx"
     assert encoder_for(store, base.format("my-model#0123abcd")) == "/models/my-model+torch"
+
+
+# -- exports that carry everything (issue 32) ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def carried(tmp_path_factory, minilm):
+    """An imported run (ids of digits, an `answer_kind` column) and a collected run (latency,
+    tokens, model id), with KGs, MiniLM scores and TAU: ``(store, [exports by format])``."""
+    from s3kg_core.stages.importing import import_table, parse_mapping
+    from s3kg_core.store.records import AnswerRecord
+    from s3kg_core.store.store import Store
+
+    folder = tmp_path_factory.mktemp("carried")
+    table = folder / "answers.csv"
+    table.write_text(
+        "id,question,context,gold,answer,answer_kind\n"
+        '0001,Does aspirin reduce fever?,"Aspirin reduces fever, the trial says.",Yes.,Yes.,short\n'
+        "0002,NA,Ibuprofen treats headache.,It treats headache.,None,refusal\n"
+        "0003,What irritates the stomach?,Aspirin irritates the stomach.,Aspirin.,Aspirin does.,"
+        "éntity \u00ab quoted \u00bb\n",
+        encoding="utf-8",
+    )
+    store = Store(folder / "db.duckdb")
+    mapping = parse_mapping("id=id,question=question,context=context,gold=gold,answer=answer")
+    imported = import_table(store, table, mapping, dataset="trial", model="org/imported")
+    kg = {
+        "0001": [("aspirin", "reduces", "fever")],
+        "0002": [("ibuprofen", "treats", "headache")],
+        "0003": [("aspirin", "irritates", "stomach")],
+    }
+    with store.transaction() as con:
+        ids = {e: i for e, i in con.execute("SELECT ext_id, item_id FROM items").fetchall()}
+        ds = con.execute("SELECT dataset_id FROM datasets").fetchall()[0][0]
+        collected = store.ensure_run(
+            con, ds, "/cache/models/smol", 0.7, "offline", source="collect",
+            settings={"max_tokens": 64}, name="smol-run",
+        )  # fmt: skip
+        store.put_answers(
+            con,
+            collected,
+            [
+                AnswerRecord(ids["0001"], "It does.", seed=7, latency_s=1.25, prompt_tokens=31,
+                             completion_tokens=4, model_id="smol@v1", finish_reason="stop"),
+                AnswerRecord(ids["0002"], None, error="HTTP 500"),
+                AnswerRecord(ids["0003"], "The stomach.", latency_s=0.5, prompt_tokens=29,
+                             completion_tokens=3, truncated=True, finish_reason="length"),
+            ],
+        )  # fmt: skip
+        con.execute("UPDATE runs SET extractor = 'offline' WHERE run_id = ?", [imported.run_id])
+        records = []
+        for run in (imported.run_id, collected):
+            for ext, triples in kg.items():
+                if run == collected and ext == "0002":
+                    continue  # the failed answer has no KGs
+                t = tuple(Triple(*x) for x in triples)
+                answer = () if (run, ext) == (imported.run_id, "0002") else t
+                if run == collected:  # a relation changed and a triple added: scores below 1
+                    answer = (Triple(t[0].head, "causes", t[0].tail), Triple("pill", "is", "red"))
+                records += [
+                    KGRecord(run, ids[ext], "gold", t),
+                    KGRecord(run, ids[ext], "context", (*t, Triple("trial", "says", "so"))),
+                    KGRecord(run, ids[ext], "answer", answer, "ok" if answer else "empty"),
+                ]
+        store.put_kgs(con, records)
+    score_store(store, encoder=minilm)
+    tau_store(store, fraction=0.5, encoder=minilm)
+    paths = {}
+    for fmt in ("csv", "parquet", "json"):
+        paths[fmt] = folder / f"export.{fmt}"
+        assert export_results(store, paths[fmt], fmt=fmt, include=INCLUDES) == 6
+    return store, paths
+
+
+def test_an_export_reads_back_alike_from_every_format(carried):
+    _, paths = carried
+    frames = {fmt: read_export(path) for fmt, path in paths.items()}
+    for fmt, frame in frames.items():  # dtypes and values, floats exactly
+        pd.testing.assert_frame_equal(frame, frames["parquet"], check_exact=True, obj=fmt)
+    frame = frames["csv"]
+    expected = {c.name: c.dtype for c in EXPORT_COLUMNS.values()} | {"answer_kind": "str"}
+    assert {c: str(t) for c, t in frame.dtypes.items()} == expected
+    assert list(frame.columns) == [*list(EXPORT_COLUMNS)[:29], "answer_kind",
+                                   *list(EXPORT_COLUMNS)[29:]]  # fmt: skip
+
+
+def test_the_parquet_file_is_typed_by_itself(carried):
+    _, paths = carried
+    con = duckdb.connect()
+    described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(paths["parquet"])])
+    types = {row[0]: row[1] for row in described.fetchall()}
+    con.close()
+    assert (types["ext_id"], types["prompt_tokens"], types["truncated"]) == (
+        "VARCHAR",
+        "BIGINT",
+        "BOOLEAN",
+    )
+    assert (types["run_id"], types["cus"], types["answer_kind"]) == ("BIGINT", "DOUBLE", "VARCHAR")
+
+
+def test_an_export_carries_ids_extra_columns_metadata_triples_and_tau(carried):
+    _, paths = carried
+    frame = read_export(paths["json"]).set_index(["run_name", "ext_id"])
+    assert sorted(frame.index.get_level_values("ext_id").unique()) == ["0001", "0002", "0003"]
+    imported = frame.loc["imported"]
+    assert imported["answer_kind"].to_dict() == {
+        "0001": "short", "0002": "refusal", "0003": "éntity « quoted »"
+    }  # fmt: skip
+    assert imported.loc["0002", "question"] == "NA" and imported.loc["0002", "answer"] == "None"
+    assert imported["run_model"].unique().tolist() == ["org/imported"]
+    assert imported["run_source"].unique().tolist() == ["table/answers.csv"]
+    assert imported["latency_s"].isna().all() and imported["prompt_tokens"].isna().all()
+    collected = frame.loc["smol-run"]
+    assert collected.loc["0001", ["latency_s", "prompt_tokens", "completion_tokens"]].tolist() == [
+        1.25, 31, 4
+    ]  # fmt: skip
+    assert collected.loc["0001", "model_id"] == "smol@v1"
+    assert collected.loc["0003", "finish_reason"] == "length"
+    assert bool(collected.loc["0003", "truncated"]) and not bool(collected.loc["0001", "truncated"])
+    assert json.loads(collected.loc["0001", "run_settings"]) == {"max_tokens": 64}
+    assert collected.loc["0001", "model"] == "smol-run"  # the display name, as before
+    assert pd.isna(collected.loc["0002", "answer_kind"])  # the collected run has none
+    assert collected.loc["0002", "unscored_reason"] == "collect_error"
+    assert pd.isna(collected.loc["0002", "gold_triples"])  # no KG stored
+    assert json.loads(imported.loc["0001", "gold_triples"]) == [["aspirin", "reduces", "fever"]]
+    assert json.loads(imported.loc["0001", "context_triples"])[1] == ["trial", "says", "so"]
+    assert json.loads(imported.loc["0002", "answer_triples"]) == []
+    # TAU explained the lower half of each run; its categories cover every gold triple
+    explained = frame[frame["tau_target"].notna()]
+    assert len(explained) == 3 and set(explained["tau_target"]) == {"cus"}
+    for _, row in explained.iterrows():
+        gold = json.loads(row["tau_gold"])
+        assert len(gold) == len(json.loads(row["gold_triples"]))
+        assert {g["category"] for g in gold} <= {
+            "aligned", "relation_mismatch", "entity_mismatch", "missing"
+        }  # fmt: skip
+        counts = {c: int(row[f"tau_{c}"]) for c in ("aligned", "missing")}
+        assert counts["aligned"] == sum(g["category"] == "aligned" for g in gold)
+        assert counts["missing"] == sum(g["category"] == "missing" for g in gold)
+    empty = imported.loc["0002"]
+    assert empty["tau_missing"] == 1 and json.loads(empty["tau_gold"])[0]["category"] == "missing"
+
+
+def test_each_format_s_default_groups_and_include(carried, tmp_path):
+    store, _ = carried
+    base = [c.name for c in EXPORT_COLUMNS.values() if c.group == "base"]
+    export_results(store, tmp_path / "d.csv", fmt="csv")  # flat: the base and the file's own
+    assert list(read_export(tmp_path / "d.csv").columns) == [*base, "answer_kind"]
+    export_results(store, tmp_path / "m.csv", fmt="csv", include=["metadata"])
+    assert "latency_s" in read_export(tmp_path / "m.csv").columns
+    export_results(store, tmp_path / "d.json", fmt="json")
+    assert "tau_gold" in read_export(tmp_path / "d.json").columns
+    export_results(store, tmp_path / "n.parquet", fmt="parquet", include=())
+    assert list(read_export(tmp_path / "n.parquet").columns) == [*base, "answer_kind"]
+    with pytest.raises(ConfigError, match="include takes metadata, triples, tau; got nope"):
+        export_results(store, tmp_path / "x.csv", include=["nope"])
+
+
+def test_json_export_keeps_every_digit_of_a_score(carried):
+    # Regression (issue 32): pandas' to_json wrote 10 significant digits, so a JSON export's
+    # scores differed from the CSV's and Parquet's in the 11th digit.
+    store, paths = carried
+    exact = scored_frame(store, latest_signature(store))["cus"].tolist()
+    written = [r["cus"] for r in json.loads(paths["json"].read_text(encoding="utf-8"))]
+    assert sorted(v for v in written if v is not None) == sorted(exact)
+    assert any(len(repr(v)) > 12 for v in exact)  # a score that 10 digits would have cut
+
+
+def test_an_extra_column_named_like_an_export_column_is_renamed(tmp_path):
+    from s3kg_core.stages.importing import import_table, parse_mapping
+    from s3kg_core.store.store import Store
+
+    path = tmp_path / "t.csv"
+    path.write_text("q,c,g,cus,model\nq?,c.,g.,0.9,mine\n", encoding="utf-8")
+    store = Store(tmp_path / "db.duckdb")
+    import_table(store, path, parse_mapping("question=q,context=c,gold=g"))
+    with store.transaction() as con:  # the item needs an answer to be exported
+        run = store.ensure_run(con, 1, "m", 0.0, "none")
+        store.put_answers(con, run, [AnswerRecord(1, "a")])
+    frame = read_export(_exported(store, tmp_path / "o.csv"))
+    assert frame[["input_cus", "input_model", "model"]].values.tolist() == [["0.9", "mine", "m"]]
+    assert pd.isna(frame.loc[0, "cus"])
+
+
+def _exported(store, path):
+    export_results(store, path, fmt=path.suffix[1:])
+    return path

@@ -39,6 +39,7 @@ TABLES = {
     "grapheval_results",
     "grapheval_bench",
     "factuality_evals",
+    "extra_columns",
 }
 
 
@@ -66,7 +67,7 @@ def _set_version(path: Path, value: str) -> None:
 def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
     path = tmp_path / "sub" / "new.duckdb"
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 6
+    assert store.schema_version() == SCHEMA_VERSION == 7
     assert path.exists()
     assert _tables(path) >= TABLES
     con = duckdb.connect(str(path), read_only=True)
@@ -198,8 +199,6 @@ def test_a_version_4_file_migrates_to_5_with_run_names_and_answer_model_ids(tmp_
     """Issue 29: a run collected from a local folder was shown under the folder's whole path;
     migration 5 gives every run a display name (the model's short name) and answers a model
     id and finish reason."""
-    from s3kg_core.store.schema import MIGRATIONS
-
     path = tmp_path / "v4.duckdb"
     con = duckdb.connect(str(path))
     for version in (1, 2, 3, 4):
@@ -231,6 +230,30 @@ def test_a_version_4_file_migrates_to_5_with_run_names_and_answer_model_ids(tmp_
     assert names == [("smollm2-135m-instruct",), ("Model-7B",), ("gpt-4o",)]
     assert row == ("served-id", "length")
     assert shown[fresh] == "my-llm" and shown[named] == "mine"
+
+
+def test_a_version_5_file_migrates_to_7_and_keeps_its_rows(tmp_path):
+    """Issue 32: migration 7 (the imported files' extra columns) runs on a file at version 5,
+    after migration 6, which another branch added meanwhile."""
+    path = tmp_path / "v5.duckdb"
+    con = duckdb.connect(str(path))
+    for version in (1, 2, 3, 4, 5):
+        for statement in MIGRATIONS[version]:
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '5')")
+    con.execute("INSERT INTO datasets (name) VALUES ('kept')")
+    con.close()
+    assert "extra_columns" not in _tables(path)
+    with pytest.raises(DatabaseError, match="migrations 6, 7 to run"):
+        Store(path, read_only=True).schema_version()
+    store = Store(path)
+    assert store.schema_version() == SCHEMA_VERSION == 7
+    assert "extra_columns" in _tables(path)
+    with store.connect() as con:
+        assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
+        applied = store.get_meta(con, "schema_migrations")
+    assert applied == ",".join(str(v) for v in sorted(MIGRATIONS))
+    assert Store(path, read_only=True).schema_version() == 7
 
 
 def test_bench_results_are_replaced_by_key(tmp_path):

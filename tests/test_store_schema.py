@@ -64,6 +64,7 @@ def test_every_migration_runs_on_a_fresh_file_and_again_without_error(tmp_path):
         (3, {"bench_results"}),
         (4, {"grapheval_results", "grapheval_bench", "factuality_evals"}),
         (6, {"verdicts", "annotation_tasks", "task_items", "task_units", "tau_calibrations"}),
+        (7, {"extra_columns"}),
     ],
 )
 def test_each_version_adds_its_tables(tmp_path, version, tables):
@@ -253,4 +254,14 @@ def test_verdict_roles_are_checked(tmp_path):
             "INSERT INTO verdicts (uid, created_at, annotator, role, run_id, item_id, verdict) "
             "VALUES ('u', current_timestamp, 'ann', 'boss', 1, 1, 'confirm')"
         )
+    con.close()
+
+
+def test_version_7_keeps_one_value_per_answer_or_item_and_column(tmp_path):
+    con = _migrate(tmp_path / "s.duckdb")
+    con.execute(
+        "INSERT INTO extra_columns VALUES (1, 1, 'kind', 3, 'short'), (0, 1, 'kind', 3, NULL)"
+    )
+    with pytest.raises(duckdb.ConstraintException):
+        con.execute("INSERT INTO extra_columns VALUES (1, 1, 'kind', 4, 'long')")
     con.close()

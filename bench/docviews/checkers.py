@@ -98,7 +98,7 @@ def _trained_checker_models(fig: Mapping[str, Any]) -> str:
 @view("trained_checker_auroc", "trained_checker")
 def _trained_checker_auroc(fig: Mapping[str, Any]) -> str:
     """AUROC per set and checker, the set's best raw or KG figure bold."""
-    best = {}
+    best: dict[str, float] = {}
     for r in fig["auroc"]:
         best[r["set"]] = max(best.get(r["set"], 0.0), r["raw"]["value"], r["kg"]["value"])
 

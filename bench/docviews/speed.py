@@ -438,3 +438,43 @@ def _performance(scoring: Mapping[str, Any], ref: Mapping[str, Any], ex: Mapping
         ],
     ]
     return md_table(["measure", "figure", "bench"], rows)
+
+
+@view("check", "check")
+def _check(fig: Mapping[str, Any]) -> str:
+    def io(r: Mapping[str, Any]) -> str:
+        return f"{f(r['write_s'], '.2f')} / {f(r['read_s'], '.2f')} s, {f(r['mb'], '.1f')} MB"
+
+    rows = [
+        [
+            f"{r['answers']:,}",
+            f"{f(r['paired_bootstrap_s'], '.2f')} s",
+            f"{f(r['scipy_paired_s'], '.2f')} s (x{f(r['scipy_ratio'], '.2f')})",
+            f"{f(r['check_runs_s'], '.2f')} s",
+            f"{f(r['export_frame_s'], '.2f')} s",
+            io(r["csv"]),
+            io(r["parquet"]),
+            io(r["json"]),
+        ]
+        for r in fig["runs"].values()
+    ]
+    header = [
+        "N per run",
+        f"`paired_bootstrap` ({fig['resamples']:,}, BCa)",
+        "scipy's `paired=True` form",
+        "`check_runs`",
+        "`export_frame`",
+        "CSV write / read",
+        "Parquet write / read",
+        "JSON write / read",
+    ]
+    return md_table(header, rows)
+
+
+@view("check_demo", "check")
+def _check_demo(fig: Mapping[str, Any]) -> str:
+    rows = [
+        [name, f"{m['difference']:+.3f}", f"{m['ci'][0]:+.3f} to {m['ci'][1]:+.3f}"]
+        for name, m in fig["demo"]["metrics"].items()
+    ]
+    return md_table(["metric", "difference (T=0.7 - T=0)", "95 % interval"], rows)

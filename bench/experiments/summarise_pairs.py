@@ -98,7 +98,7 @@ def _last_commit(path: Path) -> str:
 
 def write(
     path: Path, source: Path, content: Any, results: list[dict[str, Any]], command: str | None
-):
+) -> None:
     """Write ``results``' figures to the evidence file ``path``."""
     demo = isinstance(content, dict) and "rows" in content
     prov: dict[str, Any] = {}

@@ -45,6 +45,7 @@ __all__ = [
     "exit_on_failures",
     "friendly_errors",
     "llm_client",
+    "scored_options",
     "scoring_options",
     "write_atomic",
     "write_csv_atomic",
@@ -130,6 +131,30 @@ def backend_option(func: F) -> F:
         "--backend", type=click.Choice(list(BACKENDS)), default=None, help=BACKEND_HELP
     )
     return option(wrapper)  # type: ignore[return-value]
+
+
+def scored_options(func: F) -> F:
+    """Which stored scores to read: ``--signature``, ``--alpha`` (re-blend), ``--empty``."""
+    options = [
+        click.option("--signature", default=None, help="Scores to use (default: the latest)."),
+        click.option(
+            "--alpha",
+            type=click.FloatRange(0.0, 1.0),
+            default=None,
+            help="Re-blend at this alpha (default: as scored).",
+        ),
+        click.option(
+            "--empty",
+            type=click.Choice(["zero", "drop"]),
+            default="zero",
+            show_default=True,
+            help="Answers with an empty or unparseable KG: score 0 and count, or leave out of "
+            "the means (as the authors' QA scripts do).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
 
 
 def scoring_options(func: F) -> F:

@@ -13,6 +13,7 @@ from ._common import (
     check_writable,
     existing_db,
     friendly_errors,
+    scored_options,
     scoring_options,
     write_json_atomic,
 )
@@ -293,21 +294,7 @@ def tau_calibrate_cmd(
 
 @click.command("cus")
 @DB_OPTION
-@click.option("--signature", default=None, help="Scores to use (default: the latest).")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0.0, 1.0),
-    default=None,
-    help="Re-blend at this alpha (default: as scored).",
-)
-@click.option(
-    "--empty",
-    type=click.Choice(["zero", "drop"]),
-    default="zero",
-    show_default=True,
-    help="Answers with an empty or unparseable KG: score 0 and count, or leave out of the "
-    "means (as the authors' QA scripts do).",
-)
+@scored_options
 @click.option(
     "--json",
     "json_path",
@@ -347,25 +334,54 @@ def cus_cmd(
         write_json_atomic(json_path, report.records())
 
 
-@click.command("export")
+def _export_epilog() -> str:
+    from ..stages.export_schema import columns_help
+
+    return (
+        "Columns, by group (--include adds metadata, triples, tau; the base columns are "
+        "always there, followed by the imported file's extra columns, as text, under their own "
+        "names: input_NAME where that is taken). Every column has one pandas dtype in every "
+        "format (Int64 and boolean may be missing); nested values are JSON text. Read an "
+        "export back with its dtypes: s3kg_core.stages.export_schema.read_export.\n\n"
+        + columns_help()
+    )
+
+
+@click.command("export", epilog=_export_epilog())
 @DB_OPTION
 @click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "json"]), required=True)
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--signature", default=None, help="Scores to use (default: the latest).")
+@click.option(
+    "--include",
+    default=None,
+    metavar="GROUPS",
+    help="Column groups to add, comma-separated: metadata, triples, tau (or all, none). "
+    "Default: all for parquet and json, none for csv.",
+)
 @friendly_errors
-def export_cmd(db_path: Path, fmt: str, out: Path, signature: str | None) -> None:
-    """Export every answer: texts, statuses, components, GoldSim, CtxSim, CUS.
+def export_cmd(
+    db_path: Path, fmt: str, out: Path, signature: str | None, include: str | None
+) -> None:
+    """Export every answer: texts, statuses, components, GoldSim, CtxSim, CUS, and more.
 
     Answers without a score under the signature are written too, with empty scores and the
     reason in unscored_reason; answer_status and answer_error say how the collection went,
-    gold_kg_status, answer_kg_status and context_kg_status how the extraction went.
+    gold_kg_status, answer_kg_status and context_kg_status how the extraction went; every
+    extra column of the imported file follows. The metadata group adds the run's name, model
+    and settings and what collect stored of each answer (latency, tokens, model id); triples
+    the three KGs; tau TAU's category per reference triple.
     """
+    from ..stages.export_schema import parse_include
     from ..stages.results import export_results
     from ..store.store import Store
 
+    groups = parse_include(include, fmt)
     check_writable(out)
-    n = export_results(Store(db_path, read_only=True), out, fmt=fmt, signature=signature)
-    click.echo(f"wrote {n} rows to {out}")
+    n = export_results(
+        Store(db_path, read_only=True), out, fmt=fmt, signature=signature, include=groups
+    )
+    click.echo(f"wrote {n} rows to {out}" + (f" ({', '.join(groups)} included)" if groups else ""))
 
 
 COMMANDS: tuple[click.Command, ...] = (

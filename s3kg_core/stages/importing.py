@@ -13,15 +13,17 @@ from JSON escapes such as ``\ud800``) is replaced with U+FFFD where it is read
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputFormatError, KGParseError, MappingError
 from ..kg import SOURCES
 from ..kgio import parse_kg_cell
-from ..store import queries
+from ..store import export_queries, queries
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
 from ..store.store import Store
 from ..tables import Table, loads_json, read_csv_rows, read_jsonl_records, replace_surrogates
@@ -376,4 +378,31 @@ def import_table(
                     for rec, row in zip(records, rows, strict=True)
                 ],
             )
+        owner = report.run_id if report.run_id is not None else export_queries.ITEM_LEVEL
+        mapped = set(mapping.values())
+        first = {c: pos for pos, c in reversed(list(enumerate(header))) if c not in mapped}
+        extras = sorted(first.items(), key=lambda e: e[1])  # (name, place), in the file's order
+        keys = [(owner, ids[rec.ext_id]) for rec in records]
+        export_queries.replace_extra_columns(
+            con,
+            keys,
+            [
+                (run, item, name, pos, _extra_text(row.get(name), rec.ext_id, name, report))
+                for (run, item), rec, row in zip(keys, records, rows, strict=True)
+                for name, pos in extras
+            ],
+        )
     return report
+
+
+def _extra_text(value: Any, row: str, column: str, report: ImportReport) -> str | None:
+    """An extra column's cell as stored: text as it is, other JSON values as JSON text."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, Decimal):  # an integer too long for int (tables.loads_json)
+        return str(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except RecursionError:
+        report.problems.append(f"row {row}: column {column} nested too deeply to keep; left empty")
+        return None

@@ -1,5 +1,7 @@
 """Results of a scored store: components re-blended at any alpha, the CUS table, exports.
 
+The export's columns, their dtypes and the reader are in :mod:`s3kg_core.stages.export_schema`.
+
 The CUS table and the export account for every stored answer: those without a score under the
 signature are counted by reason (:data:`UNSCORED_REASONS`), and an answer that can be scored
 but is not yet (a ``s3kg score`` in progress, or stopped) says the table is partial.
@@ -7,6 +9,7 @@ but is not yet (a ``s3kg score`` in progress, or stopped) says the table is part
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,10 +23,23 @@ from ..atomic import replacing
 from ..encoders.backend import backend_of_name, with_backend
 from ..encoders.registry import PACKAGED_ENCODERS
 from ..errors import ConfigError, InputFormatError, OutputError
+from ..kg import SOURCES
 from ..scoring.result import TEXT_MODES
 from ..scoring.signature import Signature
-from ..store import queries
+from ..scoring.tau import TauResult
+from ..store import export_queries, queries
 from ..store.store import Store
+from .export_schema import (
+    DEFAULT_INCLUDES,
+    EXPORT_COLUMNS,
+    EXPORT_FORMATS,
+    INCLUDES,
+    conform,
+    dumps,
+    extra_column_names,
+    json_records,
+    tau_gold_categories,
+)
 
 __all__ = [
     "EMPTY_POLICIES",
@@ -36,6 +52,7 @@ __all__ = [
     "cus_report",
     "cus_table",
     "encoder_for",
+    "export_frame",
     "export_results",
     "latest_signature",
     "reblend",
@@ -43,7 +60,10 @@ __all__ = [
     "score_coverage",
     "scored_frame",
     "unscored_reasons",
+    "write_export",
 ]
+
+_TAU_COUNTS = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
 
 EmptyPolicy = Literal["zero", "drop"]
 
@@ -500,33 +520,69 @@ def cus_table(
     return cus_report(store, signature=signature, alpha=alpha, empty=empty).table
 
 
-def export_results(
-    store: Store, out: str | Path, *, fmt: str = "csv", signature: str | None = None
-) -> int:
-    """Write one row per stored answer as csv/parquet/json: texts, statuses, components, scores.
+def export_frame(
+    store: Store,
+    *,
+    signature: str | None = None,
+    include: Sequence[str] = INCLUDES,
+    run_ids: Sequence[int] | None = None,
+) -> pd.DataFrame:
+    """One row per stored answer: texts, statuses, components, scores, and the groups asked.
 
-    Every answer is written, with its collect status and error (``answer_status``,
+    Every answer is there, with its collect status and error (``answer_status``,
     ``answer_error``), its KGs' statuses (``gold_kg_status``, ``answer_kg_status``,
     ``context_kg_status``) and, where it has no score under ``signature`` (default: the
     latest; or nothing is scored yet), the reason in ``unscored_reason`` (a key of
-    :data:`UNSCORED_REASONS`) and empty score columns. Returns the number of rows written.
+    :data:`UNSCORED_REASONS`) and empty score columns; then every extra column of the imported
+    file, under its own name (``input_<name>`` where that is taken). ``include`` adds groups
+    of :data:`~s3kg_core.stages.export_schema.INCLUDES`: ``metadata`` (the run's name, model,
+    source and settings; what collect stored of the answer), ``triples`` (the three KGs as
+    JSON text) and ``tau`` (TAU's counts and its category per reference triple). Columns and
+    dtypes: :data:`~s3kg_core.stages.export_schema.EXPORT_COLUMNS`. ``run_ids`` keeps those
+    runs only.
 
     Raises
     ------
     ConfigError
-        If ``signature`` is unknown or ``fmt`` is not csv, parquet or json.
-    OutputError
-        If the file cannot be written (it is written whole or not at all).
+        If ``signature`` is unknown or a group is not one of ``metadata``, ``triples``, ``tau``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.records import AnswerRecord, ItemRecord
+    >>> store = Store(os.path.join(tempfile.mkdtemp(), "x.duckdb"))
+    >>> with store.transaction() as con:
+    ...     ds = store.ensure_dataset(con, "toy")
+    ...     ids = store.upsert_items(con, ds, [ItemRecord("007", "Why?", "Because.", "So.")])
+    ...     run = store.ensure_run(con, ds, "org/m-1", 0.0, "none")
+    ...     _ = store.put_answers(con, run, [AnswerRecord(ids["007"], "Hm.", prompt_tokens=9)])
+    >>> row = export_frame(store, include=["metadata"]).iloc[0]
+    >>> row["ext_id"], row["run_name"], int(row["prompt_tokens"]), row["unscored_reason"]
+    ('007', 'm-1', 9, 'not_extracted')
     """
+    unknown = sorted(set(include) - set(INCLUDES))
+    if unknown:
+        raise ConfigError(f"include takes {', '.join(INCLUDES)}; got {', '.join(unknown)}")
     signature = resolve_signature(store, signature)
     with store.connect() as con:
         components = queries.scored_components(con, signature or "")
         statuses = queries.answer_statuses(con, signature)
         texts = queries.item_texts(con)
         answers = queries.answer_texts(con)
+        extra: dict[str, Any] = {}
+        columns = export_queries.extra_columns(con)
+        if "metadata" in include:
+            extra["runs"] = export_queries.run_metadata(con)
+            extra["answers"] = export_queries.answer_metadata(con)
+        if "triples" in include:
+            extra["triples"] = export_queries.kg_triples_json(con)
+        if "tau" in include and signature is not None:
+            extra["tau"] = export_queries.tau_rows(con, signature)
     scored = reblend(components, None)
     statuses["unscored_reason"] = unscored_reasons(statuses)
     keys = ["run_id", "item_id"]
+    if run_ids is not None:
+        statuses = statuses[statuses["run_id"].isin(list(run_ids))]
     frame = (
         statuses.drop(columns="scored")
         .merge(
@@ -537,10 +593,97 @@ def export_results(
         .merge(texts, on="item_id", how="left")
         .merge(answers, on=keys, how="left")
     )
-    first = [*scored.columns, *texts.columns.drop("item_id"), "answer"]
-    frame = frame[[*first, *(c for c in frame.columns if c not in first)]]
     frame["signature"] = signature
-    if fmt not in ("csv", "parquet", "json"):
+    base = [c.name for c in EXPORT_COLUMNS.values() if c.group == "base"]
+    frame = _with_extra_columns(frame[base], columns)
+    for group in INCLUDES:
+        if group not in include:
+            continue
+        if group == "metadata":
+            frame = frame.merge(extra["runs"], on="run_id", how="left").merge(
+                extra["answers"], on=keys, how="left"
+            )
+        elif group == "triples":
+            frame = _with_triples(frame, extra["triples"])
+        else:
+            frame = _with_tau(frame, extra.get("tau", []))
+    return conform(frame.reset_index(drop=True))
+
+
+def _with_extra_columns(frame: pd.DataFrame, extras: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the imported files' extra columns: an answer's own, else its item's."""
+    if extras.empty:
+        return frame
+    keys = frame[["run_id", "item_id"]]
+    own = extras[extras["run_id"] != export_queries.ITEM_LEVEL].merge(
+        keys, on=["run_id", "item_id"]
+    )
+    of_item = (
+        extras[extras["run_id"] == export_queries.ITEM_LEVEL]
+        .drop(columns="run_id")
+        .merge(keys, on="item_id")
+    )
+    own["rank"], of_item["rank"] = 0, 1
+    values = (
+        pd.concat([own, of_item], ignore_index=True)
+        .sort_values("rank", kind="stable")
+        .drop_duplicates(["run_id", "item_id", "name"])
+    )
+    if values.empty:
+        return frame
+    order = values.groupby("name")["pos"].min().reset_index().sort_values(["pos", "name"])
+    names = extra_column_names(order["name"], frame.columns)
+    wide = values.pivot(index=["run_id", "item_id"], columns="name", values="value")
+    wide = wide[list(names)].rename(columns=names).reset_index()
+    wide.columns.name = None
+    return frame.merge(wide, on=["run_id", "item_id"], how="left")
+
+
+def _with_triples(frame: pd.DataFrame, triples: pd.DataFrame) -> pd.DataFrame:
+    wide = triples.pivot(index=["run_id", "item_id"], columns="source", values="triples")
+    wide = wide.reindex(columns=list(SOURCES))
+    wide.columns = [f"{source}_triples" for source in SOURCES]
+    return frame.merge(wide.reset_index(), on=["run_id", "item_id"], how="left")
+
+
+def _with_tau(frame: pd.DataFrame, rows: Sequence[tuple[Any, ...]]) -> pd.DataFrame:
+    """TAU's columns, of target ``cus``, else ``gold_sim``, else ``ctx_sim``, per answer."""
+    preference = {"cus": 0, "gold_sim": 1, "ctx_sim": 2}
+    chosen: dict[tuple[int, int], tuple[str, str]] = {}
+    for run, item, target, result in rows:
+        key = (int(run), int(item))
+        if key not in chosen or preference.get(target, 9) < preference.get(chosen[key][0], 9):
+            chosen[key] = (str(target), str(result))
+    names = [c.name for c in EXPORT_COLUMNS.values() if c.group == "tau"]
+    records = []
+    for (run, item), (target, text) in chosen.items():
+        result = json.loads(text)
+        counts = TauResult.from_dict(result).counts()
+        records.append(
+            [
+                run,
+                item,
+                target,
+                *(counts[k] for k in _TAU_COUNTS),
+                dumps(tau_gold_categories(result)),
+                dumps([list(t) for t in result.get("extra", ())]),
+            ]
+        )
+    tau = pd.DataFrame(records, columns=["run_id", "item_id", *names])
+    return frame.merge(tau, on=["run_id", "item_id"], how="left")
+
+
+def write_export(frame: pd.DataFrame, out: str | Path, fmt: str = "csv") -> None:
+    """Write an export frame as csv, parquet or json, whole or not at all.
+
+    Raises
+    ------
+    ConfigError
+        If ``fmt`` is not csv, parquet or json.
+    OutputError
+        If the file cannot be written (a file that was there is unchanged).
+    """
+    if fmt not in EXPORT_FORMATS:
         raise ConfigError(f"format must be csv, parquet or json; got {fmt!r}")
     try:
         with replacing(out) as tmp:  # a killed export leaves the previous file, not half of one
@@ -553,10 +696,40 @@ def export_results(
                     queries.copy_results_to_parquet(mem, tmp)
                 finally:
                     mem.close()
-            else:
-                frame.to_json(tmp, orient="records", indent=2)
+            else:  # the json module writes floats exactly (pandas' to_json keeps 10 digits)
+                with tmp.open("w", encoding="utf-8") as fh:
+                    json.dump(json_records(frame), fh, ensure_ascii=False, indent=2)
     except OSError as exc:
         raise OutputError(
             f"cannot write {out}: {exc.strerror or exc}; a file that was there is unchanged"
         ) from exc
+
+
+def export_results(
+    store: Store,
+    out: str | Path,
+    *,
+    fmt: str = "csv",
+    signature: str | None = None,
+    include: Sequence[str] | None = None,
+) -> int:
+    """Write :func:`export_frame`'s rows as csv/parquet/json; return how many were written.
+
+    ``include`` defaults to the format's groups
+    (:data:`~s3kg_core.stages.export_schema.DEFAULT_INCLUDES`: all of them in Parquet and
+    JSON, none in CSV). The columns have the same dtypes in every format
+    (:func:`~s3kg_core.stages.export_schema.read_export` reads them back so).
+
+    Raises
+    ------
+    ConfigError
+        If ``signature`` is unknown, ``fmt`` is not csv, parquet or json, or a group unknown.
+    OutputError
+        If the file cannot be written (it is written whole or not at all).
+    """
+    if fmt not in EXPORT_FORMATS:
+        raise ConfigError(f"format must be csv, parquet or json; got {fmt!r}")
+    groups = DEFAULT_INCLUDES[fmt] if include is None else tuple(include)
+    frame = export_frame(store, signature=signature, include=groups)
+    write_export(frame, out, fmt)
     return len(frame)

@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["BENCH_COLUMNS", "MIGRATIONS", "SCHEMA_VERSION"]
 
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -305,6 +305,19 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             negatives INTEGER NOT NULL,
             curve JSON NOT NULL,
             detail JSON)""",
+    ),
+    # 7: the columns of an imported file that its mapping does not name (issue 32), kept under
+    # their own names as text so that `s3kg export` carries them: per answer when the file
+    # holds answers, per item (run_id 0: run ids start at 1) when it holds questions only.
+    # ``pos`` is the column's place in the file (the export keeps the file's order).
+    7: (
+        """CREATE TABLE IF NOT EXISTS extra_columns (
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            name VARCHAR NOT NULL,
+            pos INTEGER NOT NULL,
+            value VARCHAR,
+            PRIMARY KEY (run_id, item_id, name))""",
     ),
 }
 

@@ -72,7 +72,7 @@ class Store:
     ...     ds = db.ensure_dataset(con, "toy", source="doctest")
     ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
     >>> db.schema_version(), sorted(ids)
-    (6, ['q1'])
+    (7, ['q1'])
     """
 
     def __init__(

@@ -1,0 +1,204 @@
+"""Tests of s3kg_core.stages.compare: naming runs, the paired bootstrap, two runs compared."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from store_helpers import CHECK_ITEMS
+
+import s3kg_core.stages.compare as compare_module
+from s3kg_core.errors import ComparisonError, ConfigError, RunSelectionError
+from s3kg_core.stages.compare import (
+    DELTA_COLUMNS,
+    SCORES,
+    UNSCORABLE_COLUMNS,
+    compare_runs,
+    find_run,
+    paired_bootstrap,
+    question_deltas,
+)
+from s3kg_core.stages.results import scored_frame
+from s3kg_core.store.store import Store
+
+
+def test_the_module_doctests_pass():
+    result = doctest.testmod(compare_module)
+    assert result.attempted >= 6 and result.failed == 0
+
+
+# -- naming runs ---------------------------------------------------------------------------------
+
+
+def test_a_run_is_found_by_id_or_by_display_name(check_store):
+    assert find_run(check_store, "worse").run_id == 3
+    assert find_run(check_store, 3).name == "worse"
+    assert find_run(check_store, " 3 ").name == "worse"
+    info = find_run(check_store, "baseline")
+    assert (info.dataset, info.temperature, info.extractor) == ("trial", 0.0, "test")
+
+
+def test_an_ambiguous_name_lists_its_runs_with_their_ids(check_store):
+    with pytest.raises(RunSelectionError) as info:
+        find_run(check_store, "twin")
+    text = str(info.value)
+    assert text.startswith("run name 'twin' fits 2 runs; name one by its id: 5 = twin (run 5")
+    assert "6 = twin (run 6: dataset trial, temperature 1, extractor test)" in text
+
+
+def test_an_unknown_run_lists_the_runs(check_store):
+    with pytest.raises(RunSelectionError, match=r"no run 'nope' \(by id or name\); the runs: 1 ="):
+        find_run(check_store, "nope")
+    with pytest.raises(RunSelectionError, match="no run '99'"):
+        find_run(check_store, 99)
+
+
+def test_a_name_made_of_digits_that_is_also_an_id_is_ambiguous(tmp_path):
+    store = Store(tmp_path / "d.duckdb")
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "d")
+        store.ensure_run(con, ds, "m", 0.0, "x")
+        store.ensure_run(con, ds, "n", 0.0, "x", name="1")
+    with pytest.raises(RunSelectionError, match="run name '1' fits 2 runs"):
+        find_run(store, "1")
+    assert find_run(store, "2").name == "1"
+
+
+def test_an_empty_database_says_so(tmp_path):
+    with pytest.raises(RunSelectionError, match="the database has no runs"):
+        find_run(Store(tmp_path / "e.duckdb"), "x")
+
+
+# -- the paired bootstrap ------------------------------------------------------------------------
+
+
+def _samples(n: int, shift: float, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    old = rng.uniform(0.3, 0.9, n)
+    return np.clip(old + shift + rng.normal(0, 0.05, n), 0, 1), old
+
+
+def test_the_interval_is_scipy_s_paired_bootstrap_and_seeded():
+    new, old = _samples(60, -0.03)
+    d = paired_bootstrap(new, old, resamples=2000, seed=5)
+    reference = stats.bootstrap(
+        (new, old),
+        lambda x, y, axis: np.mean(x, axis=axis) - np.mean(y, axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=2000,
+        method="BCa",
+        rng=np.random.default_rng(5),
+    ).confidence_interval
+    assert (d.low, d.high) == pytest.approx((reference.low, reference.high), abs=1e-12)
+    assert d.difference == pytest.approx(float(np.mean(new - old)))
+    assert (d.n, d.method, d.metric) == (60, "BCa", "cus")
+    assert paired_bootstrap(new, old, resamples=2000, seed=5) == d  # same seed, same interval
+    assert paired_bootstrap(new, old, resamples=2000, seed=6) != d
+
+
+def test_the_interval_covers_a_known_shift_and_narrows_with_more_questions():
+    small = paired_bootstrap(*_samples(30, -0.05), resamples=999)
+    large = paired_bootstrap(*_samples(600, -0.05), resamples=999)
+    for d in (small, large):
+        assert d.low < -0.05 < d.high
+    assert large.high - large.low < (small.high - small.low) / 2
+
+
+def test_a_constant_change_and_a_single_question():
+    d = paired_bootstrap([0.5, 0.25, 1.0], [0.5, 0.25, 1.0])
+    assert (d.difference, d.low, d.high, d.method) == (0.0, 0.0, 0.0, "constant")
+    one = paired_bootstrap([0.2], [0.5])
+    assert one.method == "none" and np.isnan(one.low) and np.isnan(one.high)
+    assert one.to_dict()["low"] is None
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "kwargs", "message"),
+    [
+        ([0.1, 0.2], [0.1], {}, "one length"),
+        ([], [], {}, "no paired values"),
+        ([0.1, 0.2], [0.2, 0.1], {"confidence": 1.0}, "confidence must be between"),
+    ],
+)
+def test_bad_samples_are_refused(new, old, kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        paired_bootstrap(new, old, **kwargs)
+
+
+# -- two runs compared ---------------------------------------------------------------------------
+
+
+def test_question_deltas_are_new_minus_baseline_worst_first(check_store):
+    frame = scored_frame(check_store, compare_module.resolve_signature(check_store))
+    questions = pd.DataFrame(
+        {"item_id": range(1, CHECK_ITEMS + 1), "ext_id": [f"{i:04d}" for i in range(16)]}
+    ).assign(question="q")
+    deltas = question_deltas(frame, 1, 3, questions)
+    assert list(deltas.columns) == list(DELTA_COLUMNS)
+    assert len(deltas) == CHECK_ITEMS
+    assert (deltas["d_cus"] == deltas["cus_b"] - deltas["cus_a"]).all()
+    assert deltas["d_cus"].is_monotonic_increasing
+
+
+def test_compare_runs_on_a_regression(check_store):
+    c = compare_runs(check_store, "worse", "baseline", resamples=999)
+    assert (c.new.name, c.baseline.name, c.shared) == ("worse", "baseline", CHECK_ITEMS)
+    assert set(c.differences) == set(SCORES)
+    cus = c.differences["cus"]
+    assert cus.n == CHECK_ITEMS and cus.high < -0.5  # a drop, surely
+    assert cus.baseline_mean == pytest.approx(c.deltas["cus_a"].mean())
+    assert cus.new_mean == pytest.approx(c.deltas["cus_b"].mean())
+    assert c.unscorable.empty and list(c.unscorable.columns) == list(UNSCORABLE_COLUMNS)
+
+
+def test_compare_runs_names_the_answers_that_became_unscorable(check_store):
+    c = compare_runs(check_store, "broken", "baseline", resamples=999)
+    assert c.unscorable[["ext_id", "baseline", "new"]].to_dict("records") == [
+        {"ext_id": "0001", "baseline": None, "new": "gold: empty_kg_1, context: empty_kg_1"},
+        {"ext_id": "0002", "baseline": None, "new": "gold: empty_kg_1, context: empty_kg_1"},
+        {"ext_id": "0003", "baseline": None, "new": "kg_extraction_failed"},
+    ]
+    assert c.shared == CHECK_ITEMS - 1  # the failed extraction has no score
+    dropped = compare_runs(check_store, "broken", "baseline", empty="drop", resamples=999)
+    assert dropped.shared == CHECK_ITEMS - 3
+    assert len(dropped.unscorable) == 3  # still counted
+
+
+@pytest.mark.parametrize(
+    ("new", "baseline", "error", "message"),
+    [
+        ("elsewhere", "baseline", ComparisonError, "other datasets"),
+        ("baseline", "1", ComparisonError, "name one run"),
+        ("twin", "baseline", RunSelectionError, "fits 2 runs"),
+        ("worse", "gone", RunSelectionError, "no run 'gone'"),
+    ],
+)
+def test_runs_that_cannot_be_compared(check_store, new, baseline, error, message):
+    with pytest.raises(error, match=message):
+        compare_runs(check_store, new, baseline, resamples=999)
+
+
+def test_a_signature_the_runs_are_not_scored_under_is_refused(check_store):
+    with pytest.raises(ConfigError, match="unknown signature 'mode:x'"):
+        compare_runs(check_store, "worse", "baseline", signature="mode:x")
+
+
+def test_a_run_without_scores_is_refused(check_store, tmp_path):
+    import shutil
+
+    path = tmp_path / "c.duckdb"
+    shutil.copy(check_store.path, path)
+    store = Store(path)
+    with store.transaction() as con:
+        con.execute("DELETE FROM scores WHERE run_id = 3")
+    with pytest.raises(ComparisonError, match=r"run worse \(run 3.*has no score under signature"):
+        compare_runs(store, "worse", "baseline")
+    with store.transaction() as con:
+        con.execute("DELETE FROM scores WHERE run_id = 4 AND item_id > 1")
+        con.execute("DELETE FROM scores WHERE run_id = 1 AND item_id = 1")
+    with pytest.raises(ComparisonError, match="no question is scored in both runs"):
+        compare_runs(store, "broken", "baseline")
