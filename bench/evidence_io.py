@@ -63,6 +63,8 @@ REPO = Path(__file__).resolve().parents[1]
 EVIDENCE_DIR = REPO / "evidence"
 FORMAT = "s3kg-evidence-v1"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_ENV = ("OMP_NUM_THREADS", "S3KG_ENCODER_BACKEND", "S3KG_ENCODE_PROCESSES")
+"""Environment variables that change a run's figures, recorded with the machine when set."""
 
 
 class EvidenceError(ValueError):
@@ -70,7 +72,8 @@ class EvidenceError(ValueError):
 
 
 def machine() -> dict[str, Any]:
-    """This machine as an evidence file records it: cores, CPU model, platform, load.
+    """This machine as an evidence file records it: cores, CPU model, platform, load, and the
+    environment variables of :data:`_ENV` that are set.
 
     Examples
     --------
@@ -93,6 +96,7 @@ def machine() -> dict[str, Any]:
         "platform": platform.platform(terse=True),
         "python": platform.python_version(),
         "load_average": None if load is None else round(load, 2),
+        "env": {k: os.environ[k] for k in _ENV if k in os.environ},
     }
 
 

@@ -104,7 +104,7 @@ def write(
     prov: dict[str, Any] = {}
     if demo:
         command = command or content.get("command")
-        here = {k: v for k, v in machine().items() if k != "load_average"}
+        here = {k: v for k, v in machine().items() if k not in ("load_average", "env")}
         prov = {
             "machine_info": {**here, "note": "read at transcription: the run recorded none"},
             "date": content.get("created") or "unknown",
