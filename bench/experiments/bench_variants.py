@@ -12,7 +12,9 @@ Usage::
 
 ``--components FILE`` saves the per-pair components after each set and reuses the sets already
 in FILE, so a killed run resumes and the analysis can be rerun without scoring again.
-``--sets a,b`` scores only those sets, in that order.
+``--sets a,b`` scores only those sets, in that order. ``--json evidence/variants_ENC.json``
+writes the analysis as an evidence file with what produced it (``bench/evidence_io.py``), which
+the docs render (``scripts/render_evidence.py``).
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ import json
 import sys
 from pathlib import Path
 
-from s3kg_core.config import default_data_dir
-from s3kg_core.encoders.registry import load_encoder
-from s3kg_core.evaluation.pair_sets import list_pair_sets, load_pair_set
-from s3kg_core.evaluation.variants import analyse, report, score_components
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # this checkout's s3kg_core and bench, from any folder
+
+from bench.evidence_io import write_evidence  # noqa: E402
+from s3kg_core.config import default_data_dir  # noqa: E402
+from s3kg_core.encoders.registry import load_encoder  # noqa: E402
+from s3kg_core.evaluation.pair_sets import list_pair_sets, load_pair_set  # noqa: E402
+from s3kg_core.evaluation.variants import analyse, report, score_components  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data_dir = args.data_dir or default_data_dir()
     done = {}
+    encoder = None
     if args.components is not None and args.components.exists():
         done = json.loads(args.components.read_text())
     if args.no_score:
@@ -64,7 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"encoder {args.encoder}")
     print(report(result))
     if args.json is not None:
-        args.json.write_text(json.dumps({"encoder": args.encoder, **result}, indent=2))
+        from s3kg_core.scoring.s3kg import S3KGConfig
+
+        name = (encoder or load_encoder(args.encoder)).name
+        write_evidence(
+            args.json, {"encoder": args.encoder, **result},
+            title=f"S3KG variants, {args.encoder}: mean dev and test AUROC, alpha per set from "
+            "dev (bench_variants.py)",
+            signature=S3KGConfig(mode="hybrid").signature(name),
+        )  # fmt: skip
     return 0
 
 

@@ -18,10 +18,15 @@ interleaved, best of two, and prints the ratio with that start added to the samp
 ``--threads N`` holds every runtime to N intra-op threads and keeps torch in this process (no
 worker pool); without it torch uses its defaults, as before.
 
+``--json evidence/reference.json`` writes the figures (seconds, ms per pair, the ratios, the
+agreement) as an evidence file with what produced them (``bench/evidence_io.py``), which the
+docs render (``scripts/render_evidence.py``).
+
 Usage::
 
     python bench/speed/bench_reference.py [--sample 40] [--encoder minilm] [--data-dir DIR]
         [--backends torch|onnx,torch,...] [--include-load] [--threads N] [--no-all]
+        [--json evidence/reference.json]
 """
 
 from __future__ import annotations
@@ -58,6 +63,59 @@ def start_seconds(name: str, backend: str, threads: int | None, reference: bool)
     return time.perf_counter() - t0
 
 
+def figures(
+    *,
+    encoder: str,
+    threads: int | None,
+    n_sample: int,
+    n_all: int,
+    t_ref: float,
+    t_sample: dict[str, list[float]],
+    t_all: dict[str, float],
+    starts: dict[str, list[float]],
+    agreement: dict[str, tuple[float, float]],
+) -> dict[str, Any]:
+    """The run's figures as ``--json`` writes them (and ``bench/docviews/speed.py`` reads them)."""
+    ref_pp = t_ref / n_sample
+    ref_start = min(starts["reference"]) if starts.get("reference") else None
+    out: dict[str, Any] = {
+        "encoder": encoder,
+        "threads": threads,
+        "sample_pairs": n_sample,
+        "all_pairs": n_all,
+        "reference": {
+            "sample_seconds": t_ref,
+            "ms_per_pair": 1000 * ref_pp,
+            "start_seconds": ref_start,
+            "all_seconds_extrapolated": ref_pp * n_all,
+        },
+        "backends": {},
+    }
+    for b, times in t_sample.items():
+        best = min(times)
+        ours = min(starts[b]) if starts.get(b) else None
+        full = t_all.get(b)
+        row: dict[str, Any] = {
+            "sample_seconds": best,
+            "ms_per_pair": 1000 * best / n_sample,
+            "all_seconds": full,
+            "all_ms_per_pair": None if full is None else 1000 * full / n_all,
+            "start_seconds": ours,
+            "ratio_sample": t_ref / best,
+            "ratio_sample_with_start": None,
+            "ratio_all": None if full is None else ref_pp * n_all / full,
+            "ratio_all_with_start": None,
+            "max_abs_d_wl": agreement[b][0],
+            "max_abs_d_sbert": agreement[b][1],
+        }
+        if ref_start is not None and ours is not None:
+            row["ratio_sample_with_start"] = (ref_start + t_ref) / (ours + best)
+            if full is not None:
+                row["ratio_all_with_start"] = (ref_start + ref_pp * n_all) / (ours + full)
+        out["backends"][b] = row
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=40)
@@ -71,6 +129,7 @@ def main() -> None:
     parser.add_argument("--include-load", action="store_true", help="also time each start")
     parser.add_argument("--threads", type=int, default=None, help="intra-op threads")
     parser.add_argument("--no-all", action="store_true", help="skip KGScorer on all pairs")
+    parser.add_argument("--json", type=Path, default=None, help="write the figures as evidence")
     args = parser.parse_args()
     backends = args.backends.split(",")
 
@@ -187,13 +246,31 @@ def main() -> None:
                     f"KGScorer {ours + t_all[b]:.1f} s, {ref_all / (ours + t_all[b]):.1f}x "
                     f"(without: {ref_pp * len(pairs) / t_all[b]:.1f}x)"
                 )
+    agreement = {}
     for b in backends:
         d_wl = max(abs(r[0] - o.s_wl) for r, o in zip(ref, ours_sample[b], strict=True))
         d_sb = max(abs(r[1] - o.s_sbert) for r, o in zip(ref, ours_sample[b], strict=True))
+        agreement[b] = (d_wl, d_sb)
         tag = "" if backends == ["torch"] else f" ({b})"
         print(
             f"agreement on the sample{tag}: max |dS_WL| = {d_wl:.2e}, max |dS_SBERT| = {d_sb:.2e}"
         )
+    if args.json is not None:
+        from bench.evidence_io import write_evidence
+        from s3kg_core.scoring.s3kg import S3KGConfig
+
+        write_evidence(
+            args.json,
+            figures(
+                encoder=args.encoder, threads=args.threads, n_sample=len(sample),
+                n_all=len(pairs), t_ref=t_ref, t_sample=t_sample, t_all=t_all, starts=starts,
+                agreement=agreement,
+            ),
+            title="KGScorer (kgx) against the authors' released procedure (bench_reference.py)",
+            signature=S3KGConfig(mode="kgx").signature(torch_enc.name)
+            + f" (reference: torch; KGScorer: {','.join(backends)})",
+        )  # fmt: skip
+        print(f"figures written to {args.json}")
 
 
 if __name__ == "__main__":
