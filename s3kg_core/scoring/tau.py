@@ -282,18 +282,39 @@ class TripletAnalyzer:
         """
         return self.analyse_many([(gold, answer)])[0]
 
-    def analyse_many(self, items: Iterable[tuple[TriplesLike, TriplesLike]]) -> list[TauResult]:
-        """Run :meth:`analyse` on ``(gold, answer)`` pairs, encoding all strings in one batch."""
-        norm = [
+    def _normalized(
+        self, items: Iterable[tuple[TriplesLike, TriplesLike]]
+    ) -> list[tuple[tuple[Triple, ...], tuple[Triple, ...]]]:
+        return [
             (
                 normalize_triples(as_triples(g), lemmatize=self.lemmatize),
                 normalize_triples(as_triples(a), lemmatize=self.lemmatize),
             )
             for g, a in items
         ]
-        self.cache.add(
+
+    @staticmethod
+    def _strings(norm: Iterable[tuple[Sequence[Triple], Sequence[Triple]]]) -> Iterable[str]:
+        return (
             s for g, a in norm for t in (*g, *a) for s in (t.sentence(), t.head, t.relation, t.tail)
         )
+
+    def strings_needed(self, items: Iterable[tuple[TriplesLike, TriplesLike]]) -> set[str]:
+        """Every string :meth:`analyse_many` embeds for these ``(gold, answer)`` pairs.
+
+        An :class:`EmbeddingCache` that holds them analyses the pairs without encoding anything.
+
+        Examples
+        --------
+        >>> sorted(TripletAnalyzer().strings_needed([([["Cats", "chase", "mice"]], [])]))
+        ['cat', 'cat chase mouse', 'chase', 'mouse']
+        """
+        return set(self._strings(self._normalized(items)))
+
+    def analyse_many(self, items: Iterable[tuple[TriplesLike, TriplesLike]]) -> list[TauResult]:
+        """Run :meth:`analyse` on ``(gold, answer)`` pairs, encoding all strings in one batch."""
+        norm = self._normalized(items)
+        self.cache.add(self._strings(norm))
         return [self._analyse(g, a) for g, a in norm]
 
     def _analyse(self, gold: Sequence[Triple], answer: Sequence[Triple]) -> TauResult:
