@@ -174,6 +174,7 @@ def server(n: int, whole: bool, repo: Path, timeout: float, out_html: Path) -> d
 
 def browser(html: Path, timeout: float) -> float | None:
     """Seconds from opening the document until every picture is placed (None: timed out)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     chromium = os.environ.get("S3KG_CHROMIUM", "/usr/bin/chromium")
@@ -182,12 +183,13 @@ def browser(html: Path, timeout: float) -> float | None:
         try:
             page = b.new_page(viewport={"width": 1440, "height": 900})
             start = time.perf_counter()
-            page.goto(html.as_uri(), timeout=timeout * 1000)
-            try:
+            try:  # the document places its pictures while it loads: "load" may come late
+                page.goto(html.as_uri(), timeout=timeout * 1000, wait_until="commit")
+                left = max(1.0, timeout - (time.perf_counter() - start))
                 page.wait_for_function(
-                    "() => window.s3kg && window.s3kg.ready === true", timeout=timeout * 1000
+                    "() => window.s3kg && window.s3kg.ready === true", timeout=left * 1000
                 )
-            except Exception:  # playwright's TimeoutError
+            except PlaywrightTimeout:
                 return None
             return time.perf_counter() - start
         finally:

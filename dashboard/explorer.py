@@ -68,6 +68,8 @@ __all__ = [
     "window",
 ]
 
+_OTHERS = ("gold", "context")
+
 #: Picture titles.
 TITLES = {"gold": "Gold KG", "answer": "Answer KG", "context": "Context KG"}
 
@@ -201,42 +203,26 @@ def _finite(value: float | None) -> float | None:
     return value if value is None or abs(value) != float("inf") else None
 
 
-def _matches(ex: Explanation) -> list[TripleMatch]:
-    """One :class:`TripleMatch` per answer triple, from the explanation's picks and labels."""
-    if not ex.picks:
-        none = (False, False, False)
-        return [
-            TripleMatch(i, None, None, False, None, None, none) for i in range(len(ex.triples_1))
-        ]
-    rows = []
-    for pick in ex.picks:
-        a, m = ex.triples_1[pick.one].key, ex.triples_2[pick.two].key
-        labels = (ex.entity(a.head), ex.relation(a.relation), ex.entity(a.tail))
-        others = (m.head, m.relation, m.tail)
-        rows.append(
-            TripleMatch(
-                pick.one,
-                pick.two,
-                pick.cosine,
-                pick.exact,
-                (
-                    _finite(labels[0].cosine) if labels[0] else None,
-                    _finite(labels[1].cosine) if labels[1] else None,
-                    _finite(labels[2].cosine) if labels[2] else None,
-                ),
-                (
-                    labels[0].partner if labels[0] else None,
-                    labels[1].partner if labels[1] else None,
-                    labels[2].partner if labels[2] else None,
-                ),
-                (
-                    labels[0] is not None and labels[0].partner == others[0],
-                    labels[1] is not None and labels[1].partner == others[1],
-                    labels[2] is not None and labels[2].partner == others[2],
-                ),
-            )
-        )
-    return rows
+def _match(ex: Explanation, i: int) -> TripleMatch:
+    """The :class:`TripleMatch` of answer triple ``i``, from the explanation's pick and labels."""
+    pick = ex.pick_of(i)
+    if pick is None:  # not scored, or compared without alignment
+        return TripleMatch(i, None, None, False, None, None, (False, False, False))
+    a, m = ex.triples_1[i].key, ex.triples_2[pick.two].key
+    labels = (ex.entity(a.head), ex.relation(a.relation), ex.entity(a.tail))
+    others = (m.head, m.relation, m.tail)
+    parts = tuple(_finite(x.cosine) if x is not None else None for x in labels)
+    partners = tuple(x.partner if x is not None else None for x in labels)
+    aligned = tuple(x is not None and x.partner == o for x, o in zip(labels, others, strict=True))
+    return TripleMatch(
+        i,
+        pick.two,
+        pick.cosine,
+        pick.exact,
+        (parts[0], parts[1], parts[2]),
+        (partners[0], partners[1], partners[2]),
+        (aligned[0], aligned[1], aligned[2]),
+    )
 
 
 @dataclass(frozen=True)
@@ -271,7 +257,8 @@ class CaseScores:
     @cached_property
     def rows(self) -> dict[str, list[TripleMatch]]:
         """``"gold"`` / ``"context"`` -> one :class:`TripleMatch` per answer triple."""
-        return {"gold": _matches(self.gold), "context": _matches(self.context)}
+        n = len(self.gold.triples_1)
+        return {key: [_match(self.explanation(key), i) for i in range(n)] for key in _OTHERS}
 
     def explanation(self, source: str) -> Explanation:
         """The comparison of the answer with ``source`` (``"gold"`` or ``"context"``)."""
@@ -527,13 +514,12 @@ def _priority(case: CaseScores, source: str, marked: Collection[int]) -> list[in
     KG shows.
     """
     best: dict[int, float] = {}
-    for key in ("gold", "context"):
-        for m in case.rows[key]:
-            if m.other is None or m.cosine is None:
-                continue
-            at = m.answer if source == "answer" else m.other
-            if source in ("answer", key):
-                best[at] = max(best.get(at, -2.0), m.cosine)
+    for key in _OTHERS:
+        if source not in ("answer", key):
+            continue
+        for p in case.explanation(key).picks:
+            at = p.one if source == "answer" else p.two
+            best[at] = max(best.get(at, -2.0), p.cosine)
     picked = sorted(best, key=lambda t: (-best[t], t))
     return list(dict.fromkeys([*sorted(marked), *picked]))
 
@@ -638,10 +624,11 @@ def linked_view(
         for i, t in enumerate(case.triples[source]):
             if visible(source, t):
                 named[source][i] = None
+    matches = {key: {i: _match(case.explanation(key), i) for i in row_ids} for key in _OTHERS}
     for i in row_ids:
         named["answer"][i] = None
-        for key in ("gold", "context"):
-            other = case.rows[key][i].other if i < len(case.rows[key]) else None
+        for key in _OTHERS:
+            other = matches[key][i].other
             if other is not None:
                 named[key][other] = None
     index = {s: {t: n for n, t in enumerate(sorted(named[s]))} for s in SOURCES}
@@ -705,13 +692,13 @@ def linked_view(
     rows = []
     for i in row_ids:
         links: dict[str, int | None] = {"answer": index["answer"][i]}
-        matches: dict[str, dict[str, Any] | None] = {}
-        for key in ("gold", "context"):
-            m = case.rows[key][i] if i < len(case.rows[key]) else None
-            other = None if m is None or m.other is None else index[key][m.other]
+        found: dict[str, dict[str, Any] | None] = {}
+        for key in _OTHERS:
+            m = matches[key][i]
+            other = None if m.other is None else index[key][m.other]
             links[key] = other
-            matches[key] = None if m is None else {**m.to_dict(), "other": other}
-        rows.append(LinkedRow(links=links, matches=matches, number=i + 1))
+            found[key] = {**m.to_dict(), "other": other}
+        rows.append(LinkedRow(links=links, matches=found, number=i + 1))
     return panels, rows
 
 

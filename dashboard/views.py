@@ -95,7 +95,7 @@ def explorer_scores(
         "ctx_sim": _unscorable(ctx, "context"),
         "cus": _unscorable(gold if gold != "ok" else ctx, "gold" if gold != "ok" else "context"),
     }
-    cols = st.columns([1, 1, 1, 1.3, 1.3])
+    cols = st.columns([1, 1, 1, 1.45, 1.45])
     for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
         was = float(stored[key])
         change = round(live[key] - was, 3)
@@ -116,9 +116,15 @@ def explorer_scores(
             f"{stored_tau:g}): {was:.3f}. Status: gold {code(gold)}, context "
             f"{code(ctx)}.",
         )
+    # the two-number components in a smaller figure, so "0.14 / 0.20" fits a 1280 px screen
+    st.html(
+        "<style>.st-key-explorer_components_s_wl [data-testid='stMetricValue'], "
+        ".st-key-explorer_components_s_sbert [data-testid='stMetricValue']"
+        "{font-size:1.6rem;padding-top:0.45rem}</style>"
+    )
     for col, label, part in (
-        (cols[3], "S_WL gold / ctx", "s_wl"),
-        (cols[4], "S_SBERT gold / ctx", "s_sbert"),
+        (cols[3].container(key="explorer_components_s_wl"), "S_WL gold / ctx", "s_wl"),
+        (cols[4].container(key="explorer_components_s_sbert"), "S_SBERT gold / ctx", "s_sbert"),
     ):
         g, c = live[f"gold_{part}"], live[f"ctx_{part}"]
         was_g, was_c = float(stored[f"gold_{part}"]), float(stored[f"ctx_{part}"])

@@ -5,8 +5,9 @@
  *
  * For tests and benchmarks: window.s3kgNetworks (panel key -> vis.Network), window.s3kg with
  * data (the data above), ready (true once every picture is placed), focusNode(panel, id), focusRow(i), clear(),
- * highlighted() (panel key -> ids of highlighted nodes), rows() (indices of highlighted rows) and
- * metrics() (scale, font sizes and every node's box on screen, from vis-network's own numbers).
+ * highlighted() (panel key -> ids of highlighted nodes), rows() (indices of highlighted rows),
+ * metrics() (scale, font sizes and every node's box on screen, from vis-network's own numbers)
+ * and pack(components, W, H) (the shelf packing: [{w, h}, ...] -> {spots, w, h, scale}).
  */
 (function () {
   "use strict";
@@ -35,6 +36,7 @@
     },
     rows: () => [...document.querySelectorAll("#s3kg-table tbody tr.hot")].map(r => +r.dataset.row),
     metrics: metrics,
+    pack: (placed, W, H) => pack(placed, W, H),
   };
 
   function el(tag, cls, text) {
