@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["Box", "GraphLayout", "LayoutCancelled", "label_box", "layout_graph", "wrap_lines"]
 
@@ -108,6 +109,7 @@ def wrap_lines(label: str, font_px: float, wrap_px: float) -> list[str]:
     return lines
 
 
+@lru_cache(maxsize=8192)
 def label_box(
     label: str,
     *,
