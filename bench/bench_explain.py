@@ -21,7 +21,8 @@ is filled first (MiniLM) and shared by every scorer, so nothing is encoded while
 the figures are the pass's own cost (normalisation, picks, alignment, WL), which is everything
 the change touched (with encoding, scoring is embedding-bound: see bench_scoring.py). The
 methods run interleaved, ``--rounds`` times each, in an order that rotates every round; the
-table gives the median pairs/s and the ratios of the medians. It also checks that ``after`` and
+table gives the median pairs/s and the ratios of the medians, then the ratios of the fastest
+rounds (on a shared machine the least disturbed ones). It also checks that ``after`` and
 ``before`` give identical results and that ``explain``'s S_WL and S_SBERT are ``after``'s, bit
 for bit.
 
@@ -153,6 +154,9 @@ def main(argv: list[str] | None = None) -> None:
         spread = {n: (min(t), max(t)) for n, t in times.items()}
         print("         seconds min-max: " + ", ".join(
             f"{n} {a:.2f}-{b:.2f}" for n, (a, b) in spread.items()))  # fmt: skip
+        fastest = {n: a for n, (a, _) in spread.items()}
+        print(f"         fastest rounds: after/before {fastest['before'] / fastest['after']:.3f}"
+              f", explain/after {fastest['after'] / fastest['explain']:.3f}")  # fmt: skip
     print("load", " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
