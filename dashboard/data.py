@@ -1,7 +1,8 @@
 """Every read and write of the dashboard, with its Streamlit caches.
 
 The dashboard opens the DuckDB file only for short moments: a read-only connection per cached
-query, a short read-write transaction per annotation, serialised by one process-wide lock. So
+query, a short read-write transaction per annotation decision, serialised by one process-wide
+lock. So
 one process (the Streamlit server) never holds two connections at once, two browser sessions
 annotating at the same time are written one after the other (nothing lost), and between
 queries other processes (``s3kg score``) can write. Cached reads are keyed by the file's
@@ -13,6 +14,7 @@ with Streamlit caches, and it holds no SQL: every statement is a function of
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -33,6 +35,7 @@ from s3kg_core.store.store import Store
 if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
     from dashboard.hallucinations import AnswerCheck
+    from s3kg_core.annotation.log import Decision, Entry, Undone
 
 __all__ = [
     "EVAL_COLUMNS",
@@ -480,28 +483,101 @@ def bench_texts(dataset: str) -> pd.DataFrame | None:
     return pd.DataFrame({"id": [str(i) for i in ps.ids], "text_1": ps.text_1, "text_2": ps.text_2})
 
 
+_LEGACY_COLUMNS = [
+    "annotation_id",
+    "run_id",
+    "item_id",
+    "annotator",
+    "gold_triple",
+    "answer_triple",
+    "verdict",
+    "created_at",
+]
+
+
+def _triple_json(triple: Sequence[str] | None) -> str | None:
+    """A triple as the Annotate page keys it (``dashboard.annotate.triple_key``)."""
+    return None if triple is None else json.dumps(list(triple))
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def annotations(path: Path, stamp: int, run_id: int | None = None) -> pd.DataFrame:
-    """Stored annotations (all, or of one run)."""
+    """The annotators' verdicts in effect (all, or of one run), in the order they were made.
+
+    Derived from the verdict log (:mod:`s3kg_core.annotation.log`): one row per annotator and
+    pair with a ``confirm``, ``reject`` or ``add`` in effect. Columns ``annotation_id`` (the
+    log row's id), ``run_id, item_id, annotator, gold_triple, answer_triple`` (JSON text),
+    ``verdict, created_at``.
+    """
+    from s3kg_core.annotation.log import LABELS, current_verdicts
+
     with _read(path) as con:
-        return queries.annotations_frame(con, run_id)
+        current = current_verdicts(con, run_id=run_id, role="annotator")
+    current = current[current["verdict"].isin(LABELS)]
+    frame = pd.DataFrame(
+        {
+            "annotation_id": current["verdict_id"],
+            "run_id": current["run_id"],
+            "item_id": current["item_id"],
+            "annotator": current["annotator"],
+            "gold_triple": [_triple_json(t) for t in current["gold_triple"]],
+            "answer_triple": [_triple_json(t) for t in current["answer_triple"]],
+            "verdict": current["verdict"],
+            "created_at": current["created_at"],
+        },
+        columns=_LEGACY_COLUMNS,
+    )
+    return frame.reset_index(drop=True)
+
+
+def _decision(
+    run_id: int,
+    item_id: int,
+    annotator: str,
+    gold: str | None,
+    answer: str | None,
+    verdict: str,
+) -> Decision:
+    from s3kg_core.annotation.log import Decision
+
+    def triple(text: str | None) -> tuple[str, ...] | None:
+        return None if text is None else tuple(str(x) for x in json.loads(text))
+
+    return Decision(
+        annotator,
+        int(run_id),
+        int(item_id),
+        triple(gold),
+        triple(answer),
+        verdict,
+        category="aligned" if verdict in ("confirm", "reject") else None,
+    )
 
 
 def save_annotations(
     path: Path, rows: Sequence[tuple[int, int, str, str | None, str | None, str]]
 ) -> int:
-    """Write annotations ``(run_id, item_id, annotator, gold_json, answer_json, verdict)``.
+    """Save verdicts ``(run_id, item_id, annotator, gold_json, answer_json, verdict)``.
 
-    One short read-write transaction under the process lock; an annotator's earlier verdict on
-    the same pair is replaced, anyone else's is kept.
+    Each becomes a row of the verdict log (one that repeats the verdict in effect adds
+    nothing), in one short read-write transaction under the process lock; the annotator's
+    earlier verdict on the pair is replaced (and stays in the log), anyone else's is kept.
+    Returns how many verdicts are now in effect.
+
+    Raises
+    ------
+    AnnotationError
+        If a row is malformed, or its annotator's name is refused (``AnnotatorNameError``).
     """
+    from s3kg_core.annotation.log import save_decisions
+
     if not rows:
         return 0
-    with _LOCK, Store(path, lock_timeout=15).transaction() as con:
-        for run_id, item_id, annotator, gold, answer, verdict in rows:
-            queries.replace_annotation(con, run_id, item_id, annotator, gold, answer, verdict)
+    decisions = [_decision(*row) for row in rows]
+    with _LOCK:
+        save_decisions(Store(path, lock_timeout=15), decisions, source="page")
     annotations.clear()
-    return len(rows)
+    return len(decisions)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -597,17 +673,47 @@ def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, di
 def withdraw_annotations(
     path: Path, keys: Sequence[tuple[int, int, str, str | None, str | None]]
 ) -> int:
-    """Remove verdicts ``(run_id, item_id, annotator, gold_json, answer_json)``; return how many.
+    """Take back verdicts ``(run_id, item_id, annotator, gold_json, answer_json)``; how many.
 
-    For an annotator who takes back a decision (clears a verdict, removes an added pair). One
-    short read-write transaction under the process lock, as :func:`save_annotations`.
+    For an annotator who clears a verdict or removes an added pair: a ``withdraw`` row in the
+    verdict log per pair that had a verdict (the verdict stays in the log, no longer in
+    effect). One short read-write transaction under the process lock, as
+    :func:`save_annotations`.
     """
+    from s3kg_core.annotation.log import save_decisions
+
     if not keys:
         return 0
-    with _LOCK, Store(path, lock_timeout=15).transaction() as con:
-        removed = sum(queries.delete_annotation(con, *key) for key in keys)
+    decisions = [_decision(*key, "withdraw") for key in keys]
+    with _LOCK:
+        written = save_decisions(Store(path, lock_timeout=15), decisions, source="page")
     annotations.clear()
-    return removed
+    return sum(entry is not None for entry in written)
 
 
-__all__ += ["tau_run", "withdraw_annotations"]  # added at the end: fewer merge conflicts
+def record_decision(path: Path, decision: Decision) -> Entry | None:
+    """Save one decision at once (its own short transaction, under the process lock).
+
+    Returns the log row written, or ``None`` when it changes nothing (see
+    :func:`s3kg_core.annotation.log.save_decision`). Clears the cached annotations.
+    """
+    from s3kg_core.annotation.log import save_decision
+
+    with _LOCK:
+        entry = save_decision(Store(path, lock_timeout=15), decision, source="page")
+    annotations.clear()
+    return entry
+
+
+def undo_decision(path: Path, annotator: str, role: str = "annotator") -> Undone | None:
+    """Undo a person's last decision (a new ``undo`` row); ``None`` when none is left."""
+    from s3kg_core.annotation.log import undo_last
+
+    with _LOCK:
+        undone = undo_last(Store(path, lock_timeout=15), annotator, role=role, source="page")
+    annotations.clear()
+    return undone
+
+
+# added at the end: fewer merge conflicts
+__all__ += ["record_decision", "tau_run", "undo_decision", "withdraw_annotations"]

@@ -16,6 +16,8 @@ import streamlit as st
 from dashboard import annotate, data, navigation, views, widgets
 from dashboard.escape import code, md
 from dashboard.explorer import MAX_NODES, marked_by_lemmas
+from s3kg_core.annotation.names import normalize_annotator
+from s3kg_core.errors import AnnotatorNameError
 from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
@@ -62,6 +64,12 @@ annotator = (
     )
     .strip()
 )
+if annotator:  # one spelling per person; control and bidi-override characters are refused
+    try:
+        annotator = normalize_annotator(annotator)
+    except AnnotatorNameError as exc:
+        st.error(md(str(exc)))
+        annotator = ""
 with top[1]:
     run_id = int(widgets.keyed_selectbox("Run", run_labels, key="annotate_run"))
 answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"], kind="stable")

@@ -7,12 +7,15 @@ turns them into a one-line error and a non-zero exit; the dashboard into ``st.er
 from __future__ import annotations
 
 __all__ = [
+    "AnnotationError",
+    "AnnotatorNameError",
     "CheckerError",
     "CheckerExportError",
     "ConfigError",
     "CorruptDatabaseError",
     "DatabaseError",
     "DatabaseLockedError",
+    "DeadlineExceeded",
     "EncoderError",
     "EncoderNotFoundError",
     "EndpointError",
@@ -27,6 +30,9 @@ __all__ = [
     "LLMResponseError",
     "MappingError",
     "OutputError",
+    "RedirectRefused",
+    "ReplyLimitError",
+    "ReplyTooLarge",
     "S3KGError",
     "ServeError",
     "TripleError",
@@ -97,6 +103,22 @@ class ServeError(EndpointError):
     """``transformers serve`` exited or did not answer in time (the message ends with its log)."""
 
 
+class ReplyLimitError(LLMError):
+    """One reply of an endpoint went past a limit (its deadline, its size)."""
+
+
+class DeadlineExceeded(ReplyLimitError, TimeoutError):
+    """No complete reply within the request's total deadline (``--timeout``)."""
+
+
+class ReplyTooLarge(ReplyLimitError):
+    """A reply's body, decompressed, is larger than allowed, or in an encoding not accepted."""
+
+
+class RedirectRefused(LLMError):
+    """The endpoint redirected a request to another origin (scheme, host or port)."""
+
+
 class LLMResponseError(LLMError, ValueError):
     """The endpoint answered, but the answer cannot be used (malformed JSON beyond repair)."""
 
@@ -107,6 +129,14 @@ class ExtractionError(S3KGError, RuntimeError):
 
 class GraphEvalError(S3KGError, RuntimeError):
     """A GraphEval step (detection, correction, its benchmark) cannot run (see the subclasses)."""
+
+
+class AnnotationError(S3KGError, ValueError):
+    """An annotation, task, adjudication or calibration request cannot be carried out as asked."""
+
+
+class AnnotatorNameError(AnnotationError):
+    """An annotator's name is empty or too long, or holds control or bidi-override characters."""
 
 
 class CheckerError(GraphEvalError):

@@ -67,8 +67,15 @@ def test_collect_then_extract_from_the_command_line(tmp_path, table, no_endpoint
         )
         assert result.exit_code == 0, result.output
         assert "collected from toy: 2 run(s): 8 asked (ok 8; 0 from the cache)" in result.output
-        result = _invoke("extract", "--db", db, "--base-url", server.base_url, "--model", "toy")
+        result = _invoke(
+            "extract", "--db", db, "--extractor", "llm", "--base-url", server.base_url,
+            "--model", "toy",
+        )  # fmt: skip
         assert result.exit_code == 0, result.output
+        assert result.output.splitlines()[0] == (
+            "extract: extractor llm (--extractor llm, prompt joint), endpoint "
+            f"{server.base_url} (--base-url), model toy (--model)"
+        )
         assert "extracted with llm:toy:joint-kg-v1: 2 run(s): 8 items extracted" in result.output
         sent = server.count()
         rerun = _invoke(
@@ -95,11 +102,11 @@ def test_refresh_asks_again_what_collect_and_extract_did(tmp_path, table, no_end
     with fake_openai(toy_model) as server:
         endpoint = ["--db", db, "--base-url", server.base_url, "--model", "toy"]
         assert _invoke("collect", *endpoint).exit_code == 0
-        assert _invoke("extract", *endpoint).exit_code == 0
+        assert _invoke("extract", *endpoint, "--extractor", "llm").exit_code == 0
         sent = server.count()
         collected = _invoke("collect", *endpoint, "--refresh")
         assert "4 asked (ok 4; 0 from the cache), 0 already answered" in collected.output
-        extracted = _invoke("extract", *endpoint, "--refresh")
+        extracted = _invoke("extract", *endpoint, "--extractor", "llm", "--refresh")
         assert "4 items extracted (KGs: ok 12), 0 already done" in extracted.output
         assert server.count() - sent == 2 * len(ITEMS)
 
@@ -113,8 +120,9 @@ def test_endpoint_down_is_one_line_not_a_traceback(tmp_path, table, no_endpoint_
         "collect", "--db", db, "--base-url", url, "--model", "toy", "--max-retries", "0"
     )
     assert result.exit_code == 1
-    assert result.output.startswith("Error: the endpoint") and "Traceback" not in result.output
-    assert len(result.output.strip().splitlines()) == 1
+    lines = result.output.strip().splitlines()
+    assert lines[0].startswith("collect: endpoint ") and "Traceback" not in result.output
+    assert len(lines) == 2 and lines[1].startswith("Error: the endpoint")
 
 
 # Regression (issue 17, D11): credentials in --base-url were echoed whole, and a malformed port
@@ -128,7 +136,7 @@ def test_credentials_in_the_base_url_are_never_printed(tmp_path, table, no_endpo
     result = _invoke("collect", "--db", db, "--base-url", url, "--model", "m", "--max-retries", "0")
     assert result.exit_code == 1
     assert "SECRET" not in result.output and "Traceback" not in result.output
-    assert result.output.startswith("Error: the endpoint")
+    assert result.output.strip().splitlines()[-1].startswith("Error: the endpoint")
 
 
 def test_collect_without_endpoint_says_what_to_set(tmp_path, table, no_endpoint_env):
@@ -157,6 +165,8 @@ def test_run_chains_every_stage_and_resumes(tmp_path, table, no_endpoint_env):
             server.base_url,
             "--model",
             "toy",
+            "--extractor",
+            "llm",
             "--fraction",
             "0.5",
         ]
@@ -242,11 +252,15 @@ def test_run_imports_a_tables_answers_under_the_model_that_model_names_d9(
     result = _invoke(*args)
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
-    assert lines[0] == "import: answered.csv: answered / my-llm: 2 items, 2 answers, 0 KGs"
-    assert lines[1] == "collect: skipped (no endpoint configured; using stored answers)"
-    assert lines[2].startswith("extract (offline:") and "2 items extracted" in lines[2]
-    assert lines[3] == "score: 2 answers scored, 0 already done, 0 without KGs"
-    assert lines[4].startswith("tau: 1 answers analysed: ") and len(lines) == 5
+    assert lines[0] == (
+        "run: extractor offline, spaCy rules, no LLM (the default; --extractor llm uses an "
+        "endpoint)"
+    )
+    assert lines[1] == "import: answered.csv: answered / my-llm: 2 items, 2 answers, 0 KGs"
+    assert lines[2] == "collect: skipped (no endpoint configured; using stored answers)"
+    assert lines[3].startswith("extract (offline:") and "2 items extracted" in lines[3]
+    assert lines[4] == "score: 2 answers scored, 0 already done, 0 without KGs"
+    assert lines[5].startswith("tau: 1 answers analysed: ") and len(lines) == 6
     with Store(db).connect() as con:
         runs = con.execute("SELECT model, temperature, source FROM runs").fetchall()
     assert runs == [("my-llm", 0.0, "table/answered.csv")]
@@ -329,7 +343,7 @@ def test_collect_exits_non_zero_when_requests_failed_d11a(
         args = ["collect", "--db", db, "--base-url", server.base_url, "--model", "toy"]
         result = _invoke(*args, "--max-retries", "0")
     assert result.exit_code == status, result.output
-    assert result.output.startswith("collected from toy: 1 run(s): 4 asked")
+    assert result.output.splitlines()[1].startswith("collected from toy: 1 run(s): 4 asked")
     errors = _error_lines(result)
     if message is None:
         assert errors == []
@@ -374,13 +388,13 @@ def test_extract_exits_non_zero_when_kgs_failed_d11a(
     assert imported.exit_code == 0, imported.output
     with fake_openai(toy_model) as server:
         args = ["extract", "--db", db, "--base-url", server.base_url, "--model", "toy"]
-        result = _invoke(*args)
+        result = _invoke(*args, "--extractor", "llm")
         assert result.exit_code == status, result.output
         [line] = _error_lines(result)
         assert line.startswith(message + " (")
         assert "kgs table" in line and "answer_kg_status" in line
         assert line.endswith("rerun to retry them")
-        again = _invoke(*args)  # a rerun tries the failed items only, and they fail again
+        again = _invoke(*args, "--extractor", "llm")  # a rerun tries the failed items only
         assert again.exit_code == 1 and f"{len(bad)} items extracted" in again.output
         n = 3 * len(bad)
         assert _error_lines(again)[0].startswith(f"Error: extract: {n} of {n} KGs failed (")
@@ -393,7 +407,7 @@ def test_run_exits_with_the_worst_stage_d11a(tmp_path, no_endpoint_env):
     with fake_openai(toy_model) as server:
         result = _invoke(
             "run", "--db", db, "--table", table, "--map", MAP, "--base-url", server.base_url,
-            "--model", "toy", "--max-retries", "0", "--fraction", "0.5",
+            "--model", "toy", "--max-retries", "0", "--fraction", "0.5", "--extractor", "llm",
         )  # fmt: skip
     assert result.exit_code == 3, result.output
     assert "score: 3 answers scored" in result.output  # the chain went on
@@ -406,3 +420,27 @@ def test_help_documents_the_exit_status_d11a(command):
     result = _invoke(command, "--help")
     text = " ".join(result.output.split())
     assert "Exit status: 0" in text and "3 when some" in text and "1 when all" in text
+
+
+def test_collect_names_runs_after_the_model_never_its_path_29(tmp_path, table, no_endpoint_env):
+    """Issue 29: a run collected from a local folder was stored and shown under the folder's
+    absolute path; now it is named after the model (or --name), and the export shows that."""
+    db = tmp_path / "n.duckdb"
+    assert _invoke("import", "csv", table, "--db", db, "--map", MAP).exit_code == 0
+    folder = str(tmp_path / "cache" / "models" / "smollm2-135m-instruct")
+    with fake_openai(toy_model) as server:
+        common = ["collect", "--db", db, "--base-url", server.base_url, "--model", folder]
+        first = _invoke(*common, "--limit", "2")
+        renamed = _invoke(*common, "--temperatures", "0.7", "--name", "smol <b>")
+    assert first.exit_code == 0 and renamed.exit_code == 0, first.output + renamed.output
+    assert "collected from smollm2-135m-instruct: " in first.output
+    assert "collected from smol <b>: " in renamed.output
+    with Store(db).connect() as con:
+        runs = con.execute("SELECT model, temperature, name FROM runs ORDER BY 2").fetchall()
+        ids = con.execute("SELECT DISTINCT model_id FROM answers").fetchall()
+    assert runs == [(folder, 0.0, "smollm2-135m-instruct"), (folder, 0.7, "smol <b>")]
+    assert ids == [(folder,)]  # the fake server reports the model it was asked for
+    out = tmp_path / "e.csv"
+    assert _invoke("export", "--db", db, "--format", "csv", "--out", out).exit_code == 0
+    exported = out.read_text()
+    assert "smollm2-135m-instruct" in exported and str(tmp_path) not in exported

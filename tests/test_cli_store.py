@@ -72,7 +72,8 @@ def _one_line_error(result) -> str:
             ["score"],
             ["--db", "--encoder", "--mode", "--alpha", "--tau", "--wl-iterations", "--batch-items"],
         ),
-        (["tau"], ["--db", "--fraction", "--target", "--signature", "--encoder"]),
+        (["tau"], ["--db", "--fraction", "--target", "--signature", "--encoder", "--threshold"]),
+        (["tau", "calibrate"], ["--db", "--task", "--encoder", "--curve"]),
         (["cus"], ["--db", "--signature", "--alpha", "--json"]),
         (["export"], ["--db", "--format", "--out", "--signature", "csv|parquet|json"]),
     ],
@@ -824,3 +825,55 @@ def test_cus_during_a_scoring_run_says_it_is_partial(tmp_path, minilm):
     score_store(store, encoder=minilm, batch_items=2)
     done = _invoke("cus", "--db", db)
     assert "in progress" not in done.output and "not scored" not in done.output
+
+
+# -- TAU calibrated by people (issue 30) ---------------------------------------------------------
+
+
+def test_tau_calibrate_then_tau_with_the_calibrated_threshold(tmp_path, minilm):
+    from s3kg_core.annotation.log import Decision, save_decision
+
+    db = tmp_path / "db.duckdb"
+    store = build_store(db, n_items=3, n_triples=2, seed=4)
+    assert _invoke("score", "--db", db).exit_code == 0
+    error = _one_line_error(_invoke("tau", "--db", db, "--threshold", "calibrated"))
+    assert "no TAU threshold is calibrated" in error and "s3kg tau calibrate" in error
+    labelled = [
+        (("aspirin", "reduce", "fever"), ("aspirin", "lower", "fever"), "confirm", "aligned"),
+        (("aspirin", "reduce", "fever"), ("aspirin", "cause", "fever"), "reject", "aligned"),
+        (("cat", "chase", "mouse"), ("mouse", "chase", "cat"), "confirm", "entity_mismatch"),
+        (("river", "flow into", "sea"), ("river", "empty into", "sea"), "add", None),
+    ]
+    for gold, answer, verdict, category in labelled:
+        save_decision(store, Decision("ann", 1, 1, gold, answer, verdict, category=category))
+    curve = tmp_path / "curve.json"
+    result = _invoke("tau", "calibrate", "--db", db, "--curve", curve)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("calibration 1: threshold ")
+    assert "from 2 aligned and 2 not aligned labelled pairs" in lines[0]
+    assert lines[1] == "threshold  precision  recall  F1"
+    assert len(lines) == 2 + 70 and sum("<- chosen" in line for line in lines) == 1
+    assert any(line.startswith("     0.76") and "(default)" in line for line in lines)
+    fitted = json.loads(curve.read_text())
+    result = _invoke("tau", "--db", db, "--fraction", "1", "--threshold", "calibrated")
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().endswith(
+        f"|triple:{fitted['threshold']:g}|component:0.76|threshold:calibrated#1"
+    )
+    # `s3kg tau --db X calibrate` calibrates X, not the default database
+    again = _invoke("tau", "--db", db, "calibrate")
+    assert again.exit_code == 0 and again.output.startswith("calibration 2: ")
+
+
+def test_tau_threshold_must_be_a_number_or_calibrated(tmp_path):
+    result = _invoke("tau", "--db", tmp_path / "x.duckdb", "--threshold", "1.5")
+    assert result.exit_code == 2 and "a number in [0, 1] or 'calibrated'" in result.output
+
+
+def test_tau_calibrate_never_writes_its_curve_over_the_database(tmp_path):
+    db = tmp_path / "db.duckdb"
+    build_store(db, n_items=1)
+    before = db.read_bytes()
+    error = _one_line_error(_invoke("tau", "calibrate", "--db", db, "--curve", db))
+    assert "it is the database" in error and db.read_bytes() == before

@@ -133,6 +133,47 @@ def test_a_withdrawn_verdict_is_gone_and_only_that_one(scored):
     ]
 
 
+def test_the_page_s_saves_and_withdrawals_are_rows_of_the_verdict_log(scored):
+    """save_annotations / withdraw_annotations keep the page's contract on the append-only
+    log: what annotations() shows is the verdicts in effect; the log keeps every act."""
+    from s3kg_core.annotation.exchange import export_frame
+    from s3kg_core.store.store import Store
+
+    gold = json.dumps(["g", "r", "t"])
+    assert data.save_annotations(scored, [(1, 1, "ann", gold, gold, "confirm")]) == 1
+    data.save_annotations(scored, [(1, 1, "ann", gold, gold, "confirm")])  # the same: no row
+    data.save_annotations(scored, [(1, 1, "ann", gold, gold, "reject")])
+    shown = data.annotations(scored, data.db_stamp(scored))
+    assert shown[["annotator", "gold_triple", "verdict"]].values.tolist() == [
+        ["ann", gold, "reject"]
+    ]
+    assert data.withdraw_annotations(scored, [(1, 1, "ann", gold, gold)]) == 1
+    assert data.annotations(scored, data.db_stamp(scored)).empty
+    log = export_frame(Store(scored))
+    assert log["verdict"].tolist() == ["confirm", "reject", "withdraw"]
+    assert log["replaces_uid"].tolist() == [None, log["uid"][0], log["uid"][1]]
+    assert set(log["source"]) == {"page"} and set(log["category"]) == {"aligned"}
+
+
+def test_record_and_undo_a_decision_clear_the_cached_annotations(scored):
+    from s3kg_core.annotation.log import Decision
+    from s3kg_core.errors import AnnotatorNameError
+
+    pair = {"run_id": 1, "item_id": 1, "gold": ("g", "r", "t"), "answer": ("g", "r", "t")}
+    assert data.annotations(scored, data.db_stamp(scored)).empty  # cached empty ...
+    entry = data.record_decision(scored, Decision("ann", verdict="confirm", **pair))
+    assert entry is not None and entry.verdict == "confirm" and entry.source == "page"
+    shown = data.annotations(scored, data.db_stamp(scored))  # ... and read again
+    assert shown["annotation_id"].tolist() == [entry.verdict_id]
+    undone = data.undo_decision(scored, "ann")
+    assert undone is not None and undone.undone.verdict_id == entry.verdict_id
+    assert undone.verdict is None
+    assert data.annotations(scored, data.db_stamp(scored)).empty
+    assert data.undo_decision(scored, "ann") is None  # nothing left to undo
+    with pytest.raises(AnnotatorNameError, match="U\\+202E"):
+        data.record_decision(scored, Decision("\u202eecila", verdict="confirm", **pair))
+
+
 def test_demo_pending_reads_the_file_once_per_change(tmp_path, monkeypatch):
     # Regression: the Hallucinations page opened one more read connection on every visit to
     # ask whether the demo's GraphEval step was pending.

@@ -30,9 +30,9 @@ from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
 from dashboard.navigation import PAGES
+from s3kg_core.annotation.log import Decision, save_decision
 from s3kg_core.grapheval.checkers.base import Checker, Verdict
 from s3kg_core.kg import Triple
-from s3kg_core.store import queries
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
 from s3kg_core.store.store import Store
 
@@ -127,17 +127,12 @@ def hostile_db(
     score_store(store, encoder=minilm)
     tau_store(store, fraction=0.5, encoder=minilm)
     first_item = ids[f"{HOSTILE} 0"]
-    with store.transaction() as con:
-        for annotator, verdict in ((HOSTILE, "confirm"), ("ann", "reject")):
-            queries.replace_annotation(
-                con,
-                runs[0],
-                first_item,
-                annotator,
-                json.dumps([HOSTILE, "treats", "fever"]),
-                json.dumps([HOSTILE, "treats", "fever"]),
-                verdict,
-            )
+    for annotator, verdict in ((HOSTILE, "confirm"), ("ann", "reject")):
+        triple = (HOSTILE, "treats", "fever")
+        save_decision(
+            store,
+            Decision(annotator, runs[0], first_item, triple, triple, verdict, category="aligned"),
+        )
     detect_store(store, runs[0], _HostileChecker())
     for evaluation in read_evaluations(DEMO_DIR / "factuality_eval.json"):
         save_evaluation(

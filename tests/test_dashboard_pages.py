@@ -380,11 +380,7 @@ def test_annotations_are_saved_and_agreement_is_reported(db):
     next(b for b in at.button if b.key == "save").click().run()
     assert not at.exception
     assert any("Saved" in s.value and "ann" in s.value for s in at.success)
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        rows = con.execute("SELECT annotator, verdict FROM annotations").fetchall()
-    finally:
-        con.close()
+    rows = [(who, verdict) for who, _, _, verdict in _annotations(db)]
     assert rows and {a for a, _ in rows} == {"ann"} and ("ann", "add") in rows
     assert any(m.label == "TAU precision" for m in at.metric)
     # a second annotator's verdicts on the same answer: agreement becomes defined
@@ -475,13 +471,14 @@ def test_factuality_page_shows_the_demo_evaluations(db):
 
 
 def _annotations(db) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(
-            "SELECT annotator, run_id, item_id, verdict FROM annotations ORDER BY annotation_id"
-        ).fetchall()
-    finally:
-        con.close()
+    """``(annotator, run_id, item_id, verdict)`` of the verdicts in effect, in the order made."""
+    from s3kg_core.annotation.log import LABELS, current_verdicts
+    from s3kg_core.store.store import Store
+
+    with Store(db, read_only=True).connect() as con:
+        frame = current_verdicts(con)
+    frame = frame[frame["verdict"].isin(LABELS)]
+    return list(zip(frame.annotator, frame.run_id, frame.item_id, frame.verdict, strict=True))
 
 
 def _button(at: AppTest, key: str):
@@ -638,6 +635,14 @@ def test_an_added_pair_is_saved_as_add_and_can_be_removed(db):
     assert len(removes) == 1
     removes[0].click().run()
     assert not at.exception and _annotations(db) == []
+
+
+# Regression (issue 28.11): a name with NUL or U+202E was saved ("\u202eecila" shows as alice).
+def test_annotate_refuses_a_name_with_a_bidi_override_and_saves_nothing(db):
+    at = _annotate("\u202eecila")
+    assert any("U\\+202E" in e.value for e in at.error)  # Markdown-escaped "U+202E"
+    assert _button(at, "save").disabled and all(g.disabled for g in _verdicts(at))
+    assert _annotations(db) == []
 
 
 def test_annotate_escapes_model_text_in_markdown(db):

@@ -143,3 +143,16 @@ def test_bad_options_are_config_errors():
         _extractor("http://127.0.0.1:9/v1", prompt="triple")
     with pytest.raises(ConfigError, match="max_input_chars"):
         _extractor("http://127.0.0.1:9/v1", max_input_chars=5)
+
+
+def test_a_reply_cut_at_the_token_limit_says_so_in_its_status():
+    """Issue 29: SmolLM2's joint extraction runs past --max-tokens and stops mid-JSON; the
+    per-KG status says that, not only the JSON error."""
+    cut = '{"knowledge_graph1": [["aspirin", "reduces", "fever"], ["aspirin", "rel'
+    with fake_openai(lambda body, n: Reply(text=cut, finish_reason="length")) as server:
+        settings = LLMSettings(model="m", base_url=server.base_url, max_retries=0)
+        extractor = LLMExtractor(LLMClient(settings), max_tokens=64)
+        [kgs] = extractor.extract([ItemTexts("Aspirin reduces fever.", "It does.", "Aspirin.")])
+    assert {kg.status.split(":")[0] for kg in kgs.values()} == {"failed"}
+    assert "stopped at the token limit (64; raise --max-tokens)" in kgs["gold"].status
+    assert "not JSON" in kgs["gold"].status

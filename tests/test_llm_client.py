@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -193,7 +194,7 @@ def test_a_request_hanging_past_the_timeout_is_recorded_as_a_timeout():
             [_request("slow"), _request("quick")]
         )
         assert server.count("slow") == 2
-    assert results[0].status == "error" and results[0].error == "timeout"
+    assert results[0].status == "error" and results[0].error.startswith("timeout")
     assert results[1].status == "ok"
 
 
@@ -271,9 +272,11 @@ def test_a_cached_reply_that_is_not_usable_is_not_served_d5():
     assert [r.text for r in kept.values()] == ["echo: garbled"]
 
 
-def test_replies_are_cached_and_passed_on_as_they_arrive_d7():
+def test_replies_are_passed_on_as_they_arrive_and_cached_once_stored_d7():
     """Issue 17 (D7): replies were cached, and handed back, only once the whole batch was in,
-    so a process killed mid-batch lost every reply it had paid for."""
+    so a process killed mid-batch lost every reply it had paid for. Issue 28 (2): a reply was
+    cached before the caller stored it, so one the store rejected was replayed by every rerun;
+    now each group is cached right after ``on_results`` returns."""
 
     def script(body, n):
         return Reply(text="late", hang=1.5) if last_user_message(body) == "slow" else _echo(body, n)
@@ -284,14 +287,17 @@ def test_replies_are_cached_and_passed_on_as_they_arrive_d7():
         client = _client(server.base_url, cache)
         client.chat(requests[3])  # "c" is cached
         keys = [r.cache_key(client.settings) for r in requests]
-        calls: list[tuple[list[int], bool]] = []
+        calls: list[tuple[list[int], bool, bool]] = []
 
         def on_results(arrived):
             indices = [i for i, _ in arrived]
+            cached = set(cache.get_many([keys[i] for i in indices]))
+            earlier = {keys[i] for c in calls for i in c[0] if i != 3}
             calls.append(
                 (
                     indices,
-                    set(cache.get_many([keys[i] for i in indices])) == {keys[i] for i in indices},
+                    cached == {keys[i] for i in indices},
+                    earlier <= set(cache.get_many(keys)),
                 )
             )
 
@@ -299,11 +305,39 @@ def test_replies_are_cached_and_passed_on_as_they_arrive_d7():
         results = client.chat_many(requests, on_results=on_results)
         first_fresh = calls[1]
         assert time.monotonic() - started >= 1.5
-    assert calls[0] == ([3], True)  # the cache hit, at once
-    assert 0 not in first_fresh[0] and first_fresh[1]  # fast replies, cached before passed on
-    assert sorted(i for indices, _ in calls for i in indices) == [0, 1, 2, 3]
-    assert calls[-1][0] == [0] and all(cached for _, cached in calls)
+    assert calls[0][:2] == ([3], True)  # the cache hit, at once
+    assert 0 not in first_fresh[0] and not first_fresh[1]  # fast replies, not cached yet
+    assert all(earlier for _, _, earlier in calls)  # each group cached once it was stored
+    assert sorted(i for indices, _, _ in calls for i in indices) == [0, 1, 2, 3]
+    assert calls[-1][0] == [0]
+    assert set(cache.get_many(keys)) == set(keys)
     assert [r.text for r in results] == ["late", "echo: a", "echo: b", "echo: c"]
+
+
+def test_a_group_the_caller_fails_to_store_is_not_cached_28_2():
+    """Issue 28 (2): a reply the store rejected was cached first, so every rerun replayed it
+    and crashed again without a request."""
+    cache = MemoryCache()
+    with fake_openai(_echo) as server:
+        client = _client(server.base_url, cache, concurrency=1)
+
+        def reject(arrived):
+            raise ValueError("the store rejected it")
+
+        with pytest.raises(ValueError, match="rejected"):
+            client.chat_many([_request("poison")], on_results=reject)
+        assert cache.get_many([_request("poison").cache_key(client.settings)]) == {}
+        with contextlib.suppress(ValueError), client.deferred_cache():
+            client.chat(_request("held"))
+            raise ValueError("the KGs of this batch could not be stored")
+        assert cache.get_many([_request("held").cache_key(client.settings)]) == {}
+        with client.deferred_cache():
+            client.chat(_request("held"))
+            assert cache.get_many([_request("held").cache_key(client.settings)]) == {}
+        assert server.count("held") == 2
+    assert [
+        r.text for r in cache.get_many([_request("held").cache_key(client.settings)]).values()
+    ] == ["echo: held"]
 
 
 def test_refresh_asks_again_and_replaces_the_cached_reply():
@@ -426,3 +460,141 @@ def test_chat_result_json_keeps_the_error(status):
     assert back.error == "I cannot help with that."
     assert back.failure() == result.failure()
     assert {**back.__dict__, "cached": False} == result.__dict__
+
+
+# -- hostile replies (issue 28) ------------------------------------------------------------------
+
+
+def test_lone_surrogates_and_absurd_token_counts_are_cleaned_at_the_boundary_28_2():
+    """Issue 28 (2b, 2c): an answer with a lone surrogate and token counts of 10^12 or "many"
+    reached the store raw (ConversionException / UnicodeEncodeError); both streamed and not."""
+
+    def script(body, n):
+        usage = {"prompt_tokens": 10**12, "completion_tokens": "many", "total_tokens": -1}
+        stream = None if "stream" in last_user_message(body) else False
+        return Reply(text="bad \ud800 text", usage=usage, stream=stream)
+
+    with fake_openai(script) as server:
+        results = _client(server.base_url).chat_many([_request("stream"), _request("plain")])
+    for result in results:
+        assert result.status == "ok" and result.text == "bad \ufffd text"
+        assert result.prompt_tokens is None and result.completion_tokens is None
+        result.text.encode("utf-8")  # encodable
+        assert result.model_id == "fake-model"
+
+
+def test_a_server_dripping_bytes_is_cut_at_the_total_deadline_28_4():
+    """Issue 28 (4): a server that drips one byte a second kept a 3 s timeout waiting past
+    100 s: the timeout bounded each read, not the request."""
+
+    def script(body, n):
+        return Reply(text="slowly " * 20, drip=0.2)
+
+    with fake_openai(script) as server:
+        started = time.monotonic()
+        result = _client(server.base_url, timeout=1.0, max_retries=0).chat(_request("drip"))
+        took = time.monotonic() - started
+    assert result.status == "error" and result.error.startswith("timeout")
+    assert "within 1 s" in result.error
+    assert took < 3.0
+
+
+def test_a_gzip_bomb_is_refused_past_the_size_cap_without_inflating_it_28_4():
+    """Issue 28 (4): a gzip body of 0.8 MB on the wire took 1.76 GB of memory."""
+    bomb = b'{"choices": [{"message": {"content": "' + b"a" * (64 * 1024 * 1024) + b'"}}]}'
+
+    def script(body, n):
+        return Reply(raw=bomb, gzip=True)
+
+    with fake_openai(script) as server:
+        client = _client(server.base_url, max_retries=2, max_reply_bytes=1024 * 1024)
+        result = client.chat(_request("bomb"))
+        assert server.count("bomb") == 1  # too large is final: not retried
+    assert result.status == "error" and "larger than 1,048,576 bytes" in result.error
+
+
+def test_an_answer_far_past_max_tokens_is_capped_28_4():
+    """Issue 28 (4): a 50 MB answer was stored although --max-tokens was 512."""
+    from s3kg_core.llm.client import text_cap
+
+    def script(body, n):
+        return Reply(text="word " * 200_000)  # 1 MB
+
+    with fake_openai(script) as server:
+        result = _client(server.base_url).chat(_request("long", max_tokens=16))
+    assert result.status == "ok" and result.finish_reason == "length"
+    assert len(result.text) == text_cap(16)
+
+
+def test_a_redirect_to_another_origin_is_refused_with_a_clear_error_28_11():
+    """Issue 28 (11): a 307 to another origin was followed silently (with the key)."""
+    with fake_openai(_echo) as other:
+
+        def script(body, n):
+            return Reply(redirect=f"{other.base_url}/chat/completions")
+
+        with fake_openai(script) as server:
+            client = _client(server.base_url, max_retries=0)
+            with pytest.raises(EndpointError, match="redirected to another origin") as info:
+                client.chat(_request("q"))
+        assert other.count() == 0
+    assert other.base_url.removesuffix("/v1") in str(info.value)
+
+
+def test_a_redirect_within_the_same_origin_is_followed():
+    with fake_openai(_echo) as server:
+        target = f"{server.base_url}/chat/completions"
+
+        def script(body, n):
+            return Reply(redirect=target) if n == 1 else _echo(body, n)
+
+        server.script = script
+        result = _client(server.base_url).chat(_request("moved"))
+    assert result.status == "ok" and result.text == "echo: moved"
+
+
+def test_a_server_that_ignores_stream_is_read_as_plain_json():
+    with fake_openai(lambda body, n: Reply(text="whole", stream=False)) as server:
+        result = _client(server.base_url).chat(_request("q"))
+        assert server.requests[0][1]["stream"] is True
+    assert result.status == "ok" and result.text == "whole" and result.completion_tokens == 1
+
+
+# -- adaptive concurrency (issue 29) -------------------------------------------------------------
+
+
+def test_a_single_worker_server_gets_one_request_at_a_time_after_one_probe():
+    def script(body, n):
+        return Reply(text="done", hang=0.3)
+
+    with fake_openai(script, workers=1) as server:
+        client = _client(server.base_url, concurrency=8, max_retries=0)
+        results = client.chat_many([_request(f"q{i}") for i in range(8)])
+        assert server.count() == 8  # one request per answer, no retries
+        assert server.busy <= 2  # probed at 2 once, never more
+    assert all(r.ok for r in results)
+    assert client.limit.limit == 1
+
+
+def test_a_parallel_server_lets_the_limit_grow_to_the_concurrency():
+    with fake_openai(lambda body, n: Reply(text="done", hang=0.1)) as server:
+        client = _client(server.base_url, concurrency=4, max_retries=0)
+        results = client.chat_many([_request(f"q{i}") for i in range(24)])
+    assert all(r.ok for r in results)
+    assert client.limit.limit == 4 and client.stats.peak_in_flight == 4
+
+
+def test_a_timed_out_request_is_not_retried_while_the_server_still_works_on_it():
+    """Issue 29: retries of timed-out requests jammed a single-worker server that kept
+    generating for the abandoned ones (24 requests logged, 1 finished)."""
+
+    def script(body, n):
+        return Reply(text="done", hang=0.8 if n == 1 else 0.2)
+
+    with fake_openai(script, workers=1) as server:
+        client = _client(server.base_url, timeout=0.5, max_retries=2, concurrency=4)
+        results = client.chat_many([_request(f"q{i}") for i in range(3)])
+        assert server.busy <= 2
+    assert all(r.ok for r in results)
+    assert client.stats.timeouts >= 1
+    assert client.stats.sent == server.count() <= 6

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_openai import Reply, fake_openai
+from fake_openai import Reply, fake_openai, last_user_message
 from llm_helpers import ITEMS, make_dataset, toy_model
 from store_helpers import REPO
 
@@ -80,11 +80,12 @@ def test_a_rerun_asks_nothing_and_failures_are_recorded_then_retried(tmp_path):
     with fake_openai(toy_model) as server:
         report = collect_answers(store, _client(store, server.base_url))
         assert report.statuses == {"ok": 3, "error": 2, "refused": 1, "empty": 1}
-        assert set(report.failures) == {"HTTP 500: scripted 500", "timeout"}
+        timeout = "timeout (no complete reply within 1 s)"
+        assert set(report.failures) == {"HTTP 500: scripted 500", timeout}
         assert "run the command again" in report.summary()
         got = {r[1]: (r[3], r[4]) for r in _answers(store)}
         assert got["bad"] == ("error", "HTTP 500: scripted 500")
-        assert got["slow"] == ("error", "timeout")
+        assert got["slow"] == ("error", timeout)
         assert got["limited"][0] == "ok"
         assert got["no"] == ("refused", "I will not answer that.")
         assert got["quiet"] == ("empty", None)
@@ -216,3 +217,98 @@ def test_kill_9_mid_batch_keeps_every_answer_received_and_the_rerun_pays_only_th
     assert f"{n - k} asked (ok {n - k}; 0 from the cache), {k} already answered" in rerun.output
     assert paid == {"first": k, "rerun": n - k}  # the total paid is N
     assert _stored_answers(db) == n
+
+
+# -- hostile replies (issue 28) and a single-worker server (issue 29) ------------------------------
+
+
+def test_hostile_answer_text_and_token_counts_are_stored_cleaned_and_cached_28_2(tmp_path):
+    """Issue 28 (2b, 2c): an answer with a lone surrogate, or usage of 10^12 / "many" tokens,
+    raised ConversionException in put_answers after the reply was cached: nothing of the batch
+    was stored and every rerun crashed again without a request."""
+
+    def script(body, n):
+        if "Curie" in last_user_message(body):
+            return Reply(text="Curie \ud800 Warsaw.", usage={"prompt_tokens": "many"})
+        if "Sun" in last_user_message(body):
+            return Reply(text="Sun.", usage={"prompt_tokens": 10**12, "completion_tokens": 1})
+        return toy_model(body, n)
+
+    store = Store(tmp_path / "h.duckdb")
+    make_dataset(store)
+    with fake_openai(script) as server:
+        report = collect_answers(store, _client(store, server.base_url))
+        again = collect_answers(store, _client(store, server.base_url), refresh=False)
+        assert server.count() == 4
+    assert report.statuses == {"ok": 4} and again.already_done == 4
+    with store.connect() as con:
+        rows = dict(
+            con.execute(
+                "SELECT i.ext_id, (a.answer, a.prompt_tokens, a.completion_tokens, a.model_id) "
+                "FROM answers a JOIN items i USING (item_id)"
+            ).fetchall()
+        )
+    assert rows["q2"] == ("Curie \ufffd Warsaw.", None, None, "toy")
+    assert rows["q3"] == ("Sun.", None, 1, "toy")
+
+
+def _answer_rows(db: Path) -> dict[str, tuple]:
+    with Store(db).connect() as con:
+        return dict(
+            con.execute(
+                "SELECT i.ext_id, (a.status, a.error) FROM answers a JOIN items i USING (item_id)"
+            ).fetchall()
+        )
+
+
+def test_collect_from_a_single_worker_server_stores_every_answer_without_a_pile_up_29(
+    tmp_path, monkeypatch
+):
+    """Issue 29: against one CPU worker, collect's defaults (concurrency 4, retries of
+    timed-out requests the server kept working on) jammed the server: 24 requests logged, 1
+    finished, exit 3. Now: one request at a time after one probe, every answer stored, one
+    request per answer; an answer slower than the timeout is an error row (exit 3), retried
+    only once the server is past it."""
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    items = [
+        *ITEMS,
+        ItemRecord("q5", "Q?", "Tea calms nerves.", "g"),
+        ItemRecord("slow", "Q?", "SLOWITEM takes long. Yes.", "g"),
+    ]
+    db = tmp_path / "w.duckdb"
+    make_dataset(Store(db), items)
+
+    def script(body, n):
+        slow = "SLOWITEM" in last_user_message(body)
+        return Reply(text=toy_model(body, n).text, hang=2.4 if slow else 0.5)
+
+    args = ["collect", "--db", str(db), "--model", "toy", "--timeout", "1.5", "--max-retries", "1"]
+    with fake_openai(script, workers=1) as server:
+        result = CliRunner().invoke(cli, [*args, "--base-url", server.base_url])
+        fast = sum(i.ext_id != "slow" for i in items)
+        assert server.count() - server.count("SLOWITEM") == fast  # one request per answer
+        assert server.count("SLOWITEM") == 2, result.output  # one try, one retry
+        assert server.busy <= 2  # never a pile-up: one in line at most
+    assert result.exit_code == 3, result.output
+    rows = _answer_rows(db)
+    assert all(rows[i.ext_id] == ("ok", None) for i in items if i.ext_id != "slow")
+    assert rows["slow"] == ("error", "timeout (no complete reply within 1.5 s)")
+    assert f"{len(items) + 1} requests sent (1 retries, 2 timeouts" in result.output
+
+
+def test_collect_with_a_dripping_server_stops_at_its_timeout_28_4(tmp_path, monkeypatch):
+    """Issue 28 (4): a server dripping one byte a second kept `collect --timeout 3` waiting
+    past 100 s."""
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    db = tmp_path / "d.duckdb"
+    make_dataset(Store(db), ITEMS[:1])
+    args = ["collect", "--db", str(db), "--model", "toy", "--timeout", "1", "--max-retries", "0"]
+    with fake_openai(lambda body, n: Reply(text="drip " * 50, drip=0.05)) as server:
+        started = time.monotonic()
+        result = CliRunner().invoke(cli, [*args, "--base-url", server.base_url])
+        took = time.monotonic() - started
+    assert result.exit_code == 1, result.output
+    assert _answer_rows(db)["q1"] == ("error", "timeout (no complete reply within 1 s)")
+    assert took < 4

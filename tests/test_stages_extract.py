@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fake_openai import Reply, fake_openai, last_user_message
 from llm_helpers import ITEMS, make_dataset, toy_model
@@ -176,3 +178,80 @@ def test_table_imported_answers_are_extracted_offline(tmp_path):
     answer = kgs[(run, 1, "answer")]
     assert answer.status == "ok"
     assert [(t.head.lower(), t.tail.lower()) for t in answer.triples] == [("aspirin", "fever")]
+
+
+def _hostile(body, n):
+    """The toy model, with hostile extraction replies for texts marked so (issue 28)."""
+    user = last_user_message(body)
+    if "TEXT 1:" in user and "SURROGATE" in user:
+        graphs = {"knowledge_graph1": [["a\ud800", "r", "b"]], "knowledge_graph2": []}
+        return Reply(text=json.dumps({**graphs, "knowledge_graph3": []}))
+    if "TEXT 1:" in user and "WRONGSCHEMA" in user:
+        return Reply(text='{"error": "I could not do that"}')
+    if "TEXT 1:" in user and "NESTED" in user:
+        return Reply(text="[" * 200_000 + "]" * 200_000)
+    return toy_model(body, n)
+
+
+def _hostile_store(tmp_path, marker: str) -> Store:
+    store = Store(tmp_path / "h.duckdb")
+    make_dataset(store, [ITEMS[0], ItemRecord("h", "Q?", f"{marker} sun heats earth.", "g x y.")])
+    return store
+
+
+def test_a_label_with_a_lone_surrogate_is_stored_cleaned_with_the_rest_of_the_batch_28_2(
+    tmp_path,
+):
+    """Issue 28 (2a): a label "a\\ud800" crashed put_kgs with UnicodeEncodeError after the reply
+    was cached, so the batch was lost and every rerun crashed without a request."""
+    store = _hostile_store(tmp_path, "SURROGATE")
+    with fake_openai(_hostile) as server:
+        collect_answers(store, _client(store, server.base_url))
+        report = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+    kgs = _kgs(store)
+    assert report.items == 2 and len(kgs) == 6
+    labels = {t.head for kg in kgs.values() for t in kg.triples}
+    assert "a\ufffd" in labels and "Aspirin" in labels
+
+
+def test_a_reply_whose_kgs_the_store_rejects_is_not_cached_28_2(tmp_path, monkeypatch):
+    """Issue 28 (2): the reply was cached before the store rejected its KGs, so every rerun
+    replayed it from the cache without asking the endpoint."""
+    store = Store(tmp_path / "r.duckdb")
+    make_dataset(store, ITEMS[:1])
+    real = Store.put_kgs
+
+    def reject(con, kgs):
+        raise RuntimeError("the store rejected these KGs")
+
+    with fake_openai(toy_model) as server:
+        collect_answers(store, _client(store, server.base_url))
+        monkeypatch.setattr(Store, "put_kgs", staticmethod(reject))
+        with pytest.raises(RuntimeError, match="rejected"):
+            extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        monkeypatch.setattr(Store, "put_kgs", staticmethod(real))
+        report = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        assert server.count("TEXT 1:") == 2  # asked again, not replayed from the cache
+    assert report.statuses == {"ok": 3}
+
+
+@pytest.mark.parametrize(
+    ("marker", "reason"),
+    [
+        ("WRONGSCHEMA", "none of the expected keys"),  # issue 28 (3)
+        ("NESTED", "nests too deeply"),  # issue 28 (2d)
+    ],
+)
+def test_a_wrong_schema_or_too_deep_reply_is_failed_and_asked_again_28(tmp_path, marker, reason):
+    """Issue 28 (3): ``{"error": ...}`` became three ``empty`` KGs, cached, never retried, and
+    scored CUS 0 as if the answer said nothing. (2d): 200,000 nested brackets raised
+    RecursionError out of the parser."""
+    store = _hostile_store(tmp_path, marker)
+    with fake_openai(_hostile) as server:
+        collect_answers(store, _client(store, server.base_url))
+        first = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        again = extract_store(store, LLMExtractor(_client(store, server.base_url)))
+        assert server.count(marker) == 1 + 2  # the answer, then the extraction twice
+    assert first.statuses == {"ok": 3, "failed": 3} and again.items == 1
+    failed = [kg.status for kg in _kgs(store).values() if kg.status.startswith("failed")]
+    assert len(failed) == 3 and reason in failed[0]

@@ -111,3 +111,67 @@ def test_tau_store_with_an_unrecorded_encoder_says_to_pass_it(tmp_path, minilm):
     with pytest.raises(ConfigError, match="pass it with --encoder PATH"):
         tau_store(store)
     assert tau_store(store, encoder=local).analysed == 2
+
+
+# -- the threshold, and the TAU signature that records it (issue 30) -------------------------
+
+
+def _calibrate(store: Store, encoder: str, threshold: float) -> None:
+    from datetime import datetime
+
+    from s3kg_core.store import annotation_queries
+
+    with store.transaction() as con:
+        annotation_queries.insert_calibration(
+            con,
+            {
+                "created_at": datetime(2025, 1, 1),
+                "encoder": encoder,
+                "threshold": threshold,
+                "f1": 1.0,
+                "precision": 1.0,
+                "recall": 1.0,
+                "positives": 1,
+                "negatives": 1,
+                "curve": "[]",
+                "detail": "{}",
+            },
+        )
+
+
+def _results(store: Store) -> list[dict]:
+    return [json.loads(r[10]) for r in _tau_rows(store)]
+
+
+def test_each_result_records_the_threshold_and_where_it_came_from(scored, minilm):
+    store, _ = scored
+    report = tau_store(store, fraction=1.0, encoder=minilm)
+    assert (
+        report.tau_signature
+        == f"tau|enc:{minilm.name}|triple:0.76|component:0.76|threshold:default"
+    )
+    assert {r["signature"] for r in _results(store)} == {report.tau_signature}
+    assert {r["triple_threshold"] for r in _results(store)} == {0.76}
+    strict = tau_store(store, fraction=1.0, encoder=minilm, threshold=1.0)
+    assert strict.tau_signature.endswith("|triple:1|component:0.76|threshold:given")
+    assert {r["triple_threshold"] for r in _results(store)} == {1.0}
+    assert strict.counts["aligned"] <= report.counts["aligned"]
+
+
+def test_the_calibrated_threshold_is_the_newest_one_stored_for_the_encoder(scored, minilm):
+    store, _ = scored
+    with pytest.raises(ConfigError, match="s3kg tau calibrate"):
+        tau_store(store, encoder=minilm, threshold="calibrated")
+    _calibrate(store, "another-encoder", 0.5)
+    _calibrate(store, minilm.name, 0.9)
+    _calibrate(store, minilm.name, 0.83)
+    report = tau_store(store, fraction=1.0, encoder=minilm, threshold="calibrated")
+    assert report.tau_signature.endswith("|triple:0.83|component:0.76|threshold:calibrated#3")
+    assert {r["triple_threshold"] for r in _results(store)} == {0.83}
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.1, "high", float("nan")])
+def test_a_threshold_out_of_range_is_a_config_error(scored, minilm, bad):
+    store, _ = scored
+    with pytest.raises(ConfigError, match="threshold must be a number in"):
+        tau_store(store, encoder=minilm, threshold=bad)

@@ -13,9 +13,9 @@ from store_helpers import build_store, count, start_lock_holder
 
 from s3kg_core.errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
 from s3kg_core.kg import Triple
-from s3kg_core.store import grapheval_queries
+from s3kg_core.store import grapheval_queries, queries
 from s3kg_core.store.records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
-from s3kg_core.store.schema import SCHEMA_VERSION
+from s3kg_core.store.schema import MIGRATIONS, SCHEMA_VERSION
 from s3kg_core.store.store import Store
 
 TABLES = {
@@ -28,7 +28,11 @@ TABLES = {
     "triples",
     "scores",
     "tau_results",
-    "annotations",
+    "verdicts",
+    "annotation_tasks",
+    "task_items",
+    "task_units",
+    "tau_calibrations",
     "embeddings",
     "llm_cache",
     "bench_results",
@@ -62,13 +66,14 @@ def _set_version(path: Path, value: str) -> None:
 def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
     path = tmp_path / "sub" / "new.duckdb"
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 6
     assert path.exists()
     assert _tables(path) >= TABLES
     con = duckdb.connect(str(path), read_only=True)
-    rows = con.execute("SELECT key, value FROM meta").fetchall()
+    rows = dict(con.execute("SELECT key, value FROM meta").fetchall())
     con.close()
-    assert rows == [("schema_version", str(SCHEMA_VERSION))]
+    applied = ",".join(str(v) for v in sorted(MIGRATIONS))
+    assert rows == {"schema_version": str(SCHEMA_VERSION), "schema_migrations": applied}
 
 
 def test_reopening_is_idempotent_and_keeps_data(tmp_path):
@@ -80,7 +85,7 @@ def test_reopening_is_idempotent_and_keeps_data(tmp_path):
         assert Store(path, read_only=True).schema_version() == SCHEMA_VERSION
     assert {t: count(Store(path), t) for t in before} == before
     con = duckdb.connect(str(path), read_only=True)
-    assert con.execute("SELECT count(*) FROM meta").fetchall() == [(1,)]
+    assert con.execute("SELECT count(*) FROM meta").fetchall() == [(2,)]
     con.close()
 
 
@@ -100,8 +105,6 @@ def test_newer_schema_version_is_refused(tmp_path, read_only):
 
 
 def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
-    from s3kg_core.store.schema import MIGRATIONS
-
     path = tmp_path / "v1.duckdb"
     con = duckdb.connect(str(path))
     for statement in MIGRATIONS[1]:
@@ -128,8 +131,6 @@ def test_a_version_1_file_with_answers_migrates_to_2_and_keeps_them(tmp_path):
 
 
 def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
-    from s3kg_core.store.schema import MIGRATIONS
-
     path = tmp_path / "v2.duckdb"
     con = duckdb.connect(str(path))
     for version in (1, 2):
@@ -140,15 +141,13 @@ def test_a_version_2_file_migrates_to_3_and_gains_bench_results(tmp_path):
     con.close()
     assert "bench_results" not in _tables(path)
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION
     assert "bench_results" in _tables(path)
     with store.connect() as con:
         assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
 
 
 def test_a_version_3_file_migrates_to_4_and_gains_the_grapheval_and_factuality_tables(tmp_path):
-    from s3kg_core.store.schema import MIGRATIONS
-
     path = tmp_path / "v3.duckdb"
     con = duckdb.connect(str(path))
     for version in (1, 2, 3):
@@ -160,10 +159,78 @@ def test_a_version_3_file_migrates_to_4_and_gains_the_grapheval_and_factuality_t
     new = {"grapheval_results", "grapheval_bench", "factuality_evals"}
     assert not new & _tables(path)
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION
     assert new <= _tables(path)
     with store.connect() as con:
         assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
+
+
+def test_a_migration_numbered_below_the_file_s_version_still_runs_once(tmp_path, monkeypatch):
+    """Branches add migrations in parallel: one merged later may carry a lower number than one
+    a file already has. It must run (once), not be skipped because the version is higher."""
+    import s3kg_core.store.store as store_module
+
+    gap, top = SCHEMA_VERSION + 1, SCHEMA_VERSION + 2
+    path = tmp_path / "gap.duckdb"
+    later = {**MIGRATIONS, top: ("CREATE TABLE IF NOT EXISTS probe_top (x INTEGER)",)}
+    monkeypatch.setattr(store_module, "MIGRATIONS", later)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", top)
+    assert Store(path).schema_version() == top
+    assert "probe_top" in _tables(path) and "probe_gap" not in _tables(path)
+    both = {**later, gap: ("CREATE TABLE probe_gap (x INTEGER)",)}  # no IF NOT EXISTS: once only
+    monkeypatch.setattr(store_module, "MIGRATIONS", both)
+    with pytest.raises(DatabaseError, match=f"migrations {gap} to run"):
+        Store(path, read_only=True).schema_version()
+    assert Store(path).schema_version() == top
+    assert "probe_gap" in _tables(path)
+    assert Store(path).schema_version() == top  # a third open runs nothing again
+    con = duckdb.connect(str(path), read_only=True)
+    applied = con.execute("SELECT value FROM meta WHERE key = 'schema_migrations'").fetchall()
+    con.close()
+    assert applied == [(",".join(str(v) for v in sorted(both)),)]
+    # this build without the gap's migration: the file applied one it does not know
+    monkeypatch.setattr(store_module, "MIGRATIONS", later)
+    with pytest.raises(CorruptDatabaseError, match="newer than this s3kg"):
+        Store(path).schema_version()
+
+
+def test_a_version_4_file_migrates_to_5_with_run_names_and_answer_model_ids(tmp_path):
+    """Issue 29: a run collected from a local folder was shown under the folder's whole path;
+    migration 5 gives every run a display name (the model's short name) and answers a model
+    id and finish reason."""
+    from s3kg_core.store.schema import MIGRATIONS
+
+    path = tmp_path / "v4.duckdb"
+    con = duckdb.connect(str(path))
+    for version in (1, 2, 3, 4):
+        for statement in MIGRATIONS[version]:
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '4')")
+    con.execute("INSERT INTO datasets (name) VALUES ('d')")
+    models = ["/root/.cache/s3kg/models/smollm2-135m-instruct", "org/Model-7B/", "gpt-4o"]
+    for i, model in enumerate(models):
+        con.execute(
+            "INSERT INTO runs (dataset_id, model, temperature, extractor) VALUES (1, ?, ?, 'x')",
+            [model, float(i)],
+        )
+    con.close()
+    store = Store(path)
+    with store.transaction() as con:
+        names = con.execute("SELECT name FROM runs ORDER BY run_id").fetchall()
+        ds = store.ensure_dataset(con, "d")
+        ids = store.upsert_items(con, ds, [ItemRecord("q", "Why?")])
+        fresh = store.ensure_run(con, ds, "/tmp/models/my-llm", 0.0, "none")
+        named = store.ensure_run(con, ds, "/tmp/models/my-llm", 0.5, "none", name="mine")
+        store.put_answers(
+            con,
+            fresh,
+            [AnswerRecord(ids["q"], "a", model_id="served-id", finish_reason="length")],
+        )
+        row = con.execute("SELECT model_id, finish_reason FROM answers").fetchone()
+        shown = queries.run_overview(con).set_index("run_id")["model"].to_dict()
+    assert names == [("smollm2-135m-instruct",), ("Model-7B",), ("gpt-4o",)]
+    assert row == ("served-id", "length")
+    assert shown[fresh] == "my-llm" and shown[named] == "mine"
 
 
 def test_bench_results_are_replaced_by_key(tmp_path):

@@ -312,20 +312,6 @@ def test_texts_and_parquet_export(store, tmp_path):
     assert back == [(6,)]
 
 
-def test_annotations_replace_only_the_same_annotator_s_pair(store):
-    with store.transaction() as con:
-        for who, verdict in (("ann", "confirm"), ("bob", "confirm"), ("ann", "reject")):
-            queries.replace_annotation(con, 1, 1, who, '["a", "r", "b"]', None, verdict)
-        queries.replace_annotation(con, 2, 1, "ann", None, '["x", "r", "y"]', "extra")
-        frame = queries.annotations_frame(con)
-        assert frame[["run_id", "annotator", "verdict"]].values.tolist() == [
-            [1, "bob", "confirm"],
-            [1, "ann", "reject"],
-            [2, "ann", "extra"],
-        ]
-        assert queries.annotations_frame(con, 2)["verdict"].tolist() == ["extra"]
-
-
 def _detection(con, item: int, checker: str, inconsistent: bool | None) -> None:
     grapheval_queries.put_grapheval_result(
         con,

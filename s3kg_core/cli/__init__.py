@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
-from . import bench, factuality, grapheval, pairs, pipeline, store
+from . import annotate, bench, factuality, grapheval, llm, pairs, pipeline, store
 
 __all__ = ["cli", "main"]
 
@@ -20,7 +20,7 @@ def cli() -> None:
     """S3KG Workbench: evaluate LLM answers by comparing knowledge graphs."""
 
 
-for _module in (pairs, store, pipeline, bench, grapheval, factuality):
+for _module in (pairs, store, pipeline, llm, bench, grapheval, factuality, annotate):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

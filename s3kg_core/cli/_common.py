@@ -362,7 +362,9 @@ def endpoint_options(func: F) -> F:
             type=click.IntRange(1, 256),
             default=4,
             show_default=True,
-            help="Requests in flight at once.",
+            help="The most requests in flight at once. The client starts with one and adds "
+            "more only while the server answers them without queueing; timeouts, 429 and 503 "
+            "halve it.",
         ),
         click.option(
             "--rpm",
@@ -373,9 +375,9 @@ def endpoint_options(func: F) -> F:
         click.option(
             "--timeout",
             type=click.FloatRange(0, min_open=True),
-            default=60.0,
-            show_default=True,
-            help="Seconds per request before it is retried.",
+            default=None,
+            help="Seconds a request may take in all before it is retried (default: 60 + 0.5 "
+            "per token of --max-tokens, for slow local servers).",
         ),
         click.option(
             "--max-retries",

@@ -7,6 +7,7 @@ and :func:`s3kg_core.stages.run.run_pipeline`.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,37 @@ if TYPE_CHECKING:
     from ..extract.base import Extractor
 
 __all__ = ["COMMANDS"]
+
+
+def _origin(flag: str | None, variable: str, default: str | None = None) -> tuple[str, str]:
+    """A setting's value and where it came from: its flag, the environment or the default."""
+    if flag:
+        return flag, "flag"
+    if os.environ.get(variable):
+        return os.environ[variable], f"${variable}"
+    return default or "none", "default"
+
+
+def _endpoint_line(endpoint: dict[str, Any]) -> str:
+    """``endpoint URL (from), model NAME (from)``: what an LLM command is about to call."""
+    from ..llm.client import DEFAULT_BASE_URL
+    from ..llm.urls import redact_url
+
+    url, url_from = _origin(endpoint["base_url"], "OPENAI_BASE_URL", DEFAULT_BASE_URL)
+    model, model_from = _origin(endpoint["model"], "S3KG_MODEL")
+    if url_from == "flag":
+        url_from = "--base-url"
+    if model_from == "flag":
+        model_from = "--model"
+    return f"endpoint {redact_url(url)} ({url_from}), model {model} ({model_from})"
+
+
+def _extractor_line(kind: str, chosen_by: str, prompt: str, endpoint: dict[str, Any]) -> str:
+    """Which extractor a command uses and why, with the endpoint of an LLM one."""
+    if kind == "offline":
+        why = "--extractor offline" if chosen_by == "flag" else "the default"
+        return f"extractor offline, spaCy rules, no LLM ({why}; --extractor llm uses an endpoint)"
+    return f"extractor llm (--extractor llm, prompt {prompt}), {_endpoint_line(endpoint)}"
 
 
 def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> list[float]:
@@ -66,6 +98,11 @@ def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> li
     is_flag=True,
     help="Ask the answered items again too, ignoring cached replies (new ones replace them).",
 )
+@click.option(
+    "--name",
+    default=None,
+    help="The runs' display name (default: the model's short name, e.g. the last part of a path).",
+)
 @friendly_errors
 def collect_cmd(
     db_path: Path,
@@ -76,6 +113,7 @@ def collect_cmd(
     max_input_chars: int,
     max_tokens: int,
     refresh: bool,
+    name: str | None,
     **endpoint: Any,
 ) -> None:
     """Ask a model every stored question with its context; store answers, latency and tokens.
@@ -83,11 +121,14 @@ def collect_cmd(
     One run per dataset x temperature. Resumable: answered items are skipped, failed ones
     (HTTP errors, timeouts) are asked again, and every usable response is cached in the
     database, so a rerun never pays twice. --refresh asks everything again on purpose.
+    Requests are streamed; at most --concurrency are in flight, fewer while the server
+    queues them, and a timed-out request is sent again only once the server is past it.
     """
     from ..stages.collect import collect_answers
     from ..store.store import Store
 
     client = llm_client(existing_db(db_path), endpoint, refresh=refresh)
+    click.echo(f"collect: {_endpoint_line(endpoint)}")
     with StageBar() as bar:
         report = collect_answers(
             Store(db_path),
@@ -99,27 +140,36 @@ def collect_cmd(
             max_tokens=max_tokens,
             limit=limit,
             refresh=refresh,
+            name=name,
             progress=bar.update,
         )
-    click.echo(f"collected from {client.settings.model}: {report.summary()}")
+    from ..store.records import short_name
+
+    shown = name or short_name(client.settings.model)
+    click.echo(f"collected from {shown}: {report.summary()}")
     exit_on_failures([report.stage_failures()])
 
 
 def _extractor(
-    kind: str,
+    kind: str | None,
     prompt: str,
     db_path: Path,
     endpoint: dict[str, Any],
     max_tokens: int = 2048,
     *,
     refresh: bool = False,
+    say: str = "extract",
 ) -> Extractor:
-    """The extractor of the ``--extractor`` / ``--prompt`` options (auto: llm if configured)."""
-    from ..extract.factory import make_extractor
-    from ..llm.client import endpoint_configured
+    """The extractor of the ``--extractor`` / ``--prompt`` options, said on one line first.
 
-    if kind == "auto":
-        kind = "llm" if endpoint_configured(endpoint["base_url"], endpoint["model"]) else "offline"
+    No option: offline, whatever the environment holds (an exported ``OPENAI_BASE_URL`` never
+    switches extraction to the LLM by itself).
+    """
+    from ..extract.factory import make_extractor
+
+    chosen_by = "flag" if kind else "default"
+    kind = kind or "offline"
+    click.echo(f"{say}: {_extractor_line(kind, chosen_by, prompt, endpoint)}")
     client = llm_client(db_path, endpoint, refresh=refresh) if kind == "llm" else None
     return make_extractor(
         kind,
@@ -131,11 +181,11 @@ def _extractor(
 
 _EXTRACTOR_OPTION = click.option(
     "--extractor",
-    type=click.Choice(["auto", "llm", "offline"]),
-    default="auto",
-    show_default=True,
-    help="llm: the configured endpoint; offline: spaCy rules, no LLM; auto: llm when an "
-    "endpoint and model are configured, else offline.",
+    type=click.Choice(["offline", "llm"]),
+    default=None,
+    help="offline (the default): spaCy rules, no LLM; llm: the endpoint of --base-url / "
+    "$OPENAI_BASE_URL and --model / $S3KG_MODEL. The command's first line says which it uses "
+    "and why.",
 )
 _PROMPT_OPTION = click.option(
     "--prompt",
@@ -174,7 +224,7 @@ _PROMPT_OPTION = click.option(
 @friendly_errors
 def extract_cmd(
     db_path: Path,
-    extractor: str,
+    extractor: str | None,
     prompt: str,
     max_tokens: int,
     run_ids: tuple[int, ...],
@@ -242,6 +292,25 @@ def extract_cmd(
     show_default=True,
     help="TAU explains this lowest-scoring share of each run.",
 )
+@click.option(
+    "--name",
+    default=None,
+    help="Display name of the collected runs (default: the model's short name).",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(1),
+    default=512,
+    show_default=True,
+    help="Length limit of each collected answer.",
+)
+@click.option(
+    "--extract-max-tokens",
+    type=click.IntRange(16),
+    default=2048,
+    show_default=True,
+    help="Length limit of each LLM extraction response (--extractor llm).",
+)
 @friendly_errors
 def run_cmd(
     db_path: Path,
@@ -252,7 +321,7 @@ def run_cmd(
     temperatures: list[float],
     limit: int | None,
     seed: int,
-    extractor: str,
+    extractor: str | None,
     prompt: str,
     encoder: str,
     mode: str,
@@ -260,13 +329,16 @@ def run_cmd(
     tau: float,
     wl_iterations: int,
     fraction: float,
+    name: str | None,
+    max_tokens: int,
+    extract_max_tokens: int,
     **endpoint: Any,
 ) -> None:
     """Import -> collect -> extract -> score -> TAU, each stage resumable.
 
     Without an endpoint the collect stage is skipped (answers must already be stored, e.g.
-    imported with a table's answer column, whose model --model names) and extraction is
-    offline.
+    imported with a table's answer column, whose model --model names). Extraction is offline
+    unless --extractor llm says otherwise; the first lines say what each stage uses and why.
     """
     from ..llm.client import endpoint_configured
     from ..scoring.s3kg import S3KGConfig
@@ -292,13 +364,19 @@ def run_cmd(
         existing_db(db_path)
     collect = None
     if endpoint_configured(endpoint["base_url"], endpoint["model"]):
+        click.echo(f"run: collect from {_endpoint_line(endpoint)}")
         collect = CollectSettings(
             llm_client(db_path, endpoint),
             datasets=list(datasets) or None,
             temperatures=temperatures,
             seed=seed,
             limit=limit,
+            max_tokens=max_tokens,
+            name=name,
         )
+    chosen = _extractor(
+        extractor, prompt, db_path, endpoint, max_tokens=extract_max_tokens, say="run"
+    )
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
         alpha=alpha,
@@ -310,7 +388,7 @@ def run_cmd(
             Store(db_path),
             imports=imports,
             collect=collect,
-            extractor=_extractor(extractor, prompt, db_path, endpoint),
+            extractor=chosen,
             encoder=encoder,
             config=config,
             tau=TauSettings(fraction=fraction),

@@ -16,6 +16,7 @@ from ._common import (
     scoring_options,
     write_json_atomic,
 )
+from .annotate import threshold_option
 
 __all__ = ["COMMANDS"]
 
@@ -170,7 +171,7 @@ def score_cmd(
     )
 
 
-@click.command("tau")
+@click.group("tau", invoke_without_command=True)
 @DB_OPTION
 @click.option(
     "--fraction", type=click.FloatRange(0.0, 1.0, min_open=True), default=0.05, show_default=True
@@ -190,11 +191,26 @@ def score_cmd(
     "backend).",
 )
 @backend_option
+@threshold_option
+@click.pass_context
 @friendly_errors
 def tau_cmd(
-    db_path: Path, fraction: float, target: str, signature: str | None, encoder: str | None
+    ctx: click.Context,
+    db_path: Path,
+    fraction: float,
+    target: str,
+    signature: str | None,
+    encoder: str | None,
+    threshold: float | str | None,
 ) -> None:
-    """Explain the lowest-scoring answers of every run triple by triple (TAU)."""
+    """Explain the lowest-scoring answers of every run triple by triple (TAU).
+
+    `s3kg tau calibrate` fits TAU's threshold to the annotators' labels; `--threshold
+    calibrated` then uses it. The TAU signature printed (and stored with every result) names
+    the threshold and where it came from.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
     from ..stages.tau import tau_store
     from ..store.store import Store
 
@@ -204,11 +220,75 @@ def tau_cmd(
         target=target,
         signature=signature,
         encoder=encoder,
+        threshold=threshold,
     )
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.counts.items())
     click.echo(
         f"TAU on {report.analysed} answers (lowest {fraction:g} by {target}): {counts or 'none'}"
+        + (f"; {report.tau_signature}" if report.tau_signature else "")
     )
+
+
+@tau_cmd.command("calibrate")
+@DB_OPTION
+@click.option(
+    "--task", "task_id", type=int, default=None, help="Only this task's labels (default: all)."
+)
+@click.option("--signature", default=None, help="Scores whose encoder TAU uses (default: latest).")
+@click.option(
+    "--encoder", default=None, help="TAU's encoder (default: the one the scores were made with)."
+)
+@backend_option
+@click.option(
+    "--curve",
+    "curve_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the whole result (the curve at every threshold) as JSON.",
+)
+@click.pass_context
+@friendly_errors
+def tau_calibrate_cmd(
+    ctx: click.Context,
+    db_path: Path,
+    task_id: int | None,
+    signature: str | None,
+    encoder: str | None,
+    curve_path: Path | None,
+) -> None:
+    """Fit TAU's triple threshold (0.76 by default) to the people's final labels.
+
+    Aligned: confirmed alignments and added pairs; not aligned: rejected alignments and
+    confirmed relation or entity mismatches. The threshold (0.30 to 0.99 by 0.01) whose
+    "aligned when the sentence cosine reaches it" has the best F1 against them is stored for
+    the encoder, for `s3kg tau --threshold calibrated`. Prints the curve.
+    """
+    from ..annotation.calibrate import calibrate_store
+    from ..store.store import Store
+
+    parent = ctx.parent
+    if (
+        parent is not None
+        and ctx.get_parameter_source("db_path") is not click.core.ParameterSource.COMMANDLINE
+        and parent.get_parameter_source("db_path") is click.core.ParameterSource.COMMANDLINE
+    ):
+        db_path = parent.params["db_path"]  # `s3kg tau --db X calibrate` means X too
+    if curve_path is not None:
+        from ..annotation.exchange import refuse_the_database
+
+        refuse_the_database(curve_path, db_path)
+        check_writable(curve_path)
+    result = calibrate_store(
+        Store(existing_db(db_path)), task_id=task_id, encoder=encoder, signature=signature
+    )
+    click.echo(result.summary())
+    click.echo("threshold  precision  recall  F1")
+    for p in result.curve:
+        mark = " <- chosen" if p.threshold == result.threshold else ""
+        mark += " (default)" if p.threshold == result.default.threshold else ""
+        click.echo(f"{p.threshold:9.2f}  {p.precision:9.3f}  {p.recall:6.3f}  {p.f1:.3f}{mark}")
+    if curve_path is not None:
+        write_json_atomic(curve_path, result.to_dict())
 
 
 @click.command("cus")

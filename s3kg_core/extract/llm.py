@@ -10,12 +10,14 @@ on the next run instead of being parsed again from the cache.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Literal
 
 from ..errors import ConfigError, LLMResponseError
 from ..llm.client import ChatRequest, ChatResult, LLMClient
 from ..progress import Progress
+from ..store.records import short_name
 from .base import SOURCES, ItemTexts, TextKG
 from .parse import parse_kg_json
 from .prompts import (
@@ -72,6 +74,8 @@ class LLMExtractor:
     >>> ex = LLMExtractor(LLMClient(LLMSettings(model="m", base_url="http://127.0.0.1:9/v1")))
     >>> ex.name
     'llm:m:joint-kg-v1'
+    >>> LLMExtractor(LLMClient(LLMSettings(model="/cache/models/smol", base_url="http://h/v1"))).name
+    'llm:smol:joint-kg-v1'
     """
 
     def __init__(
@@ -95,7 +99,28 @@ class LLMExtractor:
         self.seed = seed
         self.max_tokens = max_tokens
         version = JOINT_PROMPT_VERSION if prompt == "joint" else SINGLE_PROMPT_VERSION
-        self.name = f"llm:{client.settings.model}:{version}"
+        model = client.settings.model
+        if model.startswith(("/", "~", "./", "../")):  # a local folder: its name, not its path
+            model = short_name(model)
+        self.name = f"llm:{model}:{version}"
+
+    def deferred_cache(self) -> contextlib.AbstractContextManager[None]:
+        """Cache the replies of the block only if it ends without an error.
+
+        The extraction stage wraps extracting a batch and storing its KGs in it, so a reply
+        whose KGs the store rejects is not cached (see
+        :meth:`~s3kg_core.llm.client.LLMClient.deferred_cache`).
+        """
+        return self.client.deferred_cache()
+
+    def _unparsed(self, result: ChatResult, exc: LLMResponseError) -> str:
+        """The status of a reply that did not parse, saying when it was cut at max_tokens."""
+        if result.finish_reason == "length":
+            return (
+                f"failed: the reply stopped at the token limit ({self.max_tokens}; raise "
+                f"--max-tokens) before its JSON was complete: {exc}"
+            )
+        return f"failed: {exc}"
 
     def _request(self, messages: tuple[tuple[str, str], ...], version: str) -> ChatRequest:
         return ChatRequest(
@@ -134,7 +159,8 @@ class LLMExtractor:
             try:
                 parsed = parse_kg_json(result.text or "", JOINT_KEYS)
             except LLMResponseError as exc:
-                out.append({s: TextKG(status=f"failed: {exc}", truncated=flags[s]) for s in given})
+                status = self._unparsed(result, exc)
+                out.append({s: TextKG(status=status, truncated=flags[s]) for s in given})
                 continue
             kgs = {}
             for source, key in zip(SOURCES, JOINT_KEYS, strict=True):
@@ -166,7 +192,7 @@ class LLMExtractor:
             try:
                 parsed = parse_kg_json(result.text or "", [SINGLE_KEY])
             except LLMResponseError as exc:
-                out.append(TextKG(status=f"failed: {exc}", truncated=was_cut))
+                out.append(TextKG(status=self._unparsed(result, exc), truncated=was_cut))
                 continue
             out.append(
                 TextKG(

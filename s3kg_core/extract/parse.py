@@ -7,8 +7,12 @@ single-quoted strings into double-quoted ones; and, only where the caller allows
 (``repair_json(text, truncated=True)``), cut a reply that stops mid-way (a model that ran out of
 tokens) after its last complete inner list or object and close what is still open, so the
 complete entries survive and the cut-off one is dropped, never completed. Whatever still fails
-is an :class:`~s3kg_core.errors.LLMResponseError` naming the JSON error. Triples of the wrong
-arity or with non-text parts are dropped and counted, never guessed.
+is an :class:`~s3kg_core.errors.LLMResponseError` naming the JSON error, and so is a reply nested
+too deeply to parse (``[[[[...`` 200,000 levels down) and a JSON object with none of the keys
+asked for (``{"error": "I could not do that"}``: a reply of another schema, not an empty KG).
+Triples of the wrong arity or with non-text parts are dropped and counted, never guessed; labels
+are cleaned as every reply is (:func:`s3kg_core.llm.replies.clean_text`: a lone surrogate
+becomes U+FFFD).
 
 Examples
 --------
@@ -28,6 +32,7 @@ from typing import Any
 
 from ..errors import LLMResponseError
 from ..kg import Triple
+from ..llm.replies import clean_text
 
 __all__ = ["ParsedKGs", "parse_kg_json", "parse_triples", "repair_json"]
 
@@ -177,6 +182,19 @@ def repair_json(text: str, *, truncated: bool = False) -> tuple[Any, tuple[str, 
     if not text or not text.strip():
         raise LLMResponseError("the model returned no text where JSON was expected")
     try:
+        return _repair(text, truncated)
+    except RecursionError:
+        raise LLMResponseError(
+            f"the model's output nests too deeply to parse; it began: {_snippet(text)!r}"
+        ) from None
+
+
+def _snippet(text: str) -> str:
+    return clean_text(text.strip().replace("\n", " "), limit=120)
+
+
+def _repair(text: str, truncated: bool) -> tuple[Any, tuple[str, ...]]:
+    try:
         return json.loads(text), ()
     except json.JSONDecodeError:
         pass
@@ -203,9 +221,8 @@ def repair_json(text: str, *, truncated: bool = False) -> tuple[Any, tuple[str, 
                 return json.loads(cut), (*repairs, "truncated")
             except json.JSONDecodeError:
                 continue
-    snippet = text.strip().replace("\n", " ")[:120]
     raise LLMResponseError(
-        f"the model's output is not JSON even after repairs ({error}); it began: {snippet!r}"
+        f"the model's output is not JSON even after repairs ({error}); it began: {_snippet(text)!r}"
     )
 
 
@@ -215,7 +232,7 @@ def _part(value: Any) -> str | None:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str) and value.strip():
-        return " ".join(value.split())
+        return clean_text(" ".join(value.split()))
     return None
 
 
@@ -257,12 +274,22 @@ def parse_triples(value: Any) -> tuple[list[Triple], int]:
 def parse_kg_json(text: str, keys: Sequence[str]) -> ParsedKGs:
     """Parse an LLM's KG output into triples for each of ``keys``.
 
-    A bare list is accepted when one key is expected. A missing key gives an empty graph.
+    A bare list is accepted when one key is expected. A missing key gives an empty graph, as
+    long as one of ``keys`` is there: an object with none of them answers another question.
 
     Raises
     ------
     LLMResponseError
-        If the output is not JSON after the repairs, or not an object of lists.
+        If the output is not JSON after the repairs (or nests too deeply to parse), not an
+        object, or an object with none of ``keys``.
+
+    Examples
+    --------
+    >>> try:
+    ...     parse_kg_json('{"error": "I could not do that"}', ["knowledge_graph"])
+    ... except LLMResponseError as exc:
+    ...     print(exc)
+    the reply has none of the expected keys ['knowledge_graph'] (it has ['error'])
     """
     value, repairs = repair_json(text)
     if isinstance(value, list) and len(keys) == 1:
@@ -272,6 +299,11 @@ def parse_kg_json(text: str, keys: Sequence[str]) -> ParsedKGs:
             f"expected a JSON object with keys {list(keys)}; got {type(value).__name__}"
         )
     lowered = {str(k).strip().lower(): v for k, v in value.items()}
+    if not any(key.lower() in lowered for key in keys):
+        found = [clean_text(str(k), limit=40) for k in list(value)[:5]]
+        raise LLMResponseError(
+            f"the reply has none of the expected keys {list(keys)} (it has {found})"
+        )
     graphs: dict[str, list[Triple]] = {}
     dropped: dict[str, int] = {}
     for key in keys:

@@ -2,12 +2,30 @@
 
 :class:`LLMSettings` says where (base URL, model, key: flags or ``OPENAI_BASE_URL``,
 ``OPENAI_API_KEY``, ``S3KG_MODEL``) and how hard to push (concurrency, requests per minute,
-timeout, retries). :class:`LLMClient` sends chat completions through the ``openai`` package, whose
-own retry loop already does what we want on 429, 5xx, connection errors and timeouts: bounded
-retries, exponential backoff with jitter, and ``Retry-After`` honoured. On top of it this module
-adds the concurrency and rate limits, a response cache (only usable replies are kept: never an
-error, an empty or refused reply, or one the caller could not use), and a verdict per request
-instead of an exception, so one bad answer never stops a run.
+timeout, retries). :class:`LLMClient` sends chat completions through the ``openai`` package and
+adds what a slow or hostile server needs:
+
+- **Streamed replies.** Requests ask for a stream: a server that cancels generation when the
+  client hangs up (``transformers serve`` does, for streamed requests only) then stops working
+  for a request that timed out, and an answer longer than ``max_tokens`` allows is cut off as
+  it arrives (status ``ok``, ``finish_reason`` ``length``). A server that answers with plain
+  JSON instead is read as such.
+- **Bounded exchanges** (:mod:`s3kg_core.llm.transport`): the timeout is a total deadline per
+  request, the reply's size is capped after decompression, a redirect to another origin is
+  refused. Hitting a limit is a per-request ``error`` with the reason.
+- **Adaptive concurrency** (:mod:`s3kg_core.llm.adaptive`): at most ``concurrency`` requests in
+  flight, fewer when the server queues them or times out; a timed-out request is retried only
+  once the server is known to be past it.
+- **Bounded retries** of 429, 5xx, timeouts and connection errors, with exponential backoff and
+  jitter, ``Retry-After`` honoured up to 60 s.
+- **A response cache** (only usable replies are kept: never an error, an empty or refused reply,
+  or one the caller could not use), written only once the caller has stored the results.
+- **Clean replies** (:mod:`s3kg_core.llm.replies`): lone surrogates become U+FFFD, token counts
+  that are not sane integers become ``None``.
+- **A verdict per request** instead of an exception, so one bad answer never stops a run.
+
+Without ``timeout``, a request may take ``60 s + 0.5 s x max_tokens`` (:func:`default_timeout`),
+so a slow local CPU server has the time to write a long answer.
 
 The API key is never stored, logged or put in a cache key; the endpoint in cache keys is the base
 URL without user info or query.
@@ -23,31 +41,45 @@ False
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import ConfigError, EndpointError
+from ..errors import (
+    ConfigError,
+    DeadlineExceeded,
+    EndpointError,
+    RedirectRefused,
+    ReplyTooLarge,
+)
 from ..progress import Progress
+from .adaptive import AdaptiveLimit, Ghost, Ticket
+from .replies import clean_count, clean_text
+from .urls import clean_url, redact_url
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "DEFAULT_MAX_REPLY_BYTES",
     "ChatRequest",
     "ChatResult",
+    "ClientStats",
     "LLMClient",
     "LLMSettings",
     "MemoryCache",
     "RateLimiter",
     "ResponseCache",
+    "default_timeout",
     "endpoint_configured",
     "redact_url",
+    "text_cap",
 ]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -55,42 +87,43 @@ _ENV_BASE_URL = "OPENAI_BASE_URL"
 _ENV_KEY = "OPENAI_API_KEY"
 _ENV_MODEL = "S3KG_MODEL"
 
+DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
+"""The most bytes of one reply's body, after decompression (:attr:`LLMSettings.max_reply_bytes`)."""
+_TIMEOUT_BASE_S = 60.0
+_TIMEOUT_PER_TOKEN_S = 0.5
+_TOKENS_IF_UNBOUNDED = 2048
+_CHARS_PER_TOKEN_CAP = 32
+_MAX_RETRY_AFTER_S = 60.0
+_MODEL_ID_CHARS = 200
 
-def redact_url(url: str) -> str:
-    """A URL safe to print: user info (``user:KEY@``) masked, query and fragment dropped.
 
-    Never raises, whatever the text: it is used in error messages about malformed URLs.
+def default_timeout(max_tokens: int | None) -> float:
+    """Seconds a request may take when the user set no timeout: 60 + 0.5 per token asked for.
+
+    A local CPU server writes a few tokens a second; this leaves it the time for ``max_tokens``
+    of them (``None``: 2,048).
 
     Examples
     --------
-    >>> redact_url("http://user:SECRET@127.0.0.1:8000/v1?key=SECRET#x")
-    'http://***@127.0.0.1:8000/v1'
-    >>> redact_url("http://user:SECRET@host:port/v1")
-    'http://***@host:port/v1'
-    >>> redact_url("not a url")
-    'not a url'
+    >>> default_timeout(512), default_timeout(None)
+    (316.0, 1084.0)
     """
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return "<a URL that cannot be read>"
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    tokens = _TOKENS_IF_UNBOUNDED if max_tokens is None else max_tokens
+    return _TIMEOUT_BASE_S + _TIMEOUT_PER_TOKEN_S * tokens
 
 
-def _clean_url(url: str) -> str:
-    """The URL without user info, query or fragment, and without a trailing slash."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError as exc:
-        raise ConfigError(f"the endpoint URL {redact_url(url)!r} is malformed: {exc}") from exc
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"the endpoint must be an http(s) URL; got {redact_url(url)!r}")
-    host = parts.hostname + (f":{port}" if port else "")
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+def text_cap(max_tokens: int | None) -> int | None:
+    """The most characters kept of a reply asked for at most ``max_tokens`` tokens.
+
+    32 characters a token, plus 1,024: far above what ``max_tokens`` tokens can spell, so only a
+    server that ignores ``max_tokens`` is cut (``None``: no cap).
+
+    Examples
+    --------
+    >>> text_cap(512)
+    17408
+    """
+    return None if max_tokens is None else _CHARS_PER_TOKEN_CAP * max_tokens + 1024
 
 
 def endpoint_configured(base_url: str | None = None, model: str | None = None) -> bool:
@@ -120,29 +153,34 @@ class LLMSettings:
     api_key
         Never shown in ``repr`` and never stored; local servers accept any string.
     timeout
-        Seconds for one request before it counts as a timeout (and is retried).
+        Seconds one request may take in all (connecting, waiting, reading) before it counts as
+        a timeout and is retried; ``None``: :func:`default_timeout` of the request's
+        ``max_tokens``.
     max_retries
         Retries after the first attempt on 429, 5xx, timeouts and connection errors.
     concurrency
-        Requests in flight at once.
+        The most requests in flight at once; fewer while the server queues them or times out.
     requests_per_minute
         Upper bound on the request rate (``None``: unlimited).
+    max_reply_bytes
+        The most bytes of one reply's body, after decompression; a larger reply is an error.
     """
 
     model: str
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
-    timeout: float = 60.0
+    timeout: float | None = None
     max_retries: int = 4
     concurrency: int = 4
     requests_per_minute: float | None = None
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
         if not self.model:
             raise ConfigError(f"no model given: pass --model or set {_ENV_MODEL}")
         if self.base_url is not None:
-            object.__setattr__(self, "base_url", _clean_url(self.base_url))
-        if self.timeout <= 0:
+            object.__setattr__(self, "base_url", clean_url(self.base_url))
+        if self.timeout is not None and self.timeout <= 0:
             raise ConfigError(f"timeout must be positive; got {self.timeout}")
         if self.max_retries < 0:
             raise ConfigError(f"max_retries must be >= 0; got {self.max_retries}")
@@ -152,6 +190,8 @@ class LLMSettings:
             raise ConfigError(
                 f"requests_per_minute must be positive; got {self.requests_per_minute}"
             )
+        if self.max_reply_bytes < 1024:
+            raise ConfigError(f"max_reply_bytes must be at least 1024; got {self.max_reply_bytes}")
 
     @classmethod
     def from_env(
@@ -183,6 +223,18 @@ class LLMSettings:
     def endpoint(self) -> str:
         """The base URL as it enters cache keys (no credentials)."""
         return self.base_url or DEFAULT_BASE_URL
+
+    def timeout_for(self, max_tokens: int | None) -> float:
+        """The timeout of a request for at most ``max_tokens`` tokens (see :attr:`timeout`).
+
+        Examples
+        --------
+        >>> LLMSettings(model="m", timeout=3).timeout_for(512)
+        3
+        >>> LLMSettings(model="m").timeout_for(80)
+        100.0
+        """
+        return self.timeout if self.timeout is not None else default_timeout(max_tokens)
 
 
 @dataclass(frozen=True)
@@ -241,7 +293,9 @@ class ChatResult:
 
     ``status`` is ``ok``, ``empty`` (no text), ``refused`` (the endpoint says the model
     refused or filtered the content) or ``error`` (``error`` says why: the HTTP status and
-    message, or ``timeout``), after the retries.
+    message, a timeout, a reply too large, after the retries). ``model_id`` is the model the
+    server says answered; ``finish_reason`` ``length`` means the answer was cut at
+    ``max_tokens`` (by the server, or by the client when the server went on).
     """
 
     status: str
@@ -251,6 +305,7 @@ class ChatResult:
     latency_s: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    model_id: str | None = None
     cached: bool = False
 
     @property
@@ -292,13 +347,16 @@ class ChatResult:
                 "latency_s": self.latency_s,
                 "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens,
+                "model_id": self.model_id,
             }
         )
 
     @classmethod
     def from_json(cls, data: str) -> ChatResult:
-        """Read back :meth:`to_json`, marked as served from the cache."""
-        return cls(**json.loads(data), cached=True)
+        """Read back :meth:`to_json`, marked as served from the cache (older entries too)."""
+        known = {f for f in cls.__dataclass_fields__ if f != "cached"}
+        values = {k: v for k, v in json.loads(data).items() if k in known}
+        return cls(**values, cached=True)
 
 
 class ResponseCache(Protocol):
@@ -375,32 +433,183 @@ class RateLimiter:
             self._sleep(start - now)
 
 
-def _error_text(exc: Exception) -> str:
+# -- one request -----------------------------------------------------------------------------
+
+
+def _field(obj: Any, name: str) -> Any:
+    """``obj[name]`` or ``obj.name``, ``None`` when absent (replies are not trusted)."""
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def _first(items: Any) -> Any:
+    return items[0] if isinstance(items, list | tuple) and items else None
+
+
+class _Reply:
+    """A reply put together from a stream's chunks (or read whole from plain JSON)."""
+
+    def __init__(self, cap: int | None) -> None:
+        self.cap = cap
+        self.parts: list[str] = []
+        self.refusal: list[str] = []
+        self.chars = 0
+        self.choices = False
+        self.capped = False
+        self.finish_reason: Any = None
+        self.prompt_tokens: Any = None
+        self.completion_tokens: Any = None
+        self.model_id: Any = None
+
+    def _common(self, data: Any) -> None:
+        model = _field(data, "model")
+        if isinstance(model, str) and model:
+            self.model_id = model
+        usage = _field(data, "usage")
+        if usage is not None:
+            self.prompt_tokens = _field(usage, "prompt_tokens")
+            self.completion_tokens = _field(usage, "completion_tokens")
+
+    def _text(self, content: Any, refusal: Any) -> bool:
+        added = False
+        if isinstance(content, str) and content:
+            self.parts.append(content)
+            self.chars += len(content)
+            added = True
+        if isinstance(refusal, str) and refusal:
+            self.refusal.append(refusal)
+        if self.cap is not None and self.chars > self.cap:
+            self.capped = True
+        return added
+
+    def add_chunk(self, chunk: Any) -> bool:
+        """Take one streamed chunk; whether it brought answer text."""
+        self._common(chunk)
+        choice = _first(_field(chunk, "choices"))
+        if choice is None:
+            return False
+        self.choices = True
+        reason = _field(choice, "finish_reason")
+        if reason is not None:
+            self.finish_reason = reason
+        delta = _field(choice, "delta")
+        return self._text(_field(delta, "content"), _field(delta, "refusal"))
+
+    def add_completion(self, data: Any) -> None:
+        """Take a whole (non-streamed) completion."""
+        self._common(data)
+        choice = _first(_field(data, "choices"))
+        if choice is None:
+            return
+        self.choices = True
+        self.finish_reason = _field(choice, "finish_reason")
+        message = _field(choice, "message")
+        self._text(_field(message, "content"), _field(message, "refusal"))
+
+    def result(self, latency: float) -> ChatResult:
+        if not self.choices:
+            return ChatResult("error", error="response has no choices", latency_s=latency)
+        text = clean_text("".join(self.parts))
+        finish = self.finish_reason
+        if self.capped and self.cap is not None:
+            text, finish = text[: self.cap], "length"
+        finish = clean_text(finish, limit=40) if isinstance(finish, str) else None
+        refusal = clean_text("".join(self.refusal), limit=500)
+        if refusal or finish == "content_filter":
+            status, error = "refused", refusal or "content filtered"
+        else:
+            status, error = ("ok" if text.strip() else "empty"), None
+        model_id = self.model_id
+        return ChatResult(
+            status,
+            text=text if (text or self.parts) else None,
+            error=error,
+            finish_reason=finish,
+            latency_s=latency,
+            prompt_tokens=clean_count(self.prompt_tokens),
+            completion_tokens=clean_count(self.completion_tokens),
+            model_id=clean_text(model_id, limit=_MODEL_ID_CHARS) if model_id else None,
+        )
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """What went wrong with one attempt, and what to do about it."""
+
+    text: str
+    kind: str  # timeout, overload, retry, connection, fatal, final
+    retry_after: float | None = None
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        value = float(headers.get("retry-after", ""))
+    except (TypeError, ValueError):
+        return None
+    return value if 0 < value <= _MAX_RETRY_AFTER_S else None
+
+
+def _classify(exc: Exception, timeout: float) -> _Failure:
+    """Turn an exception of one attempt (whose deadline was ``timeout`` s) into a failure."""
     import openai
 
+    chain = _causes(exc)
+    for cause in chain:
+        if isinstance(cause, DeadlineExceeded):
+            return _Failure(f"timeout (no complete reply within {timeout:g} s)", "timeout")
+        if isinstance(cause, ReplyTooLarge):
+            return _Failure(clean_text(str(cause), limit=500), "final")
+        if isinstance(cause, RedirectRefused):
+            return _Failure(clean_text(str(cause), limit=500), "fatal")
     if isinstance(exc, openai.APITimeoutError):
-        return "timeout"
+        return _Failure(f"timeout (no complete reply within {timeout:g} s)", "timeout")
     if isinstance(exc, openai.APIStatusError):
         body = exc.body
         message = body.get("message") if isinstance(body, dict) else None
-        return f"HTTP {exc.status_code}: {message or exc.message or ''}".strip()[:500]
+        text = clean_text(f"HTTP {exc.status_code}: {message or exc.message or ''}".strip())[:500]
+        code = exc.status_code
+        if code in (429, 503):
+            return _Failure(text, "overload", _retry_after(exc))
+        if code in (408, 409) or code >= 500:
+            return _Failure(text, "retry", _retry_after(exc))
+        if code in (401, 403, 404):
+            return _Failure(text, "fatal")
+        return _Failure(text, "final")
     if isinstance(exc, openai.APIConnectionError):
-        return f"connection error: {exc}"[:500]
-    return f"{type(exc).__name__}: {exc}"[:500]
+        return _Failure(clean_text(f"connection error: {exc}")[:500], "connection")
+    return _Failure(clean_text(f"{type(exc).__name__}: {exc}")[:500], "final")
 
 
-def _fatal(exc: Exception) -> bool:
-    """Errors that will fail every request alike: stop the run instead of recording each."""
-    import openai
+def _backoff(attempt: int, retry_after: float | None) -> float:
+    """Seconds to wait before retry ``attempt`` (0-based): Retry-After, else 0.5 s doubling."""
+    if retry_after is not None:
+        return retry_after
+    return min(0.5 * 2.0**attempt, 8.0) * (1 - 0.25 * random.random())
 
-    if isinstance(exc, openai.APITimeoutError):
-        return False
-    if isinstance(exc, openai.APIConnectionError):
-        return True
-    return isinstance(
-        exc,
-        openai.AuthenticationError | openai.PermissionDeniedError | openai.NotFoundError,
-    )
+
+@dataclass
+class ClientStats:
+    """What a client sent: requests, retries, timeouts, and its concurrency."""
+
+    sent: int = 0
+    retries: int = 0
+    timeouts: int = 0
+    peak_in_flight: int = 0
+    limit: int = 1
 
 
 class LLMClient:
@@ -419,9 +628,9 @@ class LLMClient:
     Raises
     ------
     EndpointError
-        From :meth:`chat_many` when the endpoint is unreachable after the retries, or refuses
-        the key or the model: every further request would fail the same way, so the run stops
-        with one clear message (results cached so far are kept).
+        From :meth:`chat_many` when the endpoint is unreachable after the retries, refuses
+        the key or the model, or redirects to another origin: every further request would fail
+        the same way, so the run stops with one clear message (results cached so far are kept).
 
     Examples
     --------
@@ -441,27 +650,53 @@ class LLMClient:
             RateLimiter(settings.requests_per_minute) if settings.requests_per_minute else None
         )
         self._client: Any = None
-        self.calls = 0  # requests sent to the endpoint (retries inside openai not counted)
+        self._held: list[tuple[str, ChatRequest, ChatResult]] | None = None
+        self.limit = AdaptiveLimit(settings.concurrency)
+        self.stats = ClientStats()
+        self._stats_lock = threading.Lock()
+
+    @property
+    def calls(self) -> int:
+        """Requests sent to the endpoint, retries included."""
+        return self.stats.sent
 
     def _openai(self) -> Any:
         if self._client is None:
+            import httpx2
             import openai
 
+            from .transport import BoundedTransport, refuse_cross_origin_redirect
+
+            http = httpx2.Client(
+                transport=BoundedTransport(max_bytes=self.settings.max_reply_bytes),
+                event_hooks={"response": [refuse_cross_origin_redirect]},
+                follow_redirects=True,
+                timeout=self.settings.timeout_for(None),
+            )
             self._client = openai.OpenAI(
                 base_url=self.settings.base_url,
                 api_key=self.settings.api_key or "not-needed",
-                timeout=self.settings.timeout,
-                max_retries=self.settings.max_retries,
+                max_retries=0,  # retries are ours: they must know about ghosts and backoff
+                http_client=http,
             )
         return self._client
 
-    def _call(self, request: ChatRequest) -> ChatResult:
+    def _count(self, **changes: int) -> None:
+        with self._stats_lock:
+            for name, value in changes.items():
+                setattr(self.stats, name, getattr(self.stats, name) + value)
+
+    def _call(self, request: ChatRequest) -> tuple[ChatResult, float]:
+        """One attempt: the result and the seconds until its first answer text arrived."""
         if self._limiter is not None:
             self._limiter.acquire()
         kwargs: dict[str, Any] = {
             "model": self.settings.model,
             "messages": [{"role": r, "content": c} for r, c in request.messages],
             "temperature": request.temperature,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "timeout": self.settings.timeout_for(request.max_tokens),
         }
         if request.seed is not None:
             kwargs["seed"] = request.seed
@@ -469,37 +704,100 @@ class LLMClient:
             kwargs["max_tokens"] = request.max_tokens
         if request.json_mode:
             kwargs["response_format"] = {"type": "json_object"}
-        self.calls += 1
+        self._count(sent=1)
         started = time.perf_counter()
-        response = self._openai().chat.completions.create(**kwargs)
+        reply = _Reply(text_cap(request.max_tokens))
+        first: float | None = None
+        stream = self._openai().chat.completions.create(**kwargs)
+        try:
+            content_type = str(stream.response.headers.get("content-type", ""))
+            if "text/event-stream" not in content_type:  # a server that does not stream
+                reply.add_completion(json.loads(stream.response.read()))
+            else:
+                for chunk in stream:
+                    if reply.add_chunk(chunk) and first is None:
+                        first = time.perf_counter() - started
+                    if reply.capped:
+                        break  # closing the stream tells the server to stop
+        finally:
+            stream.close()
         latency = time.perf_counter() - started
-        if not getattr(response, "choices", None):
-            return ChatResult("error", error="response has no choices", latency_s=latency)
-        choice = response.choices[0]
-        message = choice.message
-        text = message.content if message is not None else None
-        usage = getattr(response, "usage", None)
-        prompt_tokens = getattr(usage, "prompt_tokens", None)
-        completion_tokens = getattr(usage, "completion_tokens", None)
-        finish = choice.finish_reason
-        if getattr(message, "refusal", None) or finish == "content_filter":
-            reason = getattr(message, "refusal", None) or "content filtered"
-            status, error = "refused", str(reason)[:500]
-        else:
-            status, error = ("ok" if text and text.strip() else "empty"), None
-        return ChatResult(
-            status,
-            text=text,
-            error=error,
-            finish_reason=finish,
-            latency_s=latency,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-        )
+        return reply.result(latency), latency if first is None else first
+
+    def _attempts(
+        self, request: ChatRequest, stop: threading.Event, fatal: Callable[[str], None]
+    ) -> ChatResult:
+        """Send ``request`` until it is answered or the retries are spent."""
+        ghost: Ghost | None = None
+        attempt = 0
+        while True:
+            if ghost is not None:  # the server may still be busy with the last attempt
+                self.limit.wait_ghost(ghost, stop)
+            ticket: Ticket | None = self.limit.acquire(stop)
+            if ticket is None:
+                return ChatResult("error", error="not sent: the endpoint failed")
+            with self._stats_lock:
+                self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.limit.peak)
+            try:
+                result, first = self._call(request)
+            except Exception as exc:
+                failure = _classify(exc, self.settings.timeout_for(request.max_tokens))
+                ghost = None
+                if failure.kind == "timeout":
+                    self._count(timeouts=1)
+                    ghost = self.limit.timed_out(
+                        ticket, ghost_seconds=self.settings.timeout_for(request.max_tokens)
+                    )
+                elif failure.kind == "overload":
+                    self.limit.overload(ticket)
+                else:
+                    self.limit.release(ticket, answered=failure.kind != "connection")
+                retryable = failure.kind in ("timeout", "overload", "retry", "connection")
+                if retryable and attempt < self.settings.max_retries and not stop.is_set():
+                    attempt += 1
+                    self._count(retries=1)
+                    stop.wait(_backoff(attempt - 1, failure.retry_after))
+                    continue
+                if failure.kind in ("fatal", "connection"):
+                    fatal(failure.text)
+                return ChatResult("error", error=failure.text)
+            if result.status == "error":
+                self.limit.release(ticket)
+            else:
+                self.limit.success(ticket, first_token_s=first, total_s=result.latency_s or first)
+            return result
 
     def chat(self, request: ChatRequest) -> ChatResult:
         """One request (see :meth:`chat_many`)."""
         return self.chat_many([request])[0]
+
+    @contextlib.contextmanager
+    def deferred_cache(self) -> Iterator[None]:
+        """Hold the replies to cache until the block ends without an error, then write them.
+
+        A caller that stores its results after :meth:`chat_many` returns (the extraction stage
+        writes KGs per batch) wraps both in this block, so a reply whose results the store
+        rejects is never cached (and a rerun asks it again instead of replaying it).
+        """
+        if self._held is not None:
+            yield
+            return
+        self._held = []
+        try:
+            yield
+            held = self._held
+        finally:
+            self._held = None
+        if self.cache is not None and held:
+            self.cache.put_many(held)
+
+    def _keep(self, entries: list[tuple[str, ChatRequest, ChatResult]]) -> None:
+        if self.cache is None or not entries:
+            return
+        if self._held is not None:
+            self._held.extend(entries)
+        else:
+            self.cache.put_many(entries)
 
     def chat_many(
         self,
@@ -517,12 +815,13 @@ class LLMClient:
         that is not usable is not served either (one cached by an older version). With
         :attr:`refresh`, nothing is served from the cache.
 
-        Replies are cached as they arrive (those that arrive together in one write), so a
-        process killed mid-call keeps every reply it received. ``on_results`` is called in the
-        calling thread with the ``(index into requests, result)`` pairs of the cache hits,
-        then of each group of replies as it arrives (by index within a group): a caller stores
-        its results there to keep them if it is killed. Once the endpoint has failed for good,
-        error results are no longer passed on (the call raises :class:`EndpointError`).
+        ``on_results`` is called in the calling thread with the ``(index into requests,
+        result)`` pairs of the cache hits, then of each group of replies as it arrives (by
+        index within a group): a caller stores its results there to keep them if it is killed.
+        Replies are cached as they arrive, *after* ``on_results`` returns: a group whose
+        results the caller fails to store (``on_results`` raises) is not cached, and the
+        exception stops the call. Once the endpoint has failed for good, error results are no
+        longer passed on (the call raises :class:`EndpointError`).
 
         Examples
         --------
@@ -562,24 +861,22 @@ class LLMClient:
             progress(done, len(requests))
         fatal: list[EndpointError] = []
         lock = threading.Lock()
+        stop = threading.Event()
+
+        def failed_for_good(text: str) -> None:
+            with lock:
+                fatal.append(
+                    EndpointError(
+                        f"the endpoint {self.settings.endpoint} (model {self.settings.model!r}) "
+                        f"failed after {self.settings.max_retries} retries: {text}"
+                    )
+                )
+            stop.set()
 
         def work(key: str) -> tuple[str, ChatResult]:
-            if fatal:
+            if stop.is_set():
                 return key, ChatResult("error", error="not sent: the endpoint failed")
-            try:
-                return key, self._call(requests[todo[key][0]])
-            except Exception as exc:
-                text = _error_text(exc)
-                if _fatal(exc):
-                    with lock:
-                        fatal.append(
-                            EndpointError(
-                                f"the endpoint {self.settings.endpoint} (model "
-                                f"{self.settings.model!r}) failed after "
-                                f"{self.settings.max_retries} retries: {text}"
-                            )
-                        )
-                return key, ChatResult("error", error=text)
+            return key, self._attempts(requests[todo[key][0]], stop, failed_for_good)
 
         if todo:
             self._openai()  # built once, here, not raced by the worker threads
@@ -589,9 +886,6 @@ class LLMClient:
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 arrived = sorted((f.result() for f in finished), key=lambda kr: todo[kr[0]][0])
-                fresh = [(k, requests[todo[k][0]], r) for k, r in arrived if keep(r)]
-                if self.cache is not None and fresh:
-                    self.cache.put_many(fresh)
                 delivered = [(i, r) for k, r in arrived for i in todo[k]]
                 for i, result in delivered:
                     results[i] = result
@@ -600,11 +894,17 @@ class LLMClient:
                     if fatal:
                         delivered = [(i, r) for i, r in delivered if r.status != "error"]
                     if delivered:
-                        on_results(delivered)
+                        on_results(delivered)  # stored first: what it rejects is not cached
+                self._keep([(k, requests[todo[k][0]], r) for k, r in arrived if keep(r)])
                 if progress is not None:
                     progress(done, len(requests))
+        except BaseException:
+            stop.set()
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            with self._stats_lock:
+                self.stats.limit = self.limit.limit
         if fatal:
             raise fatal[0]
         return [r if r is not None else ChatResult("error", error="no result") for r in results]

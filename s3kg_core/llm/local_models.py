@@ -25,7 +25,13 @@ from typing import Any
 from ..config import cache_dir
 from ..errors import ConfigError
 
-__all__ = ["SMOLLM2_GGUF_FILE", "SMOLLM2_NAME", "smollm2_gguf_path", "smollm2_model_dir"]
+__all__ = [
+    "SMOLLM2_GGUF_FILE",
+    "SMOLLM2_NAME",
+    "smollm2_gguf_path",
+    "smollm2_model_dir",
+    "smollm2_ready",
+]
 
 SMOLLM2_NAME = "smollm2-135m-instruct"
 SMOLLM2_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -135,6 +141,18 @@ def smollm2_model_dir(root: Path | None = None) -> Path:
             if not _is_complete(target):
                 raise
     return target
+
+
+def smollm2_ready(root: Path | None = None) -> bool:
+    """Whether :func:`smollm2_model_dir` has a complete folder already (no conversion to wait for).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> smollm2_ready(Path(tempfile.mkdtemp()))
+    False
+    """
+    return _is_complete((root or cache_dir()) / "models" / SMOLLM2_NAME)
 
 
 def _is_complete(folder: Path) -> bool:

@@ -1,7 +1,16 @@
 """Start ``transformers serve`` on a local model folder: a real OpenAI-compatible endpoint.
 
-Used by the tests' end-to-end run and by the script that generates the demo answers; anyone can
-use it to get a local endpoint for ``s3kg collect`` without a GPU or a network.
+``s3kg llm serve`` (:func:`local_server`) is the command for it: it converts the packaged
+SmolLM2 once, serves it on 127.0.0.1 and prints what to export. The tests' end-to-end run and the
+script that generates the demo answers use :func:`transformers_serve` directly.
+
+The server generates for one request at a time (one inference thread) and queues the others.
+When a client hangs up, it cancels a *streamed* request (the next token raises) but goes on
+generating a non-streamed one to the end (measured with ``bench/bench_serve_disconnect.py``;
+bench/README.md): this is why :class:`~s3kg_core.llm.client.LLMClient` streams.
+
+llama.cpp's Python server (``llama-cpp-python``, which would run the GGUF file directly) is not
+offered: it builds from source here and did not build within 15 minutes on two cores.
 
 The server is pinned to the folder (``transformers serve FOLDER``): it loads the model before it
 listens, so it is ready as soon as it answers, and every request must name the model as the
@@ -15,6 +24,7 @@ exact string it was started with, ``str(model_dir)`` (another name gets a 400). 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib.util
 import json
 import os
@@ -26,14 +36,17 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ..errors import ServeError
+from ..errors import ConfigError, ServeError
 
 __all__ = [
+    "LocalServer",
     "free_port",
+    "local_server",
     "serve_command",
     "serve_unavailable_reason",
     "transformers_serve",
@@ -101,6 +114,12 @@ def _ready(base_url: str, model: str) -> bool:
     )
 
 
+def _die_with_parent() -> None:
+    """In the server's process: ask Linux to SIGTERM it when its parent dies (no orphan)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def _stop(proc: subprocess.Popen[bytes], grace: float = 10.0) -> None:
     """SIGTERM the server's process group, then SIGKILL it if it lingers."""
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
@@ -122,6 +141,7 @@ def transformers_serve(
     port: int | None = None,
     timeout: float = 180,
     threads: int | None = 1,
+    on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
 ) -> Iterator[str]:
     """Serve ``model_dir`` with ``transformers serve`` and yield its base URL.
 
@@ -137,6 +157,8 @@ def transformers_serve(
         torch threads of the server (``OMP_NUM_THREADS``). One is much faster on a small busy
         CPU (measured: 100 tokens in ~10 s with 1 thread, 57-89 s with 2, on 2 loaded cores).
         ``None`` keeps the environment's setting.
+    on_start
+        Called with the server's process once it is started (before it is ready).
 
     Yields
     ------
@@ -162,7 +184,10 @@ def transformers_serve(
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
+        if on_start is not None:
+            on_start(proc)
         try:
             deadline = time.monotonic() + timeout
             while not _ready(base_url, str(model_dir)):
@@ -180,3 +205,133 @@ def transformers_serve(
             yield base_url
         finally:
             _stop(proc)
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """A running local endpoint: where it is and what to call it.
+
+    Attributes
+    ----------
+    base_url
+        ``http://127.0.0.1:PORT/v1`` (``OPENAI_BASE_URL``).
+    model
+        The model name requests must send (``S3KG_MODEL``): the served folder's path.
+    name
+        Its short name, the display name of the runs collected from it.
+    process
+        The server's process.
+    """
+
+    base_url: str
+    model: str
+    name: str
+    process: subprocess.Popen[bytes]
+
+    def exports(self) -> list[str]:
+        """The two shell lines that point ``s3kg`` at this server.
+
+        Examples
+        --------
+        >>> server = LocalServer("http://127.0.0.1:8000/v1", "/m dir/x", "x", None)  # type: ignore
+        >>> server.exports()
+        ['export OPENAI_BASE_URL=http://127.0.0.1:8000/v1', "export S3KG_MODEL='/m dir/x'"]
+        """
+        import shlex
+
+        return [
+            f"export OPENAI_BASE_URL={shlex.quote(self.base_url)}",
+            f"export S3KG_MODEL={shlex.quote(self.model)}",
+        ]
+
+    def wait(self) -> int:
+        """Block until the server exits (Ctrl-C raises ``KeyboardInterrupt`` here); its code."""
+        return self.process.wait()
+
+
+def _model_folder(model: str, say: Callable[[str], None]) -> Path:
+    """The folder to serve: the packaged SmolLM2 converted once, or a local model folder."""
+    if model.lower() in ("smollm2", "smollm2-135m-instruct"):
+        from .local_models import smollm2_model_dir, smollm2_ready
+
+        if not smollm2_ready():
+            say(
+                "converting the packaged SmolLM2-135M-Instruct (GGUF) into a transformers folder "
+                "(once; about a minute)..."
+            )
+            started = time.monotonic()
+            folder = smollm2_model_dir()
+            say(f"  converted in {time.monotonic() - started:.0f} s: {folder}")
+            return folder
+        return smollm2_model_dir()
+    folder = Path(model).expanduser()
+    if not (folder / "config.json").is_file():
+        raise ConfigError(
+            f"--model must be 'smollm2' or a local transformers model folder (with config.json); "
+            f"got {model!r}"
+        )
+    return folder.resolve()
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+@contextlib.contextmanager
+def local_server(
+    model: str = "smollm2",
+    *,
+    port: int | None = None,
+    threads: int = 1,
+    timeout: float = 300,
+    say: Callable[[str], None] = lambda line: None,
+) -> Iterator[LocalServer]:
+    """Serve a local model on 127.0.0.1 with ``transformers serve``; stop it on exit.
+
+    Parameters
+    ----------
+    model
+        ``"smollm2"``: the packaged SmolLM2-135M-Instruct, converted once into the cache folder
+        (:func:`~s3kg_core.llm.local_models.smollm2_model_dir`); or a local transformers model
+        folder.
+    port
+        The port (``None``: a free one).
+    threads
+        torch threads of the server (one is fastest on a small busy CPU).
+    timeout
+        Seconds to wait for the server to load the model.
+    say
+        Called with each progress line (conversion, start).
+
+    Yields
+    ------
+    LocalServer
+        The running server.
+
+    Raises
+    ------
+    ConfigError
+        If the model is neither ``smollm2`` nor a model folder, or the port is taken.
+    ServeError
+        If the server exits or does not answer within ``timeout``.
+    """
+    reason = serve_unavailable_reason()
+    if reason:
+        raise ServeError(reason)
+    if port is not None and not _port_free(port):
+        raise ConfigError(
+            f"port {port} on 127.0.0.1 is in use (another server?); pass --port 0 for a free one"
+        )
+    folder = _model_folder(model, say)
+    from ..store.records import short_name
+
+    started = time.monotonic()
+    procs: list[subprocess.Popen[bytes]] = []
+    name = short_name(str(folder))
+    say(f"starting transformers serve on 127.0.0.1 ({name}, {threads} thread(s))...")
+    with transformers_serve(
+        folder, port=port, timeout=timeout, threads=threads, on_start=procs.append
+    ) as base_url:
+        say(f"  ready in {time.monotonic() - started:.0f} s")
+        yield LocalServer(base_url, str(folder), name, procs[0])

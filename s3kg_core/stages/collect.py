@@ -1,7 +1,8 @@
 """Answer collection: prompt a model with each item's question and context, store the answers.
 
 One run per dataset x model x temperature (found again on a rerun, so a killed collection
-continues where it stopped). Each answer is stored as it arrives, in a short transaction
+continues where it stopped), shown under a display name (``--name``; by default the model's
+short name, never a whole path). Each answer is stored as it arrives, in a short transaction
 (answers that arrive together share one), so a kill loses none that was paid for; an answer
 that failed (HTTP error, timeout) is stored with its reason and asked again on the next run,
 while answers that came back (even empty or refused ones) are kept. The response cache
@@ -40,8 +41,13 @@ class CollectReport:
     cached: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     truncated: int = 0
+    capped: int = 0
     failures: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    sent: int = 0
+    retries: int = 0
+    timeouts: int = 0
+    peak_in_flight: int = 0
 
     def summary(self) -> str:
         """One line for the command line."""
@@ -50,6 +56,13 @@ class CollectReport:
             f"{len(self.run_ids)} run(s): {self.asked} asked ({parts}; {self.cached} from the "
             f"cache), {self.already_done} already answered, {self.truncated} contexts truncated"
         )
+        if self.capped:
+            text += f", {self.capped} answers cut at --max-tokens"
+        if self.sent:
+            text += (
+                f"; {self.sent} requests sent ({self.retries} retries, {self.timeouts} timeouts, "
+                f"at most {self.peak_in_flight} in flight) in {self.seconds:.0f} s"
+            )
         if self.failures:
             worst = sorted(self.failures.items(), key=lambda kv: -kv[1])[:3]
             text += "; failures: " + "; ".join(f"{n}x {reason}" for reason, n in worst)
@@ -68,14 +81,32 @@ class CollectReport:
 
 
 def collected_run(
-    con: Any, dataset_id: int, model: str, temperature: float, settings: dict[str, Any]
+    con: Any,
+    dataset_id: int,
+    model: str,
+    temperature: float,
+    settings: dict[str, Any],
+    name: str | None = None,
 ) -> int:
-    """The collected run of ``(dataset, model, temperature)``, created on first use."""
+    """The collected run of ``(dataset, model, temperature)``, created on first use.
+
+    ``name`` names it (a found run is renamed); ``None`` keeps a found run's name and gives a
+    new one the model's short name.
+    """
     found = queries.find_run_by_source(con, dataset_id, model, temperature, "collect")
     if found is not None:
+        if name:
+            queries.set_run_name(con, found, name)
         return found
     return Store.ensure_run(
-        con, dataset_id, model, temperature, UNEXTRACTED, source="collect", settings=settings
+        con,
+        dataset_id,
+        model,
+        temperature,
+        UNEXTRACTED,
+        source="collect",
+        settings=settings,
+        name=name,
     )
 
 
@@ -91,6 +122,7 @@ def collect_answers(
     batch_items: int = 16,
     limit: int | None = None,
     refresh: bool = False,
+    name: str | None = None,
     progress: StageProgress | None = None,
 ) -> CollectReport:
     """Ask ``client``'s model every question of ``datasets`` (default: all) at each temperature.
@@ -119,6 +151,8 @@ def collect_answers(
         Ask the items already answered too (``s3kg collect --refresh``); an answer that comes
         back different loses its KGs, scores and TAU results. Give a client made with
         ``refresh=True``, or it reads the same replies from its cache.
+    name
+        The runs' display name (``None``: the model's short name, or the name they have).
     progress
         ``progress("answers", done, total)``.
 
@@ -148,18 +182,18 @@ def collect_answers(
     }
     with store.transaction() as con:
         known = queries.dataset_ids(con)
-        names = list(datasets) if datasets is not None else sorted(known)
-        missing = [n for n in names if n not in known]
+        wanted = list(datasets) if datasets is not None else sorted(known)
+        missing = [n for n in wanted if n not in known]
         if missing:
             raise ConfigError(
                 f"dataset(s) {missing} not in {store.path}; it has {sorted(known) or 'none'} "
                 "(import one with `s3kg import ...`)"
             )
         work: list[tuple[int, float, list[tuple[int, str, str | None]]]] = []
-        for name in names:
-            items = queries.dataset_items(con, known[name], limit)
+        for dataset in wanted:
+            items = queries.dataset_items(con, known[dataset], limit)
             for t in temperatures:
-                run = collected_run(con, known[name], model, t, settings)
+                run = collected_run(con, known[dataset], model, t, settings, name)
                 report.run_ids.append(run)
                 done = set() if refresh else queries.answered_item_ids(con, run)
                 todo = [(int(i), q or "", c) for i, q, c in items if int(i) not in done]
@@ -196,6 +230,9 @@ def collect_answers(
             item_ids = [item for item, _q, _c in batch]
             client.chat_many(requests, on_results=partial(keep, run, item_ids, cut))
     report.seconds = time.perf_counter() - started
+    stats = client.stats
+    report.sent, report.retries, report.timeouts = stats.sent, stats.retries, stats.timeouts
+    report.peak_in_flight = stats.peak_in_flight
     return report
 
 
@@ -206,6 +243,7 @@ def _answer(
     report.asked += 1
     report.cached += result.cached
     report.truncated += was_cut
+    report.capped += result.finish_reason == "length"
     report.statuses[result.status] = report.statuses.get(result.status, 0) + 1
     if result.status == "error":
         reason = result.error or "unknown error"
@@ -220,4 +258,6 @@ def _answer(
         error=result.error,
         status=result.status,
         truncated=was_cut,
+        model_id=result.model_id,
+        finish_reason=result.finish_reason,
     )

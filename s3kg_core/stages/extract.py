@@ -11,6 +11,7 @@ item's KGs removes its stale scores and TAU results when they changed
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -79,7 +80,14 @@ def _target_runs(con: Any, extractor: str, run_ids: Sequence[int] | None) -> lis
             out.append(run)
             continue
         copy = Store.ensure_run(
-            con, dataset, model, temperature, extractor, source=source, settings=None
+            con,
+            dataset,
+            model,
+            temperature,
+            extractor,
+            source=source,
+            settings=None,
+            name=queries.run_name(con, run),
         )
         queries.set_run_settings(con, copy, settings)
         queries.copy_answers(con, run, copy)
@@ -140,18 +148,22 @@ def extract_store(
                     work.append(
                         (run, int(item), ItemTexts(gold or "", answer or "", context or ""))
                     )
+    held = getattr(extractor, "deferred_cache", None)
     for lo in range(0, len(work), batch_items):
         batch = work[lo : lo + batch_items]
-        extracted = extractor.extract([texts for _, _, texts in batch])
-        records = []
-        for (run, item, _), kgs in zip(batch, extracted, strict=True):
-            for source, kg in kgs.items():
-                records.append(_record(run, item, source, kg, report))
-        with store.transaction() as con:
-            Store.put_kgs(con, records)  # drops the scores and TAU results of changed KGs
-            queries.set_run_extractor(
-                con, sorted({run for run, _, _ in batch}), extractor.name, current=UNEXTRACTED
-            )
+        # An LLM extractor caches a batch's replies only once its KGs are stored: a reply
+        # whose KGs the store rejects is asked again on the next run, never replayed.
+        with held() if held is not None else contextlib.nullcontext():
+            extracted = extractor.extract([texts for _, _, texts in batch])
+            records = []
+            for (run, item, _), kgs in zip(batch, extracted, strict=True):
+                for source, kg in kgs.items():
+                    records.append(_record(run, item, source, kg, report))
+            with store.transaction() as con:
+                Store.put_kgs(con, records)  # drops the scores and TAU results of changed KGs
+                queries.set_run_extractor(
+                    con, sorted({run for run, _, _ in batch}), extractor.name, current=UNEXTRACTED
+                )
         report.items += len(batch)
         if progress is not None:
             progress("items", report.items, len(work))

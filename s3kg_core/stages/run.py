@@ -122,7 +122,7 @@ class CollectSettings:
         Dataset names (``None``: every dataset in the store).
     temperatures
         One run per temperature.
-    seed, limit, max_input_chars, max_tokens
+    seed, limit, max_input_chars, max_tokens, name
         As for :func:`~s3kg_core.stages.collect.collect_answers`.
 
     Examples
@@ -140,6 +140,7 @@ class CollectSettings:
     limit: int | None = None
     max_input_chars: int = 12_000
     max_tokens: int = 512
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -341,6 +342,7 @@ def run_pipeline(
             max_input_chars=collect.max_input_chars,
             max_tokens=collect.max_tokens,
             limit=collect.limit,
+            name=collect.name,
             progress=progress,
         )
     said(_collect_line(collected))

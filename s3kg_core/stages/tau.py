@@ -1,8 +1,15 @@
-"""The TAU stage: the lowest-scoring share of each run's answers, explained triple by triple."""
+"""The TAU stage: the lowest-scoring share of each run's answers, explained triple by triple.
+
+TAU aligns two triples whose sentence cosine reaches its threshold (0.76 by default). The
+threshold can instead be the one fitted to human labels (``s3kg tau calibrate``, stored in the
+database): ``threshold="calibrated"``. Every stored result carries a TAU signature that says
+which threshold was used and where it came from (:func:`tau_signature`).
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -13,14 +20,80 @@ from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple
 from ..scoring.tau import TripletAnalyzer, lowest_fraction
-from ..store import queries
+from ..store import annotation_queries, queries
 from ..store.store import Store
 from .results import encoder_for, resolve_signature, scored_frame
 
-__all__ = ["TARGETS", "TauReport", "lowest_cases", "tau_store"]
+__all__ = [
+    "DEFAULT_TRIPLE_THRESHOLD",
+    "TARGETS",
+    "TauReport",
+    "lowest_cases",
+    "resolve_threshold",
+    "tau_signature",
+    "tau_store",
+]
 
 
 TARGETS = ("cus", "gold_sim", "ctx_sim")
+
+DEFAULT_TRIPLE_THRESHOLD: float = (TripletAnalyzer.__init__.__kwdefaults__ or {})[
+    "triple_threshold"
+]
+"""TAU's sentence-cosine threshold for aligning two triples, unless told otherwise (0.76)."""
+
+
+def tau_signature(
+    encoder: str, triple_threshold: float, component_threshold: float, source: str
+) -> str:
+    """The TAU signature: encoder, both thresholds, and where the triple threshold came from.
+
+    ``source`` is ``default``, ``given`` or ``calibrated#<id>`` (a stored calibration).
+
+    Examples
+    --------
+    >>> tau_signature("minilm@0.1.0", 0.81, 0.76, "calibrated#2")
+    'tau|enc:minilm@0.1.0|triple:0.81|component:0.76|threshold:calibrated#2'
+    """
+    return (
+        f"tau|enc:{encoder}|triple:{triple_threshold:g}|component:{component_threshold:g}"
+        f"|threshold:{source}"
+    )
+
+
+def resolve_threshold(
+    store: Store, threshold: float | str | None, encoder: str
+) -> tuple[float, str]:
+    """The triple threshold to use and its source (see :func:`tau_signature`).
+
+    ``None``: the default (0.76); a number in [0, 1]: that number; ``"calibrated"``: the
+    newest calibration stored for ``encoder`` (the encoder's full name).
+
+    Raises
+    ------
+    ConfigError
+        If ``threshold`` is neither, or no calibration is stored for ``encoder``.
+    """
+    if threshold is None:
+        return DEFAULT_TRIPLE_THRESHOLD, "default"
+    if threshold == "calibrated":
+        with store.connect() as con:
+            found = annotation_queries.latest_calibration(con, encoder)
+        if found is None:
+            raise ConfigError(
+                f"no TAU threshold is calibrated for encoder {encoder} in {store.path}: run "
+                f"`s3kg tau calibrate --db {store.path}` once annotators have labelled pairs"
+            )
+        return float(found["threshold"]), f"calibrated#{found['calibration_id']}"
+    try:
+        value = float(threshold)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise ConfigError(
+            f"threshold must be a number in [0, 1] or 'calibrated'; got {threshold!r}"
+        )
+    return value, "given"
 
 
 @dataclass
@@ -32,6 +105,7 @@ class TauReport:
     fraction: float
     analysed: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    tau_signature: str = ""
 
     def summary(self) -> str:
         """One line for the command line."""
@@ -66,18 +140,21 @@ def tau_store(
     signature: str | None = None,
     alpha: float | None = None,
     encoder: str | Encoder | None = None,
+    threshold: float | str | None = None,
 ) -> TauReport:
     """Run TAU on the lowest-scoring ``fraction`` of each run's answers and store the results.
 
     ``target`` picks the score that ranks answers (``cus``, ``gold_sim``, ``ctx_sim``); the
     answer KG is explained against the gold KG, or against the context KG for ``ctx_sim``.
-    The encoder defaults to the one named in the signature.
+    The encoder defaults to the one named in the signature. ``threshold`` is TAU's triple
+    threshold (see :func:`resolve_threshold`); each stored result records it with its TAU
+    signature (``result["signature"]``), as the report does.
 
     Raises
     ------
     ConfigError
-        If ``target`` is unknown, nothing is scored, or ``signature`` names no stored scores
-        (the message lists the stored ones).
+        If ``target`` is unknown, nothing is scored, ``signature`` names no stored scores
+        (the message lists the stored ones), or ``threshold`` cannot be resolved.
     """
     if target not in TARGETS:
         raise ConfigError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
@@ -87,6 +164,7 @@ def tau_store(
     if encoder is None:
         encoder = encoder_for(store, signature)
     enc = load_encoder(encoder) if isinstance(encoder, str) else encoder
+    triple_threshold, source = resolve_threshold(store, threshold, enc.name)
     frame = scored_frame(store, signature, alpha)
     lowest = lowest_cases(frame, target, fraction)
     picks = [
@@ -100,7 +178,10 @@ def tau_store(
         kgs = store.load_kgs(con, sorted({r for r, _, _ in picks}))
         cache = EmbeddingCache(enc)
         cache.update(store.load_embeddings(con, enc.name))
-    analyzer = TripletAnalyzer(enc, cache=cache)
+    analyzer = TripletAnalyzer(enc, cache=cache, triple_threshold=triple_threshold)
+    report.tau_signature = tau_signature(
+        enc.name, analyzer.triple_threshold, analyzer.component_threshold, source
+    )
     reference = "context" if target == "ctx_sim" else "gold"
 
     def triples(run: int, item: int, source: str) -> tuple[Triple, ...]:
@@ -135,7 +216,7 @@ def tau_store(
                 counts["entity_mismatch"],
                 counts["extra"],
                 counts["missing"],
-                json.dumps(res.to_dict()),
+                json.dumps({**res.to_dict(), "signature": report.tau_signature}),
             ]
         )
     with store.transaction() as con:

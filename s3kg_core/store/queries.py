@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "annotations_frame",
     "answer_statuses",
     "answer_texts",
     "answered_item_ids",
@@ -43,7 +42,6 @@ __all__ = [
     "dataset_ids",
     "dataset_item_ids",
     "dataset_items",
-    "delete_annotation",
     "delete_item_kgs",
     "delete_item_results",
     "embeddings_of",
@@ -51,7 +49,6 @@ __all__ = [
     "item_answer_texts",
     "item_texts",
     "latest_scored_signature",
-    "replace_annotation",
     "replace_tau_results",
     "run_extractor",
     "run_ids",
@@ -167,6 +164,17 @@ def set_run_settings(con: duckdb.DuckDBPyConnection, run_id: int, settings: str 
     con.execute("UPDATE runs SET settings = ? WHERE run_id = ?", [settings, run_id])
 
 
+def set_run_name(con: duckdb.DuckDBPyConnection, run_id: int, name: str) -> None:
+    """Give run ``run_id`` the display name ``name``."""
+    con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
+
+
+def run_name(con: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
+    """The display name of run ``run_id`` (``None``: no such run, or no name)."""
+    row = con.execute("SELECT name FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    return None if row is None or row[0] is None else str(row[0])
+
+
 def set_run_extractor(
     con: duckdb.DuckDBPyConnection, run_ids: Sequence[int], extractor: str, *, current: str
 ) -> None:
@@ -181,14 +189,16 @@ def run_overview(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """One row per run with how many answers it has, with KGs, and scored.
 
     Columns ``run_id, dataset, model, temperature, extractor, source, answers, with_kgs,
-    scored``, ordered by dataset, model, temperature and extractor.
+    scored``, ordered by dataset, model, temperature and extractor; ``model`` is the run's
+    display name (``runs.name``, the model's short name unless ``--name`` gave another).
     """
     return con.execute(
-        "SELECT r.run_id, d.name AS dataset, r.model, r.temperature, r.extractor, r.source, "
+        "SELECT r.run_id, d.name AS dataset, coalesce(r.name, r.model) AS model, "
+        "r.temperature, r.extractor, r.source, "
         "(SELECT count(*) FROM answers a WHERE a.run_id = r.run_id) AS answers, "
         "(SELECT count(DISTINCT item_id) FROM kgs k WHERE k.run_id = r.run_id) AS with_kgs, "
         "(SELECT count(DISTINCT item_id) FROM scores s WHERE s.run_id = r.run_id) AS scored "
-        "FROM runs r JOIN datasets d USING (dataset_id) ORDER BY d.name, r.model, "
+        "FROM runs r JOIN datasets d USING (dataset_id) ORDER BY d.name, model, "
         "r.temperature, r.extractor"
     ).df()
 
@@ -228,6 +238,7 @@ def answer_statuses(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd
     answer_error, gold_kg_status, answer_kg_status, context_kg_status, scored``: the answer's
     status and error, each KG's status (``None`` where it is not stored) and whether the answer
     has a score under ``signature`` (never, for ``None``); ordered as :func:`scored_components`.
+    ``model`` is the run's display name, as in :func:`run_overview`.
 
     Examples
     --------
@@ -245,7 +256,8 @@ def answer_statuses(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd
     ('error', 'HTTP 500', False, None)
     """
     return con.execute(
-        "SELECT d.name AS dataset, r.model, r.temperature, r.extractor, a.run_id, a.item_id, "
+        "SELECT d.name AS dataset, coalesce(r.name, r.model) AS model, r.temperature, "
+        "r.extractor, a.run_id, a.item_id, "
         "a.status AS answer_status, a.error AS answer_error, g.status AS gold_kg_status, "
         "k.status AS answer_kg_status, c.status AS context_kg_status, "
         "EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id AND s.item_id = a.item_id "
@@ -256,7 +268,7 @@ def answer_statuses(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd
         "AND k.source = 'answer' "
         "LEFT JOIN kgs c ON c.run_id = a.run_id AND c.item_id = a.item_id "
         "AND c.source = 'context' "
-        "ORDER BY dataset, r.model, r.temperature, r.extractor, a.item_id",
+        "ORDER BY dataset, model, r.temperature, r.extractor, a.item_id",
         [signature],
     ).df()
 
@@ -378,14 +390,16 @@ def scored_components(con: duckdb.DuckDBPyConnection, signature: str) -> pd.Data
 
     Columns ``dataset, model, temperature, extractor, run_id, item_id, mode, alpha, gold_s_wl,
     gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, ctx_status``, ordered by dataset, model,
-    temperature, extractor and item.
+    temperature, extractor and item; ``model`` is the run's display name, as in
+    :func:`run_overview`.
     """
     return con.execute(
-        "SELECT d.name AS dataset, r.model, r.temperature, r.extractor, s.run_id, s.item_id, "
+        "SELECT d.name AS dataset, coalesce(r.name, r.model) AS model, r.temperature, "
+        "r.extractor, s.run_id, s.item_id, "
         "s.mode, s.alpha, s.gold_s_wl, s.gold_s_sbert, s.gold_status, s.ctx_s_wl, "
         "s.ctx_s_sbert, s.ctx_status FROM scores s JOIN runs r USING (run_id) "
         "JOIN datasets d USING (dataset_id) WHERE s.signature = ? "
-        "ORDER BY dataset, r.model, r.temperature, r.extractor, s.item_id",
+        "ORDER BY dataset, model, r.temperature, r.extractor, s.item_id",
         [signature],
     ).df()
 
@@ -471,90 +485,3 @@ def embeddings_of(
     finally:
         con.unregister("_wanted")
     return [(text, np.asarray(vec, dtype=np.float32)) for text, vec in rows]
-
-
-# -- annotations -----------------------------------------------------------------------------
-
-
-def annotations_frame(con: duckdb.DuckDBPyConnection, run_id: int | None = None) -> pd.DataFrame:
-    """Stored annotations (all, or of one run), in the order they were made.
-
-    Columns ``annotation_id, run_id, item_id, annotator, gold_triple, answer_triple, verdict,
-    created_at``.
-    """
-    where = "" if run_id is None else " WHERE run_id = ?"
-    return con.execute(
-        "SELECT annotation_id, run_id, item_id, annotator, gold_triple, answer_triple, "
-        "verdict, created_at FROM annotations" + where + " ORDER BY annotation_id",
-        [] if run_id is None else [run_id],
-    ).df()
-
-
-def replace_annotation(
-    con: duckdb.DuckDBPyConnection,
-    run_id: int,
-    item_id: int,
-    annotator: str,
-    gold: str | None,
-    answer: str | None,
-    verdict: str,
-) -> None:
-    """Store an annotator's verdict on a pair of triples (JSON), replacing their earlier one.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from s3kg_core.store.store import Store
-    >>> db = Store(os.path.join(tempfile.mkdtemp(), "a.duckdb"))
-    >>> with db.transaction() as con:
-    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', None, "confirm")
-    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', None, "reject")
-    ...     annotations_frame(con)["verdict"].tolist()
-    ['reject']
-    """
-    con.execute(
-        "DELETE FROM annotations WHERE run_id = ? AND item_id = ? AND annotator = ? "
-        "AND gold_triple IS NOT DISTINCT FROM ?::JSON "
-        "AND answer_triple IS NOT DISTINCT FROM ?::JSON",
-        [run_id, item_id, annotator, gold, answer],
-    )
-    con.execute(
-        "INSERT INTO annotations (run_id, item_id, annotator, gold_triple, answer_triple, "
-        "verdict) VALUES (?, ?, ?, ?, ?, ?)",
-        [run_id, item_id, annotator, gold, answer, verdict],
-    )
-
-
-def delete_annotation(
-    con: duckdb.DuckDBPyConnection,
-    run_id: int,
-    item_id: int,
-    annotator: str,
-    gold: str | None,
-    answer: str | None,
-) -> int:
-    """Withdraw an annotator's verdict on a pair of triples (JSON); return rows removed.
-
-    The triples are compared as JSON values, whatever the spacing of their text.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from s3kg_core.store.store import Store
-    >>> db = Store(os.path.join(tempfile.mkdtemp(), "a.duckdb"))
-    >>> with db.transaction() as con:
-    ...     replace_annotation(con, 1, 1, "ann", '["a","r","b"]', '["a","r","c"]', "add")
-    ...     delete_annotation(con, 1, 1, "ann", '["a", "r", "b"]', '["a","r","c"]')
-    ...     len(annotations_frame(con))
-    1
-    0
-    """
-    where = (
-        "WHERE run_id = ? AND item_id = ? AND annotator = ? "
-        "AND json(gold_triple) IS NOT DISTINCT FROM json(?) "
-        "AND json(answer_triple) IS NOT DISTINCT FROM json(?)"
-    )
-    params = [run_id, item_id, annotator, gold, answer]
-    found = int(con.execute(f"SELECT count(*) FROM annotations {where}", params).fetchall()[0][0])
-    con.execute(f"DELETE FROM annotations {where}", params)
-    return found

@@ -6,7 +6,24 @@ from dataclasses import dataclass
 
 from ..kg import SOURCES, Triple
 
-__all__ = ["SOURCES", "AnswerRecord", "ItemRecord", "KGRecord", "ScoreRecord"]
+__all__ = ["SOURCES", "AnswerRecord", "ItemRecord", "KGRecord", "ScoreRecord", "short_name"]
+
+
+def short_name(model: str) -> str:
+    """A run's default display name: the last part of a model path or id, never a whole path.
+
+    Migration 5 fills the names of older runs with the same rule.
+
+    Examples
+    --------
+    >>> short_name("/root/.cache/s3kg/models/smollm2-135m-instruct/")
+    'smollm2-135m-instruct'
+    >>> short_name("HuggingFaceTB/SmolLM2-135M-Instruct"), short_name("gpt-4o-mini")
+    ('SmolLM2-135M-Instruct', 'gpt-4o-mini')
+    """
+    stripped = model.rstrip("/").rstrip("\\")
+    last = stripped.replace("\\", "/").rsplit("/", 1)[-1]
+    return last or model
 
 
 @dataclass(frozen=True)
@@ -32,6 +49,8 @@ class AnswerRecord:
     error: str | None = None
     status: str | None = None
     truncated: bool = False
+    model_id: str | None = None
+    finish_reason: str | None = None
 
     def __post_init__(self) -> None:
         if self.status is None:

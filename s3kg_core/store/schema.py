@@ -1,6 +1,7 @@
 """The DuckDB schema as numbered migrations, and the columns of stored benchmark results.
 
-The schema version is recorded in ``meta``; migrations run on the first read-write open.
+The schema version (the highest migration applied) and the list of applied migrations are
+recorded in ``meta``; the missing migrations run, in order, on the first read-write open.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 __all__ = ["BENCH_COLUMNS", "MIGRATIONS", "SCHEMA_VERSION"]
 
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 6
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -195,6 +196,115 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             n_test INTEGER NOT NULL,
             summary JSON NOT NULL,
             breakdown JSON)""",
+    ),
+    # 5: what collect sees of each answer and how a run is shown. Answers keep the model id the
+    # server said answered and why generation stopped (``length``: cut at max_tokens); a run
+    # has a display name (``--name``; the model's short name by default, never a cache path),
+    # filled in for existing runs from their model the same way.
+    5: (
+        "ALTER TABLE answers ADD COLUMN IF NOT EXISTS model_id VARCHAR",
+        "ALTER TABLE answers ADD COLUMN IF NOT EXISTS finish_reason VARCHAR",
+        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS name VARCHAR",
+        "UPDATE runs SET name = coalesce(nullif(regexp_extract(rtrim(rtrim(model, '/'), "
+        r"'\'), '[^/\\]+$'), ''), model) WHERE name IS NULL",
+    ),
+    # 6: the annotation verdict log (issue 30). ``verdicts`` is append-only: every decision,
+    # withdrawal and undo is a new row naming the row it replaces; the current verdicts are
+    # derived from it (s3kg_core.store.annotation_queries). The legacy ``annotations`` rows move
+    # into it (the page only wrote confirm / reject on TAU's aligned pairs, and add). Tasks say
+    # which items each annotator sees and fix the units (TAU's pairs) judged on each item;
+    # ``tau_calibrations`` keep the thresholds fitted to the human labels.
+    6: (
+        "CREATE SEQUENCE IF NOT EXISTS verdict_ids START 1",
+        """CREATE TABLE IF NOT EXISTS verdicts (
+            verdict_id BIGINT PRIMARY KEY DEFAULT nextval('verdict_ids'),
+            uid VARCHAR NOT NULL UNIQUE,
+            created_at TIMESTAMP NOT NULL,
+            annotator VARCHAR NOT NULL,
+            role VARCHAR NOT NULL CHECK (role IN ('annotator', 'adjudicator')),
+            task_id INTEGER,
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            category VARCHAR,
+            gold_triple VARCHAR[],
+            answer_triple VARCHAR[],
+            gold_extracted VARCHAR[][],
+            answer_extracted VARCHAR[][],
+            verdict VARCHAR NOT NULL,
+            replaces BIGINT,
+            source VARCHAR)""",
+        # A rerun of this migration finds no legacy table: make an empty one to copy from.
+        """CREATE TABLE IF NOT EXISTS annotations (
+            annotation_id INTEGER,
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            annotator VARCHAR NOT NULL,
+            gold_triple JSON,
+            answer_triple JSON,
+            verdict VARCHAR NOT NULL,
+            created_at TIMESTAMP)""",
+        """INSERT INTO verdicts (uid, created_at, annotator, role, run_id, item_id, category,
+            gold_triple, answer_triple, verdict, source)
+            SELECT 'legacy-' || md5(concat_ws(chr(31), annotation_id, run_id, item_id,
+                annotator, gold_triple, answer_triple, verdict, created_at)),
+                coalesce(created_at, current_timestamp::TIMESTAMP), nfc_normalize(annotator),
+                'annotator', run_id, item_id,
+                CASE WHEN verdict IN ('confirm', 'reject') THEN 'aligned' END,
+                from_json(gold_triple, '["VARCHAR"]'), from_json(answer_triple, '["VARCHAR"]'),
+                verdict, 'annotations table (before schema 6)'
+            FROM annotations ORDER BY annotation_id
+            ON CONFLICT DO NOTHING""",
+        # A legacy pair saved twice (two JSON spellings of one triple): the later row replaces
+        # the earlier, as it did on the page.
+        """UPDATE verdicts SET replaces = (SELECT max(w.verdict_id) FROM verdicts w
+            WHERE w.annotator = verdicts.annotator AND w.role = verdicts.role
+            AND w.run_id = verdicts.run_id AND w.item_id = verdicts.item_id
+            AND w.gold_triple IS NOT DISTINCT FROM verdicts.gold_triple
+            AND w.answer_triple IS NOT DISTINCT FROM verdicts.answer_triple
+            AND w.verdict_id < verdicts.verdict_id)
+            WHERE uid LIKE 'legacy-%' AND replaces IS NULL""",
+        "DROP TABLE annotations",
+        "DROP SEQUENCE IF EXISTS annotation_ids",
+        "CREATE SEQUENCE IF NOT EXISTS task_ids START 1",
+        """CREATE TABLE IF NOT EXISTS annotation_tasks (
+            task_id INTEGER PRIMARY KEY DEFAULT nextval('task_ids'),
+            name VARCHAR,
+            created_at TIMESTAMP NOT NULL,
+            annotators VARCHAR[] NOT NULL,
+            overlap INTEGER NOT NULL,
+            settings JSON NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS task_items (
+            task_id INTEGER NOT NULL,
+            annotator VARCHAR NOT NULL,
+            position INTEGER NOT NULL,
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            PRIMARY KEY (task_id, annotator, run_id, item_id))""",
+        """CREATE TABLE IF NOT EXISTS task_units (
+            task_id INTEGER NOT NULL,
+            run_id INTEGER NOT NULL,
+            item_id INTEGER NOT NULL,
+            unit INTEGER NOT NULL,
+            category VARCHAR NOT NULL,
+            gold_triple VARCHAR[],
+            answer_triple VARCHAR[],
+            gold_extracted VARCHAR[][],
+            answer_extracted VARCHAR[][],
+            similarity DOUBLE,
+            PRIMARY KEY (task_id, run_id, item_id, unit))""",
+        "CREATE SEQUENCE IF NOT EXISTS calibration_ids START 1",
+        """CREATE TABLE IF NOT EXISTS tau_calibrations (
+            calibration_id INTEGER PRIMARY KEY DEFAULT nextval('calibration_ids'),
+            created_at TIMESTAMP NOT NULL,
+            encoder VARCHAR NOT NULL,
+            threshold DOUBLE NOT NULL,
+            f1 DOUBLE NOT NULL,
+            precision DOUBLE NOT NULL,
+            recall DOUBLE NOT NULL,
+            positives INTEGER NOT NULL,
+            negatives INTEGER NOT NULL,
+            curve JSON NOT NULL,
+            detail JSON)""",
     ),
 }
 

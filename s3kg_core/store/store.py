@@ -31,10 +31,12 @@ from ..config import DEFAULT_DB
 from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
 from . import grapheval_queries, queries
-from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord, short_name
 from .schema import BENCH_COLUMNS, MIGRATIONS, SCHEMA_VERSION
 
 __all__ = ["Store"]
+
+_APPLIED_KEY = "schema_migrations"
 
 
 def _is_lock_error(exc: Exception) -> bool:
@@ -70,7 +72,7 @@ class Store:
     ...     ds = db.ensure_dataset(con, "toy", source="doctest")
     ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
     >>> db.schema_version(), sorted(ids)
-    (4, ['q1'])
+    (6, ['q1'])
     """
 
     def __init__(
@@ -160,33 +162,48 @@ class Store:
             con.execute("COMMIT")
 
     def _check_schema(self, con: duckdb.DuckDBPyConnection) -> None:
-        version = self._version(con)
-        if version > SCHEMA_VERSION:
+        version, applied = self._applied(con)
+        if version > SCHEMA_VERSION or applied - set(MIGRATIONS):
             raise CorruptDatabaseError(
                 f"{self.path} has schema version {version}, newer than this s3kg "
                 f"({SCHEMA_VERSION}); upgrade s3kg-workbench"
             )
-        if version == SCHEMA_VERSION:
+        missing = sorted(set(MIGRATIONS) - applied)
+        if not missing:
             return
         if self.read_only:
             raise DatabaseError(
-                f"{self.path} has schema version {version}, this s3kg needs {SCHEMA_VERSION}; run "
-                "any write command (for example `s3kg score`) once to migrate it"
+                f"{self.path} has schema version {version}, this s3kg needs {SCHEMA_VERSION} "
+                f"(migrations {', '.join(map(str, missing))} to run); run any write command "
+                "(for example `s3kg score`) once to migrate it"
             )
         con.execute("BEGIN TRANSACTION")
         try:
-            for target in range(version + 1, SCHEMA_VERSION + 1):
+            for target in missing:
                 for statement in MIGRATIONS[target]:
                     con.execute(statement)
-                con.execute(
-                    "INSERT INTO meta VALUES ('schema_version', ?) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [str(target)],
-                )
+                applied.add(target)
+                self.set_meta(con, "schema_version", str(max(applied)))
+                self.set_meta(con, _APPLIED_KEY, ",".join(map(str, sorted(applied))))
         except BaseException:
             con.execute("ROLLBACK")
             raise
         con.execute("COMMIT")
+
+    @classmethod
+    def _applied(cls, con: duckdb.DuckDBPyConnection) -> tuple[int, set[int]]:
+        """The schema version and the migrations applied to the file.
+
+        Files written before the list was kept (``meta`` has no ``schema_migrations``) applied
+        every migration up to their version. Migrations are numbered in the order they were
+        written, and a branch may add one above a number another adds later: each runs once,
+        whichever order they arrive in.
+        """
+        version = cls._version(con)
+        recorded = cls.get_meta(con, _APPLIED_KEY) if version else None
+        if recorded is None:
+            return version, set(range(1, version + 1))
+        return version, {int(v) for v in recorded.split(",") if v.strip()}
 
     @staticmethod
     def _version(con: duckdb.DuckDBPyConnection) -> int:
@@ -268,20 +285,37 @@ class Store:
         *,
         source: str | None = None,
         settings: dict[str, Any] | None = None,
+        name: str | None = None,
     ) -> int:
-        """The id of the run ``(dataset, model, temperature, extractor)``, created if new."""
+        """The id of the run ``(dataset, model, temperature, extractor)``, created if new.
+
+        ``name`` is the run's display name: a new run gets it (default: the model's
+        :func:`~s3kg_core.store.records.short_name`), an existing one is renamed to it when
+        given.
+        """
         con.execute(
-            "INSERT INTO runs (dataset_id, model, temperature, extractor, source, settings) "
-            "VALUES (?, ?, ?, ?, ?, ?) "
+            "INSERT INTO runs (dataset_id, model, temperature, extractor, source, settings, "
+            "name) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (dataset_id, model, temperature, extractor) DO NOTHING",
-            [dataset_id, model, float(temperature), extractor, source, json.dumps(settings or {})],
+            [
+                dataset_id,
+                model,
+                float(temperature),
+                extractor,
+                source,
+                json.dumps(settings or {}),
+                name or short_name(model),
+            ],
         )
         rows = con.execute(
             "SELECT run_id FROM runs WHERE dataset_id = ? AND model = ? AND temperature = ? "
             "AND extractor = ?",
             [dataset_id, model, float(temperature), extractor],
         ).fetchall()
-        return int(rows[0][0])
+        run = int(rows[0][0])
+        if name:
+            con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run])
+        return run
 
     @staticmethod
     def put_answers(
@@ -308,9 +342,10 @@ class Store:
             ).fetchall()
             con.execute(
                 "INSERT OR REPLACE INTO answers (run_id, item_id, answer, seed, latency_s, "
-                "prompt_tokens, completion_tokens, error, status, truncated) SELECT run_id, "
-                "item_id, answer, seed, latency_s, prompt_tokens, completion_tokens, error, "
-                "status, truncated FROM _new_answers"
+                "prompt_tokens, completion_tokens, error, status, truncated, model_id, "
+                "finish_reason) SELECT run_id, item_id, answer, seed, latency_s, prompt_tokens, "
+                "completion_tokens, error, status, truncated, model_id, finish_reason "
+                "FROM _new_answers"
             )
         finally:
             con.unregister("_new_answers")

@@ -1,0 +1,133 @@
+"""s3kg_core.cli.llm: ``s3kg llm serve``, its errors, and its stop (Ctrl-C, SIGTERM, kill -9).
+
+The real start and stop run ``transformers serve`` on a tiny random Llama
+(tests/factuality_helpers.py), which loads in seconds; they are slow tests. SmolLM2 served by
+the same command is exercised end to end in tests/test_e2e_llm.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from factuality_helpers import make_tiny_model
+from serve_helpers import serve_unavailable_reason
+
+from s3kg_core.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_serve_help_names_the_model_port_and_stop():
+    result = CliRunner().invoke(cli, ["llm", "serve", "--help"])
+    assert result.exit_code == 0
+    for text in ("--model", "smollm2", "--port", "Ctrl-C", "OPENAI_BASE_URL", "S3KG_MODEL"):
+        assert text in result.output
+
+
+def test_a_model_that_is_not_a_folder_is_one_line_error(tmp_path):
+    if serve_unavailable_reason():
+        pytest.skip(serve_unavailable_reason())
+    result = CliRunner().invoke(cli, ["llm", "serve", "--model", str(tmp_path / "nothing")])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: --model must be 'smollm2' or a local transformers")
+    assert "Traceback" not in result.output
+
+
+def test_a_port_in_use_is_one_line_error():
+    if serve_unavailable_reason():
+        pytest.skip(serve_unavailable_reason())
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        result = CliRunner().invoke(cli, ["llm", "serve", "--port", str(port)])
+    assert result.exit_code == 1
+    assert f"port {port} on 127.0.0.1 is in use" in result.output and "--port 0" in result.output
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == pid:
+                found.append(int(proc.name))
+    return found
+
+
+def _start(model: Path) -> tuple[subprocess.Popen[str], dict[str, str], list[str]]:
+    """``s3kg llm serve --model MODEL --port 0`` until it prints its exports."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "s3kg_core", "llm", "serve", "--model", str(model), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    lines: list[str] = []
+    deadline = time.monotonic() + 180
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line.rstrip("\n"))
+        if line.startswith("Press Ctrl-C"):
+            break
+    exports = dict(
+        line.removeprefix("export ").split("=", 1) for line in lines if line.startswith("export ")
+    )
+    return proc, exports, lines
+
+
+@pytest.mark.slow
+def test_serve_prints_the_exports_answers_and_stops_on_ctrl_c_without_orphans(tmp_path):
+    """Issue 29: a local endpoint in one command, stopped cleanly on Ctrl-C (no orphan
+    process), and no orphan either when the command itself is killed with SIGKILL."""
+    if serve_unavailable_reason():
+        pytest.skip(serve_unavailable_reason())
+    model = make_tiny_model(tmp_path / "tiny")
+    proc, exports, lines = _start(model)
+    try:
+        assert set(exports) == {"OPENAI_BASE_URL", "S3KG_MODEL"}, lines
+        assert exports["S3KG_MODEL"] == str(model)
+        with urllib.request.urlopen(f"{exports['OPENAI_BASE_URL']}/models", timeout=10) as resp:
+            assert [m["id"] for m in json.load(resp)["data"]] == [str(model)]
+        [server] = _children(proc.pid)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and out.strip().endswith("stopped")
+    assert not _alive(server)
+
+    proc, exports, lines = _start(model)
+    [server] = _children(proc.pid)
+    proc.kill()  # SIGKILL: no handler runs; the server must not outlive it
+    proc.wait()
+    deadline = time.monotonic() + 30
+    while _alive(server) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _alive(server)
