@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +64,6 @@ __all__ = [
     "mark_partial",
     "partial_runs",
     "question_texts",
-    "realign",
     "save_annotations",
     "signatures",
     "tau_item",
@@ -390,54 +389,30 @@ def _encoder(name: str) -> Any:
     return load_encoder(name)
 
 
-def realign(
-    path: Path,
-    encoder: str,
-    signature_config: dict[str, Any],
-    answer: Sequence[Triple],
-    other: Sequence[Triple],
-) -> Any:
-    """Score one answer KG against one KG again (new tau), from the stored embeddings.
+def _fill_stored(path: Path, cache: Any, texts: Iterable[str]) -> None:
+    """Put the stored vectors of ``texts`` (those the file has) into an embedding cache.
 
-    Strings already embedded in the database are not encoded again; the encoder is loaded once
-    per process for any string that is missing.
+    Which strings a computation needs is the library's to say
+    (:meth:`KGScorer.strings_needed <s3kg_core.scoring.s3kg.KGScorer.strings_needed>`,
+    :meth:`TripletAnalyzer.strings_needed <s3kg_core.scoring.tau.TripletAnalyzer.strings_needed>`).
     """
-    from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
-
-    enc = _encoder(encoder)
-    cache = _prefilled_cache(path, enc, [*answer, *other])
-    scorer = KGScorer(enc, S3KGConfig(**signature_config), cache=cache)
-    return scorer.score(list(answer), list(other))
-
-
-def _prefilled_cache(path: Path, encoder: Any, triples: Sequence[Triple]) -> Any:
-    """An embedding cache holding the stored vectors of every string these triples need."""
-    from s3kg_core.encoders.cache import EmbeddingCache
-    from s3kg_core.normalize import normalize_triples
-
-    texts: set[str] = set()
-    for t in normalize_triples(triples):
-        texts.update((t.sentence(), t.head, t.relation, t.tail))
-    for t in triples:
-        texts.add(t.sentence())
-    cache = EmbeddingCache(encoder)
     with _read(path) as con:
-        rows = queries.embeddings_of(con, encoder.name, texts)
-    cache.update(rows)
-    return cache
+        cache.update(queries.embeddings_of(con, cache.encoder.name, texts))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def explorer_case(
     path: Path, stamp: int, signature: str, run_id: int, item_id: int, tau: float
 ) -> CaseScores:
-    """One answer scored again at ``tau`` from the stored embeddings, with its triple table.
+    """One answer explained again at ``tau`` from the stored embeddings, with its triple table.
 
-    The signature gives the mode, K and normalisation; the encoder is only ever asked for
-    strings the database does not hold (``CaseScores.encoded`` says how many: 0 for a question
-    scored by ``s3kg score``), so moving tau never loads a model.
+    The signature gives the mode, K and normalisation; the scorer says which strings it needs
+    (:meth:`~s3kg_core.scoring.s3kg.KGScorer.strings_needed`: sentences, labels and, in
+    ``text`` mode, the texts), and the encoder is only ever asked for those the database does
+    not hold (``CaseScores.encoded`` says how many: 0 for a question scored by ``s3kg score``),
+    so moving tau never loads a model.
     """
-    from dashboard.explorer import NodeKeys, case_scores, needed_texts
+    from dashboard.explorer import case_scores
     from s3kg_core.encoders.cache import EmbeddingCache
     from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
     from s3kg_core.scoring.signature import Signature
@@ -446,15 +421,30 @@ def explorer_case(
     kgs = {s: (view.kgs[s].triples if s in view.kgs else ()) for s in ("answer", "gold", "context")}
     config = Signature.parse(signature).config_kwargs()
     config["tau"] = float(tau)
-    cfg = S3KGConfig(**config)
-    keys = NodeKeys(cfg.mode, cfg.lemmatize)
-    texts = needed_texts(keys, [*kgs["answer"], *kgs["gold"], *kgs["context"]])
     enc = _encoder(encoder_of(path, stamp, signature))
-    cache = EmbeddingCache(enc)
-    with _read(path) as con:
-        cache.update(queries.embeddings_of(con, enc.name, texts))
-    scorer = KGScorer(enc, cfg, cache=cache)
-    return case_scores(scorer, kgs["answer"], kgs["gold"], kgs["context"])
+    scorer = KGScorer(enc, S3KGConfig(**config), cache=EmbeddingCache(enc))
+    needs = scorer.strings_needed(
+        [(kgs["answer"], kgs["gold"]), (kgs["answer"], kgs["context"])],
+        texts=[(view.answer, view.gold), (view.answer, view.context)],
+    )
+    _fill_stored(path, scorer.cache, needs)
+    return case_scores(
+        scorer,
+        kgs["answer"],
+        kgs["gold"],
+        kgs["context"],
+        texts=(view.answer, view.gold, view.context),
+    )
+
+
+def _tau_analyzer(path: Path, encoder: Any, pairs: Sequence[tuple[Any, Any]]) -> Any:
+    """A TAU analyser whose cache holds the stored vectors it needs for ``(gold, answer)``."""
+    from s3kg_core.encoders.cache import EmbeddingCache
+    from s3kg_core.scoring.tau import TripletAnalyzer
+
+    analyzer = TripletAnalyzer(encoder, cache=EmbeddingCache(encoder))
+    _fill_stored(path, analyzer.cache, analyzer.strings_needed(pairs))
+    return analyzer
 
 
 @st.cache_data(show_spinner="Explaining the lowest-scoring answers...", max_entries=16)
@@ -468,7 +458,6 @@ def tau_live(
     """
     import json
 
-    from s3kg_core.scoring.tau import TripletAnalyzer
     from s3kg_core.stages.results import reblend
     from s3kg_core.stages.tau import lowest_cases
 
@@ -501,8 +490,7 @@ def tau_live(
 
     pairs = [(triples(p, reference), triples(p, "answer")) for p in picks]
     enc = _encoder(encoder_of(path, stamp, signature))
-    cache = _prefilled_cache(path, enc, [t for g, a in pairs for t in (*g, *a)])
-    results = TripletAnalyzer(enc, cache=cache).analyse_many(pairs)
+    results = _tau_analyzer(path, enc, pairs).analyse_many(pairs)
     out = []
     for p, result in zip(picks, results, strict=True):
         counts = result.counts()
@@ -529,8 +517,6 @@ def tau_live(
 @st.cache_data(show_spinner=False, max_entries=64)
 def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) -> dict[str, Any]:
     """TAU's explanation of one answer against its gold KG (as a dict, for the Annotate page)."""
-    from s3kg_core.scoring.tau import TripletAnalyzer
-
     with _read(path) as con:
         kgs = Store.load_kgs(con, [run_id])
     gold = kgs.get((run_id, item_id, "gold"))
@@ -538,8 +524,7 @@ def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) 
     g = gold.triples if gold is not None else ()
     a = answer.triples if answer is not None else ()
     enc = _encoder(encoder_of(path, stamp, signature))
-    cache = _prefilled_cache(path, enc, [*g, *a])
-    result: dict[str, Any] = TripletAnalyzer(enc, cache=cache).analyse(g, a).to_dict()
+    result: dict[str, Any] = _tau_analyzer(path, enc, [(g, a)]).analyse(g, a).to_dict()
     return result
 
 
@@ -739,8 +724,6 @@ def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, di
     known before one is opened. Each value is :meth:`TauResult.to_dict` (``aligned`` holds the
     proposed pairs, normalised triples).
     """
-    from s3kg_core.scoring.tau import TripletAnalyzer
-
     with _read(path) as con:
         kgs = Store.load_kgs(con, [run_id])
     items = sorted({item for run, item, _ in kgs if run == run_id})
@@ -751,8 +734,7 @@ def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, di
 
     pairs = [(triples(i, "gold"), triples(i, "answer")) for i in items]
     enc = _encoder(encoder_of(path, stamp, signature))
-    cache = _prefilled_cache(path, enc, [t for g, a in pairs for t in (*g, *a)])
-    results = TripletAnalyzer(enc, cache=cache).analyse_many(pairs)
+    results = _tau_analyzer(path, enc, pairs).analyse_many(pairs)
     return {int(item): r.to_dict() for item, r in zip(items, results, strict=True)}
 
 

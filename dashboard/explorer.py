@@ -1,21 +1,23 @@
-"""The sample explorer's logic, without streamlit: identities, the triple table, scores at tau.
+"""The sample explorer's logic, without streamlit: what the scorer did, drawn and tabled.
 
-One question has an answer KG (T1, which drives every match), a gold KG and a context KG. This
-module
+One question has an answer KG (T1, which drives every match), a gold KG and a context KG. The
+scorer explains both comparisons (:meth:`~s3kg_core.scoring.s3kg.KGScorer.explain_pairs`); this
+module only reads those :class:`~s3kg_core.scoring.explain.Explanation` objects, it never works
+out again what the scorer keys, picks or aligns:
 
-* keys labels exactly as the scorer does (:class:`NodeKeys`: lemmatised or lowercased, by mode),
-* gives every answer entity a stable identity, badge ``E<n>`` and colour, by its order of first
-  appearance in the answer KG, so that moving tau never renumbers or recolours an entity
-  (:func:`entity_identities`),
-* scores the answer against the gold and the context KG at any tau from an embedding cache that
-  holds the stored vectors, and lines every answer triple up with its matched gold and context
-  triple, with the cosines and whether each part was aligned at that tau (:func:`case_scores`),
-* picks the part of a large KG worth drawing: the matched triples' nodes plus k hops
-  (:func:`neighbourhood`),
-* marks the words of aligned entities in a text, escaped (:func:`mark_text`).
+* every answer entity gets a stable identity, badge ``E<n>`` and colour, by its order of first
+  appearance among the keyed answer triples, so that moving tau never renumbers or recolours an
+  entity (:func:`entity_identities`);
+* each answer triple is lined up with the gold and context triple the scorer picked for it,
+  with the pick's cosine and, per part, the label alignment the WL kernel saw at that tau
+  (:attr:`CaseScores.rows`);
+* a large KG is drawn as the part worth drawing: the best-matched triples' nodes plus as many
+  hops as stay under a node cap (:func:`linked_view`);
+* the words of aligned entities are marked in a text, escaped (:func:`mark_text`).
 
-Pages get these through :func:`dashboard.data.explorer_case`, which fills the cache from the
-database.
+Pages get a :class:`CaseScores` through :func:`dashboard.data.explorer_case`, which fills the
+scorer's cache from the database with exactly the strings the scorer needs
+(:meth:`~s3kg_core.scoring.s3kg.KGScorer.strings_needed`).
 """
 
 from __future__ import annotations
@@ -23,10 +25,9 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from dashboard.graphs import (
     PALETTE,
@@ -37,10 +38,9 @@ from dashboard.graphs import (
     PanelNode,
 )
 from s3kg_core.kg import SOURCES, Triple
-from s3kg_core.normalize import normalize_label, normalize_triples
-from s3kg_core.scoring.align import best_matches
+from s3kg_core.normalize import normalize_triples
 from s3kg_core.scoring.cus import harmonic_mean
-from s3kg_core.scoring.result import ScoreResult
+from s3kg_core.scoring.explain import Explanation, KeyedTriple
 
 if TYPE_CHECKING:
     from s3kg_core.scoring.s3kg import KGScorer
@@ -50,30 +50,37 @@ __all__ = [
     "SOURCES",
     "TABLE_COLUMNS",
     "TITLES",
+    "WHOLE_MAX_NODES",
     "CaseScores",
     "Identity",
-    "NodeKeys",
     "TripleMatch",
     "case_scores",
     "entity_identities",
     "linked_view",
     "mark_text",
     "marked_by_lemmas",
-    "needed_texts",
     "neighbourhood",
     "neighbours",
     "parse_link",
     "partners",
     "question_label",
     "text_marks",
+    "window",
 ]
+
+_OTHERS = ("gold", "context")
 
 #: Picture titles.
 TITLES = {"gold": "Gold KG", "answer": "Answer KG", "context": "Context KG"}
 
-#: A gold or context KG with more nodes than this is drawn as a neighbourhood of its matched
-#: triples unless the page asks for the whole KG.
+#: A KG with more nodes than this is drawn as a neighbourhood of its best-matched triples unless
+#: the page asks for the whole KG.
 MAX_NODES = 40
+
+#: The most nodes a picture ever draws, "Whole KGs" or not: beyond it the layout's time grows
+#: past what a page can wait for, and labels are too small to read anyway
+#: (bench/speed/bench_layout.py).
+WHOLE_MAX_NODES = 100
 
 #: The triple table's columns: (header, tooltip).
 TABLE_COLUMNS = (
@@ -89,53 +96,6 @@ TABLE_COLUMNS = (
 
 
 @dataclass(frozen=True)
-class NodeKeys:
-    """How the scorer keys labels under a signature's mode and normalisation.
-
-    ``kgx`` mode lowercases labels (and embeds the raw triple sentence); the other modes
-    normalise (:func:`s3kg_core.normalize.normalize_label`, lemmatised unless ``lemmatize`` is
-    false) and embed the normalised sentence. The alignment maps a score stores are keyed the
-    same way, so the page can find a map's labels among the drawn nodes.
-
-    Examples
-    --------
-    >>> NodeKeys("hybrid").entity("Cats"), NodeKeys("kgx").entity("Cats")
-    ('cat', 'cats')
-    >>> [n for _, n in NodeKeys("paper").triples([Triple("A", "is", "B"), Triple("a", "is", "b")])]
-    [Triple(head='a', relation='be', tail='b')]
-    """
-
-    mode: str = "hybrid"
-    lemmatize: bool = True
-
-    def entity(self, label: str) -> str:
-        """The key of an entity label."""
-        if self.mode == "kgx":
-            return label.lower()
-        return normalize_label(label, lemmatize=self.lemmatize, role="entity")
-
-    def relation(self, label: str) -> str:
-        """The key of a relation label."""
-        if self.mode == "kgx":
-            return label.lower()
-        return normalize_label(label, lemmatize=self.lemmatize, role="relation")
-
-    def triples(self, triples: Iterable[Triple]) -> list[tuple[Triple, Triple]]:
-        """``(raw, keyed)`` per distinct keyed triple, first raw kept, empty parts dropped."""
-        out: dict[Triple, Triple] = {}
-        for item in triples:
-            raw = Triple.from_any(item)
-            key = Triple(self.entity(raw.head), self.relation(raw.relation), self.entity(raw.tail))
-            if key.head and key.relation and key.tail and key not in out:
-                out[key] = raw
-        return [(raw, key) for key, raw in out.items()]
-
-    def sentence(self, raw: Triple, key: Triple) -> str:
-        """The text the scorer embeds for a triple."""
-        return " ".join(raw.to_list()) if self.mode == "kgx" else key.sentence()
-
-
-@dataclass(frozen=True)
 class Identity:
     """An answer entity's identity on the page: its badge, colour and label."""
 
@@ -144,25 +104,28 @@ class Identity:
     label: str
 
 
-def entity_identities(answer: Sequence[Triple], keys: NodeKeys) -> dict[str, Identity]:
+def entity_identities(answer: Sequence[KeyedTriple]) -> dict[str, Identity]:
     """Badge ``E1, E2, ...`` and colour for every answer entity, by first appearance.
 
-    Heads come before tails. The numbering depends on the answer KG alone, never on tau, so an
-    entity keeps its badge and colour when the alignment changes; the page shows them only for
+    ``answer`` is the answer KG as the scorer keyed it (:attr:`Explanation.triples_1`). Heads
+    come before tails. The numbering depends on the answer KG alone, never on tau, so an entity
+    keeps its badge and colour when the alignment changes; the page shows them only for
     entities that are aligned.
 
     Examples
     --------
-    >>> answer = [Triple("Curie", "found", "radium"), Triple("radium", "is", "metal")]
-    >>> ids = entity_identities(answer, NodeKeys())
-    >>> [(k, i.badge) for k, i in ids.items()]
-    [('curie', 'E1'), ('radium', 'E2'), ('metal', 'E3')]
+    >>> answer = [KeyedTriple(Triple("Curie", "found", "radium"), Triple("curie", "find",
+    ...     "radium"), "curie find radium"), KeyedTriple(Triple("radium", "is", "metal"),
+    ...     Triple("radium", "be", "metal"), "radium be metal")]
+    >>> ids = entity_identities(answer)
+    >>> [(k, i.badge, i.label) for k, i in ids.items()]
+    [('curie', 'E1', 'Curie'), ('radium', 'E2', 'radium'), ('metal', 'E3', 'metal')]
     >>> ids["curie"].colour == PALETTE[0]
     True
     """
     out: dict[str, Identity] = {}
-    for raw, key in keys.triples(answer):
-        for label, raw_label in ((key.head, raw.head), (key.tail, raw.tail)):
+    for t in answer:
+        for label, raw_label in ((t.key.head, t.raw.head), (t.key.tail, t.raw.tail)):
             if label not in out:
                 n = len(out)
                 out[label] = Identity(f"E{n + 1}", PALETTE[n % len(PALETTE)], raw_label)
@@ -186,27 +149,37 @@ def partners(entity_map: Mapping[str, str | None]) -> dict[str, list[str]]:
 
 @dataclass(frozen=True)
 class TripleMatch:
-    """One answer triple and the triple of the other KG that S3KG matched it to.
+    """One answer triple and the triple of the other KG that S3KG picked for it.
+
+    Read off an :class:`Explanation`: its :class:`~s3kg_core.scoring.explain.Pick` and the
+    :class:`~s3kg_core.scoring.explain.LabelMatch` of each part.
 
     Attributes
     ----------
     answer
-        Index of the answer triple in :attr:`CaseScores.triples` ``["answer"]``.
+        Index of the answer triple in :attr:`Explanation.triples_1`.
     other
-        Index of the matched triple in the other KG's list, or ``None`` (the other KG is empty).
+        Index of the picked triple in the other KG's ``triples_2``, or ``None`` (the pair was
+        not scored, or compared without alignment).
     cosine
-        Cosine of the two triple sentences (the matching never uses tau: it takes the best).
+        Cosine of the two triple sentences (the pick never uses tau: it takes the best).
+    exact
+        Picked because the same sentence occurs in the other KG.
     parts
-        Cosines of head, relation and tail with the matched triple's head, relation and tail.
+        Head, relation and tail: each label's best cosine to a label of the picked triples.
+    partners
+        Head, relation and tail: the label each was aligned to at tau, or ``None``.
     aligned
-        Whether head, relation and tail were each aligned to exactly that part at this tau, as
-        the WL kernel sees them (the soft alignment's maps).
+        Whether head, relation and tail were each aligned to exactly that part of the picked
+        triple at this tau, as the WL kernel sees them.
     """
 
     answer: int
     other: int | None
     cosine: float | None
-    parts: tuple[float, float, float] | None
+    exact: bool
+    parts: tuple[float | None, float | None, float | None] | None
+    partners: tuple[str | None, str | None, str | None] | None
     aligned: tuple[bool, bool, bool]
 
     @property
@@ -215,47 +188,86 @@ class TripleMatch:
         return all(self.aligned)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
+        """A JSON-ready dict (for the page's script)."""
         return {
             "answer": self.answer,
             "other": self.other,
             "cosine": self.cosine,
+            "exact": self.exact,
             "parts": list(self.parts) if self.parts is not None else None,
+            "partners": list(self.partners) if self.partners is not None else None,
             "aligned": list(self.aligned),
         }
 
 
+def _finite(value: float | None) -> float | None:
+    return value if value is None or abs(value) != float("inf") else None
+
+
+def _match(ex: Explanation, i: int) -> TripleMatch:
+    """The :class:`TripleMatch` of answer triple ``i``, from the explanation's pick and labels."""
+    pick = ex.pick_of(i)
+    if pick is None:  # not scored, or compared without alignment
+        return TripleMatch(i, None, None, False, None, None, (False, False, False))
+    a, m = ex.triples_1[i].key, ex.triples_2[pick.two].key
+    labels = (ex.entity(a.head), ex.relation(a.relation), ex.entity(a.tail))
+    others = (m.head, m.relation, m.tail)
+    parts = tuple(_finite(x.cosine) if x is not None else None for x in labels)
+    partners = tuple(x.partner if x is not None else None for x in labels)
+    aligned = tuple(x is not None and x.partner == o for x, o in zip(labels, others, strict=True))
+    return TripleMatch(
+        i,
+        pick.two,
+        pick.cosine,
+        pick.exact,
+        (parts[0], parts[1], parts[2]),
+        (partners[0], partners[1], partners[2]),
+        (aligned[0], aligned[1], aligned[2]),
+    )
+
+
 @dataclass(frozen=True)
 class CaseScores:
-    """One question recomputed at one tau: both S3KG results and the triple table.
+    """One question at one tau: the scorer's explanations of both comparisons.
 
     Attributes
     ----------
     tau
         The threshold used.
     gold, context
-        S3KG of the answer against the gold KG and against the context KG.
-    triples
-        Source -> ``(raw, keyed)`` triples as drawn (see :meth:`NodeKeys.triples`).
-    rows
-        ``"gold"`` / ``"context"`` -> one :class:`TripleMatch` per answer triple.
+        The :class:`~s3kg_core.scoring.explain.Explanation` of the answer against the gold KG
+        and against the context KG.
     encoded
         Strings the encoder had to embed (0 when every vector came from the database).
-    keys
-        How labels were keyed (the signature's mode and normalisation).
     """
 
     tau: float
-    gold: ScoreResult
-    context: ScoreResult
-    triples: dict[str, list[tuple[Triple, Triple]]]
-    rows: dict[str, list[TripleMatch]] = field(default_factory=dict)
+    gold: Explanation
+    context: Explanation
     encoded: int = 0
-    keys: NodeKeys = field(default_factory=NodeKeys)
+
+    @property
+    def triples(self) -> dict[str, tuple[KeyedTriple, ...]]:
+        """Source -> its triples as the scorer keyed them, in the scorer's order."""
+        return {
+            "gold": self.gold.triples_2,
+            "answer": self.gold.triples_1,
+            "context": self.context.triples_2,
+        }
+
+    @cached_property
+    def rows(self) -> dict[str, list[TripleMatch]]:
+        """``"gold"`` / ``"context"`` -> one :class:`TripleMatch` per answer triple."""
+        n = len(self.gold.triples_1)
+        return {key: [_match(self.explanation(key), i) for i in range(n)] for key in _OTHERS}
+
+    def explanation(self, source: str) -> Explanation:
+        """The comparison of the answer with ``source`` (``"gold"`` or ``"context"``)."""
+        return self.gold if source == "gold" else self.context
 
     def entity_map(self, source: str) -> dict[str, str | None]:
         """The answer -> ``source`` entity alignment at this tau."""
-        return dict(self.gold.entity_map if source == "gold" else self.context.entity_map)
+        return dict(self.explanation(source).entity_map)
 
     def scores(self, alpha: float) -> dict[str, float]:
         """GoldSim, CtxSim, CUS and the four components at ``alpha``."""
@@ -276,22 +288,26 @@ def case_scores(
     answer: Sequence[Triple],
     gold: Sequence[Triple],
     context: Sequence[Triple],
+    *,
+    texts: tuple[str | None, str | None, str | None] | None = None,
 ) -> CaseScores:
-    """Score one question at ``scorer``'s tau and line up its triples.
+    """Explain one question at ``scorer``'s tau: the answer against the gold and the context KG.
 
     Parameters
     ----------
     scorer
         A :class:`~s3kg_core.scoring.s3kg.KGScorer` with the signature's mode and tau; give it
-        an embedding cache filled with the stored vectors and nothing is encoded.
+        an embedding cache holding :meth:`~s3kg_core.scoring.s3kg.KGScorer.strings_needed` and
+        nothing is encoded.
     answer, gold, context
         The three KGs, raw triples.
+    texts
+        ``(answer, gold answer, context)``: needed in ``text`` mode, ignored otherwise.
 
     Returns
     -------
     CaseScores
-        The scorer's own results (so the page shows exactly the library's numbers) and, per
-        answer triple, its best gold and context match with cosines and per-part alignment.
+        The scorer's own explanations, so the page shows exactly the library's numbers.
 
     Examples
     --------
@@ -304,68 +320,20 @@ def case_scores(
     >>> case.context.status
     'empty_kg_2'
     """
-    config = scorer.config
-    keys = NodeKeys(config.mode, config.lemmatize)
     before = scorer.cache.stats.encoded
-    triples = {
-        "answer": keys.triples(answer),
-        "gold": keys.triples(gold),
-        "context": keys.triples(context),
-    }
-    gold_result, ctx_result = scorer.score_pairs(
-        [(list(answer), list(gold)), (list(answer), list(context))]
+    pair_texts = None
+    if texts is not None:
+        text_answer, text_gold, text_context = texts
+        pair_texts = [(text_answer, text_gold), (text_answer, text_context)]
+    gold_ex, ctx_ex = scorer.explain_pairs(
+        [(list(answer), list(gold)), (list(answer), list(context))], texts=pair_texts
     )
-    rows = {
-        "gold": _match_rows(scorer, keys, triples["answer"], triples["gold"], gold_result),
-        "context": _match_rows(scorer, keys, triples["answer"], triples["context"], ctx_result),
-    }
     return CaseScores(
-        tau=float(config.tau),
-        gold=gold_result,
-        context=ctx_result,
-        triples=triples,
-        rows=rows,
+        tau=float(scorer.config.tau),
+        gold=gold_ex,
+        context=ctx_ex,
         encoded=scorer.cache.stats.encoded - before,
-        keys=keys,
     )
-
-
-def _match_rows(
-    scorer: KGScorer,
-    keys: NodeKeys,
-    answer: list[tuple[Triple, Triple]],
-    other: list[tuple[Triple, Triple]],
-    result: ScoreResult,
-) -> list[TripleMatch]:
-    if not answer:
-        return []
-    if not other or not result.ok:
-        return [TripleMatch(i, None, None, None, (False, False, False)) for i in range(len(answer))]
-    cache = scorer.cache
-    sent_a = [keys.sentence(r, k) for r, k in answer]
-    sent_o = [keys.sentence(r, k) for r, k in other]
-    idx, sim = best_matches(cache.vectors(sent_a), cache.vectors(sent_o))
-    exact: dict[str, int] = {}
-    if keys.mode != "kgx":  # as the scorer: a verbatim sentence picks its twin
-        for j, s in enumerate(sent_o):
-            exact.setdefault(s, j)
-    entity_map, relation_map = result.entity_map, result.relation_map
-    rows = []
-    for i, ((_, a), s) in enumerate(zip(answer, sent_a, strict=True)):
-        j = exact.get(s, int(idx[i]))
-        cosine = 1.0 if s in exact else float(sim[i])
-        m = other[j][1]
-        labels_a = [a.head, a.relation, a.tail]
-        labels_m = [m.head, m.relation, m.tail]
-        vectors = cache.vectors(labels_a + labels_m)
-        parts = tuple(float(np.clip(vectors[p] @ vectors[p + 3], -1.0, 1.0)) for p in range(3))
-        aligned = (
-            entity_map.get(a.head) == m.head,
-            relation_map.get(a.relation) == m.relation,
-            entity_map.get(a.tail) == m.tail,
-        )
-        rows.append(TripleMatch(i, j, cosine, (parts[0], parts[1], parts[2]), aligned))
-    return rows
 
 
 def neighbourhood(edges: Sequence[tuple[str, str]], seeds: Iterable[str], hops: int) -> set[str]:
@@ -391,6 +359,46 @@ def neighbourhood(edges: Sequence[tuple[str, str]], seeds: Iterable[str], hops: 
             break
         reached |= frontier
     return reached
+
+
+def window(
+    edges: Sequence[tuple[str, str]], seeds: Sequence[str], max_nodes: int
+) -> tuple[set[str], int, bool]:
+    """The nodes to draw of a KG too large to draw whole.
+
+    Parameters
+    ----------
+    edges
+        ``(head, tail)`` of every triple.
+    seeds
+        Nodes worth drawing, most important first.
+    max_nodes
+        The most nodes to draw.
+
+    Returns
+    -------
+    tuple
+        The nodes, the hops added around the seeds (2, 1 or 0: as many as stay within
+        ``max_nodes``), and whether the seeds themselves were cut to the first ``max_nodes``.
+
+    Examples
+    --------
+    >>> chain = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]
+    >>> nodes, hops, cut = window(chain, ["c"], 3)
+    >>> sorted(nodes), hops, cut
+    (['b', 'c', 'd'], 1, False)
+    >>> nodes, hops, cut = window(chain, ["e", "d", "c"], 2)  # more seeds than room: cut
+    >>> sorted(nodes), hops, cut
+    (['d', 'e'], 0, True)
+    """
+    distinct = list(dict.fromkeys(seeds))
+    if len(distinct) > max_nodes:
+        return set(distinct[:max_nodes]), 0, True
+    for hops in (2, 1):
+        reached = neighbourhood(edges, distinct, hops)
+        if len(reached) <= max_nodes:
+            return reached, hops, False
+    return set(distinct), 0, False
 
 
 def mark_text(text: str, marks: Mapping[str, tuple[str, str]]) -> str:
@@ -443,25 +451,6 @@ def mark_text(text: str, marks: Mapping[str, tuple[str, str]]) -> str:
     return "".join(out)
 
 
-def needed_texts(keys: NodeKeys, triples: Iterable[Triple]) -> set[str]:
-    """Every string the scorer embeds for these triples: sentences and keyed labels.
-
-    Examples
-    --------
-    >>> sorted(needed_texts(NodeKeys(), [Triple("Cats", "chase", "mice")]))
-    ['cat', 'cat chase mouse', 'chase', 'mouse']
-    """
-    texts: set[str] = set()
-    for raw, key in keys.triples(triples):
-        texts.update((keys.sentence(raw, key), key.head, key.relation, key.tail))
-    return texts
-
-
-def _identities_of(case: CaseScores) -> tuple[NodeKeys, dict[str, Identity]]:
-    answer = [raw for raw, _ in case.triples["answer"]]
-    return case.keys, entity_identities(answer, case.keys)
-
-
 def _node_badges(
     case: CaseScores, identities: Mapping[str, Identity]
 ) -> dict[str, dict[str, list[Identity]]]:
@@ -479,11 +468,10 @@ def _node_badges(
 
 def text_marks(case: CaseScores, source: str) -> dict[str, tuple[str, str]]:
     """Raw labels of ``source``'s aligned entities -> ``(badge, colour)``, for :func:`mark_text`."""
-    _, identities = _identities_of(case)
-    badges = _node_badges(case, identities)[source]
+    badges = _node_badges(case, entity_identities(case.triples["answer"]))[source]
     marks: dict[str, tuple[str, str]] = {}
-    for raw, key in case.triples[source]:
-        for label, node in ((raw.head, key.head), (raw.tail, key.tail)):
+    for t in case.triples[source]:
+        for label, node in ((t.raw.head, t.key.head), (t.raw.tail, t.key.tail)):
             ids = badges.get(node)
             if ids:
                 marks.setdefault(label, ("+".join(i.badge for i in ids), ids[0].colour))
@@ -491,19 +479,20 @@ def text_marks(case: CaseScores, source: str) -> dict[str, tuple[str, str]]:
 
 
 def marked_by_lemmas(
-    drawn: Mapping[str, Sequence[tuple[Triple, Triple]]],
+    drawn: Mapping[str, Sequence[KeyedTriple]],
     lemmas: Mapping[str, Iterable[Sequence[str]]],
 ) -> dict[str, set[int]]:
     """Which drawn triples TAU named: source -> indices into ``drawn[source]``.
 
-    TAU reports triples normalised (lemmas: ``"publish in"``); a drawn triple (``(raw, keyed)``,
-    as :attr:`CaseScores.triples`) is named when its extracted form normalises to one of
+    TAU reports triples normalised (lemmas: ``"publish in"``); a drawn triple (as
+    :attr:`CaseScores.triples`) is named when its raw form normalises to one of
     ``lemmas[source]``. For :func:`linked_view`'s ``marked``.
 
     Examples
     --------
     >>> t = Triple("The paper", "published_in", "Nature")
-    >>> drawn = {"gold": [(Triple("x", "y", "z"), t), (t, t)]}
+    >>> other = Triple("x", "y", "z")
+    >>> drawn = {"gold": [KeyedTriple(other, other, "x y z"), KeyedTriple(t, t, "")]}
     >>> marked_by_lemmas(drawn, {"gold": [("the paper", "publish in", "nature")], "answer": []})
     {'gold': {1}, 'answer': set()}
     """
@@ -512,10 +501,71 @@ def marked_by_lemmas(
         wanted = {tuple(t) for t in named}
         out[source] = {
             i
-            for i, (raw, _) in enumerate(drawn.get(source, ()))
-            if any(tuple(n.to_list()) in wanted for n in normalize_triples([raw]))
+            for i, t in enumerate(drawn.get(source, ()))
+            if any(tuple(n.to_list()) in wanted for n in normalize_triples([t.raw]))
         }
     return out
+
+
+def _priority(case: CaseScores, source: str, marked: Collection[int]) -> list[int]:
+    """Triples of ``source`` worth drawing first, as indices into ``case.triples[source]``.
+
+    The marked ones, then the picked ones by the pick's cosine, best first (an answer triple:
+    by the better of its two picks). Picks never depend on tau, so neither does what a large
+    KG shows.
+    """
+    best: dict[int, float] = {}
+    for key in _OTHERS:
+        if source not in ("answer", key):
+            continue
+        for p in case.explanation(key).picks:
+            at = p.one if source == "answer" else p.two
+            best[at] = max(best.get(at, -2.0), p.cosine)
+    picked = sorted(best, key=lambda t: (-best[t], t))
+    return list(dict.fromkeys([*sorted(marked), *picked]))
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    """What a panel draws: its nodes (key -> raw label), the nodes shown and the note."""
+
+    labels: dict[str, str]
+    shown: set[str]
+    note: str
+
+
+def _draw(
+    case: CaseScores,
+    source: str,
+    *,
+    show_all: bool,
+    max_nodes: int,
+    marked: Collection[int],
+) -> _Drawn:
+    triples = case.triples[source]
+    labels: dict[str, str] = {}
+    for t in triples:
+        labels.setdefault(t.key.head, t.raw.head)
+        labels.setdefault(t.key.tail, t.raw.tail)
+    cap = WHOLE_MAX_NODES if show_all else min(max_nodes, WHOLE_MAX_NODES)
+    if len(labels) <= cap:
+        return _Drawn(labels, set(labels), "")
+    order = _priority(case, source, marked)
+    seeds = [p for t in order for p in (triples[t].key.head, triples[t].key.tail)]
+    shown, hops, cut = window([(t.key.head, t.key.tail) for t in triples], seeds, cap)
+    what = "the best-matched triples'" if cut else "the matched triples'"
+    if source == "answer":
+        what = "the best-matched answer triples'"
+    how = f"{what} nodes" + (f" + {hops} hop{'s' * (hops > 1)}" if hops else "")
+    if show_all and len(shown) < cap:  # "Whole KGs": as much of the rest as the cap allows
+        for t in triples:
+            ends = {t.key.head, t.key.tail} - shown
+            if len(shown) + len(ends) > cap:
+                break
+            shown |= ends
+        how += ", then the others in order"
+    why = "too many to draw whole" if show_all else "switch on 'Whole KGs'"
+    return _Drawn(labels, shown, f"showing {len(shown)} of {len(labels)} nodes: {how} ({why})")
 
 
 def linked_view(
@@ -535,81 +585,88 @@ def linked_view(
     statuses
         Source -> the stored KG's status (``"ok"``, ``"failed: ..."``); shown when not ok.
     show_all
-        Draw whole KGs. Otherwise a gold or context KG of more than ``max_nodes`` nodes shows the
-        nodes of its matched triples plus as many hops (2, 1 or 0) as stay within ``max_nodes``.
-        The matched triples do not depend on tau, so neither does what is drawn.
+        Draw whole KGs, up to :data:`WHOLE_MAX_NODES` nodes. Otherwise a KG of more than
+        ``max_nodes`` nodes (the answer KG as the others) shows the nodes of its marked and
+        best-matched triples plus as many hops (2, 1 or 0) as stay within ``max_nodes``. The
+        picks do not depend on tau, so neither does what is drawn.
     max_nodes
         See ``show_all``.
     marked
         Source -> indices into ``case.triples[source]`` to draw as marked edges
-        (:class:`~dashboard.graphs.PanelEdge`); their nodes are always drawn.
+        (:class:`~dashboard.graphs.PanelEdge`); their nodes are drawn first.
 
     Returns
     -------
     tuple
         :class:`~dashboard.graphs.GraphPanel` for gold, answer and context, and one
-        :class:`~dashboard.graphs.LinkedRow` per answer triple.
+        :class:`~dashboard.graphs.LinkedRow` per drawn answer triple (every one, unless the
+        answer KG is drawn in part). A panel lists only the triples its edges and the table
+        name (``LinkedRow.number`` keeps the answer triple's own number).
     """
     statuses = statuses or {}
     marked = marked or {}
-    _, identities = _identities_of(case)
+    identities = entity_identities(case.triples["answer"])
     badges = _node_badges(case, identities)
-    matched = {
-        source: {m.other for m in case.rows.get(source, []) if m.other is not None}
-        for source in ("gold", "context")
+    drawn = {
+        source: _draw(
+            case, source, show_all=show_all, max_nodes=max_nodes, marked=marked.get(source, ())
+        )
+        for source in SOURCES
     }
+
+    def visible(source: str, t: KeyedTriple) -> bool:
+        shown = drawn[source].shown
+        return t.key.head in shown and t.key.tail in shown
+
+    answer = case.triples["answer"]
+    row_ids = [i for i, t in enumerate(answer) if visible("answer", t)]
+    named: dict[str, dict[int, None]] = {s: {} for s in SOURCES}
+    for source in SOURCES:
+        for i, t in enumerate(case.triples[source]):
+            if visible(source, t):
+                named[source][i] = None
+    matches = {key: {i: _match(case.explanation(key), i) for i in row_ids} for key in _OTHERS}
+    for i in row_ids:
+        named["answer"][i] = None
+        for key in _OTHERS:
+            other = matches[key][i].other
+            if other is not None:
+                named[key][other] = None
+    index = {s: {t: n for n, t in enumerate(sorted(named[s]))} for s in SOURCES}
+
     panels = []
     for source in SOURCES:
-        triples = case.triples[source]
-        labels: dict[str, str] = {}
-        for raw, key in triples:
-            labels.setdefault(key.head, raw.head)
-            labels.setdefault(key.tail, raw.tail)
-        edges = [(key.head, key.tail) for _, key in triples]
-        shown = set(labels)
-        note = ""
-        if source != "answer" and not show_all and len(labels) > max_nodes:
-            keep = set(matched[source]) | set(marked.get(source, ()))
-            seeds = {p for t in keep for p in (triples[t][1].head, triples[t][1].tail)}
-            hops = 0
-            for h in (2, 1):
-                if len(neighbourhood(edges, seeds, h)) <= max_nodes:
-                    hops = h
-                    break
-            shown = neighbourhood(edges, seeds, hops)
-            ways = {0: "the matched triples' nodes", 1: "matched triples + 1 hop"}
-            note = (
-                f"showing {len(shown)} of {len(labels)} nodes: "
-                f"{ways.get(hops, f'matched triples + {hops} hops')} (switch on 'Whole KGs')"
-            )
+        triples, d = case.triples[source], drawn[source]
         nodes = []
-        for node_id, label in labels.items():
-            if node_id not in shown:
+        for node_id, label in d.labels.items():
+            if node_id not in d.shown:
                 continue
             ids = badges[source].get(node_id, [])
-            title = label
+            shown_label = label if label.strip() else "(empty)"
+            title = shown_label
             if ids:
-                title = f"{' + '.join(i.badge for i in ids)} · {label}\n" + "\n".join(
+                title = f"{' + '.join(i.badge for i in ids)} · {shown_label}\n" + "\n".join(
                     f"{i.badge}: the answer's \u201c{i.label}\u201d" for i in ids
                 )
             nodes.append(
                 PanelNode(
                     node_id,
-                    label,
+                    shown_label,
                     ids[0].colour if ids else UNMATCHED_COLOUR,
                     tuple(i.badge for i in ids),
                     title,
                 )
             )
+        marks = marked.get(source, ())
         panel_edges = tuple(
-            PanelEdge(key.head, key.tail, raw.relation, t, marked=t in marked.get(source, ()))
-            for t, (raw, key) in enumerate(triples)
-            if key.head in shown and key.tail in shown
+            PanelEdge(t.key.head, t.key.tail, t.raw.relation, index[source][i], marked=i in marks)
+            for i, t in enumerate(triples)
+            if visible(source, t)
         )
         status = statuses.get(source, "ok")
         subtitle = f"{len(triples)} triple{'s' * (len(triples) != 1)}"
         if triples:  # an empty picture is narrow: "0 triples" says it all
-            subtitle += f" · {len(labels)} nodes"
+            subtitle += f" · {len(d.labels)} nodes"
         if status != "ok":
             subtitle += f" · {status}"
         panels.append(
@@ -620,29 +677,29 @@ def linked_view(
                 nodes=tuple(nodes),
                 edges=panel_edges,
                 triples=tuple(
-                    (key.head, raw.relation, key.tail, raw.head, raw.tail) for raw, key in triples
+                    (
+                        triples[i].key.head,
+                        triples[i].raw.relation,
+                        triples[i].key.tail,
+                        triples[i].raw.head,
+                        triples[i].raw.tail,
+                    )
+                    for i in index[source]
                 ),
-                note=note,
+                note=d.note,
                 empty="no triples" if status == "ok" else f"no triples ({status})",
             )
         )
     rows = []
-    for i in range(len(case.triples["answer"])):
-        gold = case.rows["gold"][i] if i < len(case.rows.get("gold", [])) else None
-        ctx = case.rows["context"][i] if i < len(case.rows.get("context", [])) else None
-        rows.append(
-            LinkedRow(
-                links={
-                    "answer": i,
-                    "gold": gold.other if gold else None,
-                    "context": ctx.other if ctx else None,
-                },
-                matches={
-                    "gold": gold.to_dict() if gold else None,
-                    "context": ctx.to_dict() if ctx else None,
-                },
-            )
-        )
+    for i in row_ids:
+        links: dict[str, int | None] = {"answer": index["answer"][i]}
+        found: dict[str, dict[str, Any] | None] = {}
+        for key in _OTHERS:
+            m = matches[key][i]
+            other = None if m.other is None else index[key][m.other]
+            links[key] = other
+            found[key] = {**m.to_dict(), "other": other}
+        rows.append(LinkedRow(links=links, matches=found, number=i + 1))
     return panels, rows
 
 

@@ -1,33 +1,32 @@
-"""Deterministic, label-aware node positions for the dashboard's KG pictures.
+"""Deterministic, label-aware node skeletons for the dashboard's KG pictures.
 
 vis-network's physics moves nodes on every load and ignores labels, so a dense KG ends up with
-labels piled on each other and a different picture each time. This module places the nodes once,
-in Python, so that the picture is the same on every load and does not move when a slider moves:
-
-1. every weakly connected component is laid out on its own: a *skeleton* (Kamada-Kawai up to 20
-   nodes, which starts from a circle and has no random state; a seeded spring layout above, as
-   Kamada-Kawai's time grows fast; one or two nodes are placed directly), turned so that its
-   longest axis is horizontal, edges scaled to a length that leaves room for relation labels;
-2. components are packed in shelves, largest first, for a frame of a given aspect ratio, each
-   node's box estimated from its label (:func:`label_box`).
+labels piled on each other and a different picture each time. This module gives every node its
+place once, in Python, so that the picture is the same on every load and does not move when a
+slider moves: every weakly connected component is laid out on its own as a *skeleton*
+(Kamada-Kawai up to 20 nodes, which starts from a circle and has no random state; a seeded
+spring layout above, as Kamada-Kawai's time grows fast; one or two nodes are placed directly),
+turned so that its longest axis is horizontal, edges scaled to a length that leaves room for
+relation labels. :func:`label_box` estimates the box a label is drawn in.
 
 A node is drawn as its label inside a small rectangle (vis-network's ``box`` shape): the most
 compact way to show a label, so a frame holds more nodes at a legible size.
 
-The browser takes the skeletons from here and does the rest with the label boxes vis-network
-measured and the real size of its frame: it fills the frame, pushes overlapping boxes apart and
-picks the largest scale at which nothing overlaps (see :mod:`dashboard.graphs`). The packing here
-is the picture's first position, and the room it needs. This module imports neither streamlit
-nor vis-network.
+The browser does the rest (``linked_graphs.js``): it packs the components' skeletons in shelves
+for the real size of its frame with the label boxes vis-network measured, fills the frame,
+pushes overlapping boxes apart and picks the largest scale at which nothing overlaps (see
+:mod:`dashboard.graphs`). Packing lives only there: the frame's size and the measured boxes are
+only known there. This module imports neither streamlit nor vis-network.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-__all__ = ["Box", "GraphLayout", "label_box", "layout_graph", "pack_components", "wrap_lines"]
+__all__ = ["Box", "GraphLayout", "LayoutCancelled", "label_box", "layout_graph", "wrap_lines"]
 
 #: Canvas pixels per character of a 1 px font: a generous average for sans-serif text.
 CHAR_EM = 0.55
@@ -59,30 +58,24 @@ class Box:
 
 @dataclass(frozen=True)
 class GraphLayout:
-    """Node positions of one KG picture.
+    """Node skeletons of one KG picture.
 
     Attributes
     ----------
-    positions
-        Node id -> ``(x, y)`` in canvas pixels, packed for the aspect ratio asked for.
     component
         Node id -> index of its component (0 is the largest).
     relative
         Node id -> ``(x, y)`` of the component's skeleton (edges about ``edge_px`` long,
-        longest axis horizontal) relative to its centroid: what the browser fits to its frame.
-    width, height
-        Size of the packed picture including label boxes, in canvas pixels.
-    area
-        Sum of the components' areas (width x height of each, label boxes included): the room
-        the picture needs, whatever the frame's shape.
+        longest axis horizontal) relative to its centroid: what the browser packs and fits to
+        its frame.
     """
 
-    positions: dict[str, tuple[float, float]]
     component: dict[str, int]
     relative: dict[str, tuple[float, float]]
-    width: float
-    height: float
-    area: float = 0.0
+
+
+class LayoutCancelled(Exception):
+    """The caller's ``should_stop`` said stop (the page that asked for the layout is gone)."""
 
 
 def wrap_lines(label: str, font_px: float, wrap_px: float) -> list[str]:
@@ -116,6 +109,7 @@ def wrap_lines(label: str, font_px: float, wrap_px: float) -> list[str]:
     return lines
 
 
+@lru_cache(maxsize=8192)
 def label_box(
     label: str,
     *,
@@ -152,13 +146,11 @@ def label_box(
 def layout_graph(
     nodes: Sequence[str],
     edges: Sequence[tuple[str, str]],
-    boxes: Mapping[str, Box],
     *,
     edge_px: float = 130.0,
-    margin_px: float = 10.0,
-    aspect: float = 0.75,
+    should_stop: Callable[[], bool] | None = None,
 ) -> GraphLayout:
-    """Place the nodes of a KG: components laid out alone, overlaps removed, then packed.
+    """Place the nodes of a KG: every component laid out alone as a skeleton.
 
     Parameters
     ----------
@@ -166,28 +158,32 @@ def layout_graph(
         Node ids in order of first appearance (the order breaks ties, so it fixes the picture).
     edges
         ``(from, to)`` pairs; direction and repeats do not matter for the layout.
-    boxes
-        The box of every node (see :func:`label_box`).
     edge_px
         Target length of an edge, in canvas pixels (room for its relation label).
-    margin_px
-        Space kept between two components.
-    aspect
-        Width / height of the frame the components are packed for.
+    should_stop
+        Asked before each component: ``True`` stops the work (:class:`LayoutCancelled`).
 
     Returns
     -------
     GraphLayout
-        The same positions for the same input, always.
+        The same skeletons for the same input, always.
+
+    Raises
+    ------
+    LayoutCancelled
+        If ``should_stop`` said so.
 
     Examples
     --------
-    >>> boxes = {n: Box(20, 20, 10, 30) for n in "abcd"}
-    >>> lay = layout_graph(list("abcd"), [("a", "b"), ("b", "c")], boxes)
+    >>> lay = layout_graph(list("abcd"), [("a", "b"), ("b", "c")])
     >>> sorted(lay.component.items())
     [('a', 0), ('b', 0), ('c', 0), ('d', 1)]
-    >>> lay == layout_graph(list("abcd"), [("a", "b"), ("b", "c")], boxes)
+    >>> lay == layout_graph(list("abcd"), [("a", "b"), ("b", "c")])
     True
+    >>> layout_graph(list("ab"), [], should_stop=lambda: True)
+    Traceback (most recent call last):
+    ...
+    dashboard.graph_layout.LayoutCancelled: layout stopped after 0 of 2 components
     """
     order = {n: i for i, n in enumerate(dict.fromkeys(nodes))}
     adjacency: dict[str, set[str]] = {n: set() for n in order}
@@ -199,70 +195,15 @@ def layout_graph(
     relative: dict[str, tuple[float, float]] = {}
     component: dict[str, int] = {}
     for index, members in enumerate(components):
+        if should_stop is not None and should_stop():
+            raise LayoutCancelled(f"layout stopped after {index} of {len(components)} components")
         skeleton = _upright(_place_component(members, adjacency, order, edge_px), members)
         sx = sum(x for x, _ in skeleton.values()) / len(skeleton)
         sy = sum(y for _, y in skeleton.values()) / len(skeleton)
         for n in members:
             relative[n] = (skeleton[n][0] - sx, skeleton[n][1] - sy)
             component[n] = index
-    groups = [[(n, relative[n], boxes[n]) for n in members] for members in components]
-    positions, width, height = pack_components(groups, aspect=aspect, gap=2 * margin_px)
-    area = 0.0
-    for group in groups:
-        left, right, top, bottom = _extent(group)
-        area += (right - left + 2 * margin_px) * (bottom - top + 2 * margin_px)
-    return GraphLayout(positions, component, relative, width, height, area)
-
-
-def pack_components(
-    components: Sequence[Sequence[tuple[str, tuple[float, float], Box]]],
-    *,
-    aspect: float,
-    gap: float,
-) -> tuple[dict[str, tuple[float, float]], float, float]:
-    """Pack components (largest first) in shelves for a frame of ``aspect`` = width / height.
-
-    Tries every shelf width from the widest component to all components in one row and keeps
-    the packing a frame of that aspect ratio can show largest. The browser runs the same
-    algorithm (``pack`` in the linked-graphs document).
-
-    Returns
-    -------
-    tuple
-        Node id -> ``(x, y)`` with the packing's top-left corner at ``(0, 0)``, and the
-        packing's width and height.
-
-    Examples
-    --------
-    >>> one = [("a", (0.0, 0.0), Box(10, 10, 10, 10))]
-    >>> two = [("b", (0.0, 0.0), Box(10, 10, 10, 10))]
-    >>> pos, w, h = pack_components([one, two], aspect=2.0, gap=0)
-    >>> pos, w, h
-    ({'a': (10.0, 10.0), 'b': (30.0, 10.0)}, 40.0, 20.0)
-    """
-    extents = [_extent(members) for members in components]
-    if not extents:
-        return {}, 0.0, 0.0
-    widths = [e[1] - e[0] for e in extents]
-    heights = [e[3] - e[2] for e in extents]
-    candidates = sorted(
-        {max(widths)}
-        | {sum(widths[: i + 1]) + gap * i for i in range(len(widths))}
-        | {max(widths) * k for k in (1.5, 2, 3)}
-    )
-    best: tuple[float, list[tuple[float, float]], float, float] | None = None
-    for limit in candidates:
-        spots, w, h = _shelves(widths, heights, limit, gap)
-        fit = min(aspect / max(w, 1e-9), 1.0 / max(h, 1e-9)) if w and h else 0.0
-        if best is None or fit > best[0] + 1e-12:
-            best = (fit, spots, w, h)
-    assert best is not None
-    _, spots, width, height = best
-    positions: dict[str, tuple[float, float]] = {}
-    for members, (left, _, top, _), (ox, oy) in zip(components, extents, spots, strict=True):
-        for node, (x, y), _box in members:
-            positions[node] = (round(ox + x - left, 2), round(oy + y - top, 2))
-    return positions, width, height
+    return GraphLayout(component, relative)
 
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -343,29 +284,3 @@ def _upright(
     if out[members[0]][0] > 0:  # the first node on the left
         out = {n: (-x, -y) for n, (x, y) in out.items()}
     return {n: (round(x, 6), round(y, 6)) for n, (x, y) in out.items()}
-
-
-def _extent(members: Sequence[tuple[str, tuple[float, float], Box]]) -> tuple[float, ...]:
-    return (
-        min(x - b.left for _, (x, _), b in members),
-        max(x + b.right for _, (x, _), b in members),
-        min(y - b.top for _, (_, y), b in members),
-        max(y + b.bottom for _, (_, y), b in members),
-    )
-
-
-def _shelves(
-    widths: Sequence[float], heights: Sequence[float], limit: float, gap: float
-) -> tuple[list[tuple[float, float]], float, float]:
-    """Left to right until ``limit``, then a new shelf; each shelf as tall as its tallest."""
-    spots: list[tuple[float, float]] = []
-    x = y = shelf_h = width = 0.0
-    for w, h in zip(widths, heights, strict=True):
-        if x > 0 and x + w > limit + 1e-9:
-            y += shelf_h + gap
-            x = shelf_h = 0.0
-        spots.append((x, y))
-        x += w + gap
-        shelf_h = max(shelf_h, h)
-        width = max(width, x - gap)
-    return spots, width, y + shelf_h

@@ -3,7 +3,8 @@ r"""Knowledge-graph pictures for the dashboard: the linked document, offline.
 :func:`linked_graphs_html` draws one or more KGs side by side (gold, answer and context in the
 Sample explorer, Failure analysis and Annotate; the answer KG alone on the Hallucinations page)
 and, optionally, a triple table, as one self-contained HTML page for ``st.iframe``. Node
-positions come from :mod:`dashboard.graph_layout` (deterministic); vis-network draws them. Its
+skeletons come from :mod:`dashboard.graph_layout` (deterministic); the page's script packs them for
+its frame and vis-network draws them. Its
 script is pyvis's bundled copy of vis-network 9.1.2, inlined, so nothing is fetched from another
 host. It never imports streamlit, so it is tested without a browser.
 
@@ -21,13 +22,15 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from dashboard.graph_layout import GraphLayout, label_box, layout_graph, pack_components
+from dashboard.graph_layout import GraphLayout, label_box, layout_graph
 from s3kg_core.errors import GraphRenderError
 
 __all__ = [
@@ -204,12 +207,16 @@ class LinkedRow:
     links
         Panel key -> index into that panel's ``triples`` (``None``: no match there).
     matches
-        ``"gold"`` / ``"context"`` -> ``{"other", "cosine", "parts", "aligned"}`` (see
-        :class:`dashboard.explorer.TripleMatch`), or ``None``.
+        ``"gold"`` / ``"context"`` -> ``{"other", "cosine", "exact", "parts", "partners",
+        "aligned"}`` (see :class:`dashboard.explorer.TripleMatch`; ``other`` indexes the
+        panel's ``triples``), or ``None``.
+    number
+        The number the table shows for the row (default: its position, from 1).
     """
 
     links: dict[str, int | None]
     matches: dict[str, dict[str, Any] | None]
+    number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -229,14 +236,16 @@ def linked_graphs_html(
     columns: Sequence[tuple[str, str]] = (),
     state_key: str = "",
     style: LinkedStyle = LINKED_STYLE,
+    should_stop: Callable[[], bool] | None = None,
 ) -> LinkedDocument:
     """Render pictures side by side and a triple table as one offline, linked HTML document.
 
     Hovering or clicking a node highlights it and every node with one of its badges in all
     pictures, and the table rows that touch them; hovering or clicking a row highlights its
-    triples in the pictures. Node positions are computed here (:mod:`dashboard.graph_layout`)
-    and only re-packed in the browser for the real frame size, so the same data always gives
-    the same picture and nothing moves after the first draw (vis-network's physics is off).
+    triples in the pictures. Each component's skeleton is computed here
+    (:mod:`dashboard.graph_layout`) and packed in the browser for the real frame size, so the
+    same data always gives the same picture and nothing moves after the first draw
+    (vis-network's physics is off).
 
     Parameters
     ----------
@@ -258,6 +267,8 @@ def linked_graphs_html(
         new tau keeps the highlight. Empty: nothing is kept.
     style
         Sizes.
+    should_stop
+        Asked between layout steps; ``True`` stops the work (the page that asked is gone).
 
     Returns
     -------
@@ -271,6 +282,8 @@ def linked_graphs_html(
     GraphRenderError
         If a colour is not a hex colour, two nodes of a panel share an id, an edge names an
         unknown node or triple, or the page would load anything from the network.
+    LayoutCancelled
+        If ``should_stop`` said so.
 
     Examples
     --------
@@ -286,12 +299,10 @@ def linked_graphs_html(
     needs = []
     prepared = []
     for panel in panels:
-        prepared.append(_prepare_panel(panel, style))
+        prepared.append(_prepare_panel(panel, style, should_stop))
         needs.append(_need(panel, style))
     shares = _shares(needs, style.min_share, [not p.nodes for p in panels], style.empty_share)
-    for (nodes, layout), share, panel in zip(prepared, shares, panels, strict=True):
-        aspect = share * style.doc_width_px / style.canvas_px
-        positions = _repack(layout, nodes, style, aspect) if nodes else {}
+    for nodes, share, panel in zip(prepared, shares, panels, strict=True):
         data_panels.append(
             {
                 "key": panel.key,
@@ -300,9 +311,7 @@ def linked_graphs_html(
                 "note": panel.note,
                 "empty": panel.empty,
                 "share": share,
-                "nodes": [
-                    {**n, "x": positions[n["id"]][0], "y": positions[n["id"]][1]} for n in nodes
-                ],
+                "nodes": nodes,
                 "edges": _edge_data(panel),
                 "triples": [list(t) for t in panel.triples],
             }
@@ -314,7 +323,10 @@ def linked_graphs_html(
     data = {
         "panels": data_panels,
         "panelKeys": [p.key for p in panels],
-        "rows": [{"links": r.links, "matches": r.matches} for r in rows],
+        "rows": [
+            {"links": r.links, "matches": r.matches, "number": r.number or i + 1}
+            for i, r in enumerate(rows)
+        ],
         "columns": [list(c) for c in columns],
         "tau": f"{tau:g}",
         "stateKey": state_key,
@@ -371,9 +383,9 @@ def linked_graphs_html(
 
 
 def _prepare_panel(
-    panel: GraphPanel, style: LinkedStyle
-) -> tuple[list[dict[str, Any]], GraphLayout]:
-    """The node data of a panel (colours, sizes, badges) and its layout."""
+    panel: GraphPanel, style: LinkedStyle, should_stop: Callable[[], bool] | None = None
+) -> list[dict[str, Any]]:
+    """The node data of a panel: colours, badges, its skeleton and its estimated box."""
     ids = [n.id for n in panel.nodes]
     if len(set(ids)) != len(ids):
         raise GraphRenderError(f"panel {panel.key!r}: two nodes share an id")
@@ -406,50 +418,48 @@ def _prepare_panel(
     # Positions depend on labels and edges only, never on colours or badges: moving tau recolours
     # the nodes but cannot move them.
     layout = _layout(
-        tuple((n.id, n.label) for n in panel.nodes),
+        tuple(n.id for n in panel.nodes),
         tuple((e.source, e.target) for e in panel.edges),
-        style,
+        style.edge_px,
+        should_stop,
     )
     for node in nodes:
         node["comp"] = layout.component[node["id"]]
         rx, ry = layout.relative[node["id"]]
         node["rx"], node["ry"] = round(rx, 2), round(ry, 2)
-    return nodes, layout
+        box = label_box(node["label"], font_px=style.node_font, wrap_px=style.node_wrap)
+        node["bw"], node["bh"] = round(box.right, 2), round(box.bottom, 2)  # for the first draw
+    return nodes
 
 
-@lru_cache(maxsize=128)
+_LAYOUTS: OrderedDict[tuple[Any, ...], GraphLayout] = OrderedDict()
+_LAYOUTS_KEPT = 128
+_LAYOUTS_LOCK = threading.Lock()  # pages of several sessions draw at once
+
+
 def _layout(
-    nodes: tuple[tuple[str, str], ...], edges: tuple[tuple[str, str], ...], style: LinkedStyle
+    nodes: tuple[str, ...],
+    edges: tuple[tuple[str, str], ...],
+    edge_px: float,
+    should_stop: Callable[[], bool] | None,
 ) -> GraphLayout:
-    boxes = {
-        node_id: label_box(label, font_px=style.node_font, wrap_px=style.node_wrap)
-        for node_id, label in nodes
-    }
-    return layout_graph(
-        [n for n, _ in nodes],
-        list(edges),
-        boxes,
-        edge_px=style.edge_px,
-        margin_px=style.margin_px,
-        aspect=1.0,
-    )
+    """:func:`~dashboard.graph_layout.layout_graph`, the last 128 layouts kept.
 
-
-def _repack(
-    layout: GraphLayout, nodes: list[dict[str, Any]], style: LinkedStyle, aspect: float
-) -> dict[str, tuple[float, float]]:
-    """The packing for the panel's aspect ratio (the browser repeats it with measured boxes)."""
-    boxes = {
-        n["id"]: label_box(n["label"], font_px=style.node_font, wrap_px=style.node_wrap)
-        for n in nodes
-    }
-    groups: dict[int, list[tuple[str, tuple[float, float], Any]]] = {}
-    for n in nodes:
-        groups.setdefault(n["comp"], []).append((n["id"], (n["rx"], n["ry"]), boxes[n["id"]]))
-    positions, _, _ = pack_components(
-        [groups[i] for i in sorted(groups)], aspect=aspect, gap=style.gap_px
-    )
-    return positions
+    A tau move or a rerun draws the same KGs again. Not an ``lru_cache``: ``should_stop`` is
+    not part of the key.
+    """
+    key = (nodes, edges, edge_px)
+    with _LAYOUTS_LOCK:
+        found = _LAYOUTS.get(key)
+        if found is not None:
+            _LAYOUTS.move_to_end(key)
+            return found
+    found = layout_graph(list(nodes), list(edges), edge_px=edge_px, should_stop=should_stop)
+    with _LAYOUTS_LOCK:
+        _LAYOUTS[key] = found
+        while len(_LAYOUTS) > _LAYOUTS_KEPT:
+            _LAYOUTS.popitem(last=False)
+    return found
 
 
 def _need(panel: GraphPanel, style: LinkedStyle) -> float:

@@ -5,7 +5,7 @@
 :class:`AnswerCheck` objects. The helpers here are pure: :func:`highlight_html` marks the words
 of an answer that carry a flagged triple, :func:`triple_table` lists every triple with its
 probability and a reason, :func:`answer_panel` draws the answer KG with the flagged triples red
-(for :func:`dashboard.graphs.linked_graphs_html`).
+(for :func:`dashboard.graphs.linked_graphs_html`), its nodes keyed as the scorer keys them.
 
 Notes
 -----
@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.explorer import window
 from dashboard.graphs import (
     HIGHLIGHT_COLOUR,
     UNMATCHED_COLOUR,
@@ -37,10 +38,11 @@ from s3kg_core.errors import GraphRenderError
 from s3kg_core.grapheval.detect import THRESHOLD, Detection
 from s3kg_core.grapheval.spans import flag_spans, triple_text
 from s3kg_core.kg import Triple
-from s3kg_core.normalize import normalize_label
+from s3kg_core.scoring.s3kg import S3KGConfig
 
 __all__ = [
     "MARK_COLOUR",
+    "PANEL_NODES",
     "AnswerCheck",
     "answer_panel",
     "answer_table",
@@ -58,6 +60,9 @@ MARK_COLOUR = "#ffd2cc"
 """Background of a highlighted span of the answer (light red, dark text stays readable)."""
 
 _HEX = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+
+PANEL_NODES = 60
+"""The most nodes the answer KG picture draws (it has the page's whole width)."""
 
 
 @dataclass(frozen=True)
@@ -295,11 +300,20 @@ def flagged_pairs(detection: Detection) -> list[tuple[Triple, float | None]]:
     return [(detection.triples[i], detection.probabilities[i]) for i in detection.flagged]
 
 
-def answer_panel(detection: Detection, *, lemmatize: bool = True) -> GraphPanel:
+def answer_panel(
+    detection: Detection,
+    config: S3KGConfig | None = None,
+    *,
+    max_nodes: int = PANEL_NODES,
+) -> GraphPanel:
     """The answer KG as one picture of the linked document, the flagged triples in red.
 
     Flagged triples are marked (red) edges, their entities red nodes; every other node is grey.
-    Nodes are keyed by their normalised label, so one entity written two ways is one node.
+    Nodes are keyed as the scorer of ``config`` keys entity labels
+    (:meth:`~s3kg_core.scoring.s3kg.S3KGConfig.key`; default: the default configuration), so
+    one entity written two ways is one node, as in the Sample explorer. A KG of more than
+    ``max_nodes`` nodes shows its flagged triples' nodes (then the others', in order) plus as
+    many hops as stay within ``max_nodes``, and says so in its note.
 
     Examples
     --------
@@ -311,31 +325,43 @@ def answer_panel(detection: Detection, *, lemmatize: bool = True) -> GraphPanel:
     >>> [(e.label, e.marked) for e in panel.edges], panel.subtitle
     ([('opened in', True), ('has', False)], '2 triples · 1 flagged')
     """
+    key = (config or S3KGConfig()).key
     flagged = set(detection.flagged)
     labels: dict[str, str] = {}
     hot: set[str] = set()
     keyed = []
     for i, t in enumerate(detection.triples):
-        ends = []
-        for label in (t.head, t.tail):
-            key = normalize_label(label, lemmatize=lemmatize, role="entity") or label.lower()
-            labels.setdefault(key, label)
-            ends.append(key)
+        k = key(t)
+        ends = (k.head or t.head.lower(), k.tail or t.tail.lower())
+        for node, label in zip(ends, (t.head, t.tail), strict=True):
+            labels.setdefault(node, label)
             if i in flagged:
-                hot.add(key)
+                hot.add(node)
         keyed.append((ends[0], t.relation, ends[1], t.head, t.tail))
+    shown, note = set(labels), ""
+    if len(labels) > max_nodes:
+        order = [*sorted(flagged), *(i for i in range(len(keyed)) if i not in flagged)]
+        seeds = [p for i in order for p in (keyed[i][0], keyed[i][2])]
+        edges = [(h, tl) for h, _, tl, _, _ in keyed]
+        shown, hops, cut = window(edges, seeds, max_nodes)
+        how = "the flagged triples' nodes" + (", then the others'" if cut else "")
+        how += f" + {hops} hop{'s' * (hops > 1)}" if hops else ""
+        note = f"showing {len(shown)} of {len(labels)} nodes: {how}"
     nodes = tuple(
         PanelNode(
-            key,
-            label,
-            HIGHLIGHT_COLOUR if key in hot else UNMATCHED_COLOUR,
+            node,
+            label if label.strip() else "(empty)",
+            HIGHLIGHT_COLOUR if node in hot else UNMATCHED_COLOUR,
             (),
-            f"{label}\nin a flagged triple" if key in hot else label,
+            f"{label}\nin a flagged triple" if node in hot else label,
         )
-        for key, label in labels.items()
+        for node, label in labels.items()
+        if node in shown
     )
-    edges = tuple(
-        PanelEdge(h, tl, rel, i, marked=i in flagged) for i, (h, rel, tl, _, _) in enumerate(keyed)
+    edges_drawn = tuple(
+        PanelEdge(h, tl, rel, i, marked=i in flagged)
+        for i, (h, rel, tl, _, _) in enumerate(keyed)
+        if h in shown and tl in shown
     )
     n = len(detection.triples)
     return GraphPanel(
@@ -343,8 +369,9 @@ def answer_panel(detection: Detection, *, lemmatize: bool = True) -> GraphPanel:
         "Answer KG",
         f"{n} triple{'s' * (n != 1)} · {len(flagged)} flagged",
         nodes,
-        edges,
+        edges_drawn,
         tuple(keyed),
+        note=note,
         empty=detection.reason or "no triples",
     )
 

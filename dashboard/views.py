@@ -6,7 +6,7 @@ beside the stored ones, the linked graphs document and the texts with aligned en
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -24,6 +24,7 @@ __all__ = [
     "explorer_texts",
     "item_choices",
     "run_choices",
+    "session_gone",
     "texts",
 ]
 
@@ -94,7 +95,7 @@ def explorer_scores(
         "ctx_sim": _unscorable(ctx, "context"),
         "cus": _unscorable(gold if gold != "ok" else ctx, "gold" if gold != "ok" else "context"),
     }
-    cols = st.columns([1, 1, 1, 1.3, 1.3])
+    cols = st.columns([1, 1, 1, 1.45, 1.45])
     for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
         was = float(stored[key])
         change = round(live[key] - was, 3)
@@ -115,9 +116,15 @@ def explorer_scores(
             f"{stored_tau:g}): {was:.3f}. Status: gold {code(gold)}, context "
             f"{code(ctx)}.",
         )
+    # the two-number components in a smaller figure, so "0.14 / 0.20" fits a 1280 px screen
+    st.html(
+        "<style>.st-key-explorer_components_s_wl [data-testid='stMetricValue'], "
+        ".st-key-explorer_components_s_sbert [data-testid='stMetricValue']"
+        "{font-size:1.6rem;padding-top:0.45rem}</style>"
+    )
     for col, label, part in (
-        (cols[3], "S_WL gold / ctx", "s_wl"),
-        (cols[4], "S_SBERT gold / ctx", "s_sbert"),
+        (cols[3].container(key="explorer_components_s_wl"), "S_WL gold / ctx", "s_wl"),
+        (cols[4].container(key="explorer_components_s_sbert"), "S_SBERT gold / ctx", "s_sbert"),
     ):
         g, c = live[f"gold_{part}"], live[f"ctx_{part}"]
         was_g, was_c = float(stored[f"gold_{part}"]), float(stored[f"ctx_{part}"])
@@ -156,20 +163,26 @@ def explorer_graphs(
     drawn: ``{"panels": ..., "rows": ..., "height": ...}`` (for tests).
     """
     from dashboard.explorer import TABLE_COLUMNS, linked_view
+    from dashboard.graph_layout import LayoutCancelled
     from dashboard.graphs import linked_graphs_html
 
     panels, rows = linked_view(case, statuses, show_all=show_all, marked=marked)
-    doc = linked_graphs_html(
-        panels,
-        rows,
-        tau=case.tau,
-        columns=TABLE_COLUMNS,
-        state_key=state_key,
-        hint=(
-            f"Same badge and colour: one entity, aligned at tau {case.tau:g} (grey: not "
-            "aligned). Hover or click a node or a table row to highlight it in all three graphs."
-        ),
-    )
+    try:
+        doc = linked_graphs_html(
+            panels,
+            rows,
+            tau=case.tau,
+            columns=TABLE_COLUMNS,
+            state_key=state_key,
+            hint=(
+                f"Same badge and colour: one entity, aligned at tau {case.tau:g} (grey: not "
+                "aligned). Hover or click a node or a table row to highlight it in all three "
+                "graphs."
+            ),
+            should_stop=session_gone(),
+        )
+    except LayoutCancelled:
+        st.stop()  # nobody is left to see the picture
     st.iframe(doc.html, height=doc.height, alt="Gold, answer and context KGs, linked")
     return {"panels": panels, "rows": rows, "height": doc.height}
 
@@ -189,3 +202,19 @@ def explorer_texts(view: data.ItemView, case: CaseScores) -> None:
         with tab:
             marked = mark_text(body or "(empty)", text_marks(case, source) if source else {})
             st.html(f'<div style="white-space:pre-wrap;line-height:1.7">{marked}</div>')
+
+
+def session_gone() -> Callable[[], bool]:
+    """A check that says whether the browser session running this script has gone away.
+
+    Streamlit lets a script run to its end after its browser tab closes; long work (a layout)
+    asks this between steps and stops. Outside a running server it always says no.
+    """
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not Runtime.exists():
+        return lambda: False
+    runtime, session = Runtime.instance(), ctx.session_id
+    return lambda: not runtime.is_active_session(session)

@@ -159,7 +159,7 @@ def top_block(
 ) -> tuple[int, int, float, bool]:
     """Run, question, prev / next, filter, tau and the scores at ``alpha``; the case chosen."""
     assert controls.signature is not None
-    top = st.columns([3, 5.4, 1, 1, 1.2], vertical_alignment="bottom")
+    top = st.columns([3, 5.8, 0.6, 0.6, 1.2], vertical_alignment="bottom")
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
     )
@@ -191,25 +191,25 @@ def top_block(
     )
     before, after = explorer.neighbours(order, item_id)
     top[2].button(
-        "◀ Prev",
+        "◀",
         key="explorer.prev",
         on_click=step,
         args=(order, -1),
         disabled=before is None,
         width="stretch",
-        help="The question with the next lower CUS",
+        help="Previous: the question with the next lower CUS",
     )
     top[3].button(
-        "Next ▶",
+        "▶",
         key="explorer.next",
         on_click=step,
         args=(order, 1),
         disabled=after is None,
         width="stretch",
-        help="The question with the next higher CUS",
+        help="Next: the question with the next higher CUS",
     )
 
-    second = st.columns([2, 7], vertical_alignment="top")
+    second = st.columns([1.7, 7.3], vertical_alignment="top")
     with second[0]:
         tau = st.slider(
             f"tau (stored: {stored_tau:g})",

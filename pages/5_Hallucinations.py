@@ -6,8 +6,11 @@ import streamlit as st
 
 from dashboard import data, hallucinations, views, widgets
 from dashboard.escape import code, md
+from dashboard.graph_layout import LayoutCancelled
 from dashboard.graphs import linked_graphs_html
 from s3kg_core.grapheval.detect import THRESHOLD
+from s3kg_core.scoring.s3kg import S3KGConfig
+from s3kg_core.scoring.signature import Signature
 
 widgets.page_setup("Hallucinations")
 widgets.finish_pending(data.db_path())  # a fresh demo's GraphEval step runs on the first visit
@@ -139,13 +142,21 @@ with right:
 with st.expander("Context", expanded=False):
     st.text(check.context or "(empty)")
 
-doc = linked_graphs_html(
-    [hallucinations.answer_panel(detection)],
-    [],
-    tau=THRESHOLD,
-    hint=f"Red edges: flagged triples (P(unsupported) > {THRESHOLD:g}); red nodes: their "
-    "entities; grey: everything else. Hover a node to light up its triples.",
-)
+# the answer's entities keyed as the chosen signature's scorer keys them (default config: none)
+keys = None
+if controls.signature is not None:
+    keys = S3KGConfig(**Signature.parse(controls.signature).config_kwargs())
+try:
+    doc = linked_graphs_html(
+        [hallucinations.answer_panel(detection, keys)],
+        [],
+        tau=THRESHOLD,
+        hint=f"Red edges: flagged triples (P(unsupported) > {THRESHOLD:g}); red nodes: their "
+        "entities; grey: everything else. Hover a node to light up its triples.",
+        should_stop=views.session_gone(),
+    )
+except LayoutCancelled:
+    st.stop()  # the browser session is gone: nobody to draw for
 st.iframe(doc.html, height=doc.height, alt="The answer KG, flagged triples in red")
 
 st.markdown("**Every triple**")

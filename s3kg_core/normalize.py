@@ -19,7 +19,7 @@ from typing import Literal
 from .errors import ConfigError
 from .kg import Triple
 
-__all__ = ["normalization_name", "normalize_label", "normalize_triples"]
+__all__ = ["normalization_name", "normalize_label", "normalize_triple", "normalize_triples"]
 
 Role = Literal["entity", "relation"]
 
@@ -95,14 +95,25 @@ def normalize_triples(triples: Iterable[Triple], *, lemmatize: bool = True) -> t
     """
     out: dict[Triple, None] = {}
     for t in triples:
-        norm = Triple(
-            normalize_label(t.head, lemmatize=lemmatize),
-            normalize_label(t.relation, lemmatize=lemmatize, role="relation"),
-            normalize_label(t.tail, lemmatize=lemmatize),
-        )
+        norm = normalize_triple(t, lemmatize=lemmatize)
         if norm.head and norm.relation and norm.tail:
             out.setdefault(norm, None)
     return tuple(out)
+
+
+def normalize_triple(triple: Triple, *, lemmatize: bool = True) -> Triple:
+    """Normalise the three labels of one triple (head and tail as entities).
+
+    Examples
+    --------
+    >>> normalize_triple(Triple("Cats", "chases", "mice"))
+    Triple(head='cat', relation='chase', tail='mouse')
+    """
+    return Triple(
+        normalize_label(triple.head, lemmatize=lemmatize),
+        normalize_label(triple.relation, lemmatize=lemmatize, role="relation"),
+        normalize_label(triple.tail, lemmatize=lemmatize),
+    )
 
 
 def normalization_name(lemmatize: bool) -> str:

@@ -206,3 +206,62 @@ def check_store(tmp_path_factory, minilm):
     store = build_check_store(path)
     score_store(store, encoder=minilm)
     return store
+
+
+# -- every scoring mode, stored: the demo and a sample of the released runs (issue 27) ----------
+
+SCORING_MODES = ("hybrid", "paper", "kgx", "text")
+"""Every mode of :class:`~s3kg_core.scoring.s3kg.S3KGConfig` (tests run each)."""
+
+
+def _score_every_mode(path: Path) -> dict[str, str]:
+    """Score the database at ``path`` in every mode (default options): mode -> signature.
+
+    Each pass reads the vectors the earlier ones stored, so a string is encoded once.
+    """
+    from s3kg_core.scoring.s3kg import S3KGConfig
+    from s3kg_core.stages.score import score_store
+    from s3kg_core.store.store import Store
+
+    store = Store(path)
+    return {
+        mode: score_store(store, encoder="minilm", config=S3KGConfig(mode=mode)).signature
+        for mode in SCORING_MODES
+    }
+
+
+@pytest.fixture(scope="session")
+def demo_every_mode(demo_db: Path, tmp_path_factory: pytest.TempPathFactory, minilm):
+    """A copy of the demo database scored in every mode: ``(path, mode -> signature)``."""
+    path = tmp_path_factory.mktemp("demo-modes") / "s3kg.duckdb"
+    shutil.copy(demo_db, path)
+    return path, _score_every_mode(path)
+
+
+RELEASED_SAMPLE = {"mesaqa_gemma-7b-it.csv": 10, "pubmedqa_llama-2-7b-chat.csv": 10}
+"""The released small runs' files and how many of their first rows the sample takes."""
+
+
+@pytest.fixture(scope="session")
+def released_every_mode(shared_data: Path, tmp_path_factory: pytest.TempPathFactory, minilm):
+    """The first rows of two released small runs (20 answers), imported and scored in every mode:
+    ``(path, mode -> signature)``. Skips without the shared data."""
+    import csv
+    import sys
+
+    from s3kg_core.stages.importing import import_s3kg_release
+    from s3kg_core.store.store import Store
+
+    small = shared_data / "s3kg_release" / "qa" / "small"
+    if not all((small / name).is_file() for name in RELEASED_SAMPLE):
+        pytest.skip(f"the released small runs are not in {small}")
+    folder = tmp_path_factory.mktemp("released-sample")
+    csv.field_size_limit(sys.maxsize)
+    for name, n in RELEASED_SAMPLE.items():
+        with (small / name).open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.reader(fh))
+        with (folder / name).open("w", encoding="utf-8", newline="") as fh:
+            csv.writer(fh).writerows(rows[: n + 1])
+    path = folder / "released.duckdb"
+    import_s3kg_release(Store(path), folder)
+    return path, _score_every_mode(path)

@@ -191,10 +191,10 @@ class Watched:
 
 
 @contextmanager
-def watched_session(browser: Any) -> Iterator[Watched]:
-    """A fresh 1440 x 900 browser session whose dialogs, page errors and requests are recorded
-    (a dialog is dismissed)."""
-    context = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
+def watched_session(browser: Any, viewport: tuple[int, int] = VIEWPORT) -> Iterator[Watched]:
+    """A fresh browser session (1440 x 900 unless ``viewport`` says otherwise) whose dialogs,
+    page errors and requests are recorded (a dialog is dismissed)."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     page = context.new_page()
     page.set_default_timeout(60_000)
     w = Watched(page)
@@ -693,6 +693,64 @@ def test_explorer_deep_link_opens_the_case_and_survives_leaving_the_page(
     assert " · demo-09 · " in question_picker(page).input_value()
     assert foreign_requests(explorer, demo_server) == []  # nothing from another host
     assert_clean(explorer, demo_server, "explorer deep link")
+
+
+SIZES = ((1440, 900), (1280, 720))  # the screens the explorer and failure analysis must read on
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_explorer_and_failure_analysis_read_at_both_screen_sizes(
+    browser: Any, demo_server: Server, size: tuple[int, int]
+) -> None:
+    """Issue 27: both pages now draw from the scorer's explanation. At 1440x900 and 1280x720
+    the graphs start on the first screen, every label is legible, nothing raises; the first
+    screens go to explorer_<w>x<h>.png and failure_analysis_<w>x<h>.png."""
+    with watched_session(browser, size) as w:
+        page = w.page
+        frame = open_case(w, demo_server, "run=2&item=9")
+        assert not legibility_problems(frame.evaluate("() => window.s3kg.metrics()"))
+        rows = frame.evaluate("() => S3KG_DATA.rows.map(r => r.number)")
+        assert rows == list(range(1, len(rows) + 1)) and rows, "one row per answer triple"
+        graphs = page.locator('[data-testid="stMain"] [data-testid="stIFrame"]').first
+        assert graphs.bounding_box()["y"] < size[1] - 200, "the graphs start on the first screen"
+        first_screen(page, artefacts() / f"explorer_{size[0]}x{size[1]}.png")
+        open_page(w, demo_server, "Failure_analysis", "Failure analysis (TAU)")
+        frame = graph_frame(page)
+        assert red_edges(frame)["gold"], "the residual triples are drawn red"
+        assert not legibility_problems(frame.evaluate("() => window.s3kg.metrics()"))
+        first_screen(page, artefacts() / f"failure_analysis_{size[0]}x{size[1]}.png")
+        assert_clean(w, demo_server, f"explorer and failure analysis at {size}")
+
+
+def test_the_browser_packs_components_for_its_frame(browser: Any) -> None:
+    """The one shelf packing (linked_graphs.js; until issue 27 there was a Python copy too):
+    components in shelves, the shelf width a frame of that shape shows largest; placed
+    pictures never overlap."""
+    from dashboard.graphs import LINKED_STYLE, GraphPanel, PanelEdge, PanelNode, linked_graphs_html
+
+    labels = [f"island {i}" for i in range(8)] + ["hub", "spoke a", "spoke b", "spoke c"]
+    nodes = tuple(PanelNode(lb, lb) for lb in labels)
+    triples = tuple(("hub", "has", t, "hub", t) for t in ("spoke a", "spoke b", "spoke c"))
+    edges = tuple(PanelEdge(h, t, r, i) for i, (h, r, t, _, _) in enumerate(triples))
+    doc = linked_graphs_html([GraphPanel("gold", "Gold", "", nodes, edges, triples)], [], tau=0.5)
+    gap = LINKED_STYLE.gap_px
+    with watched_session(browser) as w:
+        w.page.set_content(doc.html)
+        w.page.wait_for_function("() => window.s3kg && window.s3kg.ready === true")
+        comps = [{"w": 40, "h": 20}] * 6
+        wide = w.page.evaluate("c => { const p = s3kg.pack(c, 1000, 20); delete p.placed; "
+                               "return p; }", comps)  # fmt: skip
+        assert {y for _, y in wide["spots"]} == {0} and wide["w"] == 6 * 40 + 5 * gap
+        tall = w.page.evaluate("c => { const p = s3kg.pack(c, 40, 1000); delete p.placed; "
+                               "return p; }", comps)  # fmt: skip
+        assert {x for x, _ in tall["spots"]} == {0} and tall["h"] == 6 * 20 + 5 * gap
+        metrics = w.page.evaluate("() => window.s3kg.metrics()")["gold"]
+        assert metrics["overlap"] == 0 and len(metrics["nodes"]) == 12
+        boxes = [(n["left"], n["top"], n["right"], n["bottom"]) for n in metrics["nodes"]]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1])
+        assert w.errors == []
 
 
 # -- the first start, as `make run` on a fresh checkout -----------------------------------------

@@ -12,18 +12,19 @@ import pytest
 import dashboard.explorer as explorer_module
 from dashboard.explorer import (
     MAX_NODES,
-    NodeKeys,
+    WHOLE_MAX_NODES,
     case_scores,
     entity_identities,
     linked_view,
     mark_text,
-    needed_texts,
+    marked_by_lemmas,
     neighbourhood,
     neighbours,
     parse_link,
     partners,
     question_label,
     text_marks,
+    window,
 )
 from dashboard.graphs import PALETTE, UNMATCHED_COLOUR
 from s3kg_core.encoders.cache import EmbeddingCache
@@ -70,22 +71,25 @@ def test_the_module_doctests_pass() -> None:
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "paper", "kgx"])
-def test_node_keys_are_the_keys_of_the_stored_alignment_maps(minilm, mode: str) -> None:
-    result = KGScorer(minilm, mode=mode).score(ANSWER, GOLD)
-    keys = NodeKeys(mode)
-    answer_entities = {p for _, k in keys.triples(ANSWER) for p in (k.head, k.tail)}
-    gold_entities = {p for _, k in keys.triples(GOLD) for p in (k.head, k.tail)}
+def test_the_drawn_keys_are_the_keys_of_the_stored_alignment_maps(minilm, mode: str) -> None:
+    scorer = KGScorer(minilm, mode=mode)
+    case = case_scores(scorer, ANSWER, GOLD, CONTEXT)
+    result = scorer.score(ANSWER, GOLD)
+    answer_entities = {p for t in case.triples["answer"] for p in (t.key.head, t.key.tail)}
+    gold_entities = {p for t in case.triples["gold"] for p in (t.key.head, t.key.tail)}
     assert set(result.entity_map) == answer_entities
     assert {v for v in result.entity_map.values() if v} <= gold_entities
 
 
-def test_identities_depend_on_the_answer_alone() -> None:
-    ids = entity_identities(ANSWER, NodeKeys())
+def test_identities_depend_on_the_answer_alone(scorer: KGScorer) -> None:
+    case = case_scores(scorer, ANSWER, GOLD, CONTEXT)
+    ids = entity_identities(case.triples["answer"])
     assert [i.badge for i in ids.values()] == [f"E{n}" for n in range(1, 7)]
     assert [i.colour for i in ids.values()] == list(PALETTE[:6])
     assert ids["marie curie"].label == "Marie Curie"
     many = [Triple(f"e{i}", "r", f"e{i + 1}") for i in range(len(PALETTE) + 2)]
-    colours = [i.colour for i in entity_identities(many, NodeKeys()).values()]
+    keyed = case_scores(scorer, many, [], []).triples["answer"]
+    colours = [i.colour for i in entity_identities(keyed).values()]
     assert colours[len(PALETTE)] == PALETTE[0]  # the palette cycles; badges stay unique
 
 
@@ -117,7 +121,7 @@ def test_case_scores_are_the_scorers_own(scorer: KGScorer, tau: float) -> None:
 def test_kgx_mode_keys_rows_and_maps_alike(minilm) -> None:  # type: ignore[no-untyped-def]
     scorer = KGScorer(minilm, mode="kgx", tau=0.5)
     case = case_scores(scorer, ANSWER, GOLD, CONTEXT)
-    assert case.keys == NodeKeys("kgx", True)
+    assert case.gold.mode == "kgx" and case.triples["answer"][0].key.relation == "discovered"
     assert case.gold.s_wl == scorer.score(ANSWER, GOLD).s_wl
     panels, rows = linked_view(case)
     answer = {n.id for n in panels[1].nodes}
@@ -125,29 +129,54 @@ def test_kgx_mode_keys_rows_and_maps_alike(minilm) -> None:  # type: ignore[no-u
     assert len(rows) == len(ANSWER) and all(r.matches["gold"] for r in rows)
 
 
+def test_kgx_rows_and_nodes_are_the_scorers_duplicates_and_empty_parts_included(minilm) -> None:  # type: ignore[no-untyped-def]
+    """Regression (issue 27): the explorer keyed kgx answers as the other modes do and dropped
+    the duplicate and empty-part triples the kgx scorer keeps: rows and pictures were not the
+    triples S_WL and S_SBERT were computed on."""
+    answer = [*ANSWER, ANSWER[0], Triple("Marie Curie", "", "Warsaw")]
+    scorer = KGScorer(minilm, mode="kgx", tau=0.5)
+    case = case_scores(scorer, answer, GOLD, CONTEXT)
+    assert len(case.triples["answer"]) == len(answer) == case.gold.result.n_triples_1
+    assert [r.answer for r in case.rows["gold"]] == list(range(len(answer)))
+    assert case.rows["gold"][4].other == case.rows["gold"][0].other  # the duplicate's pick
+    panels, rows = linked_view(case)
+    drawn = panels[1]
+    assert len(rows) == len(answer) and [r.number for r in rows] == list(range(1, 7))
+    assert [e.label for e in drawn.edges if e.source == "marie curie"].count("discovered") == 2
+    assert ("marie curie", "", "warsaw") in {(e.source, e.label, e.target) for e in drawn.edges}
+    paper = case_scores(KGScorer(minilm, mode="paper", tau=0.5), answer, GOLD, CONTEXT)
+    assert len(paper.triples["answer"]) == len(ANSWER)  # the other modes drop both
+
+
 def test_every_answer_triple_is_lined_up_with_its_best_match(scorer: KGScorer) -> None:
     case = case_scores(scorer, ANSWER, GOLD, CONTEXT)
-    keys = case.keys
-    for source, other in (("gold", GOLD), ("context", CONTEXT)):
+    for source in ("gold", "context"):
         rows = case.rows[source]
         assert [r.answer for r in rows] == list(range(len(ANSWER)))
-        sent_o = [keys.sentence(r, k) for r, k in keys.triples(other)]
-        for row, (raw, key) in zip(rows, case.triples["answer"], strict=True):
-            sims = scorer.cache.vectors(sent_o) @ scorer.cache.vectors([keys.sentence(raw, key)])[0]
+        sent_o = [t.sentence for t in case.triples[source]]
+        for row, t in zip(rows, case.triples["answer"], strict=True):
+            sims = scorer.cache.vectors(sent_o) @ scorer.cache.vectors([t.sentence])[0]
             assert row.other == int(np.argmax(sims))
             assert row.cosine == pytest.approx(float(sims.max()), abs=1e-5)
-            matched = case.triples[source][row.other][1]
-            emap, rmap = case.entity_map(source), case.context.relation_map
-            if source == "gold":
-                rmap = case.gold.relation_map
+            matched = case.triples[source][row.other].key
+            ex = case.explanation(source)
+            emap, rmap = ex.entity_map, ex.relation_map
             assert row.aligned == (
-                emap.get(key.head) == matched.head,
-                rmap.get(key.relation) == matched.relation,
-                emap.get(key.tail) == matched.tail,
+                emap.get(t.key.head) == matched.head,
+                rmap.get(t.key.relation) == matched.relation,
+                emap.get(t.key.tail) == matched.tail,
             )
+            assert row.partners == (
+                emap.get(t.key.head),
+                rmap.get(t.key.relation),
+                emap.get(t.key.tail),
+            )
+            head = ex.entity(t.key.head)
+            assert head is not None and row.parts is not None and row.parts[0] == head.cosine
             assert row.passed == all(row.aligned)
     identical = case.rows["gold"][3]  # the XSS triple occurs verbatim in both
     assert identical.other == 3 and identical.cosine == 1.0 and identical.passed
+    assert identical.exact and not case.rows["gold"][0].exact
 
 
 def test_a_high_tau_aligns_fewer_parts(scorer: KGScorer) -> None:
@@ -168,15 +197,26 @@ def test_empty_kgs_give_empty_rows_and_statuses(scorer: KGScorer) -> None:
     assert rows == [] and panels[1].nodes == () and "failed: timeout" in panels[1].subtitle
 
 
-def test_stored_vectors_are_enough_at_any_tau(scorer: KGScorer, counting_minilm) -> None:
+def test_stored_vectors_are_enough_at_any_tau(scorer: KGScorer, counting_minilm) -> None:  # type: ignore[no-untyped-def]
     case_scores(scorer, ANSWER, GOLD, CONTEXT)  # every needed string is in scorer.cache now
-    texts = needed_texts(NodeKeys(), [*ANSWER, *GOLD, *CONTEXT])
+    texts = scorer.strings_needed([(ANSWER, GOLD), (ANSWER, CONTEXT)])
     stored = EmbeddingCache(counting_minilm)
     stored.update((t, v) for t, v in scorer.cache.items() if t in texts)
     for tau in (0.2, 0.65, 0.9):
         s = KGScorer(counting_minilm, mode="hybrid", tau=tau, cache=stored)
         assert case_scores(s, ANSWER, GOLD, CONTEXT).encoded == 0
     assert counting_minilm.batches == []
+
+
+def test_text_mode_cases_are_explained_with_their_texts(minilm) -> None:  # type: ignore[no-untyped-def]
+    """Regression (issue 27): the explorer scored without the texts, so a text-mode signature
+    raised ConfigError instead of showing the case."""
+    scorer = KGScorer(minilm, mode="text", tau=0.65)
+    texts = ("Marie Curie discovered radium.", "Curie discovered radium.", "Curie studied.")
+    case = case_scores(scorer, ANSWER, GOLD, [], texts=texts)
+    assert case.gold.text_cosine is not None and case.gold.text_cosine > 0.5
+    assert case.gold.result == scorer.score(ANSWER, GOLD, texts=texts[:2])
+    assert case.context.status == "empty_kg_2" and case.context.score > 0  # the texts' cosine
 
 
 # --- the linked view ----------------------------------------------------------------------------
@@ -216,7 +256,7 @@ def test_badges_and_colours_do_not_move_with_tau(scorer: KGScorer) -> None:
 
 
 def test_a_large_kg_shows_the_matched_neighbourhood(scorer: KGScorer) -> None:
-    hub_triples = [Triple(f"topic {i}", "relates to", f"detail {i}") for i in range(60)]
+    hub_triples = [Triple(f"topic {i}", "relates to", f"detail {i}") for i in range(40)]
     context = [*CONTEXT, *hub_triples]
     views = {}
     for tau in (0.4, 0.9):
@@ -227,12 +267,49 @@ def test_a_large_kg_shows_the_matched_neighbourhood(scorer: KGScorer) -> None:
     assert small.note.startswith(f"showing {len(small.nodes)} of {all_nodes} nodes")
     matched = {m.other for m in case.rows["context"]}
     shown = {n.id for n in small.nodes}
+    keys = case.triples["context"]
     for t in matched:
-        head, _, tail, _, _ = small.triples[t]
-        assert {head, tail} <= shown
+        assert {keys[t].key.head, keys[t].key.tail} <= shown
     assert {n.id for n in views[0.9].nodes} == shown  # what is drawn does not depend on tau
     everything = linked_view(case, show_all=True)[0][2]
     assert len(everything.nodes) == all_nodes and everything.note == ""
+
+
+def test_a_large_answer_kg_is_drawn_as_the_others_are(scorer: KGScorer) -> None:
+    """Issue 28.5: the answer KG was laid out whole (4,000 triples: 71 s a panel; 8,000 never
+    drew). Now it shows its best-matched triples' nodes under the same cap, the table only
+    its drawn triples, and no panel carries the triples it neither draws nor names."""
+    chain = [Triple(f"step {i}", "leads to", f"step {i + 1}") for i in range(300)]
+    answer = [*ANSWER, *chain]
+    case = case_scores(scorer, answer, GOLD, [*CONTEXT, *chain[:80]])
+    _, drawn, ctx = linked_view(case)[0]
+    assert len(drawn.nodes) <= MAX_NODES and drawn.note.startswith("showing ")
+    assert "best-matched answer triples" in drawn.note and len(ctx.nodes) <= MAX_NODES
+    panels, rows = linked_view(case)
+    shown = {n.id for n in panels[1].nodes}
+    assert 0 < len(rows) < len(answer)
+    for row in rows:
+        t = case.triples["answer"][row.number - 1]  # the row's own number: its answer triple
+        assert {t.key.head, t.key.tail} <= shown
+        assert panels[1].triples[row.links["answer"]][:3] == (
+            t.key.head, t.raw.relation, t.key.tail,
+        )  # fmt: skip
+        for key, panel in (("gold", panels[0]), ("context", panels[2])):
+            match, link = row.matches[key], row.links[key]
+            other = case.rows[key][row.number - 1].other
+            assert match is not None and match["other"] == link
+            assert panel.triples[link][0] == case.triples[key][other].key.head
+    assert len(panels[1].triples) < len(answer)  # only what it draws or the table names
+    picks = sorted(case.rows["gold"], key=lambda m: -(m.cosine or 0))
+    best = case.triples["answer"][picks[0].answer].key
+    assert {best.head, best.tail} <= shown  # the best-matched triple is drawn
+    for tau in (0.3, 0.9):  # and what is drawn does not move with tau
+        again = linked_view(case_scores(at_tau(scorer, tau), answer, GOLD, [*CONTEXT, *chain[:80]]))
+        assert {n.id for n in again[0][1].nodes} == shown
+    whole = linked_view(case, show_all=True)[0]
+    assert all(len(p.nodes) <= WHOLE_MAX_NODES for p in whole)
+    assert len(whole[1].nodes) == WHOLE_MAX_NODES and "too many to draw whole" in whole[1].note
+    assert {n.id for n in whole[1].nodes} >= shown  # the capped view, then the others
 
 
 def test_marked_triples_are_drawn_marked_and_kept_in_a_large_kg(scorer: KGScorer) -> None:
@@ -245,10 +322,37 @@ def test_marked_triples_are_drawn_marked_and_kept_in_a_large_kg(scorer: KGScorer
     panels, _ = linked_view(case, marked={"context": {far}, "answer": {0}})
     gold, answer, ctx = panels
     assert not any(e.marked for e in plain.edges) and not any(e.marked for e in gold.edges)
-    assert [e.triple for e in answer.edges if e.marked] == [0]
-    assert [e.triple for e in ctx.edges if e.marked] == [far]  # its nodes are drawn
+    assert [answer.triples[e.triple][:3] for e in answer.edges if e.marked] == [
+        ("marie curie", "discovered", "radium")
+    ]
+    assert [ctx.triples[e.triple][3:] for e in ctx.edges if e.marked] == [
+        ("topic 59", "detail 59")
+    ]  # its nodes are drawn
     assert {"topic 59", "detail 59"} <= {n.label for n in ctx.nodes}
     assert len(ctx.nodes) <= MAX_NODES
+
+
+def test_tau_named_triples_are_found_among_the_drawn_ones(scorer: KGScorer) -> None:
+    case = case_scores(scorer, ANSWER, GOLD, CONTEXT)
+    named = marked_by_lemmas(
+        case.triples, {"gold": [("curie", "discover", "radium")], "answer": []}
+    )
+    assert named == {"gold": {0}, "answer": set()}
+
+
+@pytest.mark.parametrize(
+    ("seeds", "cap", "expected"),
+    [
+        (["c"], 3, ({"b", "c", "d"}, 1, False)),
+        (["c"], 10, ({"a", "b", "c", "d", "e"}, 2, False)),
+        (["a", "e"], 2, ({"a", "e"}, 0, False)),
+        (["e", "d", "c", "b"], 3, ({"e", "d", "c"}, 0, True)),
+        ([], 3, (set(), 2, False)),
+    ],
+)
+def test_window(seeds, cap, expected) -> None:  # type: ignore[no-untyped-def]
+    chain = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]
+    assert window(chain, seeds, cap) == expected
 
 
 @pytest.mark.parametrize(

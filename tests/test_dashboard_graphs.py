@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from dashboard.graph_layout import LayoutCancelled, label_box
 from dashboard.graphs import (
     HIGHLIGHT_COLOUR,
     LINKED_STYLE,
@@ -124,7 +125,7 @@ def test_linked_document_positions_do_not_depend_on_colours_or_badges() -> None:
 
     def places(data: dict[str, object]) -> list[tuple[object, ...]]:
         nodes = data["panels"][0]["nodes"]  # type: ignore[index]
-        return [(n["id"], n["x"], n["y"], n["rx"], n["ry"], n["comp"]) for n in nodes]
+        return [(n["id"], n["rx"], n["ry"], n["comp"], n["bw"], n["bh"]) for n in nodes]
 
     assert places(plain) == places(badged)
     node = {n["id"]: n for n in badged["panels"][0]["nodes"]}  # type: ignore[index]
@@ -166,8 +167,27 @@ def test_linked_document_rejects_bad_panels() -> None:
             linked_graphs_html([broken], [], tau=0.6)
 
 
-def test_linked_document_of_sixty_nodes_places_every_node() -> None:
+def test_linked_document_of_sixty_nodes_gives_every_node_its_place_and_box() -> None:
     labels = [f"entity {i}" for i in range(60)]
     doc = linked_graphs_html([panel("context", labels)], [], tau=0.6)
     nodes = linked_data(doc.html)["panels"][0]["nodes"]  # type: ignore[index]
-    assert len(nodes) == 60 and len({(n["x"], n["y"]) for n in nodes}) == 60
+    assert len(nodes) == 60
+    # distinct places within each component's skeleton (the browser packs the components)
+    assert len({(n["comp"], n["rx"], n["ry"]) for n in nodes}) == 60
+    box = label_box("entity 7", font_px=LINKED_STYLE.node_font, wrap_px=LINKED_STYLE.node_wrap)
+    seven = next(n for n in nodes if n["label"] == "entity 7")
+    assert (seven["bw"], seven["bh"]) == (round(box.right, 2), round(box.bottom, 2))
+    assert "x" not in seven  # no position from Python: only the browser knows its frame
+
+
+def test_linked_document_layout_stops_when_the_page_is_gone() -> None:
+    labels = [f"an entity no other test draws {i}" for i in range(12)]  # not a cached layout
+    asked: list[int] = []
+
+    def gone() -> bool:
+        asked.append(1)
+        return True
+
+    with pytest.raises(LayoutCancelled):
+        linked_graphs_html([panel("gold", labels)], [], tau=0.5, should_stop=gone)
+    assert asked == [1]

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 # The demo database fixtures are shared with the other pages' tests.
 from dashboard.graphs import HIGHLIGHT_COLOUR, UNMATCHED_COLOUR, linked_graphs_html
 from dashboard.hallucinations import (
+    PANEL_NODES,
     AnswerCheck,
     answer_panel,
     answer_table,
@@ -186,6 +187,32 @@ def test_flagged_entities_and_edges_are_red_in_the_kg():
         drawn["Towers"]["border"] == HIGHLIGHT_COLOUR
         and drawn["Paris"]["border"] != HIGHLIGHT_COLOUR
     )
+
+
+def test_answer_nodes_are_keyed_as_the_signatures_scorer_keys_them():
+    """Issue 27: the page keyed nodes with its own copy of the normalisation (lemmatised in
+    every mode); now the scorer's own key of the chosen signature."""
+    from s3kg_core.scoring.s3kg import S3KGConfig
+
+    d = _detection([("Towers", "opened in", "1899"), ("tower", "is in", "Paris")], [0.9, 0.2])
+    lemma = answer_panel(d)
+    assert [n.id for n in lemma.nodes] == ["tower", "1899", "paris"]
+    kgx = answer_panel(d, S3KGConfig(mode="kgx"))
+    assert [n.id for n in kgx.nodes] == ["towers", "1899", "tower", "paris"]
+    assert [n.colour == HIGHLIGHT_COLOUR for n in kgx.nodes] == [True, True, False, False]
+
+
+def test_a_large_answer_kg_draws_its_flagged_triples_under_the_cap():
+    """Issue 28.5: a large answer KG was laid out whole."""
+    chain = [(f"step {i}", "leads to", f"step {i + 1}") for i in range(200)]
+    d = _detection(chain, [0.9 if i == 150 else 0.1 for i in range(200)])
+    panel = answer_panel(d)
+    ids = {n.id for n in panel.nodes}
+    assert len(ids) <= PANEL_NODES and {"step 150", "step 151"} <= ids
+    assert panel.note.startswith(f"showing {len(ids)} of 201 nodes: the flagged triples")
+    assert [e.triple for e in panel.edges if e.marked] == [150]
+    assert len(panel.triples) == 200 and panel.subtitle == "200 triples · 1 flagged"
+    assert answer_panel(d, max_nodes=500).note == ""
 
 
 def test_an_empty_answer_kg_says_why():

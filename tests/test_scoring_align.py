@@ -79,7 +79,16 @@ def test_soft_align_docstring_case():
         ids_2={"paris": "node_0", "berlin": "node_1"},
         matched={"paris": "paris", "rome": None},
         similarity={"paris": 1.0, "rome": 0.0},
+        nearest={"paris": "paris", "rome": "paris"},  # the best, though below tau
     )
+
+
+def test_soft_align_names_the_nearest_label_aligned_or_not():
+    b = np.array([0.4, 0.3, math.sqrt(0.75), 0.0])  # cosine 0.4 to x, 0.3 to y
+    al = soft_align(["a", "b"], ["x", "y"], np.array([_vec(0.9), b]), E[[0, 1]], tau=0.5)
+    assert al.nearest == {"a": "x", "b": "x"} and al.matched == {"a": "x", "b": None}
+    assert al.similarity["b"] == pytest.approx(0.4)
+    assert soft_align(["a"], [], np.array([_vec(0.9)]), np.zeros((0, 4))).nearest == {"a": None}
 
 
 @pytest.mark.parametrize(

@@ -503,3 +503,31 @@ def _limits_tau(fig: Mapping[str, Any]) -> str:
         "after: peak (above baseline)",
     ]
     return md_table(header, rows)
+
+
+@view("layout", "layout")
+def _layout(fig: Mapping[str, Any]) -> str:
+    rows = [
+        [
+            f"{r['triples']:,}",
+            r["before"],
+            r["before_browser"],
+            r["before_nodes"],
+            f(r["after_layout_s"], ".1f"),
+            f(r["after_browser_s"], ".1f"),
+            r["after_nodes"],
+            r["whole"],
+        ]
+        for r in fig["sizes"].values()
+    ]
+    header = [
+        "triples a KG",
+        "before: layout s",
+        "before: browser",
+        "before: nodes drawn g/a/c",
+        "after: layout s",
+        "after: browser s",
+        "after: nodes g/a/c",
+        'after, "Whole KGs": layout / browser s',
+    ]
+    return md_table(header, rows)

@@ -5,8 +5,9 @@
  *
  * For tests and benchmarks: window.s3kgNetworks (panel key -> vis.Network), window.s3kg with
  * data (the data above), ready (true once every picture is placed), focusNode(panel, id), focusRow(i), clear(),
- * highlighted() (panel key -> ids of highlighted nodes), rows() (indices of highlighted rows) and
- * metrics() (scale, font sizes and every node's box on screen, from vis-network's own numbers).
+ * highlighted() (panel key -> ids of highlighted nodes), rows() (indices of highlighted rows),
+ * metrics() (scale, font sizes and every node's box on screen, from vis-network's own numbers)
+ * and pack(components, W, H) (the shelf packing: [{w, h}, ...] -> {spots, w, h, scale}).
  */
 (function () {
   "use strict";
@@ -35,6 +36,7 @@
     },
     rows: () => [...document.querySelectorAll("#s3kg-table tbody tr.hot")].map(r => +r.dataset.row),
     metrics: metrics,
+    pack: (placed, W, H) => pack(placed, W, H),
   };
 
   function el(tag, cls, text) {
@@ -95,8 +97,9 @@
       readyCount += 1;
       return;
     }
+    const first = firstPlace(panel, container);
     const nodes = new vis.DataSet(panel.nodes.map(n => Object.assign(nodeStyle(n, "normal"), {
-      label: n.label, title: n.title, x: n.x, y: n.y, shape: "box", chosen: false,
+      label: n.label, title: n.title, x: first[n.id].x, y: first[n.id].y, shape: "box", chosen: false,
       margin: { top: 9, right: 7, bottom: 5, left: 7 }, shapeProperties: { borderRadius: 4 },
       widthConstraint: { maximum: O.nodeWrap },
     })));
@@ -195,10 +198,29 @@
   }
 
   // -- placing: fill the frame, then push overlapping labels apart inside it -----------------
-  //
+
+  // The first draw, before vis-network has measured a label: the skeletons packed for the frame
+  // with the label boxes Python estimated (bw, bh: half width and height). arrange() places
+  // them again with the measured boxes.
+  function firstPlace(panel, container) {
+    const m = O.margin / 2;
+    const comps = [];
+    for (const n of panel.nodes) {
+      (comps[n.comp] = comps[n.comp] || []).push({
+        id: n.id, rx: n.rx, ry: n.ry, l: n.bw + m, r: n.bw + m, t: n.bh + m, b: n.bh + m,
+      });
+    }
+    const W = Math.max(container.clientWidth - 2 * O.pad, 50);
+    const H = Math.max(container.clientHeight - 2 * O.pad, 50);
+    const at = {};
+    for (const n of fill(comps, W, H, H > W * 1.15)) at[n.id] = n;
+    return at;
+  }
+
   // Python gives every node a place relative to its component's centre (a Kamada-Kawai
-  // skeleton, longest axis horizontal). Here, with the label boxes vis-network measured and the
-  // frame's real size: for each scale from the largest down to minScale, the frame holds
+  // skeleton, longest axis horizontal); the components are packed here, and only here, as
+  // only here are the frame's size and the label boxes known. With the boxes vis-network
+  // measured and the frame's real size: for each scale from the largest down to minScale, the frame holds
   // W / scale x H / scale canvas pixels; the components' skeletons are packed in shelves and
   // stretched to fill that area, then every pair of overlapping boxes is pushed apart (each box
   // kept inside the frame) until none overlaps. The largest scale without overlaps wins; if none
@@ -570,6 +592,8 @@
     return td;
   }
 
+  // Per part, what the scorer's label alignment did: the part's best cosine to a label of the
+  // picked triples and the label it was aligned to at tau (if any).
   function alignedCell(m) {
     const td = el("td", "s3kg-at");
     if (!m || m.other === null) { td.textContent = "\u2013"; return td; }
@@ -579,7 +603,10 @@
     m.aligned.forEach((ok, j) => {
       const s = el("span", ok ? "s3kg-ok" : "s3kg-no", short[j] + (ok ? "\u2713" : "\u2717"));
       td.appendChild(s);
-      tips.push(names[j] + ": cosine " + m.parts[j].toFixed(2) + (ok ? ", aligned" : ", not aligned"));
+      const cos = m.parts && m.parts[j] !== null ? "best cosine " + m.parts[j].toFixed(2) : "no cosine";
+      const partner = m.partners ? m.partners[j] : null;
+      const how = ok ? "aligned" : partner !== null ? "aligned to \u201c" + partner + "\u201d instead" : "not aligned";
+      tips.push(names[j] + ": " + cos + ", " + how);
     });
     td.title = tips.join("\n") + "\n(aligned at tau " + D.tau + ")";
     td.classList.add(m.aligned.every(x => x) ? "s3kg-pass" : "s3kg-fail");
@@ -598,12 +625,14 @@
     D.rows.forEach((row, i) => {
       const tr = el("tr");
       tr.dataset.row = String(i);
-      tr.appendChild(el("td", "s3kg-num", String(i + 1)));
+      tr.appendChild(el("td", "s3kg-num", String(row.number)));
       tr.appendChild(tripleCell("answer", row.links.answer));
       for (const key of ["gold", "context"]) {
         const m = row.matches[key];
         tr.appendChild(tripleCell(key, m ? m.other : null));
-        tr.appendChild(el("td", "s3kg-cos", m && m.cosine !== null ? m.cosine.toFixed(2) : "\u2013"));
+        const cos = el("td", "s3kg-cos", m && m.cosine !== null ? m.cosine.toFixed(2) : "\u2013");
+        if (m && m.exact) cos.title = "the same sentence: picked before any cosine";
+        tr.appendChild(cos);
         tr.appendChild(alignedCell(m));
       }
       tr.addEventListener("mouseenter", () => { transient = rowFocus(i); apply(); });

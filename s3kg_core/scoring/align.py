@@ -9,7 +9,7 @@ counts as equal labels.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,12 +59,16 @@ class Alignment:
         For every label of G1, the G2 label it was aligned to, or ``None``.
     similarity
         For every label of G1, its best cosine to any G2 label (``-inf`` if G2 has none).
+    nearest
+        For every label of G1, the G2 label of that best cosine, aligned or not (``None`` if G2
+        has none).
     """
 
     ids_1: dict[str, str]
     ids_2: dict[str, str]
     matched: dict[str, str | None]
     similarity: dict[str, float]
+    nearest: dict[str, str | None] = field(default_factory=dict)
 
 
 def soft_align(
@@ -99,8 +103,8 @@ def soft_align(
     >>> al = soft_align(["paris", "rome"], ["paris", "berlin"], v[[0, 1]], v[[0, 2]])
     >>> al.ids_1, al.ids_2
     ({'paris': 'node_0', 'rome': 'rome'}, {'paris': 'node_0', 'berlin': 'node_1'})
-    >>> al.matched
-    {'paris': 'paris', 'rome': None}
+    >>> al.matched, al.nearest
+    ({'paris': 'paris', 'rome': None}, {'paris': 'paris', 'rome': 'paris'})
     """
     if not 0.0 <= tau <= 1.0:
         raise ConfigError(f"tau must be in [0, 1]; got {tau!r}")
@@ -110,16 +114,20 @@ def soft_align(
     ids_1: dict[str, str] = {}
     matched: dict[str, str | None] = {}
     similarity: dict[str, float] = {}
+    nearest: dict[str, str | None] = {}
     for i, label in enumerate(labels_1):
         if exact_first and label in position:
             j, s = position[label], 1.0
         else:
             j, s = int(idx[i]), float(sim[i])
         similarity[label] = s
+        nearest[label] = labels_2[j] if labels_2 else None
         if labels_2 and s >= tau:
             ids_1[label] = f"{prefix}_{j}"
             matched[label] = labels_2[j]
         else:
             ids_1[label] = label
             matched[label] = None
-    return Alignment(ids_1=ids_1, ids_2=ids_2, matched=matched, similarity=similarity)
+    return Alignment(
+        ids_1=ids_1, ids_2=ids_2, matched=matched, similarity=similarity, nearest=nearest
+    )

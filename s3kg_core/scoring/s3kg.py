@@ -23,9 +23,10 @@ from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple, TriplesLike, as_triples
 from ..limits import MAX_TEXT_CHARS, OVERSIZED, kg_problem
-from ..normalize import normalization_name, normalize_triples
+from ..normalize import normalization_name, normalize_triple
 from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
+from .explain import Explanation, KeyedTriple, LabelMatch, Pick
 from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
 from .signature import Signature
 from .wl import kgx_graph, wl_kernel
@@ -100,6 +101,23 @@ class S3KGConfig:
         """Name of the label normalisation in signatures."""
         return "kgx-lower" if self.mode == "kgx" else normalization_name(self.lemmatize)
 
+    def key(self, triple: Triple) -> Triple:
+        """The graph labels this configuration gives a triple (DESIGN step 1).
+
+        ``kgx`` mode lowercases; the other modes normalise (lemmatised unless ``lemmatize`` is
+        false). A triple whose key has an empty part is dropped by those modes, not by ``kgx``.
+
+        Examples
+        --------
+        >>> S3KGConfig().key(Triple("Cats", "chases", "mice"))
+        Triple(head='cat', relation='chase', tail='mouse')
+        >>> S3KGConfig(mode="kgx").key(Triple("Cats", "chases", "mice"))
+        Triple(head='cats', relation='chases', tail='mice')
+        """
+        if self.mode == "kgx":
+            return Triple(triple.head.lower(), triple.relation.lower(), triple.tail.lower())
+        return normalize_triple(triple, lemmatize=self.lemmatize)
+
     def signature(self, encoder_name: str) -> str:
         """The component signature: everything that determines ``s_wl`` and ``s_sbert``."""
         return Signature(
@@ -129,18 +147,36 @@ class ScorerStats:
 
 @dataclass
 class _Side:
-    """One KG ready for scoring: graph labels per triple and the sentence each one embeds as."""
+    """One KG ready for scoring: graph labels, raw triple and embedded sentence per triple."""
 
+    raw: list[Triple] = field(default_factory=list)
     triples: list[Triple] = field(default_factory=list)
     sentences: list[str] = field(default_factory=list)
 
 
 @dataclass
 class _Pair:
+    """One pair through a scoring pass: its sides, status, picks and result.
+
+    When the pass explains (``keep``), the intermediate objects of the computation are kept
+    here as well, and :meth:`KGScorer._explanation` turns them into an :class:`Explanation`.
+    """
+
     one: _Side
     two: _Side
     status: str
     picks: list[int] = field(default_factory=list)
+    result: ScoreResult | None = None
+    # kept only by a pass that explains:
+    chosen: list[int] = field(default_factory=list)
+    cosines: list[float] = field(default_factory=list)
+    exact: list[bool] = field(default_factory=list)
+    entities: Alignment | None = None
+    relations: Alignment | None = None
+    wl_labels: tuple[dict[str, str], dict[str, str]] | None = None
+    kernels: dict[str, float] = field(default_factory=dict)
+    triples_cosine: float | None = None
+    text_cosine: float | None = None
 
 
 def _entities(triples: Sequence[Triple]) -> list[str]:
@@ -149,6 +185,25 @@ def _entities(triples: Sequence[Triple]) -> list[str]:
 
 def _relations(triples: Sequence[Triple]) -> list[str]:
     return list(dict.fromkeys(t.relation for t in triples))
+
+
+def _label_matches(al: Alignment | None, labels: Sequence[str], exact: bool) -> list[LabelMatch]:
+    if al is None:
+        return []
+    out = []
+    for label in labels:
+        cosine = al.similarity.get(label)
+        out.append(
+            LabelMatch(
+                label,
+                al.ids_1[label],
+                al.matched[label],
+                al.nearest.get(label),
+                cosine,
+                exact and label in al.ids_2,
+            )
+        )
+    return out
 
 
 class KGScorer:
@@ -211,11 +266,15 @@ class KGScorer:
 
     def _side(self, kg: TriplesLike) -> _Side:
         raw = as_triples(kg)
-        if self.config.mode == "kgx":
-            triples = [Triple(t.head.lower(), t.relation.lower(), t.tail.lower()) for t in raw]
-            return _Side(triples, [" ".join(t.to_list()) for t in raw])
-        norm = normalize_triples(raw, lemmatize=self.config.lemmatize)
-        return _Side(list(norm), [t.sentence() for t in norm])
+        key = self.config.key
+        if self.config.mode == "kgx":  # every triple kept; the raw sentence embedded
+            return _Side(list(raw), [key(t) for t in raw], [t.sentence() for t in raw])
+        kept: dict[Triple, Triple] = {}  # key -> the first raw triple behind it
+        for t in raw:
+            k = key(t)
+            if k.head and k.relation and k.tail:
+                kept.setdefault(k, t)
+        return _Side(list(kept.values()), list(kept), [t.sentence() for t in kept])
 
     def _prepare(self, t1: TriplesLike, t2: TriplesLike) -> _Pair:
         raw_1, raw_2 = as_triples(t1), as_triples(t2)
@@ -235,13 +294,13 @@ class KGScorer:
 
     # -- the two encoding phases -----------------------------------------------------------------
 
-    def _pick(self, pair: _Pair) -> None:
+    def _pick(self, pair: _Pair, keep: bool) -> None:
         """DESIGN step 2: the distinct best matches in T2 of T1's triples, in order of T1."""
         if not self.config.align:
             pair.picks = list(range(len(pair.two.triples)))
             return
         m = self.cache.matrix
-        idx, _ = best_matches(
+        idx, sim = best_matches(
             m[self.cache.rows(pair.one.sentences)], m[self.cache.rows(pair.two.sentences)]
         )
         if self.config.mode != "kgx":
@@ -250,10 +309,17 @@ class KGScorer:
             exact: dict[str, int] = {}
             for j, sentence in enumerate(pair.two.sentences):
                 exact.setdefault(sentence, j)
-            idx = np.array(
-                [exact.get(s, int(i)) for s, i in zip(pair.one.sentences, idx, strict=True)]
-            )
-        pair.picks = list(dict.fromkeys(int(i) for i in idx))
+            chosen = [exact.get(s, int(i)) for s, i in zip(pair.one.sentences, idx, strict=True)]
+            if keep:
+                pair.exact = [s in exact for s in pair.one.sentences]
+        else:
+            chosen = [int(i) for i in idx]
+            if keep:
+                pair.exact = [False] * len(chosen)
+        pair.picks = list(dict.fromkeys(chosen))
+        if keep:
+            pair.chosen = chosen
+            pair.cosines = [1.0 if e else float(c) for e, c in zip(pair.exact, sim, strict=True)]
 
     def _labels(self, pair: _Pair) -> list[str]:
         one = pair.one.triples
@@ -280,7 +346,7 @@ class KGScorer:
             exact_first=self.config.mode != "kgx",
         )
 
-    def _finish(self, pair: _Pair) -> ScoreResult:
+    def _finish(self, pair: _Pair, keep: bool) -> ScoreResult:
         cfg = self.config
         one = pair.one.triples
         two = [pair.two.triples[i] for i in pair.picks]
@@ -291,8 +357,13 @@ class KGScorer:
             edges_2 = [(t.head, rels.ids_2[t.relation], t.tail) for t in two]
             k = cfg.wl_iterations
             s_wl = wl_kernel(edges_1, ents.ids_1, edges_2, ents.ids_2, k, variant="paper")
+            if keep:
+                pair.wl_labels = (ents.ids_1, ents.ids_2)
+                pair.kernels = {"paper": s_wl}
             if cfg.mode in ("hybrid", "text"):
                 s_struct = wl_kernel(edges_1, ents.ids_1, edges_2, ents.ids_2, k, variant="struct")
+                if keep:
+                    pair.kernels["struct"] = s_struct
                 s_wl = 0.5 * (s_wl + s_struct)
         else:
             # The released code relabels nodes through one map merged as
@@ -300,20 +371,28 @@ class KGScorer:
             # graph takes the relation's id. Reproduced on purpose.
             merged_1 = {**ents.ids_1, **rels.ids_1}
             merged_2 = {**ents.ids_2, **rels.ids_2}
+            labels_1 = {n: merged_1[n] for n in ents.ids_1}
+            labels_2 = {n: merged_2[n] for n in ents.ids_2}
             s_wl = wl_kernel(
                 kgx_graph((t.head, t.relation, t.tail) for t in one),
-                {n: merged_1[n] for n in ents.ids_1},
+                labels_1,
                 kgx_graph((t.head, t.relation, t.tail) for t in two),
-                {n: merged_2[n] for n in ents.ids_2},
+                labels_2,
                 cfg.wl_iterations,
                 variant="kgx",
             )
+            if keep:
+                pair.wl_labels = (labels_1, labels_2)
+                pair.kernels = {"kgx": s_wl}
         m = self.cache.matrix
         mean_1 = m[self.cache.rows(pair.one.sentences)].astype(np.float64).mean(axis=0)
         sent_2 = [pair.two.sentences[i] for i in pair.picks]
         mean_2 = m[self.cache.rows(sent_2)].astype(np.float64).mean(axis=0)
         denom = float(np.linalg.norm(mean_1) * np.linalg.norm(mean_2))
         s_sbert = float(np.clip(mean_1 @ mean_2 / denom, 0.0, 1.0)) if denom > 0 else 0.0
+        if keep:
+            pair.entities, pair.relations = ents, rels
+            pair.triples_cosine = s_sbert
         return ScoreResult(
             s_wl=float(s_wl),
             s_sbert=s_sbert,
@@ -340,6 +419,36 @@ class KGScorer:
             n_triples_2=len(pair.two.triples),
         )
 
+    def _explanation(self, pair: _Pair) -> Explanation:
+        """The explanation of a pair a pass with ``keep`` went through (nothing recomputed)."""
+        assert pair.result is not None  # set by _run for every pair
+        exact = self.config.mode != "kgx"
+        one, two = pair.one, pair.two
+        ents, rels = pair.entities, pair.relations
+        wl_1, wl_2 = pair.wl_labels if pair.wl_labels is not None else ({}, {})
+        return Explanation(
+            result=pair.result,
+            tau=float(self.config.tau),
+            triples_1=tuple(map(KeyedTriple, one.raw, one.triples, one.sentences)),
+            triples_2=tuple(map(KeyedTriple, two.raw, two.triples, two.sentences)),
+            picks=tuple(
+                Pick(i, j, c, e)
+                for i, (j, c, e) in enumerate(
+                    zip(pair.chosen, pair.cosines, pair.exact, strict=True)
+                )
+            ),
+            matched=tuple(pair.picks) if pair.status == "ok" else (),
+            entities=tuple(_label_matches(ents, _entities(one.triples), exact)),
+            relations=tuple(_label_matches(rels, _relations(one.triples), exact)),
+            entity_ids_2=dict(ents.ids_2) if ents is not None else {},
+            relation_ids_2=dict(rels.ids_2) if rels is not None else {},
+            wl_labels_1=dict(wl_1),
+            wl_labels_2=dict(wl_2),
+            kernels=dict(pair.kernels),
+            triples_cosine=pair.triples_cosine,
+            text_cosine=pair.text_cosine,
+        )
+
     # -- public API --------------------------------------------------------------------------------
 
     def score(
@@ -351,14 +460,82 @@ class KGScorer:
         """
         return self.score_pairs([(t1, t2)], texts=None if texts is None else [texts])[0]
 
+    def explain(
+        self, t1: TriplesLike, t2: TriplesLike, *, texts: TextPair | None = None
+    ) -> Explanation:
+        """Score one pair and say how: the :class:`Explanation` of :meth:`score`'s result.
+
+        The explanation comes out of the same pass that computes the score, so its S_WL,
+        S_SBERT and S3KG are :meth:`score`'s, bit for bit.
+
+        Examples
+        --------
+        >>> scorer = KGScorer("minilm", mode="kgx")
+        >>> ex = scorer.explain([["A", "r", "B"], ["A", "r", "B"], ["A", "", "C"]],
+        ...                     [["a", "r", "b"]])
+        >>> [t.key.to_list() for t in ex.triples_1]  # kgx keeps duplicates and empty parts
+        [['a', 'r', 'b'], ['a', 'r', 'b'], ['a', '', 'c']]
+        >>> [(p.one, p.two) for p in ex.picks]
+        [(0, 0), (1, 0), (2, 0)]
+        """
+        return self.explain_pairs([(t1, t2)], texts=None if texts is None else [texts])[0]
+
+    def explain_pairs(
+        self,
+        pairs: Iterable[tuple[TriplesLike, TriplesLike]],
+        *,
+        texts: Iterable[TextPair] | None = None,
+    ) -> list[Explanation]:
+        """:meth:`explain` for many pairs, each distinct string encoded once.
+
+        It runs the pass of :meth:`score_pairs`, keeping what the computation made on the way.
+        """
+        return [self._explanation(p) for p in self._run(pairs, texts, None, keep=True)]
+
+    def strings_needed(
+        self,
+        pairs: Iterable[tuple[TriplesLike, TriplesLike]],
+        *,
+        texts: Iterable[TextPair] | None = None,
+    ) -> set[str]:
+        """Every string :meth:`score_pairs` may embed for these pairs, in this scorer's mode.
+
+        The sentences of both sides, the labels of T1 and of T2 (the scorer embeds the labels
+        of the triples of T2 it picks, which only the sentences' vectors decide, so all of T2's
+        are listed), and in ``text`` mode the texts. Nothing of a pair with an empty side except
+        its texts. An :class:`EmbeddingCache` that holds these scores the pairs without
+        encoding anything: a page can fill one from stored vectors.
+
+        Examples
+        --------
+        >>> scorer = KGScorer("minilm", mode="paper")
+        >>> sorted(scorer.strings_needed([([["Cats", "chase", "mice"]], [["cat", "eat", "fish"]])]))
+        ['cat', 'cat chase mouse', 'cat eat fish', 'chase', 'eat', 'fish', 'mouse']
+        >>> kgx = KGScorer("minilm", mode="kgx")  # raw sentences, lowercased labels
+        >>> sorted(kgx.strings_needed([([["Cats", "chase", "mice"]], [["cat", "eat", "fish"]])]))
+        ['Cats chase mice', 'cat', 'cat eat fish', 'cats', 'chase', 'eat', 'fish', 'mice']
+        """
+        prepared = [self._prepare(t1, t2) for t1, t2 in pairs]
+        out: set[str] = set()
+        for p in prepared:
+            if p.status != "ok":
+                continue
+            out.update(p.one.sentences)
+            out.update(p.two.sentences)
+            if self.config.align:
+                for side in (p.one, p.two):
+                    out.update(_entities(side.triples))
+                    out.update(_relations(side.triples))
+        if self.needs_texts and texts is not None:
+            out.update(t for pair in texts for t in pair if t)
+        return out
+
     @property
     def needs_texts(self) -> bool:
         """Whether this scorer's mode uses the texts of each pair (``text`` mode)."""
         return self.config.mode in TEXT_MODES
 
-    def _with_texts(
-        self, results: list[ScoreResult], texts: Sequence[TextPair]
-    ) -> list[ScoreResult]:
+    def _with_texts(self, prepared: Sequence[_Pair], texts: Sequence[TextPair]) -> None:
         """``text`` mode: mix the texts' cosine into S_SBERT; an empty KG scores the cosine."""
         # The encoder reads a text's first few hundred tokens: a longer text is cut before it is
         # tokenized whole (MAX_TEXT_CHARS characters are thousands of tokens).
@@ -366,20 +543,21 @@ class KGScorer:
         live = {t for pair in texts for t in pair if t}
         self.cache.add(live)
         m = self.cache.matrix
-        out = []
-        for res, (a, b) in zip(results, texts, strict=True):
+        for pair, (a, b) in zip(prepared, texts, strict=True):
+            res = pair.result
+            assert res is not None  # every pair is scored before this
             cos = 0.0
             if a and b:
                 va = m[self.cache.rows([a])[0]].astype(np.float64)
                 vb = m[self.cache.rows([b])[0]].astype(np.float64)
                 denom = float(np.linalg.norm(va) * np.linalg.norm(vb))
                 cos = float(np.clip(va @ vb / denom, 0.0, 1.0)) if denom > 0 else 0.0
+            pair.text_cosine = cos
             if res.ok:
                 s_sbert = (1.0 - TEXT_WEIGHT) * res.s_sbert + TEXT_WEIGHT * cos
-                out.append(dataclasses.replace(res, s_sbert=s_sbert))
+                pair.result = dataclasses.replace(res, s_sbert=s_sbert)
             else:
-                out.append(dataclasses.replace(res, s_wl=cos, s_sbert=cos))
-        return out
+                pair.result = dataclasses.replace(res, s_wl=cos, s_sbert=cos)
 
     def score_pairs(
         self,
@@ -412,6 +590,25 @@ class KGScorer:
         ConfigError
             In ``text`` mode, if ``texts`` is missing or not one per pair.
         """
+        results: list[ScoreResult] = []
+        for p in self._run(pairs, texts, progress, keep=False):
+            assert p.result is not None  # _run scores every pair
+            results.append(p.result)
+        return results
+
+    def _run(
+        self,
+        pairs: Iterable[tuple[TriplesLike, TriplesLike]],
+        texts: Iterable[TextPair] | None,
+        progress: StageProgress | None,
+        *,
+        keep: bool,
+    ) -> list[_Pair]:
+        """The scoring pass of :meth:`score_pairs` and :meth:`explain_pairs`.
+
+        Every pair comes back with its result set and, with ``keep``, what the computation made
+        on the way (for :meth:`_explanation`).
+        """
         start = time.perf_counter()
         enc_before = self.cache.stats.seconds
         prepared = [self._prepare(t1, t2) for t1, t2 in pairs]
@@ -429,7 +626,7 @@ class KGScorer:
                 return None
             return lambda done, total: progress(stage, done, total)
 
-        results: list[ScoreResult] = []
+        done = 0
         for lo in range(0, len(prepared), self.block_pairs):
             block = prepared[lo : lo + self.block_pairs]
             live = [p for p in block if p.status == "ok"]
@@ -437,21 +634,20 @@ class KGScorer:
                 (s for p in live for s in (*p.one.sentences, *p.two.sentences)), report("triples")
             )
             for p in live:
-                self._pick(p)
+                self._pick(p, keep)
             if self.config.align:
                 self.cache.add((lb for p in live for lb in self._labels(p)), report("labels"))
             for p in block:
-                results.append(self._finish(p) if p.status == "ok" else self._empty(p))
-                if progress is not None and (
-                    len(results) % 256 == 0 or len(results) == len(prepared)
-                ):
-                    progress("pairs", len(results), len(prepared))
+                p.result = self._finish(p, keep) if p.status == "ok" else self._empty(p)
+                done += 1
+                if progress is not None and (done % 256 == 0 or done == len(prepared)):
+                    progress("pairs", done, len(prepared))
         if text_pairs is not None:
-            results = self._with_texts(results, text_pairs)
+            self._with_texts(prepared, text_pairs)
         self.stats.pairs += len(prepared)
         self.stats.seconds_total += time.perf_counter() - start
         self.stats.seconds_encoding += self.cache.stats.seconds - enc_before
-        return results
+        return prepared
 
 
 def s3kg_score(

@@ -398,12 +398,10 @@ class TripletAnalyzer:
         """
         return self.analyse_many([(gold, answer)])[0]
 
-    def analyse_many(self, items: Iterable[tuple[TriplesLike, TriplesLike]]) -> list[TauResult]:
-        """Run :meth:`analyse` on ``(gold, answer)`` pairs, encoding all strings in one batch.
-
-        A pair with a KG past the limits of :mod:`s3kg_core.limits` is not analysed: its
-        result has no triples and ``status`` ``oversized_gold`` or ``oversized_answer``.
-        """
+    def _normalized(
+        self, items: Iterable[tuple[TriplesLike, TriplesLike]]
+    ) -> list[tuple[tuple[Triple, ...], tuple[Triple, ...]] | str]:
+        """Each pair normalised, or the status of a pair past :mod:`s3kg_core.limits`."""
         norm: list[tuple[tuple[Triple, ...], tuple[Triple, ...]] | str] = []
         for g, a in items:
             raw_g, raw_a = as_triples(g), as_triples(a)
@@ -420,13 +418,40 @@ class TripletAnalyzer:
                     normalize_triples(raw_a, lemmatize=self.lemmatize),
                 )
             )
-        self.cache.add(
+        return norm
+
+    @staticmethod
+    def _strings(
+        norm: Iterable[tuple[Sequence[Triple], Sequence[Triple]] | str],
+    ) -> Iterable[str]:
+        return (
             s
             for pair in norm
             if not isinstance(pair, str)
             for t in (*pair[0], *pair[1])
             for s in (t.sentence(), t.head, t.relation, t.tail)
         )
+
+    def strings_needed(self, items: Iterable[tuple[TriplesLike, TriplesLike]]) -> set[str]:
+        """Every string :meth:`analyse_many` embeds for these ``(gold, answer)`` pairs.
+
+        An :class:`EmbeddingCache` that holds them analyses the pairs without encoding anything.
+
+        Examples
+        --------
+        >>> sorted(TripletAnalyzer().strings_needed([([["Cats", "chase", "mice"]], [])]))
+        ['cat', 'cat chase mouse', 'chase', 'mouse']
+        """
+        return set(self._strings(self._normalized(items)))
+
+    def analyse_many(self, items: Iterable[tuple[TriplesLike, TriplesLike]]) -> list[TauResult]:
+        """Run :meth:`analyse` on ``(gold, answer)`` pairs, encoding all strings in one batch.
+
+        A pair with a KG past the limits of :mod:`s3kg_core.limits` is not analysed: its
+        result has no triples and ``status`` ``oversized_gold`` or ``oversized_answer``.
+        """
+        norm = self._normalized(items)
+        self.cache.add(self._strings(norm))
         return [
             self._result((), (), status=pair) if isinstance(pair, str) else self._analyse(*pair)
             for pair in norm
