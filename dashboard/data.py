@@ -787,3 +787,13 @@ def undo_decision(path: Path, annotator: str, role: str = "annotator") -> Undone
 
 # added at the end: fewer merge conflicts
 __all__ += ["record_decision", "tau_run", "undo_decision", "withdraw_annotations"]
+
+
+@contextmanager
+def reader(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short read-only connection under the process lock (for a page's cached loaders)."""
+    with _read(path) as con:
+        yield con
+
+
+__all__ += ["reader"]
