@@ -75,19 +75,19 @@ def name_bar(slot: Any, params: Any) -> str:
     if error:
         st.error(md(error))
     if choice.needs_confirming:
-        with st.container(horizontal=True, vertical_alignment="center"):
-            st.warning(
-                f"This link names the annotator **{md(choice.offered)}**. Decisions are saved "
-                "only under a name you confirm or type.",
-                width="content",
-            )
-            st.button(
-                f"I am {choice.offered}",
-                key="annotate_use_url_name",
-                on_click=_use_offered,
-                args=(choice.offered,),
-                type="primary",
-            )
+        cols = st.columns([6, 1.6], vertical_alignment="center")
+        cols[0].warning(
+            f"This link names the annotator **{md(choice.offered)}**. Decisions are saved "
+            "only under a name you confirm or type."
+        )
+        cols[1].button(
+            f"I am {choice.offered}",
+            key="annotate_use_url_name",
+            on_click=_use_offered,
+            args=(choice.offered,),
+            type="primary",
+            width="stretch",
+        )
     return str(_STATE.get("annotate.name", "") or "")
 
 
