@@ -81,7 +81,7 @@ def name_bar(slot: Any, params: Any) -> str:
             "only under a name you confirm or type."
         )
         cols[1].button(
-            f"I am {choice.offered}",
+            f"I am {md(choice.offered)}",
             key="annotate_use_url_name",
             on_click=_use_offered,
             args=(choice.offered,),
