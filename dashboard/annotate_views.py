@@ -32,6 +32,7 @@ __all__ = [
     "agreement",
     "decision_panel",
     "download",
+    "forget_verdicts",
     "name_bar",
 ]
 
@@ -109,14 +110,36 @@ class Case:
         """The session key of the focused pair of this answer and annotator."""
         return f"annotate.focus.{self.annotator}.{self.run_id}.{self.item_id}"
 
+    @property
+    def verdicts_key(self) -> str:
+        """The session key of the kept verdicts (see :func:`forget_verdicts`)."""
+        return f"annotate.verdicts.{self.annotator}.{self.run_id}.{self.item_id}"
+
 
 def _verdicts(case: Case) -> list[str | None]:
+    """The annotator's verdicts on the case's units: read once per page run, then kept here.
+
+    A decision made in the panel updates the kept copy as it is saved (the read after it
+    would cost a second open of the file per key press); the page drops the copy on every
+    full run (:func:`forget_verdicts`), so another session's decisions show there.
+    """
     if not case.annotator:
         return [None] * len(case.units)
+    kept = _STATE.get(case.verdicts_key)
+    if kept is not None and len(kept) == len(case.units):
+        return list(kept)
     mine = annotate_data.decisions(
         case.path, data.db_stamp(case.path), case.annotator, case.run_id, case.item_id
     )
-    return annotate.unit_verdicts(case.units, annotate.verdict_map(mine))
+    verdicts = annotate.unit_verdicts(case.units, annotate.verdict_map(mine))
+    _STATE[case.verdicts_key] = list(verdicts)
+    return verdicts
+
+
+def forget_verdicts() -> None:
+    """Drop the kept verdicts of the decision panel (the page calls it on each full run)."""
+    for key in [k for k in _STATE if str(k).startswith("annotate.verdicts.")]:
+        del _STATE[key]
 
 
 def _act(case: Case, action: str) -> None:
@@ -145,9 +168,11 @@ def _act(case: Case, action: str) -> None:
                 ),
             )
             verdicts[focus] = action
+            _STATE[case.verdicts_key] = verdicts
             _STATE[case.focus_key] = annotate.next_focus(verdicts, focus)
         elif action == "undo" and case.annotator:
             undone = data.undo_decision(case.path, case.annotator)
+            _STATE.pop(case.verdicts_key, None)  # read again: the undo may restore anything
             if undone is None:
                 _STATE["annotate.note"] = "Nothing to undo: you have no decision left."
                 return

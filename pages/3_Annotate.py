@@ -172,6 +172,7 @@ else:
         answer_kg.triples if answer_kg else (),
     )
 st.markdown(f"**Question** · {md(view.ext_id)} · {md(view.question)}")
+annotate_views.forget_verdicts()  # a full run reads the decisions again
 annotate_views.decision_panel(
     annotate_views.Case(path, annotator, run_id, item_id, tuple(units), task_id, next_item, go_to)
 )
