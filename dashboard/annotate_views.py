@@ -280,11 +280,13 @@ def decision_panel(case: Case) -> None:
             height=min(36 * (n + 1) + 3, 330),
             key=f"annotate_units_{case.run_id}_{case.item_id}",
             column_config={
-                "": st.column_config.TextColumn("", width=28),
-                "#": st.column_config.NumberColumn("#", width=40),
-                "TAU says": st.column_config.TextColumn("TAU says", width=150),
-                "Cosine": st.column_config.TextColumn("Cosine", width=72),
-                "Your verdict": st.column_config.TextColumn("Your verdict", width=100),
+                "": st.column_config.TextColumn("", width=24),
+                "#": st.column_config.NumberColumn("#", width=36),
+                "TAU says": st.column_config.TextColumn("TAU says", width=130),
+                "Gold triple": st.column_config.TextColumn("Gold triple", width=220),
+                "Answer triple": st.column_config.TextColumn("Answer triple", width=220),
+                "Cosine": st.column_config.TextColumn("Cosine", width=64),
+                "Your verdict": st.column_config.TextColumn("Your verdict", width=96),
             },
         )
 
@@ -400,7 +402,7 @@ def agreement_table(report: AnnotationReport) -> pd.DataFrame:
                 "TAU category": annotate.CATEGORY_LABELS.get(r.category, r.category),
                 "Coefficient": _METHODS.get(r.method, r.method),
                 "Annotators": " vs ".join(r.annotators) if r.method == "cohen_kappa" else "all",
-                "Value": round(r.value, 3) if defined else None,
+                "Value": f"{r.value:.3f}" if defined else "n/a",
                 "95% interval": (
                     f"{r.low:.3f} to {r.high:.3f}" if defined and not math.isnan(r.low) else ""
                 ),
@@ -444,7 +446,6 @@ def agreement(path: Path, task_id: int | None) -> None:
             hide_index=True,
             width="stretch",
             key="annotate_agreement_table",
-            column_config={"Value": st.column_config.NumberColumn(format="%.3f")},
         )
     shares = [
         {

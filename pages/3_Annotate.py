@@ -77,7 +77,7 @@ if view_name == "agreement":
 # --- Annotate: which answer -------------------------------------------------------------------
 questions = data.item_questions(path, controls.stamp).set_index("item_id")["question"]
 queue_task = task_id if annotator and task_choice in mine else None
-pick = st.columns([6.6, 1.4], vertical_alignment="bottom")
+pick = st.columns([5.4, 2.6], vertical_alignment="bottom")
 if queue_task is not None:
     stamp, the_task = data.db_stamp(path), int(queue_task)
     queue = annotate_data.queue(path, stamp, the_task, annotator)
