@@ -6,8 +6,14 @@ from pathlib import Path
 
 import click
 
-from ._common import DB_OPTION, check_output, existing_db, friendly_errors, scored_options
-from ._common import write_atomic
+from ._common import (
+    DB_OPTION,
+    check_output,
+    existing_db,
+    friendly_errors,
+    scored_options,
+    write_atomic,
+)
 
 __all__ = ["COMMANDS"]
 

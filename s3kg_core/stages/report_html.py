@@ -370,7 +370,10 @@ def _cases_section(report: RunReport) -> str:
         )
     else:
         title = f"The worst answers ({len(report.cases)})"
-        note = "The run's lowest CUS, each with the triples S3KG matched (the scorer's own explanation)."
+        note = (
+            "The run's lowest CUS, each with the triples S3KG matched (from the scorer's own "
+            "explanation)."
+        )
     note += " Hover an entity: its badge marks the labels aligned with it in every table."
     cases = "".join(_case(k, c) for k, c in enumerate(report.cases, start=1))
     return f'<section id=cases><h2>{title}</h2><p class="note">{note}</p>{cases}</section>'
