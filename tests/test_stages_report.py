@@ -39,9 +39,7 @@ def test_the_headline_means_are_the_cus_tables(against, tau_db):
     table = cus_report(tau_db).table.set_index("model")
     for metric in ("gold_sim", "ctx_sim", "cus"):
         assert against.scores[metric].mean == pytest.approx(table.at["worse", metric])
-        assert against.baseline_scores[metric].mean == pytest.approx(
-            table.at["baseline", metric]
-        )
+        assert against.baseline_scores[metric].mean == pytest.approx(table.at["baseline", metric])
         s = against.scores[metric]
         assert s.low <= s.mean <= s.high and s.n == 16
 

@@ -23,7 +23,7 @@ from s3kg_core.store.store import Store
 HOSTILE = (
     "<script>alert(1)</script>",
     "</textarea><img src=x onerror=alert(2)>",
-    "\"' onmouseover=\"alert(3)",
+    '"\' onmouseover="alert(3)',
     "**bold** _em_ [click](javascript:alert(4)) # heading",
     "javascript:alert(5)",
     "</style><style>body{display:none}</style>",
@@ -205,7 +205,8 @@ def _labels_are_legible(page) -> None:
           const size = el instanceof SVGElement
             ? el.getBoundingClientRect().height
             : parseFloat(getComputedStyle(el).fontSize);
-          if (size < 11.5) out.push(el.tagName + ' ' + size.toFixed(1) + ' ' + el.textContent.slice(0, 30));
+          const what = el.textContent.slice(0, 30);
+          if (size < 11.5) out.push(`${el.tagName} ${size.toFixed(1)} ${what}`);
         }
         return out;
     }"""

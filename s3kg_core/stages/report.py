@@ -199,7 +199,9 @@ def _tau(store: Store, signature: str, run_id: int) -> TauSummary:
     return TauSummary(cases, dict(counts), tuple(sorted(targets)))
 
 
-def _summaries(frame: pd.DataFrame, confidence: float, resamples: int, seed: int) -> dict:
+def _summaries(
+    frame: pd.DataFrame, confidence: float, resamples: int, seed: int
+) -> dict[str, ScoreSummary]:
     return {
         s: mean_interval(
             frame[s].to_numpy(), metric=s, confidence=confidence, resamples=resamples, seed=seed
@@ -256,6 +258,7 @@ def build_report(
             "(`s3kg score`) or pass --signature"
         )
     boot = (settings.confidence, settings.resamples, settings.seed)
+    picks: list[tuple[int, dict[str, float], dict[str, float] | None]]
     check = old_run = None
     old_scores: dict[str, ScoreSummary] = {}
     distributions = {"new": mine["cus"].astype(float).tolist()}
