@@ -13,7 +13,6 @@ file.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -27,7 +26,7 @@ from ..errors import ComparisonError, ConfigError
 from ..store import export_queries, queries
 from ..store.store import Store
 from .check import CheckResult, CheckSettings, check_runs
-from .compare import SCORES, RunInfo, find_run
+from .compare import SCORES, RunInfo, find_run, paired_bootstrap
 from .report_cases import ReportCase, explain_cases
 from .results import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 
@@ -70,6 +69,10 @@ def mean_interval(
 ) -> ScoreSummary:
     """The mean of ``values`` with a seeded bootstrap interval (scipy's BCa, else percentile).
 
+    The same resampling as the comparison's (:func:`~s3kg_core.stages.compare.
+    paired_bootstrap`, of the values against zero): NaN bounds with one value, the mean
+    itself when every value is the same.
+
     Raises
     ------
     ConfigError
@@ -86,28 +89,10 @@ def mean_interval(
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         raise ConfigError(f"no {metric} value to summarise")
-    mean = float(x.mean())
-    low = high = math.nan
-    if x.size >= 2 and float(np.ptp(x)) == 0.0:
-        low = high = mean
-    elif x.size >= 2:
-        from scipy import stats
-
-        for method in ("BCa", "percentile"):
-            result = stats.bootstrap(
-                (x,),
-                np.mean,
-                vectorized=True,
-                n_resamples=resamples,
-                batch=max(1, 2_000_000 // x.size),
-                confidence_level=confidence,
-                method=method,
-                rng=np.random.default_rng(seed),
-            )
-            low, high = (float(v) for v in result.confidence_interval)
-            if math.isfinite(low) and math.isfinite(high):
-                break
-    return ScoreSummary(metric, int(x.size), mean, low, high, confidence)
+    d = paired_bootstrap(
+        x, np.zeros_like(x), metric=metric, confidence=confidence, resamples=resamples, seed=seed
+    )
+    return ScoreSummary(metric, d.n, d.new_mean, d.low, d.high, confidence)
 
 
 @dataclass(frozen=True)

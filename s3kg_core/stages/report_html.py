@@ -1,12 +1,12 @@
 """A :class:`~s3kg_core.stages.report.RunReport` as one self-contained, offline HTML file.
 
-The page's frame, style and script are package data (``s3kg_core/templates/report.*``, read
-with :mod:`importlib.resources`); the charts are static SVG (:mod:`.report_svg`). Nothing is
-fetched: no font, no script, no image from any host, and the page's Content-Security-Policy
-forbids it. Every string that comes from a user, a file or a model (run names, settings,
-questions, answers, triple labels) goes through :func:`html.escape` exactly once, and is
-only ever placed in element text or a quoted attribute: no link, script or style is built
-from one.
+The page's frame, style and script are package data (``report.html``, ``report.css`` and
+``report.js`` of ``s3kg_core/templates/``, read with :mod:`importlib.resources`); the charts
+are static SVG (:mod:`.report_svg`). Nothing is fetched: no font, no script, no image from
+any host, and the page's Content-Security-Policy forbids it. Every string that comes from a
+user, a file or a model (run names, settings, questions, answers, triple labels) goes through
+:func:`html.escape` exactly once, and is only ever placed in element text or a quoted
+attribute: no link, script or style is built from one.
 """
 
 from __future__ import annotations
