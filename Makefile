@@ -10,7 +10,7 @@ LOCK_EXTRAS := dev
 # e.g. make lock LOCK_ARGS="--upgrade-package streamlit" (the lock keeps every other pin)
 LOCK_ARGS ?=
 
-.PHONY: run test test-all lint bench venv lock clean
+.PHONY: run test test-all test-wheel lint bench venv lock clean
 
 # requirements.txt is the lock: every package pinned, made from pyproject.toml by `make lock`.
 # torch is pinned without its local label (torch==2.13.0), so pip takes the CPU build where one is
@@ -34,6 +34,10 @@ test: $(STAMP)
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest
+
+# the built wheel in a fresh environment, outside the repository (slow: ~100 s; CI runs it)
+test-wheel: $(STAMP)
+	$(BIN)/python -m pytest tests/test_wheel_install.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check s3kg_core dashboard tests bench scripts app.py pages
