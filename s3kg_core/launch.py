@@ -28,7 +28,6 @@ STREAMLIT_OPTIONS: dict[str, str] = {
     "client.toolbarMode": "minimal",
     "client.disableDataExport": "true",
     "runner.postScriptGC": "false",
-    # an installed app does not change while it runs: watch no files
     "server.fileWatcherType": "none",
 }
 """Streamlit's settings for ``s3kg dashboard``: those of ``.streamlit/config.toml`` (a test

@@ -29,11 +29,7 @@ def test_the_options_are_those_of_the_repository_config() -> None:
     shipped = _flat(tomllib.loads((REPO / ".streamlit" / "config.toml").read_text("utf-8")))
     shipped.pop("server.folderWatchBlacklist")  # no repository folders to leave unwatched
     as_flags = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in shipped.items()}
-    ours = dict(STREAMLIT_OPTIONS)
-    # the installed app never changes while it runs; the repository may choose to watch
-    assert ours.pop("server.fileWatcherType") == "none"
-    as_flags.pop("server.fileWatcherType", None)
-    assert ours == as_flags
+    assert as_flags == STREAMLIT_OPTIONS
 
 
 def test_the_command_serves_the_package_app_on_localhost(tmp_path: Path) -> None:
