@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from s3kg_core._version import __version__
+from s3kg_core import SCORING_VERSION
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.errors import ConfigError, TripleError
@@ -214,7 +214,7 @@ def test_scorer_rejects_bad_overrides_and_block_size(minilm):
     ],
 )
 def test_signature_names_everything_behind_the_components(kwargs, signature):
-    assert S3KGConfig(**kwargs).signature("E") == f"{signature}|version:{__version__}"
+    assert S3KGConfig(**kwargs).signature("E") == f"{signature}|version:{SCORING_VERSION}"
 
 
 def test_scorer_overrides_replace_config_fields(minilm):
