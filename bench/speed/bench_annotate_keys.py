@@ -114,9 +114,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             from dashboard.data import ensure_database
 
             ensure_database(db)
-        with streamlit_server(db, Path(folder) / "streamlit.log") as srv, chromium(
-            (1440, 900)
-        ) as page:
+        with (
+            streamlit_server(db, Path(folder) / "streamlit.log") as srv,
+            chromium((1440, 900)) as page,
+        ):
             page.set_default_timeout(180_000)
             # warm-up on another answer, by another annotator: caches, the first fragment run
             page.goto(f"{srv.url}/Annotate?run={args.run}&item=4&annotator=warmup")
