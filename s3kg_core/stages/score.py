@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,7 +132,10 @@ def score_store(
             store.set_meta(
                 con, f"encoder:{enc.name}", with_backend(encoder, backend_of_name(enc.name))
             )
-    chunks = [pending[lo : lo + batch_items] for lo in range(0, len(pending), batch_items)]
+    # item by item, every run of an item in one batch: its gold and context KGs' vectors are
+    # read once for all of them
+    ordered = sorted(pending, key=lambda ri: (ri[1], ri[0]))
+    chunks = [ordered[lo : lo + batch_items] for lo in range(0, len(ordered), batch_items)]
     outputs: Iterable[tuple[list[ScoreRecord], list[tuple[str, Any]]]]
     if ray_address is not None and chunks:
         from .ray_scoring import score_on_ray
@@ -154,7 +157,7 @@ def score_store(
             workers=ray_workers,
         )
     else:
-        outputs = (_score_chunk(store, enc, config, chunk) for chunk in chunks)
+        outputs = _score_chunks(store, enc, config, chunks)
     for records, embeddings in outputs:
         for rec in records:
             for status in (rec.gold_status, rec.ctx_status):
@@ -188,12 +191,28 @@ def _jobs(
     ]
 
 
+CACHE_VECTORS = 100_000
+"""Vectors kept in memory from one batch to the next (about 150 MB at 384 dimensions): the
+strings of a batch are often the last one's (the same gold and context KGs, the same labels).
+Past it the next batch starts an empty cache, so memory does not grow with the database."""
+
+
+def _score_chunks(
+    store: Store, enc: Encoder, config: S3KGConfig, chunks: Sequence[Sequence[tuple[int, int]]]
+) -> Iterator[tuple[list[ScoreRecord], list[tuple[str, Any]]]]:
+    """Score the batches one after another, a bounded cache of vectors carried between them."""
+    scorer = KGScorer(enc, config, cache=EmbeddingCache(enc))
+    for chunk in chunks:
+        if len(scorer.cache) > CACHE_VECTORS:
+            scorer = KGScorer(enc, config, cache=EmbeddingCache(enc))
+        yield _score_chunk(store, scorer, chunk)
+
+
 def _score_chunk(
-    store: Store, enc: Encoder, config: S3KGConfig, answers: Sequence[tuple[int, int]]
+    store: Store, scorer: KGScorer, answers: Sequence[tuple[int, int]]
 ) -> tuple[list[ScoreRecord], list[tuple[str, Any]]]:
-    """Score one batch with only its own KGs and stored vectors in memory (issue 33)."""
-    cache = EmbeddingCache(enc)
-    scorer = KGScorer(enc, config, cache=cache)
+    """Score one batch: its own KGs read, and the stored vectors its cache does not hold yet."""
+    cache, enc = scorer.cache, scorer.encoder
     with store.connect() as con:
         jobs = _jobs(store, con, answers, scorer.needs_texts)
         pairs = [(_triples(j.answer), _triples(ref)) for j in jobs for ref in (j.gold, j.context)]
@@ -205,9 +224,8 @@ def _score_chunk(
                 for a, g, c in [j.texts or (None, None, None)]
                 for ref in (g, c)
             ]
-        cache.update(
-            store.load_embeddings_of(con, enc.name, scorer.strings_needed(pairs, texts=texts))
-        )
+        needed = [t for t in scorer.strings_needed(pairs, texts=texts) if t not in cache]
+        cache.update(store.load_embeddings_of(con, enc.name, needed))
     prepare = getattr(enc, "prepare", None)
     if prepare is not None and jobs:
         prepare(4 * sum(len(_triples(kg)) for j in jobs for kg in (j.answer, j.gold, j.context)))
