@@ -265,33 +265,31 @@ def mark_partial(
 ) -> pd.DataFrame:
     """``board`` with a ``scoring`` column that says which runs are only partly scored.
 
-    ``board`` has one row per run's keys (dataset, model, temperature, extractor); the column
-    holds ``complete`` or ``partial: S of N scored`` (:func:`partial_runs`), so the table and
-    its CSV say it.
+    ``board`` has one row per run (a ``run_id`` column); the column holds ``complete`` or
+    ``partial: S of N scored`` (:func:`partial_runs`), so the table and its CSV say it.
 
     Examples
     --------
-    >>> keys = {"dataset": ["d", "d"], "model": ["a", "b"], "temperature": [0.0, 0.0],
-    ...         "extractor": ["x", "x"]}
-    >>> runs = pd.DataFrame({"run_id": [1, 2], **keys})
-    >>> mark_partial(pd.DataFrame(keys), runs, {2: (150, 400)})["scoring"].tolist()
-    ['complete', 'partial: 150 of 400 scored']
+    >>> runs = pd.DataFrame({"run_id": [1, 2]})
+    >>> board = pd.DataFrame({"run_id": [2, 1], "cus": [0.5, 0.4]})
+    >>> mark_partial(board, runs, {2: (150, 400)})["scoring"].tolist()
+    ['partial: 150 of 400 scored', 'complete']
     """
-    keys = ["dataset", "model", "temperature", "extractor"]
-    notes = runs[["run_id", *keys]].assign(
-        scoring=[
-            f"partial: {partial[r][0]} of {partial[r][1]} scored" if r in partial else "complete"
-            for r in runs["run_id"]
-        ]
-    )
-    return board.merge(notes.drop(columns="run_id"), on=keys, how="left").fillna(
-        {"scoring": "complete"}
-    )
+    notes = {
+        int(r): f"partial: {partial[int(r)][0]} of {partial[int(r)][1]} scored"
+        for r in runs["run_id"]
+        if int(r) in partial
+    }
+    return board.assign(scoring=[notes.get(int(r), "complete") for r in board["run_id"]])
 
 
 def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean GoldSim, CtxSim and CUS per dataset x model x temperature x extractor."""
-    keys = ["dataset", "model", "temperature", "extractor"]
+    """Mean GoldSim, CtxSim and CUS of each run (by run id: two runs may share a name).
+
+    Columns ``run_id, dataset, model, temperature, extractor, n, gold_sim, ctx_sim, cus``,
+    one row per run, in run order (``model`` is the run's display name).
+    """
+    keys = ["run_id", "dataset", "model", "temperature", "extractor"]
     if frame.empty:
         return pd.DataFrame(columns=[*keys, "n", "gold_sim", "ctx_sim", "cus"])
     return (
@@ -787,3 +785,50 @@ def undo_decision(path: Path, annotator: str, role: str = "annotator") -> Undone
 
 # added at the end: fewer merge conflicts
 __all__ += ["record_decision", "tau_run", "undo_decision", "withdraw_annotations"]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def ranked(path: Path, stamp: int, signature: str, alpha: float, metric: str) -> pd.DataFrame:
+    """The leaderboard at ``alpha``: every run ranked within its dataset by ``metric``.
+
+    :func:`s3kg_core.stages.leaderboard.rank_runs` on the stored components (bootstrap
+    intervals, ties with the leader, rank change against alpha 0.5), cached per alpha: a
+    slider step back to an alpha seen costs nothing.
+    """
+    from s3kg_core.stages.leaderboard import rank_runs
+
+    return rank_runs(load_components(path, stamp, signature), alpha, metric=metric)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run as its page shows it: who, how, what it cost, how its stages went."""
+
+    info: dict[str, Any]
+    usage: dict[str, Any]
+    answer_statuses: dict[str, int]
+    finish_reasons: dict[str, int]
+    kg_statuses: pd.DataFrame
+    scored: pd.DataFrame
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def run_summary(path: Path, stamp: int, run_id: int) -> RunSummary | None:
+    """Everything the Run page shows of run ``run_id`` (aggregated in DuckDB), or ``None``."""
+    from s3kg_core.store import run_queries
+
+    with _read(path) as con:
+        info = run_queries.run_info(con, run_id)
+        if info is None:
+            return None
+        return RunSummary(
+            info=info,
+            usage=run_queries.answer_usage(con, run_id),
+            answer_statuses=run_queries.answer_status_counts(con, run_id),
+            finish_reasons=run_queries.finish_reasons(con, run_id),
+            kg_statuses=run_queries.kg_status_counts(con, run_id),
+            scored=run_queries.scored_per_signature(con, run_id),
+        )
+
+
+__all__ += ["RunSummary", "ranked", "run_summary"]

@@ -37,7 +37,8 @@ from s3kg_core.store.schema import SCHEMA_VERSION
 from s3kg_core.store.store import Store
 
 JSON_KEYS = {
-    "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim", "cus",
+    "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
+    "ctx_sim", "cus",
 }  # fmt: skip
 
 
@@ -769,11 +770,11 @@ def test_cus_and_export_report_the_answers_they_do_not_score(tmp_path, minilm):
     assert result.exit_code == 0, result.output
     header, row_a, row_b, note, sig = result.output.strip().splitlines()
     assert header.split() == [
-        "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim",
-        "cus",
+        "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
+        "ctx_sim", "cus",
     ]  # fmt: skip
-    assert row_a.split()[:6] == ["toy", "model-a", "0.0000", "test", "1", "3"]
-    assert row_b.split()[:6] == ["toy", "model-b", "0.0000", "test", "4", "0"]
+    assert row_a.split()[:7] == ["toy", "model-a", "0.0000", "test", "1", "1", "3"]
+    assert row_b.split()[:7] == ["toy", "model-b", "0.0000", "test", "2", "4", "0"]
     assert note == "3 answers not scored: 1 collect error, 1 KG extraction failed, 1 no KGs yet"
     assert sig.startswith("signature mode:hybrid|")
     records = json.loads(out_json.read_text(encoding="utf-8"))

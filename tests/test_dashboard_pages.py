@@ -13,6 +13,7 @@ import re
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 from dashboard_helpers import app_frame_with, app_metric
 from store_helpers import REPO
@@ -818,3 +819,88 @@ def test_the_sidebar_import_refuses_folders_outside_the_import_root(db, tmp_path
         assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]  # nothing imported
     finally:
         con.close()
+
+
+# -- the leaderboard: per dataset, intervals, URL state (issue 31) -------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_datasets(tmp_path_factory, minilm):
+    """Datasets ``alpha-set`` and ``beta-set``, two runs each; ``beta-set``'s runs share one
+    display name (``m``, two model folders), scored with MiniLM."""
+    from store_helpers import build_store
+
+    from s3kg_core.stages.score import score_store
+
+    path = tmp_path_factory.mktemp("two-datasets") / "s3kg.duckdb"
+    build_store(path, dataset="alpha-set", n_items=4, seed=1)
+    store = build_store(path, dataset="beta-set", models=("org1/m", "org2/m"), n_items=4, seed=2)
+    score_store(store, encoder=minilm)
+    return path
+
+
+@pytest.fixture
+def two_db(two_datasets, tmp_path, monkeypatch):
+    import shutil
+
+    from dashboard.data import clear_caches
+
+    path = tmp_path / "s3kg.duckdb"
+    shutil.copy(two_datasets, path)
+    monkeypatch.setenv("S3KG_DB", str(path))
+    clear_caches()
+    return path
+
+
+def _boards(at: AppTest) -> list:
+    return [d.value for d in at.dataframe if {"rank", "change", "mean", "low"} <= set(d.value)]
+
+
+def test_the_leaderboard_ranks_runs_within_their_dataset_only(two_db):
+    at = _app("overview")
+    boards = _boards(at)
+    assert len(boards) == 2  # one table per dataset, never one ranking of both
+    for board in boards:
+        assert board["rank"].tolist() == sorted(board["rank"]) and board["rank"].iloc[0] == 1
+        assert (board["low"] <= board["mean"]).all() and (board["mean"] <= board["high"]).all()
+    # the two runs named "m" are two rows with their own model folders, never merged
+    beta = next(b for b in boards if set(b["name"]) == {"m"})
+    assert sorted(beta["model"]) == ["org1/m", "org2/m"] and len(set(beta["run_id"])) == 2
+    assert at.query_params["alpha"] == "0.5" and "dataset" not in at.query_params
+    at.selectbox(key="overview.dataset").set_value("beta-set").run()
+    assert [len(b) for b in _boards(at)] == [2]
+    assert at.query_params["dataset"] == "beta-set"
+
+
+def test_a_link_with_dataset_and_alpha_reopens_that_view(two_db):
+    at = AppTest.from_file(str(PAGES["overview"]), default_timeout=180)
+    at.query_params["dataset"] = "alpha-set"
+    at.query_params["alpha"] = "0.9"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.slider(key="alpha").value == 0.9
+    (board,) = _boards(at)
+    assert sorted(board["name"]) == ["model-a", "model-b"]
+    assert any("alpha:0.9" in c.value for c in at.caption)
+    # a bad alpha in a link is ignored, not an error
+    bad = AppTest.from_file(str(PAGES["overview"]), default_timeout=180)
+    bad.query_params["alpha"] = "7"
+    bad.run()
+    assert not bad.exception and bad.sidebar.slider(key="alpha").value == 0.5
+
+
+def test_moving_alpha_names_the_runs_that_swapped_places(two_db):
+    from s3kg_core.stages.leaderboard import rank_runs, swaps
+    from s3kg_core.stages.results import latest_signature, scored_frame
+    from s3kg_core.store.store import Store
+
+    store = Store(two_db, read_only=True)
+    frame = scored_frame(store, latest_signature(store))
+    moved = [a for a in np.round(np.linspace(0, 1, 21), 2) if swaps(rank_runs(frame, a))]
+    assert moved, "the seeded fixture has runs that swap places at some alpha"
+    at = _app("overview")
+    at.sidebar.slider(key="alpha").set_value(float(moved[0])).run()
+    notes = [i.value for i in at.info if "moved above" in i.value]
+    assert len(notes) == 1 and f"At alpha {moved[0]:g} against 0.5" in notes[0]
+    changes = pd.concat(_boards(at))["change"].tolist()
+    assert any(c.startswith("▲") for c in changes) and any(c.startswith("▼") for c in changes)
