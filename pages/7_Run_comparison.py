@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, compare, data, navigation, views, widgets
+from dashboard import charts, compare, data, navigation, url_state, views, widgets
 from dashboard.escape import code, md
+from s3kg_core.stages.compare import paired_bootstrap
 from s3kg_core.stages.results import reblend
 
 widgets.page_setup("Run comparison")
+url_state.adopt_alpha("compare")
 controls = widgets.sidebar()
 if controls.signature is None:
     st.info(f"Nothing is scored yet: {code(f's3kg score --db {controls.path}')}.")
@@ -30,6 +32,12 @@ if not pairs:
 names = {run_id: label for label, run_id in views.run_choices(runs).items()}
 first = compare.default_pair(runs, pairs)
 assert first is not None
+# A link (?a=&b=&item=) opens that pair and question, once; then the widgets rule.
+for param, key in url_state.adopt(
+    "compare",
+    {"a": lambda v: str(int(v)), "b": lambda v: str(int(v)), "item": lambda v: str(int(v))},
+).items():
+    st.session_state[f"_compare_{param}_choice"] = key
 with_partners = {str(a): names[a] for a in sorted({a for a, _ in pairs}) if a in names}
 cols = st.columns(2)
 with cols[0]:
@@ -54,7 +62,8 @@ deltas = compare.question_deltas(
 )
 worse = int((deltas["d_cus"] < 0).sum())
 better = int((deltas["d_cus"] > 0).sum())
-cols = st.columns(5)
+difference = paired_bootstrap(deltas["cus_b"], deltas["cus_a"], resamples=1999)
+cols = st.columns(6)
 cols[0].metric("Shared questions", len(deltas))
 cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
 cols[2].metric(
@@ -63,8 +72,15 @@ cols[2].metric(
     delta=f"{deltas['d_cus'].mean():+.3f}",
     help="Delta: B minus A.",
 )
-cols[3].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
-cols[4].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
+cols[3].metric(
+    "95% interval of B − A",
+    compare.interval_text(difference),
+    help="Paired bootstrap over the shared questions (BCa, 1,999 resamples, seed 0), as "
+    "`s3kg check` computes it. An interval that holds 0: no clear difference.",
+)
+cols[4].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
+cols[5].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
+st.caption(compare.verdict(difference))
 
 table = deltas.assign(
     explorer_a=[navigation.case_url("explorer", run_a, i) for i in deltas["item_id"]],
@@ -112,6 +128,10 @@ item_id = int(
         key="compare_item",
         help="The label's ΔCUS follows alpha; the chosen question stays.",
     )
+)
+url_state.write(
+    "compare",
+    {"a": str(run_a), "b": str(run_b), "item": str(item_id), "alpha": f"{controls.alpha:g}"},
 )
 row = deltas[deltas["item_id"] == item_id].iloc[0]
 st.text(str(row["question"]))

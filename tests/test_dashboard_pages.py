@@ -28,6 +28,7 @@ PAGES = {
     "annotate": REPO / "pages" / "3_Annotate.py",
     "factuality": REPO / "pages" / "6_Factuality.py",
     "compare": REPO / "pages" / "7_Run_comparison.py",
+    "run": REPO / "pages" / "8_Run.py",
 }
 
 
@@ -904,3 +905,44 @@ def test_moving_alpha_names_the_runs_that_swapped_places(two_db):
     assert len(notes) == 1 and f"At alpha {moved[0]:g} against 0.5" in notes[0]
     changes = pd.concat(_boards(at))["change"].tolist()
     assert any(c.startswith("▲") for c in changes) and any(c.startswith("▼") for c in changes)
+
+
+# -- the Run details page and the comparison's links (issue 31) ----------------------------------
+
+
+def test_the_run_page_shows_its_name_model_settings_cost_and_statuses(db):
+    at = AppTest.from_file(str(PAGES["run"]), default_timeout=180)
+    at.query_params["run"] = "2"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    with duckdb.connect(str(db), read_only=True) as con:
+        median, prompt, kgs = con.execute(
+            "SELECT median(latency_s), sum(prompt_tokens), "
+            "(SELECT count(*) FROM kgs WHERE run_id = 2) FROM answers WHERE run_id = 2"
+        ).fetchone()
+    assert app_metric(at, "Latency (median)") == f"{median:.2f} s"
+    assert app_metric(at, "Prompt tokens") == f"{int(prompt):,}"
+    assert app_metric(at, "Answers") == "30" and app_metric(at, "Scored") == "30"
+    fields = app_frame_with(at, "field", "value").set_index("field")["value"]
+    assert fields["display name"] == "SmolLM2-135M-Instruct" and fields["temperature"] == "0.7"
+    assert fields["endpoint"].startswith("transformers serve") and fields["max tokens"] == "160"
+    assert app_frame_with(at, "source", "status", "kgs")["kgs"].sum() == kgs
+    assert at.query_params["run"] == "2" and at.query_params["alpha"] == "0.5"
+    # an unknown run in a link is said, and the page shows the first run
+    other = AppTest.from_file(str(PAGES["run"]), default_timeout=180)
+    other.query_params["run"] = "99"
+    other.run()
+    assert not other.exception and any("run 99" in w.value for w in other.warning)
+
+
+def test_a_comparison_link_reopens_its_pair_and_question(db):
+    at = AppTest.from_file(str(PAGES["compare"]), default_timeout=180)
+    at.query_params.update({"a": "2", "b": "1", "item": "7", "alpha": "0.8"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="compare_a").value == "2"
+    assert at.selectbox(key="compare_b").value == "1"
+    assert at.selectbox(key="compare_item").value == "7"
+    assert at.sidebar.slider(key="alpha").value == 0.8
+    assert dict(at.query_params) == {"a": "2", "b": "1", "item": "7", "alpha": "0.8"}
+    assert app_metric(at, "95% interval of B − A").count("…") == 1
