@@ -832,3 +832,51 @@ def run_summary(path: Path, stamp: int, run_id: int) -> RunSummary | None:
 
 
 __all__ += ["RunSummary", "ranked", "run_summary"]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def question_across(
+    path: Path, stamp: int, signature: str, run_a: int, run_b: int, item_id: int
+) -> Any:
+    """One question in runs A and B, triple by triple (a :class:`QuestionDiff`).
+
+    The answer triples are the scorer's keys from each run's explanation at the signature's
+    tau (:func:`explorer_case`), the gold triples' categories TAU's (:func:`tau_item`): both
+    from the stored embeddings, as the Sample explorer and Annotate draw them.
+    """
+    from s3kg_core.scoring.signature import Signature
+    from s3kg_core.scoring.tau import TauResult
+    from s3kg_core.stages.question_diff import question_diff
+
+    tau = float(Signature.parse(signature).tau)
+    keys = [
+        [t.key for t in explorer_case(path, stamp, signature, run, item_id, tau).gold.triples_1]
+        for run in (run_a, run_b)
+    ]
+    taus = [
+        TauResult.from_dict(tau_item(path, stamp, signature, run, item_id))
+        for run in (run_a, run_b)
+    ]
+    return question_diff(keys[0], keys[1], taus[0], taus[1])
+
+
+@st.cache_data(show_spinner="Comparing TAU's categories of both runs...", max_entries=16)
+def pair_gold_changes(
+    path: Path, stamp: int, signature: str, run_a: int, run_b: int
+) -> dict[tuple[str, str], int]:
+    """Over the questions both runs answered: ``(A's TAU category, B's) -> gold triples``.
+
+    Only changed categories are counted (:func:`s3kg_core.stages.question_diff.pair_changes`
+    on :func:`tau_run` of each run).
+    """
+    from s3kg_core.scoring.tau import TauResult
+    from s3kg_core.stages.question_diff import pair_changes
+
+    a, b = (
+        {i: TauResult.from_dict(r) for i, r in tau_run(path, stamp, signature, run).items()}
+        for run in (run_a, run_b)
+    )
+    return dict(pair_changes(a, b, sorted(set(a) & set(b))))
+
+
+__all__ += ["pair_gold_changes", "question_across"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, compare, data, navigation, url_state, views, widgets
+from dashboard import charts, compare, data, navigation, triple_diff, url_state, views, widgets
 from dashboard.escape import code, md
 from s3kg_core.stages.compare import paired_bootstrap
 from s3kg_core.stages.results import reblend
@@ -116,6 +116,8 @@ with left:
     )
 with right:
     st.plotly_chart(charts.comparison_figure(deltas), width="stretch", key="compare_chart")
+changes = data.pair_gold_changes(controls.path, controls.stamp, controls.signature, run_a, run_b)
+st.info(triple_diff.pair_summary(changes, len(deltas)), icon=":material/compare_arrows:")
 
 st.subheader("Open a question in both runs")
 questions = {
@@ -148,7 +150,46 @@ with cols[2]:
     navigation.case_link("annotate", "Annotate · A", run_a, item_id)
 with cols[3]:
     navigation.case_link("annotate", "Annotate · B", run_b, item_id)
+
+st.markdown("**The two answers**")
+texts = st.columns(2)
+for col, side, run in ((texts[0], "A", run_a), (texts[1], "B", run_b)):
+    view = data.item_view(controls.path, controls.stamp, run, item_id, controls.signature)
+    with col:
+        st.caption(f"{side}: {md(names[run])}")
+        st.text(view.answer or "(empty)")
+
+diff = data.question_across(
+    controls.path, controls.stamp, controls.signature, run_a, run_b, item_id
+)
+st.markdown(
+    f"**Triple by triple**: {len(diff.both)} answer triples in both, {len(diff.only_a)} only "
+    f"in A, {len(diff.only_b)} only in B; {sum(f.changed for f in diff.gold)} of "
+    f"{len(diff.gold)} gold triples changed TAU category."
+)
+left, right = st.columns(2)
+with left:
+    st.dataframe(
+        triple_diff.answer_table(diff),
+        hide_index=True,
+        width="stretch",
+        column_config={"in": st.column_config.TextColumn("answer triple in", width="small")},
+        key="compare_answer_triples",
+    )
+with right:
+    st.dataframe(
+        triple_diff.gold_table(diff),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "gold triple": st.column_config.TextColumn(width="medium"),
+            "changed": st.column_config.CheckboxColumn(width="small"),
+        },
+        key="compare_gold_triples",
+    )
 st.caption(
-    f"A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
+    "Answer triples as the scorer keys them (normalised); each gold triple's category is "
+    "TAU's (alignment cosine 0.76, a threshold of its own, apart from the explorer's tau) "
+    f"in each run. A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
     f"{code(f'{controls.signature}|alpha:{controls.alpha:g}')}"
 )

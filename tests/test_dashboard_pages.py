@@ -946,3 +946,20 @@ def test_a_comparison_link_reopens_its_pair_and_question(db):
     assert at.sidebar.slider(key="alpha").value == 0.8
     assert dict(at.query_params) == {"a": "2", "b": "1", "item": "7", "alpha": "0.8"}
     assert app_metric(at, "95% interval of B − A").count("…") == 1
+
+
+def test_run_comparison_diffs_one_question_triple_by_triple(db):
+    at = AppTest.from_file(str(PAGES["compare"]), default_timeout=300)
+    at.query_params.update({"a": "1", "b": "2", "item": "7"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    answers = app_frame_with(at, "in", "head", "relation", "tail")
+    gold = app_frame_with(at, "gold triple", "in A", "in B", "changed")
+    assert set(answers["in"]) <= {"both", "only A", "only B"} and len(answers) > 0
+    assert gold["changed"].tolist() == sorted(gold["changed"], reverse=True)  # changed first
+    assert (gold["changed"] == (gold["in A"] != gold["in B"])).all()
+    line = next(m.value for m in at.markdown if m.value.startswith("**Triple by triple**"))
+    counts = answers["in"].value_counts()
+    assert f"{counts.get('both', 0)} answer triples in both" in line
+    assert f"{int(gold['changed'].sum())} of {len(gold)} gold triples changed" in line
+    assert any(i.value.startswith("Over 30 shared questions, B lost") for i in at.info)
