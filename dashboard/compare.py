@@ -95,18 +95,19 @@ def interval_text(difference: PairedDifference) -> str:
 
 
 def verdict(difference: PairedDifference) -> str:
-    """One line on whether B differs from A, for the reader who sees the interval.
+    """One line on whether B differs from A: the mean change and its paired 95% interval.
 
     Examples
     --------
     >>> from s3kg_core.stages.compare import paired_bootstrap
     >>> verdict(paired_bootstrap([0.5, 0.6, 0.4], [0.5, 0.5, 0.5], resamples=999))
-    'Mean CUS B − A = +0.000 over 3 questions; its 95% interval holds 0: no clear difference.'
-    """
-    head = f"Mean CUS B − A = {difference.difference:+.3f} over {difference.n} questions; "
+    'Mean CUS B − A = +0.000 over 3 questions, 95% interval -0.100 … +0.100 (paired bootstrap, as `s3kg check`): it holds 0, no clear difference.'
+    """  # noqa: E501
+    head = f"Mean CUS B − A = {difference.difference:+.3f} over {difference.n} questions"
     if math.isnan(difference.low):
-        return head + "too few questions for an interval."
+        return head + "; too few questions for an interval."
+    head += f", 95% interval {interval_text(difference)} (paired bootstrap, as `s3kg check`): "
     if difference.low <= 0.0 <= difference.high:
-        return head + "its 95% interval holds 0: no clear difference."
+        return head + "it holds 0, no clear difference."
     side = "lower" if difference.high < 0 else "higher"
-    return head + f"its 95% interval excludes 0: B is clearly {side}."
+    return head + f"it excludes 0, B is clearly {side}."

@@ -22,22 +22,23 @@ TABLE_COLUMNS = (
     "rank",
     "change",
     "name",
-    "model",
-    "temperature",
-    "extractor",
-    "run_id",
-    "n",
     "mean",
     "low",
     "high",
     "tied",
+    "temperature",
+    "run_id",
+    "model",
+    "extractor",
+    "n",
     "gold_sim",
     "ctx_sim",
     "cus",
     "scoring",
     "run_page",
 )
-"""The columns of :func:`table`: ``mean``/``low``/``high`` are the ranked score's."""
+"""The columns of :func:`table`, in the order shown: ``mean``/``low``/``high`` are the ranked
+score's."""
 
 
 def run_url(run_id: int, alpha: float | None = None) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["IDENTITY_FIELDS", "identity", "status_table", "usage_metrics"]
+__all__ = ["IDENTITY_FIELDS", "identity", "status_table", "usage_metrics", "usage_table"]
 
 IDENTITY_FIELDS = (
     ("name", "display name"),
@@ -109,3 +109,37 @@ def status_table(counts: Mapping[str, int], what: str) -> pd.DataFrame:
     """
     ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return pd.DataFrame(ordered, columns=[what, "answers"])
+
+
+def usage_table(usage: Mapping[str, Any]) -> pd.DataFrame:
+    """What the answers cost as rows ``cost, value, over`` (latencies, token sums).
+
+    Examples
+    --------
+    >>> t = usage_table({"answers": 2, "with_latency": 1, "latency_mean": 1.5,
+    ...     "latency_median": 1.5, "latency_p95": 1.5, "latency_max": 2.0,
+    ...     "prompt_tokens": None, "completion_tokens": None, "with_tokens": 0})
+    >>> t.values.tolist()[-2:]
+    [['prompt tokens (sum)', '—', '0 of 2 answers'], ['answer tokens (sum)', '—', '0 of 2 answers']]
+    """
+    answers = usage.get("answers") or 0
+    timed = f"{usage.get('with_latency') or 0} of {answers} answers"
+    counted = f"{usage.get('with_tokens') or 0} of {answers} answers"
+
+    def seconds(key: str) -> str:
+        value = usage.get(key)
+        return "—" if value is None else f"{float(value):.2f} s"
+
+    def count(key: str) -> str:
+        value = usage.get(key)
+        return "—" if value is None else f"{int(value):,}"
+
+    rows = [
+        ("latency (mean)", seconds("latency_mean"), timed),
+        ("latency (median)", seconds("latency_median"), timed),
+        ("latency (95th percentile)", seconds("latency_p95"), timed),
+        ("latency (max)", seconds("latency_max"), timed),
+        ("prompt tokens (sum)", count("prompt_tokens"), counted),
+        ("answer tokens (sum)", count("completion_tokens"), counted),
+    ]
+    return pd.DataFrame(rows, columns=["cost", "value", "over"])

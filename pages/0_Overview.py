@@ -46,6 +46,7 @@ if "dataset" in found:
     st.session_state["overview.dataset"] = found["dataset"]
 if "by" in found:
     st.session_state["overview.by"] = found["by"]
+st.session_state.setdefault("overview.by", "cus")
 
 
 def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
@@ -55,10 +56,7 @@ def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
         shown.drop(columns="dataset"),
         hide_index=True,
         width="stretch",
-        column_order=[
-            "rank", "change", "name", "model", "temperature", "extractor", "run_id", "n",
-            "mean", "low", "high", "tied", "gold_sim", "ctx_sim", "cus", "scoring", "run_page",
-        ],
+        column_order=[c for c in leaderboard.TABLE_COLUMNS if c != "dataset"],
         column_config={
             "rank": st.column_config.NumberColumn("#", width="small"),
             "change": st.column_config.TextColumn(
@@ -95,21 +93,23 @@ def scores(alpha: float) -> None:
     frame = reblend(components, alpha)
     signature = f"{stored_signature}|alpha:{alpha:g}"
 
-    cols = st.columns([1, 1, 1, 1, 2, 2], vertical_alignment="bottom")
+    cols = st.columns(4)
     cols[0].metric("Runs scored", int(frame["run_id"].nunique()))
     cols[1].metric("Answers scored", len(frame))
     cols[2].metric("Mean CUS", f"{frame['cus'].mean():.3f}")
     cols[3].metric("Datasets", len(DATASETS))
-    with cols[4]:
+    head, pick, by, button = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
+    head.subheader("Leaderboard")
+    with pick:
         dataset = st.selectbox(
             "Dataset", [ALL, *DATASETS], key="overview.dataset",
             help="Runs are ranked within their dataset only.",
         )  # fmt: skip
-    with cols[5]:
-        metric = st.segmented_control(
+    with by:
+        metric = st.selectbox(
             "Rank by", list(charts.SCORE_NAMES), format_func=charts.SCORE_NAMES.get,
-            default="cus", key="overview.by",
-        ) or "cus"  # fmt: skip
+            key="overview.by",
+        )  # fmt: skip
     url_state.write(
         "overview",
         {
@@ -124,8 +124,6 @@ def scores(alpha: float) -> None:
         shown = shown[shown["dataset"] == dataset]
         board = board[board["dataset"] == dataset]
 
-    head, button = st.columns([4, 1], vertical_alignment="bottom")
-    head.subheader("Leaderboard")
     widgets.csv_download(
         button,
         "Leaderboard (CSV)",

@@ -63,7 +63,7 @@ deltas = compare.question_deltas(
 worse = int((deltas["d_cus"] < 0).sum())
 better = int((deltas["d_cus"] > 0).sum())
 difference = paired_bootstrap(deltas["cus_b"], deltas["cus_a"], resamples=1999)
-cols = st.columns(6)
+cols = st.columns(5)
 cols[0].metric("Shared questions", len(deltas))
 cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
 cols[2].metric(
@@ -72,14 +72,8 @@ cols[2].metric(
     delta=f"{deltas['d_cus'].mean():+.3f}",
     help="Delta: B minus A.",
 )
-cols[3].metric(
-    "95% interval of B − A",
-    compare.interval_text(difference),
-    help="Paired bootstrap over the shared questions (BCa, 1,999 resamples, seed 0), as "
-    "`s3kg check` computes it. An interval that holds 0: no clear difference.",
-)
-cols[4].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
-cols[5].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
+cols[3].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
+cols[4].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
 st.caption(compare.verdict(difference))
 
 table = deltas.assign(
@@ -99,7 +93,7 @@ with left:
         ],
         column_config={
             "ext_id": st.column_config.TextColumn("item", width="small"),
-            "question": st.column_config.TextColumn("question", width="medium"),
+            "question": st.column_config.TextColumn("question", width="large"),
             "d_cus": st.column_config.NumberColumn("ΔCUS", format="%+.3f", width="small"),
             "d_gold_sim": st.column_config.NumberColumn("ΔGoldSim", format="%+.3f", width="small"),
             "d_ctx_sim": st.column_config.NumberColumn("ΔCtxSim", format="%+.3f", width="small"),
@@ -139,13 +133,9 @@ row = deltas[deltas["item_id"] == item_id].iloc[0]
 st.text(str(row["question"]))
 cols = st.columns(4)
 with cols[0]:
-    navigation.case_link(
-        "explorer", f"Sample explorer · A (CUS {row['cus_a']:.3f})", run_a, item_id
-    )
+    navigation.case_link("explorer", f"Explorer · A (CUS {row['cus_a']:.2f})", run_a, item_id)
 with cols[1]:
-    navigation.case_link(
-        "explorer", f"Sample explorer · B (CUS {row['cus_b']:.3f})", run_b, item_id
-    )
+    navigation.case_link("explorer", f"Explorer · B (CUS {row['cus_b']:.2f})", run_b, item_id)
 with cols[2]:
     navigation.case_link("annotate", "Annotate · A", run_a, item_id)
 with cols[3]:
@@ -173,7 +163,7 @@ with left:
         triple_diff.answer_table(diff),
         hide_index=True,
         width="stretch",
-        column_config={"in": st.column_config.TextColumn("answer triple in", width="small")},
+        column_config={"in": st.column_config.TextColumn("in", width="small")},
         key="compare_answer_triples",
     )
 with right:
@@ -181,9 +171,12 @@ with right:
         triple_diff.gold_table(diff),
         hide_index=True,
         width="stretch",
+        column_order=["changed", "gold triple", "in A", "in B"],
         column_config={
+            "changed": st.column_config.CheckboxColumn(
+                "Δ", width="small", help="TAU's category differs between A and B."
+            ),
             "gold triple": st.column_config.TextColumn(width="medium"),
-            "changed": st.column_config.CheckboxColumn(width="small"),
         },
         key="compare_gold_triples",
     )

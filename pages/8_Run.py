@@ -44,34 +44,33 @@ if controls.signature is not None:
         blended = reblend(frame[frame["run_id"] == run_id], controls.alpha)
         worst = int(blended.sort_values(["cus", "item_id"]).iloc[0]["item_id"])
 
-cols = st.columns(7)
-cols[0].metric("Answers", f"{summary.usage['answers']:,}")
+cols = st.columns(4)
 scored = int(board["n"]) if board is not None else 0
-cols[1].metric("Scored", f"{scored:,}", help="Answers with a score under the sidebar's signature.")
+cols[0].metric(
+    "Answers",
+    f"{summary.usage['answers']:,}",
+    help=f"{scored:,} of them scored under the sidebar's signature.",
+)
 if board is not None:
     in_dataset = int((ranked["dataset"] == board["dataset"]).sum())
-    cols[2].metric(
+    cols[1].metric(
         "Mean CUS",
         f"{board['cus']:.3f}",
         help=f"At alpha {controls.alpha:g}; 95% bootstrap interval "
         f"{board['low']:.3f} to {board['high']:.3f}.",
     )
-    tie = " (tied)" if bool(board["tied"]) else ""
-    cols[3].metric(
+    tie = ", tied with #1" if bool(board["tied"]) else ""
+    cols[2].metric(
         "Rank in dataset",
-        f"{int(board['rank'])} of {in_dataset}{tie}",
-        help=f"Within {md(board['dataset'])} by mean CUS; since alpha 0.5: "
+        f"{int(board['rank'])} of {in_dataset}",
+        help=f"Within {md(board['dataset'])} by mean CUS{tie}; since alpha 0.5: "
         f"{rank_change_text(int(board['rank_change']))}.",
     )
 else:
-    cols[2].metric("Mean CUS", "—", help="Not scored under the sidebar's signature.")
-    cols[3].metric("Rank in dataset", "—")
-for col, (label, value, helptext) in zip(
-    cols[4:],
-    run_page.usage_metrics(summary.usage)[:1] + run_page.usage_metrics(summary.usage)[2:],
-    strict=True,
-):
-    col.metric(label, value, help=helptext)
+    cols[1].metric("Mean CUS", "—", help="Not scored under the sidebar's signature.")
+    cols[2].metric("Rank in dataset", "—")
+usage = run_page.usage_metrics(summary.usage)
+cols[3].metric(usage[0][0], usage[0][1], help=usage[0][2])
 
 left, right = st.columns([3, 2])
 with left:
@@ -81,10 +80,16 @@ with left:
         hide_index=True,
         width="stretch",
         column_config={
-            "field": st.column_config.TextColumn("", width="small"),
-            "value": st.column_config.TextColumn("", width="large"),
+            "field": st.column_config.TextColumn("setting", width="medium"),
+            "value": st.column_config.TextColumn("value", width="large"),
         },
         key="run.identity",
+    )
+    st.dataframe(
+        run_page.usage_table(summary.usage),
+        hide_index=True,
+        width="stretch",
+        key="run.usage",
     )
 with right:
     st.subheader("How its stages went")
