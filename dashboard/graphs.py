@@ -27,11 +27,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from dashboard.graph_layout import GraphLayout, label_box, layout_graph
 from s3kg_core.errors import GraphRenderError
+from s3kg_core.resources import package_path
 
 __all__ = [
     "HIGHLIGHT_COLOUR",
@@ -126,7 +126,7 @@ LINKED_STYLE = LinkedStyle()
 _NEUTRAL_BORDER = "#9a9a9a"
 _NEUTRAL_FILL = "#f3f3f3"
 _VIS_JS = ("lib", "vis-9.1.2", "vis-network.min.js")
-_ASSETS = Path(__file__).parent / "assets"
+_ASSETS = package_path("dashboard", "assets")
 
 
 @dataclass(frozen=True)
@@ -578,9 +578,7 @@ def _asset(name: str) -> str:
 @lru_cache(maxsize=1)
 def _vis_js() -> str:
     """The vis-network that pyvis ships, to inline (it must not close the script element)."""
-    import pyvis
-
-    source = (Path(pyvis.__file__).parent / "templates").joinpath(*_VIS_JS).read_text("utf-8")
+    source = package_path("pyvis", "templates", *_VIS_JS).read_text("utf-8")
     if re.search(r"</script", source, re.I):
         raise GraphRenderError("vis-network's source contains '</script'; it cannot be inlined")
     return source

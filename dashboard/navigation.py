@@ -16,6 +16,8 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from s3kg_core.resources import package_path
+
 __all__ = [
     "PAGES",
     "PageSpec",
@@ -28,12 +30,13 @@ __all__ = [
     "params_link",
 ]
 
-_ROOT = Path(__file__).resolve().parents[1]
+_ROOT = package_path("dashboard")
+"""The app's folder: ``app.py`` and ``pages/`` (in a checkout, links to the repository's own)."""
 
 
 @dataclass(frozen=True)
 class PageSpec:
-    """One page of the dashboard: its file (relative to the repository), title and address."""
+    """One page of the dashboard: its file (relative to the app's folder), title and address."""
 
     key: str
     file: str
@@ -42,8 +45,8 @@ class PageSpec:
 
     @property
     def path(self) -> Path:
-        """The page's file, absolute."""
-        return _ROOT / self.file
+        """The page's file, absolute (links resolved: in a checkout, the repository's file)."""
+        return (_ROOT / self.file).resolve()
 
 
 PAGES: tuple[PageSpec, ...] = (

@@ -11,7 +11,7 @@ Examples
 Triple(head='Marie Curie', relation='discovered', tail='radium')
 """
 
-from ._version import __version__
+from ._version import SCORING_VERSION, __version__
 from .encoders.cache import EmbeddingCache
 from .encoders.registry import load_encoder
 from .kg import KnowledgeGraph, Triple
@@ -25,6 +25,7 @@ from .store.store import Store
 __all__ = [
     "DEFAULT_MODE",
     "MODES",
+    "SCORING_VERSION",
     "CUSResult",
     "EmbeddingCache",
     "KGScorer",

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputFormatError
 from .progress import StageProgress
+from .resources import package_path
 
 if TYPE_CHECKING:
     from .grapheval.results import DetectReport
@@ -53,7 +54,8 @@ __all__ = [
     "pending_steps",
 ]
 
-DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
+DEMO_DIR = package_path("s3kg_core", "demo_data")
+"""The demo set: ``data/demo/`` of the repository, shipped in the package as ``demo_data``."""
 KGS_FILE = "kgs.jsonl"
 """The recorded offline KGs of the demo's texts, in the demo folder."""
 PENDING_KEY = "demo_pending"

@@ -25,6 +25,7 @@ __all__ = [
     "GraphEvalError",
     "GraphRenderError",
     "InputFormatError",
+    "InstallError",
     "KGParseError",
     "KGSourceError",
     "LLMError",
@@ -91,6 +92,10 @@ class CorruptDatabaseError(DatabaseError):
 
 class OutputError(S3KGError, OSError):
     """An output file cannot be written: its folder is a file or read-only, or the disk is full."""
+
+
+class InstallError(S3KGError, RuntimeError):
+    """The installation lacks a part this needs: an optional extra, or the package's files."""
 
 
 class MappingError(InputFormatError):

@@ -31,6 +31,19 @@ def test_windows_are_consecutive_sentences_of_bounded_length():
     assert text_windows("") == []
 
 
+def test_a_sentence_after_a_long_one_is_in_a_window():
+    # regression: a window cut short by a long second sentence used to be followed by one
+    # starting two sentences on, so the long sentence was in no window at all
+    long = "Aspirin " + " ".join(["word"] * 105) + " relieves pain."
+    text = f"Short one here. {long} Third sentence. Fourth sentence. Fifth sentence."
+    windows = text_windows(text, size=3, stride=2)
+    assert any("relieves pain." in w for w in windows)
+    assert windows[0] == "Short one here."
+    every = " ".join(windows)
+    for needle in ("Short one", "relieves pain", "Third", "Fourth", "Fifth"):
+        assert needle in every
+
+
 def test_pairs_are_cut_from_the_longer_side_and_keep_both(minilm):
     from transformers import AutoTokenizer
 

@@ -18,11 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from s3kg_core._version import __version__
+from s3kg_core import SCORING_VERSION
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.errors import ConfigError, TripleError
 from s3kg_core.kg import KnowledgeGraph, Triple
+from s3kg_core.limits import MAX_TRIPLES
 from s3kg_core.normalize import normalize_label
 from s3kg_core.scoring.result import ScoreResult
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig, s3kg_score
@@ -213,7 +214,7 @@ def test_scorer_rejects_bad_overrides_and_block_size(minilm):
     ],
 )
 def test_signature_names_everything_behind_the_components(kwargs, signature):
-    assert S3KGConfig(**kwargs).signature("E") == f"{signature}|version:{__version__}"
+    assert S3KGConfig(**kwargs).signature("E") == f"{signature}|version:{SCORING_VERSION}"
 
 
 def test_scorer_overrides_replace_config_fields(minilm):
@@ -699,30 +700,33 @@ def test_extra_candidate_triples_never_lower_a_perfect_match(vocab_scorers, mode
 
 @pytest.mark.slow
 def test_ten_thousand_triples_score_without_error(minilm):
-    # 10,000 distinct triples over a cheap synthetic vocabulary ("e17 r3 e242"); T2 is T1
-    # shuffled plus 50 reversed copies. Every T1 triple must find itself among 10,050
-    # near-identical sentences, and the extra reversed triples must cost nothing.
+    # 9,950 distinct triples over a cheap synthetic vocabulary ("e17 r3 e242"); T2 is T1
+    # shuffled plus 50 reversed copies: 10,000, the most s3kg_core.limits lets a KG have. Every
+    # T1 triple must find itself among 10,000 near-identical sentences, and the extra reversed
+    # triples must cost nothing. One triple more is oversized.
     rng = random.Random(0)
     entities = [f"e{i}" for i in range(400)]
     relations = [f"r{i}" for i in range(25)]
     seen: set[tuple[str, str, str]] = set()
-    while len(seen) < 10_000:
+    while len(seen) < 9_950:
         h, t = rng.sample(entities, 2)
         seen.add((h, rng.choice(relations), t))
     t1 = sorted(seen)
     t2 = t1 + [(t, r, h) for h, r, t in t1[:50]]
+    assert len(t2) == MAX_TRIPLES
     rng.shuffle(t2)
 
     scorer = KGScorer(minilm)
     r = scorer.score(t1, t2)
     assert r.status == "ok"
-    assert (r.n_triples_1, r.n_triples_2) == (10_000, 10_050)
+    assert (r.n_triples_1, r.n_triples_2) == (9_950, 10_000)
     assert set(r.matched) == {Triple(*t) for t in t1}
     assert r.s_wl == 1.0
     assert r.s_sbert == pytest.approx(1.0, abs=1e-5)
     assert r.score == pytest.approx(1.0, abs=1e-5)
     encoded = scorer.cache.stats.encoded
-    assert encoded == 10_050 + len(entities) + len(relations)
+    assert encoded == 10_000 + len(entities) + len(relations)
+    assert scorer.score(t1, [*t2, ("e1", "r1", "e2")]).status == "oversized_kg_2"
 
     # The other way round the 50 reversed triples have no counterpart: S_WL < 1. Nothing new
     # is encoded, in paper or in kgx mode (kgx's raw sentences are the same strings here).

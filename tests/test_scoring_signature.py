@@ -73,3 +73,15 @@ def test_malformed_signatures_raise_a_named_error(text, message):
 def test_a_field_may_not_hold_the_separators():
     with pytest.raises(InputFormatError, match="without"):
         Signature("hybrid", "a|b", 0.65, 5, True, "lemma", "0.1.0")
+
+
+def test_a_signature_stored_before_scoring_versions_reads_and_differs_only_in_version() -> None:
+    """Databases written by 0.1.0 hold ``version:0.1.0`` (the package version then)."""
+    from s3kg_core import SCORING_VERSION, S3KGConfig
+
+    old = Signature.parse(
+        "mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0"
+    )
+    new = Signature.parse(S3KGConfig().signature("minilm@0.1.0"))
+    assert old.differences(new) == {"version": ("0.1.0", SCORING_VERSION)}
+    assert old.format().endswith("|version:0.1.0")

@@ -179,3 +179,39 @@ def test_text_mode_scores_with_the_stored_texts(tmp_path, minilm):
     table = cus_table(store)
     assert table.iloc[0]["n"] == 3 and table.iloc[0]["cus"] > 0
     assert cus_table(store, empty="drop").iloc[0]["n"] == 2
+
+
+def test_scoring_reads_only_its_batch_and_scores_as_one_pass_does(tmp_path, minilm, monkeypatch):
+    # Issue 33: scoring held every KG and every stored vector of the database before the first
+    # batch (3.7 GB at 100,000 answers); now each batch reads only its own.
+    whole = build_store(tmp_path / "whole.duckdb", n_items=5, n_triples=3, seed=8)
+    score_store(whole, encoder=minilm, batch_items=1000)
+    streamed = build_store(tmp_path / "streamed.duckdb", n_items=5, n_triples=3, seed=8)
+    read: list[int] = []
+    wanted: list[int] = []
+    load_kgs_of, load_embeddings_of = Store.load_kgs_of, Store.load_embeddings_of
+
+    def counting_kgs(con, answers):
+        answers = list(answers)
+        read.append(len(answers))
+        return load_kgs_of(con, answers)
+
+    def counting_vectors(con, encoder, texts):
+        texts = set(texts)
+        wanted.append(len(texts))
+        return load_embeddings_of(con, encoder, texts)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the whole database was read")
+
+    monkeypatch.setattr(Store, "load_kgs_of", staticmethod(counting_kgs))
+    monkeypatch.setattr(Store, "load_embeddings_of", staticmethod(counting_vectors))
+    monkeypatch.setattr(Store, "load_kgs", staticmethod(refuse))
+    monkeypatch.setattr(Store, "load_embeddings", staticmethod(refuse))
+    report = score_store(streamed, encoder=minilm, batch_items=3)
+    assert report.scored == 10 and read == [3, 3, 3, 1] and all(wanted)
+    signature = report.signature
+    assert stored_components(streamed, signature) == stored_components(whole, signature)
+    # a second signature (another tau) reads the vectors the first pass stored
+    again = score_store(streamed, encoder=minilm, config=S3KGConfig(tau=0.5), batch_items=4)
+    assert again.encoded == 0 and again.scored == 10

@@ -193,3 +193,30 @@ def test_a_threshold_out_of_range_is_a_config_error(scored, minilm, bad):
     store, _ = scored
     with pytest.raises(ConfigError, match="threshold must be a number in"):
         tau_store(store, encoder=minilm, threshold=bad)
+
+
+def test_tau_works_block_by_block_with_the_same_results(scored, minilm, monkeypatch):
+    # Issue 33: TAU loaded every KG of every run with a pick and every stored vector; now each
+    # block of answers reads only its own.
+    store, _ = scored
+    tau_store(store, fraction=1.0, encoder=minilm)
+    whole = _tau_rows(store)
+    read: list[int] = []
+    load_kgs_of = Store.load_kgs_of
+
+    def counting_kgs(con, answers):
+        answers = list(answers)
+        read.append(len(answers))
+        return load_kgs_of(con, answers)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the whole database was read")
+
+    monkeypatch.setattr(Store, "load_kgs_of", staticmethod(counting_kgs))
+    monkeypatch.setattr(Store, "load_kgs", staticmethod(refuse))
+    monkeypatch.setattr(Store, "load_embeddings", staticmethod(refuse))
+    report = tau_store(store, fraction=1.0, encoder=minilm, block=3)
+    assert report.analysed == 8 and read == [3, 3, 2]
+    assert _tau_rows(store) == whole
+    with pytest.raises(ConfigError, match="block must be >= 1"):
+        tau_store(store, encoder=minilm, block=0)

@@ -858,3 +858,24 @@ def test_write_errors_at_the_commit_become_one_line(tmp_path, monkeypatch, exc, 
     with pytest.raises(DatabaseError) as info, Store(db).transaction() as con:
         Store.ensure_dataset(con, "toy")
     assert str(info.value) == expected.format(db=db)
+
+
+def test_load_kgs_of_reads_those_answers_as_load_kgs_does(tmp_path):
+    store = build_store(tmp_path / "s.duckdb", n_items=4, n_triples=3, seed=2)
+    with store.connect() as con:
+        every = store.load_kgs(con)
+        some = store.load_kgs_of(con, [(1, 2), (2, 4), (9, 9)])
+        assert store.load_kgs_of(con, []) == {}
+    assert some == {k: v for k, v in every.items() if (k[0], k[1]) in {(1, 2), (2, 4)}}
+    assert {k[2] for k in some} == {"answer", "gold", "context"}
+
+
+def test_load_embeddings_of_reads_only_those_texts_of_that_encoder(tmp_path):
+    store = Store(tmp_path / "s.duckdb")
+    with store.transaction() as con:
+        store.put_embeddings(con, "a", [("x", np.ones(3)), ("y", np.zeros(3))])
+        store.put_embeddings(con, "b", [("x", np.full(3, 2.0))])
+    with store.connect() as con:
+        got = {t: v.tolist() for t, v in store.load_embeddings_of(con, "a", ["x", "z", "x"])}
+        assert list(store.load_embeddings_of(con, "a", [])) == []
+    assert got == {"x": [1.0, 1.0, 1.0]}

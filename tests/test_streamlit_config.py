@@ -48,3 +48,9 @@ def test_tables_export_no_unescaped_csv(streamlit_options) -> None:
     # Regression (issue 28, item 8): the tables' toolbar wrote cells such as `=2+5` raw; the
     # pages' own CSV buttons escape them (dashboard.widgets.csv_download).
     assert streamlit_options("client.disableDataExport") is True
+
+
+def test_no_file_watcher(streamlit_options) -> None:
+    # Regression (issue 33): the watcher registered inotify watches on the whole checkout despite
+    # the blacklist (thousands of "Inotify queue overflowed" lines); a shipped dashboard needs none.
+    assert streamlit_options("server.fileWatcherType") == "none"

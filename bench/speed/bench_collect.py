@@ -1,6 +1,6 @@
 """Collection against a single-worker CPU-like server: answers/s and requests per answer (issue 29).
 
-The fault server of the tests (tests/fake_openai.py, ``workers=1``) serves one request at a time,
+The tests' fault server (s3kg_core/llm/fault_server.py, ``workers=1``) serves one request at a time,
 queues the others, spends ``--service`` seconds on each and never cancels an abandoned one, as
 ``transformers serve`` does with non-streamed requests. ``s3kg collect`` runs against it as a
 subprocess with ``--timeout`` set (the issue's 60 s timeout against 30-90 s answers, scaled
@@ -27,9 +27,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))
 
-from fake_openai import Reply, fake_openai  # noqa: E402
+from s3kg_core.llm.fault_server import Reply, fake_openai  # noqa: E402
 
 
 def _dataset(db: Path, n: int, code: Path, env: dict[str, str]) -> None:

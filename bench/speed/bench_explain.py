@@ -56,13 +56,16 @@ from s3kg_core.encoders.registry import load_encoder  # noqa: E402
 from s3kg_core.kgio import read_pairs_csv  # noqa: E402
 from s3kg_core.scoring.s3kg import KGScorer  # noqa: E402
 
+# The baseline's modules are loaded under made-up names inside the package (their relative
+# imports of the unchanged modules then resolve); no such module exists in the repository.
+_PKG = "s3kg_core"
 # (module path in the repository, the import lines to point at the other baseline modules)
 _BASELINE = (
-    ("s3kg_core/normalize.py", "s3kg_core._baseline_normalize", {}),
-    ("s3kg_core/scoring/align.py", "s3kg_core.scoring._baseline_align", {}),
+    ("s3kg_core/normalize.py", f"{_PKG}._baseline_normalize", {}),
+    ("s3kg_core/scoring/align.py", f"{_PKG}.scoring._baseline_align", {}),
     (
         "s3kg_core/scoring/s3kg.py",
-        "s3kg_core.scoring._baseline_s3kg",
+        f"{_PKG}.scoring._baseline_s3kg",
         {
             "from .align import": "from ._baseline_align import",
             "from ..normalize import": "from .._baseline_normalize import",

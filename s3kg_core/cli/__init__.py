@@ -9,7 +9,18 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
-from . import annotate, bench, check, factuality, grapheval, llm, pairs, pipeline, store
+from . import (
+    annotate,
+    bench,
+    check,
+    dashboard,
+    factuality,
+    grapheval,
+    llm,
+    pairs,
+    pipeline,
+    store,
+)
 
 __all__ = ["cli", "main"]
 
@@ -20,7 +31,18 @@ def cli() -> None:
     """S3KG Workbench: evaluate LLM answers by comparing knowledge graphs."""
 
 
-for _module in (pairs, store, check, pipeline, llm, bench, grapheval, factuality, annotate):
+for _module in (
+    pairs,
+    store,
+    check,
+    pipeline,
+    llm,
+    bench,
+    grapheval,
+    factuality,
+    annotate,
+    dashboard,
+):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

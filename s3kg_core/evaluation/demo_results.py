@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputFormatError
+from ..resources import package_path
 
 if TYPE_CHECKING:
     from ..store.store import Store
@@ -42,7 +43,7 @@ __all__ = [
     "store_demo_bench",
 ]
 
-BENCH_FILE = Path(__file__).resolve().parents[2] / "data" / "demo" / "bench_results.json"
+BENCH_FILE = package_path("s3kg_core", "demo_data", "bench_results.json")
 """The project's precomputed benchmark results, in the demo folder."""
 BENCH_FORMAT = "s3kg-demo-bench-v1"
 """The ``format`` field of :data:`BENCH_FILE`."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._version import __version__
+from .._version import SCORING_VERSION
 from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
@@ -127,7 +127,7 @@ class S3KGConfig:
             wl_iterations=self.wl_iterations,
             align=self.align,
             normalization=self.normalization,
-            version=__version__,
+            version=SCORING_VERSION,
         ).format()
 
 

@@ -1,9 +1,13 @@
 """The score signature: everything that determines a stored S3KG score, as one string.
 
-A signature reads ``mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0``,
+A signature reads ``mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:2``,
 optionally followed by ``|alpha:0.5`` where a blended number is printed. Publish it with your
 numbers: the same triples give the same scores only under the same signature. This module is the
 one place that writes and reads it (sacrebleu's ``Signature`` is the model).
+
+``version`` is the scoring version (:data:`s3kg_core.SCORING_VERSION`), which changes exactly when
+a score for the same input changes. Signatures stored before 0.2.0 carry the package version
+there (``version:0.1.0``): they parse as they are, and differ from today's in ``version``.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ class Signature:
     normalization
         Label normalisation: ``lemma``, ``lower`` or ``kgx-lower``.
     version
-        The s3kg_core version that computed the components.
+        The scoring version that computed the components (``SCORING_VERSION``; ``0.1.0``, the
+        package version, in signatures written before 0.2.0).
     alpha
         The blend weight, where a blended score is meant; ``None`` for stored components (alpha
         can change without recomputing anything).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,10 +123,6 @@ def score_store(
         report.not_ready = queries.count_answers(con, run_ids) - len(rows)
         report.already_done = len(rows) - len(pending)
         report.pending = len(pending)
-        kgs = store.load_kgs(con, sorted({r for r, _ in pending})) if pending else {}
-        texts = _texts(con) if pending and scorer.needs_texts else {}
-        if pending:
-            cache.update(store.load_embeddings(con, enc.name))
     with store.transaction() as con:
         if report.already_done:  # a new alpha only re-blends: no recomputation
             queries.set_score_alpha(con, scorer.signature, config.alpha)
@@ -136,23 +132,17 @@ def score_store(
             store.set_meta(
                 con, f"encoder:{enc.name}", with_backend(encoder, backend_of_name(enc.name))
             )
-    jobs = [
-        ScoreJob(
-            run,
-            item,
-            kgs.get((run, item, "answer")),
-            kgs.get((run, item, "gold")),
-            kgs.get((run, item, "context")),
-            texts.get((run, item)),
-        )
-        for run, item in pending
-    ]
-    batches = [jobs[lo : lo + batch_items] for lo in range(0, len(jobs), batch_items)]
-    if ray_address is not None and batches:
+    chunks = [pending[lo : lo + batch_items] for lo in range(0, len(pending), batch_items)]
+    outputs: Iterable[tuple[list[ScoreRecord], list[tuple[str, Any]]]]
+    if ray_address is not None and chunks:
         from .ray_scoring import score_on_ray
 
         if not isinstance(encoder, str):
             raise ConfigError("scoring on Ray needs the encoder by name or path, not an object")
+        # the workers get every batch and every stored vector up front (memory grows with N)
+        with store.connect() as con:
+            batches = [_jobs(store, con, chunk, scorer.needs_texts) for chunk in chunks]
+            cache.update(store.load_embeddings(con, enc.name))
         outputs = score_on_ray(
             batches,
             score_batch=score_batch,
@@ -164,10 +154,7 @@ def score_store(
             workers=ray_workers,
         )
     else:
-        prepare = getattr(enc, "prepare", None)
-        if prepare is not None and jobs:
-            prepare(4 * sum(len(kg.triples) for kg in kgs.values()))
-        outputs = (score_batch(scorer, batch) for batch in batches)
+        outputs = (_score_chunk(store, enc, config, chunk) for chunk in chunks)
     for records, embeddings in outputs:
         for rec in records:
             for status in (rec.gold_status, rec.ctx_status):
@@ -180,6 +167,51 @@ def score_store(
             progress("answers", report.scored, len(pending))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _jobs(
+    store: Store, con: Any, answers: Sequence[tuple[int, int]], with_texts: bool
+) -> list[ScoreJob]:
+    """The jobs of these ``(run_id, item_id)`` answers, their KGs (and texts) read from ``con``."""
+    kgs = store.load_kgs_of(con, answers)
+    texts = _texts(con, answers) if with_texts else {}
+    return [
+        ScoreJob(
+            run,
+            item,
+            kgs.get((run, item, "answer")),
+            kgs.get((run, item, "gold")),
+            kgs.get((run, item, "context")),
+            texts.get((run, item)),
+        )
+        for run, item in answers
+    ]
+
+
+def _score_chunk(
+    store: Store, enc: Encoder, config: S3KGConfig, answers: Sequence[tuple[int, int]]
+) -> tuple[list[ScoreRecord], list[tuple[str, Any]]]:
+    """Score one batch with only its own KGs and stored vectors in memory (issue 33)."""
+    cache = EmbeddingCache(enc)
+    scorer = KGScorer(enc, config, cache=cache)
+    with store.connect() as con:
+        jobs = _jobs(store, con, answers, scorer.needs_texts)
+        pairs = [(_triples(j.answer), _triples(ref)) for j in jobs for ref in (j.gold, j.context)]
+        texts = None
+        if scorer.needs_texts:
+            texts = [
+                (a, ref)
+                for j in jobs
+                for a, g, c in [j.texts or (None, None, None)]
+                for ref in (g, c)
+            ]
+        cache.update(
+            store.load_embeddings_of(con, enc.name, scorer.strings_needed(pairs, texts=texts))
+        )
+    prepare = getattr(enc, "prepare", None)
+    if prepare is not None and jobs:
+        prepare(4 * sum(len(_triples(kg)) for j in jobs for kg in (j.answer, j.gold, j.context)))
+    return score_batch(scorer, jobs)
 
 
 @dataclass(frozen=True)
@@ -195,14 +227,13 @@ class ScoreJob:
     """``(answer, gold answer, context)`` texts: loaded only for a mode that uses them."""
 
 
-def _texts(con: Any) -> dict[tuple[int, int], tuple[str | None, str | None, str | None]]:
-    """``(answer, gold answer, context)`` of every stored answer, by ``(run_id, item_id)``."""
-    items = queries.item_texts(con).set_index("item_id")
+def _texts(
+    con: Any, answers: Sequence[tuple[int, int]]
+) -> dict[tuple[int, int], tuple[str | None, str | None, str | None]]:
+    """``(answer, gold answer, context)`` of these answers, by ``(run_id, item_id)``."""
     out = {}
-    for run, item, answer in queries.answer_texts(con).itertuples(index=False):
-        row = items.loc[item]
-        gold, context = _text(row["gold_answer"]), _text(row["context"])
-        out[(int(run), int(item))] = (_text(answer), gold, context)
+    for run, item, answer, gold, context in queries.texts_of(con, answers):
+        out[(int(run), int(item))] = (_text(answer), _text(gold), _text(context))
     return out
 
 

@@ -20,7 +20,7 @@ from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple
 from ..limits import MAX_LABEL_CHARS, MAX_TRIPLES
-from ..scoring.tau import TripletAnalyzer, lowest_fraction
+from ..scoring.tau import TauResult, TripletAnalyzer, lowest_fraction
 from ..store import annotation_queries, queries
 from ..store.store import Store
 from .results import encoder_for, resolve_signature, scored_frame
@@ -153,6 +153,7 @@ def tau_store(
     alpha: float | None = None,
     encoder: str | Encoder | None = None,
     threshold: float | str | None = None,
+    block: int = 1000,
 ) -> TauReport:
     """Run TAU on the lowest-scoring ``fraction`` of each run's answers and store the results.
 
@@ -165,6 +166,10 @@ def tau_store(
     status (``oversized_gold``, ``oversized_answer``) and no triples, and counted in
     :attr:`TauReport.oversized`.
 
+    The answers are analysed ``block`` at a time, each block with only its own KGs and stored
+    vectors in memory (the vectors it computes are stored as it ends), so memory does not grow
+    with the database.
+
     Raises
     ------
     ConfigError
@@ -173,6 +178,8 @@ def tau_store(
     """
     if target not in TARGETS:
         raise ConfigError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
+    if block < 1:
+        raise ConfigError(f"block must be >= 1; got {block}")
     signature = resolve_signature(store, signature)
     if signature is None:
         raise ConfigError("nothing is scored yet: run `s3kg score` first")
@@ -189,24 +196,17 @@ def tau_store(
     report = TauReport(signature=signature, target=target, fraction=fraction)
     if not picks:
         return report
-    with store.connect() as con:
-        kgs = store.load_kgs(con, sorted({r for r, _, _ in picks}))
-        cache = EmbeddingCache(enc)
-        cache.update(store.load_embeddings(con, enc.name))
-    analyzer = TripletAnalyzer(enc, cache=cache, triple_threshold=triple_threshold)
+    # the analyser's settings and signature; each block gets its own, over its own cache
+    analyzer = TripletAnalyzer(enc, triple_threshold=triple_threshold)
     report.tau_signature = tau_signature(
         enc.name, analyzer.triple_threshold, analyzer.component_threshold, source
     )
     reference = "context" if target == "ctx_sim" else "gold"
-
-    def triples(run: int, item: int, source: str) -> tuple[Triple, ...]:
-        rec = kgs.get((run, item, source))
-        return rec.triples if rec is not None else ()
-
-    flushed = len(cache)
-    results = analyzer.analyse_many(
-        [(triples(r, i, reference), triples(r, i, "answer")) for r, i, _ in picks]
-    )
+    results = []
+    for lo in range(0, len(picks), block):
+        results += _analyse_block(
+            store, enc, triple_threshold, reference, [(r, i) for r, i, _ in picks[lo : lo + block]]
+        )
     stored_alpha = {
         (int(r), int(i)): float(a)
         for r, i, a in zip(frame["run_id"], frame["item_id"], frame["alpha"], strict=True)
@@ -237,6 +237,31 @@ def tau_store(
         )
     with store.transaction() as con:
         queries.replace_tau_results(con, signature, target, rows)
-        store.put_embeddings(con, enc.name, cache.items(since=flushed))
     report.analysed = len(rows)
     return report
+
+
+def _analyse_block(
+    store: Store,
+    enc: Encoder,
+    triple_threshold: float,
+    reference: str,
+    answers: list[tuple[int, int]],
+) -> list[TauResult]:
+    """TAU of these answers against their ``reference`` KG; new vectors stored as it ends."""
+    cache = EmbeddingCache(enc)
+    analyzer = TripletAnalyzer(enc, cache=cache, triple_threshold=triple_threshold)
+    with store.connect() as con:
+        kgs = store.load_kgs_of(con, answers)
+
+        def triples(run: int, item: int, source: str) -> tuple[Triple, ...]:
+            rec = kgs.get((run, item, source))
+            return rec.triples if rec is not None else ()
+
+        pairs = [(triples(r, i, reference), triples(r, i, "answer")) for r, i in answers]
+        cache.update(store.load_embeddings_of(con, enc.name, analyzer.strings_needed(pairs)))
+    flushed = len(cache)
+    results = analyzer.analyse_many(pairs)
+    with store.transaction() as con:
+        store.put_embeddings(con, enc.name, cache.items(since=flushed))
+    return results

@@ -63,6 +63,7 @@ __all__ = [
     "set_score_alpha",
     "signatures_by_recency",
     "tau_result",
+    "texts_of",
 ]
 
 
@@ -233,6 +234,22 @@ def copy_answers(con: duckdb.DuckDBPyConnection, from_run: int, to_run: int) -> 
 def answer_texts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every answer: ``run_id, item_id, answer``."""
     return con.execute("SELECT run_id, item_id, answer FROM answers").df()
+
+
+def texts_of(
+    con: duckdb.DuckDBPyConnection, answers: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, str | None, str | None, str | None]]:
+    """``(run_id, item_id, answer, gold_answer, context)`` of these answers (``(run, item)``)."""
+    frame = pd.DataFrame(list(answers), columns=["run_id", "item_id"], dtype="int64")
+    con.register("_wanted_texts_of", frame)
+    try:
+        return con.execute(
+            "SELECT a.run_id, a.item_id, a.answer, i.gold_answer, i.context FROM answers a "
+            "JOIN _wanted_texts_of w ON a.run_id = w.run_id AND a.item_id = w.item_id "
+            "JOIN items i ON i.item_id = a.item_id"
+        ).fetchall()
+    finally:
+        con.unregister("_wanted_texts_of")
 
 
 def answer_statuses(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd.DataFrame:

@@ -619,6 +619,39 @@ class Store:
                 yield text, np.asarray(vec, dtype=np.float32)
 
     @staticmethod
+    def load_embeddings_of(
+        con: duckdb.DuckDBPyConnection, encoder: str, texts: Iterable[str]
+    ) -> Iterator[tuple[str, np.ndarray]]:
+        """The stored ``(text, vector)`` of ``encoder`` for these texts only (others skipped).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> db = Store(os.path.join(tempfile.mkdtemp(), "s.duckdb"))
+        >>> with db.transaction() as con:
+        ...     db.put_embeddings(con, "enc", [("a", np.ones(2)), ("b", np.zeros(2))])
+        2
+        >>> with db.connect() as con:
+        ...     [(t, v.tolist()) for t, v in db.load_embeddings_of(con, "enc", ["a", "c"])]
+        [('a', [1.0, 1.0])]
+        """
+        frame = pd.DataFrame({"text": sorted(set(texts))}, dtype="object")
+        if frame.empty:
+            return
+        con.register("_wanted_texts", frame)
+        try:
+            cur = con.execute(
+                "SELECT e.text, e.vector FROM embeddings e JOIN _wanted_texts w "
+                "ON e.text = w.text WHERE e.encoder = ?",
+                [encoder],
+            )
+            while batch := cur.fetchmany(10_000):
+                for text, vec in batch:
+                    yield text, np.asarray(vec, dtype=np.float32)
+        finally:
+            con.unregister("_wanted_texts")
+
+    @staticmethod
     def get_llm_responses(con: duckdb.DuckDBPyConnection, keys: Sequence[str]) -> dict[str, str]:
         """Cached LLM responses (JSON) of those ``keys`` that have one."""
         if not keys:
@@ -642,26 +675,64 @@ class Store:
         if run_ids is not None:
             where = f" WHERE run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})"
             params = list(run_ids)
-        triples: dict[tuple[int, int, str], list[Triple]] = {}
-        for run_id, item_id, source, head, relation, tail in con.execute(
-            "SELECT run_id, item_id, source, head, relation, tail FROM triples"
-            + where
-            + " ORDER BY run_id, item_id, source, pos",
-            params,
-        ).fetchall():
-            triples.setdefault((run_id, item_id, source), []).append(Triple(head, relation, tail))
-        out = {}
-        for run_id, item_id, source, status, dropped, truncated in con.execute(
-            "SELECT run_id, item_id, source, status, n_dropped, truncated FROM kgs" + where, params
-        ).fetchall():
-            key = (run_id, item_id, source)
-            out[key] = KGRecord(
-                run_id,
-                item_id,
-                source,
-                tuple(triples.get(key, ())),
-                status,
-                int(dropped),
-                bool(truncated),
-            )
-        return out
+        return _kg_records(con, "triples" + where, "kgs" + where, params)
+
+    @staticmethod
+    def load_kgs_of(
+        con: duckdb.DuckDBPyConnection, answers: Iterable[tuple[int, int]]
+    ) -> dict[tuple[int, int, str], KGRecord]:
+        """The stored KGs (every source) of these ``(run_id, item_id)`` answers only.
+
+        A stage that works a batch at a time reads its batch's KGs with this, so its memory
+        does not grow with the database.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> db = Store(os.path.join(tempfile.mkdtemp(), "s.duckdb"))
+        >>> with db.connect() as con:
+        ...     db.load_kgs_of(con, [(1, 1)])
+        {}
+        """
+        frame = pd.DataFrame(list(answers), columns=["run_id", "item_id"], dtype="int64")
+        con.register("_wanted_answers", frame)
+        try:
+            join = " t JOIN _wanted_answers w ON t.run_id = w.run_id AND t.item_id = w.item_id"
+            return _kg_records(con, "triples" + join, "kgs" + join, [], alias="t.")
+        finally:
+            con.unregister("_wanted_answers")
+
+
+def _kg_records(
+    con: duckdb.DuckDBPyConnection,
+    triples_from: str,
+    kgs_from: str,
+    params: list[Any],
+    alias: str = "",
+) -> dict[tuple[int, int, str], KGRecord]:
+    """KG records read ``FROM triples_from`` (the triples) and ``FROM kgs_from`` (the KGs)."""
+    a = alias
+    triples: dict[tuple[int, int, str], list[Triple]] = {}
+    for run_id, item_id, source, head, relation, tail in con.execute(
+        f"SELECT {a}run_id, {a}item_id, {a}source, {a}head, {a}relation, {a}tail FROM "
+        f"{triples_from} ORDER BY {a}run_id, {a}item_id, {a}source, {a}pos",
+        params,
+    ).fetchall():
+        triples.setdefault((run_id, item_id, source), []).append(Triple(head, relation, tail))
+    out = {}
+    for run_id, item_id, source, status, dropped, truncated in con.execute(
+        f"SELECT {a}run_id, {a}item_id, {a}source, {a}status, {a}n_dropped, {a}truncated FROM "
+        f"{kgs_from}",
+        params,
+    ).fetchall():
+        key = (run_id, item_id, source)
+        out[key] = KGRecord(
+            run_id,
+            item_id,
+            source,
+            tuple(triples.get(key, ())),
+            status,
+            int(dropped),
+            bool(truncated),
+        )
+    return out

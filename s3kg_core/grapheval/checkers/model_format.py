@@ -113,7 +113,8 @@ def text_windows(text: str, size: int = 3, stride: int = 2) -> list[str]:
     """Windows of ``size`` consecutive sentences every ``stride`` sentences, each <= 110 words.
 
     A window that would pass :data:`WINDOW_WORDS` words ends early (a longer sentence is a
-    window of its own, cut at 110 words). The synthetic training pairs and the checker both
+    window of its own, cut at 110 words), and the next window starts at the first sentence it
+    left out: every sentence is in a window. The synthetic training pairs and the checker both
     take their windows from here.
 
     Examples
@@ -123,16 +124,22 @@ def text_windows(text: str, size: int = 3, stride: int = 2) -> list[str]:
     """
     sentences = split_sentences(text) or ([text.strip()] if text.strip() else [])
     out: list[str] = []
-    for lo in range(0, len(sentences), max(1, stride)):
+    lo = 0
+    while lo < len(sentences):
         words: list[str] = []
+        taken = 0
         for sentence in sentences[lo : lo + size]:
             more = sentence.split()
             if words and len(words) + len(more) > WINDOW_WORDS:
                 break
             words.extend(more)
+            taken += 1
         out.append(" ".join(words[:WINDOW_WORDS]))
-        if lo + size >= len(sentences):
+        if lo + taken >= len(sentences):
             break
+        # a window cut short by a long sentence moves on to the first sentence it left out,
+        # so that no sentence is skipped by the stride
+        lo += max(1, min(stride, taken))
     return out
 
 
