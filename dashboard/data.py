@@ -880,3 +880,32 @@ def pair_gold_changes(
 
 
 __all__ += ["pair_gold_changes", "question_across"]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def search(
+    path: Path,
+    stamp: int,
+    text: str,
+    run_ids: tuple[int, ...] | None,
+    answer_status: str | None,
+    answer_kg_status: str | None,
+    page: int,
+    page_size: int = 50,
+) -> tuple[pd.DataFrame, int]:
+    """One page of the answers that match a search, and how many match (in DuckDB)."""
+    from s3kg_core.store.search_queries import search_answers
+
+    with _read(path) as con:
+        return search_answers(
+            con,
+            text,
+            run_ids=None if run_ids is None else list(run_ids),
+            answer_status=answer_status,
+            answer_kg_status=answer_kg_status,
+            limit=page_size,
+            offset=page * page_size,
+        )
+
+
+__all__ += ["search"]

@@ -54,6 +54,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("compare", "pages/7_Run_comparison.py", "Run comparison", "Run_comparison"),
     PageSpec("explorer", "pages/1_Sample_explorer.py", "Sample explorer", "Sample_explorer"),
     PageSpec("run", "pages/8_Run.py", "Run details", "Run"),
+    PageSpec("search", "pages/9_Search.py", "Search answers", "Search"),
     PageSpec("tau", "pages/2_Failure_analysis.py", "Failure analysis (TAU)", "Failure_analysis"),
     PageSpec("annotate", "pages/3_Annotate.py", "Annotate", "Annotate"),
     PageSpec("hallucinations", "pages/5_Hallucinations.py", "Hallucinations", "Hallucinations"),

@@ -993,6 +993,7 @@ def test_the_workbench_pages_read_at_both_sizes_and_the_csv_is_the_screen(
         ("Run?run=2", "Run details", "run_details", "Who and how"),
         ("Run_comparison?a=1&b=2&item=7", "Run comparison", "run_comparison_diff",
          "Worse in B"),
+        ("Search?q=penicillin", "Search answers", "search", "Answer KG"),
     ]  # fmt: skip
     for path, title, name, first in views:
         page.set_viewport_size({"width": VIEWPORT[0], "height": VIEWPORT[1]})

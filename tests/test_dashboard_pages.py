@@ -29,6 +29,7 @@ PAGES = {
     "factuality": REPO / "pages" / "6_Factuality.py",
     "compare": REPO / "pages" / "7_Run_comparison.py",
     "run": REPO / "pages" / "8_Run.py",
+    "search": REPO / "pages" / "9_Search.py",
 }
 
 
@@ -964,3 +965,30 @@ def test_run_comparison_diffs_one_question_triple_by_triple(db):
     assert f"{counts.get('both', 0)} answer triples in both" in line
     assert f"{int(gold['changed'].sum())} of {len(gold)} gold triples changed" in line
     assert any(i.value.startswith("Over 30 shared questions, B lost") for i in at.info)
+
+
+def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(db):
+    at = AppTest.from_file(str(PAGES["search"]), default_timeout=180)
+    at.query_params["q"] = "PENICILLIN"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    hits = app_frame_with(at, "ext_id", "question", "explorer")
+    with duckdb.connect(str(db), read_only=True) as con:
+        (want,) = con.execute(
+            "SELECT count(*) FROM answers a JOIN items i USING (item_id) WHERE "
+            "lower(i.question || ' ' || coalesce(a.answer, '') || ' ' || i.gold_answer || ' ' "
+            "|| i.context) LIKE '%penicillin%'"
+        ).fetchone()
+    assert len(hits) == want > 0
+    assert all(u.startswith("/Sample_explorer?run=") for u in hits["explorer"])
+    at.text_input(key="search.q").set_value("").run()
+    at.selectbox(key="search.kg").set_value("empty").run()
+    empty = app_frame_with(at, "ext_id", "answer_kg_status")
+    assert set(empty["answer_kg_status"]) == {"empty"} and len(empty) >= 1
+    assert dict(at.query_params) == {"kg": "empty"}
+    # 60 answers, 50 a page: Next shows the last 10
+    at.selectbox(key="search.kg").set_value("any").run()
+    assert len(app_frame_with(at, "ext_id", "explorer")) == 50
+    at.button(key="search.next").click().run()
+    assert len(app_frame_with(at, "ext_id", "explorer")) == 10
+    assert at.query_params["page"] == "2"
