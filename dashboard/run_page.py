@@ -40,6 +40,16 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _seconds(usage: Mapping[str, Any], key: str) -> str:
+    value = usage.get(key)
+    return "—" if value is None else f"{float(value):.2f} s"
+
+
+def _count(usage: Mapping[str, Any], key: str) -> str:
+    value = usage.get(key)
+    return "—" if value is None else f"{int(value):,}"
+
+
 def identity(info: Mapping[str, Any], signature: str | None) -> pd.DataFrame:
     """A run's identity and every setting it was made with: columns ``field, value``.
 
@@ -80,22 +90,21 @@ def usage_metrics(usage: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     >>> [(label, value) for label, value, _ in m]
     [('Latency (median)', '1.50 s'), ('Latency (p95)', '1.50 s'), ('Prompt tokens', '10'), ('Answer tokens', '4')]
     """  # noqa: E501
-
-    def seconds(key: str) -> str:
-        value = usage.get(key)
-        return "—" if value is None else f"{float(value):.2f} s"
-
-    def count(key: str) -> str:
-        value = usage.get(key)
-        return "—" if value is None else f"{int(value):,}"
-
     timed = f"over {usage.get('with_latency') or 0} of {usage.get('answers') or 0} answers"
     counted = f"over {usage.get('with_tokens') or 0} of {usage.get('answers') or 0} answers"
     return [
-        ("Latency (median)", seconds("latency_median"), f"Seconds the endpoint took, {timed}."),
-        ("Latency (p95)", seconds("latency_p95"), f"95th percentile, {timed}."),
-        ("Prompt tokens", count("prompt_tokens"), f"Sum as the endpoint reported it, {counted}."),
-        ("Answer tokens", count("completion_tokens"), f"Sum, {counted}."),
+        (
+            "Latency (median)",
+            _seconds(usage, "latency_median"),
+            f"Seconds the endpoint took, {timed}.",
+        ),
+        ("Latency (p95)", _seconds(usage, "latency_p95"), f"95th percentile, {timed}."),
+        (
+            "Prompt tokens",
+            _count(usage, "prompt_tokens"),
+            f"Sum as the endpoint reported it, {counted}.",
+        ),
+        ("Answer tokens", _count(usage, "completion_tokens"), f"Sum, {counted}."),
     ]
 
 
@@ -126,20 +135,12 @@ def usage_table(usage: Mapping[str, Any]) -> pd.DataFrame:
     timed = f"{usage.get('with_latency') or 0} of {answers} answers"
     counted = f"{usage.get('with_tokens') or 0} of {answers} answers"
 
-    def seconds(key: str) -> str:
-        value = usage.get(key)
-        return "—" if value is None else f"{float(value):.2f} s"
-
-    def count(key: str) -> str:
-        value = usage.get(key)
-        return "—" if value is None else f"{int(value):,}"
-
     rows = [
-        ("latency (mean)", seconds("latency_mean"), timed),
-        ("latency (median)", seconds("latency_median"), timed),
-        ("latency (95th percentile)", seconds("latency_p95"), timed),
-        ("latency (max)", seconds("latency_max"), timed),
-        ("prompt tokens (sum)", count("prompt_tokens"), counted),
-        ("answer tokens (sum)", count("completion_tokens"), counted),
+        ("latency (mean)", _seconds(usage, "latency_mean"), timed),
+        ("latency (median)", _seconds(usage, "latency_median"), timed),
+        ("latency (95th percentile)", _seconds(usage, "latency_p95"), timed),
+        ("latency (max)", _seconds(usage, "latency_max"), timed),
+        ("prompt tokens (sum)", _count(usage, "prompt_tokens"), counted),
+        ("answer tokens (sum)", _count(usage, "completion_tokens"), counted),
     ]
     return pd.DataFrame(rows, columns=["cost", "value", "over"])
