@@ -152,6 +152,7 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
         "model",
         "temperature",
         "extractor",
+        "run_id",
         "n",
         "unscored",
         "gold_sim",
@@ -818,8 +819,8 @@ def test_cus_empty_drop_leaves_empty_kgs_out_and_says_so(tmp_path, minilm):
     zero, drop = _invoke("cus", "--db", db), _invoke("cus", "--db", db, "--empty", "drop")
     assert zero.exit_code == 0 and drop.exit_code == 0, zero.output + drop.output
     assert zero.output == _invoke("cus", "--db", db, "--empty", "zero").output
-    assert zero.output.splitlines()[1].split()[4] == "3"
-    assert drop.output.splitlines()[1].split()[4] == "2"
+    assert zero.output.splitlines()[1].split()[5] == "3"  # n, after run_id
+    assert drop.output.splitlines()[1].split()[5] == "2"
     assert "1 of the 3 scored answers have CUS 0" in zero.output
     assert "1 of the 3 scored answers are left out of the means (--empty drop)" in drop.output
     bad = _invoke("cus", "--db", db, "--empty", "none")
