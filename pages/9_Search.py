@@ -74,7 +74,7 @@ url_state.write(
     },
 )
 
-head, prev, nxt = st.columns([8, 1, 1], vertical_alignment="bottom")
+head, prev, nxt = st.columns([6, 2, 2], vertical_alignment="bottom")
 head.markdown(
     f"**{total:,} answers** match · page {min(page + 1, pages)} of {pages} · "
     "the link opens the answer in the Sample explorer"
