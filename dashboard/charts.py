@@ -54,6 +54,8 @@ def run_labels(frame: pd.DataFrame, sep: str = " · ") -> pd.Series:
     Labels are escaped for plotly (:func:`plotly_text`); ``sep`` joins the model and the
     temperature (``"<br>"``: two lines); the extractor goes on its own line;
     a name longer than 32 characters is cut with an ellipsis (the hovers show it whole).
+    Two runs that would get one label (one display name, temperature and extractor) each get
+    their run id too, so a chart never draws them as one.
 
     Examples
     --------
@@ -61,6 +63,8 @@ def run_labels(frame: pd.DataFrame, sep: str = " · ") -> pd.Series:
     ...                   "extractor": ["x", "x"]})
     >>> run_labels(f).tolist()
     ['m · T=0', 'm · T=0.7']
+    >>> run_labels(f.assign(temperature=0.0, run_id=[3, 4])).tolist()
+    ['m · T=0 · run 3', 'm · T=0 · run 4']
     """
     several = frame["extractor"].nunique() > 1 if "extractor" in frame else False
     labels = []
@@ -70,6 +74,14 @@ def run_labels(frame: pd.DataFrame, sep: str = " · ") -> pd.Series:
         if several:
             label += f"<br>{plotly_text(_short(str(row.extractor), _TICK_CHARS))}"
         labels.append(label)
+    if "run_id" in frame:
+        per_label: dict[str, set[int]] = {}
+        for label, run in zip(labels, frame["run_id"], strict=True):
+            per_label.setdefault(label, set()).add(int(run))
+        labels = [
+            f"{label} · run {int(run)}" if len(per_label[label]) > 1 else label
+            for label, run in zip(labels, frame["run_id"], strict=True)
+        ]
     return pd.Series(labels, index=frame.index, dtype=object)
 
 
@@ -116,7 +128,8 @@ def leaderboard_figure(board: pd.DataFrame, height: int = 380) -> go.Figure:
     """
     shown = _shown(board).assign(run=run_labels(board))
     long = shown.melt(
-        id_vars=["run", "dataset_shown", *_RUN_KEYS, "n"],
+        id_vars=["run", "dataset_shown", *_RUN_KEYS, "n"]
+        + (["run_id"] if "run_id" in shown else []),
         value_vars=list(SCORE_NAMES),
         var_name="score",
         value_name="mean",

@@ -7,11 +7,21 @@ item texts), for the Run comparison page. The per-question change itself is the 
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
-from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
+from s3kg_core.stages.compare import DELTA_COLUMNS, PairedDifference, question_deltas
 
-__all__ = ["DELTA_COLUMNS", "comparable_pairs", "default_pair", "partners", "question_deltas"]
+__all__ = [
+    "DELTA_COLUMNS",
+    "comparable_pairs",
+    "default_pair",
+    "interval_text",
+    "partners",
+    "question_deltas",
+    "verdict",
+]
 
 
 def comparable_pairs(frame: pd.DataFrame) -> dict[tuple[int, int], int]:
@@ -68,3 +78,36 @@ def default_pair(runs: pd.DataFrame, pairs: dict[tuple[int, int], int]) -> tuple
     if same_model:
         return min(same_model, key=lambda p: (-pairs[p], p))
     return min(pairs, key=lambda p: (-pairs[p], p))
+
+
+def interval_text(difference: PairedDifference) -> str:
+    """A paired difference's interval as a metric shows it: ``-0.09 … +0.01``.
+
+    Examples
+    --------
+    >>> from s3kg_core.stages.compare import paired_bootstrap
+    >>> interval_text(paired_bootstrap([0.5, 0.6], [0.6, 0.7]))
+    '-0.100 … -0.100'
+    """
+    if math.isnan(difference.low):
+        return "—"
+    return f"{difference.low:+.3f} … {difference.high:+.3f}"
+
+
+def verdict(difference: PairedDifference) -> str:
+    """One line on whether B differs from A: the mean change and its paired 95% interval.
+
+    Examples
+    --------
+    >>> from s3kg_core.stages.compare import paired_bootstrap
+    >>> verdict(paired_bootstrap([0.5, 0.6, 0.4], [0.5, 0.5, 0.5], resamples=999))
+    'Mean CUS B − A = +0.000 over 3 questions, 95% interval -0.100 … +0.100 (paired bootstrap, as `s3kg check`): it holds 0, no clear difference.'
+    """  # noqa: E501
+    head = f"Mean CUS B − A = {difference.difference:+.3f} over {difference.n} questions"
+    if math.isnan(difference.low):
+        return head + "; too few questions for an interval."
+    head += f", 95% interval {interval_text(difference)} (paired bootstrap, as `s3kg check`): "
+    if difference.low <= 0.0 <= difference.high:
+        return head + "it holds 0, no clear difference."
+    side = "lower" if difference.high < 0 else "higher"
+    return head + f"it excludes 0, B is clearly {side}."

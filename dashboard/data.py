@@ -264,33 +264,31 @@ def mark_partial(
 ) -> pd.DataFrame:
     """``board`` with a ``scoring`` column that says which runs are only partly scored.
 
-    ``board`` has one row per run's keys (dataset, model, temperature, extractor); the column
-    holds ``complete`` or ``partial: S of N scored`` (:func:`partial_runs`), so the table and
-    its CSV say it.
+    ``board`` has one row per run (a ``run_id`` column); the column holds ``complete`` or
+    ``partial: S of N scored`` (:func:`partial_runs`), so the table and its CSV say it.
 
     Examples
     --------
-    >>> keys = {"dataset": ["d", "d"], "model": ["a", "b"], "temperature": [0.0, 0.0],
-    ...         "extractor": ["x", "x"]}
-    >>> runs = pd.DataFrame({"run_id": [1, 2], **keys})
-    >>> mark_partial(pd.DataFrame(keys), runs, {2: (150, 400)})["scoring"].tolist()
-    ['complete', 'partial: 150 of 400 scored']
+    >>> runs = pd.DataFrame({"run_id": [1, 2]})
+    >>> board = pd.DataFrame({"run_id": [2, 1], "cus": [0.5, 0.4]})
+    >>> mark_partial(board, runs, {2: (150, 400)})["scoring"].tolist()
+    ['partial: 150 of 400 scored', 'complete']
     """
-    keys = ["dataset", "model", "temperature", "extractor"]
-    notes = runs[["run_id", *keys]].assign(
-        scoring=[
-            f"partial: {partial[r][0]} of {partial[r][1]} scored" if r in partial else "complete"
-            for r in runs["run_id"]
-        ]
-    )
-    return board.merge(notes.drop(columns="run_id"), on=keys, how="left").fillna(
-        {"scoring": "complete"}
-    )
+    notes = {
+        int(r): f"partial: {partial[int(r)][0]} of {partial[int(r)][1]} scored"
+        for r in runs["run_id"]
+        if int(r) in partial
+    }
+    return board.assign(scoring=[notes.get(int(r), "complete") for r in board["run_id"]])
 
 
 def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean GoldSim, CtxSim and CUS per dataset x model x temperature x extractor."""
-    keys = ["dataset", "model", "temperature", "extractor"]
+    """Mean GoldSim, CtxSim and CUS of each run (by run id: two runs may share a name).
+
+    Columns ``run_id, dataset, model, temperature, extractor, n, gold_sim, ctx_sim, cus``,
+    one row per run, in run order (``model`` is the run's display name).
+    """
+    keys = ["run_id", "dataset", "model", "temperature", "extractor"]
     if frame.empty:
         return pd.DataFrame(columns=[*keys, "n", "gold_sim", "ctx_sim", "cus"])
     return (
@@ -698,3 +696,127 @@ def reader(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 __all__ += ["reader"]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def ranked(path: Path, stamp: int, signature: str, alpha: float, metric: str) -> pd.DataFrame:
+    """The leaderboard at ``alpha``: every run ranked within its dataset by ``metric``.
+
+    :func:`s3kg_core.stages.leaderboard.rank_runs` on the stored components (bootstrap
+    intervals, ties with the leader, rank change against alpha 0.5), cached per alpha: a
+    slider step back to an alpha seen costs nothing.
+    """
+    from s3kg_core.stages.leaderboard import rank_runs
+
+    return rank_runs(load_components(path, stamp, signature), alpha, metric=metric)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run as its page shows it: who, how, what it cost, how its stages went."""
+
+    info: dict[str, Any]
+    usage: dict[str, Any]
+    answer_statuses: dict[str, int]
+    finish_reasons: dict[str, int]
+    kg_statuses: pd.DataFrame
+    scored: pd.DataFrame
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def run_summary(path: Path, stamp: int, run_id: int) -> RunSummary | None:
+    """Everything the Run page shows of run ``run_id`` (aggregated in DuckDB), or ``None``."""
+    from s3kg_core.store import run_queries
+
+    with _read(path) as con:
+        info = run_queries.run_info(con, run_id)
+        if info is None:
+            return None
+        return RunSummary(
+            info=info,
+            usage=run_queries.answer_usage(con, run_id),
+            answer_statuses=run_queries.answer_status_counts(con, run_id),
+            finish_reasons=run_queries.finish_reasons(con, run_id),
+            kg_statuses=run_queries.kg_status_counts(con, run_id),
+            scored=run_queries.scored_per_signature(con, run_id),
+        )
+
+
+__all__ += ["RunSummary", "ranked", "run_summary"]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def question_across(
+    path: Path, stamp: int, signature: str, run_a: int, run_b: int, item_id: int
+) -> Any:
+    """One question in runs A and B, triple by triple (a :class:`QuestionDiff`).
+
+    The answer triples are the scorer's keys from each run's explanation at the signature's
+    tau (:func:`explorer_case`), the gold triples' categories TAU's (:func:`tau_item`): both
+    from the stored embeddings, as the Sample explorer and Annotate draw them.
+    """
+    from s3kg_core.scoring.signature import Signature
+    from s3kg_core.scoring.tau import TauResult
+    from s3kg_core.stages.question_diff import question_diff
+
+    tau = float(Signature.parse(signature).tau)
+    keys = [
+        [t.key for t in explorer_case(path, stamp, signature, run, item_id, tau).gold.triples_1]
+        for run in (run_a, run_b)
+    ]
+    taus = [
+        TauResult.from_dict(tau_item(path, stamp, signature, run, item_id))
+        for run in (run_a, run_b)
+    ]
+    return question_diff(keys[0], keys[1], taus[0], taus[1])
+
+
+@st.cache_data(show_spinner="Comparing TAU's categories of both runs...", max_entries=16)
+def pair_gold_changes(
+    path: Path, stamp: int, signature: str, run_a: int, run_b: int
+) -> dict[tuple[str, str], int]:
+    """Over the questions both runs answered: ``(A's TAU category, B's) -> gold triples``.
+
+    Only changed categories are counted (:func:`s3kg_core.stages.question_diff.pair_changes`
+    on :func:`tau_run` of each run).
+    """
+    from s3kg_core.scoring.tau import TauResult
+    from s3kg_core.stages.question_diff import pair_changes
+
+    a, b = (
+        {i: TauResult.from_dict(r) for i, r in tau_run(path, stamp, signature, run).items()}
+        for run in (run_a, run_b)
+    )
+    return dict(pair_changes(a, b, sorted(set(a) & set(b))))
+
+
+__all__ += ["pair_gold_changes", "question_across"]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def search(
+    path: Path,
+    stamp: int,
+    text: str,
+    run_ids: tuple[int, ...] | None,
+    answer_status: str | None,
+    answer_kg_status: str | None,
+    page: int,
+    page_size: int = 50,
+) -> tuple[pd.DataFrame, int]:
+    """One page of the answers that match a search, and how many match (in DuckDB)."""
+    from s3kg_core.store.search_queries import search_answers
+
+    with _read(path) as con:
+        return search_answers(
+            con,
+            text,
+            run_ids=None if run_ids is None else list(run_ids),
+            answer_status=answer_status,
+            answer_kg_status=answer_kg_status,
+            limit=page_size,
+            offset=page * page_size,
+        )
+
+
+__all__ += ["search"]

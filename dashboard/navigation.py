@@ -26,6 +26,8 @@ __all__ = [
     "case_url",
     "ensure_navigation",
     "page",
+    "page_url",
+    "params_link",
 ]
 
 _ROOT = package_path("dashboard")
@@ -51,6 +53,8 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("overview", "pages/0_Overview.py", "Overview", ""),
     PageSpec("compare", "pages/7_Run_comparison.py", "Run comparison", "Run_comparison"),
     PageSpec("explorer", "pages/1_Sample_explorer.py", "Sample explorer", "Sample_explorer"),
+    PageSpec("run", "pages/8_Run.py", "Run details", "Run"),
+    PageSpec("search", "pages/9_Search.py", "Search answers", "Search"),
     PageSpec("tau", "pages/2_Failure_analysis.py", "Failure analysis (TAU)", "Failure_analysis"),
     PageSpec("annotate", "pages/3_Annotate.py", "Annotate", "Annotate"),
     PageSpec("hallucinations", "pages/5_Hallucinations.py", "Hallucinations", "Hallucinations"),
@@ -154,3 +158,35 @@ def case_link(
         )
     except StreamlitPageNotFoundError:  # not under st.navigation: no page to link in-app
         st.markdown(f"[{label}]({case_url(key, run_id, item_id)})", help=help)
+
+
+def page_url(key: str, params: dict[str, str]) -> str:
+    """The address of page ``key`` with query ``params``, relative to the server's root.
+
+    Examples
+    --------
+    >>> page_url("run", {"run": "3", "alpha": "0.9"})
+    '/Run?run=3&alpha=0.9'
+    """
+    query = f"?{urlencode(params)}" if params else ""
+    return f"/{page(key).url_path}{query}"
+
+
+def params_link(
+    key: str,
+    label: str,
+    params: dict[str, str],
+    *,
+    icon: str | None = ":material/open_in_new:",
+    help: str | None = None,
+) -> None:
+    """A link to page ``key`` with query ``params``, as :func:`case_link` draws one.
+
+    In-app (the session moves with the user) under ``st.navigation``, else a Markdown link
+    to :func:`page_url`. ``label`` is Markdown.
+    """
+    spec = page(key)
+    try:
+        st.page_link(str(spec.path), label=label, icon=icon, query_params=params, help=help)
+    except StreamlitPageNotFoundError:  # not under st.navigation: no page to link in-app
+        st.markdown(f"[{label}]({page_url(key, params)})", help=help)

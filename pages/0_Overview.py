@@ -1,19 +1,21 @@
-"""Overview: the leaderboard of every scored run in the database, one bar per run."""
+"""Overview: every scored run ranked within its dataset, with intervals, ties and rank changes."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from dashboard import charts, data, widgets
-from dashboard.escape import code
+from dashboard import charts, data, leaderboard, url_state, widgets
+from dashboard.escape import code, md
 from s3kg_core.stages.results import reblend
 
 CHARTS = ("By run", "By temperature", "Distributions")
 
 widgets.page_setup("S3KG Workbench")
+url_state.adopt_alpha("overview")
 controls = widgets.sidebar(live_alpha=True)
 
-st.markdown(
+st.caption(
     "**GoldSim**: answer KG vs gold KG · **CtxSim**: answer KG vs context KG (both S3KG) · "
     "**CUS**: their harmonic mean · all follow **alpha** (sidebar)."
 )
@@ -31,64 +33,141 @@ stored_signature = controls.signature
 partial = widgets.partial_note(controls.path, controls.stamp, stored_signature, runs)
 
 
+DATASETS = sorted(components["dataset"].astype(str).unique())
+ALL = "All datasets"
+found = url_state.adopt(
+    "overview",
+    {
+        "dataset": lambda v: v if v in DATASETS else ALL,
+        "by": lambda v: v if v in charts.SCORE_NAMES else "cus",
+    },
+)
+if "dataset" in found:
+    st.session_state["overview.dataset"] = found["dataset"]
+if "by" in found:
+    st.session_state["overview.by"] = found["by"]
+st.session_state.setdefault("overview.by", "cus")
+
+
+def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
+    """One dataset's ranked runs: rank, change, name, model, settings, mean and interval."""
+    name = charts.SCORE_NAMES[metric]
+    st.dataframe(
+        shown.drop(columns="dataset"),
+        hide_index=True,
+        width="stretch",
+        column_order=[c for c in leaderboard.TABLE_COLUMNS if c != "dataset"],
+        column_config={
+            "rank": st.column_config.NumberColumn("#", width="small"),
+            "change": st.column_config.TextColumn(
+                "Δrank", width="small", help="Places gained (▲) or lost (▼) since alpha 0.5."
+            ),
+            "name": st.column_config.TextColumn("run", width="medium"),
+            "model": st.column_config.TextColumn("model", width="medium"),
+            "temperature": st.column_config.NumberColumn("T", format="%g", width="small"),
+            "run_id": st.column_config.NumberColumn("id", width="small"),
+            "n": st.column_config.NumberColumn("answers", width="small"),
+            "mean": st.column_config.NumberColumn(f"{name}", format="%.4f", width="small"),
+            "low": st.column_config.NumberColumn("95% low", format="%.4f", width="small"),
+            "high": st.column_config.NumberColumn("95% high", format="%.4f", width="small"),
+            "tied": st.column_config.TextColumn(
+                "tie", width="medium",
+                help="The run's 95% interval overlaps the leader's: not a clear difference.",
+            ),
+            **{
+                m: st.column_config.NumberColumn(label, format="%.4f", width="small")
+                for m, label in charts.SCORE_NAMES.items()
+                if m != metric
+            },
+            metric: None,
+            "run_page": st.column_config.LinkColumn(
+                "details", display_text="run page", width="small"
+            ),
+        },
+        key=key,
+    )  # fmt: skip
+
+
 def scores(alpha: float) -> None:
     """Everything on the page that alpha changes: one fragment with the slider."""
     frame = reblend(components, alpha)
-    board = data.mark_partial(data.leaderboard(frame), runs, partial)
     signature = f"{stored_signature}|alpha:{alpha:g}"
 
     cols = st.columns(4)
     cols[0].metric("Runs scored", int(frame["run_id"].nunique()))
     cols[1].metric("Answers scored", len(frame))
     cols[2].metric("Mean CUS", f"{frame['cus'].mean():.3f}")
-    cols[3].metric("Datasets", int(frame["dataset"].nunique()))
-
-    head, button = st.columns([4, 1], vertical_alignment="bottom")
+    cols[3].metric("Datasets", len(DATASETS))
+    head, pick, by, button = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
     head.subheader("Leaderboard")
+    with pick:
+        dataset = st.selectbox(
+            "Dataset", [ALL, *DATASETS], key="overview.dataset",
+            help="Runs are ranked within their dataset only.",
+        )  # fmt: skip
+    with by:
+        metric = st.selectbox(
+            "Rank by", list(charts.SCORE_NAMES), format_func=charts.SCORE_NAMES.get,
+            key="overview.by",
+        )  # fmt: skip
+    url_state.write(
+        "overview",
+        {
+            "dataset": None if dataset == ALL else dataset,
+            "by": None if metric == "cus" else metric,
+            "alpha": f"{alpha:g}",
+        },
+    )
+    board = data.ranked(controls.path, controls.stamp, stored_signature, alpha, metric)
+    shown = leaderboard.table(board, runs, partial, metric, alpha)
+    if dataset != ALL:
+        shown = shown[shown["dataset"] == dataset]
+        board = board[board["dataset"] == dataset]
+
     widgets.csv_download(
         button,
         "Leaderboard (CSV)",
-        board.assign(signature=signature),
+        shown.drop(columns="run_page").assign(signature=signature),
         file_name="s3kg_leaderboard.csv",
         key="leaderboard_csv",
     )
-    st.dataframe(
-        board.sort_values("cus", ascending=False),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "n": st.column_config.NumberColumn("answers"),
-            **{
-                m: st.column_config.NumberColumn(name, format="%.4f")
-                for m, name in charts.SCORE_NAMES.items()
-            },
-        },
-        key="leaderboard",
+    note = leaderboard.swap_note(board, alpha)
+    if note:
+        st.info(note, icon=":material/swap_vert:")
+    for name, group in shown.groupby("dataset", sort=True):
+        if dataset == ALL and len(DATASETS) > 1:
+            st.markdown(f"**{md(name)}** · {len(group)} runs")
+        leaderboard_table(group, metric, key=f"leaderboard.{name}")
+    st.caption(
+        f"Ranked by mean {charts.SCORE_NAMES[metric]} within each dataset, with its 95% "
+        "bootstrap interval (BCa, 1,999 resamples, seed 0); **tie**: the interval overlaps the "
+        f"leader's. Δrank: against alpha 0.5. Signature of every number on this page: "
+        f"{code(signature)}"
     )
-    st.caption(f"Signature of every number on this page: {code(signature)}")
 
     # One chart at a time: only the chosen one is built on each alpha step.
+    chart_frame = frame if dataset == ALL else frame[frame["dataset"] == dataset]
+    means = data.mark_partial(data.leaderboard(chart_frame), runs, partial)
     chart = st.segmented_control(
         "Chart", CHARTS, default=CHARTS[0], key="overview_chart", label_visibility="collapsed"
     )
     if chart == "By temperature":
-        st.plotly_chart(charts.temperature_figure(board), width="stretch", key="lines")
+        st.plotly_chart(charts.temperature_figure(means), width="stretch", key="lines")
         st.caption("Runs with a single temperature show as points.")
     elif chart == "Distributions":
-        metric = st.radio(
+        dist = st.radio(
             "Score",
             list(charts.SCORE_NAMES),
             format_func=charts.SCORE_NAMES.get,
             horizontal=True,
             key="dist_metric",
         )
-        st.plotly_chart(charts.distribution_figure(frame, metric), width="stretch", key="dist")
+        st.plotly_chart(charts.distribution_figure(chart_frame, dist), width="stretch", key="dist")
     else:
-        st.plotly_chart(charts.leaderboard_figure(board, height=330), width="stretch", key="bars")
+        st.plotly_chart(charts.leaderboard_figure(means, height=330), width="stretch", key="bars")
         st.caption(
-            "One bar per run (model, temperature, extractor) and score. Compare two runs "
-            "question by question on **Run comparison**; open the worst answers on "
-            "**Failure analysis**."
+            "One bar per run and score. Compare two runs question by question on **Run "
+            "comparison**; open the worst answers on **Failure analysis**."
         )
 
 

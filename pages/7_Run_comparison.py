@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, compare, data, navigation, views, widgets
+from dashboard import charts, compare, data, navigation, triple_diff, url_state, views, widgets
 from dashboard.escape import code, md
+from s3kg_core.stages.compare import paired_bootstrap
 from s3kg_core.stages.results import reblend
 
 widgets.page_setup("Run comparison")
+url_state.adopt_alpha("compare")
 controls = widgets.sidebar()
 if controls.signature is None:
     st.info(f"Nothing is scored yet: {code(f's3kg score --db {controls.path}')}.")
@@ -30,6 +32,12 @@ if not pairs:
 names = {run_id: label for label, run_id in views.run_choices(runs).items()}
 first = compare.default_pair(runs, pairs)
 assert first is not None
+# A link (?a=&b=&item=) opens that pair and question, once; then the widgets rule.
+for param, key in url_state.adopt(
+    "compare",
+    {"a": lambda v: str(int(v)), "b": lambda v: str(int(v)), "item": lambda v: str(int(v))},
+).items():
+    st.session_state[f"_compare_{param}_choice"] = key
 with_partners = {str(a): names[a] for a in sorted({a for a, _ in pairs}) if a in names}
 cols = st.columns(2)
 with cols[0]:
@@ -54,6 +62,7 @@ deltas = compare.question_deltas(
 )
 worse = int((deltas["d_cus"] < 0).sum())
 better = int((deltas["d_cus"] > 0).sum())
+difference = paired_bootstrap(deltas["cus_b"], deltas["cus_a"], resamples=1999)
 cols = st.columns(5)
 cols[0].metric("Shared questions", len(deltas))
 cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
@@ -65,6 +74,7 @@ cols[2].metric(
 )
 cols[3].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
 cols[4].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
+st.caption(compare.verdict(difference))
 st.download_button(
     "Download the report (HTML)",
     data=lambda: data.run_report(
@@ -93,7 +103,7 @@ with left:
         ],
         column_config={
             "ext_id": st.column_config.TextColumn("item", width="small"),
-            "question": st.column_config.TextColumn("question", width="medium"),
+            "question": st.column_config.TextColumn("question", width="large"),
             "d_cus": st.column_config.NumberColumn("ΔCUS", format="%+.3f", width="small"),
             "d_gold_sim": st.column_config.NumberColumn("ΔGoldSim", format="%+.3f", width="small"),
             "d_ctx_sim": st.column_config.NumberColumn("ΔCtxSim", format="%+.3f", width="small"),
@@ -110,6 +120,8 @@ with left:
     )
 with right:
     st.plotly_chart(charts.comparison_figure(deltas), width="stretch", key="compare_chart")
+changes = data.pair_gold_changes(controls.path, controls.stamp, controls.signature, run_a, run_b)
+st.info(triple_diff.pair_summary(changes, len(deltas)), icon=":material/compare_arrows:")
 
 st.subheader("Open a question in both runs")
 questions = {
@@ -123,22 +135,64 @@ item_id = int(
         help="The label's ΔCUS follows alpha; the chosen question stays.",
     )
 )
+url_state.write(
+    "compare",
+    {"a": str(run_a), "b": str(run_b), "item": str(item_id), "alpha": f"{controls.alpha:g}"},
+)
 row = deltas[deltas["item_id"] == item_id].iloc[0]
 st.text(str(row["question"]))
 cols = st.columns(4)
 with cols[0]:
-    navigation.case_link(
-        "explorer", f"Sample explorer · A (CUS {row['cus_a']:.3f})", run_a, item_id
-    )
+    navigation.case_link("explorer", f"Explorer · A (CUS {row['cus_a']:.2f})", run_a, item_id)
 with cols[1]:
-    navigation.case_link(
-        "explorer", f"Sample explorer · B (CUS {row['cus_b']:.3f})", run_b, item_id
-    )
+    navigation.case_link("explorer", f"Explorer · B (CUS {row['cus_b']:.2f})", run_b, item_id)
 with cols[2]:
     navigation.case_link("annotate", "Annotate · A", run_a, item_id)
 with cols[3]:
     navigation.case_link("annotate", "Annotate · B", run_b, item_id)
+
+st.markdown("**The two answers**")
+texts = st.columns(2)
+for col, side, run in ((texts[0], "A", run_a), (texts[1], "B", run_b)):
+    view = data.item_view(controls.path, controls.stamp, run, item_id, controls.signature)
+    with col:
+        st.caption(f"{side}: {md(names[run])}")
+        st.text(view.answer or "(empty)")
+
+diff = data.question_across(
+    controls.path, controls.stamp, controls.signature, run_a, run_b, item_id
+)
+st.markdown(
+    f"**Triple by triple**: {len(diff.both)} answer triples in both, {len(diff.only_a)} only "
+    f"in A, {len(diff.only_b)} only in B; {sum(f.changed for f in diff.gold)} of "
+    f"{len(diff.gold)} gold triples changed TAU category."
+)
+left, right = st.columns(2)
+with left:
+    st.dataframe(
+        triple_diff.answer_table(diff),
+        hide_index=True,
+        width="stretch",
+        column_config={"in": st.column_config.TextColumn("in", width="small")},
+        key="compare_answer_triples",
+    )
+with right:
+    st.dataframe(
+        triple_diff.gold_table(diff),
+        hide_index=True,
+        width="stretch",
+        column_order=["changed", "gold triple", "in A", "in B"],
+        column_config={
+            "changed": st.column_config.CheckboxColumn(
+                "Δ", width="small", help="TAU's category differs between A and B."
+            ),
+            "gold triple": st.column_config.TextColumn(width="medium"),
+        },
+        key="compare_gold_triples",
+    )
 st.caption(
-    f"A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
+    "Answer triples as the scorer keys them (normalised); each gold triple's category is "
+    "TAU's (alignment cosine 0.76, a threshold of its own, apart from the explorer's tau) "
+    f"in each run. A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
     f"{code(f'{controls.signature}|alpha:{controls.alpha:g}')}"
 )

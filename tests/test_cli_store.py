@@ -37,7 +37,8 @@ from s3kg_core.store.schema import SCHEMA_VERSION
 from s3kg_core.store.store import Store
 
 JSON_KEYS = {
-    "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim", "cus",
+    "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
+    "ctx_sim", "cus",
 }  # fmt: skip
 
 
@@ -151,6 +152,7 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
         "model",
         "temperature",
         "extractor",
+        "run_id",
         "n",
         "unscored",
         "gold_sim",
@@ -769,11 +771,11 @@ def test_cus_and_export_report_the_answers_they_do_not_score(tmp_path, minilm):
     assert result.exit_code == 0, result.output
     header, row_a, row_b, note, sig = result.output.strip().splitlines()
     assert header.split() == [
-        "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim",
-        "cus",
+        "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
+        "ctx_sim", "cus",
     ]  # fmt: skip
-    assert row_a.split()[:6] == ["toy", "model-a", "0.0000", "test", "1", "3"]
-    assert row_b.split()[:6] == ["toy", "model-b", "0.0000", "test", "4", "0"]
+    assert row_a.split()[:7] == ["toy", "model-a", "0.0000", "test", "1", "1", "3"]
+    assert row_b.split()[:7] == ["toy", "model-b", "0.0000", "test", "2", "4", "0"]
     assert note == "3 answers not scored: 1 collect error, 1 KG extraction failed, 1 no KGs yet"
     assert sig.startswith("signature mode:hybrid|")
     records = json.loads(out_json.read_text(encoding="utf-8"))
@@ -817,8 +819,8 @@ def test_cus_empty_drop_leaves_empty_kgs_out_and_says_so(tmp_path, minilm):
     zero, drop = _invoke("cus", "--db", db), _invoke("cus", "--db", db, "--empty", "drop")
     assert zero.exit_code == 0 and drop.exit_code == 0, zero.output + drop.output
     assert zero.output == _invoke("cus", "--db", db, "--empty", "zero").output
-    assert zero.output.splitlines()[1].split()[4] == "3"
-    assert drop.output.splitlines()[1].split()[4] == "2"
+    assert zero.output.splitlines()[1].split()[5] == "3"  # n, after run_id
+    assert drop.output.splitlines()[1].split()[5] == "2"
     assert "1 of the 3 scored answers have CUS 0" in zero.output
     assert "1 of the 3 scored answers are left out of the means (--empty drop)" in drop.output
     bad = _invoke("cus", "--db", db, "--empty", "none")

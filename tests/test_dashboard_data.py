@@ -198,3 +198,22 @@ def test_kg_statuses_name_every_source_and_the_missing_ones():
         "answer": "not extracted",
         "context": "not extracted",
     }
+
+
+def test_the_leaderboard_keeps_two_runs_that_share_a_name_apart():
+    # Regression: it grouped by (dataset, display name, temperature, extractor), so two runs
+    # named alike merged into one row whose mean mixed both, and mark_partial matched by name.
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {"run_id": [1, 1, 2, 2], "dataset": ["d"] * 4, "model": ["m"] * 4,
+         "temperature": [0.0] * 4, "extractor": ["x"] * 4, "item_id": [1, 2, 1, 2],
+         "gold_sim": [0.2, 0.4, 0.8, 0.6], "ctx_sim": [0.2, 0.4, 0.8, 0.6],
+         "cus": [0.2, 0.4, 0.8, 0.6]}
+    )  # fmt: skip
+    board = data.leaderboard(frame)
+    assert board["run_id"].tolist() == [1, 2]
+    assert board["cus"].round(3).tolist() == [0.3, 0.7]
+    runs = pd.DataFrame({"run_id": [1, 2]})
+    marked = data.mark_partial(board, runs, {2: (2, 4)})
+    assert marked["scoring"].tolist() == ["complete", "partial: 2 of 4 scored"]

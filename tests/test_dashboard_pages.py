@@ -13,6 +13,7 @@ import re
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 from dashboard_helpers import app_frame_with, app_metric
 from store_helpers import REPO
@@ -27,6 +28,8 @@ PAGES = {
     "annotate": REPO / "pages" / "3_Annotate.py",
     "factuality": REPO / "pages" / "6_Factuality.py",
     "compare": REPO / "pages" / "7_Run_comparison.py",
+    "run": REPO / "pages" / "8_Run.py",
+    "search": REPO / "pages" / "9_Search.py",
 }
 
 
@@ -837,6 +840,177 @@ def test_the_sidebar_import_refuses_folders_outside_the_import_root(db, tmp_path
         assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]  # nothing imported
     finally:
         con.close()
+
+
+# -- the leaderboard: per dataset, intervals, URL state (issue 31) -------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_datasets(tmp_path_factory, minilm):
+    """Datasets ``alpha-set`` and ``beta-set``, two runs each; ``beta-set``'s runs share one
+    display name (``m``, two model folders), scored with MiniLM."""
+    from store_helpers import build_store
+
+    from s3kg_core.stages.score import score_store
+
+    path = tmp_path_factory.mktemp("two-datasets") / "s3kg.duckdb"
+    build_store(path, dataset="alpha-set", n_items=4, seed=1)
+    store = build_store(path, dataset="beta-set", models=("org1/m", "org2/m"), n_items=4, seed=2)
+    score_store(store, encoder=minilm)
+    return path
+
+
+@pytest.fixture
+def two_db(two_datasets, tmp_path, monkeypatch):
+    import shutil
+
+    from dashboard.data import clear_caches
+
+    path = tmp_path / "s3kg.duckdb"
+    shutil.copy(two_datasets, path)
+    monkeypatch.setenv("S3KG_DB", str(path))
+    clear_caches()
+    return path
+
+
+def _boards(at: AppTest) -> list:
+    return [d.value for d in at.dataframe if {"rank", "change", "mean", "low"} <= set(d.value)]
+
+
+def test_the_leaderboard_ranks_runs_within_their_dataset_only(two_db):
+    at = _app("overview")
+    boards = _boards(at)
+    assert len(boards) == 2  # one table per dataset, never one ranking of both
+    for board in boards:
+        assert board["rank"].tolist() == sorted(board["rank"]) and board["rank"].iloc[0] == 1
+        assert (board["low"] <= board["mean"]).all() and (board["mean"] <= board["high"]).all()
+    # the two runs named "m" are two rows with their own model folders, never merged
+    beta = next(b for b in boards if set(b["name"]) == {"m"})
+    assert sorted(beta["model"]) == ["org1/m", "org2/m"] and len(set(beta["run_id"])) == 2
+    assert at.query_params["alpha"] == "0.5" and "dataset" not in at.query_params
+    at.selectbox(key="overview.dataset").set_value("beta-set").run()
+    assert [len(b) for b in _boards(at)] == [2]
+    assert at.query_params["dataset"] == "beta-set"
+
+
+def test_a_link_with_dataset_and_alpha_reopens_that_view(two_db):
+    at = AppTest.from_file(str(PAGES["overview"]), default_timeout=180)
+    at.query_params["dataset"] = "alpha-set"
+    at.query_params["alpha"] = "0.9"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.slider(key="alpha").value == 0.9
+    (board,) = _boards(at)
+    assert sorted(board["name"]) == ["model-a", "model-b"]
+    assert any("alpha:0.9" in c.value for c in at.caption)
+    # a bad alpha in a link is ignored, not an error
+    bad = AppTest.from_file(str(PAGES["overview"]), default_timeout=180)
+    bad.query_params["alpha"] = "7"
+    bad.run()
+    assert not bad.exception and bad.sidebar.slider(key="alpha").value == 0.5
+
+
+def test_moving_alpha_names_the_runs_that_swapped_places(two_db):
+    from s3kg_core.stages.leaderboard import rank_runs, swaps
+    from s3kg_core.stages.results import latest_signature, scored_frame
+    from s3kg_core.store.store import Store
+
+    store = Store(two_db, read_only=True)
+    frame = scored_frame(store, latest_signature(store))
+    moved = [a for a in np.round(np.linspace(0, 1, 21), 2) if swaps(rank_runs(frame, a))]
+    assert moved, "the seeded fixture has runs that swap places at some alpha"
+    at = _app("overview")
+    at.sidebar.slider(key="alpha").set_value(float(moved[0])).run()
+    notes = [i.value for i in at.info if "moved above" in i.value]
+    assert len(notes) == 1 and f"At alpha {moved[0]:g} against 0.5" in notes[0]
+    changes = pd.concat(_boards(at))["change"].tolist()
+    assert any(c.startswith("▲") for c in changes) and any(c.startswith("▼") for c in changes)
+
+
+# -- the Run details page and the comparison's links (issue 31) ----------------------------------
+
+
+def test_the_run_page_shows_its_name_model_settings_cost_and_statuses(db):
+    at = AppTest.from_file(str(PAGES["run"]), default_timeout=180)
+    at.query_params["run"] = "2"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    with duckdb.connect(str(db), read_only=True) as con:
+        median, prompt, kgs = con.execute(
+            "SELECT median(latency_s), sum(prompt_tokens), "
+            "(SELECT count(*) FROM kgs WHERE run_id = 2) FROM answers WHERE run_id = 2"
+        ).fetchone()
+    assert app_metric(at, "Latency (median)") == f"{median:.2f} s"
+    assert app_metric(at, "Answers") == "30"
+    cost = app_frame_with(at, "cost", "value", "over").set_index("cost")["value"]
+    assert cost["prompt tokens (sum)"] == f"{int(prompt):,}"
+    fields = app_frame_with(at, "field", "value").set_index("field")["value"]
+    assert fields["display name"] == "SmolLM2-135M-Instruct" and fields["temperature"] == "0.7"
+    assert fields["endpoint"].startswith("transformers serve") and fields["max tokens"] == "160"
+    assert app_frame_with(at, "source", "status", "kgs")["kgs"].sum() == kgs
+    assert at.query_params["run"] == "2" and at.query_params["alpha"] == "0.5"
+    # an unknown run in a link is said, and the page shows the first run
+    other = AppTest.from_file(str(PAGES["run"]), default_timeout=180)
+    other.query_params["run"] = "99"
+    other.run()
+    assert not other.exception and any("run 99" in w.value for w in other.warning)
+
+
+def test_a_comparison_link_reopens_its_pair_and_question(db):
+    at = AppTest.from_file(str(PAGES["compare"]), default_timeout=180)
+    at.query_params.update({"a": "2", "b": "1", "item": "7", "alpha": "0.8"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="compare_a").value == "2"
+    assert at.selectbox(key="compare_b").value == "1"
+    assert at.selectbox(key="compare_item").value == "7"
+    assert at.sidebar.slider(key="alpha").value == 0.8
+    assert dict(at.query_params) == {"a": "2", "b": "1", "item": "7", "alpha": "0.8"}
+    assert any("B − A = " in c.value and "95% interval" in c.value for c in at.caption)
+
+
+def test_run_comparison_diffs_one_question_triple_by_triple(db):
+    at = AppTest.from_file(str(PAGES["compare"]), default_timeout=300)
+    at.query_params.update({"a": "1", "b": "2", "item": "7"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    answers = app_frame_with(at, "in", "head", "relation", "tail")
+    gold = app_frame_with(at, "gold triple", "in A", "in B", "changed")
+    assert set(answers["in"]) <= {"both", "only A", "only B"} and len(answers) > 0
+    assert gold["changed"].tolist() == sorted(gold["changed"], reverse=True)  # changed first
+    assert (gold["changed"] == (gold["in A"] != gold["in B"])).all()
+    line = next(m.value for m in at.markdown if m.value.startswith("**Triple by triple**"))
+    counts = answers["in"].value_counts()
+    assert f"{counts.get('both', 0)} answer triples in both" in line
+    assert f"{int(gold['changed'].sum())} of {len(gold)} gold triples changed" in line
+    assert any(i.value.startswith("Over 30 shared questions, B lost") for i in at.info)
+
+
+def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(db):
+    at = AppTest.from_file(str(PAGES["search"]), default_timeout=180)
+    at.query_params["q"] = "PENICILLIN"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    hits = app_frame_with(at, "ext_id", "question", "explorer")
+    with duckdb.connect(str(db), read_only=True) as con:
+        (want,) = con.execute(
+            "SELECT count(*) FROM answers a JOIN items i USING (item_id) WHERE "
+            "lower(i.question || ' ' || coalesce(a.answer, '') || ' ' || i.gold_answer || ' ' "
+            "|| i.context) LIKE '%penicillin%'"
+        ).fetchone()
+    assert len(hits) == want > 0
+    assert all(u.startswith("/Sample_explorer?run=") for u in hits["explorer"])
+    at.text_input(key="search.q").set_value("").run()
+    at.selectbox(key="search.kg").set_value("empty").run()
+    empty = app_frame_with(at, "ext_id", "answer_kg_status")
+    assert set(empty["answer_kg_status"]) == {"empty"} and len(empty) >= 1
+    assert dict(at.query_params) == {"kg": "empty"}
+    # 60 answers, 50 a page: Next shows the last 10
+    at.selectbox(key="search.kg").set_value("any").run()
+    assert len(app_frame_with(at, "ext_id", "explorer")) == 50
+    at.button(key="search.next").click().run()
+    assert len(app_frame_with(at, "ext_id", "explorer")) == 10
+    assert at.query_params["page"] == "2"
 
 
 def test_run_comparison_downloads_the_report_s3kg_report_writes(db, tmp_path, monkeypatch):

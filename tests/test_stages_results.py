@@ -27,7 +27,8 @@ from s3kg_core.stages.tau import tau_store
 from s3kg_core.store.records import AnswerRecord, KGRecord
 
 TABLE_COLUMNS = [
-    "dataset", "model", "temperature", "extractor", "n", "unscored", "gold_sim", "ctx_sim", "cus",
+    "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
+    "ctx_sim", "cus",
 ]  # fmt: skip
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -390,3 +391,13 @@ def test_an_extra_column_named_like_an_export_column_is_renamed(tmp_path):
 def _exported(store, path):
     export_results(store, path, fmt=path.suffix[1:])
     return path
+
+
+def test_two_runs_that_share_a_display_name_stay_two_rows_of_the_cus_table(tmp_path, minilm):
+    # Regression: the table grouped by the display name (``coalesce(name, model)``), so two
+    # runs named alike (two model folders called ``m``, one temperature) merged into one row.
+    store = build_store(tmp_path / "db.duckdb", models=("org1/m", "org2/m"), n_items=2)
+    score_store(store, encoder=minilm)
+    table = cus_table(store)
+    assert table["model"].tolist() == ["m", "m"]
+    assert table["run_id"].tolist() == [1, 2] and table["n"].tolist() == [2, 2]

@@ -204,8 +204,13 @@ def test_runs_datasets_and_items(store):
             "answers",
             "with_kgs",
             "scored",
+            "model_id",
+            "settings",
+            "created_at",
         ]
         assert overview[["answers", "with_kgs", "scored"]].values.tolist() == [[3, 3, 0]] * 2
+        assert overview["model_id"].tolist() == ["model-a", "model-b"]
+        assert overview["settings"].tolist() == ["{}", "{}"]
 
 
 def test_copying_a_run_s_answers_keeps_the_target_s_own(store):

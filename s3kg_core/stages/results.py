@@ -93,13 +93,15 @@ TABLE_COLUMNS = [
     "model",
     "temperature",
     "extractor",
+    "run_id",
     "n",
     "unscored",
     "gold_sim",
     "ctx_sim",
     "cus",
 ]
-"""The columns of the CUS table: ``n`` answers scored, ``unscored`` stored but not scored."""
+"""The columns of the CUS table: one row per run (``run_id``: two runs may share a display
+name, temperature and extractor), ``n`` answers scored, ``unscored`` stored but not scored."""
 
 UNSCORED_REASONS: dict[str, str] = {
     "collect_error": "collect error",
@@ -410,7 +412,7 @@ class CUSReport:
     alpha
         The alpha the table was re-blended at (``None``: as scored).
     table
-        One row per dataset x model x temperature x extractor (:data:`TABLE_COLUMNS`); the means
+        One row per run, by dataset, name, temperature, extractor (:data:`TABLE_COLUMNS`); the means
         are NaN where no answer is scored.
     coverage
         The stored answers the table covers and why the others are not scored.
@@ -485,7 +487,7 @@ def cus_report(
         components = queries.scored_components(con, resolved)
         statuses = queries.answer_statuses(con, resolved)
     frame = reblend(components, alpha)
-    keys = ["dataset", "model", "temperature", "extractor"]
+    keys = ["dataset", "model", "temperature", "extractor", "run_id"]
     kept = frame[_both_ok(frame)] if empty == "drop" else frame
     means = kept.groupby(keys, sort=True).agg(
         n=("item_id", "size"),

@@ -191,17 +191,20 @@ def run_overview(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """One row per run with how many answers it has, with KGs, and scored.
 
     Columns ``run_id, dataset, model, temperature, extractor, source, answers, with_kgs,
-    scored``, ordered by dataset, model, temperature and extractor; ``model`` is the run's
-    display name (``runs.name``, the model's short name unless ``--name`` gave another).
+    scored, model_id, settings, created_at``, ordered by dataset, model, temperature,
+    extractor and run id; ``model`` is the run's display name (``runs.name``, the model's short
+    name unless ``--name`` gave another; two runs may share one), ``model_id`` the model as
+    the run names it (an id, or a local model's folder), ``settings`` its JSON text.
     """
     return con.execute(
         "SELECT r.run_id, d.name AS dataset, coalesce(r.name, r.model) AS model, "
         "r.temperature, r.extractor, r.source, "
         "(SELECT count(*) FROM answers a WHERE a.run_id = r.run_id) AS answers, "
         "(SELECT count(DISTINCT item_id) FROM kgs k WHERE k.run_id = r.run_id) AS with_kgs, "
-        "(SELECT count(DISTINCT item_id) FROM scores s WHERE s.run_id = r.run_id) AS scored "
+        "(SELECT count(DISTINCT item_id) FROM scores s WHERE s.run_id = r.run_id) AS scored, "
+        "r.model AS model_id, CAST(r.settings AS VARCHAR) AS settings, r.created_at "
         "FROM runs r JOIN datasets d USING (dataset_id) ORDER BY d.name, model, "
-        "r.temperature, r.extractor"
+        "r.temperature, r.extractor, r.run_id"
     ).df()
 
 

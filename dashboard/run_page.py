@@ -1,0 +1,146 @@
+"""The Run details page's tables: a run's identity and settings, and what its answers cost.
+
+Pure functions on :class:`dashboard.data.RunSummary` (its numbers are aggregated in DuckDB).
+Every value becomes text for ``st.dataframe`` (no Markdown: nothing to escape).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["IDENTITY_FIELDS", "identity", "status_table", "usage_metrics", "usage_table"]
+
+IDENTITY_FIELDS = (
+    ("name", "display name"),
+    ("model", "model"),
+    ("dataset", "dataset"),
+    ("temperature", "temperature"),
+    ("extractor", "KG extractor"),
+    ("endpoint", "endpoint"),
+    ("prompt_version", "prompt version"),
+    ("max_tokens", "max tokens"),
+    ("seed", "seed"),
+    ("source", "made by"),
+    ("created_at", "created"),
+)
+"""The fields of a run shown first, in order, with their labels (then its other settings)."""
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _seconds(usage: Mapping[str, Any], key: str) -> str:
+    value = usage.get(key)
+    return "—" if value is None else f"{float(value):.2f} s"
+
+
+def _count(usage: Mapping[str, Any], key: str) -> str:
+    value = usage.get(key)
+    return "—" if value is None else f"{int(value):,}"
+
+
+def identity(info: Mapping[str, Any], signature: str | None) -> pd.DataFrame:
+    """A run's identity and every setting it was made with: columns ``field, value``.
+
+    The fields of :data:`IDENTITY_FIELDS` first (from the run or its settings; ``—`` where
+    the run has none), then the other settings by name, then the score signature shown.
+
+    Examples
+    --------
+    >>> info = {"name": "m", "model": "org/m", "dataset": "d", "temperature": 0.7,
+    ...         "extractor": "offline", "source": "collect", "created_at": None,
+    ...         "settings": {"endpoint": "http://127.0.0.1:8000/v1", "max_tokens": 64,
+    ...                      "max_input_chars": 12000}}
+    >>> t = identity(info, "mode:hybrid")
+    >>> t.set_index("field")["value"][["display name", "endpoint", "max tokens", "seed"]].tolist()
+    ['m', 'http://127.0.0.1:8000/v1', '64', '—']
+    >>> t["field"].tolist()[-2:]
+    ['max_input_chars', 'score signature']
+    """
+    settings = dict(info.get("settings") or {})
+    rows = []
+    for key, label in IDENTITY_FIELDS:
+        value = info.get(key) if key in info else settings.get(key)
+        rows.append((label, _text(value)))
+    shown = {k for k, _ in IDENTITY_FIELDS}
+    rows += [(key, _text(settings[key])) for key in sorted(settings) if key not in shown]
+    rows.append(("score signature", signature or "not scored"))
+    return pd.DataFrame(rows, columns=["field", "value"])
+
+
+def usage_metrics(usage: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """What the answers cost as ``(label, value, help)`` metrics; ``—`` where not recorded.
+
+    Examples
+    --------
+    >>> m = usage_metrics({"answers": 2, "with_latency": 1, "latency_mean": 1.5,
+    ...     "latency_median": 1.5, "latency_p95": 1.5, "latency_max": 1.5,
+    ...     "prompt_tokens": 10, "completion_tokens": 4, "with_tokens": 1})
+    >>> [(label, value) for label, value, _ in m]
+    [('Latency (median)', '1.50 s'), ('Latency (p95)', '1.50 s'), ('Prompt tokens', '10'), ('Answer tokens', '4')]
+    """  # noqa: E501
+    timed = f"over {usage.get('with_latency') or 0} of {usage.get('answers') or 0} answers"
+    counted = f"over {usage.get('with_tokens') or 0} of {usage.get('answers') or 0} answers"
+    return [
+        (
+            "Latency (median)",
+            _seconds(usage, "latency_median"),
+            f"Seconds the endpoint took, {timed}.",
+        ),
+        ("Latency (p95)", _seconds(usage, "latency_p95"), f"95th percentile, {timed}."),
+        (
+            "Prompt tokens",
+            _count(usage, "prompt_tokens"),
+            f"Sum as the endpoint reported it, {counted}.",
+        ),
+        ("Answer tokens", _count(usage, "completion_tokens"), f"Sum, {counted}."),
+    ]
+
+
+def status_table(counts: Mapping[str, int], what: str) -> pd.DataFrame:
+    """Counts by status as a two-column table (``what``, ``answers``), largest first.
+
+    Examples
+    --------
+    >>> status_table({"ok": 28, "error": 2}, "answer status").values.tolist()
+    [['ok', 28], ['error', 2]]
+    """
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return pd.DataFrame(ordered, columns=[what, "answers"])
+
+
+def usage_table(usage: Mapping[str, Any]) -> pd.DataFrame:
+    """What the answers cost as rows ``cost, value, over`` (latencies, token sums).
+
+    Examples
+    --------
+    >>> t = usage_table({"answers": 2, "with_latency": 1, "latency_mean": 1.5,
+    ...     "latency_median": 1.5, "latency_p95": 1.5, "latency_max": 2.0,
+    ...     "prompt_tokens": None, "completion_tokens": None, "with_tokens": 0})
+    >>> t.values.tolist()[-2:]
+    [['prompt tokens (sum)', '—', '0 of 2 answers'], ['answer tokens (sum)', '—', '0 of 2 answers']]
+    """
+    answers = usage.get("answers") or 0
+    timed = f"{usage.get('with_latency') or 0} of {answers} answers"
+    counted = f"{usage.get('with_tokens') or 0} of {answers} answers"
+
+    rows = [
+        ("latency (mean)", _seconds(usage, "latency_mean"), timed),
+        ("latency (median)", _seconds(usage, "latency_median"), timed),
+        ("latency (95th percentile)", _seconds(usage, "latency_p95"), timed),
+        ("latency (max)", _seconds(usage, "latency_max"), timed),
+        ("prompt tokens (sum)", _count(usage, "prompt_tokens"), counted),
+        ("answer tokens (sum)", _count(usage, "completion_tokens"), counted),
+    ]
+    return pd.DataFrame(rows, columns=["cost", "value", "over"])

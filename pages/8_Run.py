@@ -1,0 +1,147 @@
+"""Run details: one run's name, model, endpoint and settings, what it cost, how its stages went."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import data, navigation, run_page, url_state, views, widgets
+from dashboard.escape import code, md
+from s3kg_core.stages.leaderboard import rank_change_text
+from s3kg_core.stages.results import reblend
+
+widgets.page_setup("Run details")
+url_state.adopt_alpha("run")
+controls = widgets.sidebar()
+runs = data.load_runs(controls.path, controls.stamp)
+if runs.empty:
+    st.info(f"No runs yet: import or collect one ({code('s3kg import --help')}).")
+    st.stop()
+
+labels = {str(run_id): label for label, run_id in views.run_choices(runs).items()}
+found = url_state.adopt("run", {"run": lambda v: str(int(v))})
+if "run" in found:
+    if found["run"] in labels:
+        st.session_state["_run.run_choice"] = found["run"]
+    else:
+        st.warning(f"The link names run {md(found['run'])}, which this database does not have.")
+run_id = int(widgets.keyed_selectbox("Run", labels, key="run.run"))
+url_state.write("run", {"run": str(run_id), "alpha": f"{controls.alpha:g}"})
+
+summary = data.run_summary(controls.path, controls.stamp, run_id)
+if summary is None:  # removed since the list was read
+    st.error(f"Run {run_id} is not in the database any more.")
+    st.stop()
+info = summary.info
+
+board = None
+worst = None
+if controls.signature is not None:
+    ranked = data.ranked(controls.path, controls.stamp, controls.signature, controls.alpha, "cus")
+    mine = ranked[ranked["run_id"] == run_id]
+    board = None if mine.empty else mine.iloc[0]
+    if board is not None:
+        frame = data.load_components(controls.path, controls.stamp, controls.signature)
+        blended = reblend(frame[frame["run_id"] == run_id], controls.alpha)
+        worst = int(blended.sort_values(["cus", "item_id"]).iloc[0]["item_id"])
+
+cols = st.columns(4)
+scored = int(board["n"]) if board is not None else 0
+cols[0].metric(
+    "Answers",
+    f"{summary.usage['answers']:,}",
+    help=f"{scored:,} of them scored under the sidebar's signature.",
+)
+if board is not None:
+    in_dataset = int((ranked["dataset"] == board["dataset"]).sum())
+    cols[1].metric(
+        "Mean CUS",
+        f"{board['cus']:.3f}",
+        help=f"At alpha {controls.alpha:g}; 95% bootstrap interval "
+        f"{board['low']:.3f} to {board['high']:.3f}.",
+    )
+    tie = ", tied with #1" if bool(board["tied"]) else ""
+    cols[2].metric(
+        "Rank in dataset",
+        f"{int(board['rank'])} of {in_dataset}",
+        help=f"Within {md(board['dataset'])} by mean CUS{tie}; since alpha 0.5: "
+        f"{rank_change_text(int(board['rank_change']))}.",
+    )
+else:
+    cols[1].metric("Mean CUS", "—", help="Not scored under the sidebar's signature.")
+    cols[2].metric("Rank in dataset", "—")
+usage = run_page.usage_metrics(summary.usage)
+cols[3].metric(usage[0][0], usage[0][1], help=usage[0][2])
+
+left, right = st.columns([3, 2])
+with left:
+    st.subheader("Who and how")
+    st.dataframe(
+        run_page.identity(info, controls.signature),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "field": st.column_config.TextColumn("setting", width="medium"),
+            "value": st.column_config.TextColumn("value", width="large"),
+        },
+        key="run.identity",
+    )
+    st.dataframe(
+        run_page.usage_table(summary.usage),
+        hide_index=True,
+        width="stretch",
+        key="run.usage",
+    )
+with right:
+    st.subheader("How its stages went")
+    st.dataframe(
+        run_page.status_table(summary.answer_statuses, "answer status"),
+        hide_index=True,
+        width="stretch",
+        key="run.answer_statuses",
+    )
+    if summary.finish_reasons:
+        st.dataframe(
+            run_page.status_table(summary.finish_reasons, "generation stopped"),
+            hide_index=True,
+            width="stretch",
+            key="run.finish_reasons",
+        )
+    st.dataframe(
+        summary.kg_statuses,
+        hide_index=True,
+        width="stretch",
+        column_config={"source": "KG of", "status": "KG status", "kgs": "KGs"},
+        key="run.kg_statuses",
+    )
+    if not summary.scored.empty:
+        st.dataframe(
+            summary.scored,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "signature": st.column_config.TextColumn("score signature", width="medium"),
+                "scored": "answers scored",
+                "not_ok": st.column_config.NumberColumn(
+                    "empty KG", help="Scored 0 for an empty or unparseable KG."
+                ),
+            },
+            key="run.scored",
+        )
+
+links = st.columns(3)
+if worst is not None:
+    with links[0]:
+        navigation.case_link(
+            "explorer", "Its lowest-CUS answer in the Sample explorer", run_id, worst
+        )
+with links[1]:
+    navigation.params_link(
+        "compare", "Compare it with another run", {"a": str(run_id), "alpha": f"{controls.alpha:g}"}
+    )
+with links[2]:
+    navigation.params_link(
+        "overview",
+        "Its dataset's leaderboard",
+        {"dataset": str(info["dataset"]), "alpha": f"{controls.alpha:g}"},
+        icon=":material/leaderboard:",
+    )

@@ -1,0 +1,113 @@
+"""Search: every stored answer by its words, run and statuses, each linked to the explorer."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import data, navigation, url_state, views, widgets
+
+PAGE_SIZE = 50
+ANY = "any"
+ANSWER_STATUSES = (ANY, "ok", "empty", "error", "truncated")
+KG_STATUSES = (ANY, "ok", "empty", "failed", "truncated", "missing")
+
+widgets.page_setup("Search answers")
+controls = widgets.sidebar(alpha=False)
+runs = data.load_runs(controls.path, controls.stamp)
+labels = {str(run_id): label for label, run_id in views.run_choices(runs).items()}
+
+found = url_state.adopt(
+    "search",
+    {
+        "q": str,
+        "runs": lambda v: [r for r in v.split(",") if r in labels],
+        "status": lambda v: v if v in ANSWER_STATUSES else ANY,
+        "kg": lambda v: v if v in KG_STATUSES else ANY,
+        "page": lambda v: max(0, int(v) - 1),
+    },
+)
+for param, key in (("q", "search.q"), ("runs", "search.runs"), ("status", "search.status"),
+                   ("kg", "search.kg"), ("page", "search.page")):  # fmt: skip
+    if param in found:
+        st.session_state[key] = found[param]
+
+cols = st.columns([4, 4, 2, 2], vertical_alignment="bottom")
+text = cols[0].text_input(
+    "Words", key="search.q", placeholder="in the question, answer, gold answer or context",
+    help="Every word must occur (any case) in the question, the answer, the gold answer or the "
+    "context.",
+)  # fmt: skip
+chosen = cols[1].multiselect(
+    "Runs", list(labels), format_func=labels.get, key="search.runs", placeholder="all runs"
+)
+status = cols[2].selectbox("Answer status", ANSWER_STATUSES, key="search.status")
+kg = cols[3].selectbox(
+    "Answer KG", KG_STATUSES, key="search.kg",
+    help="The status of the answer's KG (missing: not extracted yet).",
+)  # fmt: skip
+filters = (text, tuple(chosen), status, kg)
+if st.session_state.get("search._filters") != filters:  # new filters: back to page 1
+    st.session_state["search._filters"] = filters
+    if "page" not in found:
+        st.session_state["search.page"] = 0
+page = int(st.session_state.get("search.page", 0))
+
+hits, total = data.search(
+    controls.path,
+    controls.stamp,
+    text.strip(),
+    tuple(int(r) for r in chosen) or None,
+    None if status == ANY else status,
+    None if kg == ANY else kg,
+    page,
+    PAGE_SIZE,
+)
+pages = max(1, -(-total // PAGE_SIZE))
+url_state.write(
+    "search",
+    {
+        "q": text.strip() or None,
+        "runs": ",".join(chosen) or None,
+        "status": None if status == ANY else status,
+        "kg": None if kg == ANY else kg,
+        "page": str(page + 1) if page else None,
+    },
+)
+
+head, prev, nxt = st.columns([6, 2, 2], vertical_alignment="bottom")
+head.markdown(
+    f"**{total:,} answers** match · page {min(page + 1, pages)} of {pages} · "
+    "the link opens the answer in the Sample explorer"
+)
+if prev.button("Previous", key="search.prev", disabled=page == 0, width="stretch"):
+    st.session_state["search.page"] = page - 1
+    st.rerun()
+if nxt.button("Next", key="search.next", disabled=page + 1 >= pages, width="stretch"):
+    st.session_state["search.page"] = page + 1
+    st.rerun()
+table = hits.assign(
+    explorer=[
+        navigation.case_url("explorer", int(r), int(i))
+        for r, i in zip(hits["run_id"], hits["item_id"], strict=True)
+    ]
+)
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    column_order=[
+        "explorer", "ext_id", "question", "answer", "run", "temperature", "answer_status",
+        "answer_kg_status", "dataset", "run_id",
+    ],
+    column_config={
+        "explorer": st.column_config.LinkColumn("open", display_text="explorer", width="small"),
+        "ext_id": st.column_config.TextColumn("item", width="small"),
+        "question": st.column_config.TextColumn("question", width="large"),
+        "answer": st.column_config.TextColumn("answer", width="large"),
+        "temperature": st.column_config.NumberColumn("T", format="%g", width="small"),
+        "answer_status": st.column_config.TextColumn("answer", width="small"),
+        "answer_kg_status": st.column_config.TextColumn("answer KG", width="small"),
+        "run_id": st.column_config.NumberColumn("run id", width="small"),
+    },
+    key="search.results",
+)  # fmt: skip

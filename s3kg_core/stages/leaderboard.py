@@ -1,0 +1,201 @@
+"""The leaderboard: runs ranked within their dataset, with bootstrap intervals and ties.
+
+One row per run (never per display name: two runs may share one), ranked by a score's mean
+within its dataset only (runs of two datasets are never ranked against each other). Each
+mean carries a seeded bootstrap interval (:func:`~s3kg_core.stages.compare.paired_bootstrap`
+of the run's values against zero: scipy's BCa interval of the mean); a run whose interval
+overlaps its dataset leader's is marked tied with it. Against a reference alpha (0.5, the
+paper's) each run has a rank change and :func:`swaps` names the pairs of runs that changed
+places, so a move of alpha never re-sorts the table silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from .compare import SCORES, paired_bootstrap
+from .results import reblend
+
+__all__ = [
+    "LEADERBOARD_COLUMNS",
+    "REFERENCE_ALPHA",
+    "mean_interval",
+    "rank_change_text",
+    "rank_runs",
+    "swaps",
+]
+
+REFERENCE_ALPHA = 0.5
+"""The alpha rank changes are counted against (the paper's)."""
+
+LEADERBOARD_COLUMNS = (
+    "dataset",
+    "rank",
+    "run_id",
+    "model",
+    "temperature",
+    "extractor",
+    "n",
+    "gold_sim",
+    "ctx_sim",
+    "cus",
+    "low",
+    "high",
+    "tied",
+    "reference_rank",
+    "rank_change",
+)
+"""The columns of :func:`rank_runs`, in order (``model`` is the run's display name)."""
+
+_RUN_KEYS = ["run_id", "dataset", "model", "temperature", "extractor"]
+
+
+def mean_interval(
+    values: Sequence[float] | np.ndarray,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 1999,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """The mean of ``values`` and its seeded bootstrap interval ``(mean, low, high)``.
+
+    The interval is :func:`~s3kg_core.stages.compare.paired_bootstrap`'s of ``values`` paired
+    with zeros (the mean of the differences is the mean): scipy's BCa interval, the percentile
+    one where BCa is undefined, the point itself when every value is equal, NaN with one value.
+
+    Raises
+    ------
+    ConfigError
+        If ``values`` is empty or ``confidence`` is not in (0, 1).
+
+    Examples
+    --------
+    >>> mean, low, high = mean_interval([0.2, 0.4, 0.6, 0.8], resamples=999)
+    >>> round(mean, 2), low < mean < high
+    (0.5, True)
+    >>> mean_interval([0.3, 0.3])
+    (0.3, 0.3, 0.3)
+    """
+    x = np.asarray(values, dtype=float)
+    d = paired_bootstrap(x, np.zeros_like(x), confidence=confidence, resamples=resamples, seed=seed)
+    return d.difference, d.low, d.high
+
+
+def _means(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: its keys, answers scored and mean GoldSim, CtxSim and CUS."""
+    return (
+        frame.groupby(_RUN_KEYS, sort=True, dropna=False)
+        .agg(n=("item_id", "size"), **{s: (s, "mean") for s in SCORES})
+        .reset_index()
+    )
+
+
+def _ranks(means: pd.DataFrame, metric: str) -> pd.Series:
+    """1 for the best mean of each dataset; equal means share the better rank."""
+    return means.groupby("dataset")[metric].rank(ascending=False, method="min").astype(int)
+
+
+def rank_runs(
+    frame: pd.DataFrame,
+    alpha: float,
+    *,
+    metric: str = "cus",
+    reference_alpha: float = REFERENCE_ALPHA,
+    confidence: float = 0.95,
+    resamples: int = 1999,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Every run ranked by its mean ``metric`` at ``alpha`` within its dataset.
+
+    ``frame`` holds the stored components of each scored answer (``run_id, dataset, model,
+    temperature, extractor, item_id`` and what :func:`~s3kg_core.stages.results.reblend`
+    needs). Columns :data:`LEADERBOARD_COLUMNS`: ``low``/``high`` the bootstrap interval of
+    ``metric``'s mean (:func:`mean_interval`), ``tied`` whether the run's interval overlaps its
+    dataset leader's (the leader itself: ``False``), ``reference_rank`` the rank at
+    ``reference_alpha`` and ``rank_change`` how many places it rose since (negative: fell).
+    Sorted by dataset, rank, run id: the order to show and to download.
+
+    Raises
+    ------
+    ConfigError
+        If ``metric`` is not one of GoldSim, CtxSim, CUS (``gold_sim``, ``ctx_sim``, ``cus``).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"run_id": [1, 1, 2, 2, 3], "dataset": ["d", "d", "d", "d", "e"],
+    ...     "model": ["m"] * 5, "temperature": [0.0] * 5, "extractor": ["x"] * 5,
+    ...     "item_id": [1, 2, 1, 2, 1], "mode": ["paper"] * 5, "alpha": [0.5] * 5,
+    ...     "gold_s_wl": [1.0, 1.0, 0.2, 0.2, 0.5], "gold_s_sbert": [0.0, 0.0, 0.6, 0.6, 0.5],
+    ...     "ctx_s_wl": [1.0, 1.0, 0.2, 0.2, 0.5], "ctx_s_sbert": [0.0, 0.0, 0.6, 0.6, 0.5]})
+    >>> board = rank_runs(f, 0.9)
+    >>> board[["dataset", "rank", "run_id", "reference_rank", "rank_change"]].values.tolist()
+    [['d', 1, 2, 2, 1], ['d', 2, 1, 1, -1], ['e', 1, 3, 1, 0]]
+    """
+    if metric not in SCORES:
+        raise ConfigError(f"rank by one of {', '.join(SCORES)}; got {metric!r}")
+    if frame.empty:
+        return pd.DataFrame(columns=list(LEADERBOARD_COLUMNS))
+    blended = reblend(frame, alpha)
+    means = _means(blended)
+    means["rank"] = _ranks(means, metric)
+    reference = _means(reblend(frame, reference_alpha))
+    means["reference_rank"] = means["run_id"].map(
+        dict(zip(reference["run_id"], _ranks(reference, metric), strict=True))
+    )
+    means["rank_change"] = means["reference_rank"] - means["rank"]
+    values = {int(r): g[metric].to_numpy() for r, g in blended.groupby("run_id")}
+    bounds = {
+        run: mean_interval(v, confidence=confidence, resamples=resamples, seed=seed)[1:]
+        for run, v in values.items()
+    }
+    means["low"] = [bounds[int(r)][0] for r in means["run_id"]]
+    means["high"] = [bounds[int(r)][1] for r in means["run_id"]]
+    means = means.sort_values(["dataset", "rank", "run_id"], kind="stable")
+    leaders = means.groupby("dataset").head(1).set_index("dataset")
+    lead_low = means["dataset"].map(leaders["low"])
+    lead_high = means["dataset"].map(leaders["high"])
+    is_leader = means["run_id"].isin(leaders["run_id"])
+    means["tied"] = ~is_leader & (means["high"] >= lead_low) & (means["low"] <= lead_high)
+    return means.reset_index(drop=True).loc[:, list(LEADERBOARD_COLUMNS)]
+
+
+def rank_change_text(change: int) -> str:
+    """A rank change as a reader sees it: ``▲2`` (rose two places), ``▼1``, ``=``.
+
+    Examples
+    --------
+    >>> [rank_change_text(c) for c in (2, -1, 0)]
+    ['▲2', '▼1', '=']
+    """
+    if change > 0:
+        return f"▲{change}"
+    if change < 0:
+        return f"▼{-change}"
+    return "="
+
+
+def swaps(board: pd.DataFrame) -> list[tuple[str, int, int]]:
+    """The pairs of runs of one dataset whose order differs from the reference alpha's.
+
+    ``board`` is :func:`rank_runs`'s frame; each pair is ``(dataset, above, below)``: run
+    ``above`` now ranks above run ``below``, which ranked above it at the reference alpha.
+
+    Examples
+    --------
+    >>> b = pd.DataFrame({"dataset": ["d", "d", "d"], "run_id": [2, 1, 3],
+    ...                   "rank": [1, 2, 3], "reference_rank": [2, 1, 3]})
+    >>> swaps(b)
+    [('d', 2, 1)]
+    """
+    out = []
+    for dataset, group in board.groupby("dataset", sort=True):
+        rows = list(group[["run_id", "rank", "reference_rank"]].itertuples(index=False))
+        for a in rows:
+            for b in rows:
+                if a.rank < b.rank and a.reference_rank > b.reference_rank:
+                    out.append((str(dataset), int(a.run_id), int(b.run_id)))
+    return out

@@ -1,0 +1,117 @@
+"""Search over every stored answer: words in its texts, its run, its statuses; paged in DuckDB.
+
+The words are matched case-insensitively (``ILIKE``, every word somewhere in the question,
+the answer, the gold answer or the context); the filters and the page are applied in the
+same statement, so a search returns one page of rows and the total, never every answer.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from s3kg_core.store.records import AnswerRecord, ItemRecord
+>>> from s3kg_core.store.store import Store
+>>> db = Store(os.path.join(tempfile.mkdtemp(), "s.duckdb"))
+>>> with db.transaction() as con:
+...     ds = db.ensure_dataset(con, "toy")
+...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Who found radium?", "C.", "Curie."),
+...                                     ItemRecord("q2", "Why 100%?", "C.", "G.")])
+...     run = db.ensure_run(con, ds, "m", 0.0, "none")
+...     _ = db.put_answers(con, run, [AnswerRecord(ids["q1"], "Marie Curie did."),
+...                                   AnswerRecord(ids["q2"], None, error="HTTP 500")])
+...     hits, total = search_answers(con, "curie RADIUM")
+...     errors, _ = search_answers(con, "", answer_status="error")
+...     literal, _ = search_answers(con, "100%")
+>>> total, hits["ext_id"].tolist(), errors["ext_id"].tolist(), literal["ext_id"].tolist()
+(1, ['q1'], ['q2'], ['q2'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+__all__ = ["SEARCH_COLUMNS", "search_answers"]
+
+SEARCH_COLUMNS = (
+    "run_id",
+    "item_id",
+    "dataset",
+    "run",
+    "temperature",
+    "ext_id",
+    "question",
+    "answer",
+    "answer_status",
+    "answer_kg_status",
+)
+"""The columns of :func:`search_answers`'s rows."""
+
+
+def _like(word: str) -> str:
+    r"""``word`` as an ``ILIKE`` pattern matching it anywhere, ``%``, ``_`` and ``\`` literal."""
+    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def search_answers(
+    con: duckdb.DuckDBPyConnection,
+    text: str,
+    *,
+    run_ids: Sequence[int] | None = None,
+    answer_status: str | None = None,
+    answer_kg_status: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> tuple[pd.DataFrame, int]:
+    """One page of the answers that match, and how many match in all.
+
+    ``text`` is split into words; an answer matches when each word occurs (any case) in its
+    question, answer, gold answer or context. ``run_ids`` keeps those runs, ``answer_status``
+    answers of that status (``ok``, ``error``, ``empty``...), ``answer_kg_status`` answers whose
+    KG has that status (``ok``, ``empty``, ``failed``: the part before a colon; ``missing``:
+    no KG stored). Rows (:data:`SEARCH_COLUMNS`) by dataset, run and item.
+    """
+    where: list[str] = []
+    params: list[Any] = []
+    for word in text.split():
+        where.append(
+            "(i.question ILIKE ? ESCAPE '\\' OR a.answer ILIKE ? ESCAPE '\\' OR "
+            "i.gold_answer ILIKE ? ESCAPE '\\' OR i.context ILIKE ? ESCAPE '\\')"
+        )
+        params += [_like(word)] * 4
+    if run_ids is not None:
+        where.append(f"a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})")
+        params += [int(r) for r in run_ids]
+    if answer_status is not None:
+        where.append("a.status = ?")
+        params.append(answer_status)
+    if answer_kg_status == "missing":
+        where.append("k.status IS NULL")
+    elif answer_kg_status is not None:
+        where.append("split_part(k.status, ':', 1) = ?")
+        params.append(answer_kg_status)
+    condition = " AND ".join(where) or "true"
+    frame = con.execute(
+        "SELECT a.run_id, a.item_id, d.name AS dataset, coalesce(r.name, r.model) AS run, "
+        "r.temperature, i.ext_id, i.question, a.answer, a.status AS answer_status, "
+        "k.status AS answer_kg_status, count(*) OVER () AS total "
+        "FROM answers a JOIN items i USING (item_id) JOIN runs r ON r.run_id = a.run_id "
+        "JOIN datasets d ON d.dataset_id = r.dataset_id "
+        "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id "
+        "AND k.source = 'answer' "
+        f"WHERE {condition} ORDER BY d.name, a.run_id, a.item_id LIMIT ? OFFSET ?",
+        [*params, int(limit), int(offset)],
+    ).df()
+    total = int(frame["total"].iloc[0]) if len(frame) else 0
+    if not len(frame) and offset > 0:  # past the last page: count without it
+        total = int(
+            con.execute(
+                "SELECT count(*) FROM answers a JOIN items i USING (item_id) "
+                "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id "
+                f"AND k.source = 'answer' WHERE {condition}",
+                params,
+            ).fetchall()[0][0]
+        )
+    return frame.drop(columns="total").loc[:, list(SEARCH_COLUMNS)], total

@@ -1,0 +1,44 @@
+"""Tests of dashboard/leaderboard.py."""
+
+from __future__ import annotations
+
+import doctest
+
+import dashboard.leaderboard as module
+
+
+def test_the_module_doctests_pass():
+    assert doctest.testmod(module).failed == 0
+
+
+def test_the_swap_note_escapes_run_names_and_datasets():
+    import pandas as pd
+
+    hostile = "[x](http://127.0.0.1:9/) *b* <img src=x onerror=alert(1)>"
+    board = pd.DataFrame(
+        {"dataset": [hostile] * 2, "run_id": [2, 1], "model": [hostile, "a"],
+         "temperature": [0.0, 0.7], "rank": [1, 2], "reference_rank": [2, 1]}
+    )  # fmt: skip
+    note = module.swap_note(board, 0.9)
+    assert note is not None and "](http" not in note and "*b*" not in note
+    assert "\\[x\\]" in note
+    assert module.swap_note(board, 0.5) is None  # at the reference alpha nothing moved
+
+
+def test_the_table_keeps_the_boards_order_and_marks_partial_runs():
+    import pandas as pd
+
+    board = pd.DataFrame(
+        {"dataset": ["d", "d", "e"], "rank": [1, 2, 1], "run_id": [3, 1, 2],
+         "model": ["m", "m", "n"], "temperature": [0.0, 0.0, 0.7], "extractor": ["x"] * 3,
+         "n": [4, 4, 2], "gold_sim": [.5, .4, .3], "ctx_sim": [.5, .4, .3], "cus": [.5, .4, .3],
+         "low": [.4, .3, .2], "high": [.6, .5, .4], "tied": [False, True, False],
+         "rank_change": [0, 0, 0], "reference_rank": [1, 2, 1]}
+    )  # fmt: skip
+    runs = pd.DataFrame({"run_id": [1, 2, 3], "model_id": ["org/m", "n", "other/m"]})
+    table = module.table(board, runs, {1: (2, 4)}, "gold_sim", 0.5)
+    assert table["run_id"].tolist() == [3, 1, 2]
+    assert table["model"].tolist() == ["other/m", "org/m", "n"]
+    assert table["mean"].tolist() == [0.5, 0.4, 0.3]  # the ranked score's mean (GoldSim)
+    assert table["scoring"].tolist() == ["complete", "partial: 2 of 4 scored", "complete"]
+    assert list(table.columns) == list(module.TABLE_COLUMNS)

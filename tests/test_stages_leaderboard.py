@@ -1,0 +1,89 @@
+"""Tests of s3kg_core/stages/leaderboard.py: per-dataset ranks, intervals, ties, rank changes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from s3kg_core.errors import ConfigError
+from s3kg_core.stages.leaderboard import (
+    LEADERBOARD_COLUMNS,
+    mean_interval,
+    rank_change_text,
+    rank_runs,
+    swaps,
+)
+
+
+def components(runs: dict[int, tuple[str, list[float], list[float]]]) -> pd.DataFrame:
+    """Stored components per answer: run -> (dataset, S_WL values, S_SBERT values); gold and
+    context alike, so every answer's GoldSim = CtxSim = CUS = its blend."""
+    rows = []
+    for run, (dataset, wl, sbert) in runs.items():
+        for item, (w, s) in enumerate(zip(wl, sbert, strict=True)):
+            rows.append(
+                {"run_id": run, "dataset": dataset, "model": "same name", "temperature": 0.0,
+                 "extractor": "x", "item_id": item, "mode": "paper", "alpha": 0.5,
+                 "gold_s_wl": w, "gold_s_sbert": s, "gold_status": "ok",
+                 "ctx_s_wl": w, "ctx_s_sbert": s, "ctx_status": "ok"}
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+RNG = np.random.default_rng(7)
+HIGH = RNG.uniform(0.7, 0.9, 40).tolist()
+LOW = RNG.uniform(0.1, 0.3, 40).tolist()
+
+
+def test_runs_of_two_datasets_are_never_ranked_against_each_other():
+    # Dataset "b"'s only run is weak, yet it leads its own dataset: rank 1 there.
+    frame = components(
+        {1: ("a", HIGH, HIGH), 2: ("a", LOW, LOW), 3: ("b", LOW, LOW), 4: ("a", HIGH, LOW)}
+    )
+    board = rank_runs(frame, 0.5, resamples=499)
+    assert list(board.columns) == list(LEADERBOARD_COLUMNS)
+    assert board[["dataset", "rank", "run_id"]].values.tolist() == [
+        ["a", 1, 1], ["a", 2, 4], ["a", 3, 2], ["b", 1, 3],
+    ]  # fmt: skip
+    # two runs with one display name are two rows (never merged by name)
+    assert board["model"].tolist() == ["same name"] * 4
+
+
+def test_the_interval_is_scipys_bootstrap_of_the_runs_mean():
+    values = np.asarray(LOW)
+    mean, low, high = mean_interval(values, resamples=999, seed=3)
+    want = stats.bootstrap(
+        (values,), np.mean, n_resamples=999, method="BCa", rng=np.random.default_rng(3)
+    ).confidence_interval
+    assert mean == pytest.approx(values.mean())
+    assert (low, high) == pytest.approx((want.low, want.high), abs=1e-12)
+
+
+def test_overlapping_intervals_are_tied_with_the_leader_and_apart_ones_are_not():
+    near = [v - 0.005 for v in HIGH]  # 0.005 below the leader: not a win
+    frame = components({1: ("a", HIGH, HIGH), 2: ("a", near, near), 3: ("a", LOW, LOW)})
+    board = rank_runs(frame, 0.5, resamples=499).set_index("run_id")
+    assert board.loc[1, "rank"] == 1 and not board.loc[1, "tied"]
+    assert board.loc[2, "tied"] and not board.loc[3, "tied"]
+    assert (board["low"] <= board["cus"]).all() and (board["cus"] <= board["high"]).all()
+
+
+def test_moving_alpha_reports_the_rank_change_and_the_swap():
+    # Run 1 wins on WL, run 2 on embeddings: alpha (the embedding weight) decides; at 0.5
+    # run 1 is ahead by 0.025.
+    frame = components({1: ("a", HIGH, LOW), 2: ("a", LOW, [v - 0.05 for v in HIGH])})
+    at_half = rank_runs(frame, 0.5, resamples=199)
+    assert at_half["rank_change"].tolist() == [0, 0] and swaps(at_half) == []
+    at_09 = rank_runs(frame, 0.9, resamples=199)
+    assert at_09[["run_id", "rank", "reference_rank", "rank_change"]].values.tolist() == [
+        [2, 1, 2, 1], [1, 2, 1, -1],
+    ]  # fmt: skip
+    assert swaps(at_09) == [("a", 2, 1)]
+    assert [rank_change_text(c) for c in at_09["rank_change"]] == ["▲1", "▼1"]
+
+
+def test_an_unknown_metric_is_a_clear_error():
+    with pytest.raises(ConfigError, match="rank by one of"):
+        rank_runs(components({1: ("a", HIGH, HIGH)}), 0.5, metric="s3kg")
