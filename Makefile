@@ -10,7 +10,7 @@ LOCK_EXTRAS := dev
 # e.g. make lock LOCK_ARGS="--upgrade-package streamlit" (the lock keeps every other pin)
 LOCK_ARGS ?=
 
-.PHONY: run test test-all test-wheel lint bench venv lock clean
+.PHONY: run test test-all test-wheel lint bench docs venv lock clean
 
 # requirements.txt is the lock: every package pinned, made from pyproject.toml by `make lock`.
 # torch is pinned without its local label (torch==2.13.0), so pip takes the CPU build where one is
@@ -47,6 +47,11 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/speed/bench_scoring.py
 
+# the docs site (mkdocs.yml, docs/) into site/; --strict: a warning (a broken link, a name the
+# API pages cannot find) fails the build. The pages work offline: open site/index.html.
+docs: $(STAMP)
+	$(BIN)/python -m mkdocs build --strict --site-dir site
+
 # Regenerate requirements.txt from pyproject.toml (pip-tools, through pip and its configuration).
 # Existing pins are kept unless LOCK_ARGS upgrades them; torch's local label (+cpu) is dropped.
 lock: $(STAMP)
@@ -56,4 +61,4 @@ lock: $(STAMP)
 	sed -i 's/^torch==\([^+]*\)+[a-z0-9.]*$$/torch==\1/' requirements.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build site *.egg-info
