@@ -50,7 +50,7 @@ bench: $(STAMP)
 # the docs site (mkdocs.yml, docs/) into site/; --strict: a warning (a broken link, a name the
 # API pages cannot find) fails the build. The pages work offline: open site/index.html.
 docs: $(STAMP)
-	$(BIN)/python -m mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 # Regenerate requirements.txt from pyproject.toml (pip-tools, through pip and its configuration).
 # Existing pins are kept unless LOCK_ARGS upgrades them; torch's local label (+cpu) is dropped.
