@@ -14,7 +14,10 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -42,10 +45,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def served(site: Path) -> Iterator[str]:
-    """``http://127.0.0.1:PORT`` serving the built site (a thread, stopped after the module)."""
-    handler = functools.partial(_QuietHandler, directory=str(site))
+@contextmanager
+def _serve(folder: Path) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` serving ``folder`` from a thread while the block runs."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -56,9 +59,51 @@ def served(site: Path) -> Iterator[str]:
         server.server_close()
 
 
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    """The built site, served locally for the module."""
+    with _serve(site) as url:
+        yield url
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base's name)
+    def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+@dataclass
+class Visit:
+    """What loading pages in Chromium asked for: requests to other hosts, failures, pictures."""
+
+    outside: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    broken_images: list[str] = field(default_factory=list)
+
+
+def _visit(page: Any, base: str, names: list[str]) -> Visit:
+    """Open ``base/name`` for every name, recording every request to a host but ``base``'s."""
+    local = urlsplit(base).netloc
+    seen = Visit()
+
+    def note(request: Any) -> None:
+        url = urlsplit(request.url)
+        if url.scheme not in ("data", "blob", "about") and url.netloc != local:
+            seen.outside.append(url.geturl())
+
+    page.on("request", note)
+    page.on("requestfailed", lambda r: seen.failed.append(r.url))
+    for name in names:
+        response = page.goto(f"{base}/{name}", wait_until="load")
+        assert response is not None and response.ok, f"{name}: {response}"
+        seen.broken_images += [
+            f"{name}: {src}"
+            for src in page.eval_on_selector_all(
+                "img",
+                "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0))"
+                ".map(i => i.getAttribute('src'))",
+            )
+        ]
+    return seen
 
 
 def _pages(site: Path) -> list[str]:
@@ -97,33 +142,14 @@ def test_the_evidence_tables_are_rendered(site):
     assert "<table>" in papers and "evidence/cus_gap.json" in papers
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}")
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}")
+
+
+@needs_chromium
 def test_every_page_loads_offline_in_chromium(site, served):
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    local = urlsplit(served).netloc
-    outside: list[str] = []
-    failed: list[str] = []
-    broken_images: list[str] = []
     with chromium(viewport=(1280, 800)) as page:
-
-        def note(request: object) -> None:
-            url = urlsplit(request.url)  # type: ignore[attr-defined]
-            if url.scheme not in ("data", "blob", "about") and url.netloc != local:
-                outside.append(url.geturl())
-
-        page.on("request", note)
-        page.on("requestfailed", lambda r: failed.append(r.url))
-        for name in _pages(site):
-            response = page.goto(f"{served}/{name}", wait_until="load")
-            assert response is not None and response.ok, f"{name}: {response}"
-            broken_images += [
-                f"{name}: {src}"
-                for src in page.eval_on_selector_all(
-                    "img",
-                    "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0))"
-                    ".map(i => i.getAttribute('src'))",
-                )
-            ]
+        seen = _visit(page, served, _pages(site))
         # the search works from the local index, in the browser
         page.goto(f"{served}/index.html", wait_until="load")
         page.keyboard.press("s")  # Material's shortcut opens the search box
@@ -131,6 +157,22 @@ def test_every_page_loads_offline_in_chromium(site, served):
         results = page.locator(".md-search-result__item")
         results.first.wait_for(timeout=30_000)
         assert results.count() > 0
-    assert not outside, f"requests to other hosts: {sorted(set(outside))}"
-    assert not failed, f"failed requests: {sorted(set(failed))}"
-    assert not broken_images, f"pictures that did not load: {broken_images}"
+    assert not seen.outside, f"requests to other hosts: {sorted(set(seen.outside))}"
+    assert not seen.failed, f"failed requests: {sorted(set(seen.failed))}"
+    assert not seen.broken_images, f"pictures that did not load: {seen.broken_images}"
+
+
+@needs_chromium
+def test_the_check_sees_a_web_font_and_a_missing_picture(tmp_path):
+    # The check above can fail: a page that asks for a web font (what Material does without
+    # `font: false`) and a picture that is not there are both caught.
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    (tmp_path / "page.html").write_text(
+        '<html><head><link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto">'
+        '</head><body><img src="img/none.png"></body></html>',
+        encoding="utf-8",
+    )
+    with _serve(tmp_path) as base, chromium(viewport=(800, 600)) as page:
+        seen = _visit(page, base, ["page.html"])
+    assert [urlsplit(u).netloc for u in seen.outside] == ["fonts.googleapis.com"]
+    assert seen.broken_images == ["page.html: img/none.png"]

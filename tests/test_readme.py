@@ -26,9 +26,8 @@ from s3kg_core.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
 # the READMEs and every page of the docs site (docs/, issue 34)
-DOCS = ("README.md", "bench/README.md") + tuple(
-    sorted(p.relative_to(REPO).as_posix() for p in (REPO / "docs").rglob("*.md"))
-)
+SITE_PAGES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "docs").rglob("*.md"))
+DOCS = ("README.md", "bench/README.md", *SITE_PAGES)
 
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _INLINE = re.compile(r"`([^`]+)`")
