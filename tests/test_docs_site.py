@@ -135,7 +135,7 @@ def test_the_site_has_every_page(site):
     # the API pages are generated from the docstrings
     api = (site / "api" / "scoring.html").read_text(encoding="utf-8")
     assert "KGScorer" in api and "score_pairs" in api and "Contextual Understanding" in api
-    # Sphinx roles of the docstrings are code spans (scripts/griffe_roles.py); the CLI's
+    # Sphinx roles of the docstrings are code spans (scripts/griffe_rst.py); the CLI's
     # defaults are click's own text, not mkdocs-click's table of click 8.5's sentinels
     for page in _pages(site):
         html = (site / page).read_text(encoding="utf-8")

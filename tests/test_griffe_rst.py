@@ -1,4 +1,4 @@
-"""scripts/griffe_roles.py: the docs site's rewrite of Sphinx roles in docstrings."""
+"""scripts/griffe_rst.py: the docs site's rewrite of Sphinx roles in docstrings."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("griffe", reason="the docs extra is not installed")
 
 REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("griffe_roles", REPO / "scripts" / "griffe_roles.py")
+_spec = importlib.util.spec_from_file_location("griffe_rst", REPO / "scripts" / "griffe_rst.py")
 assert _spec and _spec.loader
 roles = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(roles)
@@ -44,6 +44,25 @@ def test_the_extension_rewrites_a_loaded_docstring(tmp_path):
     (tmp_path / "pkg" / "__init__.py").write_text(
         'def f():\n    """Calls :func:`~pkg.g` on a :class:`pkg.T`."""\n', encoding="utf-8"
     )
-    extensions = griffe.load_extensions(str(REPO / "scripts" / "griffe_roles.py"))
+    extensions = griffe.load_extensions(str(REPO / "scripts" / "griffe_rst.py"))
     pkg = griffe.load("pkg", search_paths=[tmp_path], extensions=extensions)
     assert pkg["f"].docstring.value == "Calls `g` on a `pkg.T`."
+
+
+def test_the_aggregators_table_becomes_markdown():
+    # s3kg_core.grapheval.aggregate's docstring holds an RST simple table, one column of it
+    # with `|`-free code, another with a role: each row is one Markdown row
+    from s3kg_core.grapheval import aggregate
+
+    text = roles.rst_tables(roles.strip_roles(aggregate.__doc__))
+    assert "=====" not in text
+    assert "| probabilities | score | verdict (``inconsistent``) |" in text
+    assert (
+        "| none at all (the answer has no triple) | ``0.0`` | ``False``: nothing to flag |" in text
+    )
+
+
+def test_a_cell_with_a_bar_is_escaped_and_a_lone_border_left_alone():
+    table = "==  ==\na   b\n==  ==\nx|y z\n==  ==\n"
+    assert roles.rst_tables(table).splitlines()[2] == "| x\\|y | z |"
+    assert roles.rst_tables("==  ==\nnot a table") == "==  ==\nnot a table"
