@@ -53,12 +53,15 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 # Regenerate requirements.txt from pyproject.toml (pip-tools, through pip and its configuration).
-# Existing pins are kept unless LOCK_ARGS upgrades them; torch's local label (+cpu) is dropped.
+# Existing pins are kept unless LOCK_ARGS upgrades them; torch's local label (+cpu) is dropped,
+# and so is the project's own line (make venv installs it editable).
 lock: $(STAMP)
 	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe --strip-extras \
 	    --no-emit-index-url --no-emit-find-links $(addprefix --extra ,$(LOCK_EXTRAS)) $(LOCK_ARGS) \
 	    --output-file requirements.txt pyproject.toml
 	sed -i 's/^torch==\([^+]*\)+[a-z0-9.]*$$/torch==\1/' requirements.txt
+	# the project itself (dev's self-reference) would be pinned to the folder the lock was made in
+	sed -i '/^s3kg-workbench @ file:/,+1d' requirements.txt
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build site *.egg-info

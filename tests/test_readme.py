@@ -376,6 +376,20 @@ def test_readme_library_example_runs(minilm):
     assert namespace["r"].score > 0  # type: ignore[attr-defined]
 
 
+def test_the_docs_site_python_examples_run(minilm):
+    # issue 34: every ```python block of the docs site's pages runs as shown
+    blocks = [
+        (page, body)
+        for page in SITE_PAGES
+        for lang, body in _FENCE.findall((REPO / page).read_text(encoding="utf-8"))
+        if lang == "python"
+    ]
+    assert any(page == "docs/getting-started.md" for page, _ in blocks)
+    for page, body in blocks:
+        namespace: dict[str, object] = {}
+        exec(compile(body, page, "exec"), namespace)
+
+
 # Issue 17: where the README documents kgx, it says what `--mode`'s help says: like the released
 # code, kgx scores a KG whose two labels embed identically below 1 against itself (the value
 # is pinned by test_scoring_s3kg.py).
