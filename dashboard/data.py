@@ -64,6 +64,7 @@ __all__ = [
     "mark_partial",
     "partial_runs",
     "question_texts",
+    "run_report",
     "save_annotations",
     "signatures",
     "tau_item",
@@ -435,6 +436,32 @@ def explorer_case(
         kgs["context"],
         texts=(view.answer, view.gold, view.context),
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def run_report(
+    path: Path, stamp: int, signature: str, alpha: float | None, run_id: int, baseline_id: int
+) -> str:
+    """The HTML report of run ``run_id`` against ``baseline_id``: ``s3kg report``'s file.
+
+    Built by the library (:func:`~s3kg_core.stages.report.build_report`,
+    :func:`~s3kg_core.stages.report_html.render_report`) with the page's signature and alpha,
+    the encoder the dashboard already holds, under the process lock.
+    """
+    from s3kg_core.stages.report import build_report
+    from s3kg_core.stages.report_html import render_report
+
+    encoder = _encoder(encoder_of(path, stamp, signature))
+    with _LOCK:
+        report = build_report(
+            Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT),
+            run_id,
+            baseline_id,
+            signature=signature,
+            alpha=alpha,
+            encoder=encoder,
+        )
+    return render_report(report)
 
 
 def _tau_analyzer(path: Path, encoder: Any, pairs: Sequence[tuple[Any, Any]]) -> Any:

@@ -65,6 +65,16 @@ cols[2].metric(
 )
 cols[3].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
 cols[4].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
+st.download_button(
+    "Download the report (HTML)",
+    data=lambda: data.run_report(
+        controls.path, controls.stamp, controls.signature, controls.alpha, run_b, run_a
+    ),
+    file_name=f"s3kg-report-run{run_b}-vs-run{run_a}.html",
+    mime="text/html",
+    key="compare_report",
+    help="B against A as `s3kg report --run B --baseline A` writes it: one offline HTML file.",
+)
 
 table = deltas.assign(
     explorer_a=[navigation.case_url("explorer", run_a, i) for i in deltas["item_id"]],

@@ -818,3 +818,34 @@ def test_the_sidebar_import_refuses_folders_outside_the_import_root(db, tmp_path
         assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]  # nothing imported
     finally:
         con.close()
+
+
+def test_run_comparison_downloads_the_report_s3kg_report_writes(db, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    from s3kg_core.cli import cli
+
+    made = []  # the button's deferred callable, as Streamlit registers it
+    register = MediaFileManager.add_deferred
+
+    def recorded(self, data, *args, **kwargs):
+        made.append(data)
+        return register(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recorded)
+    at = _app("compare")
+    button = at.get("download_button")
+    assert [b.label for b in button] == ["Download the report (HTML)"]
+    assert button[0].proto.deferred_file_id  # built on click, not on every rerun
+    page = made[-1]()
+    out = tmp_path / "report.html"
+    alpha = at.sidebar.slider(key="alpha").value
+    result = CliRunner().invoke(
+        cli,
+        ["report", "--db", str(db), "--run", "2", "--baseline", "1", "--alpha", str(alpha),
+         "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert page == out.read_text(encoding="utf-8")
+    assert "SmolLM2-135M-Instruct (run 2) against SmolLM2-135M-Instruct (run 1)" in page

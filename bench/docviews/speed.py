@@ -480,6 +480,43 @@ def _check_demo(fig: Mapping[str, Any]) -> str:
     return md_table(["metric", "difference (T=0.7 - T=0)", "95 % interval"], rows)
 
 
+@view("report", "report")
+def _report(fig: Mapping[str, Any]) -> str:
+    titles = {
+        "alone_10": "the run alone",
+        "against_10": "against the baseline",
+        "alone_50": "the run alone",
+        "against_50": "against the baseline",
+    }
+    rows = []
+    for name, label in (("demo", "the demo, run 2 (T=0.7)"), ("large", "")):
+        group = fig[name]
+        label = label or f"{group['answers']:,} answers per run"
+        for key, title in titles.items():
+            r = group[key]
+            rows.append(
+                [
+                    label,
+                    title,
+                    f"{r['shown']} of {r['asked']}",
+                    f"{f(r['kib'], '.0f')} KiB",
+                    f"{f(r['gzip_kib'], '.0f')} KiB",
+                    f"{f(r['build_s'], '.1f')} s",
+                    f"{f(r['render_s'], '.2f')} s",
+                ]
+            )
+    header = [
+        "database",
+        "report",
+        "answers shown",
+        "HTML file",
+        "gzipped",
+        "`build_report`",
+        "`render_report`",
+    ]
+    return md_table(header, rows)
+
+
 @view("limits_tau", "limits")
 def _limits_tau(fig: Mapping[str, Any]) -> str:
     def peak(gb: float, above: float) -> str:

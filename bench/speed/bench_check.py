@@ -41,7 +41,8 @@ WORDS = [f"entity {i}" for i in range(200)]
 RELATIONS = [f"relation {i}" for i in range(30)]
 
 
-def build(path: Path, n: int) -> Store:
+def build(path: Path, n: int, signature: str = "sig") -> Store:
+    """Two runs of ``n`` answers, ``baseline`` and ``candidate``, scored under ``signature``."""
     rng = random.Random(n)
     store = Store(path)
     with store.transaction() as con:
@@ -75,7 +76,7 @@ def build(path: Path, n: int) -> Store:
                     kgs.append(KGRecord(run, item, source, tuple(dict.fromkeys(triples))))
                 base = rng.random()
                 parts = [min(1.0, max(0.0, base + shift + rng.gauss(0, 0.05))) for _ in range(4)]
-                scores.append(ScoreRecord(run, item, "sig", "hybrid", 0.5, parts[0], parts[1],
+                scores.append(ScoreRecord(run, item, signature, "hybrid", 0.5, parts[0], parts[1],
                                           "ok", parts[2], parts[3], "ok"))  # fmt: skip
             store.put_kgs(con, kgs)
             store.put_scores(con, scores)

@@ -19,6 +19,7 @@ from . import (
     llm,
     pairs,
     pipeline,
+    report,
     store,
 )
 
@@ -35,6 +36,7 @@ for _module in (
     pairs,
     store,
     check,
+    report,
     pipeline,
     llm,
     bench,

@@ -1,0 +1,300 @@
+"""What ``s3kg report`` shows about a run, and against a baseline: :func:`build_report`.
+
+A :class:`RunReport` gathers, from the database and the library's own functions (nothing is
+computed twice): the run's settings and the scores' signature; GoldSim, CtxSim and CUS means
+with seeded bootstrap intervals and their distributions; the TAU categories stored for the
+run; the worst answers, explained by the scorer (:mod:`.report_cases`). With a baseline: the
+gates of ``s3kg check`` (:func:`~s3kg_core.stages.check.check_runs`, whose paired comparison
+is :func:`~s3kg_core.stages.compare.compare_runs`) and the biggest regressions with their
+triple-level diff. :func:`~s3kg_core.stages.report_html.render_report` writes it as one HTML
+file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..errors import ComparisonError, ConfigError
+from ..store import export_queries, queries
+from ..store.store import Store
+from .check import CheckResult, CheckSettings, check_runs
+from .compare import SCORES, RunInfo, find_run, paired_bootstrap
+from .report_cases import ReportCase, explain_cases
+from .results import EmptyPolicy, check_empty_policy, reblend, resolve_signature
+
+__all__ = [
+    "TAU_CATEGORIES",
+    "RunReport",
+    "ScoreSummary",
+    "TauSummary",
+    "build_report",
+    "mean_interval",
+]
+
+TAU_CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
+"""TAU's categories of triples, in the order shown."""
+
+
+@dataclass(frozen=True)
+class ScoreSummary:
+    """A score's mean over a run's scored answers, with its bootstrap interval.
+
+    ``low`` and ``high`` are NaN with fewer than two answers; equal to the mean when every
+    answer has the same score.
+    """
+
+    metric: str
+    n: int
+    mean: float
+    low: float
+    high: float
+    confidence: float
+
+
+def mean_interval(
+    values: np.ndarray | list[float],
+    *,
+    metric: str = "cus",
+    confidence: float = 0.95,
+    resamples: int = 9999,
+    seed: int = 0,
+) -> ScoreSummary:
+    """The mean of ``values`` with a seeded bootstrap interval (scipy's BCa, else percentile).
+
+    The same resampling as the comparison's (:func:`~s3kg_core.stages.compare.
+    paired_bootstrap`, of the values against zero): NaN bounds with one value, the mean
+    itself when every value is the same.
+
+    Raises
+    ------
+    ConfigError
+        If there is no value.
+
+    Examples
+    --------
+    >>> s = mean_interval([0.2, 0.4, 0.6, 0.8], resamples=999)
+    >>> round(s.mean, 2), s.low < s.mean < s.high
+    (0.5, True)
+    >>> mean_interval([0.5, 0.5]).low
+    0.5
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        raise ConfigError(f"no {metric} value to summarise")
+    d = paired_bootstrap(
+        x, np.zeros_like(x), metric=metric, confidence=confidence, resamples=resamples, seed=seed
+    )
+    return ScoreSummary(metric, d.n, d.new_mean, d.low, d.high, confidence)
+
+
+@dataclass(frozen=True)
+class TauSummary:
+    """TAU's stored results for a run: how many cases and triples of each category."""
+
+    cases: int
+    counts: dict[str, int]
+    targets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """Everything a report shows (see the module's docstring).
+
+    Attributes
+    ----------
+    run, baseline
+        The run reported and the baseline it is compared with (``None``: none).
+    settings
+        The run's recorded settings (model, endpoint, seed...; may be empty).
+    signature, alpha, empty
+        The scores' signature, the blend (``None``: as stored) and how empty KGs count.
+    scores, baseline_scores
+        :class:`ScoreSummary` of GoldSim, CtxSim and CUS over each run's scored answers.
+    distributions
+        ``"new"`` (and ``"baseline"``) -> the CUS of every scored answer.
+    check
+        The gates of ``s3kg check`` against the baseline (``None`` without one).
+    tau, baseline_tau
+        TAU's stored categories for each run.
+    cases
+        The worst answers (biggest regressions, with a baseline), explained.
+    created, version
+        The day the report was made and the project's version.
+    """
+
+    run: RunInfo
+    settings: dict[str, Any]
+    signature: str
+    alpha: float | None
+    empty: EmptyPolicy
+    scores: dict[str, ScoreSummary]
+    distributions: dict[str, list[float]]
+    tau: TauSummary
+    cases: tuple[ReportCase, ...]
+    baseline: RunInfo | None = None
+    baseline_scores: dict[str, ScoreSummary] = field(default_factory=dict)
+    baseline_tau: TauSummary | None = None
+    check: CheckResult | None = None
+    created: str = ""
+    version: str = __version__
+
+    @property
+    def full_signature(self) -> str:
+        """The signature with the alpha the report used, if one was given."""
+        return self.signature + (f"|alpha:{self.alpha:g}" if self.alpha is not None else "")
+
+
+def _settings(store: Store, run_id: int) -> dict[str, Any]:
+    with store.connect() as con:
+        meta = export_queries.run_metadata(con)
+    rows = meta[meta["run_id"] == run_id]
+    out: dict[str, Any] = {}
+    if not rows.empty:
+        row = rows.iloc[0]
+        out = {"model": row["run_model"], "source": row["run_source"]}
+        text = row["run_settings"]
+        if isinstance(text, str) and text.strip():
+            parsed = json.loads(text)
+            if isinstance(parsed, dict):
+                out.update(parsed)
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _tau(store: Store, signature: str, run_id: int) -> TauSummary:
+    with store.connect() as con:
+        rows = export_queries.tau_rows(con, signature)
+    counts: Counter[str] = Counter({c: 0 for c in TAU_CATEGORIES})
+    cases, targets = 0, set()
+    for run, _item, target, result in rows:
+        if int(run) != run_id:
+            continue
+        parsed = json.loads(result)
+        cases += 1
+        targets.add(str(target))
+        for category in TAU_CATEGORIES:
+            counts[category] += int(parsed.get("counts", {}).get(category, 0))
+    return TauSummary(cases, dict(counts), tuple(sorted(targets)))
+
+
+def _summaries(
+    frame: pd.DataFrame, confidence: float, resamples: int, seed: int
+) -> dict[str, ScoreSummary]:
+    return {
+        s: mean_interval(
+            frame[s].to_numpy(), metric=s, confidence=confidence, resamples=resamples, seed=seed
+        )
+        for s in SCORES
+    }
+
+
+def build_report(
+    store: Store,
+    run: str | int,
+    baseline: str | int | None = None,
+    *,
+    signature: str | None = None,
+    alpha: float | None = None,
+    empty: EmptyPolicy = "zero",
+    worst: int = 10,
+    settings: CheckSettings | None = None,
+    encoder: Any | None = None,
+) -> RunReport:
+    """Gather the report of run ``run`` (id or display name), against ``baseline`` if given.
+
+    ``worst`` answers are explained: the run's lowest CUS, or with a baseline the biggest
+    drops of CUS on the shared questions. ``settings`` are the check's gates and the
+    bootstrap's confidence, resamples and seed (also used for the score intervals).
+
+    Raises
+    ------
+    RunSelectionError
+        If a run is unknown or its name ambiguous.
+    ComparisonError
+        If a run has no score under the signature, or the two runs cannot be compared.
+    ConfigError
+        If nothing is scored, ``signature`` is unknown, ``empty`` is not zero or drop, or
+        ``worst`` is negative.
+    """
+    check_empty_policy(empty)
+    if worst < 0:
+        raise ConfigError(f"worst must be 0 or more; got {worst}")
+    settings = settings or CheckSettings()
+    new_run = find_run(store, run)
+    resolved = resolve_signature(store, signature)
+    if resolved is None:
+        raise ComparisonError(f"nothing is scored in {store.path}: run `s3kg score` first")
+    with store.connect() as con:
+        components = queries.scored_components(con, resolved)
+    frame = reblend(components, alpha)
+    if empty == "drop":
+        frame = frame[(frame["gold_status"] == "ok") & (frame["ctx_status"] == "ok")]
+    mine = frame[frame["run_id"] == new_run.run_id]
+    if mine.empty:
+        raise ComparisonError(
+            f"run {new_run.label()} has no score under signature {resolved}; score it "
+            "(`s3kg score`) or pass --signature"
+        )
+    boot = (settings.confidence, settings.resamples, settings.seed)
+    picks: list[tuple[int, dict[str, float], dict[str, float] | None]]
+    check = old_run = None
+    old_scores: dict[str, ScoreSummary] = {}
+    distributions = {"new": mine["cus"].astype(float).tolist()}
+    if baseline is not None:
+        check = check_runs(
+            store, new_run.run_id, baseline, settings=settings, signature=resolved,
+            alpha=alpha, empty=empty,
+        )  # fmt: skip
+        comparison = check.comparison
+        if comparison is None:  # pragma: no cover - check_runs compares with every baseline
+            raise ComparisonError("the check made no comparison with the baseline")
+        old_run = comparison.baseline
+        theirs = frame[frame["run_id"] == old_run.run_id]
+        old_scores = _summaries(theirs, *boot)
+        distributions["baseline"] = theirs["cus"].astype(float).tolist()
+        deltas = comparison.deltas
+        picks = [
+            (
+                int(r.item_id),
+                {s: float(getattr(r, f"{s}_b")) for s in SCORES},
+                {s: float(getattr(r, f"{s}_a")) for s in SCORES},
+            )
+            for r in deltas.head(worst).itertuples()
+        ]
+    else:
+        lowest = mine.sort_values(["cus", "item_id"], kind="stable").head(worst)
+        picks = [
+            (int(r.item_id), {s: float(getattr(r, s)) for s in SCORES}, None)
+            for r in lowest.itertuples()
+        ]
+    cases = explain_cases(
+        store,
+        resolved,
+        picks,
+        new_run.run_id,
+        old_run.run_id if old_run is not None else None,
+        encoder=encoder,
+    )
+    return RunReport(
+        run=new_run,
+        settings=_settings(store, new_run.run_id),
+        signature=resolved,
+        alpha=alpha,
+        empty=empty,
+        scores=_summaries(mine, *boot),
+        distributions=distributions,
+        tau=_tau(store, resolved, new_run.run_id),
+        cases=tuple(cases),
+        baseline=old_run,
+        baseline_scores=old_scores,
+        baseline_tau=_tau(store, resolved, old_run.run_id) if old_run is not None else None,
+        check=check,
+        created=date.today().isoformat(),
+    )

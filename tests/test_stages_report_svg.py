@@ -1,0 +1,42 @@
+"""Tests of s3kg_core.stages.report_svg: the charts are well-formed SVG, escaped, and honest."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+from s3kg_core.stages.report_svg import histogram_svg, interval_svg
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def test_histogram_bars_count_the_values():
+    svg = ET.fromstring(histogram_svg({"a": [0.0, 0.01, 0.5, 0.99, 1.0]}, bins=4))
+    titles = [
+        r.find(f"{NS}title").text for r in svg.iter(f"{NS}rect") if r.find(f"{NS}title") is not None
+    ]
+    assert titles == ["a: 2 in [0.00, 0.25)", "a: 1 in [0.50, 0.75)", "a: 2 in [0.75, 1.00)"]
+
+
+def test_labels_are_escaped_and_parse():
+    hostile = '</svg><script>alert(1)</script>"'
+    for svg in (
+        histogram_svg({hostile: [0.5]}, title=hostile),
+        interval_svg([(hostile, 0.1, 0.0, 0.2)], title=hostile),
+    ):
+        root = ET.fromstring(svg)  # well-formed: the label did not close anything
+        assert not list(root.iter(f"{NS}script")) and "<script>" not in svg
+        assert hostile in "".join(root.itertext())
+
+
+def test_interval_rows_without_an_interval_draw_the_point_only():
+    svg = ET.fromstring(interval_svg([("one", 0.3, math.nan, math.nan), ("two", 0.5, 0.4, 0.6)]))
+    assert len(list(svg.iter(f"{NS}circle"))) == 2
+    assert len(list(svg.iter(f"{NS}line"))) == 2  # the second row's interval and the axis
+
+
+def test_changes_get_a_zero_line_and_red_drops():
+    svg = interval_svg([("CUS", -0.04, -0.12, 0.01)], zero=True)
+    root = ET.fromstring(svg)
+    assert [c.get("fill") for c in root.iter(f"{NS}circle")] == ["#dc2626"]
+    assert any(line.get("stroke-dasharray") for line in root.iter(f"{NS}line"))
