@@ -91,7 +91,17 @@ def _visit(page: Any, base: str, names: list[str]) -> Visit:
             seen.outside.append(url.geturl())
 
     page.on("request", note)
-    page.on("requestfailed", lambda r: seen.failed.append(r.url))
+
+    def failed(request: Any) -> None:
+        # a request cut short by the next page.goto (favicon, search worker) is not a failure
+        if "ERR_ABORTED" not in str(request.failure):
+            seen.failed.append(f"{request.url} ({request.failure})")
+
+    page.on("requestfailed", failed)
+    page.on(
+        "response",
+        lambda r: seen.failed.append(f"{r.url} ({r.status})") if r.status >= 400 else None,
+    )
     for name in names:
         response = page.goto(f"{base}/{name}", wait_until="load")
         assert response is not None and response.ok, f"{name}: {response}"
@@ -182,3 +192,4 @@ def test_the_check_sees_a_web_font_and_a_missing_picture(tmp_path):
         seen = _visit(page, base, ["page.html"])
     assert [urlsplit(u).netloc for u in seen.outside] == ["fonts.googleapis.com"]
     assert seen.broken_images == ["page.html: img/none.png"]
+    assert [f.rsplit("/", 1)[1] for f in seen.failed if "none.png" in f] == ["none.png (404)"]
