@@ -1,343 +1,318 @@
-"""The Annotate page's rules: proposed pairs, raw labels, decisions, progress, the case in the URL.
+"""The Annotate page's rules: units to judge, the focused pair, keys, the name, the case in the URL.
 
-Pure functions on TAU results and annotation frames (no Streamlit), so the page stays thin and
-the rules are tested directly. A verdict is never invented: a proposed pair starts undecided
-(``None``) unless this annotator saved a verdict on it, and only pairs the annotator decided are
-saved (:func:`changes`).
+Pure functions (no Streamlit), so the page stays thin and the rules are tested directly. What
+is judged are TAU's *units* of an answer (:class:`~s3kg_core.annotation.tasks.Unit`): its
+aligned pairs, relation and entity mismatches, extra and missing triples, taken from a task
+(fixed when the task was made) or from TAU's stored explanation of the answer
+(:func:`units_from_tau`), never worked out again here. A unit starts undecided unless the
+annotator's own decision on it is in effect in the verdict log; every decision is saved the
+moment it is made (the page calls :func:`dashboard.data.record_decision`).
 
 Examples
 --------
->>> result = {"aligned": [{"gold": ["paper", "publish in", "nature"],
-...                        "answer": ["paper", "appear in", "nature"], "similarity": 0.81}]}
->>> pairs = proposed_pairs(result, {}, {}, {})
->>> [p.saved for p in pairs]
-[None]
->>> changes(pairs, [None], [])
-Changes(save=[], withdraw=[])
+>>> tau = {"aligned": [{"gold": ["paper", "publish in", "nature"],
+...                     "answer": ["paper", "appear in", "nature"], "similarity": 0.81}],
+...        "extra": [["paper", "be", "long"]]}
+>>> units = units_from_tau(1, 7, tau, [], [])
+>>> [(u.category, u.similarity) for u in units]
+[('aligned', 0.81), ('extra', None)]
+>>> unit_verdicts(units, {})
+[None, None]
+>>> next_focus([None, None], 0)
+1
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from s3kg_core.annotation.log import Triple3
+from s3kg_core.annotation.tasks import Unit, units_of
 from s3kg_core.kg import Triple
-from s3kg_core.normalize import normalize_triples
+from s3kg_core.scoring.tau import TauResult
 
 __all__ = [
+    "ACTIONS",
+    "CATEGORY_LABELS",
     "DECISIONS",
-    "Changes",
-    "Progress",
-    "ProposedPair",
-    "added_pairs",
+    "Action",
+    "NameChoice",
+    "UnitKey",
     "case_from_query",
-    "changes",
-    "first_with_pairs",
+    "choose_name",
+    "extracted_text",
+    "first_with_units",
     "item_label",
-    "next_with_pairs",
+    "key_hints",
+    "next_focus",
+    "next_in_order",
     "note_case",
-    "pair_key",
-    "progress",
-    "proposed_pairs",
-    "raw_labels",
-    "saved_verdicts",
+    "queue_label",
     "show",
-    "triple_key",
+    "unit_rows",
+    "unit_verdicts",
+    "units_from_tau",
+    "verdict_map",
 ]
 
-DECISIONS = ("confirm", "reject")
-"""The verdicts an annotator gives a pair TAU proposed (``add`` is for a pair it missed)."""
+DECISIONS = ("confirm", "reject", "skip")
+"""What an annotator decides on a unit TAU proposed (``add`` is for a pair it missed)."""
 
-PairKey = tuple[tuple[str, ...] | None, tuple[str, ...] | None]
-
-
-def triple_key(triple: Sequence[str]) -> str:
-    """A triple as stored in the annotations table (JSON text of ``[head, relation, tail]``).
-
-    Examples
-    --------
-    >>> triple_key(["aspirin", "reduce", "fever"])
-    '["aspirin", "reduce", "fever"]'
-    """
-    return json.dumps(list(triple))
-
-
-def pair_key(gold: str | None, answer: str | None) -> PairKey:
-    """A stored pair's identity whatever its JSON spacing: ``(gold, answer)`` as tuples.
-
-    Examples
-    --------
-    >>> pair_key('["a","r","b"]', '["a", "r", "b"]')
-    (('a', 'r', 'b'), ('a', 'r', 'b'))
-    """
-
-    def one(text: str | None) -> tuple[str, ...] | None:
-        return None if text is None else tuple(str(x) for x in json.loads(text))
-
-    return one(gold), one(answer)
-
-
-def show(triple: Sequence[str]) -> str:
-    """A triple as one line: ``head | relation | tail``.
-
-    Examples
-    --------
-    >>> show(["Curie", "won", "prize"])
-    'Curie | won | prize'
-    """
-    return " | ".join(triple)
-
-
-def raw_labels(triples: Iterable[Triple]) -> dict[tuple[str, ...], list[Triple]]:
-    """Normalised triple (as TAU compares it) -> the extracted triples it came from.
-
-    Examples
-    --------
-    >>> raw_labels([Triple("The paper", "published_in", "Nature")])
-    {('the paper', 'publish in', 'nature'): [Triple(head='The paper', relation='published_in', tail='Nature')]}
-    """  # noqa: E501
-    out: dict[tuple[str, ...], list[Triple]] = {}
-    for t in triples:
-        for norm in normalize_triples([t]):
-            out.setdefault(tuple(norm.to_list()), []).append(t)
-    return out
+CATEGORY_LABELS = {
+    "aligned": "aligned",
+    "relation_mismatch": "relation mismatch",
+    "entity_mismatch": "entity mismatch",
+    "extra": "extra (answer only)",
+    "missing": "missing (gold only)",
+}
+"""TAU's categories as the page names them."""
 
 
 @dataclass(frozen=True)
-class ProposedPair:
-    """One pair TAU proposed to an annotator.
+class Action:
+    """One thing the annotator does on the focused pair, its key and its button label."""
 
-    The normalised triples TAU compared, their cosine, the extracted triples they came from,
-    and this annotator's saved verdict (``None``: undecided).
+    name: str
+    key: str
+    label: str
+
+
+ACTIONS = (
+    Action("confirm", "Y", "Confirm"),
+    Action("reject", "N", "Reject"),
+    Action("skip", "S", "Skip"),
+    Action("undo", "U", "Undo"),
+    Action("previous", "K", "Previous pair"),
+    Action("next", "J", "Next pair"),
+    Action("next_item", "I", "Next item"),
+)
+"""The page's actions in the order of its buttons: one key each (Streamlit reserves C and R)."""
+
+UnitKey = tuple[Triple3 | None, Triple3 | None]
+
+
+def key_hints() -> str:
+    """The keys as one line for the page.
+
+    Examples
+    --------
+    >>> key_hints()
+    'Keys: Y confirm · N reject · S skip · U undo · K previous pair · J next pair · I next item'
     """
-
-    gold: tuple[str, ...]
-    answer: tuple[str, ...]
-    cosine: float
-    gold_raw: tuple[Triple, ...]
-    answer_raw: tuple[Triple, ...]
-    saved: str | None
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """``(gold_json, answer_json)`` as stored."""
-        return triple_key(self.gold), triple_key(self.answer)
-
-    def raw_text(self, side: str) -> str:
-        """The extracted triple(s) of ``side`` (``gold`` or ``answer``) as one line."""
-        raw = self.gold_raw if side == "gold" else self.answer_raw
-        lemmas = self.gold if side == "gold" else self.answer
-        return " ; ".join(show(t.to_list()) for t in raw) or show(lemmas)
+    return "Keys: " + " · ".join(f"{a.key} {a.label.lower()}" for a in ACTIONS)
 
 
-def saved_verdicts(mine: pd.DataFrame) -> dict[PairKey, str]:
-    """An annotator's stored verdicts on one answer: ``pair_key -> verdict`` (latest wins)."""
-    if mine.empty:
+def show(triple: Sequence[str] | None) -> str:
+    """A triple as one line: ``head | relation | tail`` (``-`` for none).
+
+    Examples
+    --------
+    >>> show(["Curie", "won", "prize"]), show(None)
+    ('Curie | won | prize', '-')
+    """
+    return "-" if triple is None else " | ".join(triple)
+
+
+def units_from_tau(
+    run_id: int,
+    item_id: int,
+    result: Mapping[str, Any],
+    gold: Sequence[Triple],
+    answer: Sequence[Triple],
+) -> list[Unit]:
+    """TAU's stored explanation of one answer (:meth:`TauResult.to_dict`) as units to judge.
+
+    ``gold`` and ``answer`` are the extracted KGs, for the triples as extracted.
+    """
+    return units_of(run_id, item_id, TauResult.from_dict(result), gold, answer)
+
+
+def verdict_map(current: pd.DataFrame) -> dict[UnitKey, str]:
+    """``(gold, answer) -> verdict`` of decisions in effect (rows of ``current_verdicts``).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"gold_triple": [("a", "r", "b")], "answer_triple": [None],
+    ...                       "verdict": ["skip"]})
+    >>> verdict_map(frame)
+    {(('a', 'r', 'b'), None): 'skip'}
+    """
+    if current.empty:
         return {}
+
+    def key(t: Any) -> Triple3 | None:
+        return None if t is None else tuple(str(x) for x in t)
+
     return {
-        pair_key(r.gold_triple, r.answer_triple): str(r.verdict)
-        for r in mine.sort_values("annotation_id").itertuples()
+        (key(g), key(a)): str(v)
+        for g, a, v in zip(
+            current["gold_triple"], current["answer_triple"], current["verdict"], strict=True
+        )
     }
 
 
-def proposed_pairs(
-    result: Mapping[str, Any],
-    saved: Mapping[PairKey, str],
-    raw_gold: Mapping[tuple[str, ...], Sequence[Triple]],
-    raw_answer: Mapping[tuple[str, ...], Sequence[Triple]],
-) -> list[ProposedPair]:
-    """TAU's proposed pairs of one answer, each with this annotator's saved verdict or ``None``.
-
-    An ``add`` saved on the same pair is no verdict on the proposal: it stays ``None``.
-
-    Examples
-    --------
-    >>> result = {"aligned": [{"gold": ["a", "r", "b"], "answer": ["a", "r", "c"],
-    ...                        "similarity": 0.81}]}
-    >>> [p.saved for p in proposed_pairs(result, {(("a", "r", "b"), ("a", "r", "c")): "reject"},
-    ...                                  {}, {})]
-    ['reject']
-    """
-    out = []
-    for a in result.get("aligned", []):
-        gold, answer = tuple(a["gold"]), tuple(a["answer"])
-        verdict = saved.get((gold, answer))
-        out.append(
-            ProposedPair(
-                gold=gold,
-                answer=answer,
-                cosine=float(a.get("similarity", float("nan"))),
-                gold_raw=tuple(raw_gold.get(gold, ())),
-                answer_raw=tuple(raw_answer.get(answer, ())),
-                saved=verdict if verdict in DECISIONS else None,
-            )
-        )
+def unit_verdicts(units: Sequence[Unit], verdicts: Mapping[UnitKey, str]) -> list[str | None]:
+    """The annotator's verdict in effect on each unit (``None``: undecided)."""
+    out: list[str | None] = []
+    for u in units:
+        v = verdicts.get((u.gold, u.answer))
+        out.append(v if v in DECISIONS else None)
     return out
 
 
-@dataclass(frozen=True)
-class Changes:
-    """What Save writes for one answer.
-
-    ``save``: decided verdicts that differ from the saved ones, and pending added pairs
-    (``(gold_json, answer_json, verdict)``); ``withdraw``: the pairs whose saved verdict was
-    cleared (``(gold_json, answer_json)``).
-    """
-
-    save: list[tuple[str, str, str]]
-    withdraw: list[tuple[str, str]]
-
-    def __len__(self) -> int:
-        return len(self.save) + len(self.withdraw)
-
-
-def changes(
-    pairs: Sequence[ProposedPair],
-    chosen: Sequence[str | None],
-    pending_adds: Sequence[tuple[str, str]],
-) -> Changes:
-    """The writes Save makes for ``pairs`` given the annotator's current choices.
-
-    ``chosen[i]`` is the verdict shown for ``pairs[i]`` (``None``: undecided); pending added
-    pairs are saved as ``add``. An undecided pair is never saved.
+def next_focus(verdicts: Sequence[str | None], focus: int) -> int:
+    """The pair to focus after ``focus``: the next undecided one (wrapping), else the next.
 
     Examples
     --------
-    >>> t = (("g",), ("a",))
-    >>> p = [ProposedPair(*t, 0.8, (), (), None), ProposedPair(*t, 0.8, (), (), "reject")]
-    >>> changes(p, ["confirm", None], [])
-    Changes(save=[('["g"]', '["a"]', 'confirm')], withdraw=[('["g"]', '["a"]')])
+    >>> next_focus(["confirm", None, "skip", None], 1)
+    3
+    >>> next_focus([None, "confirm", "confirm"], 2)
+    0
+    >>> next_focus(["confirm", "confirm"], 0)
+    1
+    >>> next_focus(["confirm", "confirm"], 1)
+    1
     """
-    save: list[tuple[str, str, str]] = []
-    withdraw: list[tuple[str, str]] = []
-    for pair, verdict in zip(pairs, chosen, strict=True):
-        if verdict in DECISIONS and verdict != pair.saved:
-            save.append((*pair.key, str(verdict)))
-        elif verdict not in DECISIONS and pair.saved is not None:
-            withdraw.append(pair.key)
-    save += [(g, a, "add") for g, a in pending_adds]
-    return Changes(save, withdraw)
+    n = len(verdicts)
+    if n == 0:
+        return 0
+    for step in range(1, n + 1):
+        i = (focus + step) % n
+        if verdicts[i] is None:
+            return i
+    return min(focus + 1, n - 1)
 
 
-def added_pairs(mine: pd.DataFrame) -> list[tuple[str, str]]:
-    """The pairs an annotator added to one answer (stored ``add`` verdicts), as JSON keys."""
-    if mine.empty:
-        return []
-    rows = mine[mine["verdict"] == "add"].sort_values("annotation_id")
-    return list(dict.fromkeys(zip(rows["gold_triple"], rows["answer_triple"], strict=True)))
+def unit_rows(units: Sequence[Unit], verdicts: Sequence[str | None], focus: int) -> pd.DataFrame:
+    """The units as the page's table: the focused one marked, triples as extracted.
+
+    Examples
+    --------
+    >>> u = Unit(1, 2, 0, "extra", None, ("a", "r", "b"), (), (("A", "r", "B"),), None)
+    >>> unit_rows([u], ["reject"], 0).iloc[0].to_dict()
+    {'': '▶', '#': 1, 'TAU says': 'extra (answer only)', 'Gold triple': '-', 'Answer triple': 'A | r | B', 'Cosine': None, 'Your verdict': 'reject'}
+    """  # noqa: E501
+    rows = []
+    for n, (u, v) in enumerate(zip(units, verdicts, strict=True)):
+        rows.append(
+            {
+                "": "▶" if n == focus else "",
+                "#": n + 1,
+                "TAU says": CATEGORY_LABELS.get(u.category, u.category),
+                "Gold triple": extracted_text(u.gold_extracted, u.gold),
+                "Answer triple": extracted_text(u.answer_extracted, u.answer),
+                "Cosine": None if u.similarity is None else round(float(u.similarity), 3),
+                "Your verdict": v or "",
+            }
+        )
+    columns = ["", "#", "TAU says", "Gold triple", "Answer triple", "Cosine", "Your verdict"]
+    return pd.DataFrame(rows, columns=columns)
 
 
-def _n_pairs(tau: Mapping[int, Mapping[str, Any]], item: int) -> int:
-    return len(tau.get(item, {}).get("aligned", []))
+def extracted_text(extracted: Sequence[Sequence[str]], compared: Sequence[str] | None) -> str:
+    """The triple(s) as extracted on one line, or the compared one when none is known.
+
+    Examples
+    --------
+    >>> extracted_text([("Curie", "won", "Nobel")], ("curie", "win", "nobel"))
+    'Curie | won | Nobel'
+    >>> extracted_text([], ("curie", "win", "nobel"))
+    'curie | win | nobel'
+    """
+    return " ; ".join(show(t) for t in extracted) or show(compared)
 
 
-def item_label(item: int, n_pairs: int, cus: float, question: str) -> str:
-    """A select-box label of one answer: item, TAU pairs, CUS and the question.
+def first_with_units(order: Sequence[int], counts: Mapping[int, int]) -> int | None:
+    """The first answer in ``order`` with something to judge (``None``: none has).
+
+    Examples
+    --------
+    >>> first_with_units([3, 5], {3: 0, 5: 2})
+    5
+    """
+    return next((i for i in order if counts.get(i, 0)), None)
+
+
+def next_in_order(order: Sequence[Any], current: Any, counts: Mapping[Any, int]) -> Any | None:
+    """The next answer after ``current`` with something to judge, wrapping round.
+
+    Examples
+    --------
+    >>> next_in_order([1, 2, 3], 1, {1: 1, 2: 0, 3: 4}), next_in_order([1, 2, 3], 3, {1: 1})
+    (3, 1)
+    """
+    order = list(order)
+    start = order.index(current) + 1 if current in order else 0
+    ring = [*order[start:], *order[:start]]
+    return next((i for i in ring if counts.get(i, 0)), None)
+
+
+def item_label(item: int, n_units: int, cus: float, question: str) -> str:
+    """A select-box label of one answer: item, units to judge, CUS and the question.
 
     Examples
     --------
     >>> item_label(5, 2, 0.41234, "Who wrote it?")
-    'item 5 · 2 pairs · CUS 0.412 · Who wrote it?'
+    'item 5 · 2 to judge · CUS 0.412 · Who wrote it?'
     >>> item_label(6, 0, 0.0, "Why?")
-    'item 6 · no pairs · CUS 0.000 · Why?'
+    'item 6 · nothing to judge · CUS 0.000 · Why?'
     """
-    pairs = "no pairs" if n_pairs == 0 else f"{n_pairs} pair" + ("s" if n_pairs > 1 else "")
-    return f"item {int(item)} · {pairs} · CUS {cus:.3f} · {question}"
+    units = "nothing to judge" if n_units == 0 else f"{n_units} to judge"
+    return f"item {int(item)} · {units} · CUS {cus:.3f} · {question}"
 
 
-def first_with_pairs(order: Sequence[int], tau: Mapping[int, Mapping[str, Any]]) -> int | None:
-    """The first answer in ``order`` that TAU proposed a pair for (``None``: none has one).
+def queue_label(position: int, run_id: int, item_id: int, decided: int, units: int,
+                question: str) -> str:  # fmt: skip
+    """A select-box label of one answer of a queue.
 
     Examples
     --------
-    >>> first_with_pairs([3, 5], {3: {"aligned": []}, 5: {"aligned": [{}]}})
-    5
+    >>> queue_label(0, 1, 14, 2, 5, "Who?")
+    '1. run 1 · item 14 · 2 of 5 decided · Who?'
+    >>> queue_label(1, 1, 15, 5, 5, "Why?")
+    '2. run 1 · item 15 · done · Why?'
     """
-    return next((i for i in order if _n_pairs(tau, i)), None)
-
-
-def next_with_pairs(
-    order: Sequence[int], tau: Mapping[int, Mapping[str, Any]], current: int
-) -> int | None:
-    """The next answer after ``current`` in ``order`` with pairs, wrapping round.
-
-    Examples
-    --------
-    >>> tau = {1: {"aligned": [{}]}, 2: {"aligned": []}, 3: {"aligned": [{}]}}
-    >>> next_with_pairs([1, 2, 3], tau, 1), next_with_pairs([1, 2, 3], tau, 3)
-    (3, 1)
-    """
-    order = list(order)
-    if current not in order:
-        return first_with_pairs(order, tau)
-    start = order.index(current)
-    return first_with_pairs([*order[start + 1 :], *order[: start + 1]], tau)
+    state = "done" if decided >= units else f"{decided} of {units} decided"
+    return f"{position + 1}. run {run_id} · item {item_id} · {state} · {question}"
 
 
 @dataclass(frozen=True)
-class Progress:
-    """How many of TAU's proposed pairs one annotator has decided (saved verdicts)."""
+class NameChoice:
+    """Who saves: the confirmed name (``""``: nobody yet) and a name the URL offers."""
 
-    item_decided: int
-    item_pairs: int
-    run_decided: int
-    run_pairs: int
-    run_items_done: int
-    run_items_with_pairs: int
+    name: str
+    offered: str
 
-    def line(self, annotator: str) -> str:
-        """One sentence for the page.
-
-        Examples
-        --------
-        >>> Progress(1, 3, 4, 20, 1, 9).line("ann")
-        'Decided 1 of 3 by you (ann) on this answer; 4 of 20 proposed pairs of this run, 1 of 9 answers with pairs done.'
-        """  # noqa: E501
-        return (
-            f"Decided {self.item_decided} of {self.item_pairs} by you ({annotator}) on this "
-            f"answer; {self.run_decided} of {self.run_pairs} proposed pairs of this run, "
-            f"{self.run_items_done} of {self.run_items_with_pairs} answers with pairs done."
-        )
+    @property
+    def needs_confirming(self) -> bool:
+        """The URL names someone and nobody confirmed a name in this session."""
+        return bool(self.offered) and not self.name
 
 
-def progress(
-    tau: Mapping[int, Mapping[str, Any]], mine_in_run: pd.DataFrame, item_id: int
-) -> Progress:
-    """One annotator's saved decisions on TAU's proposed pairs: this answer and the whole run.
+def choose_name(params: Mapping[str, Any], state: MutableMapping[str, Any]) -> NameChoice:
+    """The name decisions are saved under, and the one a shared link offers.
 
-    ``mine_in_run`` holds the annotator's annotations of the run; ``add`` rows are no
-    decision on a proposal.
+    A name typed on the page (or confirmed) is kept in ``state["annotate.name"]``; a name in
+    the URL (``?annotator=``) is only *offered*: someone else's link must not save under
+    their name, so the page asks before it uses it.
 
     Examples
     --------
-    >>> tau = {1: {"aligned": [{"gold": ["g"], "answer": ["a"]}]}, 2: {"aligned": []}}
-    >>> mine = pd.DataFrame({"annotation_id": [1], "item_id": [1], "gold_triple": ['["g"]'],
-    ...                      "answer_triple": ['["a"]'], "verdict": ["reject"]})
-    >>> p = progress(tau, mine, 1)
-    >>> (p.item_decided, p.item_pairs, p.run_items_done, p.run_items_with_pairs)
-    (1, 1, 1, 1)
+    >>> state = {}
+    >>> choose_name({"annotator": "bob"}, state)
+    NameChoice(name='', offered='bob')
+    >>> state["annotate.name"] = "bob"
+    >>> choose_name({"annotator": "bob"}, state).needs_confirming
+    False
     """
-    judged: dict[int, set[PairKey]] = {}
-    for r in mine_in_run.itertuples():
-        if r.verdict in DECISIONS:
-            judged.setdefault(int(r.item_id), set()).add(pair_key(r.gold_triple, r.answer_triple))
-    item_decided = item_pairs = run_decided = run_pairs = done = with_pairs = 0
-    for item, result in tau.items():
-        proposed = {(tuple(a["gold"]), tuple(a["answer"])) for a in result.get("aligned", [])}
-        if not proposed:
-            continue
-        n = len(proposed & judged.get(int(item), set()))
-        with_pairs += 1
-        run_pairs += len(proposed)
-        run_decided += n
-        done += n == len(proposed)
-        if int(item) == int(item_id):
-            item_decided, item_pairs = n, len(proposed)
-    return Progress(item_decided, item_pairs, run_decided, run_pairs, done, with_pairs)
+    name = str(state.get("annotate.name", "") or "")
+    offered = str(params.get("annotator", "") or "").strip()
+    return NameChoice(name, "" if offered == name else offered)
 
 
 def case_from_query(

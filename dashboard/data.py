@@ -41,7 +41,6 @@ __all__ = [
     "EVAL_COLUMNS",
     "LOCK_TIMEOUT",
     "ItemView",
-    "annotations",
     "bench_results",
     "bench_texts",
     "check_with_trained",
@@ -65,7 +64,6 @@ __all__ = [
     "partial_runs",
     "question_texts",
     "run_report",
-    "save_annotations",
     "signatures",
     "tau_item",
     "tau_live",
@@ -339,8 +337,6 @@ class ItemView:
 @st.cache_data(show_spinner=False, max_entries=64)
 def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str | None) -> ItemView:
     """Everything the sample explorer shows for one answer."""
-    import json
-
     with _read(path) as con:
         row = queries.item_answer_texts(con, run_id, item_id)
         if row is None:
@@ -483,8 +479,6 @@ def tau_live(
     Uses the stored embeddings (the encoder only runs for strings never embedded), so moving
     the threshold costs a fraction of a second for a few hundred cases.
     """
-    import json
-
     from s3kg_core.stages.results import reblend
     from s3kg_core.stages.tau import lowest_cases
 
@@ -578,103 +572,6 @@ def bench_texts(dataset: str) -> pd.DataFrame | None:
     return pd.DataFrame({"id": [str(i) for i in ps.ids], "text_1": ps.text_1, "text_2": ps.text_2})
 
 
-_LEGACY_COLUMNS = [
-    "annotation_id",
-    "run_id",
-    "item_id",
-    "annotator",
-    "gold_triple",
-    "answer_triple",
-    "verdict",
-    "created_at",
-]
-
-
-def _triple_json(triple: Sequence[str] | None) -> str | None:
-    """A triple as the Annotate page keys it (``dashboard.annotate.triple_key``)."""
-    return None if triple is None else json.dumps(list(triple))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def annotations(path: Path, stamp: int, run_id: int | None = None) -> pd.DataFrame:
-    """The annotators' verdicts in effect (all, or of one run), in the order they were made.
-
-    Derived from the verdict log (:mod:`s3kg_core.annotation.log`): one row per annotator and
-    pair with a ``confirm``, ``reject`` or ``add`` in effect. Columns ``annotation_id`` (the
-    log row's id), ``run_id, item_id, annotator, gold_triple, answer_triple`` (JSON text),
-    ``verdict, created_at``.
-    """
-    from s3kg_core.annotation.log import LABELS, current_verdicts
-
-    with _read(path) as con:
-        current = current_verdicts(con, run_id=run_id, role="annotator")
-    current = current[current["verdict"].isin(LABELS)]
-    frame = pd.DataFrame(
-        {
-            "annotation_id": current["verdict_id"],
-            "run_id": current["run_id"],
-            "item_id": current["item_id"],
-            "annotator": current["annotator"],
-            "gold_triple": [_triple_json(t) for t in current["gold_triple"]],
-            "answer_triple": [_triple_json(t) for t in current["answer_triple"]],
-            "verdict": current["verdict"],
-            "created_at": current["created_at"],
-        },
-        columns=_LEGACY_COLUMNS,
-    )
-    return frame.reset_index(drop=True)
-
-
-def _decision(
-    run_id: int,
-    item_id: int,
-    annotator: str,
-    gold: str | None,
-    answer: str | None,
-    verdict: str,
-) -> Decision:
-    from s3kg_core.annotation.log import Decision
-
-    def triple(text: str | None) -> tuple[str, ...] | None:
-        return None if text is None else tuple(str(x) for x in json.loads(text))
-
-    return Decision(
-        annotator,
-        int(run_id),
-        int(item_id),
-        triple(gold),
-        triple(answer),
-        verdict,
-        category="aligned" if verdict in ("confirm", "reject") else None,
-    )
-
-
-def save_annotations(
-    path: Path, rows: Sequence[tuple[int, int, str, str | None, str | None, str]]
-) -> int:
-    """Save verdicts ``(run_id, item_id, annotator, gold_json, answer_json, verdict)``.
-
-    Each becomes a row of the verdict log (one that repeats the verdict in effect adds
-    nothing), in one short read-write transaction under the process lock; the annotator's
-    earlier verdict on the pair is replaced (and stays in the log), anyone else's is kept.
-    Returns how many verdicts are now in effect.
-
-    Raises
-    ------
-    AnnotationError
-        If a row is malformed, or its annotator's name is refused (``AnnotatorNameError``).
-    """
-    from s3kg_core.annotation.log import save_decisions
-
-    if not rows:
-        return 0
-    decisions = [_decision(*row) for row in rows]
-    with _LOCK:
-        save_decisions(Store(path, lock_timeout=LOCK_TIMEOUT), decisions, source="page")
-    annotations.clear()
-    return len(decisions)
-
-
 @st.cache_data(show_spinner=False, max_entries=8)
 def grapheval_overview(path: Path, stamp: int) -> pd.DataFrame:
     """One row per run x checker x extractor with stored GraphEval results.
@@ -765,38 +662,16 @@ def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, di
     return {int(item): r.to_dict() for item, r in zip(items, results, strict=True)}
 
 
-def withdraw_annotations(
-    path: Path, keys: Sequence[tuple[int, int, str, str | None, str | None]]
-) -> int:
-    """Take back verdicts ``(run_id, item_id, annotator, gold_json, answer_json)``; how many.
-
-    For an annotator who clears a verdict or removes an added pair: a ``withdraw`` row in the
-    verdict log per pair that had a verdict (the verdict stays in the log, no longer in
-    effect). One short read-write transaction under the process lock, as
-    :func:`save_annotations`.
-    """
-    from s3kg_core.annotation.log import save_decisions
-
-    if not keys:
-        return 0
-    decisions = [_decision(*key, "withdraw") for key in keys]
-    with _LOCK:
-        written = save_decisions(Store(path, lock_timeout=LOCK_TIMEOUT), decisions, source="page")
-    annotations.clear()
-    return sum(entry is not None for entry in written)
-
-
 def record_decision(path: Path, decision: Decision) -> Entry | None:
     """Save one decision at once (its own short transaction, under the process lock).
 
     Returns the log row written, or ``None`` when it changes nothing (see
-    :func:`s3kg_core.annotation.log.save_decision`). Clears the cached annotations.
+    :func:`s3kg_core.annotation.log.save_decision`).
     """
     from s3kg_core.annotation.log import save_decision
 
     with _LOCK:
         entry = save_decision(Store(path, lock_timeout=LOCK_TIMEOUT), decision, source="page")
-    annotations.clear()
     return entry
 
 
@@ -808,9 +683,18 @@ def undo_decision(path: Path, annotator: str, role: str = "annotator") -> Undone
         undone = undo_last(
             Store(path, lock_timeout=LOCK_TIMEOUT), annotator, role=role, source="page"
         )
-    annotations.clear()
     return undone
 
 
 # added at the end: fewer merge conflicts
-__all__ += ["record_decision", "tau_run", "undo_decision", "withdraw_annotations"]
+__all__ += ["record_decision", "tau_run", "undo_decision"]
+
+
+@contextmanager
+def reader(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short read-only connection under the process lock (for a page's cached loaders)."""
+    with _read(path) as con:
+        yield con
+
+
+__all__ += ["reader"]

@@ -1,24 +1,20 @@
-"""Annotate: confirm or reject TAU's triple alignments, add the ones it missed.
+"""Annotate: judge what TAU said of an answer, pair by pair, by key; adjudicate; agreement.
 
-Nothing is saved that the annotator did not decide: every proposed pair starts undecided (or at
-this annotator's own saved verdict). A case opens from the URL (``?run=&item=``); the
-annotator's name is kept in it (``?annotator=``) across reloads.
+Every decision is saved the moment it is made (the verdict log), with undo; nothing is saved
+that the annotator did not decide. A case opens from the URL (``?run=&item=``); a name in the
+URL (``?annotator=``) is offered and must be confirmed. With an annotation task the page shows
+the annotator's queue and opens on their next undone answer.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
 from typing import Any
 
 import streamlit as st
 
-from dashboard import annotate, data, navigation, views, widgets
+from dashboard import annotate, annotate_data, annotate_views, data, navigation, views, widgets
 from dashboard.escape import code, md
 from dashboard.explorer import MAX_NODES, marked_by_lemmas
-from s3kg_core.annotation.names import normalize_annotator
-from s3kg_core.errors import AnnotatorNameError, S3KGError
-from s3kg_core.scoring.agreement import pairwise_agreement, percent_agreement, tau_quality
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
 
@@ -29,275 +25,166 @@ if controls.signature is None:
     st.stop()
 state = st.session_state
 signature: str = controls.signature
+path = controls.path
 
-frame = reblend(data.load_components(controls.path, controls.stamp, signature), controls.alpha)
-runs = data.load_runs(controls.path, controls.stamp)
-runs = runs[runs["run_id"].isin(frame["run_id"].unique())]
-if runs.empty:
-    st.info("No run has scores under the chosen signature.")
-    st.stop()
-run_labels = {str(v): k for k, v in views.run_choices(runs).items()}
-
-# A case named by the URL (a link from Failure analysis, a bookmark, a reload) opens first.
+VIEWS = {"annotate": "Annotate", "adjudicate": "Adjudicate", "agreement": "Agreement"}
+if "annotate_view" not in state:
+    state["annotate_view"] = str(st.query_params.get("view", "annotate"))
+    if state["annotate_view"] not in VIEWS:
+        state["annotate_view"] = "annotate"
+top = st.columns([1.6, 2.6, 3.8], vertical_alignment="bottom")
+chosen_view = top[2].segmented_control(
+    "View",
+    list(VIEWS),
+    format_func=VIEWS.__getitem__,
+    key="annotate_view",
+    required=True,
+)
+view_name = str(chosen_view or "annotate")
 url_run, url_item = annotate.case_from_query(st.query_params, state)
-if url_run is not None and str(url_run) in run_labels:
-    state["_annotate_run_choice"] = str(url_run)
-    state["_annotate_item_choice"] = str(url_item)
-if "annotate.name" not in state:
-    state["annotate.name"] = str(st.query_params.get("annotator", "")).strip()
-state["annotator"] = state["annotate.name"]  # the widget is new each time the page is opened
+annotator = annotate_views.name_bar(top[0], st.query_params)
 
-
-def _remember_name() -> None:
-    state["annotate.name"] = state["annotator"].strip()
-
-
-top = st.columns([1.4, 6.6], vertical_alignment="bottom")
-annotator = (
-    top[0]
-    .text_input(
-        "Your name",
-        key="annotator",
-        on_change=_remember_name,
-        placeholder="needed to save",
-        help="Saved with every verdict; kept in the page's address (?annotator=) across reloads.",
-    )
-    .strip()
-)
-if annotator:  # one spelling per person; control and bidi-override characters are refused
-    try:
-        annotator = normalize_annotator(annotator)
-    except AnnotatorNameError as exc:
-        st.error(md(str(exc)))
-        annotator = ""
-with top[1]:
-    run_id = int(widgets.keyed_selectbox("Run", run_labels, key="annotate_run"))
-answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"], kind="stable")
-order = [int(i) for i in answers["item_id"]]
-tau = data.tau_run(controls.path, controls.stamp, signature, run_id)
-questions = data.item_questions(controls.path, controls.stamp).set_index("item_id")["question"]
-item_labels = {
-    str(i): annotate.item_label(
-        i, len(tau.get(i, {}).get("aligned", [])), float(cus), str(questions.get(i, ""))
-    )
-    for i, cus in zip(order, answers["cus"], strict=True)
+tasks = annotate_data.tasks(path, data.db_stamp(path))
+task_labels = {"": "No task: any answer"} | {
+    str(t["task_id"]): f"task {t['task_id']}"
+    + (f" · {t['name']}" if t["name"] else "")
+    + f" · {', '.join(t['annotators'])}"
+    for t in tasks
 }
-first = annotate.first_with_pairs(order, tau)
-pick = st.columns([6.6, 1.4], vertical_alignment="bottom")
-with pick[0]:
-    item_id = int(
-        widgets.keyed_selectbox(
-            "Answer (lowest CUS first; opens on the first with TAU pairs)",
-            item_labels,
-            key="annotate_item",
-            default=str(first if first is not None else order[0]),
-            help="Item · how many pairs TAU proposed · CUS at the sidebar's alpha · question.",
-        )
+mine = [str(t["task_id"]) for t in tasks if annotator and annotator in t["annotators"]]
+with top[1]:
+    task_choice = widgets.keyed_selectbox(
+        "Task",
+        task_labels,
+        key="annotate_task",
+        default=mine[-1] if mine else (str(tasks[-1]["task_id"]) if tasks else ""),
+        help="An annotation task (`s3kg annotate assign`): your queue, and the scope of "
+        "adjudication and agreement.",
     )
-
-
-def _go_next() -> None:
-    nxt = annotate.next_with_pairs(order, tau, item_id)
-    if nxt is not None:
-        state["_annotate_item_choice"] = str(nxt)
-
-
-pick[1].button(
-    "Next with pairs",
-    key="annotate_next",
-    icon=":material/skip_next:",
-    on_click=_go_next,
-    disabled=first is None,
-    help="The next answer in the list that TAU proposed pairs for.",
-    width="stretch",
-)
-st.query_params.update({"run": str(run_id), "item": str(item_id)})
+task_id = int(task_choice) if task_choice else None
+st.query_params["view"] = view_name
 if annotator:
     st.query_params["annotator"] = annotator
-elif "annotator" in st.query_params:
-    del st.query_params["annotator"]
+
+if view_name == "adjudicate":
+    annotate_views.adjudication(path, annotator, task_id)
+    st.stop()
+if view_name == "agreement":
+    annotate_views.agreement(path, task_id)
+    annotate_views.download(path)
+    st.stop()
+
+# --- Annotate: which answer -------------------------------------------------------------------
+questions = data.item_questions(path, controls.stamp).set_index("item_id")["question"]
+queue_task = task_id if annotator and task_choice in mine else None
+pick = st.columns([5.4, 2.6], vertical_alignment="bottom")
+if queue_task is not None:
+    stamp, the_task = data.db_stamp(path), int(queue_task)
+    queue = annotate_data.queue(path, stamp, the_task, annotator)
+    progress = annotate_data.queue_progress(path, stamp, the_task, annotator)
+    labels = {
+        f"{q.run_id}:{q.item_id}": annotate.queue_label(
+            q.position, q.run_id, q.item_id, q.decided, q.units, str(questions.get(q.item_id, ""))
+        )
+        for q in queue
+    }
+    if url_run is not None and f"{url_run}:{url_item}" in labels:
+        state["_annotate_queue_item_choice"] = f"{url_run}:{url_item}"
+    start = progress.next_item or (queue[0].run_id, queue[0].item_id)
+    with pick[0]:
+        chosen = widgets.keyed_selectbox(
+            f"Your queue in task {queue_task} (opens on your next undone answer)",
+            labels,
+            key="annotate_queue_item",
+            default=f"{start[0]}:{start[1]}",
+        )
+    pick[1].markdown(f"**{md(progress.line())}**")
+    run_id, item_id = (int(x) for x in chosen.split(":"))
+
+    def next_item() -> tuple[int, int] | None:
+        after = annotate_data.queue_progress(
+            path, data.db_stamp(path), the_task, annotator, after=(run_id, item_id)
+        )
+        return after.next_item
+
+    def go_to(run: int, item: int) -> None:
+        state["_annotate_queue_item_choice"] = f"{run}:{item}"
+
+else:
+    if task_id is not None and annotator:
+        st.caption(f"{md(annotator)} has no queue in task {task_id}: any answer can be judged.")
+    frame = reblend(data.load_components(path, controls.stamp, signature), controls.alpha)
+    runs = data.load_runs(path, controls.stamp)
+    runs = runs[runs["run_id"].isin(frame["run_id"].unique())]
+    if runs.empty:
+        st.info("No run has scores under the chosen signature.")
+        st.stop()
+    run_labels = {str(v): k for k, v in views.run_choices(runs).items()}
+    if url_run is not None and str(url_run) in run_labels:
+        state["_annotate_run_choice"] = str(url_run)
+        state["_annotate_item_choice"] = str(url_item)
+    with pick[1]:
+        run_id = int(widgets.keyed_selectbox("Run", run_labels, key="annotate_run"))
+    answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"], kind="stable")
+    order = [int(i) for i in answers["item_id"]]
+    tau = data.tau_run(path, controls.stamp, signature, run_id)
+    counts = {
+        i: sum(len(tau.get(i, {}).get(k, ())) for k in annotate.CATEGORY_LABELS) for i in order
+    }
+    item_labels = {
+        str(i): annotate.item_label(i, counts[i], float(cus), str(questions.get(i, "")))
+        for i, cus in zip(order, answers["cus"], strict=True)
+    }
+    first = annotate.first_with_units(order, counts)
+    with pick[0]:
+        item_id = int(
+            widgets.keyed_selectbox(
+                "Answer (lowest CUS first; opens on the first with something to judge)",
+                item_labels,
+                key="annotate_item",
+                default=str(first if first is not None else order[0]),
+                help="Item · how many things TAU said of it · CUS at the sidebar's alpha · "
+                "question.",
+            )
+        )
+
+    def next_item() -> tuple[int, int] | None:
+        found = annotate.next_in_order(order, item_id, counts)
+        return None if found is None or found == item_id else (run_id, int(found))
+
+    def go_to(run: int, item: int) -> None:
+        state["_annotate_item_choice"] = str(item)
+
+
+st.query_params.update({"run": str(run_id), "item": str(item_id)})
 annotate.note_case(state, run_id, item_id)
 
-view = data.item_view(controls.path, controls.stamp, run_id, item_id, signature)
-mine_run = data.annotations(controls.path, data.db_stamp(controls.path), run_id)
-mine_run = mine_run[mine_run["annotator"] == annotator] if annotator else mine_run.iloc[:0]
-mine = mine_run[mine_run["item_id"] == item_id]
-saved = annotate.saved_verdicts(mine)
-result = tau.get(item_id, {"aligned": []})
+view = data.item_view(path, controls.stamp, run_id, item_id, signature)
 gold_kg, answer_kg = view.kgs.get("gold"), view.kgs.get("answer")
-raw_gold = annotate.raw_labels(gold_kg.triples if gold_kg else ())
-raw_answer = annotate.raw_labels(answer_kg.triples if answer_kg else ())
-pairs = annotate.proposed_pairs(result, saved, raw_gold, raw_answer)
-
-who = hashlib.sha1(annotator.encode()).hexdigest()[:10]  # widgets per annotator: no carry-over
-case = f"{run_id}_{item_id}_{who}"
-verdict_keys = [f"annotate_verdict_{case}_{n}" for n in range(len(pairs))]
-pending_key = f"annotate.pending_{case}"
-pending: list[tuple[str, str]] = state.setdefault(pending_key, [])
-
-st.caption(
-    annotate.progress(tau, mine_run, item_id).line(md(annotator))
-    if annotator
-    else "Enter your name to annotate: what you decide is saved under it."
-)
+if queue_task is not None:
+    units = annotate_data.item_units(path, queue_task, run_id, item_id)
+else:
+    units = annotate.units_from_tau(
+        run_id,
+        item_id,
+        tau.get(item_id, {}),
+        gold_kg.triples if gold_kg else (),
+        answer_kg.triples if answer_kg else (),
+    )
 st.markdown(f"**Question** · {md(view.ext_id)} · {md(view.question)}")
-
-st.subheader("TAU's proposed alignments")
-if not pairs:
-    st.info(
-        "TAU proposed no pair for this answer: add one below if it missed any, or go to the "
-        "next answer with pairs."
-    )
-else:
-    st.caption(
-        f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'}. Each starts undecided; click "
-        "confirm or reject (click again to undecide). Only decided pairs are saved. Triples "
-        "as extracted, then the lemmas TAU compared."
-    )
-    widths = [2.2, 4, 4, 0.7]  # the verdict buttons unclipped at 1280 px
-    head = st.columns(widths)
-    for col, title in zip(
-        head,
-        ("**Your verdict**", "**Gold triple**", "**Answer triple**", "**Cosine**"),
-        strict=True,
-    ):
-        col.markdown(title)
-    for n, pair in enumerate(pairs):
-        row = st.columns(widths, vertical_alignment="center")
-        with row[0]:
-            st.segmented_control(
-                f"Verdict on pair {n + 1}",
-                list(annotate.DECISIONS),
-                default=pair.saved if verdict_keys[n] not in state else None,
-                key=verdict_keys[n],
-                label_visibility="collapsed",
-                disabled=not annotator,
-            )
-        for col, side, lemmas in (
-            (row[1], "gold", pair.gold),
-            (row[2], "answer", pair.answer),
-        ):
-            col.markdown(f"{md(pair.raw_text(side))}  \n:gray[lemmas: {md(annotate.show(lemmas))}]")
-        row[3].markdown(f"{pair.cosine:.3f}")
-
-chosen: list[Any] = [state.get(k) for k in verdict_keys]
-pending_changes = annotate.changes(pairs, chosen, pending)
-
-
-def _option(lemmas: tuple[str, ...], raw: list[Any]) -> str:
-    text = " ; ".join(annotate.show(t.to_list()) for t in raw)
-    lemma = annotate.show(lemmas)
-    return lemma if not text or text.lower() == lemma else f"{text}  →  {lemma}"
-
-
-gold_options = {_option(k, v): annotate.triple_key(k) for k, v in raw_gold.items()}
-answer_options = {_option(k, v): annotate.triple_key(k) for k, v in raw_answer.items()}
-
-
-def _add_pair() -> None:
-    pair = (gold_options[state["add_gold"]], answer_options[state["add_answer"]])
-    if pair not in pending and pair not in annotate.added_pairs(mine):
-        pending.append(pair)
-    state["add_gold"] = state["add_answer"] = None
-
-
-stored_adds = annotate.added_pairs(mine)
-with st.expander(
-    f"Add an alignment TAU missed ({len(stored_adds) + len(pending)} added)",
-    expanded=bool(stored_adds or pending),
-):
-    add = st.columns([4, 4, 1.1], vertical_alignment="bottom")
-    new_gold = add[0].selectbox("Gold triple", list(gold_options), key="add_gold", index=None)
-    new_answer = add[1].selectbox(
-        "Answer triple", list(answer_options), key="add_answer", index=None
-    )
-    add[2].button(
-        "Add pair",
-        key="add_pair",
-        on_click=_add_pair,
-        disabled=new_gold is None or new_answer is None or not annotator,
-        width="stretch",
-    )
-    for n, (g, a) in enumerate([*stored_adds, *pending]):
-        is_stored = n < len(stored_adds)
-        gold_t, answer_t = annotate.pair_key(g, a)
-        row = st.columns([8, 1.1], vertical_alignment="center")
-        row[0].text(
-            f"+ {annotate.show(gold_t or ())}  <->  {annotate.show(answer_t or ())}"
-            + ("   (saved)" if is_stored else "   (not saved yet)")
-        )
-        if row[1].button("Remove", key=f"annotate_remove_{case}_{n}", width="stretch"):
-            if is_stored:
-                try:
-                    data.withdraw_annotations(controls.path, [(run_id, item_id, annotator, g, a)])
-                except S3KGError as exc:
-                    st.error(f"Not removed: {widgets.error_line(exc)} Press **Remove** again.")
-                    st.stop()
-            else:
-                pending.remove((g, a))
-            st.rerun()
-
-
-def _save() -> None:
-    current = annotate.changes(pairs, [state.get(k) for k in verdict_keys], pending)
-    try:
-        n = data.save_annotations(
-            controls.path, [(run_id, item_id, annotator, g, a, v) for g, a, v in current.save]
-        )
-        taken_back = data.withdraw_annotations(
-            controls.path, [(run_id, item_id, annotator, g, a) for g, a in current.withdraw]
-        )
-    except S3KGError as exc:  # locked, read-only, full: the choices stay on the page to retry
-        state["annotate.save_error"] = widgets.error_line(exc)
-        return
-    state[pending_key] = []
-    undecided = sum(state.get(k) not in annotate.DECISIONS for k in verdict_keys)
-    state["annotate.saved_message"] = (n, taken_back, undecided)
-
-
-save = st.columns([1.6, 6], vertical_alignment="center")
-save[0].button(
-    "Save my verdicts",
-    type="primary",
-    key="save",
-    on_click=_save,
-    disabled=not annotator,
-    width="stretch",
+annotate_views.forget_verdicts()  # a full run reads the decisions again
+annotate_views.decision_panel(
+    annotate_views.Case(path, annotator, run_id, item_id, tuple(units), task_id, next_item, go_to)
 )
-message = state.pop("annotate.saved_message", None)
-failed = state.pop("annotate.save_error", None)
-if failed is not None:
-    save[1].error(
-        f"Not saved: {failed.rstrip('.')}. Your verdicts are kept on this page: press **Save my "
-        "verdicts** again."
-    )
-elif message is not None:
-    n, taken_back, undecided = message
-    if n or taken_back:
-        save[1].success(
-            f"Saved {n} verdicts by {md(annotator)}"
-            + (f", withdrew {taken_back}" if taken_back else "")
-            + f"; {undecided} proposed pairs left undecided (not saved)."
-        )
-    else:
-        save[1].info("Nothing to save: you have not decided any pair or added one.")
-else:
-    save[1].caption(
-        "Enter your name to save."
-        if not annotator
-        else f"{len(pending_changes)} change(s) not saved yet."
-        if len(pending_changes)
-        else "Everything you decided is saved."
-    )
+annotate_views.added_pairs(path, annotator, run_id, item_id, gold_kg, answer_kg, task_id)
 
 st.subheader("The answer's graphs")
 stored_tau = Signature.parse(signature).tau
-case = data.explorer_case(controls.path, controls.stamp, signature, run_id, item_id, stored_tau)
+case = data.explorer_case(path, controls.stamp, signature, run_id, item_id, stored_tau)
 switch, note = st.columns([1.4, 6.6], vertical_alignment="center")
 note.caption(
-    "**Red edges**: the gold and answer triples of TAU's proposed pairs above (TAU pairs "
-    "triples by sentence cosine; the badges show the stored entity alignment at tau "
-    f"{stored_tau:g})."
+    "**Red edges**: the gold and answer triples of TAU's pairs above (TAU pairs triples by "
+    f"sentence cosine; the badges show the stored entity alignment at tau {stored_tau:g})."
 )
 show_all = switch.toggle(
     "Whole KGs",
@@ -305,51 +192,17 @@ show_all = switch.toggle(
     help=f"KGs of more than {MAX_NODES} nodes show their matched triples, TAU's pairs and their "
     "neighbours; switch on to draw every node.",
 )
+paired = [u for u in units if u.gold is not None and u.answer is not None]
+marks: dict[str, Any] = {"gold": [u.gold for u in paired], "answer": [u.answer for u in paired]}
 views.explorer_graphs(
     case,
     view.kg_statuses,
     show_all=show_all,
     state_key=f"annotate:{run_id}:{item_id}",
-    marked=marked_by_lemmas(
-        case.triples, {"gold": [p.gold for p in pairs], "answer": [p.answer for p in pairs]}
-    ),
+    marked=marked_by_lemmas(case.triples, marks),
 )
 links = st.columns([2, 5])
 with links[0]:
     navigation.case_link("explorer", "Open in the Sample explorer", run_id, item_id)
 with st.expander("Question, gold answer, model answer and context"):
     views.texts(view)
-
-st.subheader("Agreement and TAU quality (all annotators, decided verdicts only)")
-everything = data.annotations(controls.path, data.db_stamp(controls.path))
-if everything.empty:
-    st.caption("No annotations yet.")
-else:
-    records = everything.to_dict("records")
-    share, compared = percent_agreement(records)
-    quality = tau_quality(records)
-    cols = st.columns(4)
-    cols[0].metric(
-        "Percent agreement",
-        "n/a" if compared == 0 else f"{share:.1%}",
-        f"{compared} pairs judged by two or more",
-        delta_color="off",
-        delta_arrow="off",
-        help="Share of (pair, two annotators) judgements that agree, over the pairs that two or "
-        "more annotators decided.",
-    )
-    for col, (label, name) in zip(
-        cols[1:],
-        (("TAU precision", "precision"), ("TAU recall", "recall"), ("TAU F1", "f1")),
-        strict=True,
-    ):
-        value = quality[name]
-        col.metric(label, "n/a" if math.isnan(value) else f"{value:.3f}")
-    agreement = pairwise_agreement(records)
-    if agreement:
-        st.dataframe([vars(p) for p in agreement], hide_index=True, width="stretch", key="pairwise")
-    st.caption(
-        f"From {int(quality['decided'])} decided verdicts by {everything['annotator'].nunique()} "
-        f"annotators: {int(quality['confirm'])} confirmed, {int(quality['reject'])} rejected, "
-        f"{int(quality['add'])} added. Pairs nobody decided count nowhere."
-    )

@@ -1,4 +1,4 @@
-"""The Annotate page's rules (dashboard.annotate): no invented verdicts, progress, the URL."""
+"""The Annotate page's rules (dashboard.annotate): units, verdicts, focus, keys, names, the URL."""
 
 from __future__ import annotations
 
@@ -12,110 +12,106 @@ RESULT = {
     "aligned": [
         {"gold": ["paper", "publish in", "nature"], "answer": ["paper", "appear in", "nature"],
          "similarity": 0.8123},
-        {"gold": ["curie", "win", "prize"], "answer": ["curie", "receive", "prize"],
-         "similarity": 0.7712},
-    ]
+    ],
+    "relation_mismatch": [
+        {"gold": ["curie", "win", "prize"], "answer": ["curie", "lose", "prize"],
+         "kind": "relation", "parts": "relation", "similarity": 0.7712},
+    ],
+    "extra": [["moon", "be", "cheese"]],
+    "missing": [["sun", "be", "star"]],
 }  # fmt: skip
-G0, A0 = '["paper", "publish in", "nature"]', '["paper", "appear in", "nature"]'
-G1, A1 = '["curie", "win", "prize"]', '["curie", "receive", "prize"]'
+GOLD = [Triple("Paper", "published_in", "Nature"), Triple("Curie", "won", "prize"),
+        Triple("Sun", "is", "star")]  # fmt: skip
+ANSWER = [Triple("paper", "appeared in", "Nature")]
 
 
-def frame(*rows: tuple[int, str, str, str]) -> pd.DataFrame:
-    """Annotations ``(item_id, gold_json, answer_json, verdict)`` of one annotator."""
-    return pd.DataFrame(
-        [
-            {"annotation_id": n, "item_id": i, "gold_triple": g, "answer_triple": a, "verdict": v}
-            for n, (i, g, a, v) in enumerate(rows, 1)
-        ],
-        columns=["annotation_id", "item_id", "gold_triple", "answer_triple", "verdict"],
+@pytest.fixture
+def units():
+    return annotate.units_from_tau(1, 7, RESULT, GOLD, ANSWER)
+
+
+def test_every_unit_tau_gave_is_listed_in_its_order_with_its_cosine(units):
+    assert [u.category for u in units] == ["aligned", "relation_mismatch", "extra", "missing"]
+    assert [u.similarity for u in units] == [0.8123, 0.7712, None, None]
+    assert units[0].gold_extracted == (("Paper", "published_in", "Nature"),)
+    assert units[2].gold is None and units[3].answer is None
+
+
+def test_every_unit_starts_undecided_and_only_the_annotator_s_verdicts_count(units):
+    # regression (issue 16): every proposal started as "confirm"
+    assert annotate.unit_verdicts(units, {}) == [None] * 4
+    current = pd.DataFrame(
+        {
+            "gold_triple": [("paper", "publish in", "nature"), None, ("sun", "be", "star")],
+            "answer_triple": [("paper", "appear in", "nature"), ("moon", "be", "cheese"), None],
+            "verdict": ["reject", "skip", "add"],  # an add is no verdict on a unit
+        }
     )
-
-
-def test_every_proposed_pair_starts_undecided_and_untouched_pairs_save_nothing():
-    # regression (issue 16): every proposal started as "confirm" and Save stored them all
-    pairs = annotate.proposed_pairs(RESULT, {}, {}, {})
-    assert [p.saved for p in pairs] == [None, None]
-    assert len(annotate.changes(pairs, [None, None], [])) == 0
-
-
-def test_only_decided_pairs_are_saved_and_a_cleared_verdict_is_withdrawn():
-    saved = {annotate.pair_key(G0, A0): "reject"}
-    pairs = annotate.proposed_pairs(RESULT, saved, {}, {})
-    assert [p.saved for p in pairs] == ["reject", None]
-    assert annotate.changes(pairs, ["reject", "confirm"], []).save == [(G1, A1, "confirm")]
-    cleared = annotate.changes(pairs, [None, None], [])
-    assert cleared.save == [] and cleared.withdraw == [(G0, A0)]
-    flipped = annotate.changes(pairs, ["confirm", None], [('["x"]', '["y"]')])
-    assert flipped.save == [(G0, A0, "confirm"), ('["x"]', '["y"]', "add")]
-
-
-def test_an_add_on_a_proposed_pair_is_no_verdict_on_it():
-    saved = {annotate.pair_key(G1, A1): "add"}
-    assert [p.saved for p in annotate.proposed_pairs(RESULT, saved, {}, {})] == [None, None]
-
-
-def test_the_stored_json_spacing_does_not_matter():
-    saved = annotate.saved_verdicts(frame((1, '["paper","publish in","nature"]', A0, "confirm")))
-    assert annotate.proposed_pairs(RESULT, saved, {}, {})[0].saved == "confirm"
-
-
-def test_the_extracted_labels_stand_beside_the_lemmas():
-    raw_gold = annotate.raw_labels([Triple("The paper", "published_in", "Nature")])
-    assert list(raw_gold) == [("the paper", "publish in", "nature")]
-    raw = annotate.raw_labels([Triple("paper", "appeared in", "Nature")])
-    result = {"aligned": [{**RESULT["aligned"][0], "gold": ["the paper", "publish in", "nature"]}]}
-    pair = annotate.proposed_pairs(result, {}, raw_gold, raw)[0]
-    assert pair.raw_text("gold") == "The paper | published_in | Nature"
-    assert pair.raw_text("answer") == "paper | appeared in | Nature"
-    assert annotate.show(pair.gold) == "the paper | publish in | nature"
-    assert pair.cosine == pytest.approx(0.8123)
-    # a pair whose extracted triple is not known shows its lemmas
-    assert annotate.proposed_pairs(RESULT, {}, {}, {})[1].raw_text("gold") == "curie | win | prize"
+    verdicts = annotate.unit_verdicts(units, annotate.verdict_map(current))
+    assert verdicts == ["reject", None, "skip", None]
 
 
 @pytest.mark.parametrize(
-    "order, tau, current, first, after",
+    ("verdicts", "focus", "expected"),
     [
-        ([1, 2, 3], {1: {"aligned": []}, 2: {"aligned": [{}]}, 3: {"aligned": [{}]}}, 2, 2, 3),
-        ([1, 2, 3], {1: {"aligned": [{}]}, 2: {"aligned": []}, 3: {"aligned": [{}]}}, 3, 1, 1),
-        ([1, 2], {1: {"aligned": []}, 2: {"aligned": []}}, 1, None, None),
-        ([4, 5], {4: {"aligned": [{}]}}, 9, 4, 4),  # current not in the list: the first
+        ([None, None, None], -1, 0),  # opens on the first
+        (["confirm", None, None], 0, 1),
+        (["confirm", "reject", None], 1, 2),
+        ([None, "confirm", "skip"], 2, 0),  # wraps to an undecided one
+        (["confirm", "confirm", "confirm"], 0, 1),  # all decided: simply the next
+        (["confirm", "confirm", "confirm"], 2, 2),  # and stays on the last
+        ([], 0, 0),
     ],
 )
-def test_first_and_next_answer_with_pairs(order, tau, current, first, after):
-    assert annotate.first_with_pairs(order, tau) == first
-    assert annotate.next_with_pairs(order, tau, current) == after
+def test_the_next_focus_is_the_next_undecided_pair(verdicts, focus, expected):
+    assert annotate.next_focus(verdicts, focus) == expected
 
 
-def test_item_labels_carry_the_pair_count_score_and_question():
-    assert annotate.item_label(7, 1, 0.25, "Who?") == "item 7 · 1 pair · CUS 0.250 · Who?"
-    assert annotate.item_label(8, 0, 1.0, "Why?").startswith("item 8 · no pairs · ")
+def test_the_table_marks_the_focused_unit_and_shows_triples_as_extracted(units):
+    table = annotate.unit_rows(units, ["confirm", None, None, "skip"], 1)
+    assert table[""].tolist() == ["", "▶", "", ""]
+    assert table["Gold triple"].tolist()[0] == "Paper | published_in | Nature"
+    assert table["Answer triple"].tolist()[2] == "moon | be | cheese"  # no extracted form known
+    assert table["Gold triple"].tolist()[2] == "-"
+    assert table["Your verdict"].tolist() == ["confirm", "", "", "skip"]
+    assert table["TAU says"].tolist()[3] == "missing (gold only)"
 
 
-def test_progress_counts_decided_proposals_only():
-    tau = {1: RESULT, 2: {"aligned": RESULT["aligned"][:1]}, 3: {"aligned": []}}
-    mine = frame((1, G0, A0, "confirm"), (1, G1, A1, "add"), (2, G0, A0, "reject"))
-    p = annotate.progress(tau, mine, 1)
-    assert (p.item_decided, p.item_pairs) == (1, 2)  # the add is not a verdict on a proposal
-    assert (p.run_decided, p.run_pairs, p.run_items_done, p.run_items_with_pairs) == (2, 3, 1, 2)
-    assert p.line("ann").startswith("Decided 1 of 2 by you (ann) on this answer")
-    assert annotate.progress(tau, frame(), 3).item_pairs == 0
+def test_one_key_per_action_none_reserved_by_streamlit():
+    keys = [a.key for a in annotate.ACTIONS]
+    assert len(set(keys)) == len(keys) == 7
+    assert not {"C", "R"} & set(keys)  # Streamlit keeps C and R for itself
+    assert [a.name for a in annotate.ACTIONS] == [
+        "confirm", "reject", "skip", "undo", "previous", "next", "next_item"
+    ]  # fmt: skip
+    assert all(f"{a.key} {a.label.lower()}" in annotate.key_hints() for a in annotate.ACTIONS)
 
 
-def test_added_pairs_and_saved_verdicts_of_one_answer():
-    mine = frame((1, '["g"]', '["a"]', "add"), (1, '["g"]', '["b"]', "confirm"),
-                 (1, '["g"]', '["b"]', "reject"))  # fmt: skip
-    assert annotate.added_pairs(mine) == [('["g"]', '["a"]')]
-    assert annotate.saved_verdicts(mine)[(("g",), ("b",))] == "reject"  # the latest
-    assert annotate.added_pairs(frame()) == [] and annotate.saved_verdicts(frame()) == {}
+def test_a_name_in_the_url_is_offered_until_confirmed():
+    state: dict = {}
+    offered = annotate.choose_name({"annotator": " bob "}, state)
+    assert offered.name == "" and offered.offered == "bob" and offered.needs_confirming
+    state["annotate.name"] = "ann"  # someone typed their own name: the link's is still offered
+    assert annotate.choose_name({"annotator": "bob"}, state).needs_confirming is False
+    assert annotate.choose_name({"annotator": "bob"}, state).offered == "bob"
+    state["annotate.name"] = "bob"
+    assert annotate.choose_name({"annotator": "bob"}, state).offered == ""
+    assert annotate.choose_name({}, {}) == annotate.NameChoice("", "")
 
 
-def test_a_case_in_the_url_opens_once_and_a_new_link_opens_again():
+def test_next_in_order_skips_answers_with_nothing_to_judge_and_wraps():
+    counts = {1: 2, 2: 0, 3: 1}
+    assert annotate.next_in_order([1, 2, 3], 1, counts) == 3
+    assert annotate.next_in_order([1, 2, 3], 3, counts) == 1
+    assert annotate.next_in_order([1, 2, 3], 9, counts) == 1  # not listed: the first
+    assert annotate.next_in_order([1, 2], 1, {1: 0, 2: 0}) is None
+    assert annotate.first_with_units([2, 3], counts) == 3
+
+
+def test_a_case_link_opens_once_and_the_page_s_own_case_is_not_new():
     state: dict = {}
     assert annotate.case_from_query({"run": "2", "item": "14"}, state) == (2, 14)
     assert annotate.case_from_query({"run": "2", "item": "14"}, state) == (None, None)
-    annotate.note_case(state, 2, 15)  # the page moved on and wrote its case into the URL
+    annotate.note_case(state, 2, 15)
     assert annotate.case_from_query({"run": "2", "item": "15"}, state) == (None, None)
-    assert annotate.case_from_query({"run": "2", "item": "14"}, state) == (2, 14)  # a link
-    for bad in ({"run": "x", "item": "1"}, {"run": "1"}, {}):
-        assert annotate.case_from_query(bad, {}) == (None, None)
+    assert annotate.case_from_query({"run": "2", "item": "x"}, state) == (None, None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 
 import pytest
@@ -37,27 +36,32 @@ def test_components_leaderboard_and_stamp(scored):
 
 
 def test_two_sessions_annotating_at_once_lose_nothing(scored):
+    from s3kg_core.annotation.log import Decision, current_verdicts
+
     def annotate(who: str) -> None:
         for i in range(10):
-            gold = json.dumps(["g", "r", str(i)])
-            data.save_annotations(scored, [(1, 1, who, gold, gold, "confirm")])
+            triple = ("g", "r", str(i))
+            data.record_decision(scored, Decision(who, 1, 1, triple, triple, "confirm"))
 
     threads = [threading.Thread(target=annotate, args=(who,)) for who in ("ann", "bob")]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    frame = data.annotations(scored, data.db_stamp(scored))
+    with data.reader(scored) as con:
+        frame = current_verdicts(con)
     assert len(frame) == 20
     assert frame.groupby("annotator").size().to_dict() == {"ann": 10, "bob": 10}
-    # saving the same pair again replaces that annotator's verdict
-    gold = json.dumps(["g", "r", "0"])
-    data.save_annotations(scored, [(1, 1, "ann", gold, gold, "reject")])
-    frame = data.annotations(scored, data.db_stamp(scored))
+    # deciding the same pair again replaces that annotator's verdict; undo brings it back
+    triple = ("g", "r", "0")
+    data.record_decision(scored, Decision("ann", 1, 1, triple, triple, "reject"))
+    undone = data.undo_decision(scored, "ann")
+    assert undone is not None and undone.verdict == "confirm"
+    with data.reader(scored) as con:
+        frame = current_verdicts(con)
     assert len(frame) == 20
-    assert frame[(frame.annotator == "ann") & (frame.gold_triple == gold)].verdict.tolist() == [
-        "reject"
-    ]
+    mine = frame[(frame.annotator == "ann") & (frame.gold_triple == triple)]
+    assert mine.verdict.tolist() == ["confirm"]
 
 
 def test_the_explorer_recomputes_a_new_tau_from_stored_embeddings(scored):
@@ -119,58 +123,46 @@ def test_tau_run_is_tau_item_for_every_answer_of_the_run(scored):
         assert result == data.tau_item(scored, stamp, signature, 1, item)
 
 
-def test_a_withdrawn_verdict_is_gone_and_only_that_one(scored):
-    gold, other = json.dumps(["g", "r", "t"]), json.dumps(["g", "r", "u"])
-    data.save_annotations(scored, [(1, 1, "ann", gold, gold, "confirm")])
-    data.save_annotations(scored, [(1, 1, "bob", gold, gold, "confirm")])
-    data.save_annotations(scored, [(1, 1, "ann", other, other, "add")])
-    # the stored JSON's spacing does not matter: the pair is matched as JSON
-    assert data.withdraw_annotations(scored, [(1, 1, "ann", '["g","r","t"]', gold)]) == 1
-    assert data.withdraw_annotations(scored, [(1, 1, "ann", gold, gold)]) == 0  # already gone
-    assert data.withdraw_annotations(scored, []) == 0
-    left = data.annotations(scored, data.db_stamp(scored))
-    assert sorted(zip(left.annotator, left.verdict, strict=True)) == [
-        ("ann", "add"),
-        ("bob", "confirm"),
-    ]
-
-
-def test_the_page_s_saves_and_withdrawals_are_rows_of_the_verdict_log(scored):
-    """save_annotations / withdraw_annotations keep the page's contract on the append-only
-    log: what annotations() shows is the verdicts in effect; the log keeps every act."""
+def test_the_page_s_decisions_and_withdrawals_are_rows_of_the_verdict_log(scored):
+    """record_decision keeps the page's contract on the append-only log: the decision in
+    effect is the last one; the log keeps every act, each naming the row it replaces."""
     from s3kg_core.annotation.exchange import export_frame
+    from s3kg_core.annotation.log import Decision, current_verdicts
     from s3kg_core.store.store import Store
 
-    gold = json.dumps(["g", "r", "t"])
-    assert data.save_annotations(scored, [(1, 1, "ann", gold, gold, "confirm")]) == 1
-    data.save_annotations(scored, [(1, 1, "ann", gold, gold, "confirm")])  # the same: no row
-    data.save_annotations(scored, [(1, 1, "ann", gold, gold, "reject")])
-    shown = data.annotations(scored, data.db_stamp(scored))
-    assert shown[["annotator", "gold_triple", "verdict"]].values.tolist() == [
-        ["ann", gold, "reject"]
-    ]
-    assert data.withdraw_annotations(scored, [(1, 1, "ann", gold, gold)]) == 1
-    assert data.annotations(scored, data.db_stamp(scored)).empty
+    pair = {"run_id": 1, "item_id": 1, "gold": ("g", "r", "t"), "answer": ("g", "r", "t")}
+    for verdict in ("confirm", "confirm", "reject"):  # the same verdict again adds no row
+        data.record_decision(scored, Decision("ann", verdict=verdict, category="aligned", **pair))
+    with data.reader(scored) as con:
+        assert current_verdicts(con)["verdict"].tolist() == ["reject"]
+    assert data.record_decision(scored, Decision("ann", verdict="withdraw", **pair)) is not None
+    with data.reader(scored) as con:
+        assert current_verdicts(con).empty
     log = export_frame(Store(scored))
     assert log["verdict"].tolist() == ["confirm", "reject", "withdraw"]
     assert log["replaces_uid"].tolist() == [None, log["uid"][0], log["uid"][1]]
     assert set(log["source"]) == {"page"} and set(log["category"]) == {"aligned"}
 
 
-def test_record_and_undo_a_decision_clear_the_cached_annotations(scored):
+def test_record_and_undo_a_decision_show_in_the_page_s_next_read(scored):
+    from dashboard import annotate_data
     from s3kg_core.annotation.log import Decision
     from s3kg_core.errors import AnnotatorNameError
 
     pair = {"run_id": 1, "item_id": 1, "gold": ("g", "r", "t"), "answer": ("g", "r", "t")}
-    assert data.annotations(scored, data.db_stamp(scored)).empty  # cached empty ...
+
+    def shown() -> list[int]:
+        frame = annotate_data.decisions(scored, data.db_stamp(scored), "ann", 1, 1)
+        return frame["verdict_id"].tolist()
+
+    assert shown() == []  # cached empty ...
     entry = data.record_decision(scored, Decision("ann", verdict="confirm", **pair))
     assert entry is not None and entry.verdict == "confirm" and entry.source == "page"
-    shown = data.annotations(scored, data.db_stamp(scored))  # ... and read again
-    assert shown["annotation_id"].tolist() == [entry.verdict_id]
+    assert shown() == [entry.verdict_id]  # ... and read again: the file's stamp moved
     undone = data.undo_decision(scored, "ann")
     assert undone is not None and undone.undone.verdict_id == entry.verdict_id
     assert undone.verdict is None
-    assert data.annotations(scored, data.db_stamp(scored)).empty
+    assert shown() == []
     assert data.undo_decision(scored, "ann") is None  # nothing left to undo
     with pytest.raises(AnnotatorNameError, match="U\\+202E"):
         data.record_decision(scored, Decision("\u202eecila", verdict="confirm", **pair))

@@ -308,15 +308,24 @@ def test_every_page_shows_the_hostile_name_as_text(hostile_env: HostileDB, spec:
     # Annotate shows the name in tables and plain text until a verdict is saved; Benchmarks
     # in its tables, select box and figures only (the set's name is in no figure).
     _clean(at, shown=spec.key not in ("annotate", "bench"))
-    if spec.key == "annotate":  # the annotator's name, saved and confirmed
+    if spec.key == "annotate":  # the annotator's name, typed, saving at once
         at.text_input(key="annotator").set_value(HOSTILE).run()
-        at.selectbox(key="add_gold").select_index(0).run()
-        at.selectbox(key="add_answer").select_index(0).run()
-        next(b for b in at.button if b.key == "add_pair").click().run()
-        next(b for b in at.button if b.key == "save").click().run()
+        next(b for b in at.button if b.key == "annotate_key_confirm").click().run()
         assert not at.exception, [e.value for e in at.exception]
-        assert at.success
+        _clean(at, shown=False)
+        # the adjudication view shows each annotator's verdict beside their name
+        at.segmented_control(key="annotate_view").set_value("adjudicate").run()
+        assert not at.exception, [e.value for e in at.exception]
         _clean(at)
+        at.segmented_control(key="annotate_view").set_value("agreement").run()
+        assert not at.exception, [e.value for e in at.exception]
+        _clean(at, shown=False)
+        # a link naming the hostile annotator offers the name as text
+        linked = AppTest.from_file(str(spec.path), default_timeout=180)
+        linked.query_params["annotator"] = HOSTILE
+        linked.run()
+        assert not linked.exception and linked.warning
+        _clean(linked)
     if spec.key == "overview":  # the import error shows the typed folder as text
         at.sidebar.text_input(key="release_folder").set_value(HOSTILE).run()
         at.sidebar.button(key="release_import").click().run()

@@ -368,31 +368,6 @@ def test_run_comparison_opens_on_the_demo_temperatures_biggest_regression_first(
     assert not at.exception
 
 
-def test_annotations_are_saved_and_agreement_is_reported(db):
-    at = _app("annotate")
-    save = next(b for b in at.button if b.key == "save")
-    assert save.disabled  # no name yet
-    at.text_input(key="annotator").set_value("ann").run()
-    at.selectbox(key="add_gold").select_index(0).run()
-    at.selectbox(key="add_answer").select_index(0).run()
-    next(b for b in at.button if b.key == "add_pair").click().run()
-    assert not at.exception
-    next(b for b in at.button if b.key == "save").click().run()
-    assert not at.exception
-    assert any("Saved" in s.value and "ann" in s.value for s in at.success)
-    rows = [(who, verdict) for who, _, _, verdict in _annotations(db)]
-    assert rows and {a for a, _ in rows} == {"ann"} and ("ann", "add") in rows
-    assert any(m.label == "TAU precision" for m in at.metric)
-    # a second annotator's verdicts on the same answer: agreement becomes defined
-    at.text_input(key="annotator").set_value("bob").run()
-    at.selectbox(key="add_gold").select_index(0).run()
-    at.selectbox(key="add_answer").select_index(0).run()
-    next(b for b in at.button if b.key == "add_pair").click().run()
-    next(b for b in at.button if b.key == "save").click().run()
-    assert not at.exception
-    assert app_metric(at, "Percent agreement") == "100.0%"
-
-
 def test_importing_the_released_runs_from_the_sidebar(db, shared_data):
     folder = shared_data / "s3kg_release" / "qa" / "small"
     at = _app("overview")
@@ -468,17 +443,16 @@ def test_factuality_page_shows_the_demo_evaluations(db):
     assert not at.exception
 
 
-# --- Annotate (issue 16): no invented verdicts, the case in the URL, the item's graphs --------
+# --- Annotate (issues 16, 30): saved at once, keys, queues, adjudication, agreement -------------
 
 
 def _annotations(db) -> list[tuple]:
-    """``(annotator, run_id, item_id, verdict)`` of the verdicts in effect, in the order made."""
-    from s3kg_core.annotation.log import LABELS, current_verdicts
+    """``(annotator, run_id, item_id, verdict)`` of the decisions in effect, in the order made."""
+    from s3kg_core.annotation.log import current_verdicts
     from s3kg_core.store.store import Store
 
     with Store(db, read_only=True).connect() as con:
         frame = current_verdicts(con)
-    frame = frame[frame["verdict"].isin(LABELS)]
     return list(zip(frame.annotator, frame.run_id, frame.item_id, frame.verdict, strict=True))
 
 
@@ -486,8 +460,15 @@ def _button(at: AppTest, key: str):
     return next(b for b in at.button if b.key == key)
 
 
-def _verdicts(at: AppTest) -> list:
-    return [g for g in at.button_group if g.key.startswith("annotate_verdict_")]
+def _key(at: AppTest, action: str) -> AppTest:
+    """Press the button of ``action`` (what its key does) and rerun."""
+    _button(at, f"annotate_key_{action}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _focused(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Pair "))
 
 
 def _annotate(name: str = "", **query: str) -> AppTest:
@@ -502,85 +483,77 @@ def _annotate(name: str = "", **query: str) -> AppTest:
     return at
 
 
-def _agreement(at: AppTest) -> tuple[str, str, str]:
-    return (
-        app_metric(at, "Percent agreement"),
-        app_metric(at, "TAU precision"),
-        next(c.value for c in at.caption if "decided verdicts by" in c.value),
-    )
+def test_each_decision_is_saved_at_once_and_the_next_pair_focused(db):
+    at = _annotate("ann")
+    assert not any(b.key == "save" for b in at.button)  # no Save button to forget
+    assert _focused(at).startswith("**Pair 1 of ")
+    assert _annotations(db) == []  # nothing is saved that nobody decided
+    _key(at, "confirm")
+    item = int(at.query_params["item"][0] if isinstance(at.query_params["item"], list)
+               else at.query_params["item"])  # fmt: skip
+    assert _annotations(db) == [("ann", 1, item, "confirm")]
+    assert _focused(at).startswith("**Pair 2 of ")
+    _key(at, "reject")
+    _key(at, "skip")
+    assert [v for *_, v in _annotations(db)] == ["confirm", "reject", "skip"]
+    _key(at, "undo")  # the skip is taken back, and its pair focused again
+    assert [v for *_, v in _annotations(db)] == ["confirm", "reject"]
+    assert _focused(at).startswith("**Pair 3 of ") and "undecided" in _focused(at)
+    assert any("Undid skip on pair 3" in c.value for c in at.caption)
+    _key(at, "previous")
+    assert _focused(at).startswith("**Pair 2 of ") and "**reject**" in _focused(at)
+    _key(at, "next")
+    assert _focused(at).startswith("**Pair 3 of ")
+    hints = next(c.value for c in at.caption if c.value.startswith("Keys: "))
+    assert "Y confirm" in hints and "N reject" in hints and "I next item" in hints
+    # a fresh session finds the decisions as they were
+    again = _annotate("ann", run="1", item=str(item))
+    table = app_frame_with(again, "TAU says", "Your verdict")
+    assert table["Your verdict"].tolist()[:3] == ["confirm", "reject", ""]
+    assert _focused(again).startswith("**Pair 3 of ")  # opens on the first undecided pair
 
 
 def test_a_second_annotator_who_touches_nothing_saves_nothing(db):
-    # Regression (issue 16): every proposed pair started as "confirm" and Save stored them all:
-    # a second annotator who touched nothing saved 7 confirmations and pushed percent agreement
-    # to 85.7 % and TAU precision to 0.929. Verdicts start unset; only decided rows are saved.
+    # Regression (issue 16): every proposed pair started as "confirm" and was saved for anyone
     at = _annotate("ann")
-    boxes = _verdicts(at)
-    assert len(boxes) >= 2 and all(b.value is None for b in boxes)  # nothing decided yet
-    boxes[0].set_value("confirm").run()
-    _verdicts(at)[1].set_value("reject").run()
-    _button(at, "save").click().run()
-    assert not at.exception
-    assert any("Saved 2 verdicts by ann" in s.value for s in at.success)
+    _key(at, "confirm")
     saved = _annotations(db)
-    assert [(a, v) for a, _, _, v in saved] == [("ann", "confirm"), ("ann", "reject")]
-    before = _agreement(at)
-    assert before[:2] == ("n/a", "0.500") and "From 2 decided verdicts by 1 annotators" in before[2]
-    # bob, in the same browser session (the widgets of ann's verdicts must not carry over) ...
-    at.text_input(key="annotator").set_value("bob").run()
-    assert all(b.value is None for b in _verdicts(at))
-    _button(at, "save").click().run()
-    assert not at.exception
-    assert any("Nothing to save" in i.value for i in at.info)
-    # ... and in a fresh one: nothing saved, agreement and precision unchanged
+    at.text_input(key="annotator").set_value("bob").run()  # same session, another person
+    assert "your verdict: **undecided**" in _focused(at)
+    assert app_frame_with(at, "Your verdict")["Your verdict"].tolist()[0] == ""
     fresh = _annotate("bob")
-    assert all(b.value is None for b in _verdicts(fresh))
-    _button(fresh, "save").click().run()
+    _key(fresh, "next")
+    _key(fresh, "next_item")
     assert _annotations(db) == saved
-    assert _agreement(fresh) == before
-    assert any("Decided 0 of " in c.value and "(bob)" in c.value for c in fresh.caption)
 
 
-def test_a_saved_verdict_comes_back_and_a_cleared_one_is_withdrawn(db):
+def test_a_name_in_the_url_must_be_confirmed_before_it_saves(db):
+    at = _annotate(run="1", item="5", annotator="bob")
+    assert at.text_input(key="annotator").value == ""
+    assert any("This link names the annotator **bob**" in w.value for w in at.warning)
+    assert (
+        _button(at, "annotate_key_confirm").disabled and _button(at, "annotate_key_undo").disabled
+    )
+    _button(at, "annotate_use_url_name").click().run()
+    assert at.text_input(key="annotator").value == "bob" and not at.warning
+    _key(at, "confirm")
+    assert _annotations(db) == [("bob", 1, 5, "confirm")]
+
+
+def test_annotate_opens_on_an_answer_with_units_and_steps_to_the_next(db):
     at = _annotate("ann")
-    _verdicts(at)[0].set_value("reject").run()
-    assert any("1 change(s) not saved yet" in c.value for c in at.caption)
-    _button(at, "save").click().run()
-    assert any("Decided 1 of " in c.value for c in at.caption)
-    again = _annotate("ann")
-    assert _verdicts(again)[0].value == "reject"  # this annotator's own saved verdict
-    _verdicts(again)[0].set_value(None).run()  # clicked again: undecided
-    _button(again, "save").click().run()
-    assert not again.exception
-    assert any("withdrew 1" in s.value for s in again.success)
-    assert _annotations(db) == []
-
-
-def test_annotate_opens_on_an_answer_with_pairs_and_steps_to_the_next(db):
-    at = _annotate()
-    options = at.selectbox(key="annotate_item").options
-    assert "no pairs" in options[0]  # the lowest-CUS answer of the demo has no TAU pair ...
     first = at.selectbox(key="annotate_item").value
-    label = options[[o.split(" · ")[0] for o in options].index(f"item {first}")]
-    assert "no pairs" not in label  # ... so the page opens on the first that has some
-    assert "CUS" in label and label.endswith("?")  # with its score and question
+    assert "nothing to judge" not in at.selectbox(key="annotate_item").format_func(first)
     seen = [first]
     for _ in range(3):
-        _button(at, "annotate_next").click().run()
-        assert not at.exception
+        _key(at, "next_item")
         seen.append(at.selectbox(key="annotate_item").value)
-        assert _verdicts(at)  # every step lands on an answer with pairs
+        assert _focused(at).startswith("**Pair 1 of ")
     assert len(set(seen)) == 4
-    assert at.query_params["item"] == [seen[-1]] or at.query_params["item"] == seen[-1]
+    assert at.query_params["item"] in (seen[-1], [seen[-1]])
     (frame,) = at.get("iframe")  # the explorer's linked document: gold, answer and context
     doc = _linked_data(frame.proto.srcdoc)
     assert [p["key"] for p in doc["panels"]] == ["gold", "answer", "context"]
-    marked = {
-        p["key"]: {p["triples"][e["triple"]][1] for e in p["edges"] if e["marked"]}
-        for p in doc["panels"]
-    }
-    # TAU's pairs are the red edges: one gold and one answer triple at least, no context one
-    assert marked["gold"] and marked["answer"] and not marked["context"]
     at.toggle(key="annotate_whole_kgs").set_value(True).run()
     assert not at.exception and len(at.get("iframe")) == 1
 
@@ -591,50 +564,98 @@ def _linked_data(srcdoc: str) -> dict:
     return json.JSONDecoder().raw_decode(srcdoc[start:])[0]
 
 
-def test_annotate_opens_the_case_and_the_annotator_of_the_url(db):
-    # the link format of Failure analysis (navigation.case_url("annotate", run, item))
-    from dashboard.navigation import case_url
+def test_the_pairs_and_cosines_are_tau_s_own(db, minilm):
+    # what the page lists is TAU's stored explanation of the answer, pair for pair
+    from dashboard.data import tau_run
+    from s3kg_core.stages.results import latest_signature
+    from s3kg_core.store.store import Store
 
-    assert case_url("annotate", 2, 5) == "/Annotate?run=2&item=5"
-    at = _annotate(run="2", item="5", annotator="ann")
-    assert at.selectbox(key="annotate_item").value == "5"
-    assert at.selectbox(key="annotate_run").value == "2"
-    assert at.text_input(key="annotator").value == "ann"  # a reload keeps the name
-    assert not _button(at, "save").disabled
-    assert at.query_params["annotator"] in ("ann", ["ann"])
-    at.selectbox(key="annotate_item").set_value("7").run()  # moving on is not undone by the URL
-    assert at.selectbox(key="annotate_item").value == "7"
+    at = _annotate(run="1", item="4")
+    table = app_frame_with(at, "TAU says", "Cosine")
+    signature = latest_signature(Store(db, read_only=True))
+    result = tau_run(db, 0, signature, 1)[4]
+    aligned = table[table["TAU says"] == "aligned"]
+    assert len(aligned) == len(result["aligned"]) >= 1
+    assert [float(c) for c in aligned["Cosine"]] == [
+        round(a["similarity"], 3) for a in result["aligned"]
+    ]
+    categories = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
+    assert len(table) == sum(len(result[k]) for k in categories)
 
 
 def test_the_raw_labels_stand_beside_the_lemmas(db):
-    at = _annotate()
-    cells = [m.value for m in at.markdown if ":gray[lemmas: " in m.value]
-    assert cells
-    differing = [c for c in cells if c.split("  \n")[0].lower() != c.split("lemmas: ")[1][:-1]]
+    at = _annotate(run="1", item="4")
+    n = int(_focused(at).split(" of ")[1].split("**")[0])
+    cells = []
+    for _ in range(n):
+        cells += [m.value for m in at.markdown if m.value.startswith(("**Gold", "**Answer"))]
+        _key(at, "next")
+    differing = [c for c in cells if ":gray[compared as: " in c]
     assert differing  # e.g. "received" beside "receive"
-    assert any("received" in c and "lemmas: albert einstein \\| receive" in c for c in cells)
+    for cell in differing:
+        raw, lemma = cell.split("  \n")[1], cell.split("compared as: ")[1][:-1]
+        assert raw.lower() != lemma
 
 
-def test_an_added_pair_is_saved_as_add_and_can_be_removed(db):
+def test_a_queue_opens_on_the_next_undone_answer_and_counts_done_ones(db, minilm):
+    from s3kg_core.annotation.tasks import create_task
+    from s3kg_core.store.store import Store
+
+    report = create_task(Store(db), ["ann", "bob"], 2, run_ids=[1], sample=3, seed=1,
+                         encoder=minilm)  # fmt: skip
     at = _annotate("ann")
+    assert at.selectbox(key="annotate_task").value == str(report.task_id)
+    assert any("your queue\\: 0 of 3 done" in m.value for m in at.markdown)
+    queue = at.selectbox(key="annotate_queue_item")
+    first = queue.value
+    assert first == queue.options[0].split(" · ")[0] or queue.index == 0
+    n = int(_focused(at).split(" of ")[1].split("**")[0])
+    for _ in range(n):
+        _key(at, "skip")  # skip counts: the unit was seen
+    _key(at, "next_item")
+    assert any("your queue\\: 1 of 3 done" in m.value for m in at.markdown)
+    assert at.selectbox(key="annotate_queue_item").value != first
+    again = _annotate("ann")  # a new session opens on the next undone answer
+    assert again.selectbox(key="annotate_queue_item").value != first
+
+
+def test_two_annotators_disagree_and_the_adjudicator_decides(db):
+    from s3kg_core.annotation.log import final_labels
+    from s3kg_core.store.store import Store
+
+    for name, action in (("ann", "confirm"), ("bob", "reject")):
+        at = _annotate(name, run="1", item="4")
+        _key(at, action)
+    at = _annotate("cy", view="adjudicate")
+    assert any("1 pairs the annotators disagree on, 0 adjudicated" in c.value for c in at.caption)
+    assert any("ann: **confirm**" in m.value and "bob: **reject**" in m.value for m in at.markdown)
+    _button(at, "annotate_adjudicate_0_reject").click().run()
+    assert not at.exception
+    assert any("1 adjudicated" in c.value for c in at.caption)
+    with Store(db, read_only=True).connect() as con:
+        labels = final_labels(con)
+    assert labels[["label", "source"]].values.tolist() == [["reject", "adjudicated"]]
+    # the agreement view measures TAU against it, and says recall is untested
+    at.segmented_control(key="annotate_view").set_value("agreement").run()
+    assert not at.exception
+    assert app_metric(at, "TAU precision") == "0.000"
+    assert any("Recall is untested" in w.value for w in at.warning)
+    table = app_frame_with(at, "Coefficient", "95% interval")
+    assert {"Krippendorff's alpha", "Cohen's kappa"} <= set(table["Coefficient"])
+    assert "aligned" in set(table["TAU category"])
+    (download,) = at.get("download_button")
+    assert download.proto.label == "Download the decisions"
+
+
+def test_an_added_pair_is_saved_at_once_and_can_be_removed(db):
+    at = _annotate("ann", run="1", item="4")
     at.selectbox(key="add_gold").select_index(0).run()
     at.selectbox(key="add_answer").select_index(0).run()
     _button(at, "add_pair").click().run()
-    assert any("not saved yet" in t.value for t in at.text)
-    removes = [b for b in at.button if b.key.startswith("annotate_remove_")]
-    removes[0].click().run()  # a pending pair goes without a save
-    assert not any("not saved yet" in t.value for t in at.text)
-    at.selectbox(key="add_gold").select_index(0).run()
-    at.selectbox(key="add_answer").select_index(0).run()
-    _button(at, "add_pair").click().run()
-    _button(at, "save").click().run()
     assert not at.exception
     assert [v for *_, v in _annotations(db)] == ["add"]  # the proposals stay undecided
-    assert any("Saved 1 verdicts by ann" in s.value for s in at.success)
-    assert any("(saved)" in t.value for t in at.text)
-    removes = [b for b in at.button if b.key.startswith("annotate_remove_")]
-    assert len(removes) == 1
-    removes[0].click().run()
+    assert any(t.value.startswith("+ ") for t in at.text)
+    _button(at, "annotate_remove_0").click().run()
     assert not at.exception and _annotations(db) == []
 
 
@@ -642,7 +663,7 @@ def test_an_added_pair_is_saved_as_add_and_can_be_removed(db):
 def test_annotate_refuses_a_name_with_a_bidi_override_and_saves_nothing(db):
     at = _annotate("\u202eecila")
     assert any("U\\+202E" in e.value for e in at.error)  # Markdown-escaped "U+202E"
-    assert _button(at, "save").disabled and all(g.disabled for g in _verdicts(at))
+    assert _button(at, "annotate_key_confirm").disabled
     assert _annotations(db) == []
 
 
@@ -655,11 +676,12 @@ def test_annotate_escapes_model_text_in_markdown(db):
         con.execute("UPDATE items SET question = ?", [question])
     finally:
         con.close()
-    at = _annotate(name)
+    at = _annotate(name, annotator="x")
     shown = next(m.value for m in at.markdown if m.value.startswith("**Question**"))
     assert shown.endswith(md(question)) and "\\*\\*bold\\*\\*" in shown
-    caption = next(c.value for c in at.caption if "Decided" in c.value)
-    assert md(name) in caption and "<b>" not in caption
+    at2 = _annotate(annotator=name)
+    warning = next(w.value for w in at2.warning if "This link names" in w.value)
+    assert md(name) in warning and "<b>" not in warning
 
 
 # --- Benchmarks and Factuality on the demo (issue 16: empty pages) ---------------------------
@@ -714,29 +736,26 @@ def short_lock_wait(monkeypatch):
     monkeypatch.setattr(dashboard.data, "LOCK_TIMEOUT", 1.0)
 
 
-def test_a_save_while_another_process_holds_the_file_keeps_the_verdicts_for_a_retry(
+def test_a_decision_while_another_process_holds_the_file_says_so_and_a_retry_saves(
     db, short_lock_wait
 ):
     """Regression: the page was replaced by a DatabaseLockedError traceback and the verdicts
-    were lost; now one line says why, the verdicts stay chosen, and Save again stores them."""
+    were lost; now one line says why, the pair stays focused, and the key again saves it."""
     from store_helpers import start_lock_holder
 
     at = _annotate("ann")
-    _verdicts(at)[0].set_value("confirm").run()
-    _verdicts(at)[1].set_value("reject").run()
     holder = start_lock_holder(db, hold=6.0)
     try:
-        _button(at, "save").click().run()  # waits 1 s for the file, then says why
-        assert not at.exception, [e.value for e in at.exception]
+        _key(at, "confirm")  # waits 1 s for the file, then says why
         (error,) = at.error
         assert error.value.startswith("Not saved: database ") and "is locked" in error.value
-        assert "\n" not in error.value and "press **Save my verdicts** again" in error.value
-        assert [b.value for b in _verdicts(at)[:2]] == ["confirm", "reject"]  # kept
+        assert "\n" not in error.value and "Press the key again" in error.value
+        assert _focused(at).startswith("**Pair 1 of ")  # still on the pair
     finally:
         holder.communicate(timeout=60)
-    _button(at, "save").click().run()
-    assert any("Saved 2 verdicts by ann" in s.value for s in at.success)
-    assert [(a, v) for a, _, _, v in _annotations(db)] == [("ann", "confirm"), ("ann", "reject")]
+    _key(at, "confirm")
+    assert not at.error and _focused(at).startswith("**Pair 2 of ")
+    assert [(a, v) for a, _, _, v in _annotations(db)] == [("ann", "confirm")]
 
 
 def test_the_overview_on_a_file_another_process_holds_is_one_line_and_a_retry(db, short_lock_wait):

@@ -1,0 +1,114 @@
+"""The Annotate page's reads: tasks, queues, units, decisions in effect, agreement, the export.
+
+Each is a Streamlit-cached call of :mod:`s3kg_core.annotation` on a short read-only connection
+under the dashboard's process lock (:func:`dashboard.data.reader`), keyed by the database's
+stamp (:func:`dashboard.data.db_stamp`), so a decision saved by this page or by anyone else
+shows on the next run. Writes go through :func:`dashboard.data.record_decision` and
+:func:`dashboard.data.undo_decision`. No SQL here: every statement is a function of
+:mod:`s3kg_core.store`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import data
+from s3kg_core.annotation.quality import AnnotationReport
+from s3kg_core.annotation.tasks import QueueItem, QueueProgress, Unit
+from s3kg_core.store.store import Store
+
+__all__ = [
+    "decisions",
+    "disagreements",
+    "export",
+    "item_units",
+    "queue",
+    "queue_progress",
+    "report",
+    "tasks",
+]
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def tasks(path: Path, stamp: int) -> list[dict[str, Any]]:
+    """Every annotation task (``task_id, name, created_at, annotators, overlap``), oldest first."""
+    from s3kg_core.store import annotation_queries as aq
+
+    with data.reader(path) as con:
+        found = aq.tasks(con)
+    return [{k: t[k] for k in ("task_id", "name", "created_at", "annotators", "overlap")}
+            for t in found]  # fmt: skip
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def item_units(path: Path, task_id: int, run_id: int, item_id: int) -> list[Unit]:
+    """The units of one answer in a task, fixed when the task was made (never recomputed)."""
+    from s3kg_core.annotation import tasks as annotation_tasks
+
+    with data.reader(path) as con:
+        return annotation_tasks.item_units(con, task_id, run_id, item_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def queue(path: Path, stamp: int, task_id: int, annotator: str) -> list[QueueItem]:
+    """An annotator's queue in a task, with how far they are with each answer."""
+    from s3kg_core.annotation import tasks as annotation_tasks
+
+    with data.reader(path) as con:
+        return annotation_tasks.queue(con, task_id, annotator)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def queue_progress(
+    path: Path, stamp: int, task_id: int, annotator: str, after: tuple[int, int] | None = None
+) -> QueueProgress:
+    """Progress through an annotator's queue and the next undone answer (after ``after``)."""
+    from s3kg_core.annotation import tasks as annotation_tasks
+
+    with data.reader(path) as con:
+        return annotation_tasks.queue_progress(con, task_id, annotator, after=after)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def decisions(path: Path, stamp: int, annotator: str, run_id: int, item_id: int) -> pd.DataFrame:
+    """One person's decisions in effect on one answer (as an annotator), in the order made."""
+    from s3kg_core.annotation.log import current_verdicts
+
+    with data.reader(path) as con:
+        frame = current_verdicts(con, run_id=run_id, annotator=annotator, role="annotator")
+    return frame[frame["item_id"] == item_id].reset_index(drop=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def disagreements(path: Path, stamp: int, task_id: int | None) -> pd.DataFrame:
+    """The pairs whose annotators' labels differ, each with its adjudicated label if any."""
+    from s3kg_core.annotation.log import disagreements as find
+
+    with data.reader(path) as con:
+        return find(con, task_id=task_id)
+
+
+def _store(path: Path) -> Store:
+    return Store(path, read_only=True, lock_timeout=data.LOCK_TIMEOUT)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def report(path: Path, stamp: int, task_id: int | None, bootstrap: int = 1000) -> AnnotationReport:
+    """Kappa and alpha with intervals, overall and per TAU category, and TAU's P/R/F1."""
+    from s3kg_core.annotation.quality import annotation_report
+
+    with data.writer(path):  # the process lock, for a read-only store
+        return annotation_report(_store(path), task_id=task_id, bootstrap=bootstrap)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def export(path: Path, stamp: int, fmt: str) -> bytes:
+    """The whole verdict log as a ``fmt`` file (csv, parquet or jsonl) for the download button."""
+    from s3kg_core.annotation.exchange import export_bytes
+
+    with data.writer(path):
+        return export_bytes(_store(path), fmt)
