@@ -29,7 +29,7 @@ PICTURES = {
     "overview.png": "first_start_done.png",
     "sample-explorer.png": "explorer_1440x900.png",
     "failure-analysis.png": "failure_analysis_demo_first_screen.png",
-    "annotate.png": "annotate_demo_first_screen.png",
+    "annotate.png": "annotate_view_1440x900.png",
     "benchmarks.png": "benchmarks_demo_first_screen.png",
     "factuality.png": "factuality_demo_first_screen.png",
     "run-comparison.png": "run_comparison_first_screen.png",
