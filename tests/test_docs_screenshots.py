@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import re
 from pathlib import Path
 
 from PIL import Image
+from script_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "docs_screenshots", REPO / "scripts" / "docs_screenshots.py"
-)
-assert _spec and _spec.loader
-shots = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(shots)
+shots = load_script("docs_screenshots")
 
 
 def test_doctests():

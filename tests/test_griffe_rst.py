@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import doctest
-import importlib.util
 from pathlib import Path
 
 import pytest
+from script_helpers import load_script
 
 pytest.importorskip("griffe", reason="the docs extra is not installed")
 
 REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("griffe_rst", REPO / "scripts" / "griffe_rst.py")
-assert _spec and _spec.loader
-roles = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(roles)
+roles = load_script("griffe_rst")
 
 
 def test_doctests():

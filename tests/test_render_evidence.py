@@ -8,23 +8,18 @@ evidence file holds.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from script_helpers import load_script
 
 from bench.docviews import SCANNED, View
 from bench.evidence_io import EvidenceError, write_evidence
 
 REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "render_evidence", REPO / "scripts" / "render_evidence.py"
-)
-assert _spec and _spec.loader
-render = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(render)
+render = load_script("render_evidence")
 
 
 def test_doctests():
