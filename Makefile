@@ -10,7 +10,7 @@ LOCK_EXTRAS := dev
 # e.g. make lock LOCK_ARGS="--upgrade-package streamlit" (the lock keeps every other pin)
 LOCK_ARGS ?=
 
-.PHONY: run test test-all test-wheel lint bench venv lock clean
+.PHONY: run test test-all test-wheel lint bench docs venv lock clean
 
 # requirements.txt is the lock: every package pinned, made from pyproject.toml by `make lock`.
 # torch is pinned without its local label (torch==2.13.0), so pip takes the CPU build where one is
@@ -47,13 +47,21 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/speed/bench_scoring.py
 
+# the docs site (mkdocs.yml, docs/) into site/; --strict: a warning (a broken link, a name the
+# API pages cannot find) fails the build. The pages work offline: open site/index.html.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
+
 # Regenerate requirements.txt from pyproject.toml (pip-tools, through pip and its configuration).
-# Existing pins are kept unless LOCK_ARGS upgrades them; torch's local label (+cpu) is dropped.
+# Existing pins are kept unless LOCK_ARGS upgrades them; torch's local label (+cpu) is dropped,
+# and so is the project's own line (make venv installs it editable).
 lock: $(STAMP)
 	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe --strip-extras \
 	    --no-emit-index-url --no-emit-find-links $(addprefix --extra ,$(LOCK_EXTRAS)) $(LOCK_ARGS) \
 	    --output-file requirements.txt pyproject.toml
 	sed -i 's/^torch==\([^+]*\)+[a-z0-9.]*$$/torch==\1/' requirements.txt
+	# the project itself (dev's self-reference) would be pinned to the folder the lock was made in
+	sed -i '/^s3kg-workbench @ file:/,+1d' requirements.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build site *.egg-info

@@ -48,3 +48,11 @@ def test_the_models_are_not_in_the_lock() -> None:
     models = (REPO / "requirements-models.txt").read_text("utf-8")
     names = {canonicalize_name(m) for m in re.findall(r"^([A-Za-z0-9._-]+)==", models, re.M)}
     assert names and not names & set(pins())
+
+
+def test_the_lock_does_not_pin_the_project_to_a_folder() -> None:
+    # dev's self-reference made pip-compile write `s3kg-workbench @ file:///<the folder the lock
+    # was made in>`: a fresh clone elsewhere could not install it (`make lock` drops the line)
+    text = (REPO / "requirements.txt").read_text("utf-8")
+    assert not re.search(r"^s3kg-workbench\b", text, re.M)
+    assert "file://" not in text

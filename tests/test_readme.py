@@ -25,7 +25,9 @@ from click.testing import CliRunner
 from s3kg_core.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
-DOCS = ("README.md", "bench/README.md")
+# the READMEs and every page of the docs site (docs/, issue 34)
+SITE_PAGES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "docs").rglob("*.md"))
+DOCS = ("README.md", "bench/README.md", *SITE_PAGES)
 
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _INLINE = re.compile(r"`([^`]+)`")
@@ -108,6 +110,21 @@ def test_the_readmes_show_commands():
     assert len(readme) > 20
 
 
+def test_the_docs_site_pages_show_commands():
+    # issue 34: the docs site's pages are checked like the READMEs
+    pages = {doc for doc, _, _ in EXAMPLES if doc.startswith("docs/")}
+    assert {"docs/getting-started.md", "docs/own-data.md", "docs/dashboard.md"} <= pages
+    own = [line for doc, kind, line in EXAMPLES if doc == "docs/own-data.md" and kind == "block"]
+    assert [line.split()[1] for line in own if line.split()[1] != "import"][:6] == [
+        "collect",
+        "llm",
+        "collect",
+        "extract",
+        "extract",
+        "score",
+    ]
+
+
 def test_shown_commands_parser():
     text = (
         "Run `s3kg score --db\nX`, not `python x`.\n\n"
@@ -176,29 +193,31 @@ def _all_options(command: click.Command) -> set[str]:
     return names
 
 
-# Options in README prose that belong to other tools: pip, transformers serve.
-OTHER_TOOLS = {"--no-deps", "--device"}
+# Options in README prose that belong to other tools: pip, transformers serve, mkdocs.
+OTHER_TOOLS = {"--no-deps", "--device", "--strict"}
 
 
 def test_options_named_in_prose_exist():
     # Outside command lines the README names options alone (`--batch-items`) or on a script
     # (`python bench/experiments/bench_variants.py --no-reverse`): each must exist on some s3kg
     # command, or in the script it is shown with.
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = "\n".join(
+        (REPO / doc).read_text(encoding="utf-8") for doc in DOCS if doc != "bench/README.md"
+    )
     known = _all_options(cli) | OTHER_TOOLS
     wrong = []
     for span in _INLINE.findall(_FENCE.sub("", text)):
         span = " ".join(span.split())
         if span.startswith("s3kg "):
             continue
-        script = re.search(r"bench/(?:\w+/)*\w+\.py", span)
+        script = re.search(r"(?:bench|scripts)/(?:\w+/)*\w+\.py", span)
         for name in _OPTION.findall(span):
             if script is not None:
                 if name not in (REPO / script.group()).read_text(encoding="utf-8"):
                     wrong.append(f"{name} ({script.group()})")
             elif name not in known:
                 wrong.append(name)
-    assert not wrong, f"README.md names options that do not exist: {wrong}"
+    assert not wrong, f"README.md or docs/ names options that do not exist: {wrong}"
 
 
 # -- library paths and the layout ----------------------------------------------------------------
@@ -206,7 +225,16 @@ def test_options_named_in_prose_exist():
 LIBRARY = REPO / "s3kg_core"
 # Where library names are mentioned: the READMEs, and the docstrings, comments and --help texts
 # of the code (tests are left out: test_layout.py writes fake packages named s3kg_core).
-MENTIONS = ("README.md", "bench/README.md", "app.py", "s3kg_core", "dashboard", "pages", "bench")
+MENTIONS = (
+    "README.md",
+    "bench/README.md",
+    "docs",
+    "app.py",
+    "s3kg_core",
+    "dashboard",
+    "pages",
+    "bench",
+)
 _DOTTED = re.compile(r"\bs3kg_core(?:\.[A-Za-z_]\w*)+")
 _PATH = re.compile(r"\bs3kg_core/[\w/]*[\w.]*\w")
 
@@ -261,7 +289,8 @@ def _mention_files() -> list[Path]:
     files = []
     for name in MENTIONS:
         path = REPO / name
-        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        pattern = "*.md" if name == "docs" else "*.py"  # the docs site's pages
+        files += sorted(path.rglob(pattern)) if path.is_dir() else [path]
     return [f for f in files if "out" not in f.relative_to(REPO).parts]
 
 
@@ -345,6 +374,20 @@ def test_readme_library_example_runs(minilm):
     namespace: dict[str, object] = {}
     exec(compile(match.group(1), "README.md (The library)", "exec"), namespace)
     assert namespace["r"].score > 0  # type: ignore[attr-defined]
+
+
+def test_the_docs_site_python_examples_run(minilm):
+    # issue 34: every ```python block of the docs site's pages runs as shown
+    blocks = [
+        (page, body)
+        for page in SITE_PAGES
+        for lang, body in _FENCE.findall((REPO / page).read_text(encoding="utf-8"))
+        if lang == "python"
+    ]
+    assert any(page == "docs/getting-started.md" for page, _ in blocks)
+    for page, body in blocks:
+        namespace: dict[str, object] = {}
+        exec(compile(body, page, "exec"), namespace)
 
 
 # Issue 17: where the README documents kgx, it says what `--mode`'s help says: like the released

@@ -8,23 +8,18 @@ evidence file holds.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from script_helpers import load_script
 
 from bench.docviews import SCANNED, View
 from bench.evidence_io import EvidenceError, write_evidence
 
 REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "render_evidence", REPO / "scripts" / "render_evidence.py"
-)
-assert _spec and _spec.loader
-render = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(render)
+render = load_script("render_evidence")
 
 
 def test_doctests():
@@ -207,3 +202,21 @@ def test_the_readme_results_sections_exist():
     headings = [line[3:] for line in text.splitlines() if line.startswith("## ")]
     for section in SCANNED["README.md"] or ():
         assert any(h.startswith(section) for h in headings), section
+
+
+def test_the_check_covers_the_docs_site_pages(tmp_path):
+    # issue 34: the docs site's pages render the same tables; a changed figure in one of them,
+    # or a figure written in its prose by hand, is drift like in the README.
+    assert {"docs/papers.md", "docs/evidence.md"} <= set(SCANNED)
+    docs = [REPO / "docs" / "papers.md", REPO / "docs" / "evidence.md"]
+    assert all(d in render.default_docs() for d in docs)
+    (tmp_path / "docs").mkdir()
+    text = docs[0].read_text(encoding="utf-8")
+    assert "| paws_wiki | 0.808 (0.774) |" in text
+    drifted = text.replace("| paws_wiki | 0.808 (0.774) |", "| paws_wiki | 0.811 (0.774) |")
+    drifted += "\nHybrid is 46x better.\n"
+    (tmp_path / "docs" / "papers.md").write_text(drifted, encoding="utf-8")
+    problems = render.check(render.default_docs(tmp_path), root=tmp_path, complete=False)
+    assert any(p.startswith("docs/papers.md:") and "differs from evidence/" in p for p in problems)
+    assert any(p.endswith("figure not rendered from evidence/: 46x") for p in problems)
+    assert len(problems) == 2, problems

@@ -56,6 +56,8 @@ SCANNED: dict[str, tuple[str, ...] | None] = {
         "Performance",
     ),
     "bench/README.md": None,
+    "docs/papers.md": None,
+    "docs/evidence.md": None,
 }
 """Docs and their results sections (``##`` headings, by prefix; None: the whole file)."""
 

@@ -170,6 +170,8 @@ def load_encoder(
     threads
         The onnx / openvino backends' intra-op threads (``None``: one per core).
 
+    Notes
+    -----
     The encoder is created once per process and per arguments.
 
     Examples
