@@ -465,7 +465,8 @@ def download(path: Path) -> None:
     """A download of every decision (the verdict log: who, what, when, what it replaced)."""
     cols = st.columns([1.2, 2.4, 4.4], vertical_alignment="bottom")
     fmt = cols[0].selectbox("Format", ["csv", "jsonl", "parquet"], key="annotate_export_format")
-    cols[1].download_button(
+    widgets.file_download(
+        cols[1],
         "Download the decisions",
         annotate_data.export(path, data.db_stamp(path), fmt),
         file_name=f"s3kg-decisions.{fmt}",

@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from s3kg_core.errors import LayoutCancelled
+
 __all__ = ["Box", "GraphLayout", "LayoutCancelled", "label_box", "layout_graph", "wrap_lines"]
 
 #: Canvas pixels per character of a 1 px font: a generous average for sans-serif text.
@@ -72,10 +74,6 @@ class GraphLayout:
 
     component: dict[str, int]
     relative: dict[str, tuple[float, float]]
-
-
-class LayoutCancelled(Exception):
-    """The caller's ``should_stop`` said stop (the page that asked for the layout is gone)."""
 
 
 def wrap_lines(label: str, font_px: float, wrap_px: float) -> list[str]:
@@ -183,7 +181,7 @@ def layout_graph(
     >>> layout_graph(list("ab"), [], should_stop=lambda: True)
     Traceback (most recent call last):
     ...
-    dashboard.graph_layout.LayoutCancelled: layout stopped after 0 of 2 components
+    s3kg_core.errors.LayoutCancelled: layout stopped after 0 of 2 components
     """
     order = {n: i for i, n in enumerate(dict.fromkeys(nodes))}
     adjacency: dict[str, set[str]] = {n: set() for n in order}

@@ -24,6 +24,7 @@ __all__ = [
     "csv_download",
     "error_line",
     "errors_as_lines",
+    "file_download",
     "finish_pending",
     "first_start",
     "inside_import_root",
@@ -198,6 +199,17 @@ def csv_download(container: Any, label: str, frame: Any, file_name: str, key: st
         width="stretch",
         on_click="ignore",
     )
+
+
+def file_download(container: Any, label: str, data: Any, file_name: str, **options: Any) -> None:
+    """A download button for a file the library writes with its own escaping.
+
+    The HTML report (every string escaped by :mod:`s3kg_core.stages.report_html`) and the
+    annotation export (formula cells escaped by :mod:`s3kg_core.annotation.exchange`); a page's
+    table goes through :func:`csv_download`. ``data`` may be a callable, run only on a click.
+    ``options`` go to ``st.download_button`` (``mime``, ``key``, ``help``, ...).
+    """
+    container.download_button(label, data, file_name=file_name, **options)
 
 
 def _persist(key: str, default: float) -> float:

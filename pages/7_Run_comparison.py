@@ -75,9 +75,10 @@ cols[2].metric(
 cols[3].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
 cols[4].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
 st.caption(compare.verdict(difference))
-st.download_button(
+widgets.file_download(
+    st,
     "Download the report (HTML)",
-    data=lambda: data.run_report(
+    lambda: data.run_report(
         controls.path, controls.stamp, controls.signature, controls.alpha, run_b, run_a
     ),
     file_name=f"s3kg-report-run{run_b}-vs-run{run_a}.html",

@@ -30,8 +30,10 @@ __all__ = [
     "KGSourceError",
     "LLMError",
     "LLMResponseError",
+    "LayoutCancelled",
     "MappingError",
     "OutputError",
+    "OutputIsDatabaseError",
     "RedirectRefused",
     "ReplyLimitError",
     "ReplyTooLarge",
@@ -92,6 +94,16 @@ class CorruptDatabaseError(DatabaseError):
 
 class OutputError(S3KGError, OSError):
     """An output file cannot be written: its folder is a file or read-only, or the disk is full."""
+
+
+class OutputIsDatabaseError(OutputError):
+    """An output path is the database or its write-ahead log: a usage error (exit status 2)."""
+
+    exit_code = 2
+
+
+class LayoutCancelled(S3KGError):
+    """A graph layout was stopped by its caller's ``should_stop`` (the page that asked is gone)."""
 
 
 class InstallError(S3KGError, RuntimeError):

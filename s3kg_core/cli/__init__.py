@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
+from ..errors import S3KGError
 from . import (
     annotate,
     bench,
@@ -22,11 +23,22 @@ from . import (
     report,
     store,
 )
+from ._common import as_click
 
 __all__ = ["cli", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Cli(click.Group):
+    """The top group: a library error no command turned into a message is one line too."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except S3KGError as exc:
+            raise as_click(exc) from exc
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="s3kg")
 def cli() -> None:
     """S3KG Workbench: evaluate LLM answers by comparing knowledge graphs."""

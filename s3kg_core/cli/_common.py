@@ -28,7 +28,7 @@ import click
 from ..atomic import replacing
 from ..config import DB_ENV, DEFAULT_DB, default_db
 from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_backend
-from ..errors import OutputError, S3KGError
+from ..errors import OutputError, OutputIsDatabaseError, S3KGError
 from ..failures import StageFailures
 from ..scoring.result import DEFAULT_MODE, MODES
 from ..tables import csv_safe_row
@@ -42,6 +42,7 @@ __all__ = [
     "EXIT_STATUS_HELP",
     "OutputIsDatabaseError",
     "StageBar",
+    "as_click",
     "backend_option",
     "check_output",
     "check_writable",
@@ -61,15 +62,29 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def as_click(exc: S3KGError) -> click.ClickException:
+    """``Error: <message>``, exit status 1 (or the error's own ``exit_code``, 2 for a usage error).
+
+    Examples
+    --------
+    >>> as_click(OutputIsDatabaseError("--out x is the database x")).exit_code
+    2
+    """
+    err = click.ClickException(str(exc))
+    # click reads the exit status from the instance; the class default is 1
+    err.exit_code = int(getattr(exc, "exit_code", 1))  # type: ignore[misc]
+    return err
+
+
 def friendly_errors(func: F) -> F:
-    """Turn :class:`S3KGError` into ``Error: <message>`` and exit status 1."""
+    """Turn :class:`S3KGError` into ``Error: <message>`` and its exit status (:func:`as_click`)."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except S3KGError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise as_click(exc) from exc
 
     return wrapper  # type: ignore[return-value]
 
@@ -321,12 +336,6 @@ def check_writable(path: Path) -> Path:
     return path
 
 
-class OutputIsDatabaseError(click.ClickException):
-    """An output path is the database or its write-ahead log: a usage error (exit status 2)."""
-
-    exit_code = 2
-
-
 def _same_file(a: Path, b: Path) -> bool:
     """Whether writing ``a`` writes ``b``.
 
@@ -398,7 +407,7 @@ def check_output(
     ...     check_output(db.parent / "RUNS.duckdb.WAL")
     Traceback (most recent call last):
     ...
-    s3kg_core.cli._common.OutputIsDatabaseError: --out .../RUNS.duckdb.WAL is the database's ...
+    s3kg_core.errors.OutputIsDatabaseError: --out .../RUNS.duckdb.WAL is the database's ...
     """
     ctx = click.get_current_context(silent=True)
     protected = [Path(db) for db in databases if db is not None] + [default_db()]
