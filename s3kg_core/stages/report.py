@@ -25,8 +25,9 @@ from .._version import __version__
 from ..errors import ComparisonError, ConfigError
 from ..store import export_queries, queries
 from ..store.store import Store
+from . import leaderboard
 from .check import CheckResult, CheckSettings, check_runs
-from .compare import SCORES, RunInfo, find_run, paired_bootstrap
+from .compare import SCORES, RunInfo, find_run
 from .report_cases import ReportCase, explain_cases
 from .results import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 
@@ -69,9 +70,9 @@ def mean_interval(
 ) -> ScoreSummary:
     """The mean of ``values`` with a seeded bootstrap interval (scipy's BCa, else percentile).
 
-    The same resampling as the comparison's (:func:`~s3kg_core.stages.compare.
-    paired_bootstrap`, of the values against zero): NaN bounds with one value, the mean
-    itself when every value is the same.
+    The leaderboard's interval (:func:`~s3kg_core.stages.leaderboard.mean_interval`), as a
+    :class:`ScoreSummary`: NaN bounds with one value, the mean itself when every value is the
+    same.
 
     Raises
     ------
@@ -89,10 +90,10 @@ def mean_interval(
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         raise ConfigError(f"no {metric} value to summarise")
-    d = paired_bootstrap(
-        x, np.zeros_like(x), metric=metric, confidence=confidence, resamples=resamples, seed=seed
+    mean, low, high = leaderboard.mean_interval(
+        x, confidence=confidence, resamples=resamples, seed=seed
     )
-    return ScoreSummary(metric, d.n, d.new_mean, d.low, d.high, confidence)
+    return ScoreSummary(metric, int(x.size), mean, low, high, confidence)
 
 
 @dataclass(frozen=True)
