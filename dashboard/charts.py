@@ -10,22 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from dashboard.escape import plotly_frame, plotly_text
 
 __all__ = [
+    "LONG_COLOURS",
     "RUN_COLOURS",
+    "SCORE_COLOURS",
     "SCORE_NAMES",
     "TAU_COLOURS",
+    "TOP_RUNS",
     "comparison_figure",
     "distribution_figure",
     "leaderboard_figure",
     "run_labels",
+    "score_histograms",
     "tau_figure",
     "temperature_figure",
+    "top_runs",
 ]
 
 SCORE_NAMES = {"gold_sim": "GoldSim", "ctx_sim": "CtxSim", "cus": "CUS"}
@@ -41,18 +48,27 @@ TAU_COLOURS = {
 }
 _TAU_PATTERNS = {"relation mismatch": "", "entity mismatch": ".", "extra": "/", "missing": "x"}
 RUN_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000"]
-"""One colour per run (Okabe & Ito, yellow left out: it is unreadable on white)."""
+"""Okabe & Ito's colours, yellow left out (unreadable on white): the first lines of a chart."""
+LONG_COLOURS = RUN_COLOURS + [c for c in px.colors.qualitative.Dark24 if c not in RUN_COLOURS]
+"""31 colours for charts of many lines (Okabe & Ito's first, then plotly's Dark24); a chart of
+runs names each run on its axis instead of giving it a colour."""
+SCORE_COLOURS = {"GoldSim": "#E69F00", "CtxSim": "#56B4E9", "CUS": "#0072B2"}
+"""One colour per score in the leaderboard chart (the axis names the runs)."""
+TOP_RUNS = 12
+"""Runs per dataset the Overview's run chart shows until the reader asks for all."""
+_ROW_PX = 22  # height of one run's row in a horizontal chart
 _RUN_KEYS = ["dataset", "model", "temperature", "extractor"]
 _FONT = {"size": 14}
 _TICK_CHARS = 32  # longer names are cut in ticks and legends (hovers show them whole)
 _TITLE_CHARS = 48  # and in facet titles
 
 
-def run_labels(frame: pd.DataFrame, sep: str = " · ") -> pd.Series:
+def run_labels(frame: pd.DataFrame, sep: str = " · ", extractor_sep: str = "<br>") -> pd.Series:
     """One short label per row's run: the model and temperature, the extractor if it varies.
 
     Labels are escaped for plotly (:func:`plotly_text`); ``sep`` joins the model and the
-    temperature (``"<br>"``: two lines); the extractor goes on its own line;
+    temperature (``"<br>"``: two lines); ``extractor_sep`` goes before the extractor (its own
+    line by default);
     a name longer than 32 characters is cut with an ellipsis (the hovers show it whole).
     Two runs that would get one label (one display name, temperature and extractor) each get
     their run id too, so a chart never draws them as one.
@@ -72,7 +88,7 @@ def run_labels(frame: pd.DataFrame, sep: str = " · ") -> pd.Series:
         model = plotly_text(_short(str(row.model), _TICK_CHARS))
         label = f"{model}{sep}T={float(row.temperature):g}"
         if several:
-            label += f"<br>{plotly_text(_short(str(row.extractor), _TICK_CHARS))}"
+            label += f"{extractor_sep}{plotly_text(_short(str(row.extractor), _TICK_CHARS))}"
         labels.append(label)
     if "run_id" in frame:
         per_label: dict[str, set[int]] = {}
@@ -119,14 +135,41 @@ def _layout(fig: go.Figure, height: int, top: int = 40, **more: object) -> go.Fi
     return _facet_titles(fig)
 
 
-def leaderboard_figure(board: pd.DataFrame, height: int = 380) -> go.Figure:
-    """GoldSim, CtxSim and CUS of each run, side by side (grouped, never stacked), per dataset.
+def top_runs(board: pd.DataFrame, n: int | None, metric: str = "cus") -> pd.DataFrame:
+    """The ``n`` runs of each dataset with the best mean ``metric`` (``None``: every run).
 
-    One bar per run and score: the scores on the x axis, each run its own colour, named in
-    the legend above the plot (read at first sight, where tick labels under the plot would be
-    below the fold). ``board`` is :func:`dashboard.data.leaderboard`'s frame: one row per run.
+    Examples
+    --------
+    >>> b = pd.DataFrame({"dataset": ["d", "d", "e"], "cus": [0.2, 0.5, 0.1]})
+    >>> top_runs(b, 1)["cus"].tolist()
+    [0.5, 0.1]
     """
-    shown = _shown(board).assign(run=run_labels(board))
+    if n is None:
+        return board
+    ranked = board.sort_values(["dataset", metric], ascending=[True, False], kind="stable")
+    return ranked.groupby("dataset", sort=False).head(n)
+
+
+def _rows_height(labels: pd.DataFrame, per_row: int, floor: int, extra: int) -> int:
+    """A horizontal chart's height: one row per run of the largest dataset, per dataset."""
+    if labels.empty:
+        return floor
+    per_dataset = labels.groupby("dataset").size()
+    return max(floor, int(per_dataset.max()) * per_row * len(per_dataset) + extra)
+
+
+def leaderboard_figure(board: pd.DataFrame, height: int | None = None) -> go.Figure:
+    """GoldSim, CtxSim and CUS of each run as horizontal bars, one facet row per dataset.
+
+    The y axis names each run (model, temperature, the extractor where it varies), best CUS on
+    top; the three scores are grouped bars (never stacked) in three colours
+    (:data:`SCORE_COLOURS`), named in the legend above the plot. At 40 runs every run keeps its
+    own row and name, where a colour per run could not be told apart. ``board`` is
+    :func:`dashboard.data.leaderboard`'s frame: one row per run; the height grows with the runs
+    unless ``height`` is given.
+    """
+    ordered = board.sort_values("cus", kind="stable")  # plotly draws the first row at the bottom
+    shown = _shown(ordered).assign(run=run_labels(ordered, extractor_sep=" · "))
     long = shown.melt(
         id_vars=["run", "dataset_shown", *_RUN_KEYS, "n"]
         + (["run_id"] if "run_id" in shown else []),
@@ -137,14 +180,14 @@ def leaderboard_figure(board: pd.DataFrame, height: int = 380) -> go.Figure:
     long["score"] = long["score"].map(SCORE_NAMES)
     fig = px.bar(
         long,
-        x="score",
-        y="mean",
-        color="run",
+        x="mean",
+        y="run",
+        color="score",
+        orientation="h",
         barmode="group",
-        facet_col="dataset_shown",
-        facet_col_wrap=3,
+        facet_row="dataset_shown",
         text_auto=".2f",
-        color_discrete_sequence=RUN_COLOURS,
+        color_discrete_map=SCORE_COLOURS,
         category_orders={"score": list(SCORE_NAMES.values())},
         hover_data={
             "model": True,
@@ -154,13 +197,22 @@ def leaderboard_figure(board: pd.DataFrame, height: int = 380) -> go.Figure:
             "run": False,
             "dataset_shown": False,
         },
-        labels={"mean": "mean score", "n": "answers", "score": ""},
-        range_y=[0, 1.05],
+        labels={"mean": "mean score", "n": "answers", "score": "", "run": ""},
+        range_x=[0, 1.08],
     )
-    fig.update_traces(textposition="outside", cliponaxis=False)
-    # the legend (the runs) on top, above the facet titles
-    legend = {"orientation": "h", "y": 1.08, "yanchor": "bottom", "x": 0}
-    return _layout(fig, height, top=80, legend=legend)
+    fig.update_traces(textposition="outside", cliponaxis=False, textfont_size=11)
+    legend = {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0}
+    rows = height or _rows_height(board, 3 * 12 + 6, 260, 90)
+    fig = _layout(fig, rows, top=50, legend=legend, bargap=0.2)
+    return _horizontal(fig)
+
+
+def _horizontal(fig: go.Figure) -> go.Figure:
+    """Each facet row its own runs on the y axis, its title at the right, no axis titles."""
+    fig.update_yaxes(matches=None, title_text="", automargin=True)
+    fig.update_xaxes(title_text="")
+    fig.for_each_annotation(lambda a: a.update(textangle=90))
+    return fig
 
 
 def temperature_figure(board: pd.DataFrame, height: int = 380) -> go.Figure:
@@ -175,6 +227,7 @@ def temperature_figure(board: pd.DataFrame, height: int = 380) -> go.Figure:
         facet_col="dataset_shown",
         facet_col_wrap=3,
         markers=True,
+        color_discrete_sequence=LONG_COLOURS,
         hover_data={
             "n": True,
             "model": True,
@@ -191,34 +244,95 @@ def temperature_figure(board: pd.DataFrame, height: int = 380) -> go.Figure:
     return fig
 
 
-def distribution_figure(frame: pd.DataFrame, metric: str, height: int = 380) -> go.Figure:
-    """Per-answer ``metric`` of each run as a box, coloured by dataset."""
-    shown = _shown(frame).assign(run=run_labels(frame))
-    fig = px.box(
-        shown,
-        x="run",
-        y=metric,
-        color="dataset_shown",
-        points="all",
-        hover_data={
-            "item_id": True,
-            "model": True,
-            "temperature": True,
-            "dataset": True,
-            "dataset_shown": False,
-        },
-        labels={metric: SCORE_NAMES.get(metric, metric), "item_id": "item"},
-        range_y=[0, 1],
+def score_histograms(frame: pd.DataFrame, metric: str, bins: int = 20) -> pd.DataFrame:
+    """Per run, how many answers fall in each of ``bins`` equal bins of ``metric`` on [0, 1].
+
+    One :func:`numpy.bincount` over the column (never a point per answer to the browser).
+    Columns: the run's (``dataset, model, temperature, extractor``, ``run_id`` where given),
+    ``bin`` (its lower edge), ``answers`` and ``share`` (of the run's answers).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"dataset": "d", "model": "m", "temperature": 0.0, "extractor": "x",
+    ...                   "run_id": 1, "cus": [0.0, 0.12, 0.13, 1.0]})
+    >>> h = score_histograms(f, "cus", bins=4)
+    >>> h[["bin", "answers"]].values.tolist()
+    [[0.0, 3.0], [0.25, 0.0], [0.5, 0.0], [0.75, 1.0]]
+    """
+    keys = [k for k in ("run_id", *_RUN_KEYS) if k in frame]
+    groups = frame.groupby(keys, sort=False)
+    run_of = groups.ngroup().to_numpy()
+    order = groups.head(1)[keys].reset_index(drop=True)
+    where = np.clip((frame[metric].to_numpy(dtype=float) * bins).astype(int), 0, bins - 1)
+    counts = np.bincount(run_of * bins + where, minlength=len(order) * bins).reshape(-1, bins)
+    out = order.loc[order.index.repeat(bins)].reset_index(drop=True)
+    out["bin"] = np.tile(np.arange(bins) / bins, len(order))
+    out["answers"] = counts.ravel().astype(float)
+    totals = counts.sum(axis=1, keepdims=True)
+    out["share"] = (counts / np.where(totals == 0, 1, totals)).ravel()
+    return out
+
+
+def distribution_figure(hist: pd.DataFrame, metric: str, height: int | None = None) -> go.Figure:
+    """Each run's histogram of ``metric`` as one heat row, one facet row per dataset.
+
+    ``hist`` is :func:`score_histograms`'s frame; the y axis names the runs, the colour is the
+    share of the run's answers in the bin (the hover gives the count). A few hundred numbers
+    whatever the number of answers.
+    """
+    datasets = sorted(hist["dataset"].astype(str).unique()) if not hist.empty else []
+    fig = make_subplots(
+        rows=max(1, len(datasets)),
+        cols=1,
+        subplot_titles=[plotly_text(_short(d, _TITLE_CHARS)) for d in datasets],
+        vertical_spacing=0.12 if len(datasets) > 1 else 0.05,
     )
-    return _layout(fig, height)
+    name = SCORE_NAMES.get(metric, metric)
+    width = 1 / max(1, hist["bin"].nunique()) if not hist.empty else 0.05
+    for row, dataset in enumerate(datasets, start=1):
+        part = hist[hist["dataset"].astype(str) == dataset]
+        labels = run_labels(part, extractor_sep=" · ")
+        fig.add_trace(
+            go.Heatmap(
+                x=part["bin"] + width / 2,
+                y=labels,
+                z=part["share"],
+                customdata=part[["answers"]].to_numpy(),
+                coloraxis="coloraxis",
+                hovertemplate=(
+                    "%{y}<br>" + name + " %{x:.2f} ± " + f"{width / 2:g}"
+                    + "<br>%{customdata[0]:.0f} answers (%{z:.0%})<extra></extra>"
+                ),
+            ),
+            row=row,
+            col=1,
+        )  # fmt: skip
+    fig.update_layout(
+        coloraxis={"colorscale": "Blues", "colorbar": {"title": {"text": "share"}}},
+        height=height or _rows_height(hist.drop_duplicates(_RUN_KEYS), _ROW_PX, 260, 110),
+        font=_FONT,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    )
+    fig.update_xaxes(range=[0, 1], title_text="")
+    fig.update_xaxes(title_text=name, row=max(1, len(datasets)), col=1)
+    fig.update_yaxes(automargin=True, type="category")
+    return fig
 
 
-def tau_figure(per_run: pd.DataFrame, categories: Sequence[str], height: int = 330) -> go.Figure:
+def tau_figure(
+    per_run: pd.DataFrame, categories: Sequence[str], height: int | None = None
+) -> go.Figure:
     """TAU's residual triples per run, stacked by category (counts add up: stacking is right).
 
-    ``per_run`` has the run columns and one count column per category (``extra``, ...).
+    Horizontal bars, one row per run named on the y axis (one line: model, temperature, the
+    extractor where it varies), one facet row per dataset: 40 runs keep 40 readable names,
+    where two-line ticks under vertical bars overlapped from 10 runs. ``per_run`` has the run
+    columns and one count column per category (``extra``, ...).
     """
-    shown = _shown(per_run).assign(run=run_labels(per_run, sep="<br>"))
+    ordered = per_run.assign(_total=per_run[list(categories)].sum(axis=1)).sort_values(
+        "_total", kind="stable"
+    )
+    shown = _shown(ordered).assign(run=run_labels(ordered, extractor_sep=" · "))
     long = shown.melt(
         id_vars=["run", "dataset_shown", *_RUN_KEYS],
         value_vars=list(categories),
@@ -228,15 +342,15 @@ def tau_figure(per_run: pd.DataFrame, categories: Sequence[str], height: int = 3
     long["category"] = long["category"].str.replace("_", " ")
     fig = px.bar(
         long,
-        x="run",
-        y="triples",
+        x="triples",
+        y="run",
+        orientation="h",
         color="category",
         pattern_shape="category",
         pattern_shape_map=_TAU_PATTERNS,
         color_discrete_map=TAU_COLOURS,
         category_orders={"category": list(TAU_COLOURS)},
-        facet_col="dataset_shown",
-        facet_col_wrap=3,
+        facet_row="dataset_shown",
         hover_data={
             "model": True,
             "temperature": True,
@@ -244,12 +358,12 @@ def tau_figure(per_run: pd.DataFrame, categories: Sequence[str], height: int = 3
             "run": False,
             "dataset_shown": False,
         },
-        labels={"triples": "triples in the cases"},
+        labels={"triples": "triples in the cases", "run": ""},
     )
-    # the legend above the facet titles: below the plot it covered the ticks' second line
-    # (the temperature), so two runs of one model could not be told apart
-    legend = {"orientation": "h", "y": 1.08, "yanchor": "bottom", "x": 0}
-    return _layout(fig, height, top=80, legend=legend)
+    legend = {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0}
+    rows = max(height or 0, _rows_height(per_run, _ROW_PX, 260, 90))
+    fig = _layout(fig, rows, top=50, legend=legend)
+    return _horizontal(fig)
 
 
 def comparison_figure(deltas: pd.DataFrame, height: int = 330) -> go.Figure:
