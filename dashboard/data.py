@@ -820,3 +820,52 @@ def search(
 
 
 __all__ += ["search"]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def question_page(
+    path: Path,
+    stamp: int,
+    signature: str,
+    run_id: int,
+    alpha: float,
+    text: str,
+    low: float,
+    high: float,
+    page: int,
+    page_size: int = 50,
+) -> tuple[pd.DataFrame, int]:
+    """One page of a run's questions for a picker, lowest CUS first, and how many match.
+
+    :func:`s3kg_core.store.search_queries.question_page` (searched, filtered and paged in
+    DuckDB): a picker never lists every answer of a run.
+    """
+    from s3kg_core.store.search_queries import question_page as page_of
+
+    with _read(path) as con:
+        return page_of(
+            con, signature, run_id, alpha, text, low=low, high=high,
+            limit=page_size, offset=page * page_size,
+        )  # fmt: skip
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def question_position(
+    path: Path,
+    stamp: int,
+    signature: str,
+    run_id: int,
+    alpha: float,
+    item_id: int,
+    text: str,
+    low: float,
+    high: float,
+) -> int | None:
+    """Where a question stands in :func:`question_page`'s order (``None``: not listed)."""
+    from s3kg_core.store.search_queries import question_position as position_of
+
+    with _read(path) as con:
+        return position_of(con, signature, run_id, alpha, item_id, text, low=low, high=high)
+
+
+__all__ += ["question_page", "question_position"]

@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import charts, data, leaderboard, url_state, widgets
 from dashboard.escape import code, md
+from s3kg_core.stages.leaderboard import NORMAL_FROM
 from s3kg_core.stages.results import reblend
 
 CHARTS = ("By run", "By temperature", "Distributions")
@@ -90,13 +91,15 @@ def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
 
 def scores(alpha: float) -> None:
     """Everything on the page that alpha changes: one fragment with the slider."""
-    frame = reblend(components, alpha)
     signature = f"{stored_signature}|alpha:{alpha:g}"
+    metric = st.session_state["overview.by"]
+    whole = data.ranked(controls.path, controls.stamp, stored_signature, alpha, metric)
 
     cols = st.columns(4)
-    cols[0].metric("Runs scored", int(frame["run_id"].nunique()))
-    cols[1].metric("Answers scored", len(frame))
-    cols[2].metric("Mean CUS", f"{frame['cus'].mean():.3f}")
+    cols[0].metric("Runs scored", len(whole))
+    cols[1].metric("Answers scored", int(whole["n"].sum()))
+    mean_cus = float((whole["cus"] * whole["n"]).sum() / max(1, int(whole["n"].sum())))
+    cols[2].metric("Mean CUS", f"{mean_cus:.3f}")
     cols[3].metric("Datasets", len(DATASETS))
     head, pick, by, button = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
     head.subheader("Leaderboard")
@@ -118,7 +121,7 @@ def scores(alpha: float) -> None:
             "alpha": f"{alpha:g}",
         },
     )
-    board = data.ranked(controls.path, controls.stamp, stored_signature, alpha, metric)
+    board = whole
     shown = leaderboard.table(board, runs, partial, metric, alpha)
     if dataset != ALL:
         shown = shown[shown["dataset"] == dataset]
@@ -140,14 +143,15 @@ def scores(alpha: float) -> None:
         leaderboard_table(group, metric, key=f"leaderboard.{name}")
     st.caption(
         f"Ranked by mean {charts.SCORE_NAMES[metric]} within each dataset, with its 95% "
-        "bootstrap interval (BCa, 1,999 resamples, seed 0); **tie**: the interval overlaps the "
+        "bootstrap interval (BCa, 1,999 resamples, seed 0; for a run of "
+        f"{NORMAL_FROM:,} answers or more its normal approximation, mean ± 1.96 standard "
+        "errors, which the bootstrap's matches at that size); **tie**: the interval overlaps the "
         f"leader's. Δrank: against alpha 0.5. Signature of every number on this page: "
         f"{code(signature)}"
     )
 
     # One chart at a time: only the chosen one is built on each alpha step.
-    chart_frame = frame if dataset == ALL else frame[frame["dataset"] == dataset]
-    means = data.mark_partial(data.leaderboard(chart_frame), runs, partial)
+    means = data.mark_partial(board, runs, partial)
     chart = st.segmented_control(
         "Chart", CHARTS, default=CHARTS[0], key="overview_chart", label_visibility="collapsed"
     )
@@ -162,12 +166,30 @@ def scores(alpha: float) -> None:
             horizontal=True,
             key="dist_metric",
         )
-        st.plotly_chart(charts.distribution_figure(chart_frame, dist), width="stretch", key="dist")
-    else:
-        st.plotly_chart(charts.leaderboard_figure(means, height=330), width="stretch", key="bars")
+        chart_frame = components if dataset == ALL else components[components["dataset"] == dataset]
+        hist = charts.score_histograms(reblend(chart_frame, alpha), dist)
+        st.plotly_chart(charts.distribution_figure(hist, dist), width="stretch", key="dist")
         st.caption(
-            "One bar per run and score. Compare two runs question by question on **Run "
-            "comparison**; open the worst answers on **Failure analysis**."
+            f"Each row: one run's answers in 20 bins of {charts.SCORE_NAMES[dist]}; the darker, "
+            "the larger the share of its answers (hover for the count)."
+        )
+    else:
+        crowded = bool((means.groupby("dataset").size() > charts.TOP_RUNS).any())
+        every = crowded and st.toggle(
+            "Show all runs",
+            key="overview.all_runs",
+            help=f"The chart shows the {charts.TOP_RUNS} runs with the best mean CUS of each "
+            "dataset; switch on for every run (the table above lists them all).",
+        )
+        top = None if every or not crowded else charts.TOP_RUNS
+        st.plotly_chart(
+            charts.leaderboard_figure(charts.top_runs(means, top)), width="stretch", key="bars"
+        )
+        st.caption(
+            "Each row one run (best mean CUS on top), its three scores side by side"
+            + (f"; the best {top} runs of each dataset" if top else "")
+            + ". Compare two runs question by question on **Run comparison**; open the worst "
+            "answers on **Failure analysis**."
         )
 
 

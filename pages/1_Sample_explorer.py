@@ -20,7 +20,9 @@ from s3kg_core.stages.results import reblend
 
 RUN, ITEM, TAU = "explorer.run", "explorer.item", "explorer.tau"
 RANGE, ALL, LINK = "explorer.cus_range", "explorer.show_all", "explorer._link"
-PICKER = "explorer.item_picker"
+PICKER, SEARCH, PAGE = "explorer.item_picker", "explorer.search", "explorer.page"
+PAGE_SIZE = 50
+"""Questions per page of the picker (searched and paged in DuckDB, never every answer)."""
 
 
 def picker_key(labels: dict[int, str]) -> str:
@@ -49,6 +51,9 @@ def apply_link(runs: list[int]) -> None:
             st.session_state[key] = values[name]
     if "item" in values:
         st.session_state[RANGE] = (0.0, 1.0)  # the linked question must not be filtered out
+        st.session_state[SEARCH] = ""
+    if "run" in values:
+        st.session_state["explorer._run_seen"] = values["run"]  # keep the linked question
     st.session_state["explorer._link_problems"] = problems
     st.session_state[LINK] = params
 
@@ -60,26 +65,32 @@ def write_link(run_id: int, item_id: int, tau: float) -> None:
     st.session_state[LINK] = params
 
 
-def step(options: list[int], offset: int) -> None:
-    """Prev / next: the question before or after the current one in the listed order."""
+def step(options: list[int], offset: int, last_page: int, previous: list[int]) -> None:
+    """Prev / next: the question before or after the current one in the listed order, across
+    pages (``previous``: the page before's questions)."""
     before, after = explorer.neighbours(options, st.session_state.get(ITEM, options[0]))
-    target = before if offset < 0 else after
-    if target is not None:
-        st.session_state[ITEM] = target
+    page = int(st.session_state.get(PAGE, 1)) - 1
+    if offset < 0 and before is None and page > 0 and previous:
+        st.session_state[PAGE], st.session_state[ITEM] = page, previous[-1]
+    elif offset > 0 and after is None and page < last_page:
+        st.session_state[PAGE], st.session_state[ITEM] = page + 2, None
+    else:
+        target = before if offset < 0 else after
+        if target is not None:
+            st.session_state[ITEM] = target
 
 
-def question_options(answers: pd.DataFrame, questions: pd.DataFrame) -> dict[int, str]:
-    texts = questions.set_index("item_id")
-    out = {}
-    for r in answers.itertuples():
-        item = int(r.item_id)
-        ext, question = (
-            (texts.at[item, "ext_id"], texts.at[item, "question"])
-            if item in texts.index
-            else (f"item {item}", "")
-        )
-        out[item] = explorer.question_label(str(ext), str(question), float(r.cus))
-    return out
+def new_search() -> None:
+    """A new search or range starts at the first page, on its lowest CUS."""
+    st.session_state[PAGE] = 1
+    st.session_state[ITEM] = None
+
+
+def question_options(answers: pd.DataFrame) -> dict[int, str]:
+    return {
+        int(r.item_id): explorer.question_label(str(r.ext_id), str(r.question), float(r.cus))
+        for r in answers.itertuples()
+    }
 
 
 CASE, DRAWN = "explorer._case", "explorer._drawn"
@@ -163,16 +174,45 @@ def top_block(
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
     )
+    answers = frame[frame["run_id"] == run_id]
+    if st.session_state.get("explorer._run_seen") != run_id:  # another run: its worst answer
+        if st.session_state.get("explorer._run_seen") is not None:
+            st.session_state[ITEM] = None
+        st.session_state["explorer._run_seen"] = run_id
+        st.session_state[PAGE] = 1
     lo, hi = st.session_state[RANGE]
-    answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"])
-    shown = answers[(answers["cus"] >= lo - 1e-9) & (answers["cus"] <= hi + 1e-9)]
-    with top[4].popover("Filter", help="Show only questions whose CUS lies in a range."):
-        st.slider("CUS range", 0.0, 1.0, step=0.05, key=RANGE, persist_state="session")
-        st.caption(f"{len(shown)} of {len(answers)} questions")
-    if shown.empty:
-        st.info(f"No question of this run has a CUS between {lo:g} and {hi:g}.")
+    text = str(st.session_state.get(SEARCH, "")).strip()
+    at = (controls.path, controls.stamp, controls.signature, int(run_id), alpha)
+    wanted = st.session_state.get(ITEM)
+    placed = (wanted, run_id, alpha, text, lo, hi)
+    if wanted is not None and st.session_state.get("explorer._placed") != placed:
+        # a linked question, or the one kept while alpha moves, opens on its own page
+        position = data.question_position(*at, int(wanted), text, lo, hi)
+        if position is not None:
+            st.session_state[PAGE] = position // PAGE_SIZE + 1
+        st.session_state["explorer._placed"] = placed
+    page = max(0, int(st.session_state.get(PAGE, 1)) - 1)
+    rows, total = data.question_page(*at, text, lo, hi, page, PAGE_SIZE)
+    if rows.empty and page > 0:
+        page, st.session_state[PAGE] = 0, 1
+        rows, total = data.question_page(*at, text, lo, hi, 0, PAGE_SIZE)
+    pages = max(1, -(-total // PAGE_SIZE))
+    st.session_state[PAGE] = page + 1
+    with top[4].popover("Find", help="Search the questions, filter by CUS, go to a page."):
+        st.text_input(
+            "Search", key=SEARCH, on_change=new_search, placeholder="words of the id or question",
+            help="Questions whose id or text holds every word (any case).",
+        )  # fmt: skip
+        st.slider(
+            "CUS range", 0.0, 1.0, step=0.05, key=RANGE, persist_state="session",
+            on_change=new_search,
+        )  # fmt: skip
+        st.number_input("Page", 1, pages, key=PAGE, step=1)
+        st.caption(f"{total} of {len(answers)} questions; page {page + 1} of {pages}")
+    if rows.empty:
+        st.info(f"No question of this run matches (CUS {lo:g} to {hi:g}, search {text!r}).")
         st.stop()
-    labels = question_options(shown, data.question_texts(controls.path, controls.stamp))
+    labels = question_options(rows)
     order = list(labels)
     if st.session_state.get(ITEM) not in labels:
         missing = st.session_state.get(ITEM)
@@ -181,21 +221,28 @@ def top_block(
         st.session_state[ITEM] = order[0]
     key = picker_key(labels)
     st.session_state[key] = st.session_state[ITEM]
+    first = page * PAGE_SIZE + 1
+    shown = f"{first}-{first + len(order) - 1} of {total}" if pages > 1 else f"{total}"
     item_id = top[1].selectbox(
-        f"Question ({len(order)}, lowest CUS first)",
+        f"Question ({shown}, lowest CUS first)",
         order,
         format_func=labels.__getitem__,
         key=key,
         on_change=picked,
         args=(key,),
     )
+    previous = (
+        list(data.question_page(*at, text, lo, hi, page - 1, PAGE_SIZE)[0]["item_id"])
+        if page > 0
+        else []
+    )
     before, after = explorer.neighbours(order, item_id)
     top[2].button(
         "◀",
         key="explorer.prev",
         on_click=step,
-        args=(order, -1),
-        disabled=before is None,
+        args=(order, -1, pages - 1, previous),
+        disabled=before is None and page == 0,
         width="stretch",
         help="Previous: the question with the next lower CUS",
     )
@@ -203,8 +250,8 @@ def top_block(
         "▶",
         key="explorer.next",
         on_click=step,
-        args=(order, 1),
-        disabled=after is None,
+        args=(order, 1, pages - 1, previous),
+        disabled=after is None and page == pages - 1,
         width="stretch",
         help="Next: the question with the next higher CUS",
     )

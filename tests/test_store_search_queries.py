@@ -59,3 +59,51 @@ def test_wildcards_in_the_words_are_literal(store):
         assert total == 0
         _, total = search_answers(con, "q_estion")
         assert total == 0
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory):
+    """One run of 120 scored questions: question i has CUS i / 119 at alpha 0 (kgx: WL side)."""
+    from s3kg_core.store.records import ItemRecord
+    from s3kg_core.store.store import Store
+
+    db = Store(tmp_path_factory.mktemp("page") / "p.duckdb")
+    with db.transaction() as con:
+        ds = db.ensure_dataset(con, "toy")
+        ids = db.upsert_items(
+            con,
+            ds,
+            [ItemRecord(f"q{i:03d}", f"Question {i} 100%?", "C.", "G.") for i in range(120)],
+        )
+        run = db.ensure_run(con, ds, "m", 0.0, "none")
+        con.executemany(
+            "INSERT INTO scores (run_id, item_id, signature, mode, alpha, gold_s_wl, gold_s_sbert, "
+            "gold_status, ctx_s_wl, ctx_s_sbert, ctx_status) "
+            "VALUES (?, ?, 'sig', 'kgx', 0.5, 0.0, ?, 'ok', 0.0, ?, 'ok')",
+            [[run, ids[f"q{i:03d}"], i / 119, i / 119] for i in range(120)],
+        )
+    return db, run, ids
+
+
+def test_the_question_picker_pages_through_every_question_once_lowest_cus_first(scored):
+    """Issue 33: the Sample explorer listed every answer in one select box (5,000 at 100k)."""
+    from s3kg_core.store.search_queries import PAGE_COLUMNS, question_page, question_position
+
+    db, run, ids = scored
+    with db.connect() as con:
+        pages = [question_page(con, "sig", run, 0.0, limit=50, offset=o) for o in (0, 50, 100)]
+        past, past_total = question_page(con, "sig", run, 0.0, limit=50, offset=150)
+        assert [len(rows) for rows, _ in pages] == [50, 50, 20]
+        assert {total for _, total in pages} == {120} and past.empty and past_total == 120
+        listed = [e for rows, _ in pages for e in rows["ext_id"]]
+        assert listed == [f"q{i:03d}" for i in range(120)]  # each once, lowest CUS first
+        assert list(pages[0][0].columns) == list(PAGE_COLUMNS)
+        # a link's question is found on its page; the search and the range narrow the list
+        assert question_position(con, "sig", run, 0.0, ids["q077"]) == 77
+        found, total = question_page(con, "sig", run, 0.0, "Q007 question", limit=50)
+        assert total == 1 and found["ext_id"].tolist() == ["q007"]
+        literal, total = question_page(con, "sig", run, 0.0, "100%", limit=5)
+        assert total == 120 and len(literal) == 5
+        high, total = question_page(con, "sig", run, 0.0, low=0.5, limit=50)
+        assert total == 60 and high["cus"].min() >= 0.5
+        assert question_position(con, "sig", run, 0.0, ids["q007"], low=0.5) is None

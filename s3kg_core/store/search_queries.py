@@ -32,7 +32,13 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-__all__ = ["SEARCH_COLUMNS", "search_answers"]
+__all__ = [
+    "PAGE_COLUMNS",
+    "SEARCH_COLUMNS",
+    "question_page",
+    "question_position",
+    "search_answers",
+]
 
 SEARCH_COLUMNS = (
     "run_id",
@@ -115,3 +121,119 @@ def search_answers(
             ).fetchall()[0][0]
         )
     return frame.drop(columns="total").loc[:, list(SEARCH_COLUMNS)], total
+
+
+PAGE_COLUMNS = ("item_id", "ext_id", "question", "gold_sim", "ctx_sim", "cus")
+"""The columns of :func:`question_page`'s rows."""
+
+# a score's GoldSim or CtxSim at alpha ``?`` from its components, as ``results.reblend``:
+# paper and hybrid weight the embedding side by alpha, kgx the WL side
+_BLEND = (
+    "CASE WHEN s.mode = 'kgx' THEN ? * s.{side}_s_wl + (1 - ?) * s.{side}_s_sbert "
+    "ELSE (1 - ?) * s.{side}_s_wl + ? * s.{side}_s_sbert END"
+)
+
+
+def question_page(
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    run_id: int,
+    alpha: float,
+    text: str = "",
+    *,
+    low: float = 0.0,
+    high: float = 1.0,
+    limit: int = 50,
+    offset: int = 0,
+) -> tuple[pd.DataFrame, int]:
+    """One page of a run's scored questions, lowest CUS at ``alpha`` first, and how many match.
+
+    A question matches when each word of ``text`` occurs (any case) in its external id or its
+    question, and its CUS at ``alpha`` lies in ``[low, high]``. Blended in DuckDB as
+    :func:`~s3kg_core.stages.results.reblend` does; rows (:data:`PAGE_COLUMNS`) by CUS, then
+    item. For pickers: one page of a run of thousands of answers, never all of them.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.records import ItemRecord
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "p.duckdb"))
+    >>> with db.transaction() as con:
+    ...     ds = db.ensure_dataset(con, "toy")
+    ...     ids = db.upsert_items(con, ds, [ItemRecord(f"q{i}", f"Question {i}?", "C.", "G.")
+    ...                                     for i in range(5)])
+    ...     run = db.ensure_run(con, ds, "m", 0.0, "none")
+    ...     _ = con.executemany(
+    ...         "INSERT INTO scores (run_id, item_id, signature, mode, alpha, gold_s_wl, "
+    ...         "gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, ctx_status) "
+    ...         "VALUES (?, ?, 'sig', 'paper', 0.5, ?, ?, 'ok', ?, ?, 'ok')",
+    ...         [[run, ids[f"q{i}"], i / 4, 1.0, i / 4, 1.0] for i in range(5)])
+    ...     rows, total = question_page(con, "sig", run, 0.0, limit=2, offset=1)
+    ...     found, one = question_page(con, "sig", run, 0.5, "QUESTION 3")
+    >>> total, rows["ext_id"].tolist(), rows["cus"].tolist()
+    (5, ['q1', 'q2'], [0.25, 0.5])
+    >>> one, found["ext_id"].tolist()
+    (1, ['q3'])
+    >>> with db.connect() as con:
+    ...     question_position(con, "sig", run, 0.0, ids["q3"]), question_position(
+    ...         con, "sig", run, 0.0, ids["q3"], high=0.5)
+    (3, None)
+    """
+    matches, params = _matches(signature, run_id, alpha, text, low, high)
+    frame = con.execute(
+        f"{matches} SELECT *, count(*) OVER () AS total FROM matches "
+        "ORDER BY cus, item_id LIMIT ? OFFSET ?",
+        [*params, int(limit), int(offset)],
+    ).df()
+    total = int(frame["total"].iloc[0]) if len(frame) else 0
+    if not len(frame) and offset > 0:  # past the last page: count the matches again
+        total = question_page(con, signature, run_id, alpha, text, low=low, high=high, limit=1)[1]
+    return frame.drop(columns="total").loc[:, list(PAGE_COLUMNS)], total
+
+
+def question_position(
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    run_id: int,
+    alpha: float,
+    item_id: int,
+    text: str = "",
+    *,
+    low: float = 0.0,
+    high: float = 1.0,
+) -> int | None:
+    """Where ``item_id`` stands (from 0) in :func:`question_page`'s order, or ``None``.
+
+    ``None`` when the question does not match; the position gives the page a link's question
+    is on.
+    """
+    matches, params = _matches(signature, run_id, alpha, text, low, high)
+    found = con.execute(
+        f"{matches} SELECT position FROM (SELECT item_id, row_number() OVER "
+        "(ORDER BY cus, item_id) - 1 AS position FROM matches) WHERE item_id = ?",
+        [*params, int(item_id)],
+    ).fetchall()
+    return int(found[0][0]) if found else None
+
+
+def _matches(
+    signature: str, run_id: int, alpha: float, text: str, low: float, high: float
+) -> tuple[str, list[Any]]:
+    """The ``WITH ... matches AS (...)`` of a run's questions that match, and its parameters."""
+    where = ["s.signature = ?", "s.run_id = ?"]
+    params: list[Any] = [signature, int(run_id)]
+    for word in text.split():
+        where.append("(i.ext_id ILIKE ? ESCAPE '\\' OR i.question ILIKE ? ESCAPE '\\')")
+        params += [_like(word)] * 2
+    a = float(alpha)
+    sql = (
+        f"WITH blended AS (SELECT s.item_id, i.ext_id, i.question, "
+        f"{_BLEND.format(side='gold')} AS gold_sim, {_BLEND.format(side='ctx')} AS ctx_sim "
+        "FROM scores s JOIN items i USING (item_id) "
+        f"WHERE {' AND '.join(where)}), "
+        "scored AS (SELECT *, CASE WHEN gold_sim + ctx_sim > 0 "
+        "THEN 2 * gold_sim * ctx_sim / (gold_sim + ctx_sim) ELSE 0 END AS cus FROM blended), "
+        "matches AS (SELECT * FROM scored WHERE cus BETWEEN ? AND ?)"
+    )
+    return sql, [a] * 8 + params + [float(low) - 1e-9, float(high) + 1e-9]
