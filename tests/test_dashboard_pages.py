@@ -284,6 +284,25 @@ def test_sample_explorer_filters_by_cus_and_keeps_state_per_run(db):
     assert not at.exception
 
 
+def test_sample_explorer_searches_its_picker_and_a_run_switch_opens_the_worst_answer(db):
+    """Issue 33: the picker is a searched, paged query, not a box of every answer."""
+    at = _explorer()
+    at.text_input(key="explorer.search").set_value("demo-09").run()
+    assert not at.exception
+    assert [o.split(" · ")[1] for o in _picker(at).options] == ["demo-09"]
+    assert _shown_case(at)[1] == 9 and _link(at)["item"] == "9"
+    at.text_input(key="explorer.search").set_value("").run()
+    run = at.selectbox(key="explorer.run")
+    other = 2 if _shown_case(at)[0] == 1 else 1  # the demo's two runs
+    run.set_value(other).run()
+    assert not at.exception
+    options = list(_picker(at).options)
+    assert _shown_case(at)[0] == int(other)
+    assert _picker(at).format_func(_picker(at).value) == options[0]  # its lowest CUS
+    cus = [float(o.split()[1]) for o in options]
+    assert cus == sorted(cus)
+
+
 def test_failure_analysis_counts_categories_and_opens_cases(db):
     at = _app("tau")
     table = app_frame_with(at, "relation_mismatch", "extra")

@@ -1,0 +1,180 @@
+"""The Overview and the Sample explorer's picker on a large database (issue 33).
+
+What is measured
+----------------
+On a copy of a scored database (``bench/speed/bench_scale.py`` builds 20,000 and 100,000
+answers), with every Streamlit cache empty:
+
+* *functions* (outside Streamlit, the dashboard's own loaders in this process): the Overview's
+  first visit (runs, components, partial runs, the ranked leaderboard, its table and the run
+  chart), one alpha step (a new alpha's leaderboard, table and chart), the Distributions chart,
+  the explorer's first visit (its picker page and first case) and a picker search. The same
+  script runs against another checkout (``PYTHONPATH``) for before / after figures: a figure
+  that checkout cannot build (no paged picker) is skipped.
+* *browser* (``--browser``): headless Chromium at 1440x900 on a fresh server; the Overview's
+  first visit (until "Mean CUS" shows and the script has finished), three alpha steps (until
+  the signature caption names the new alpha), the explorer's first visit and a picker search.
+  ``--shots DIR`` saves the Overview and the explorer at 1440x900 and 1280x720.
+
+Usage::
+
+    python bench/speed/bench_overview_scale.py --db /tmp/copy_of_scale_100000.duckdb
+    python bench/speed/bench_overview_scale.py --db /tmp/copy.duckdb --browser --shots /tmp/shots
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Seconds ``fn`` took, and what it returned."""
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def functions(db: Path) -> dict[str, float]:
+    """The Overview's and the picker's work outside Streamlit, cold caches; seconds each."""
+    from dashboard import charts, data, leaderboard
+    from s3kg_core.stages.results import reblend
+
+    stamp = data.db_stamp(db)
+    signature = data.signatures(db, stamp)[1]
+    if signature is None:
+        raise SystemExit(f"{db} holds no scores")
+    out: dict[str, float] = {}
+
+    def overview(alpha: float) -> None:
+        runs = data.load_runs(db, stamp)
+        partial = data.partial_runs(db, stamp, signature)
+        board = data.ranked(db, stamp, signature, alpha, "cus")
+        leaderboard.table(board, runs, partial, "cus", alpha)
+        means = data.mark_partial(board, runs, partial)
+        shown = charts.top_runs(means, charts.TOP_RUNS) if hasattr(charts, "top_runs") else means
+        charts.leaderboard_figure(shown).to_json()
+
+    out["overview first visit"], _ = timed(lambda: overview(0.5))
+    steps = [timed(lambda a=a: overview(a))[0] for a in (0.55, 0.6, 0.65)]
+    out["alpha step (median of 3)"] = statistics.median(steps)
+    components = data.load_components(db, stamp, signature)
+
+    def distributions() -> int:
+        frame = reblend(components, 0.6)
+        if hasattr(charts, "score_histograms"):
+            return len(
+                charts.distribution_figure(charts.score_histograms(frame, "cus"), "cus").to_json()
+            )
+        return len(charts.distribution_figure(frame, "cus").to_json())
+
+    out["distributions chart"], size = timed(distributions)
+    out["distributions chart MB"] = size / 1e6
+    run_id = int(components["run_id"].iloc[0])
+
+    def picker(text: str) -> int:
+        if hasattr(data, "question_page"):
+            rows, _ = data.question_page(db, stamp, signature, run_id, 0.5, text, 0.0, 1.0, 0)
+            return len(rows)
+        # before: every answer of the run, labelled (the select box's options)
+        from dashboard.explorer import question_label
+
+        frame = reblend(components, 0.5)
+        answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"])
+        texts = data.question_texts(db, stamp).set_index("item_id")
+        return len(
+            [question_label(str(texts.at[i, "ext_id"]), str(texts.at[i, "question"]), c)
+             for i, c in zip(answers["item_id"], answers["cus"], strict=True)]
+        )  # fmt: skip
+
+    def explorer() -> None:
+        picker("")
+        first = int(components[components["run_id"] == run_id]["item_id"].iloc[0])
+        view = data.item_view(db, stamp, run_id, first, signature)
+        data.explorer_case(db, stamp, signature, run_id, first, 0.65)
+        del view
+
+    data.clear_caches()
+    data.load_components(db, stamp, signature)  # the explorer shares the Overview's components
+    out["explorer first visit (after Overview)"], _ = timed(explorer)
+    out["picker search"], _ = timed(lambda: picker("what is"))
+    return out
+
+
+def browser(db: Path, shots: Path | None) -> dict[str, float]:
+    """The same in headless Chromium at 1440x900 on a fresh server; seconds each."""
+    from bench.speed.bench_dashboard import RENDER_MS, alpha_round_trips
+    from bench.speed.browser import APP_IDLE, chromium, streamlit_server, wait_idle
+
+    out: dict[str, float] = {}
+    log = Path("/tmp") / f"bench_overview_{db.stem}.log"
+    with streamlit_server(db, log) as server, chromium((1440, 900)) as page:
+        page.set_default_timeout(RENDER_MS)
+        t0 = time.perf_counter()
+        page.goto(server.url, timeout=RENDER_MS)
+        page.get_by_text("Mean CUS", exact=True).wait_for()
+        page.wait_for_selector(APP_IDLE)
+        out["overview first visit"] = time.perf_counter() - t0
+        wait_idle(page)
+        out["alpha step (median of 3)"] = statistics.median(alpha_round_trips(page, 3))
+        if shots:
+            for size in ((1440, 900), (1280, 720)):
+                page.set_viewport_size({"width": size[0], "height": size[1]})
+                wait_idle(page)
+                page.screenshot(path=str(shots / f"overview_{db.stem}_{size[0]}.png"))
+            page.set_viewport_size({"width": 1440, "height": 900})
+        t0 = time.perf_counter()
+        page.goto(f"{server.url}/Sample_explorer", timeout=RENDER_MS)
+        page.get_by_role("heading", name="Sample explorer", exact=True).wait_for()
+        page.locator('[data-testid="stMain"] [data-testid="stIFrame"]').first.wait_for()
+        page.wait_for_selector(APP_IDLE)
+        out["explorer first visit"] = time.perf_counter() - t0
+        wait_idle(page)
+        if shots:
+            for size in ((1440, 900), (1280, 720)):
+                page.set_viewport_size({"width": size[0], "height": size[1]})
+                wait_idle(page)
+                page.screenshot(path=str(shots / f"explorer_{db.stem}_{size[0]}.png"))
+        find = page.get_by_role("button", name="Find")
+        if find.count():
+            find.click()
+            box = page.get_by_label("Search")
+            box.fill("what is")
+            t0 = time.perf_counter()
+            box.press("Enter")
+            page.wait_for_timeout(50)
+            page.wait_for_selector(APP_IDLE)
+            out["picker search"] = time.perf_counter() - t0
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", type=Path, required=True, help="a COPY of a scored database")
+    parser.add_argument("--browser", action="store_true", help="also time it in Chromium")
+    parser.add_argument("--shots", type=Path, help="save screenshots here (with --browser)")
+    args = parser.parse_args(argv)
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    rows = functions(args.db)
+    if args.browser:
+        if args.shots:
+            args.shots.mkdir(parents=True, exist_ok=True)
+        rows.update({f"browser: {k}": v for k, v in browser(args.db, args.shots).items()})
+    for name, value in rows.items():
+        unit = "" if name.endswith("MB") else " s"
+        print(f"{name:<45} {value:8.3f}{unit}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
