@@ -166,44 +166,39 @@ def leaderboard_figure(board: pd.DataFrame, height: int | None = None) -> go.Fig
     (:data:`SCORE_COLOURS`), named in the legend above the plot. At 40 runs every run keeps its
     own row and name, where a colour per run could not be told apart. ``board`` is
     :func:`dashboard.data.leaderboard`'s frame: one row per run; the height grows with the runs
-    unless ``height`` is given.
+    unless ``height`` is given. Built with graph objects (plotly express took 0.3 s a step).
     """
     ordered = board.sort_values("cus", kind="stable")  # plotly draws the first row at the bottom
     shown = _shown(ordered).assign(run=run_labels(ordered, extractor_sep=" · "))
-    long = shown.melt(
-        id_vars=["run", "dataset_shown", *_RUN_KEYS, "n"]
-        + (["run_id"] if "run_id" in shown else []),
-        value_vars=list(SCORE_NAMES),
-        var_name="score",
-        value_name="mean",
+    datasets = list(dict.fromkeys(sorted(shown["dataset_shown"]))) or [""]
+    fig = make_subplots(
+        rows=len(datasets), cols=1, row_titles=datasets, vertical_spacing=0.25 / len(datasets)
     )
-    long["score"] = long["score"].map(SCORE_NAMES)
-    fig = px.bar(
-        long,
-        x="mean",
-        y="run",
-        color="score",
-        orientation="h",
-        barmode="group",
-        facet_row="dataset_shown",
-        text_auto=".2f",
-        color_discrete_map=SCORE_COLOURS,
-        category_orders={"score": list(SCORE_NAMES.values())},
-        hover_data={
-            "model": True,
-            "temperature": True,
-            "extractor": True,
-            "n": True,
-            "run": False,
-            "dataset_shown": False,
-        },
-        labels={"mean": "mean score", "n": "answers", "score": "", "run": ""},
-        range_x=[0, 1.08],
+    hover = (
+        "%{y}<br>%{fullData.name}: %{x:.3f}<br>model: %{customdata[0]}<br>temperature: "
+        "%{customdata[1]}<br>extractor: %{customdata[2]}<br>answers: %{customdata[3]}"
+        "<extra></extra>"
     )
-    fig.update_traces(textposition="outside", cliponaxis=False, textfont_size=11)
-    legend = {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0}
+    for row, dataset in enumerate(datasets, start=1):
+        part = shown[shown["dataset_shown"] == dataset]
+        custom = part[["model", "temperature", "extractor", "n"]].to_numpy(dtype=object)
+        for column, name in SCORE_NAMES.items():
+            fig.add_trace(
+                go.Bar(
+                    x=part[column], y=part["run"], name=name, orientation="h",
+                    marker_color=SCORE_COLOURS[name], legendgroup=name, showlegend=row == 1,
+                    text=part[column].map("{:.2f}".format), textposition="outside",
+                    cliponaxis=False, textfont_size=11, customdata=custom, hovertemplate=hover,
+                ),
+                row=row, col=1,
+            )  # fmt: skip
+    legend = {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0, "traceorder": "normal"}
     rows = height or _rows_height(board, 3 * 12 + 6, 260, 90)
-    fig = _layout(fig, rows, top=50, legend=legend, bargap=0.2)
+    fig.update_layout(
+        barmode="group", bargap=0.2, height=rows, font=_FONT, legend=legend,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    )  # fmt: skip
+    fig.update_xaxes(range=[0, 1.08])
     return _horizontal(fig)
 
 
