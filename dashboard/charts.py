@@ -182,17 +182,19 @@ def leaderboard_figure(board: pd.DataFrame, height: int | None = None) -> go.Fig
     for row, dataset in enumerate(datasets, start=1):
         part = shown[shown["dataset_shown"] == dataset]
         custom = part[["model", "temperature", "extractor", "n"]].to_numpy(dtype=object)
-        for column, name in SCORE_NAMES.items():
+        # the last trace is drawn at the top of each run's group: GoldSim on top, as listed
+        for column, name in reversed(SCORE_NAMES.items()):
             fig.add_trace(
                 go.Bar(
                     x=part[column], y=part["run"], name=name, orientation="h",
                     marker_color=SCORE_COLOURS[name], legendgroup=name, showlegend=row == 1,
                     text=part[column].map("{:.2f}".format), textposition="outside",
-                    cliponaxis=False, textfont_size=11, customdata=custom, hovertemplate=hover,
+                    cliponaxis=False, textfont_size=12, constraintext="none",
+                    customdata=custom, hovertemplate=hover,
                 ),
                 row=row, col=1,
             )  # fmt: skip
-    legend = {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0, "traceorder": "normal"}
+    legend = {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0, "traceorder": "reversed"}
     rows = height or _rows_height(board, 3 * 12 + 6, 260, 90)
     fig.update_layout(
         barmode="group", bargap=0.2, height=rows, font=_FONT, legend=legend,

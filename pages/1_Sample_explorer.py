@@ -21,8 +21,7 @@ from s3kg_core.stages.results import reblend
 RUN, ITEM, TAU = "explorer.run", "explorer.item", "explorer.tau"
 RANGE, ALL, LINK = "explorer.cus_range", "explorer.show_all", "explorer._link"
 PICKER, SEARCH, PAGE = "explorer.item_picker", "explorer.search", "explorer.page"
-PAGE_SIZE = 50
-"""Questions per page of the picker (searched and paged in DuckDB, never every answer)."""
+PAGE_SIZE = 50  # questions per page of the picker (searched and paged in DuckDB)
 
 
 def picker_key(labels: dict[int, str]) -> str:

@@ -132,6 +132,13 @@ def browser(db: Path, shots: Path | None) -> dict[str, float]:
                 page.set_viewport_size({"width": size[0], "height": size[1]})
                 wait_idle(page)
                 page.screenshot(path=str(shots / f"overview_{db.stem}_{size[0]}.png"))
+                chart = page.locator('[data-testid="stPlotlyChart"]').first
+                chart.scroll_into_view_if_needed()
+                page.screenshot(path=str(shots / f"overview_{db.stem}_{size[0]}_runs.png"))
+            page.get_by_text("Distributions", exact=True).click(timeout=20_000)
+            wait_idle(page)
+            page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / f"overview_{db.stem}_1280_dist.png"))
             page.set_viewport_size({"width": 1440, "height": 900})
         t0 = time.perf_counter()
         page.goto(f"{server.url}/Sample_explorer", timeout=RENDER_MS)
@@ -148,7 +155,7 @@ def browser(db: Path, shots: Path | None) -> dict[str, float]:
         find = page.get_by_role("button", name="Find")
         if find.count():
             find.click()
-            box = page.get_by_label("Search")
+            box = page.get_by_role("textbox", name="Search")
             box.fill("what is")
             t0 = time.perf_counter()
             box.press("Enter")
