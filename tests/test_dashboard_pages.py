@@ -99,9 +99,9 @@ def test_the_overview_draws_each_temperature_run_as_its_own_bar(db):
     board = app_frame_with(at, "model", "temperature", "cus")
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     bars = next(
-        f for f in figures if [t["name"] for t in f["data"]] == ["GoldSim", "CtxSim", "CUS"]
+        f for f in figures if {t["name"] for t in f["data"]} == {"GoldSim", "CtxSim", "CUS"}
     )
-    cus = bars["data"][2]
+    cus = next(t for t in bars["data"] if t["name"] == "CUS")
     runs = dict(zip(cus["y"], _numbers(cus["x"]), strict=True))
     # T=0 and T=0.7: one bar each per score, not one stack; the y axis names the runs
     assert sorted(n.rsplit(" · ", 1)[1] for n in runs) == ["T=0", "T=0.7"]
