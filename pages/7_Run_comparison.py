@@ -125,17 +125,43 @@ changes = data.pair_gold_changes(controls.path, controls.stamp, controls.signatu
 st.info(triple_diff.pair_summary(changes, len(deltas)), icon=":material/compare_arrows:")
 
 st.subheader("Open a question in both runs")
-questions = {
-    str(r.item_id): f"ΔCUS {r.d_cus:+.3f} · {r.ext_id} · {r.question}" for r in deltas.itertuples()
-}
-item_id = int(
-    widgets.keyed_selectbox(
-        "Question (biggest regression first)",
-        questions,
-        key="compare_item",
-        help="The label's ΔCUS follows alpha; the chosen question stays.",
-    )
+PAGE_SIZE = 50  # questions per page of the picker: a pair shares thousands at 100k answers
+pick, find, page_box = st.columns([7, 2, 1], vertical_alignment="bottom")
+search = find.text_input(
+    "Search", key="compare_search", placeholder="words of the id or question",
+    help="Questions whose id or text holds every word (any case).",
+)  # fmt: skip
+remembered = st.session_state.get("_compare_item_choice")
+kept = (
+    int(remembered)
+    if remembered is not None
+    and st.session_state.get("_compare_item_paged") != (remembered, search, controls.alpha)
+    else None
 )
+listed, matches, page = compare.question_choices(
+    deltas, search, int(st.session_state.get("compare_page", 1)) - 1, PAGE_SIZE, keep=kept
+)
+st.session_state["_compare_item_paged"] = (remembered, search, controls.alpha)
+pages = max(1, -(-matches // PAGE_SIZE))
+st.session_state["compare_page"] = page + 1
+page_box.number_input("Page", 1, pages, key="compare_page", step=1)
+if listed.empty:
+    st.info(f"No shared question matches {search!r}.")
+    st.stop()
+questions = {
+    str(r.item_id): f"ΔCUS {r.d_cus:+.3f} · {r.ext_id} · {r.question}" for r in listed.itertuples()
+}
+start = page * PAGE_SIZE + 1
+shown = f"{start}-{start + len(listed) - 1} of {matches}" if pages > 1 else f"{matches}"
+with pick:
+    item_id = int(
+        widgets.keyed_selectbox(
+            f"Question ({shown}, biggest regression first)",
+            questions,
+            key="compare_item",
+            help="The label's ΔCUS follows alpha; the chosen question stays.",
+        )
+    )
 url_state.write(
     "compare",
     {"a": str(run_a), "b": str(run_b), "item": str(item_id), "alpha": f"{controls.alpha:g}"},

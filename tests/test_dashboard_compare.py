@@ -74,3 +74,21 @@ def test_deltas_cover_shared_questions_only_and_survive_missing_texts():
     deltas = question_deltas(frame(), 1, 3, pd.DataFrame(columns=["item_id", "ext_id", "question"]))
     assert deltas["item_id"].tolist() == [3]
     assert deltas.loc[0, "question"] == "" and deltas.loc[0, "ext_id"] == ""
+
+
+def test_the_question_picker_pages_searches_and_opens_a_kept_questions_page():
+    """Issue 33: two runs of 5,000 answers put 5,000 questions in one select box."""
+    from dashboard.compare import question_choices
+
+    deltas = pd.DataFrame(
+        {"item_id": range(120), "ext_id": [f"q{i:03d}" for i in range(120)],
+         "question": [f"Question {i} about {'cats' if i % 2 else 'dogs'}?" for i in range(120)]}
+    )  # fmt: skip
+    pages = [question_choices(deltas, "", p, 50) for p in range(3)]
+    assert [len(rows) for rows, _, _ in pages] == [50, 50, 20]
+    listed = [i for rows, _, _ in pages for i in rows["item_id"]]
+    assert listed == list(range(120))  # each once, in the deltas' order
+    rows, total, page = question_choices(deltas, "CATS", 9, 50)
+    assert total == 60 and page == 1 and set(rows["item_id"] % 2) == {1}  # clamped to the last
+    rows, total, page = question_choices(deltas, "", 0, 50, keep=77)
+    assert page == 1 and 77 in set(rows["item_id"])
