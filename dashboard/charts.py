@@ -208,7 +208,8 @@ def _horizontal(fig: go.Figure) -> go.Figure:
     """Each facet row its own runs on the y axis, its title at the right, no axis titles."""
     fig.update_yaxes(matches=None, title_text="", automargin=True)
     fig.update_xaxes(title_text="")
-    fig.for_each_annotation(lambda a: a.update(textangle=90))
+    fig.for_each_annotation(lambda a: a.update(textangle=90, xshift=4))
+    fig.update_layout(margin_r=34)  # room for the facet titles: never cut at the right edge
     return fig
 
 
@@ -346,7 +347,10 @@ def tau_figure(
         pattern_shape="category",
         pattern_shape_map=_TAU_PATTERNS,
         color_discrete_map=TAU_COLOURS,
-        category_orders={"category": list(TAU_COLOURS)},
+        category_orders={
+            "category": list(TAU_COLOURS),
+            "dataset_shown": sorted(shown["dataset_shown"].unique()),
+        },
         facet_row="dataset_shown",
         hover_data={
             "model": True,
