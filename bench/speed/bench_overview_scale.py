@@ -98,7 +98,7 @@ def functions(db: Path) -> dict[str, float]:
         )  # fmt: skip
 
     def explorer() -> None:
-        picker("")
+        out["explorer: picker's first page"], _ = timed(lambda: picker(""))
         first = int(components[components["run_id"] == run_id]["item_id"].iloc[0])
         view = data.item_view(db, stamp, run_id, first, signature)
         data.explorer_case(db, stamp, signature, run_id, first, 0.65)
