@@ -199,7 +199,7 @@ def top_block(
     st.session_state[PAGE] = page + 1
     with top[4].popover("Find", help="Search the questions, filter by CUS, go to a page."):
         st.text_input(
-            "Search", key=SEARCH, on_change=new_search, placeholder="words of the id or question",
+            "Search", key=SEARCH, on_change=new_search, placeholder="id or words",
             help="Questions whose id or text holds every word (any case).",
         )  # fmt: skip
         st.slider(

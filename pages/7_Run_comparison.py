@@ -128,7 +128,7 @@ st.subheader("Open a question in both runs")
 PAGE_SIZE = 50  # questions per page of the picker: a pair shares thousands at 100k answers
 pick, find, page_box = st.columns([7, 2, 1], vertical_alignment="bottom")
 search = find.text_input(
-    "Search", key="compare_search", placeholder="words of the id or question",
+    "Search", key="compare_search", placeholder="id or words",
     help="Questions whose id or text holds every word (any case).",
 )  # fmt: skip
 remembered = st.session_state.get("_compare_item_choice")
