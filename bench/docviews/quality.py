@@ -284,4 +284,3 @@ def _cus_gap(fig: Mapping[str, Any], keep: Callable[[str], bool]) -> str:
 @view("cus_gap", "cus_gap")
 def _cus_gap_all(fig: Mapping[str, Any]) -> str:
     return _cus_gap(fig, lambda _: True)
-
