@@ -78,7 +78,7 @@ def missing_dependency(exc: ModuleNotFoundError) -> MissingDependencyError | Non
     >>> err = missing_dependency(ModuleNotFoundError("no ray", name="ray"))
     >>> str(err)
     'the package ray is not installed: pip install "s3kg-workbench[ray]"'
-    >>> missing_dependency(ModuleNotFoundError("x", name="s3kg_core.nothing")) is None
+    >>> missing_dependency(ModuleNotFoundError("x", name="dashboard.no_such_page")) is None
     True
     """
     name = exc.name
