@@ -7,7 +7,7 @@ beside the stored ones, the linked graphs document and the texts with aligned en
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 import streamlit as st
@@ -99,6 +99,8 @@ def explorer_scores(
     for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
         was = float(stored[key])
         change = round(live[key] - was, 3)
+        colour: Literal["normal", "off", "orange"]
+        arrow: Literal["auto", "off"]
         if unscorable[key]:  # the reason in the second line: the block keeps its height
             delta, colour, arrow = unscorable[key], "orange", "off"
         elif same:

@@ -107,7 +107,7 @@ def scores(alpha: float) -> None:
         )  # fmt: skip
     with by:
         metric = st.selectbox(
-            "Rank by", list(charts.SCORE_NAMES), format_func=charts.SCORE_NAMES.get,
+            "Rank by", list(charts.SCORE_NAMES), format_func=charts.SCORE_NAMES.__getitem__,
             key="overview.by",
         )  # fmt: skip
     url_state.write(

@@ -37,8 +37,8 @@ def picked(key: str) -> None:
 
 def apply_link(runs: list[int]) -> None:
     """A URL the page did not write itself (a shared link) sets run, question and tau."""
-    params = {k: st.query_params.get(k) for k in ("run", "item", "tau")}
-    params = {k: v for k, v in params.items() if v is not None}
+    raw = {k: st.query_params.get(k) for k in ("run", "item", "tau")}
+    params = {k: v for k, v in raw.items() if v is not None}
     if not params or params == st.session_state.get(LINK):
         return
     values, problems = explorer.parse_link(params)

@@ -49,7 +49,7 @@ st.caption(
     f"{controls.alpha:g}. TAU pairs whole triples when their sentence embeddings reach cosine "
     f"{first['triple_threshold']:g} (its triple threshold; parts match at "
     f"{first['component_threshold']:g}); the Sample explorer's tau {tau:g} is S3KG's threshold "
-    "for aligning single entity and relation labels, another step (DESIGN.md)."
+    "for aligning single entity and relation labels, another step (docs: The scores, S3KG step 4)."
 )
 
 widgets.partial_note(

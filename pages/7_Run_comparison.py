@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from dashboard import charts, compare, data, navigation, triple_diff, url_state, views, widgets
 from dashboard.escape import code, md
 from s3kg_core.stages.compare import paired_bootstrap
 from s3kg_core.stages.results import reblend
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 widgets.page_setup("Run comparison")
 url_state.adopt_alpha("compare")
@@ -39,7 +45,7 @@ for param, key in url_state.adopt(
 ).items():
     st.session_state[f"_compare_{param}_choice"] = key
 with_partners = {str(a): names[a] for a in sorted({a for a, _ in pairs}) if a in names}
-cols = st.columns(2)
+cols: Sequence[DeltaGenerator] = st.columns(2)  # reused for 5 and 4 columns below
 with cols[0]:
     run_a = int(
         widgets.keyed_selectbox(

@@ -38,7 +38,7 @@ text = cols[0].text_input(
     "context.",
 )  # fmt: skip
 chosen = cols[1].multiselect(
-    "Runs", list(labels), format_func=labels.get, key="search.runs", placeholder="all runs"
+    "Runs", list(labels), format_func=labels.__getitem__, key="search.runs", placeholder="all runs"
 )
 status = cols[2].selectbox("Answer status", ANSWER_STATUSES, key="search.status")
 kg = cols[3].selectbox(

@@ -1,4 +1,4 @@
-"""Label normalisation (DESIGN step 1).
+"""Label normalisation (docs/scores.md, S3KG step 1).
 
 A label becomes comparable text: ``_`` replaced with a space, whitespace collapsed and stripped,
 lowercased, and every alphabetic token lemmatised with lemminflect. Lemmatisation is dictionary

@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.normalize: label normalisation and triple clean-up (DESIGN step 1)."""
+"""Tests of s3kg_core.normalize: label normalisation, triple clean-up (docs/scores.md step 1)."""
 
 import re
 
