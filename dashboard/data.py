@@ -26,6 +26,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
+from dashboard.run_names import run_label_map
 from s3kg_core.config import default_db
 from s3kg_core.kg import Triple
 from s3kg_core.store import grapheval_queries, queries
@@ -208,9 +209,15 @@ def signatures(path: Path, stamp: int) -> tuple[list[str], str | None]:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_runs(path: Path, stamp: int) -> pd.DataFrame:
-    """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores."""
+    """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores.
+
+    ``label`` is the run's label on every picker and table (:func:`dashboard.run_names.
+    run_label_map`, over all runs: a run reads the same on every page).
+    """
     with _read(path) as con:
-        return queries.run_overview(con)
+        runs = queries.run_overview(con)
+    labels = run_label_map(runs)
+    return runs.assign(label=[labels[int(r)] for r in runs["run_id"]])
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -684,8 +691,22 @@ def undo_decision(path: Path, annotator: str, role: str = "annotator") -> Undone
     return undone
 
 
+def rename_run(path: Path, run_id: int, name: str) -> str:
+    """Store a run's new display name (one short transaction) and forget the cached reads.
+
+    Returns the name as stored; raises :class:`~s3kg_core.errors.ConfigError` for a name
+    :func:`s3kg_core.store.run_queries.rename_run` refuses.
+    """
+    from s3kg_core.store.run_queries import rename_run as store_rename
+
+    with writer(path) as store, store.transaction() as con:
+        stored = store_rename(con, run_id, name)
+    clear_caches()
+    return stored
+
+
 # added at the end: fewer merge conflicts
-__all__ += ["record_decision", "tau_run", "undo_decision"]
+__all__ += ["record_decision", "rename_run", "tau_run", "undo_decision"]
 
 
 @contextmanager
