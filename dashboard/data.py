@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
     from dashboard.hallucinations import AnswerCheck
     from s3kg_core.annotation.log import Decision, Entry, Undone
+    from s3kg_core.store.search_queries import ScoreRange
 
 __all__ = [
     "EVAL_COLUMNS",
@@ -824,6 +825,8 @@ def search(
     answer_kg_status: str | None,
     page: int,
     page_size: int = 50,
+    tau_category: str | None = None,
+    score_range: ScoreRange | None = None,
 ) -> tuple[pd.DataFrame, int]:
     """One page of the answers that match a search, and how many match (in DuckDB)."""
     from s3kg_core.store.search_queries import search_answers
@@ -835,6 +838,8 @@ def search(
             run_ids=None if run_ids is None else list(run_ids),
             answer_status=answer_status,
             answer_kg_status=answer_kg_status,
+            tau_category=tau_category,
+            score_range=score_range,
             limit=page_size,
             offset=page * page_size,
         )

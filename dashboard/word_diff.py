@@ -62,7 +62,7 @@ def word_diff(a: str, b: str) -> WordDiff:
     >>> d = word_diff("Fleming found penicillin", "Fleming discovered <b>penicillin</b>")
     >>> d.a_html
     'Fleming <del class="s3kg-wd-a">found</del> <del class="s3kg-wd-a">penicillin</del>'
-    >>> d.b_html.split(" ", 2)[2]
+    >>> d.b_html.rsplit("</ins> ", 1)[1]
     '<ins class="s3kg-wd-b">&lt;b&gt;penicillin&lt;/b&gt;</ins>'
     >>> (d.only_a, d.only_b, d.shared)
     (2, 2, 1)

@@ -104,8 +104,8 @@ def _shown_whole(page: Any, label: str) -> tuple[str, bool]:
 
 
 def _cell(page: Any, text: str) -> Any:
-    """The leaderboard's cell that reads ``text`` exactly (glide-data-grid keeps an accessible
-    table of its cells beside the canvas)."""
+    """The leaderboard's cell that reads ``text`` exactly (glide-data-grid keeps an accessible,
+    hidden table of its cells beside the canvas: wait for it with ``state="attached"``)."""
     grid = page.locator('[data-testid="stDataFrame"]').first
     exact = re.compile(rf"^\s*{re.escape(text)}\s*$")
     return grid.locator('[role="gridcell"]').filter(has_text=exact).first
@@ -153,8 +153,8 @@ def test_the_two_demo_runs_read_apart_and_whole_on_every_picker(
         assert shown == "SmolLM2-135M-Instruct · T=0.7" and fits, (width, shown)
     _screens(page, "explorer")
     _open(page, words_server, "")
-    _cell(page, "SmolLM2-135M-Instruct · T=0.7").wait_for()
-    _cell(page, "SmolLM2-135M-Instruct · T=0").wait_for()
+    _cell(page, "SmolLM2-135M-Instruct · T=0.7").wait_for(state="attached")
+    _cell(page, "SmolLM2-135M-Instruct · T=0").wait_for(state="attached")
     _screens(page, "overview")
     _clean(page, "overview")
 
@@ -186,7 +186,7 @@ def test_a_run_renamed_on_its_page_is_called_so_everywhere(
     a, _ = _shown_whole(page, "Run A (the baseline)")
     assert a == "SmolLM2-135M-Instruct"  # no longer shares its name: no settings needed
     _open(page, words_server, "")
-    _cell(page, HOSTILE_NAME).wait_for()
+    _cell(page, HOSTILE_NAME).wait_for(state="attached")
     assert page.locator('[data-testid="stMain"] b', has_text="bold").count() == 0
     _clean(page, "overview after the rename")
     page.goto(f"{words_server.url}/Run?run=2", timeout=RENDER_MS)  # reset for other tests
@@ -217,3 +217,39 @@ def test_an_empty_answer_kg_is_named_as_the_answer_s(
     assert "answer KG empty" in metric.inner_text()
     _screens(page, "explorer_empty_answer_kg")
     _clean(page, "explorer on an empty answer KG")
+
+
+def test_one_question_in_both_runs_marks_the_words_that_differ(
+    page: Any, words_server: Server
+) -> None:
+    """Issue 31: the comparison's two answers with their differing words marked, and a legend."""
+    _open(page, words_server, "Run_comparison?a=1&b=2")
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("words only A has").first.wait_for()
+    only_a, only_b = main.locator("del.s3kg-wd-a"), main.locator("ins.s3kg-wd-b")
+    assert only_a.count() + only_b.count() > 0
+    colours = only_b.first.evaluate(
+        "e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color]"
+    )
+    assert colours == ["rgb(215, 232, 246)", "rgb(26, 26, 26)"], colours
+    page.get_by_text("The two answers").first.scroll_into_view_if_needed()
+    _screens(page, "word_diff")
+    _clean(page, "run comparison")
+
+
+def test_search_filters_by_tau_category_and_score_range_from_the_url(
+    page: Any, words_server: Server
+) -> None:
+    """Issue 31: TAU category and CUS range filters, read from and kept in the URL."""
+    _open(page, words_server, "Search?range=0-0.3&alpha=0.5")
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    assert "5 answers match" in text, text[:400]  # the demo: 5 answers with CUS <= 0.3
+    assert "range=0-0.3" in page.url
+    _open(page, words_server, "Search?tau=missing")
+    assert "tau=missing" in page.url
+    shown = page.get_by_role("combobox", name="TAU category").input_value()
+    assert shown == "missing", shown
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    assert "4 answers match" in text, text[:400]
+    _screens(page, "search")
+    _clean(page, "search")

@@ -922,3 +922,26 @@ def test_load_embeddings_of_reads_only_those_texts_of_that_encoder(tmp_path):
         got = {t: v.tolist() for t, v in store.load_embeddings_of(con, "a", ["x", "z", "x"])}
         assert list(store.load_embeddings_of(con, "a", [])) == []
     assert got == {"x": [1.0, 1.0, 1.0]}
+
+
+def test_a_run_is_renamed_in_place_and_bad_names_are_refused(tmp_path):
+    """Issue 31: the Run page renames a run (its id, and so its links, stay)."""
+    from s3kg_core.errors import ConfigError, RunSelectionError
+    from s3kg_core.store.run_queries import MAX_RUN_NAME, rename_run
+
+    store = Store(tmp_path / "r.duckdb")
+    with store.transaction() as con:
+        run = store.ensure_run(con, store.ensure_dataset(con, "d"), "org/m", 0.7, "x")
+        assert rename_run(con, run, "  <b>mine</b>\n v2 ") == "<b>mine</b> v2"
+        for bad, message in (
+            ("   ", "cannot be empty"),
+            ("x" * (MAX_RUN_NAME + 1), "at most"),
+            ("a\u202eb", "control or formatting"),
+        ):
+            with pytest.raises(ConfigError, match=message):
+                rename_run(con, run, bad)
+        with pytest.raises(RunSelectionError, match="no run 99"):
+            rename_run(con, 99, "x")
+    with store.connect() as con:
+        shown = queries.run_overview(con)[["run_id", "model"]].values.tolist()
+    assert shown == [[run, "<b>mine</b> v2"]]
