@@ -155,7 +155,12 @@ def explorer_scores(
     st.html(
         "<style>.st-key-explorer_components_s_wl [data-testid='stMetricValue'], "
         ".st-key-explorer_components_s_sbert [data-testid='stMetricValue']"
-        "{font-size:1.6rem;padding-top:0.45rem}</style>"
+        "{font-size:1.6rem;padding-top:0.45rem}"
+        # a reason under a metric ("answer KG empty") wraps rather than being cut at 1280 px
+        "[data-testid='stMain'] [data-testid='stMetricDelta'],"
+        "[data-testid='stMain'] [data-testid='stMetricDelta'] *"
+        "{white-space:normal!important;overflow:visible!important;text-overflow:clip!important;"
+        "height:auto!important}</style>"
     )
     for col, label, part in (
         (cols[3].container(key="explorer_components_s_wl"), "S_WL gold / ctx", "s_wl"),

@@ -132,6 +132,7 @@ if nxt.button("Next", key="search.next", disabled=page + 1 >= pages, width="stre
     st.session_state["search.page"] = page + 1
     st.rerun()
 table = hits.assign(
+    run=[labels.get(str(r), n) for r, n in zip(hits["run_id"], hits["run"], strict=True)],
     explorer=[
         navigation.case_url("explorer", int(r), int(i))
         for r, i in zip(hits["run_id"], hits["item_id"], strict=True)
