@@ -323,7 +323,8 @@ def test_the_page_shows_counts_highlights_graph_and_triples(db):
     finally:
         con.close()
     at = _app()
-    assert at.selectbox(key="halluc_run").value.endswith(f"run {run_id}")
+    temperature = {1: "T=0", 2: "T=0.7"}[int(run_id)]  # the demo's runs, labelled apart by T
+    assert at.selectbox(key="halluc_run").value == f"SmolLM2-135M-Instruct · {temperature}"
     assert app_metric(at, "Answers checked") == str(answers)
     assert app_metric(at, "Inconsistent") == str(inconsistent)
     assert app_metric(at, "Flagged triples") == f"{flagged} of {triples}"
