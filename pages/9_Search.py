@@ -136,7 +136,7 @@ table = hits.assign(
     explorer=[
         navigation.case_url("explorer", int(r), int(i))
         for r, i in zip(hits["run_id"], hits["item_id"], strict=True)
-    ]
+    ],
 )
 st.dataframe(
     table,
