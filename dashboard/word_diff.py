@@ -22,8 +22,10 @@ STYLE = (
     "<style>"
     ".s3kg-wd{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.95rem;line-height:1.6;"
     "color:#1a1a1a;margin:0}"
-    ".s3kg-wd-a{background:#fbe3cf;border-bottom:2px dashed #b35806;text-decoration:none}"
-    ".s3kg-wd-b{background:#d7e8f6;border-bottom:2px solid #0b5394;text-decoration:none}"
+    ".s3kg-wd-a{background:#fbe3cf;border-bottom:2px dashed #b35806;text-decoration:none;"
+    "color:#1a1a1a}"
+    ".s3kg-wd-b{background:#d7e8f6;border-bottom:2px solid #0b5394;text-decoration:none;"
+    "color:#1a1a1a}"
     ".s3kg-wd-legend{font-size:0.85rem;color:#31333f}"
     "</style>"
 )
@@ -61,16 +63,17 @@ def word_diff(a: str, b: str) -> WordDiff:
     --------
     >>> d = word_diff("Fleming found penicillin", "Fleming discovered <b>penicillin</b>")
     >>> d.a_html
-    'Fleming <del class="s3kg-wd-a">found</del> <del class="s3kg-wd-a">penicillin</del>'
-    >>> d.b_html.rsplit("</ins> ", 1)[1]
-    '<ins class="s3kg-wd-b">&lt;b&gt;penicillin&lt;/b&gt;</ins>'
+    'Fleming <del class="s3kg-wd-a">found penicillin</del>'
+    >>> d.b_html
+    'Fleming <ins class="s3kg-wd-b">discovered &lt;b&gt;penicillin&lt;/b&gt;</ins>'
     >>> (d.only_a, d.only_b, d.shared)
     (2, 2, 1)
     >>> word_diff("", "new").b_html, word_diff("same", "same").a_html
     ('<ins class="s3kg-wd-b">new</ins>', 'same')
     """
     ta, tb = _TOKENS.findall(a or ""), _TOKENS.findall(b or "")
-    matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+    # spaces never anchor a match: a run of changed words is one mark, not one per word
+    matcher = difflib.SequenceMatcher(str.isspace, ta, tb, autojunk=False)
     out_a: list[str] = []
     out_b: list[str] = []
     only_a = only_b = shared = 0
