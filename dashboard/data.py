@@ -26,6 +26,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
+from dashboard.run_names import run_label_map
 from s3kg_core.config import default_db
 from s3kg_core.kg import Triple
 from s3kg_core.store import grapheval_queries, queries
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
     from dashboard.hallucinations import AnswerCheck
     from s3kg_core.annotation.log import Decision, Entry, Undone
+    from s3kg_core.store.search_queries import ScoreRange
 
 __all__ = [
     "EVAL_COLUMNS",
@@ -208,9 +210,15 @@ def signatures(path: Path, stamp: int) -> tuple[list[str], str | None]:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_runs(path: Path, stamp: int) -> pd.DataFrame:
-    """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores."""
+    """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores.
+
+    ``label`` is the run's label on every picker and table (:func:`dashboard.run_names.
+    run_label_map`, over all runs: a run reads the same on every page).
+    """
     with _read(path) as con:
-        return queries.run_overview(con)
+        runs = queries.run_overview(con)
+    labels = run_label_map(runs)
+    return runs.assign(label=[labels[int(r)] for r in runs["run_id"]])
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -684,8 +692,22 @@ def undo_decision(path: Path, annotator: str, role: str = "annotator") -> Undone
     return undone
 
 
+def rename_run(path: Path, run_id: int, name: str) -> str:
+    """Store a run's new display name (one short transaction) and forget the cached reads.
+
+    Returns the name as stored; raises :class:`~s3kg_core.errors.ConfigError` for a name
+    :func:`s3kg_core.store.run_queries.rename_run` refuses.
+    """
+    from s3kg_core.store.run_queries import rename_run as store_rename
+
+    with writer(path) as store, store.transaction() as con:
+        stored = store_rename(con, run_id, name)
+    clear_caches()
+    return stored
+
+
 # added at the end: fewer merge conflicts
-__all__ += ["record_decision", "tau_run", "undo_decision"]
+__all__ += ["record_decision", "rename_run", "tau_run", "undo_decision"]
 
 
 @contextmanager
@@ -803,6 +825,8 @@ def search(
     answer_kg_status: str | None,
     page: int,
     page_size: int = 50,
+    tau_category: str | None = None,
+    score_range: ScoreRange | None = None,
 ) -> tuple[pd.DataFrame, int]:
     """One page of the answers that match a search, and how many match (in DuckDB)."""
     from s3kg_core.store.search_queries import search_answers
@@ -814,6 +838,8 @@ def search(
             run_ids=None if run_ids is None else list(run_ids),
             answer_status=answer_status,
             answer_kg_status=answer_kg_status,
+            tau_category=tau_category,
+            score_range=score_range,
             limit=page_size,
             offset=page * page_size,
         )

@@ -159,7 +159,8 @@ def top_block(
 ) -> tuple[int, int, float, bool]:
     """Run, question, prev / next, filter, tau and the scores at ``alpha``; the case chosen."""
     assert controls.signature is not None
-    top = st.columns([3, 5.8, 0.6, 0.6, 1.2], vertical_alignment="bottom")
+    # the run column fits "SmolLM2-135M-Instruct · T=0.7" at 1280 px (dashboard.run_names)
+    top = st.columns([4.2, 4.6, 0.6, 0.6, 1.2], vertical_alignment="bottom")
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
     )
