@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EVAL_COLUMNS",
     "LOCK_TIMEOUT",
+    "PREFETCH_SHARE",
     "TAU_COLUMNS",
     "ItemView",
     "bench_results",
@@ -68,6 +69,7 @@ __all__ = [
     "load_runs",
     "mark_partial",
     "partial_runs",
+    "prefetch_tau",
     "question_texts",
     "results_version",
     "run_report",
@@ -530,7 +532,7 @@ TAU_COLUMNS = (
 """The columns of :func:`tau_live`."""
 
 _TAU_COUNTS = TAU_COLUMNS[7:12]
-_TAU_BLOCK = 2000
+_TAU_BLOCK = 500
 
 # one answer's TAU: its five counts (in _TAU_COUNTS order) and its result as JSON
 _Explained = tuple[tuple[int, ...], str]
@@ -555,15 +557,78 @@ def tau_live(
     if picks.empty:
         return pd.DataFrame(columns=list(TAU_COLUMNS))
     answers = list(zip(picks["run_id"].astype(int), picks["item_id"].astype(int), strict=True))
-    explained = _explained(path, stamp, signature, "context" if target == "ctx_sim" else "gold")
+    explained = _explained(path, stamp, signature, _reference(target))
     missing = [a for a in answers if a not in explained]
     if missing:
-        explained.update(_explain(path, stamp, signature, target, missing))
+        _explain(path, stamp, signature, target, missing, explained)
     counts = pd.DataFrame([explained[a][0] for a in answers], columns=list(_TAU_COUNTS))
     frame = picks[list(TAU_COLUMNS[:6])].assign(score=picks[target].astype(float))
     return pd.concat(
         [frame, counts, pd.DataFrame({"result": [explained[a][1] for a in answers]})], axis=1
     )
+
+
+PREFETCH_SHARE = 0.2
+"""The share of each run :func:`prefetch_tau` explains ahead (the Failure analysis's 20 %)."""
+
+
+def prefetch_tau(
+    path: Path, stamp: int, signature: str, target: str, alpha: float, share: float = PREFETCH_SHARE
+) -> threading.Thread:
+    """Explain the lowest ``share`` of each run in the background, the next share steps first.
+
+    Started by the Failure analysis after it has drawn: a thread (one per database, results
+    version, signature, target and alpha) loads the lemmatiser (seconds, once per process)
+    and explains, :data:`_TAU_BLOCK` answers at a time and lowest rank first, the answers
+    :func:`tau_live` has not explained yet, into the same store of explained answers. A share
+    step then finds its answers explained (or explains only those the thread has not reached).
+    Returns the thread.
+    """
+    return _prefetch(path, results_version(path, stamp), signature, target, float(alpha), share)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _prefetch(
+    path: Path, version: int, signature: str, target: str, alpha: float, share: float
+) -> threading.Thread:
+    thread = threading.Thread(
+        target=_explain_ahead,
+        args=(path, version, signature, target, alpha, share),
+        name="tau-prefetch",
+        daemon=True,
+    )
+    thread.start()
+    return thread
+
+
+def _explain_ahead(
+    path: Path, version: int, signature: str, target: str, alpha: float, share: float
+) -> None:
+    from s3kg_core.normalize import normalize_label
+
+    normalize_label("warming_up")  # lemminflect imports spaCy and reads its tables
+    with _read(path) as con:
+        picks = tau_queries.lowest_scored(con, signature, target, share, alpha)
+    if picks.empty:
+        return
+    # lowest rank within its run first: the order in which share steps add answers
+    rank = picks.groupby("run_id")[target].rank(method="first")
+    picks = picks.assign(rank=rank).sort_values(["rank", "run_id"], kind="stable")
+    explained = _explained(path, version, signature, _reference(target))
+    todo = [
+        a
+        for a in zip(picks["run_id"].astype(int), picks["item_id"].astype(int), strict=True)
+        if a not in explained
+    ]
+    for lo in range(0, len(todo), _TAU_BLOCK):
+        block = [a for a in todo[lo : lo + _TAU_BLOCK] if a not in explained]
+        if block:
+            _explain(path, version, signature, target, block, explained)
+
+
+def _reference(target: str) -> str:
+    """The KG an answer is explained against when ranked by ``target``."""
+    return "context" if target == "ctx_sim" else "gold"
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -590,13 +655,22 @@ def _triples(
 
 
 def _explain(
-    path: Path, stamp: int, signature: str, target: str, answers: list[tuple[int, int]]
-) -> dict[tuple[int, int], _Explained]:
-    """TAU of ``answers``: stored results that fit, the others computed a block at a time."""
+    path: Path,
+    stamp: int,
+    signature: str,
+    target: str,
+    answers: list[tuple[int, int]],
+    into: dict[tuple[int, int], _Explained],
+) -> None:
+    """Put TAU of ``answers`` ``into`` the store of explained answers.
+
+    Stored results that fit first, the others computed a block at a time (each block in as
+    soon as it is done).
+    """
     from s3kg_core.scoring.tau import TripletAnalyzer
     from s3kg_core.stages.tau import tau_signature
 
-    reference = "context" if target == "ctx_sim" else "gold"
+    reference = _reference(target)
     defaults = TripletAnalyzer.__init__.__kwdefaults__ or {}
     wanted = tau_signature(
         Signature.parse(signature).encoder,
@@ -607,22 +681,20 @@ def _explain(
     targets = ["ctx_sim"] if reference == "context" else ["cus", "gold_sim"]
     with _read(path) as con:
         stored = tau_queries.stored_tau_of(con, signature, targets, wanted, answers)
-    out: dict[tuple[int, int], _Explained] = {}
     for key, text in stored.items():
-        out[key] = (_tau_counts(json.loads(text)), text)
-    rest = [a for a in answers if a not in out]
+        into[key] = (_tau_counts(json.loads(text)), text)
+    rest = [a for a in answers if a not in stored]
     for lo in range(0, len(rest), _TAU_BLOCK):
         block = rest[lo : lo + _TAU_BLOCK]
         with _read(path) as con:
-            kgs = Store.load_kgs_of(con, block)
+            kgs = Store.load_kgs_of(con, block, (reference, "answer"))
         pairs = [(_triples(kgs, a, reference), _triples(kgs, a, "answer")) for a in block]
         enc = _encoder(encoder_of(path, stamp, signature))
         for answer, result in zip(
             block, _tau_analyzer(path, enc, pairs).analyse_many(pairs), strict=True
         ):
             found = {**result.to_dict(), "signature": wanted}
-            out[answer] = (_tau_counts(found), json.dumps(found))
-    return out
+            into[answer] = (_tau_counts(found), json.dumps(found))
 
 
 @_by_results

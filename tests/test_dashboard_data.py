@@ -312,3 +312,21 @@ def test_item_view_reads_only_its_answer_s_kgs(scored, monkeypatch):
     assert set(view.kgs) == {"gold", "answer", "context"}
     assert all(kg.item_id == 2 and kg.run_id == 1 for kg in view.kgs.values())
     assert data.tau_item(scored, stamp, signature, 1, 2)["aligned"] is not None
+
+
+def test_prefetch_tau_explains_the_next_shares_ahead(scored, monkeypatch):
+    from s3kg_core.scoring.tau import TripletAnalyzer
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.5, share=0.6).join(timeout=120)
+
+    def refuse(self, pairs):
+        raise AssertionError("not explained ahead")
+
+    monkeypatch.setattr(TripletAnalyzer, "analyse_many", refuse)
+    cases = data.tau_live(scored, stamp, signature, "ctx_sim", 0.6, 0.5)
+    assert len(cases) == 4  # two of three answers of each run, all explained ahead
+    with pytest.raises(AssertionError, match="not explained ahead"):
+        data.tau_live(scored, stamp, signature, "ctx_sim", 1.0, 0.5)
