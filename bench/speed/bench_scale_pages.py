@@ -42,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.speed.browser import (  # noqa: E402
+from bench.speed.browser import (
     APP_IDLE,
     REPO,
     STATUS_WIDGET,
@@ -52,7 +52,7 @@ from bench.speed.browser import (  # noqa: E402
     streamlit_server,
     write_figures,
 )
-from dashboard.navigation import PAGES  # noqa: E402
+from dashboard.navigation import PAGES
 
 TIMEOUT_MS = 300_000
 
@@ -133,9 +133,7 @@ def keys(page: Any, locator: Any, presses: list[str], settle_ms: float) -> float
 
 def pick_next(page: Any, label: str, settle_ms: float) -> float:
     """Open the select box ``label`` in the main area, choose the option after the current."""
-    box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
-        has_text=label
-    )
+    box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(has_text=label)
     box.first.locator("input").click()
     page.keyboard.press("ArrowDown")
     t0 = time.perf_counter()
@@ -235,9 +233,7 @@ def table(figures: dict[str, Any]) -> str:
         def cell(k: str, row: dict[str, Any] = row) -> str:
             return f"{row[k]:.2f} s" if k in row else "-"
 
-        lines.append(
-            f"| {row['page']} | {cell('first')} | {cell('second')} | {'; '.join(extra)} |"
-        )
+        lines.append(f"| {row['page']} | {cell('first')} | {cell('second')} | {'; '.join(extra)} |")
     lines.append(
         f"\nserver memory: {figures['server_start_gb']:.2f} GB at start, peak "
         f"{figures['server_peak_gb']:.2f} GB; load {figures['environment']['load_before']} -> "

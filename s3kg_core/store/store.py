@@ -683,12 +683,12 @@ class Store:
         answers: Iterable[tuple[int, int]],
         sources: Sequence[str] | None = None,
     ) -> dict[tuple[int, int, str], KGRecord]:
-        """The stored KGs of these ``(run_id, item_id)`` answers only, of every source or
-        of ``sources`` (``gold``, ``answer``, ``context``).
+        """The stored KGs of these ``(run_id, item_id)`` answers only.
 
-        A stage that works a batch at a time reads its batch's KGs with this, so its memory
-        does not grow with the database; one that compares two KGs reads only those (the
-        context KGs hold most triples).
+        Of every source, or of ``sources`` only (``gold``, ``answer``, ``context``). A stage
+        that works a batch at a time reads its batch's KGs with this, so its memory does not
+        grow with the database; one that compares two KGs reads only those (the context KGs
+        hold most triples).
 
         Examples
         --------
