@@ -700,16 +700,27 @@ def _explain(
 @_by_results
 @st.cache_data(show_spinner=False, max_entries=64)
 def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) -> dict[str, Any]:
-    """TAU's explanation of one answer against its gold KG (as a dict, for the Annotate page)."""
-    with _read(path) as con:
-        kgs = Store.load_kgs_of(con, [(run_id, item_id)])
-    gold = kgs.get((run_id, item_id, "gold"))
-    answer = kgs.get((run_id, item_id, "answer"))
-    g = gold.triples if gold is not None else ()
-    a = answer.triples if answer is not None else ()
-    enc = _encoder(encoder_of(path, stamp, signature))
-    result: dict[str, Any] = _tau_analyzer(path, enc, [(g, a)]).analyse(g, a).to_dict()
-    return result
+    """TAU's explanation of one answer against its gold KG (as a dict, for the Annotate page).
+
+    The one :func:`tau_live` and :func:`tau_run` give (the same store of explained answers).
+    """
+    return _gold_explanations(path, stamp, signature, [(run_id, item_id)])[0]
+
+
+def _gold_explanations(
+    path: Path, stamp: int, signature: str, answers: list[tuple[int, int]]
+) -> list[dict[str, Any]]:
+    """TAU of ``answers`` against their gold KGs, as :meth:`TauResult.to_dict` gives it."""
+    explained = _explained(path, stamp, signature, "gold")
+    missing = [a for a in answers if a not in explained]
+    if missing:
+        _explain(path, stamp, signature, "gold_sim", missing, explained)
+    out = []
+    for answer in answers:
+        result = json.loads(explained[answer][1])
+        result.pop("signature", None)
+        out.append(result)
+    return out
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -810,20 +821,13 @@ def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, di
 
     One batch over the run, from the stored embeddings: which answers have pairs to judge is
     known before one is opened. Each value is :meth:`TauResult.to_dict` (``aligned`` holds the
-    proposed pairs, normalised triples).
+    proposed pairs, normalised triples). Answers the Failure analysis explained, or the stored
+    TAU table holds (:func:`tau_live`), are not explained again.
     """
     with _read(path) as con:
-        kgs = Store.load_kgs(con, [run_id])
-    items = sorted({item for run, item, _ in kgs if run == run_id})
-
-    def triples(item: int, source: str) -> tuple[Triple, ...]:
-        rec = kgs.get((run_id, item, source))
-        return rec.triples if rec is not None else ()
-
-    pairs = [(triples(i, "gold"), triples(i, "answer")) for i in items]
-    enc = _encoder(encoder_of(path, stamp, signature))
-    results = _tau_analyzer(path, enc, pairs).analyse_many(pairs)
-    return {int(item): r.to_dict() for item, r in zip(items, results, strict=True)}
+        items = tau_queries.kg_items(con, run_id)
+    results = _gold_explanations(path, stamp, signature, [(run_id, i) for i in items])
+    return dict(zip(items, results, strict=True))
 
 
 def record_decision(path: Path, decision: Decision) -> Entry | None:

@@ -46,7 +46,7 @@ name = charts.SCORE_NAMES[target]
 first = json.loads(cases["result"].iloc[0])
 tau = float(Signature.parse(controls.signature).tau)
 st.caption(
-    f"{len(cases)} answers: the lowest {percent} % of each run by {name} at alpha "
+    f"{len(cases):,} answers: the lowest {percent} % of each run by {name} at alpha "
     f"{controls.alpha:g}. TAU pairs whole triples when their sentence embeddings reach cosine "
     f"{first['triple_threshold']:g} (its triple threshold; parts match at "
     f"{first['component_threshold']:g}); the Sample explorer's tau {tau:g} is S3KG's threshold "

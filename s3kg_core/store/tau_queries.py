@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 
-__all__ = ["LOWEST_COLUMNS", "TAU_TARGETS", "lowest_scored", "stored_tau_of"]
+__all__ = ["LOWEST_COLUMNS", "TAU_TARGETS", "kg_items", "lowest_scored", "stored_tau_of"]
 
 TAU_TARGETS = ("cus", "gold_sim", "ctx_sim")
 """The scores that can rank answers for TAU (``ctx_sim`` explains against the context KG)."""
@@ -142,3 +142,21 @@ def stored_tau_of(
     for run, item, result in rows:
         found.setdefault((int(run), int(item)), str(result))
     return found
+
+
+def kg_items(con: duckdb.DuckDBPyConnection, run_id: int) -> list[int]:
+    """The items of run ``run_id`` with at least one stored KG, in order (what TAU can explain).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "t.duckdb"))
+    >>> with db.connect() as con:
+    ...     kg_items(con, 1)
+    []
+    """
+    rows = con.execute(
+        "SELECT DISTINCT item_id FROM kgs WHERE run_id = ? ORDER BY item_id", [run_id]
+    ).fetchall()
+    return [int(r[0]) for r in rows]
