@@ -17,6 +17,7 @@ with Streamlit caches, and it holds no SQL: every statement is a function of
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import threading
@@ -587,6 +588,18 @@ def prefetch_tau(
     return _prefetch(path, results_version(path, stamp), signature, target, float(alpha), share)
 
 
+_STOP_PREFETCH = threading.Event()
+_PREFETCHING: list[threading.Thread] = []
+
+
+@atexit.register
+def _stop_prefetching() -> None:
+    """At exit, let each prefetch thread finish its block and stop (never killed in a query)."""
+    _STOP_PREFETCH.set()
+    for thread in _PREFETCHING:
+        thread.join(timeout=60)
+
+
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _prefetch(
     path: Path, version: int, signature: str, target: str, alpha: float, share: float
@@ -597,6 +610,7 @@ def _prefetch(
         name="tau-prefetch",
         daemon=True,
     )
+    _PREFETCHING[:] = [t for t in _PREFETCHING if t.is_alive()] + [thread]
     thread.start()
     return thread
 
@@ -606,7 +620,9 @@ def _explain_ahead(
 ) -> None:
     from s3kg_core.normalize import normalize_label
 
-    normalize_label("warming_up")  # lemminflect imports spaCy and reads its tables
+    normalize_label("warming_up")  # lemminflect reads its tables
+    if _STOP_PREFETCH.is_set():
+        return
     with _read(path) as con:
         picks = tau_queries.lowest_scored(con, signature, target, share, alpha)
     if picks.empty:
@@ -621,6 +637,8 @@ def _explain_ahead(
         if a not in explained
     ]
     for lo in range(0, len(todo), _TAU_BLOCK):
+        if _STOP_PREFETCH.is_set():
+            return
         block = [a for a in todo[lo : lo + _TAU_BLOCK] if a not in explained]
         if block:
             _explain(path, version, signature, target, block, explained)
