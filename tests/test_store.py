@@ -913,6 +913,16 @@ def test_load_kgs_of_reads_those_answers_as_load_kgs_does(tmp_path):
     assert {k[2] for k in some} == {"answer", "gold", "context"}
 
 
+def test_load_kgs_of_reads_only_the_sources_asked(tmp_path):
+    store = build_store(tmp_path / "s.duckdb", n_items=4, n_triples=3, seed=2)
+    with store.connect() as con:
+        every = store.load_kgs_of(con, [(1, 2), (2, 4)])
+        two = store.load_kgs_of(con, [(1, 2), (2, 4)], ("gold", "answer"))
+        assert store.load_kgs_of(con, [(1, 2)], ()) == {}
+    assert two == {k: v for k, v in every.items() if k[2] != "context"}
+    assert len(two) == 4
+
+
 def test_load_embeddings_of_reads_only_those_texts_of_that_encoder(tmp_path):
     store = Store(tmp_path / "s.duckdb")
     with store.transaction() as con:
