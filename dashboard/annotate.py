@@ -294,7 +294,7 @@ class NameChoice:
         return bool(self.offered) and not self.name
 
 
-def choose_name(params: Mapping[str, Any], state: MutableMapping[str, Any]) -> NameChoice:
+def choose_name(params: Mapping[str, Any], state: MutableMapping[Any, Any]) -> NameChoice:
     """The name decisions are saved under, and the one a shared link offers.
 
     A name typed on the page (or confirmed) is kept in ``state["annotate.name"]``; a name in
@@ -316,7 +316,7 @@ def choose_name(params: Mapping[str, Any], state: MutableMapping[str, Any]) -> N
 
 
 def case_from_query(
-    params: Mapping[str, Any], state: MutableMapping[str, Any]
+    params: Mapping[str, Any], state: MutableMapping[Any, Any]
 ) -> tuple[int | None, int | None]:
     """The case ``?run=&item=`` names, when it is new to this session, else ``(None, None)``.
 
@@ -344,6 +344,6 @@ def case_from_query(
     return case
 
 
-def note_case(state: MutableMapping[str, Any], run_id: int, item_id: int) -> None:
+def note_case(state: MutableMapping[Any, Any], run_id: int, item_id: int) -> None:
     """Remember the case the page wrote into the URL (so :func:`case_from_query` skips it)."""
     state["annotate.url_case"] = (int(run_id), int(item_id))

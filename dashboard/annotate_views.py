@@ -382,11 +382,27 @@ def adjudication(path: Path, who: str, task_id: int | None) -> None:
                 _label_buttons(path, who, row, n, task_id, st)
 
 
+MIN_INTERVAL_UNITS = 3
+"""Fewer units than this give no interval: a bootstrap of one or two units resamples the
+same few labels and prints "0.000 to 0.000", which reads as certainty."""
+
+
+def _interval(value: float, low: float, high: float, units: int) -> str:
+    """``"0.412 to 0.733"``, ``"too few units"`` under :data:`MIN_INTERVAL_UNITS`, or ``""``."""
+    if math.isnan(value):
+        return ""
+    if units < MIN_INTERVAL_UNITS:
+        return "too few units"
+    return "" if math.isnan(low) else f"{low:.3f} to {high:.3f}"
+
+
 def _figure(e: Estimate) -> tuple[str, str]:
     if e.value != e.value:
         return "n/a", "not defined yet"
-    interval = "" if e.low != e.low else f"95% CI {e.low:.3f} to {e.high:.3f}, "
-    return f"{e.value:.3f}", f"{interval}n = {e.n}"
+    interval = _interval(e.value, e.low, e.high, e.n)
+    if interval and interval[0].isdigit():
+        interval = f"95% CI {interval}"
+    return f"{e.value:.3f}", ", ".join(p for p in (interval, f"n = {e.n}") if p)
 
 
 _METHODS = {"krippendorff_alpha": "Krippendorff's alpha", "cohen_kappa": "Cohen's kappa"}
@@ -403,9 +419,7 @@ def agreement_table(report: AnnotationReport) -> pd.DataFrame:
                 "Coefficient": _METHODS.get(r.method, r.method),
                 "Annotators": " vs ".join(r.annotators) if r.method == "cohen_kappa" else "all",
                 "Value": f"{r.value:.3f}" if defined else "n/a",
-                "95% interval": (
-                    f"{r.low:.3f} to {r.high:.3f}" if defined and not math.isnan(r.low) else ""
-                ),
+                "95% interval": _interval(r.value, r.low, r.high, r.units),
                 "Units": r.units,
                 "Note": r.reason,
             }
@@ -415,7 +429,7 @@ def agreement_table(report: AnnotationReport) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-__all__ += ["agreement_table"]
+__all__ += ["MIN_INTERVAL_UNITS", "agreement_table"]
 
 
 def agreement(path: Path, task_id: int | None) -> None:

@@ -5,8 +5,11 @@ query, a short read-write transaction per annotation decision, serialised by one
 lock. So
 one process (the Streamlit server) never holds two connections at once, two browser sessions
 annotating at the same time are written one after the other (nothing lost), and between
-queries other processes (``s3kg score``) can write. Cached reads are keyed by the file's
-modification stamp, so new data shows without a restart. Pages call these functions and
+queries other processes (``s3kg score``) can write. Cached reads are keyed by what they read:
+reads of runs, answers, KGs and scores by the content version of those tables
+(:func:`results_version`, computed once per change of the file's modification stamp), the
+others (annotations, GraphEval, factuality) by the stamp itself. So new data shows without a
+restart, and an annotation saved keeps every cache of scores and KGs. Pages call these functions and
 render; they never query the database themselves. This is the only module of the dashboard
 with Streamlit caches, and it holds no SQL: every statement is a function of
 :mod:`s3kg_core.store`.
@@ -14,21 +17,25 @@ with Streamlit caches, and it holds no SQL: every statement is a function of
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import duckdb
 import pandas as pd
 import streamlit as st
 
+from dashboard.run_names import run_label_map
 from s3kg_core.config import default_db
 from s3kg_core.kg import Triple
-from s3kg_core.store import grapheval_queries, queries
+from s3kg_core.scoring.signature import Signature
+from s3kg_core.store import grapheval_queries, queries, tau_queries, version_queries
 from s3kg_core.store.records import SOURCES, KGRecord
 from s3kg_core.store.store import Store
 
@@ -36,10 +43,13 @@ if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
     from dashboard.hallucinations import AnswerCheck
     from s3kg_core.annotation.log import Decision, Entry, Undone
+    from s3kg_core.store.search_queries import ScoreRange
 
 __all__ = [
     "EVAL_COLUMNS",
     "LOCK_TIMEOUT",
+    "PREFETCH_SHARE",
+    "TAU_COLUMNS",
     "ItemView",
     "bench_results",
     "bench_texts",
@@ -62,7 +72,9 @@ __all__ = [
     "load_runs",
     "mark_partial",
     "partial_runs",
+    "prefetch_tau",
     "question_texts",
+    "results_version",
     "run_report",
     "signatures",
     "tau_item",
@@ -90,6 +102,39 @@ def db_stamp(path: Path) -> int:
         with suppress(FileNotFoundError):
             stamp = max(stamp, p.stat().st_mtime_ns)
     return stamp
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def results_version(path: Path, stamp: int) -> int:
+    """The content version of the results tables at ``stamp`` (a negative number).
+
+    :func:`s3kg_core.store.version_queries.results_version`, read once per ``stamp``
+    (:func:`db_stamp`): a write to other tables (an annotation) changes the stamp but not this.
+    A ``stamp`` that is already a version (negative) is returned as it is.
+    """
+    return stamp if stamp < 0 else _results_version(path, stamp)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _results_version(path: Path, stamp: int) -> int:
+    with _read(path) as con:
+        return version_queries.results_version(con)
+
+
+def _by_results(cached: _F) -> _F:
+    """Key a cached read ``cached(path, stamp, ...)`` by :func:`results_version`, not the stamp.
+
+    Callers still pass the stamp; the cache sees the version, so the cached value survives
+    writes that leave the results tables as they were.
+    """
+
+    @functools.wraps(cached)
+    def call(path: Path, stamp: int, *args: Any, **kwargs: Any) -> Any:
+        return cached(path, results_version(path, stamp), *args, **kwargs)
+
+    return cast(_F, call)
 
 
 @contextmanager
@@ -199,6 +244,7 @@ def check_with_trained(
     return report.written
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
 def signatures(path: Path, stamp: int) -> tuple[list[str], str | None]:
     """All score signatures in the file, and the latest one."""
@@ -206,13 +252,21 @@ def signatures(path: Path, stamp: int) -> tuple[list[str], str | None]:
         return queries.signatures_by_recency(con), Store.get_meta(con, "latest_signature")
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_runs(path: Path, stamp: int) -> pd.DataFrame:
-    """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores."""
+    """One row per run: dataset, model, temperature, extractor, source, answers, KGs, scores.
+
+    ``label`` is the run's label on every picker and table (:func:`dashboard.run_names.
+    run_label_map`, over all runs: a run reads the same on every page).
+    """
     with _read(path) as con:
-        return queries.run_overview(con)
+        runs = queries.run_overview(con)
+    labels = run_label_map(runs)
+    return runs.assign(label=[labels[int(r)] for r in runs["run_id"]])
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
 def question_texts(path: Path, stamp: int) -> pd.DataFrame:
     """Every item's ``item_id, ext_id, question`` (for pickers that show the question)."""
@@ -220,6 +274,7 @@ def question_texts(path: Path, stamp: int) -> pd.DataFrame:
         return queries.item_texts(con)[["item_id", "ext_id", "question"]]
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
     """Per-answer stored components of ``signature`` (blend them with ``reblend``)."""
@@ -229,6 +284,7 @@ def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
         return scored_frame(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT), signature)
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
 def partial_runs(path: Path, stamp: int, signature: str) -> dict[int, tuple[int, int]]:
     """Runs only partly scored under ``signature``: ``run_id -> (scored, scorable)``.
@@ -303,6 +359,7 @@ def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
 def item_questions(path: Path, stamp: int) -> pd.DataFrame:
     """Every item's ``item_id, ext_id, question`` (for labels and tables of cases)."""
@@ -332,6 +389,7 @@ class ItemView:
         return {s: self.kgs[s].status if s in self.kgs else "not extracted" for s in SOURCES}
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=64)
 def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str | None) -> ItemView:
     """Everything the sample explorer shows for one answer."""
@@ -339,7 +397,7 @@ def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str 
         row = queries.item_answer_texts(con, run_id, item_id)
         if row is None:
             raise KeyError(f"no answer for run {run_id}, item {item_id}")
-        kgs = {key[2]: kg for key, kg in Store.load_kgs(con, [run_id]).items() if key[1] == item_id}
+        kgs = {key[2]: kg for key, kg in Store.load_kgs_of(con, [(run_id, item_id)]).items()}
         details: dict[str, Any] = {}
         tau = None
         if signature is not None:
@@ -368,6 +426,7 @@ def item_view(path: Path, stamp: int, run_id: int, item_id: int, signature: str 
     )
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
 def encoder_of(path: Path, stamp: int, signature: str) -> str:
     """How to load the encoder of ``signature`` (recorded by ``s3kg score``)."""
@@ -395,6 +454,7 @@ def _fill_stored(path: Path, cache: Any, texts: Iterable[str]) -> None:
         cache.update(queries.embeddings_of(con, cache.encoder.name, texts))
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=128)
 def explorer_case(
     path: Path, stamp: int, signature: str, run_id: int, item_id: int, tau: float
@@ -410,7 +470,6 @@ def explorer_case(
     from dashboard.explorer import case_scores
     from s3kg_core.encoders.cache import EmbeddingCache
     from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
-    from s3kg_core.scoring.signature import Signature
 
     view = item_view(path, stamp, run_id, item_id, signature)
     kgs = {s: (view.kgs[s].triples if s in view.kgs else ()) for s in ("answer", "gold", "context")}
@@ -432,6 +491,7 @@ def explorer_case(
     )
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=4)
 def run_report(
     path: Path, stamp: int, signature: str, alpha: float | None, run_id: int, baseline_id: int
@@ -468,83 +528,225 @@ def _tau_analyzer(path: Path, encoder: Any, pairs: Sequence[tuple[Any, Any]]) ->
     return analyzer
 
 
+TAU_COLUMNS = (
+    *tau_queries.LOWEST_COLUMNS[:6],
+    "score",
+    "aligned",
+    "relation_mismatch",
+    "entity_mismatch",
+    "extra",
+    "missing",
+    "result",
+)
+"""The columns of :func:`tau_live`."""
+
+_TAU_COUNTS = TAU_COLUMNS[7:12]
+_TAU_BLOCK = 500
+
+# one answer's TAU: its five counts (in _TAU_COUNTS order) and its result as JSON
+_Explained = tuple[tuple[int, ...], str]
+
+
+@_by_results
 @st.cache_data(show_spinner="Explaining the lowest-scoring answers...", max_entries=16)
 def tau_live(
     path: Path, stamp: int, signature: str, target: str, fraction: float, alpha: float
 ) -> pd.DataFrame:
     """TAU on the lowest ``fraction`` of each run by ``target`` at ``alpha``, one row per case.
 
-    Uses the stored embeddings (the encoder only runs for strings never embedded), so moving
-    the threshold costs a fraction of a second for a few hundred cases.
+    Columns :data:`TAU_COLUMNS`. The cases are picked in DuckDB
+    (:func:`~s3kg_core.store.tau_queries.lowest_scored`); each is explained once per score
+    signature and results version (:func:`_explained`): from the TAU table ``s3kg tau`` wrote
+    when its TAU signature is the dashboard's (default thresholds), else live from the stored
+    embeddings, reading only the KGs of the answers not explained yet. So a share or alpha step
+    explains only the answers it adds.
     """
-    from s3kg_core.stages.results import reblend
-    from s3kg_core.stages.tau import lowest_cases
-
-    frame = reblend(load_components(path, stamp, signature), alpha)
-    picks = [row for _, row in lowest_cases(frame, target, fraction).iterrows()]
-    columns = [
-        "run_id",
-        "item_id",
-        "dataset",
-        "model",
-        "temperature",
-        "extractor",
-        "score",
-        "aligned",
-        "relation_mismatch",
-        "entity_mismatch",
-        "extra",
-        "missing",
-        "result",
-    ]
-    if not picks:
-        return pd.DataFrame(columns=columns)
     with _read(path) as con:
-        kgs = Store.load_kgs(con, sorted({int(p["run_id"]) for p in picks}))
-    reference = "context" if target == "ctx_sim" else "gold"
-
-    def triples(p: pd.Series, source: str) -> tuple[Triple, ...]:
-        rec = kgs.get((int(p["run_id"]), int(p["item_id"]), source))
-        return rec.triples if rec is not None else ()
-
-    pairs = [(triples(p, reference), triples(p, "answer")) for p in picks]
-    enc = _encoder(encoder_of(path, stamp, signature))
-    results = _tau_analyzer(path, enc, pairs).analyse_many(pairs)
-    out = []
-    for p, result in zip(picks, results, strict=True):
-        counts = result.counts()
-        out.append(
-            [
-                int(p["run_id"]),
-                int(p["item_id"]),
-                p["dataset"],
-                p["model"],
-                p["temperature"],
-                p["extractor"],
-                float(p[target]),
-                counts["aligned"],
-                counts["relation_mismatch"],
-                counts["entity_mismatch"],
-                counts["extra"],
-                counts["missing"],
-                json.dumps(result.to_dict()),
-            ]
-        )
-    return pd.DataFrame(out, columns=columns)
+        picks = tau_queries.lowest_scored(con, signature, target, fraction, alpha)
+    if picks.empty:
+        return pd.DataFrame(columns=list(TAU_COLUMNS))
+    answers = list(zip(picks["run_id"].astype(int), picks["item_id"].astype(int), strict=True))
+    explained = _explained(path, stamp, signature, _reference(target))
+    missing = [a for a in answers if a not in explained]
+    if missing:
+        _explain(path, stamp, signature, target, missing, explained)
+    counts = pd.DataFrame([explained[a][0] for a in answers], columns=list(_TAU_COUNTS))
+    frame = picks[list(TAU_COLUMNS[:6])].assign(score=picks[target].astype(float))
+    return pd.concat(
+        [frame, counts, pd.DataFrame({"result": [explained[a][1] for a in answers]})], axis=1
+    )
 
 
+PREFETCH_SHARE = 0.2
+"""The share of each run :func:`prefetch_tau` explains ahead (the Failure analysis's 20 %)."""
+
+
+def prefetch_tau(
+    path: Path, stamp: int, signature: str, target: str, alpha: float, share: float = PREFETCH_SHARE
+) -> threading.Thread:
+    """Explain the lowest ``share`` of each run in the background, the next share steps first.
+
+    Started by the Failure analysis after it has drawn: a thread (one per database, results
+    version, signature, target and alpha) loads the lemmatiser (seconds, once per process)
+    and explains, :data:`_TAU_BLOCK` answers at a time and lowest rank first, the answers
+    :func:`tau_live` has not explained yet, into the same store of explained answers. A share
+    step then finds its answers explained (or explains only those the thread has not reached).
+    Returns the thread.
+    """
+    return _prefetch(path, results_version(path, stamp), signature, target, float(alpha), share)
+
+
+_STOP_PREFETCH = threading.Event()
+_PREFETCHING: list[threading.Thread] = []
+
+
+@atexit.register
+def _stop_prefetching() -> None:
+    """At exit, let each prefetch thread finish its block and stop (never killed in a query)."""
+    _STOP_PREFETCH.set()
+    for thread in _PREFETCHING:
+        thread.join(timeout=60)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _prefetch(
+    path: Path, version: int, signature: str, target: str, alpha: float, share: float
+) -> threading.Thread:
+    thread = threading.Thread(
+        target=_explain_ahead,
+        args=(path, version, signature, target, alpha, share),
+        name="tau-prefetch",
+        daemon=True,
+    )
+    _PREFETCHING[:] = [t for t in _PREFETCHING if t.is_alive()] + [thread]
+    thread.start()
+    return thread
+
+
+def _explain_ahead(
+    path: Path, version: int, signature: str, target: str, alpha: float, share: float
+) -> None:
+    from s3kg_core.normalize import normalize_label
+
+    normalize_label("warming_up")  # lemminflect reads its tables
+    if _STOP_PREFETCH.is_set():
+        return
+    with _read(path) as con:
+        picks = tau_queries.lowest_scored(con, signature, target, share, alpha)
+    if picks.empty:
+        return
+    # lowest rank within its run first: the order in which share steps add answers
+    rank = picks.groupby("run_id")[target].rank(method="first")
+    picks = picks.assign(rank=rank).sort_values(["rank", "run_id"], kind="stable")
+    explained = _explained(path, version, signature, _reference(target))
+    todo = [
+        a
+        for a in zip(picks["run_id"].astype(int), picks["item_id"].astype(int), strict=True)
+        if a not in explained
+    ]
+    for lo in range(0, len(todo), _TAU_BLOCK):
+        if _STOP_PREFETCH.is_set():
+            return
+        block = [a for a in todo[lo : lo + _TAU_BLOCK] if a not in explained]
+        if block:
+            _explain(path, version, signature, target, block, explained)
+
+
+def _reference(target: str) -> str:
+    """The KG an answer is explained against when ranked by ``target``."""
+    return "context" if target == "ctx_sim" else "gold"
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _explained(
+    path: Path, version: int, signature: str, reference: str
+) -> dict[tuple[int, int], _Explained]:
+    """Every answer TAU has explained so far against ``reference``, by ``(run_id, item_id)``.
+
+    One dict per database, results version and score signature, filled by :func:`tau_live`
+    and kept across reruns and sessions (a new version starts a new one).
+    """
+    return {}
+
+
+def _tau_counts(result: dict[str, Any]) -> tuple[int, ...]:
+    return tuple(len(result[k]) for k in _TAU_COUNTS)
+
+
+def _triples(
+    kgs: dict[tuple[int, int, str], KGRecord], answer: tuple[int, int], source: str
+) -> tuple[Triple, ...]:
+    rec = kgs.get((*answer, source))
+    return rec.triples if rec is not None else ()
+
+
+def _explain(
+    path: Path,
+    stamp: int,
+    signature: str,
+    target: str,
+    answers: list[tuple[int, int]],
+    into: dict[tuple[int, int], _Explained],
+) -> None:
+    """Put TAU of ``answers`` ``into`` the store of explained answers.
+
+    Stored results that fit first, the others computed a block at a time (each block in as
+    soon as it is done).
+    """
+    from s3kg_core.scoring.tau import TripletAnalyzer
+    from s3kg_core.stages.tau import tau_signature
+
+    reference = _reference(target)
+    defaults = TripletAnalyzer.__init__.__kwdefaults__ or {}
+    wanted = tau_signature(
+        Signature.parse(signature).encoder,
+        defaults["triple_threshold"],
+        defaults["component_threshold"],
+        "default",
+    )
+    targets = ["ctx_sim"] if reference == "context" else ["cus", "gold_sim"]
+    with _read(path) as con:
+        stored = tau_queries.stored_tau_of(con, signature, targets, wanted, answers)
+    for key, text in stored.items():
+        into[key] = (_tau_counts(json.loads(text)), text)
+    rest = [a for a in answers if a not in stored]
+    for lo in range(0, len(rest), _TAU_BLOCK):
+        block = rest[lo : lo + _TAU_BLOCK]
+        with _read(path) as con:
+            kgs = Store.load_kgs_of(con, block, (reference, "answer"))
+        pairs = [(_triples(kgs, a, reference), _triples(kgs, a, "answer")) for a in block]
+        enc = _encoder(encoder_of(path, stamp, signature))
+        for answer, result in zip(
+            block, _tau_analyzer(path, enc, pairs).analyse_many(pairs), strict=True
+        ):
+            found = {**result.to_dict(), "signature": wanted}
+            into[answer] = (_tau_counts(found), json.dumps(found))
+
+
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=64)
 def tau_item(path: Path, stamp: int, signature: str, run_id: int, item_id: int) -> dict[str, Any]:
-    """TAU's explanation of one answer against its gold KG (as a dict, for the Annotate page)."""
-    with _read(path) as con:
-        kgs = Store.load_kgs(con, [run_id])
-    gold = kgs.get((run_id, item_id, "gold"))
-    answer = kgs.get((run_id, item_id, "answer"))
-    g = gold.triples if gold is not None else ()
-    a = answer.triples if answer is not None else ()
-    enc = _encoder(encoder_of(path, stamp, signature))
-    result: dict[str, Any] = _tau_analyzer(path, enc, [(g, a)]).analyse(g, a).to_dict()
-    return result
+    """TAU's explanation of one answer against its gold KG (as a dict, for the Annotate page).
+
+    The one :func:`tau_live` and :func:`tau_run` give (the same store of explained answers).
+    """
+    return _gold_explanations(path, stamp, signature, [(run_id, item_id)])[0]
+
+
+def _gold_explanations(
+    path: Path, stamp: int, signature: str, answers: list[tuple[int, int]]
+) -> list[dict[str, Any]]:
+    """TAU of ``answers`` against their gold KGs, as :meth:`TauResult.to_dict` gives it."""
+    explained = _explained(path, stamp, signature, "gold")
+    missing = [a for a in answers if a not in explained]
+    if missing:
+        _explain(path, stamp, signature, "gold_sim", missing, explained)
+    out = []
+    for answer in answers:
+        result = json.loads(explained[answer][1])
+        result.pop("signature", None)
+        out.append(result)
+    return out
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -638,26 +840,20 @@ def factuality_evals(path: Path, stamp: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(EVAL_COLUMNS))
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
 def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, dict[str, Any]]:
     """TAU's explanation of every answer of a run against its gold KG, by item (for Annotate).
 
     One batch over the run, from the stored embeddings: which answers have pairs to judge is
     known before one is opened. Each value is :meth:`TauResult.to_dict` (``aligned`` holds the
-    proposed pairs, normalised triples).
+    proposed pairs, normalised triples). Answers the Failure analysis explained, or the stored
+    TAU table holds (:func:`tau_live`), are not explained again.
     """
     with _read(path) as con:
-        kgs = Store.load_kgs(con, [run_id])
-    items = sorted({item for run, item, _ in kgs if run == run_id})
-
-    def triples(item: int, source: str) -> tuple[Triple, ...]:
-        rec = kgs.get((run_id, item, source))
-        return rec.triples if rec is not None else ()
-
-    pairs = [(triples(i, "gold"), triples(i, "answer")) for i in items]
-    enc = _encoder(encoder_of(path, stamp, signature))
-    results = _tau_analyzer(path, enc, pairs).analyse_many(pairs)
-    return {int(item): r.to_dict() for item, r in zip(items, results, strict=True)}
+        items = tau_queries.kg_items(con, run_id)
+    results = _gold_explanations(path, stamp, signature, [(run_id, i) for i in items])
+    return dict(zip(items, results, strict=True))
 
 
 def record_decision(path: Path, decision: Decision) -> Entry | None:
@@ -684,8 +880,22 @@ def undo_decision(path: Path, annotator: str, role: str = "annotator") -> Undone
     return undone
 
 
+def rename_run(path: Path, run_id: int, name: str) -> str:
+    """Store a run's new display name (one short transaction) and forget the cached reads.
+
+    Returns the name as stored; raises :class:`~s3kg_core.errors.ConfigError` for a name
+    :func:`s3kg_core.store.run_queries.rename_run` refuses.
+    """
+    from s3kg_core.store.run_queries import rename_run as store_rename
+
+    with writer(path) as store, store.transaction() as con:
+        stored = store_rename(con, run_id, name)
+    clear_caches()
+    return stored
+
+
 # added at the end: fewer merge conflicts
-__all__ += ["record_decision", "tau_run", "undo_decision"]
+__all__ += ["record_decision", "rename_run", "tau_run", "undo_decision"]
 
 
 @contextmanager
@@ -698,6 +908,7 @@ def reader(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 __all__ += ["reader"]
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=32)
 def ranked(path: Path, stamp: int, signature: str, alpha: float, metric: str) -> pd.DataFrame:
     """The leaderboard at ``alpha``: every run ranked within its dataset by ``metric``.
@@ -723,6 +934,7 @@ class RunSummary:
     scored: pd.DataFrame
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=32)
 def run_summary(path: Path, stamp: int, run_id: int) -> RunSummary | None:
     """Everything the Run page shows of run ``run_id`` (aggregated in DuckDB), or ``None``."""
@@ -745,6 +957,7 @@ def run_summary(path: Path, stamp: int, run_id: int) -> RunSummary | None:
 __all__ += ["RunSummary", "ranked", "run_summary"]
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=64)
 def question_across(
     path: Path, stamp: int, signature: str, run_a: int, run_b: int, item_id: int
@@ -755,7 +968,6 @@ def question_across(
     tau (:func:`explorer_case`), the gold triples' categories TAU's (:func:`tau_item`): both
     from the stored embeddings, as the Sample explorer and Annotate draw them.
     """
-    from s3kg_core.scoring.signature import Signature
     from s3kg_core.scoring.tau import TauResult
     from s3kg_core.stages.question_diff import question_diff
 
@@ -771,6 +983,7 @@ def question_across(
     return question_diff(keys[0], keys[1], taus[0], taus[1])
 
 
+@_by_results
 @st.cache_data(show_spinner="Comparing TAU's categories of both runs...", max_entries=16)
 def pair_gold_changes(
     path: Path, stamp: int, signature: str, run_a: int, run_b: int
@@ -793,6 +1006,7 @@ def pair_gold_changes(
 __all__ += ["pair_gold_changes", "question_across"]
 
 
+@_by_results
 @st.cache_data(show_spinner=False, max_entries=32)
 def search(
     path: Path,
@@ -803,6 +1017,8 @@ def search(
     answer_kg_status: str | None,
     page: int,
     page_size: int = 50,
+    tau_category: str | None = None,
+    score_range: ScoreRange | None = None,
 ) -> tuple[pd.DataFrame, int]:
     """One page of the answers that match a search, and how many match (in DuckDB)."""
     from s3kg_core.store.search_queries import search_answers
@@ -814,6 +1030,8 @@ def search(
             run_ids=None if run_ids is None else list(run_ids),
             answer_status=answer_status,
             answer_kg_status=answer_kg_status,
+            tau_category=tau_category,
+            score_range=score_range,
             limit=page_size,
             offset=page * page_size,
         )

@@ -41,6 +41,7 @@ from s3kg_core.kg import SOURCES, Triple
 from s3kg_core.normalize import normalize_triples
 from s3kg_core.scoring.cus import harmonic_mean
 from s3kg_core.scoring.explain import Explanation, KeyedTriple
+from s3kg_core.statuses import Reference, role_status
 
 if TYPE_CHECKING:
     from s3kg_core.scoring.s3kg import KGScorer
@@ -265,6 +266,10 @@ class CaseScores:
         """The comparison of the answer with ``source`` (``"gold"`` or ``"context"``)."""
         return self.gold if source == "gold" else self.context
 
+    def status(self, source: Reference) -> str:
+        """Why the answer against ``source`` scored 0, by KG (``gold_kg_empty``), or ``ok``."""
+        return role_status(self.explanation(source).status, source)
+
     def entity_map(self, source: str) -> dict[str, str | None]:
         """The answer -> ``source`` entity alignment at this tau."""
         return dict(self.explanation(source).entity_map)
@@ -317,8 +322,8 @@ def case_scores(
     ...                    [Triple("Marie Curie", "discovered", "radium")], [])
     >>> case.rows["gold"][0].aligned, case.rows["context"][0].other
     ((True, True, True), None)
-    >>> case.context.status
-    'empty_kg_2'
+    >>> case.status("context")
+    'context_kg_empty'
     """
     before = scorer.cache.stats.encoded
     pair_texts = None

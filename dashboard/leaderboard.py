@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from dashboard.escape import md
+from dashboard.run_names import run_label_map
 from s3kg_core.stages.leaderboard import REFERENCE_ALPHA, rank_change_text, swaps
 
 __all__ = ["TABLE_COLUMNS", "run_url", "swap_note", "table"]
@@ -21,6 +22,7 @@ TABLE_COLUMNS = (
     "dataset",
     "rank",
     "change",
+    "run",
     "name",
     "mean",
     "low",
@@ -64,7 +66,9 @@ def table(
 ) -> pd.DataFrame:
     """The leaderboard's rows as shown and downloaded (:data:`TABLE_COLUMNS`, board order).
 
-    ``name`` is the run's display name and ``model`` the model as the run names it;
+    ``run`` is the run's label (``runs["label"]``: the display name and what tells runs of
+    one name apart, :mod:`dashboard.run_names`), ``name`` its display name and ``model`` the
+    model as the run names it;
     ``change`` the rank change against alpha 0.5 (``▲2``); ``tied`` says ``tied with #1``
     where the run's interval overlaps its dataset leader's.
 
@@ -75,17 +79,25 @@ def table(
     ...     "n": [30, 30], "gold_sim": [.5, .4], "ctx_sim": [.5, .4], "cus": [.5, .4],
     ...     "low": [.45, .35], "high": [.55, .46], "tied": [False, True], "rank_change": [1, -1],
     ...     "reference_rank": [2, 1]})
-    >>> runs = pd.DataFrame({"run_id": [1, 2], "model_id": ["org/m", "org/m"]})
+    >>> runs = pd.DataFrame({"run_id": [1, 2], "model_id": ["org/m", "org/m"],
+    ...     "label": ["m · T=0", "m · T=0.7"]})
     >>> t = table(board, runs, {}, "cus", 0.9)
-    >>> t[["rank", "change", "name", "model", "run_id", "tied"]].values.tolist()
-    [[1, '▲1', 'm', 'org/m', 2, ''], [2, '▼1', 'm', 'org/m', 1, 'tied with #1']]
+    >>> t[["rank", "change", "run", "name", "model", "run_id"]].values.tolist()
+    [[1, '▲1', 'm · T=0.7', 'm', 'org/m', 2], [2, '▼1', 'm · T=0', 'm', 'org/m', 1]]
+    >>> t["tied"].tolist()
+    ['', 'tied with #1']
     """
     model_ids = dict(zip(runs["run_id"].astype(int), runs["model_id"].astype(str), strict=True))
+    if "label" in runs:
+        labels = dict(zip(runs["run_id"].astype(int), runs["label"].astype(str), strict=True))
+    else:  # a frame without labels: the board's own runs, told apart
+        labels = run_label_map(board)
     out = pd.DataFrame(
         {
             "dataset": board["dataset"].astype(str),
             "rank": board["rank"].astype(int),
             "change": [rank_change_text(int(c)) for c in board["rank_change"]],
+            "run": [labels[int(r)] for r in board["run_id"]],
             "name": board["model"].astype(str),
             "model": [model_ids.get(int(r), "") for r in board["run_id"]],
             "temperature": board["temperature"].astype(float),

@@ -19,6 +19,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from s3kg_core.resources import package_path
 
 __all__ = [
+    "OVERVIEW_ALIAS",
     "PAGES",
     "PageSpec",
     "case_link",
@@ -72,17 +73,39 @@ def page(key: str) -> PageSpec:
     raise KeyError(f"no dashboard page {key!r}; pages: {', '.join(p.key for p in PAGES)}")
 
 
+OVERVIEW_ALIAS = "Overview"
+"""The overview's own address: the default page lives at ``/``, and ``/Overview`` (a page's
+title in the sidebar, as every other page's address is) opens it there, its query kept."""
+
+
+_DEFAULT_RESERVED = "index"
+
+
 def pages() -> list[st.Page]:
-    """The ``st.Page`` of every page, for ``st.navigation``."""
-    return [
+    """The ``st.Page`` of every page, for ``st.navigation``, and the overview's alias.
+
+    The default page is served at ``/`` only (Streamlit answers "Page not found" at its
+    ``url_path``); a hidden page at ``/Overview`` switches to it, so that every page's name
+    in the sidebar is also an address that resolves.
+    """
+    listed = [
         st.Page(
             spec.path,
             title=spec.title,
-            url_path=spec.url_path or None,
+            # the default page still reserves its url_path (inferred: "Overview"), so it gets
+            # one nobody types, and the alias gets "Overview"
+            url_path=spec.url_path or _DEFAULT_RESERVED,
             default=spec.url_path == "",
         )
         for spec in PAGES
     ]
+    default = listed[0]
+
+    def to_overview() -> None:
+        st.switch_page(default, query_params=st.query_params.to_dict())
+
+    alias = st.Page(to_overview, title=PAGES[0].title, url_path=OVERVIEW_ALIAS, visibility="hidden")
+    return [*listed, alias]
 
 
 def ensure_navigation() -> None:

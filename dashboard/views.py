@@ -7,15 +7,21 @@ beside the stored ones, the linked graphs document and the texts with aligned en
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 import streamlit as st
 
 from dashboard import data
 from dashboard.escape import code, md
+from dashboard.run_names import run_label_map
+from s3kg_core.errors import ConfigError
+from s3kg_core.statuses import describe_status, role_status, short_status
+from s3kg_core.store.run_queries import MAX_RUN_NAME
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from dashboard.explorer import CaseScores
 
 __all__ = [
@@ -33,13 +39,41 @@ def run_choices(runs: pd.DataFrame) -> dict[str, int]:
     """Selectbox labels of runs, mapped to their ids.
 
     Plain labels rather than a format function, so that streamlit.testing can select them.
+    The label is the run's ``label`` column (:func:`dashboard.data.load_runs`: the same run
+    reads the same on every page), or :func:`dashboard.run_names.run_label_map` of ``runs``.
     """
-    return {
-        f"{r.dataset} · {r.model} · T={r.temperature:g} · {r.extractor} · run {r.run_id}": int(
-            r.run_id
+    ids = [int(r) for r in runs["run_id"]]
+    if "label" in runs:
+        return dict(zip(runs["label"].astype(str), ids, strict=True))
+    labels = run_label_map(runs)
+    return {labels[run]: run for run in ids}
+
+
+def rename_run_form(path: Path, run_id: int, current: str) -> None:
+    """A form that renames run ``run_id`` (its display name, as ``--name`` gives one).
+
+    On save the name is stored (:func:`dashboard.data.rename_run`), the page reruns with it on
+    every picker and table, and ``st.session_state["run.renamed"]`` holds it for a notice; a
+    name the store refuses is an ``st.error`` and nothing changes.
+    """
+    with st.form(key=f"run.rename_form.{run_id}", border=False):
+        name = st.text_input(
+            "Display name",
+            value=current,
+            max_chars=MAX_RUN_NAME,
+            key=f"run.rename_text.{run_id}",
+            help="Shown on every page instead of the model's name; links keep the run's id.",
         )
-        for r in runs.itertuples()
-    }
+        saved = st.form_submit_button("Save name", key=f"run.rename_save.{run_id}")
+    if not saved:
+        return
+    try:
+        stored = data.rename_run(path, run_id, name)
+    except ConfigError as exc:
+        st.error(md(str(exc)))
+        return
+    st.session_state["run.renamed"] = stored
+    st.rerun()
 
 
 def item_choices(answers: pd.DataFrame) -> dict[str, int]:
@@ -89,16 +123,19 @@ def explorer_scores(
     the block's height and nothing below it moves.
     """
     same = abs(tau - stored_tau) < 1e-9
-    gold, ctx = str(stored["gold_status"]), str(stored["ctx_status"])
+    gold = role_status(str(stored["gold_status"]), "gold")
+    ctx = role_status(str(stored["ctx_status"]), "context")
     unscorable = {
-        "gold_sim": _unscorable(gold, "gold"),
-        "ctx_sim": _unscorable(ctx, "context"),
-        "cus": _unscorable(gold if gold != "ok" else ctx, "gold" if gold != "ok" else "context"),
+        "gold_sim": short_status(gold),
+        "ctx_sim": short_status(ctx),
+        "cus": short_status(gold if gold != "ok" else ctx),
     }
     cols = st.columns([1, 1, 1, 1.45, 1.45])
     for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
         was = float(stored[key])
         change = round(live[key] - was, 3)
+        colour: Literal["normal", "off", "orange"]
+        arrow: Literal["auto", "off"]
         if unscorable[key]:  # the reason in the second line: the block keeps its height
             delta, colour, arrow = unscorable[key], "orange", "off"
         elif same:
@@ -113,14 +150,19 @@ def explorer_scores(
             delta_color=colour,
             delta_arrow=arrow,
             help=f"{help_text}, at tau {tau:g} and alpha {alpha:g}; stored (tau "
-            f"{stored_tau:g}): {was:.3f}. Status: gold {code(gold)}, context "
-            f"{code(ctx)}.",
+            f"{stored_tau:g}): {was:.3f}. Status: gold {code(gold)} ({describe_status(gold)}), "
+            f"context {code(ctx)} ({describe_status(ctx)}).",
         )
     # the two-number components in a smaller figure, so "0.14 / 0.20" fits a 1280 px screen
     st.html(
         "<style>.st-key-explorer_components_s_wl [data-testid='stMetricValue'], "
         ".st-key-explorer_components_s_sbert [data-testid='stMetricValue']"
-        "{font-size:1.6rem;padding-top:0.45rem}</style>"
+        "{font-size:1.6rem;padding-top:0.45rem}"
+        # a reason under a metric ("answer KG empty") wraps rather than being cut at 1280 px
+        "[data-testid='stMain'] [data-testid='stMetricDelta'],"
+        "[data-testid='stMain'] [data-testid='stMetricDelta'] *"
+        "{white-space:normal!important;overflow:visible!important;text-overflow:clip!important;"
+        "height:auto!important}</style>"
     )
     for col, label, part in (
         (cols[3].container(key="explorer_components_s_wl"), "S_WL gold / ctx", "s_wl"),
@@ -136,17 +178,6 @@ def explorer_scores(
             delta_arrow="off",
             help="Structural (WL) and embedding components of GoldSim / CtxSim; alpha blends them.",
         )
-
-
-def _unscorable(status: str, other: str) -> str:
-    """A short reason for a 0 score ("" when scored): it must fit under a metric."""
-    reasons = {
-        "ok": "",
-        "empty_kg_1": "answer KG empty",
-        "empty_kg_2": f"{other} KG empty",
-        "empty_kgs": "both KGs empty",
-    }
-    return reasons.get(status, "not scored")
 
 
 def explorer_graphs(

@@ -284,13 +284,13 @@ def signature_labels(signatures: Sequence[str]) -> dict[str, str]:
     short = len({_without_version(e) for e in encoders}) == len(encoders)
     labels: dict[str, str] = {}
     for text in signatures:
-        sig = parsed.get(text)
+        one = parsed.get(text)
         label = (
             text
-            if sig is None
+            if one is None
             else " · ".join(
-                _without_version(str(sig.encoder)) if n == "encoder" and short
-                else _field_text(n, getattr(sig, n))
+                _without_version(str(one.encoder)) if n == "encoder" and short
+                else _field_text(n, getattr(one, n))
                 for n in names
             )
         )  # fmt: skip

@@ -57,13 +57,15 @@ def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
         shown.drop(columns="dataset"),
         hide_index=True,
         width="stretch",
-        column_order=[c for c in leaderboard.TABLE_COLUMNS if c != "dataset"],
+        column_order=[c for c in leaderboard.TABLE_COLUMNS if c not in ("dataset", "name")],
         column_config={
             "rank": st.column_config.NumberColumn("#", width="small"),
             "change": st.column_config.TextColumn(
                 "Δrank", width="small", help="Places gained (▲) or lost (▼) since alpha 0.5."
             ),
-            "name": st.column_config.TextColumn("run", width="medium"),
+            "run": st.column_config.TextColumn(
+                "run", width="medium", help="The run's name, and its settings where runs share one."
+            ),
             "model": st.column_config.TextColumn("model", width="medium"),
             "temperature": st.column_config.NumberColumn("T", format="%g", width="small"),
             "run_id": st.column_config.NumberColumn("id", width="small"),
@@ -110,7 +112,7 @@ def scores(alpha: float) -> None:
         )  # fmt: skip
     with by:
         metric = st.selectbox(
-            "Rank by", list(charts.SCORE_NAMES), format_func=charts.SCORE_NAMES.get,
+            "Rank by", list(charts.SCORE_NAMES), format_func=charts.SCORE_NAMES.__getitem__,
             key="overview.by",
         )  # fmt: skip
     url_state.write(

@@ -38,8 +38,8 @@ def picked(key: str) -> None:
 
 def apply_link(runs: list[int]) -> None:
     """A URL the page did not write itself (a shared link) sets run, question and tau."""
-    params = {k: st.query_params.get(k) for k in ("run", "item", "tau")}
-    params = {k: v for k, v in params.items() if v is not None}
+    raw = {k: st.query_params.get(k) for k in ("run", "item", "tau")}
+    params = {k: v for k, v in raw.items() if v is not None}
     if not params or params == st.session_state.get(LINK):
         return
     values, problems = explorer.parse_link(params)
@@ -169,7 +169,8 @@ def top_block(
 ) -> tuple[int, int, float, bool]:
     """Run, question, prev / next, filter, tau and the scores at ``alpha``; the case chosen."""
     assert controls.signature is not None
-    top = st.columns([3, 5.8, 0.6, 0.6, 1.2], vertical_alignment="bottom")
+    # the run column fits "SmolLM2-135M-Instruct · T=0.7" at 1280 px (dashboard.run_names)
+    top = st.columns([4.2, 4.6, 0.6, 0.6, 1.2], vertical_alignment="bottom")
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
     )

@@ -13,6 +13,7 @@ from dashboard.explorer import marked_by_lemmas
 from s3kg_core.scoring.signature import Signature
 
 CATEGORIES = ["relation_mismatch", "entity_mismatch", "extra", "missing"]
+CASE_LIMIT = 1000  # cases listed in the picker (the lowest first); the chart counts them all
 
 widgets.page_setup("Failure analysis (TAU)")
 controls = widgets.sidebar()
@@ -45,11 +46,11 @@ name = charts.SCORE_NAMES[target]
 first = json.loads(cases["result"].iloc[0])
 tau = float(Signature.parse(controls.signature).tau)
 st.caption(
-    f"{len(cases)} answers: the lowest {percent} % of each run by {name} at alpha "
+    f"{len(cases):,} answers: the lowest {percent} % of each run by {name} at alpha "
     f"{controls.alpha:g}. TAU pairs whole triples when their sentence embeddings reach cosine "
     f"{first['triple_threshold']:g} (its triple threshold; parts match at "
     f"{first['component_threshold']:g}); the Sample explorer's tau {tau:g} is S3KG's threshold "
-    "for aligning single entity and relation labels, another step (DESIGN.md)."
+    "for aligning single entity and relation labels, another step (docs: The scores, S3KG step 4)."
 )
 
 widgets.partial_note(
@@ -69,16 +70,19 @@ with left:
         st.dataframe(per_run, hide_index=True, width="stretch", key="tau_table")
 
 with right:
-    case_keys = [f"{r.run_id}:{r.item_id}" for r in cases.itertuples()]
+    listed = cases.head(CASE_LIMIT)
+    case_keys = [f"{r.run_id}:{r.item_id}" for r in listed.itertuples()]
     labels = {
         k: f"{name} {r.score:.3f} · {r.model} T={r.temperature:g} · {r.ext_id} · {r.question}"
-        for k, r in zip(case_keys, cases.itertuples(), strict=True)
+        for k, r in zip(case_keys, listed.itertuples(), strict=True)
     }
     chosen = widgets.keyed_selectbox(
-        f"Case (lowest {name} first)",
+        f"Case (lowest {name} first"
+        + (f"; the {CASE_LIMIT:,} lowest of {len(cases):,})" if len(cases) > CASE_LIMIT else ")"),
         labels,
         key="tau_case",
-        help="Score · run · item · question. The score follows alpha; the chosen case stays.",
+        help="Score · run · item · question. The score follows alpha; the chosen case stays. "
+        "Type to search. The Sample explorer and Search reach every answer.",
     )
     case = cases.iloc[case_keys.index(chosen)]
     run_id, item_id = int(case["run_id"]), int(case["item_id"])
@@ -180,3 +184,5 @@ views.explorer_graphs(
     state_key=f"tau:{run_id}:{item_id}",
     marked=marked_by_lemmas(case_kgs.triples, residual),
 )
+# after drawing: the answers the next share steps add are explained in the background
+data.prefetch_tau(controls.path, controls.stamp, controls.signature, target, controls.alpha)

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
 
 import streamlit as st
 
 from dashboard import data, factuality, widgets
 from dashboard.escape import code
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 widgets.page_setup("Factuality")
 controls = widgets.sidebar(alpha=False)
@@ -48,7 +53,7 @@ def _fmt(value: float) -> str | None:
     return None if math.isnan(value) else f"{value:.3f}"
 
 
-cols = st.columns(3)
+cols: Sequence[DeltaGenerator] = st.columns(3)  # reused for three uneven columns below
 judge = acc["judge"]
 majority = acc["majority class"]
 cols[0].metric(
@@ -113,6 +118,7 @@ if not sweep.empty:
 st.subheader("Breakdowns")
 metric = st.selectbox("Metric", list(factuality.METRICS), key="fact_metric")
 MIN_FACTS = 5
+by: Literal["relation", "degree"]
 for by, title, key in (
     ("relation", "by relation type", "fact_by_relation"),
     (

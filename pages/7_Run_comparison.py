@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
-from dashboard import charts, compare, data, navigation, triple_diff, url_state, views, widgets
+from dashboard import (
+    charts,
+    compare,
+    data,
+    navigation,
+    triple_diff,
+    url_state,
+    views,
+    widgets,
+    word_diff,
+)
 from dashboard.escape import code, md
 from s3kg_core.stages.compare import paired_bootstrap
 from s3kg_core.stages.results import reblend
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 widgets.page_setup("Run comparison")
 url_state.adopt_alpha("compare")
@@ -39,7 +55,7 @@ for param, key in url_state.adopt(
 ).items():
     st.session_state[f"_compare_{param}_choice"] = key
 with_partners = {str(a): names[a] for a in sorted({a for a, _ in pairs}) if a in names}
-cols = st.columns(2)
+cols: Sequence[DeltaGenerator] = st.columns(2)  # reused for 5 and 4 columns below
 with cols[0]:
     run_a = int(
         widgets.keyed_selectbox(
@@ -178,13 +194,21 @@ with cols[2]:
 with cols[3]:
     navigation.case_link("annotate", "Annotate · B", run_b, item_id)
 
-st.markdown("**The two answers**")
+answers = {
+    run: data.item_view(controls.path, controls.stamp, run, item_id, controls.signature).answer
+    for run in (run_a, run_b)
+}
+words = word_diff.word_diff(answers[run_a] or "", answers[run_b] or "")
+st.markdown(
+    f"**The two answers**: {words.only_a} words only in A, {words.only_b} only in B, "
+    f"{words.shared} in both"
+)
+st.html(word_diff.STYLE + word_diff.LEGEND_HTML)
 texts = st.columns(2)
 for col, side, run in ((texts[0], "A", run_a), (texts[1], "B", run_b)):
-    view = data.item_view(controls.path, controls.stamp, run, item_id, controls.signature)
     with col:
         st.caption(f"{side}: {md(names[run])}")
-        st.text(view.answer or "(empty)")
+        st.html(word_diff.answer_panels(words, side))
 
 diff = data.question_across(
     controls.path, controls.stamp, controls.signature, run_a, run_b, item_id

@@ -24,8 +24,15 @@ if "run" in found:
         st.session_state["_run.run_choice"] = found["run"]
     else:
         st.warning(f"The link names run {md(found['run'])}, which this database does not have.")
-run_id = int(widgets.keyed_selectbox("Run", labels, key="run.run"))
+pick, rename = st.columns([5, 1], vertical_alignment="bottom")
+with pick:
+    run_id = int(widgets.keyed_selectbox("Run", labels, key="run.run"))
 url_state.write("run", {"run": str(run_id), "alpha": f"{controls.alpha:g}"})
+with rename.popover("Rename", icon=":material/edit:", width="stretch"):
+    current = runs.loc[runs["run_id"] == run_id, "model"]
+    views.rename_run_form(controls.path, run_id, str(current.iloc[0]) if len(current) else "")
+if renamed := st.session_state.pop("run.renamed", None):
+    st.toast(f"Run {run_id} is now called {md(renamed)}.", icon=":material/edit:")
 
 summary = data.run_summary(controls.path, controls.stamp, run_id)
 if summary is None:  # removed since the list was read

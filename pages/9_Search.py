@@ -5,14 +5,29 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data, navigation, url_state, views, widgets
+from s3kg_core.store.search_queries import SCORE_FILTERS, TAU_FILTERS, ScoreRange
 
 PAGE_SIZE = 50
 ANY = "any"
 ANSWER_STATUSES = (ANY, "ok", "empty", "error", "truncated")
 KG_STATUSES = (ANY, "ok", "empty", "failed", "truncated", "missing")
+TAU_CHOICES = (ANY, *TAU_FILTERS)
+SCORE_NAMES = {"cus": "CUS", "gold_sim": "GoldSim (S3KG vs gold)"}
+FULL = (0.0, 1.0)
+
+
+def _range(value: str) -> tuple[float, float]:
+    """``"0.2-0.5"`` from a URL as a score range inside [0, 1] (the full range otherwise)."""
+    try:
+        low, high = sorted(min(1.0, max(0.0, float(v))) for v in value.split("-", 1))
+    except ValueError:
+        return FULL
+    return (round(low, 2), round(high, 2))
+
 
 widgets.page_setup("Search answers")
-controls = widgets.sidebar(alpha=False)
+url_state.adopt_alpha("search")
+controls = widgets.sidebar()  # alpha: the score range filters scores at it
 runs = data.load_runs(controls.path, controls.stamp)
 labels = {str(run_id): label for label, run_id in views.run_choices(runs).items()}
 
@@ -24,10 +39,14 @@ found = url_state.adopt(
         "status": lambda v: v if v in ANSWER_STATUSES else ANY,
         "kg": lambda v: v if v in KG_STATUSES else ANY,
         "page": lambda v: max(0, int(v) - 1),
+        "tau": lambda v: v if v in TAU_CHOICES else ANY,
+        "score": lambda v: v if v in SCORE_FILTERS else "cus",
+        "range": _range,
     },
 )
 for param, key in (("q", "search.q"), ("runs", "search.runs"), ("status", "search.status"),
-                   ("kg", "search.kg"), ("page", "search.page")):  # fmt: skip
+                   ("kg", "search.kg"), ("page", "search.page"), ("tau", "search.tau"),
+                   ("score", "search.score"), ("range", "search.range")):  # fmt: skip
     if param in found:
         st.session_state[key] = found[param]
 
@@ -38,14 +57,35 @@ text = cols[0].text_input(
     "context.",
 )  # fmt: skip
 chosen = cols[1].multiselect(
-    "Runs", list(labels), format_func=labels.get, key="search.runs", placeholder="all runs"
+    "Runs", list(labels), format_func=labels.__getitem__, key="search.runs", placeholder="all runs"
 )
 status = cols[2].selectbox("Answer status", ANSWER_STATUSES, key="search.status")
 kg = cols[3].selectbox(
     "Answer KG", KG_STATUSES, key="search.kg",
     help="The status of the answer's KG (missing: not extracted yet).",
 )  # fmt: skip
-filters = (text, tuple(chosen), status, kg)
+more = st.columns([3, 3, 4], vertical_alignment="bottom")
+tau_category = more[0].selectbox(
+    "TAU category", TAU_CHOICES, key="search.tau", format_func=lambda v: v.replace("_", " "),
+    help="Answers TAU analysed (`s3kg tau`: the lowest-scoring share of each run) with at least "
+    "one gold triple in this category.",
+)  # fmt: skip
+score = more[1].selectbox(
+    "Score", list(SCORE_NAMES), key="search.score", format_func=SCORE_NAMES.__getitem__,
+    disabled=controls.signature is None, help="The score the range below bounds, at the "
+    "sidebar's alpha and signature.",
+)  # fmt: skip
+low, high = more[2].slider(
+    f"{SCORE_NAMES[score].split(' ')[0]} between", 0.0, 1.0, FULL, step=0.05,
+    key="search.range", disabled=controls.signature is None,
+)  # fmt: skip
+bounded = controls.signature is not None and (low, high) != FULL
+score_range = (
+    ScoreRange(controls.signature, controls.alpha, score, low, high)
+    if bounded and controls.signature is not None
+    else None
+)
+filters = (text, tuple(chosen), status, kg, tau_category, score_range)
 if st.session_state.get("search._filters") != filters:  # new filters: back to page 1
     st.session_state["search._filters"] = filters
     if "page" not in found:
@@ -61,6 +101,8 @@ hits, total = data.search(
     None if kg == ANY else kg,
     page,
     PAGE_SIZE,
+    tau_category=None if tau_category == ANY else tau_category,
+    score_range=score_range,
 )
 pages = max(1, -(-total // PAGE_SIZE))
 url_state.write(
@@ -71,6 +113,10 @@ url_state.write(
         "status": None if status == ANY else status,
         "kg": None if kg == ANY else kg,
         "page": str(page + 1) if page else None,
+        "tau": None if tau_category == ANY else tau_category,
+        "score": score if bounded and score != "cus" else None,
+        "range": f"{low:g}-{high:g}" if bounded else None,
+        "alpha": f"{controls.alpha:g}" if bounded else None,
     },
 )
 
@@ -86,10 +132,11 @@ if nxt.button("Next", key="search.next", disabled=page + 1 >= pages, width="stre
     st.session_state["search.page"] = page + 1
     st.rerun()
 table = hits.assign(
+    run=[labels.get(str(r), n) for r, n in zip(hits["run_id"], hits["run"], strict=True)],
     explorer=[
         navigation.case_url("explorer", int(r), int(i))
         for r, i in zip(hits["run_id"], hits["item_id"], strict=True)
-    ]
+    ],
 )
 st.dataframe(
     table,

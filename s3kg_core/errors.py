@@ -32,6 +32,7 @@ __all__ = [
     "LLMResponseError",
     "LayoutCancelled",
     "MappingError",
+    "MissingDependencyError",
     "OutputError",
     "OutputIsDatabaseError",
     "RedirectRefused",
@@ -108,6 +109,10 @@ class LayoutCancelled(S3KGError):
 
 class InstallError(S3KGError, RuntimeError):
     """The installation lacks a part this needs: an optional extra, or the package's files."""
+
+
+class MissingDependencyError(InstallError):
+    """A package this needs is not installed; the message says what to install."""
 
 
 class MappingError(InputFormatError):

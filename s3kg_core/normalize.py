@@ -1,4 +1,4 @@
-"""Label normalisation (DESIGN step 1).
+"""Label normalisation (docs/scores.md, S3KG step 1).
 
 A label becomes comparable text: ``_`` replaced with a space, whitespace collapsed and stripped,
 lowercased, and every alphabetic token lemmatised with lemminflect. Lemmatisation is dictionary
@@ -12,9 +12,11 @@ stays "born in", not "bear in"). A token with no lemma stays as it is.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import sys
+import threading
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, cast
 
 from .errors import ConfigError
 from .kg import Triple
@@ -24,19 +26,48 @@ __all__ = ["normalization_name", "normalize_label", "normalize_triple", "normali
 Role = Literal["entity", "relation"]
 
 _SPACE = re.compile(r"\s+")
+_IMPORT_LOCK = threading.Lock()
 _UPOS_ORDER = {
     "entity": ("NOUN", "ADJ", "VERB", "AUX", "ADV"),
     "relation": ("ADJ", "VERB", "AUX", "NOUN", "ADV"),
 }
 
 
+class _NoSpacy:
+    """A meta path finder that makes ``import spacy`` fail (while lemminflect is imported)."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> None:
+        if name == "spacy" or name.startswith("spacy."):
+            raise ImportError("spaCy is not loaded for lemminflect's optional hook")
+
+
+def _all_lemmas() -> Callable[[str], dict[str, tuple[str, ...]]]:
+    """The ``getAllLemmas`` of lemminflect, imported without its spaCy hook.
+
+    On import, lemminflect imports spaCy, when it is installed, to register token extensions
+    this module never uses: seconds (most of the first label's cost). So unless spaCy is
+    already loaded, lemminflect is imported while ``import spacy`` fails; spaCy itself stays
+    importable afterwards.
+    """
+    if "lemminflect" not in sys.modules and "spacy" not in sys.modules:
+        with _IMPORT_LOCK:
+            blocker = _NoSpacy()
+            sys.meta_path.insert(0, blocker)
+            try:
+                import lemminflect  # noqa: F401
+            finally:
+                sys.meta_path.remove(blocker)
+    from lemminflect import getAllLemmas
+
+    return cast(Callable[[str], dict[str, tuple[str, ...]]], getAllLemmas)
+
+
 @lru_cache(maxsize=200_000)
 def _lemma(token: str, role: str) -> str:
     if not token.isalpha():
         return token
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(token)
+    lemmas = _all_lemmas()(token)
     for upos in _UPOS_ORDER[role]:
         if lemmas.get(upos):
             return str(lemmas[upos][0])

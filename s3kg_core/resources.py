@@ -2,7 +2,7 @@
 
 The demo set, the dashboard's app, pages and assets, and pyvis's copy of vis-network are read
 through :mod:`importlib.resources`, so a checkout and an installed wheel find them the same way.
-In the repository the package folders link to the files where DESIGN puts them
+In the repository the package folders link to the files at their places in the repository
 (``s3kg_core/demo_data`` -> ``data/demo``, ``dashboard/app.py`` -> ``app.py``,
 ``dashboard/pages`` -> ``pages``); a wheel carries copies at those places.
 

@@ -345,3 +345,30 @@ def test_help_states_the_size_limits():
     out = " ".join(CliRunner().invoke(cli, ["pairs", "score", "--help"]).output.split())
     assert f"more than {MAX_TRIPLES:,} triples" in out
     assert f"label of more than {MAX_LABEL_CHARS:,} characters" in out
+
+
+def test_a_missing_dependency_is_one_line_with_the_install_hint(tmp_path, monkeypatch):
+    # Regression (issue 34): a package that is not installed (here lemminflect, which the label
+    # normalisation imports on first use) printed a traceback; now one line says what to install.
+    from s3kg_core import normalize
+
+    monkeypatch.setitem(sys.modules, "lemminflect", None)  # import of lemminflect fails
+    normalize.normalize_label.cache_clear()  # the label is new: _lemma has not seen it either
+    inp = _write_pairs(
+        tmp_path / "in.csv", [["1", '[["zebrafied", "r", "b"]]', '[["a", "r", "b"]]']]
+    )
+    try:
+        result = CliRunner().invoke(
+            cli, ["pairs", "score", str(inp), "--output", str(tmp_path / "o")]
+        )
+    finally:
+        normalize.normalize_label.cache_clear()
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit)  # not the ModuleNotFoundError
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert errors == [
+        "Error: the package lemminflect is not installed: pip install lemminflect "
+        "(a dependency of s3kg-workbench: pip install s3kg-workbench)"
+    ]
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "o").exists()

@@ -134,7 +134,7 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
     assert result.exit_code == 0, result.output
     out = result.output.strip()
     assert out.startswith("scored 6 answers (0 already done; comparisons not scorable: ")
-    assert "2 unparseable_kg_1" in out
+    assert "2 answer_kg_unparseable" in out
     assert "strings encoded; signature mode:hybrid|enc:minilm@" in out
     assert out.endswith("|alpha:0.5")
 

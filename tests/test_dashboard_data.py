@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -217,3 +218,115 @@ def test_the_leaderboard_keeps_two_runs_that_share_a_name_apart():
     runs = pd.DataFrame({"run_id": [1, 2]})
     marked = data.mark_partial(board, runs, {2: (2, 4)})
     assert marked["scoring"].tolist() == ["complete", "partial: 2 of 4 scored"]
+
+
+def test_tau_live_explains_only_the_answers_a_share_step_adds(scored, monkeypatch):
+    from s3kg_core.scoring.tau import TripletAnalyzer
+
+    explained: list[int] = []
+    analyse_many = TripletAnalyzer.analyse_many
+
+    def counting(self, pairs):
+        explained.append(len(pairs))
+        return analyse_many(self, pairs)
+
+    monkeypatch.setattr(TripletAnalyzer, "analyse_many", counting)
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    small = data.tau_live(scored, stamp, signature, "cus", 0.3, 0.5)
+    assert len(small) == 2 and explained == [2]  # one of three answers per run
+    large = data.tau_live(scored, stamp, signature, "cus", 0.6, 0.5)
+    assert len(large) == 4 and explained == [2, 2]  # the two new ones only
+    data.tau_live(scored, stamp, signature, "gold_sim", 1.0, 0.2)
+    assert explained == [2, 2, 2]  # the same gold reference: the last two
+    kept = large.set_index(["run_id", "item_id"])["result"]
+    again = small.set_index(["run_id", "item_id"])["result"]
+    assert (kept.loc[again.index] == again).all()
+
+
+def test_tau_live_reads_the_stored_tau_table_when_its_signature_fits(scored, monkeypatch):
+    from s3kg_core.scoring.tau import TripletAnalyzer
+    from s3kg_core.stages.tau import tau_store
+    from s3kg_core.store.store import Store
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    live = data.tau_live(scored, stamp, signature, "cus", 1.0, 0.5)
+    tau_store(Store(scored), fraction=1.0, target="cus", signature=signature)
+    data.clear_caches()
+
+    def refuse(self, pairs):
+        raise AssertionError("explained again although the TAU table holds it")
+
+    monkeypatch.setattr(TripletAnalyzer, "analyse_many", refuse)
+    stored = data.tau_live(scored, data.db_stamp(scored), signature, "cus", 1.0, 0.5)
+    assert stored.drop(columns="result").equals(live.drop(columns="result"))
+    # the same explanation, and the same TAU signature (the dashboard's default thresholds)
+    assert [json.loads(r) for r in stored["result"]] == [json.loads(r) for r in live["result"]]
+
+
+def test_an_annotation_saved_keeps_the_score_and_kg_caches(scored, monkeypatch):
+    """Regression (issue 33): every cache was keyed by the file's stamp, so one decision saved
+    threw away the components (and every KG read) of the whole database."""
+    from s3kg_core.annotation.log import Decision
+    from s3kg_core.stages import results
+
+    calls: list[str] = []
+    scored_frame = results.scored_frame
+
+    def counting(*args, **kwargs):
+        calls.append("components")
+        return scored_frame(*args, **kwargs)
+
+    monkeypatch.setattr(results, "scored_frame", counting)
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    data.load_components(scored, stamp, signature)
+    assert calls == ["components"]
+    triple = ("g", "r", "t")
+    data.record_decision(scored, Decision("ann", 1, 1, triple, triple, "confirm"))
+    after = data.db_stamp(scored)
+    assert after != stamp  # the file changed: annotation caches (keyed by the stamp) refill
+    data.load_components(scored, after, signature)
+    assert calls == ["components"]  # ... the components did not
+    with data.writer(scored) as store, store.transaction() as con:
+        con.execute("UPDATE scores SET gold_s_wl = gold_s_wl / 2 WHERE item_id = 1")
+    data.load_components(scored, data.db_stamp(scored), signature)
+    assert calls == ["components", "components"]  # a score changed: read again
+
+
+def test_item_view_reads_only_its_answer_s_kgs(scored, monkeypatch):
+    """Regression (issue 33): item_view loaded every KG of the run to show one answer."""
+    from s3kg_core.store.store import Store
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("loaded a whole run's KGs")
+
+    monkeypatch.setattr(Store, "load_kgs", staticmethod(refuse))
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    view = data.item_view(scored, stamp, 1, 2, signature)
+    assert set(view.kgs) == {"gold", "answer", "context"}
+    assert all(kg.item_id == 2 and kg.run_id == 1 for kg in view.kgs.values())
+    assert data.tau_item(scored, stamp, signature, 1, 2)["aligned"] is not None
+
+
+def test_prefetch_tau_explains_the_next_shares_ahead(scored, monkeypatch):
+    from s3kg_core.scoring.tau import TripletAnalyzer
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.5, share=0.6).join(timeout=120)
+
+    def refuse(self, pairs):
+        raise AssertionError("not explained ahead")
+
+    monkeypatch.setattr(TripletAnalyzer, "analyse_many", refuse)
+    cases = data.tau_live(scored, stamp, signature, "ctx_sim", 0.6, 0.5)
+    assert len(cases) == 4  # two of three answers of each run, all explained ahead
+    with pytest.raises(AssertionError, match="not explained ahead"):
+        data.tau_live(scored, stamp, signature, "ctx_sim", 1.0, 0.5)

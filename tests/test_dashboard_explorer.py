@@ -189,7 +189,8 @@ def test_a_high_tau_aligns_fewer_parts(scorer: KGScorer) -> None:
 
 def test_empty_kgs_give_empty_rows_and_statuses(scorer: KGScorer) -> None:
     case = case_scores(scorer, ANSWER, [], CONTEXT)
-    assert case.gold.status == "empty_kg_2"
+    assert case.gold.status == "empty_kg_2"  # the pair scorer's words
+    assert case.status("gold") == "gold_kg_empty"  # the page's
     assert all(r.other is None and r.cosine is None for r in case.rows["gold"])
     none = case_scores(scorer, [], GOLD, CONTEXT)
     assert none.rows == {"gold": [], "context": []}
@@ -216,7 +217,8 @@ def test_text_mode_cases_are_explained_with_their_texts(minilm) -> None:  # type
     case = case_scores(scorer, ANSWER, GOLD, [], texts=texts)
     assert case.gold.text_cosine is not None and case.gold.text_cosine > 0.5
     assert case.gold.result == scorer.score(ANSWER, GOLD, texts=texts[:2])
-    assert case.context.status == "empty_kg_2" and case.context.score > 0  # the texts' cosine
+    # the texts' cosine, and the reason kept
+    assert case.status("context") == "context_kg_empty" and case.context.score > 0
 
 
 # --- the linked view ----------------------------------------------------------------------------

@@ -323,7 +323,8 @@ def test_the_page_shows_counts_highlights_graph_and_triples(db):
     finally:
         con.close()
     at = _app()
-    assert at.selectbox(key="halluc_run").value.endswith(f"run {run_id}")
+    temperature = {1: "T=0", 2: "T=0.7"}[int(run_id)]  # the demo's runs, labelled apart by T
+    assert at.selectbox(key="halluc_run").value == f"SmolLM2-135M-Instruct · {temperature}"
     assert app_metric(at, "Answers checked") == str(answers)
     assert app_metric(at, "Inconsistent") == str(inconsistent)
     assert app_metric(at, "Flagged triples") == f"{flagged} of {triples}"
@@ -354,7 +355,7 @@ def test_switching_answers_runs_and_the_flagged_filter(db):
     run = at.selectbox(key="halluc_run")
     run.select_index(len(run.options) - 1).run()
     assert not at.exception
-    assert at.selectbox(key="halluc_run").value.endswith("run 2")
+    assert at.selectbox(key="halluc_run").value.endswith("T=0.7")  # the demo's run 2
 
 
 def test_a_second_checker_is_offered_as_a_choice(db):

@@ -39,6 +39,9 @@ def test_the_table_keeps_the_boards_order_and_marks_partial_runs():
     table = module.table(board, runs, {1: (2, 4)}, "gold_sim", 0.5)
     assert table["run_id"].tolist() == [3, 1, 2]
     assert table["model"].tolist() == ["other/m", "org/m", "n"]
+    assert table["run"].tolist() == ["m · run 3", "m · run 1", "n"]  # same name and settings
+    labelled = runs.assign(label=["a", "b", "c"])
+    assert module.table(board, labelled, {}, "cus", 0.5)["run"].tolist() == ["c", "a", "b"]
     assert table["mean"].tolist() == [0.5, 0.4, 0.3]  # the ranked score's mean (GoldSim)
     assert table["scoring"].tolist() == ["complete", "partial: 2 of 4 scored", "complete"]
     assert list(table.columns) == list(module.TABLE_COLUMNS)

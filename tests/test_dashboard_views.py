@@ -7,6 +7,7 @@ covered with the real demo database in test_dashboard_pages.py and the browser t
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import views
@@ -24,10 +25,13 @@ def test_run_choices_name_each_run_and_map_to_its_id():
             "extractor": ["offline", "llm"],
         }
     )
-    assert views.run_choices(runs) == {
-        "mesaqa · gemma · T=0 · offline · run 3": 3,
-        "pubmedqa · llama · T=0.7 · llm · run 7": 7,
+    assert views.run_choices(runs) == {"gemma": 3, "llama": 7}
+    same = runs.assign(model="SmolLM2-135M-Instruct")
+    assert views.run_choices(same) == {
+        "SmolLM2-135M-Instruct · T=0 · offline · mesaqa": 3,
+        "SmolLM2-135M-Instruct · T=0.7 · llm · pubmedqa": 7,
     }
+    assert views.run_choices(same.assign(label=["a", "b"])) == {"a": 3, "b": 7}
 
 
 def test_item_choices_never_carry_a_score():
@@ -120,11 +124,25 @@ def test_an_unscorable_side_names_its_reason_under_the_metric():
     assert metrics["CtxSim"] == "as stored"
 
 
-def test_an_unknown_status_reads_not_scored():
+def test_a_renamed_status_names_its_kg_under_the_metric_and_in_the_tooltip():
+    """Issue 31: statuses name the KG (``answer_kg_empty``), and the tooltip says it in words."""
     at = AppTest.from_function(_score_block)
-    at.session_state["gold_status"] = "unparseable_kg_1"
+    at.session_state["gold_status"] = "answer_kg_empty"
     at.run()
-    assert {m.label: m.delta for m in at.metric}["GoldSim"] == "not scored"
+    metrics = {m.label: m.delta for m in at.metric}
+    assert metrics["GoldSim"] == metrics["CUS"] == "answer KG empty"
+    assert "the answer KG is empty" in at.metric[0].help
+
+
+@pytest.mark.parametrize(
+    ("status", "shown"),
+    [("unparseable_kg_1", "answer KG unparseable"), ("something_new", "not scored")],
+)
+def test_an_unknown_status_reads_not_scored(status, shown):
+    at = AppTest.from_function(_score_block)
+    at.session_state["gold_status"] = status
+    at.run()
+    assert {m.label: m.delta for m in at.metric}["GoldSim"] == shown
 
 
 def test_item_view_is_the_shape_the_blocks_read():

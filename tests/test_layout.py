@@ -1,4 +1,5 @@
-"""Tests of the package layout (DESIGN.md, "Layout"): import cycles, streamlit, private names.
+"""Tests of the package layout (docs/contributing.md, "Layout"): import cycles, streamlit,
+private names.
 
 The import graph is read with :mod:`ast`, not by importing anything: every ``import`` and
 ``from ... import`` of a module counts, at module level and inside functions (a lazy import is

@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.normalize: label normalisation and triple clean-up (DESIGN step 1)."""
+"""Tests of s3kg_core.normalize: label normalisation, triple clean-up (docs/scores.md step 1)."""
 
 import re
 
@@ -138,3 +138,24 @@ def test_normalize_triples_output_is_distinct_and_non_empty(raw):
     assert all(t.head and t.relation and t.tail for t in out)
     # normalising the output again keeps every triple (nothing new becomes empty or duplicate)
     assert len(normalize_triples(out, lemmatize=False)) == len(out)
+
+
+def test_lemmatising_does_not_import_spacy_and_spacy_still_imports():
+    """Regression (issue 33): lemminflect imported spaCy for a hook we never use (seconds on
+    the dashboard's first lemmatised label); the lemmas are the same without it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from s3kg_core.normalize import normalize_label\n"
+        "print(normalize_label('was_born_in', role='relation'), normalize_label('running_dogs'))\n"
+        "assert 'spacy' not in sys.modules\n"
+        "import spacy, lemminflect\n"
+        "print(lemminflect.getAllLemmas('dogs')['NOUN'][0])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    assert out[0] == "be born in running dog"
+    assert out[1] == "dog"

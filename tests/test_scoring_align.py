@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.scoring.align: nearest neighbours and soft label alignment (DESIGN step 4)."""
+"""Tests of s3kg_core.scoring.align: nearest neighbours, label alignment (docs/scores.md step 4)."""
 
 import math
 

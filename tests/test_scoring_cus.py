@@ -66,12 +66,12 @@ def test_reverse_direction_is_not_symmetric(scorer):
 def test_empty_answer_gives_zero_not_nan(scorer):
     r = cus_score([], GOLD, CONTEXT, scorer=scorer)
     assert (r.gold_sim, r.ctx_sim, r.cus) == (0.0, 0.0, 0.0)
-    assert r.gold.status == r.context.status == "empty_kg_1"
+    assert r.gold.status == r.context.status == "answer_kg_empty"
 
 
 def test_empty_context_zeroes_ctx_sim_and_cus(scorer):
     r = cus_score(GOLD[:1], GOLD, [], scorer=scorer)
-    assert r.context.status == "empty_kg_2"
+    assert r.context.status == "context_kg_empty"
     assert r.ctx_sim == 0.0
     assert r.cus == 0.0
     assert r.gold_sim > 0.9
@@ -103,7 +103,7 @@ def test_round_trip_through_dict(scorer):
 def test_dataset_cus_means_and_empty():
     rs = [
         CUSResult(ScoreResult(1.0, 1.0), ScoreResult(0.5, 0.5)),
-        CUSResult(ScoreResult(0.0, 0.0, status="empty_kg_1"), ScoreResult(0.0, 0.0)),
+        CUSResult(ScoreResult(0.0, 0.0, status="answer_kg_empty"), ScoreResult(0.0, 0.0)),
     ]
     d = dataset_cus(rs)
     assert d.n == 2
@@ -138,6 +138,6 @@ def test_score_cus_many_passes_the_texts_in_text_mode(minilm):
     gold_pair = scorer.score(answer, gold, texts=(texts[0], texts[1]))
     ctx_pair = scorer.score(answer, context, texts=(texts[0], texts[2]))
     assert with_texts[0].gold == gold_pair and with_texts[0].context == ctx_pair
-    assert with_texts[1].gold.status == "empty_kg_1" and with_texts[1].cus > 0.3
+    assert with_texts[1].gold.status == "answer_kg_empty" and with_texts[1].cus > 0.3
     one = cus_score(answer, gold, context, scorer=scorer, texts=texts)
     assert one == with_texts[0]

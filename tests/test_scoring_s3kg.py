@@ -2,7 +2,7 @@
 
 Reference-compatible mode (kgx) is checked against the authors' released procedures,
 re-implemented here with networkx + grakel and the same MiniLM encoder; paper mode against the
-DESIGN's properties (bounds, identity, direction, unidirectional matching).
+specification's properties (docs/scores.md: bounds, identity, direction, unidirectional matching).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Tests of s3kg_core.scoring.wl: WL features and kernel, paper and kgx variants.
 
 The kgx variant is checked bit for bit against the authors' released pipeline (networkx +
-grakel); the paper variant against a naive re-implementation of DESIGN step 5 written here.
+grakel); the paper variant against a naive re-implementation of docs/scores.md's S3KG step 5
+written here.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def _ours_pure_kgx(kg_1, kg_2) -> float:
 
 
 def _naive_paper_wl(edges_1, labels_1, edges_2, labels_2, k: int) -> float:
-    """DESIGN step 5 literally: nested-tuple labels, no compression, cosine of the counts."""
+    """docs/scores.md step 5 literally: nested-tuple labels, no compression, cosine of counts."""
 
     def features(edges, labels):
         current = {n: ("label", lab) for n, lab in labels.items()}

@@ -93,8 +93,7 @@ def test_answers_that_became_unscorable_fail_their_gate(check_store):
     assert not gate.passed and gate.value == 3.0
     assert gate.measured == f"3 of {CHECK_ITEMS} shared"
     assert gate.detail == (
-        "0001: gold: empty_kg_1, context: empty_kg_1; 0002: gold: empty_kg_1, context: "
-        "empty_kg_1; 0003: kg_extraction_failed"
+        "0001: answer_kg_empty; 0002: answer_kg_empty; 0003: kg_extraction_failed"
     )
     assert result.unscorable["id"].tolist() == ["0001", "0002", "0003"]
     allowed = CheckSettings(resamples=999, max_new_unscorable=3)

@@ -158,8 +158,8 @@ def test_compare_runs_on_a_regression(check_store):
 def test_compare_runs_names_the_answers_that_became_unscorable(check_store):
     c = compare_runs(check_store, "broken", "baseline", resamples=999)
     assert c.unscorable[["ext_id", "baseline", "new"]].to_dict("records") == [
-        {"ext_id": "0001", "baseline": None, "new": "gold: empty_kg_1, context: empty_kg_1"},
-        {"ext_id": "0002", "baseline": None, "new": "gold: empty_kg_1, context: empty_kg_1"},
+        {"ext_id": "0001", "baseline": None, "new": "answer_kg_empty"},
+        {"ext_id": "0002", "baseline": None, "new": "answer_kg_empty"},
         {"ext_id": "0003", "baseline": None, "new": "kg_extraction_failed"},
     ]
     assert c.shared == CHECK_ITEMS - 1  # the failed extraction has no score

@@ -26,15 +26,15 @@ def test_score_store_scores_every_answer_with_statuses(scored, scored_template, 
     assert report.encoded == len(scored_template[2]) > 0
     assert report.statuses == {
         "ok": 11,
-        "empty_kg_1": 2,
-        "unparseable_kg_1": 2,
-        "unparseable_kg_2": 1,
+        "answer_kg_empty": 2,
+        "answer_kg_unparseable": 2,
+        "context_kg_unparseable": 1,
     }
     comps = stored_components(store, report.signature)
     assert set(comps) == {(run, item) for run in (1, 2) for item in (1, 2, 3, 4)}
-    assert comps[(1, 2)] == (0.0, 0.0, "empty_kg_1", 0.0, 0.0, "empty_kg_1")
-    assert comps[(1, 3)] == (0.0, 0.0, "unparseable_kg_1", 0.0, 0.0, "unparseable_kg_1")
-    assert comps[(2, 4)][2] == "ok" and comps[(2, 4)][3:] == (0.0, 0.0, "unparseable_kg_2")
+    assert comps[(1, 2)] == (0.0, 0.0, "answer_kg_empty", 0.0, 0.0, "answer_kg_empty")
+    assert comps[(1, 3)] == (0.0, 0.0, "answer_kg_unparseable", 0.0, 0.0, "answer_kg_unparseable")
+    assert comps[(2, 4)][2] == "ok" and comps[(2, 4)][3:] == (0.0, 0.0, "context_kg_unparseable")
     for key, (gwl, gsb, gst, cwl, csb, _cst) in comps.items():
         assert all(0.0 <= v <= 1.0 for v in (gwl, gsb, cwl, csb)), key
         if gst == "ok":
@@ -100,7 +100,7 @@ def test_new_tau_is_a_new_signature_scored_from_stored_embeddings(scored, counti
     new = cus_table(store)
     assert list(old["n"]) == list(new["n"]) == [4, 4]
     statuses = {c[2] for c in stored_components(store, again.signature).values()}
-    assert statuses == {"ok", "empty_kg_1", "unparseable_kg_1"}
+    assert statuses == {"ok", "answer_kg_empty", "answer_kg_unparseable"}
 
 
 def test_latest_signature_is_the_one_last_scored_even_by_a_reblend(scored, counting_minilm):
@@ -174,7 +174,7 @@ def test_text_mode_scores_with_the_stored_texts(tmp_path, minilm):
         )[0]
         assert (g_wl, g_sb) == pytest.approx((want.gold.s_wl, want.gold.s_sbert), abs=1e-6)
         assert (c_wl, c_sb) == pytest.approx((want.context.s_wl, want.context.s_sbert), abs=1e-6)
-        assert g_status == ("empty_kg_1" if item == 3 else "ok")
+        assert g_status == ("answer_kg_empty" if item == 3 else "ok")
     assert rows[2][1] == rows[2][2] > 0  # the empty answer KG: the texts' cosine, both sides
     table = cus_table(store)
     assert table.iloc[0]["n"] == 3 and table.iloc[0]["cus"] > 0

@@ -67,7 +67,7 @@ def _set_version(path: Path, value: str) -> None:
 def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
     path = tmp_path / "sub" / "new.duckdb"
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 7
+    assert store.schema_version() == SCHEMA_VERSION == 8
     assert path.exists()
     assert _tables(path) >= TABLES
     con = duckdb.connect(str(path), read_only=True)
@@ -244,16 +244,59 @@ def test_a_version_5_file_migrates_to_7_and_keeps_its_rows(tmp_path):
     con.execute("INSERT INTO datasets (name) VALUES ('kept')")
     con.close()
     assert "extra_columns" not in _tables(path)
-    with pytest.raises(DatabaseError, match="migrations 6, 7 to run"):
+    with pytest.raises(DatabaseError, match="migrations 6, 7, 8 to run"):
         Store(path, read_only=True).schema_version()
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 7
+    assert store.schema_version() == SCHEMA_VERSION == 8
     assert "extra_columns" in _tables(path)
     with store.connect() as con:
         assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
         applied = store.get_meta(con, "schema_migrations")
     assert applied == ",".join(str(v) for v in sorted(MIGRATIONS))
-    assert Store(path, read_only=True).schema_version() == 7
+    assert Store(path, read_only=True).schema_version() == 8
+
+
+def test_a_version_7_file_s_statuses_are_renamed_by_the_kg_they_are_about(tmp_path):
+    """Issue 31: ``empty_kg_1`` in ``gold_status`` read as "the gold KG is empty" where it meant
+    the answer's. Migration 8 renames the stored values (in one transaction with the version)."""
+    path = tmp_path / "v7.duckdb"
+    con = duckdb.connect(str(path))
+    for version in range(1, 8):
+        for statement in MIGRATIONS[version]:
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '7')")
+    old = [
+        ("ok", "ok"),
+        ("empty_kg_1", "empty_kg_1"),
+        ("empty_kg_2", "ok"),
+        ("ok", "empty_kg_2"),
+        ("empty_kgs", "empty_kgs"),
+        ("unparseable_kg_1", "unparseable_kg_2"),
+        ("oversized_kg_2", "oversized_kg_1"),
+        ("gold_kg_empty", "something_else"),  # new names and unknown ones are left alone
+    ]
+    for item, (gold, ctx) in enumerate(old):
+        con.execute(
+            "INSERT INTO scores (run_id, item_id, signature, mode, alpha, gold_s_wl, "
+            "gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, ctx_status) "
+            "VALUES (1, ?, 'sig', 'hybrid', 0.5, 0, 0, ?, 0, 0, ?)",
+            [item, gold, ctx],
+        )
+    con.close()
+    store = Store(path)
+    assert store.schema_version() == 8
+    with store.connect() as con:
+        rows = con.execute("SELECT gold_status, ctx_status FROM scores ORDER BY item_id").fetchall()
+    assert rows == [
+        ("ok", "ok"),
+        ("answer_kg_empty", "answer_kg_empty"),
+        ("gold_kg_empty", "ok"),
+        ("ok", "context_kg_empty"),
+        ("answer_and_gold_kgs_empty", "answer_and_context_kgs_empty"),
+        ("answer_kg_unparseable", "context_kg_unparseable"),
+        ("gold_kg_oversized", "answer_kg_oversized"),
+        ("gold_kg_empty", "something_else"),
+    ]
 
 
 def test_bench_results_are_replaced_by_key(tmp_path):
@@ -870,6 +913,16 @@ def test_load_kgs_of_reads_those_answers_as_load_kgs_does(tmp_path):
     assert {k[2] for k in some} == {"answer", "gold", "context"}
 
 
+def test_load_kgs_of_reads_only_the_sources_asked(tmp_path):
+    store = build_store(tmp_path / "s.duckdb", n_items=4, n_triples=3, seed=2)
+    with store.connect() as con:
+        every = store.load_kgs_of(con, [(1, 2), (2, 4)])
+        two = store.load_kgs_of(con, [(1, 2), (2, 4)], ("gold", "answer"))
+        assert store.load_kgs_of(con, [(1, 2)], ()) == {}
+    assert two == {k: v for k, v in every.items() if k[2] != "context"}
+    assert len(two) == 4
+
+
 def test_load_embeddings_of_reads_only_those_texts_of_that_encoder(tmp_path):
     store = Store(tmp_path / "s.duckdb")
     with store.transaction() as con:
@@ -879,3 +932,26 @@ def test_load_embeddings_of_reads_only_those_texts_of_that_encoder(tmp_path):
         got = {t: v.tolist() for t, v in store.load_embeddings_of(con, "a", ["x", "z", "x"])}
         assert list(store.load_embeddings_of(con, "a", [])) == []
     assert got == {"x": [1.0, 1.0, 1.0]}
+
+
+def test_a_run_is_renamed_in_place_and_bad_names_are_refused(tmp_path):
+    """Issue 31: the Run page renames a run (its id, and so its links, stay)."""
+    from s3kg_core.errors import ConfigError, RunSelectionError
+    from s3kg_core.store.run_queries import MAX_RUN_NAME, rename_run
+
+    store = Store(tmp_path / "r.duckdb")
+    with store.transaction() as con:
+        run = store.ensure_run(con, store.ensure_dataset(con, "d"), "org/m", 0.7, "x")
+        assert rename_run(con, run, "  <b>mine</b>\n v2 ") == "<b>mine</b> v2"
+        for bad, message in (
+            ("   ", "cannot be empty"),
+            ("x" * (MAX_RUN_NAME + 1), "at most"),
+            ("a\u202eb", "control or formatting"),
+        ):
+            with pytest.raises(ConfigError, match=message):
+                rename_run(con, run, bad)
+        with pytest.raises(RunSelectionError, match="no run 99"):
+            rename_run(con, 99, "x")
+    with store.connect() as con:
+        shown = queries.run_overview(con)[["run_id", "model"]].values.tolist()
+    assert shown == [[run, "<b>mine</b> v2"]]

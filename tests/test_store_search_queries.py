@@ -107,3 +107,56 @@ def test_the_question_picker_pages_through_every_question_once_lowest_cus_first(
         high, total = question_page(con, "sig", run, 0.0, low=0.5, limit=50)
         assert total == 60 and high["cus"].min() >= 0.5
         assert question_position(con, "sig", run, 0.0, ids["q007"], low=0.5) is None
+
+
+def _scored(store, con):
+    """Run 1's six answers (q0..q5) scored under ``sig``: GoldSim and CtxSim known at every
+    alpha; q0 in kgx mode (alpha weights the WL side there)."""
+    item = dict(con.execute("SELECT ext_id, item_id FROM items").fetchall())
+    rows = []
+    for k in range(1, 7):
+        g_wl, g_sb, c_wl = k / 10, k / 10 + 0.1, 0.8
+        mode = "kgx" if k == 1 else "hybrid"
+        rows.append((1, item[f"q{k - 1}"], "sig", mode, 0.5, g_wl, g_sb, "ok", c_wl, c_wl, "ok"))
+    con.executemany(
+        "INSERT INTO scores (run_id, item_id, signature, mode, alpha, gold_s_wl, gold_s_sbert, "
+        "gold_status, ctx_s_wl, ctx_s_sbert, ctx_status) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    con.execute(
+        "INSERT INTO tau_results (run_id, item_id, signature, target, fraction, alpha, "
+        "target_score, n_aligned, n_relation_mismatch, n_entity_mismatch, n_extra, n_missing, "
+        "result) VALUES (1, ?, 't', 'cus', 0.2, 0.5, 0.1, 1, 2, 0, 0, 0, '{}'), "
+        "(1, ?, 't', 'cus', 0.2, 0.5, 0.2, 3, 0, 0, 0, 1, '{}')",
+        [item["q0"], item["q3"]],
+    )
+    return item
+
+
+def test_score_ranges_and_tau_categories_filter_in_the_database(tmp_path):
+    """Issue 31: search by TAU category and by a CUS or GoldSim range at an alpha."""
+    from s3kg_core.errors import ConfigError
+    from s3kg_core.store.search_queries import ScoreRange
+
+    store = build_store(tmp_path / "s.duckdb", n_items=6)
+    with store.transaction() as con:
+        _scored(store, con)
+    with store.connect() as con:
+        # GoldSim at alpha 0: the WL side (k / 10) in hybrid mode; q0 (kgx) takes S_SBERT (0.2)
+        low = ScoreRange("sig", 0.0, "gold_sim", 0.0, 0.3)
+        hits, total = search_answers(con, "", score_range=low)
+        assert total == 3 and hits["ext_id"].tolist() == ["q0", "q1", "q2"]
+        # CUS at alpha 1: harmonic mean of k / 10 + 0.1 and 0.8; q0 (kgx) of 0.1 and 0.8
+        cus = ScoreRange("sig", 1.0, "cus", 0.5, 0.65)
+        hits, _ = search_answers(con, "", score_range=cus)
+        assert hits["ext_id"].tolist() == ["q2", "q3"]  # 0.533 and 0.615 (q4: 0.686)
+        _, total = search_answers(con, "", score_range=ScoreRange("other", 0.5))
+        assert total == 0  # another signature scored nothing
+        hits, _ = search_answers(con, "", tau_category="relation_mismatch")
+        assert hits["ext_id"].tolist() == ["q0"]
+        hits, _ = search_answers(con, "", tau_category="aligned")
+        assert hits["ext_id"].tolist() == ["q0", "q3"]
+        with pytest.raises(ConfigError, match="TAU category"):
+            search_answers(con, "", tau_category="n_aligned; DROP TABLE runs")
+        with pytest.raises(ConfigError, match="score must be"):
+            search_answers(con, "", score_range=ScoreRange("sig", 0.5, "ctx_sim"))

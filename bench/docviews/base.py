@@ -47,14 +47,7 @@ SETS = (
 """The nine labelled pair sets by their short names, in the docs' order."""
 
 SCANNED: dict[str, tuple[str, ...] | None] = {
-    "README.md": (
-        "Does the score agree with human labels?",
-        "Scoring with the texts too: text mode",
-        "Comparing with the paper",
-        "Hallucinations: GraphEval and GraphCorrect",
-        "Factuality at scale: a judge on an LLM's hidden states",
-        "Performance",
-    ),
+    "README.md": ("How well it works",),
     "bench/README.md": None,
     "docs/papers.md": None,
     "docs/evidence.md": None,

@@ -284,20 +284,3 @@ def _cus_gap(fig: Mapping[str, Any], keep: Callable[[str], bool]) -> str:
 @view("cus_gap", "cus_gap")
 def _cus_gap_all(fig: Mapping[str, Any]) -> str:
     return _cus_gap(fig, lambda _: True)
-
-
-CUS_GAP_SHORT = (
-    "paper, Table 4",
-    "ours: hybrid, minilm, answer, zero, w 0.5",
-    "mode paper",
-    "mode kgx",
-    "empty KGs dropped",
-    "kgx, empty KGs dropped",
-    "kgx, empty KGs dropped, mpnet",
-    "released QA script (AA-KEA, gold first), minilm",
-)
-
-
-@view("cus_gap_short", "cus_gap")
-def _cus_gap_short(fig: Mapping[str, Any]) -> str:
-    return _cus_gap(fig, lambda name: name in CUS_GAP_SHORT)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
+from ..dependencies import missing_dependency
 from ..errors import S3KGError
 from . import (
     annotate,
@@ -29,13 +30,22 @@ __all__ = ["cli", "main"]
 
 
 class _Cli(click.Group):
-    """The top group: a library error no command turned into a message is one line too."""
+    """The top group: a library error no command turned into a message is one line too.
+
+    So is a package that is not installed (an extra, or a dependency gone from the
+    environment): one line naming it and how to install it, not a traceback.
+    """
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except S3KGError as exc:
             raise as_click(exc) from exc
+        except ModuleNotFoundError as exc:
+            error = missing_dependency(exc)
+            if error is None:
+                raise
+            raise as_click(error) from exc
 
 
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})

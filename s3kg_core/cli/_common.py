@@ -1,7 +1,8 @@
 """What the ``s3kg`` command modules share: option sets, error handling, progress, outputs.
 
 Each command builds the library object, calls one method, and turns library errors into a
-one-line message and a non-zero exit status (:func:`friendly_errors`).
+one-line message and a non-zero exit status (:func:`as_click`, which the top
+``s3kg`` group applies to every command).
 
 Outputs are checked before the work (:func:`check_output`: never the database or its
 ``.wal``, then :func:`check_writable`) and written atomically (:func:`write_atomic`); a write
@@ -49,7 +50,6 @@ __all__ = [
     "endpoint_options",
     "existing_db",
     "exit_on_failures",
-    "friendly_errors",
     "llm_client",
     "scored_options",
     "scoring_options",
@@ -74,19 +74,6 @@ def as_click(exc: S3KGError) -> click.ClickException:
     # click reads the exit status from the instance; the class default is 1
     err.exit_code = int(getattr(exc, "exit_code", 1))  # type: ignore[misc]
     return err
-
-
-def friendly_errors(func: F) -> F:
-    """Turn :class:`S3KGError` into ``Error: <message>`` and its exit status (:func:`as_click`)."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except S3KGError as exc:
-            raise as_click(exc) from exc
-
-    return wrapper  # type: ignore[return-value]
 
 
 EXIT_SOME_FAILED = 3

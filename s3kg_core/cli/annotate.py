@@ -18,7 +18,6 @@ from ._common import (
     backend_option,
     check_output,
     existing_db,
-    friendly_errors,
     write_json_atomic,
 )
 
@@ -109,7 +108,6 @@ def annotate_group() -> None:
 )
 @backend_option
 @threshold_option
-@friendly_errors
 def assign_cmd(
     db_path: Path,
     annotators: list[str],
@@ -148,7 +146,6 @@ def assign_cmd(
 
 @annotate_group.command("tasks")
 @DB_OPTION
-@friendly_errors
 def tasks_cmd(db_path: Path) -> None:
     """List the annotation tasks with each annotator's progress."""
     from ..annotation.tasks import task_progress
@@ -178,7 +175,6 @@ def tasks_cmd(db_path: Path) -> None:
 @DB_OPTION
 @click.option("--task", "task_id", type=int, required=True, help="The task.")
 @click.option("--annotator", required=True, help="Whose queue.")
-@friendly_errors
 def progress_cmd(db_path: Path, task_id: int, annotator: str) -> None:
     """An annotator's queue: how many answers are done, and the next one to do."""
     from ..annotation.tasks import queue_progress
@@ -215,7 +211,6 @@ def progress_cmd(db_path: Path, task_id: int, annotator: str) -> None:
     default=None,
     help="Also write the report as JSON.",
 )
-@friendly_errors
 def agreement_cmd(
     db_path: Path, task_id: int | None, bootstrap: int, seed: int, json_path: Path | None
 ) -> None:
@@ -242,7 +237,6 @@ def agreement_cmd(
 @annotate_group.command("disagreements")
 @DB_OPTION
 @_TASK_OPTION
-@friendly_errors
 def disagreements_cmd(db_path: Path, task_id: int | None) -> None:
     """The pairs whose annotators disagree, with each one's label and any final label."""
     from ..annotation.log import disagreements
@@ -272,7 +266,6 @@ def annotations_group() -> None:
 @DB_OPTION
 @_FORMAT_OPTION
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@friendly_errors
 def export_cmd(db_path: Path, fmt: str | None, out: Path) -> None:
     """Write the verdict log: one row per decision, withdrawal and undo.
 
@@ -294,7 +287,6 @@ def export_cmd(db_path: Path, fmt: str | None, out: Path) -> None:
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @DB_OPTION
 @_FORMAT_OPTION
-@friendly_errors
 def import_cmd(path: Path, db_path: Path, fmt: str | None) -> None:
     """Merge an export into the verdict log; rows already there (by uid) are skipped.
 

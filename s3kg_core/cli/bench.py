@@ -19,7 +19,6 @@ from ._common import (
     backend_option,
     check_output,
     endpoint_options,
-    friendly_errors,
     llm_client,
     write_json_atomic,
 )
@@ -127,7 +126,6 @@ def _table(result: Any) -> str:
 )
 @endpoint_options
 @backend_option
-@friendly_errors
 def bench_pairs(
     dataset: str,
     data_dir: Path | None,

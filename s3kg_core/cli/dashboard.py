@@ -11,8 +11,6 @@ from pathlib import Path
 
 import click
 
-from ._common import friendly_errors
-
 __all__ = ["COMMANDS"]
 
 
@@ -38,7 +36,6 @@ __all__ = ["COMMANDS"]
     help="Open the demo database in the cache folder ($S3KG_CACHE_DIR, default ~/.cache/s3kg), "
     "built from the demo set inside the package on the first start.",
 )
-@friendly_errors
 def dashboard_cmd(db_path: Path | None, port: int, demo: bool) -> None:
     """Serve the dashboard on http://127.0.0.1:PORT until Ctrl-C.
 

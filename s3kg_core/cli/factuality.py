@@ -18,7 +18,6 @@ from ._common import (
     StageBar,
     check_output,
     endpoint_options,
-    friendly_errors,
     write_json_atomic,
 )
 
@@ -70,7 +69,6 @@ def factuality() -> None:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds sampling.")
 @click.option("--out", type=_PATH, required=True, help="Parquet file to write.")
-@friendly_errors
 def build_cmd(
     kg_spec: str,
     data_dir: Path | None,
@@ -117,7 +115,6 @@ def build_cmd(
 )
 @click.option("--out", type=_PATH, required=True, help="Parquet file to write.")
 @endpoint_options
-@friendly_errors
 def label_cmd(
     statements: Path,
     local_model: str | None,
@@ -194,7 +191,6 @@ def _layers(text: str | None) -> list[int] | None:
     help="local (start a local Ray cluster) or the address of a running cluster.",
 )
 @click.option("--out", type=_PATH, required=True, help="Parquet file (no Ray) or folder (Ray).")
-@friendly_errors
 def hidden_cmd(
     statements: Path,
     model: str,
@@ -259,7 +255,6 @@ def hidden_cmd(
 @click.option("--seed", type=int, default=0, show_default=True, help="Judge training seed.")
 @click.option("--split-seed", type=int, default=0, show_default=True, help="Seeds the fact split.")
 @click.option("--out", type=_PATH, required=True, help="Folder for the judge.")
-@friendly_errors
 def train_cmd(
     statements: Path,
     hidden: Path,
@@ -343,7 +338,6 @@ def train_cmd(
 @click.option(
     "--name", default=None, help="Name of the stored evaluation (default: the JSON stem)."
 )
-@friendly_errors
 def evaluate_cmd(
     statements: Path,
     hidden: Path,

@@ -19,7 +19,6 @@ from ._common import (
     endpoint_options,
     existing_db,
     exit_on_failures,
-    friendly_errors,
     llm_client,
     write_json_atomic,
 )
@@ -162,7 +161,6 @@ def _checker_options(func: Any) -> Any:
     "only what it had not asked.",
 )
 @endpoint_options
-@friendly_errors
 def bench_cmd(
     dataset: str,
     checker: str,
@@ -236,7 +234,6 @@ def bench_cmd(
 @_checker_options
 @click.option("--no-raw", is_flag=True, help="Skip raw mode (whole answer vs context).")
 @endpoint_options
-@friendly_errors
 def detect_cmd(
     db_path: Path,
     run_ids: tuple[int, ...],
@@ -288,7 +285,6 @@ def detect_cmd(
 )
 @click.option("--limit", type=click.IntRange(1), default=None, help="First N flagged answers.")
 @endpoint_options
-@friendly_errors
 def correct_cmd(
     db_path: Path,
     run_id: int,
@@ -450,7 +446,6 @@ def correct_cmd(
     help="Keep the embeddings and the lowest N transformer layers frozen (a cheaper step).",
 )
 @click.option("--fresh", is_flag=True, help="Discard an interrupted run's checkpoint.")
-@friendly_errors
 def train_checker_cmd(
     out_dir: Path | None,
     data_dir: Path | None,
@@ -591,7 +586,6 @@ def train_checker_cmd(
     show_default=True,
     help="Threads of both backends while measuring.",
 )
-@friendly_errors
 def export_checker_cmd(
     model_dir: Path | None,
     pairs_file: Path | None,

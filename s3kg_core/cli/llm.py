@@ -13,8 +13,6 @@ from types import FrameType
 
 import click
 
-from ._common import friendly_errors
-
 __all__ = ["COMMANDS"]
 
 
@@ -49,7 +47,6 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
     show_default=True,
     help="torch threads of the server (one is fastest on a small busy CPU).",
 )
-@friendly_errors
 def serve_cmd(model: str, port: int, threads: int) -> None:
     """Serve a local model as an OpenAI-compatible endpoint until Ctrl-C.
 

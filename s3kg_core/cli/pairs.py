@@ -12,7 +12,6 @@ import click
 from ._common import (
     StageBar,
     check_output,
-    friendly_errors,
     scoring_options,
     write_csv_atomic,
 )
@@ -40,7 +39,6 @@ def pairs() -> None:
     help="Pure WL-kernel baseline: no triple selection, no soft label alignment.",
 )
 @scoring_options
-@friendly_errors
 def pairs_score(
     input_csv: Path,
     output: Path,

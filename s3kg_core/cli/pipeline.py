@@ -20,7 +20,6 @@ from ._common import (
     endpoint_options,
     existing_db,
     exit_on_failures,
-    friendly_errors,
     llm_client,
     scoring_options,
 )
@@ -103,7 +102,6 @@ def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> li
     default=None,
     help="The runs' display name (default: the model's short name, e.g. the last part of a path).",
 )
-@friendly_errors
 def collect_cmd(
     db_path: Path,
     temperatures: list[float],
@@ -221,7 +219,6 @@ _PROMPT_OPTION = click.option(
     help="Extract the items already done too, ignoring cached replies (new ones replace them).",
 )
 @endpoint_options
-@friendly_errors
 def extract_cmd(
     db_path: Path,
     extractor: str | None,
@@ -311,7 +308,6 @@ def extract_cmd(
     show_default=True,
     help="Length limit of each LLM extraction response (--extractor llm).",
 )
-@friendly_errors
 def run_cmd(
     db_path: Path,
     pubmedqa: Path | None,

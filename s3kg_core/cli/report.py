@@ -10,7 +10,6 @@ from ._common import (
     DB_OPTION,
     check_output,
     existing_db,
-    friendly_errors,
     scored_options,
     write_atomic,
 )
@@ -57,7 +56,6 @@ __all__ = ["COMMANDS"]
     help="Bootstrap resamples of the intervals.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="The bootstrap's seed.")
-@friendly_errors
 def report_cmd(
     db_path: Path,
     run: str,

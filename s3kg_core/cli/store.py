@@ -12,7 +12,6 @@ from ._common import (
     backend_option,
     check_output,
     existing_db,
-    friendly_errors,
     scored_options,
     scoring_options,
     write_json_atomic,
@@ -30,7 +29,6 @@ def import_group() -> None:
 @import_group.command("s3kg-release")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @DB_OPTION
-@friendly_errors
 def import_release(directory: Path, db_path: Path) -> None:
     """Import every *.csv of DIRECTORY: the S3KG authors' released QA runs with their KGs.
 
@@ -50,7 +48,6 @@ def import_release(directory: Path, db_path: Path) -> None:
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @DB_OPTION
 @click.option("--dataset", default="pubmedqa_pqal", show_default=True, help="Dataset name.")
-@friendly_errors
 def import_pqa(path: Path, db_path: Path, dataset: str) -> None:
     """Import PubMedQA's ori_pqal.json (question, joined contexts, long answer)."""
     from ..stages.importing import import_pubmedqa
@@ -74,7 +71,6 @@ def import_pqa(path: Path, db_path: Path, dataset: str) -> None:
 @click.option("--dataset", default=None, help="Dataset name (default: the file name).")
 @click.option("--model", default=None, help="The model whose answers the answer column holds.")
 @click.option("--temperature", type=float, default=0.0, show_default=True)
-@friendly_errors
 def import_csv(
     path: Path,
     db_path: Path,
@@ -125,7 +121,6 @@ def import_csv(
     default=None,
     help="Ray workers, each loading the encoder once (default: the cluster's CPUs).",
 )
-@friendly_errors
 def score_cmd(
     db_path: Path,
     encoder: str,
@@ -194,7 +189,6 @@ def score_cmd(
 @backend_option
 @threshold_option
 @click.pass_context
-@friendly_errors
 def tau_cmd(
     ctx: click.Context,
     db_path: Path,
@@ -249,7 +243,6 @@ def tau_cmd(
     help="Also write the whole result (the curve at every threshold) as JSON.",
 )
 @click.pass_context
-@friendly_errors
 def tau_calibrate_cmd(
     ctx: click.Context,
     db_path: Path,
@@ -299,7 +292,6 @@ def tau_calibrate_cmd(
     default=None,
     help="Also write the table as a JSON list.",
 )
-@friendly_errors
 def cus_cmd(
     db_path: Path,
     signature: str | None,
@@ -356,7 +348,6 @@ def _export_epilog() -> str:
     help="Column groups to add, comma-separated: metadata, triples, tau (or all, none). "
     "Default: all for parquet and json, none for csv.",
 )
-@friendly_errors
 def export_cmd(
     db_path: Path, fmt: str, out: Path, signature: str | None, include: str | None
 ) -> None:

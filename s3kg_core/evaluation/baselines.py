@@ -13,7 +13,7 @@ pair, higher meaning more similar, registered in :data:`BASELINES`:
     folder (its last, 6th layer), no idf, no baseline rescaling.
 ``minilm_cosine``, ``mpnet_cosine``
     Cosine of the sentence embeddings of ``text_1`` and ``text_2`` with the packaged encoders,
-    clipped to [0, 1] like S_SBERT (DESIGN step 6).
+    clipped to [0, 1] like S_SBERT (docs/scores.md, S3KG step 6).
 ``wl_kernel``
     The authors' pure WL-kernel baseline on the released KGs: kgx mode without triple selection or
     soft alignment (``S3KGConfig(mode="kgx", align=False)``), score = ``s_wl``.

@@ -1,4 +1,4 @@
-"""Soft label alignment (DESIGN step 4) and the nearest-neighbour search it rests on.
+"""Soft label alignment (docs/scores.md, S3KG step 4) and the nearest-neighbour search it rests on.
 
 Every label of the candidate graph G2 gets a canonical id (``node_j`` for entities, ``rel_j`` for
 relations). A label of the reference graph G1 whose best cosine to a G2 label is at least ``tau``

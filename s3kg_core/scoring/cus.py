@@ -9,12 +9,13 @@ harmonic mean of the two (0 when both are 0); a dataset's CUS is the mean over i
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..kg import TriplesLike
+from ..statuses import role_status
 from .result import ScoreResult
 from .s3kg import KGScorer
 
@@ -119,7 +120,15 @@ def score_cus_many(
     if texts is not None and scorer.needs_texts:
         text_pairs = [p for a, g, c in texts for p in ((a, g), (a, c))]
     results = scorer.score_pairs(pairs, texts=text_pairs)
-    return [CUSResult(results[i], results[i + 1]) for i in range(0, len(results), 2)]
+    # the statuses name the KG they are about (answer_kg_empty, gold_kg_empty, ...), not the
+    # pair's sides (empty_kg_1): s3kg_core.statuses
+    return [
+        CUSResult(
+            replace(results[i], status=role_status(results[i].status, "gold")),
+            replace(results[i + 1], status=role_status(results[i + 1].status, "context")),
+        )
+        for i in range(0, len(results), 2)
+    ]
 
 
 def cus_score(
@@ -144,6 +153,8 @@ def cus_score(
     (True, True)
     >>> cus_score([], gold, context).cus
     0.0
+    >>> cus_score(answer, gold, []).context.status  # statuses name the KG
+    'context_kg_empty'
     """
     return score_cus_many(
         [(answer, gold, context)], scorer, texts=None if texts is None else [texts]
@@ -168,8 +179,8 @@ def dataset_cus(results: Sequence[CUSResult], alpha: float | None = None) -> Dat
     Examples
     --------
     >>> rs = [CUSResult(ScoreResult(1.0, 1.0), ScoreResult(1.0, 1.0)),
-    ...       CUSResult(ScoreResult(0.0, 0.0, status="empty_kg_1"),
-    ...                 ScoreResult(0.0, 0.0, status="empty_kg_1"))]
+    ...       CUSResult(ScoreResult(0.0, 0.0, status="answer_kg_empty"),
+    ...                 ScoreResult(0.0, 0.0, status="answer_kg_empty"))]
     >>> dataset_cus(rs)
     DatasetCUS(n=2, gold_sim=0.5, ctx_sim=0.5, cus=0.5)
     >>> dataset_cus([])

@@ -6,7 +6,7 @@ made (the keyed triples, the picks, the alignments, the WL labels), in the same 
 :meth:`~s3kg_core.scoring.s3kg.KGScorer.score` its result, so the numbers it explains are that
 result's, bit for bit (:attr:`Explanation.result`).
 
-The steps, as DESIGN.md numbers them:
+The steps, as docs/scores.md ("S3KG") numbers them:
 
 1. :attr:`~Explanation.triples_1`, :attr:`~Explanation.triples_2`: every triple the scorer keeps,
    raw and as it keys it, with the sentence it embeds, in its order (``kgx`` mode keeps
@@ -68,7 +68,7 @@ class KeyedTriple:
 
 @dataclass(frozen=True)
 class Pick:
-    """The best match in T2 of one T1 triple (DESIGN step 2).
+    """The best match in T2 of one T1 triple (docs/scores.md, S3KG step 2).
 
     Attributes
     ----------
@@ -97,7 +97,7 @@ class Pick:
 
 @dataclass(frozen=True)
 class LabelMatch:
-    """How one label of G1 was aligned to the labels of G2 (DESIGN step 4).
+    """How one label of G1 was aligned to the labels of G2 (docs/scores.md, S3KG step 4).
 
     Attributes
     ----------
@@ -235,12 +235,12 @@ class Explanation:
 
     @property
     def s_wl(self) -> float:
-        """S_WL (DESIGN step 5)."""
+        """S_WL (docs/scores.md, S3KG step 5)."""
         return self.result.s_wl
 
     @property
     def s_sbert(self) -> float:
-        """S_SBERT (DESIGN step 6; in ``text`` mode mixed with :attr:`text_cosine`)."""
+        """S_SBERT (docs/scores.md, S3KG step 6; ``text`` mode mixes in :attr:`text_cosine`)."""
         return self.result.s_sbert
 
     @property
@@ -260,7 +260,7 @@ class Explanation:
 
     @property
     def score(self) -> float:
-        """S3KG at the scorer's alpha (DESIGN step 7)."""
+        """S3KG at the scorer's alpha (docs/scores.md, S3KG step 7)."""
         return self.result.score
 
     def blend(self, alpha: float) -> float:

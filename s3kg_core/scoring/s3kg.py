@@ -1,4 +1,4 @@
-"""S3KG: compare two knowledge graphs (DESIGN, "S3KG, precisely").
+"""S3KG: compare two knowledge graphs (docs/scores.md, "S3KG").
 
 Two entry points: :func:`s3kg_score` for one pair, and :class:`KGScorer`, which loads the encoder
 once and scores many pairs, encoding every distinct triple sentence and label of the whole list
@@ -102,7 +102,7 @@ class S3KGConfig:
         return "kgx-lower" if self.mode == "kgx" else normalization_name(self.lemmatize)
 
     def key(self, triple: Triple) -> Triple:
-        """The graph labels this configuration gives a triple (DESIGN step 1).
+        """The graph labels this configuration gives a triple (docs/scores.md, S3KG step 1).
 
         ``kgx`` mode lowercases; the other modes normalise (lemmatised unless ``lemmatize`` is
         false). A triple whose key has an empty part is dropped by those modes, not by ``kgx``.
@@ -295,7 +295,7 @@ class KGScorer:
     # -- the two encoding phases -----------------------------------------------------------------
 
     def _pick(self, pair: _Pair, keep: bool) -> None:
-        """DESIGN step 2: the distinct best matches in T2 of T1's triples, in order of T1."""
+        """T1's triples' distinct best matches in T2, in T1's order (docs/scores.md, step 2)."""
         if not self.config.align:
             pair.picks = list(range(len(pair.two.triples)))
             return

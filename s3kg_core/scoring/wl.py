@@ -3,7 +3,7 @@
 Two variants, both exact (labels are compressed through a dictionary shared by the two graphs of
 a pair, so there are no hash collisions):
 
-``paper`` (DESIGN step 5)
+``paper`` (docs/scores.md, S3KG step 5)
     Directed multigraph with edge labels. Iteration 0 labels a node by its (aligned) entity label;
     iteration k relabels it by its label and the sorted multiset of
     ``(direction, relation label, neighbour label)`` over its out- and in-edges. Features count

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ComparisonError, ConfigError, RunSelectionError
+from ..statuses import Reference, role_status
 from ..store import queries
 from ..store.store import Store
 from .results import (
@@ -278,7 +279,8 @@ def scorability(statuses: pd.DataFrame, scored: pd.DataFrame) -> pd.Series:
     An answer is unscorable without a score under the signature (the reason of
     :func:`~s3kg_core.stages.results.unscored_reasons`: ``collect_error``,
     ``kg_extraction_failed``, ``not_extracted``, ``not_scored``) or when a comparison found a
-    KG empty or unparseable (``gold: empty_kg_1``, ``context: unparseable_kg_2``...).
+    KG empty or unparseable: the statuses, which name the KG (``answer_kg_empty``,
+    ``gold_kg_empty, context_kg_unparseable``...; the old pair names are read too).
     ``scored`` holds ``run_id, item_id, gold_status, ctx_status`` of the scored answers.
 
     Examples
@@ -287,10 +289,11 @@ def scorability(statuses: pd.DataFrame, scored: pd.DataFrame) -> pd.Series:
     ...                    "scored": [True, True, False], "answer_status": ["ok"] * 3,
     ...                    "gold_kg_status": ["ok"] * 3, "answer_kg_status": ["ok", "empty", None],
     ...                    "context_kg_status": ["ok"] * 3})
-    >>> sc = pd.DataFrame({"run_id": [1, 1], "item_id": [1, 2], "gold_status": ["ok", "empty_kg_1"],
-    ...                    "ctx_status": ["ok", "empty_kg_1"]})
+    >>> sc = pd.DataFrame({"run_id": [1, 1], "item_id": [1, 2],
+    ...                    "gold_status": ["ok", "answer_kg_empty"],
+    ...                    "ctx_status": ["ok", "answer_kg_empty"]})
     >>> scorability(st, sc).tolist()
-    [None, 'gold: empty_kg_1, context: empty_kg_1', 'not_extracted']
+    [None, 'answer_kg_empty', 'not_extracted']
     """
     reasons = unscored_reasons(statuses)
     merged = statuses[["run_id", "item_id"]].merge(
@@ -303,11 +306,12 @@ def scorability(statuses: pd.DataFrame, scored: pd.DataFrame) -> pd.Series:
         if reason is not None:
             out.append(str(reason))
             continue
-        parts = [
-            f"{side}: {status}"
-            for side, status in (("gold", gold), ("context", ctx))
+        sides: tuple[tuple[Reference, Any], ...] = (("gold", gold), ("context", ctx))
+        parts = dict.fromkeys(
+            role_status(status, ref)
+            for ref, status in sides
             if isinstance(status, str) and status != "ok"
-        ]
+        )
         out.append(", ".join(parts) or None)
     return pd.Series(out, index=statuses.index, dtype=object)
 

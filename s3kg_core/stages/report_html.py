@@ -19,6 +19,7 @@ from importlib import resources
 from string import Template
 
 from ..kg import Triple
+from ..statuses import describe_status, role_status
 from .compare import SCORES, RunComparison
 from .report import TAU_CATEGORIES, RunReport, ScoreSummary, TauSummary
 from .report_cases import ReportCase, TripleRow, answer_rows, entity_badges, gold_diff
@@ -327,8 +328,13 @@ def _case(k: int, case: ReportCase) -> str:
             f'<span class="chg-{r.change}">{r.change}</span>',
         ]
         diff_rows.append(cells)
-    status = new.gold.status if new.gold.status != "ok" else new.context.status
-    why = "" if status == "ok" else f'<p class="note">Not compared: {_e(status)}.</p>'
+    gold_status = role_status(new.gold.status, "gold")
+    status = gold_status if gold_status != "ok" else role_status(new.context.status, "context")
+    why = (
+        ""
+        if status == "ok"
+        else f'<p class="note">Not compared: {_e(describe_status(status))} ({_e(status)}).</p>'
+    )
     baseline_table = ""
     if case.baseline is not None:
         baseline_badges = dict(badges, answer=badges["baseline"])

@@ -23,6 +23,7 @@ from ..progress import StageProgress
 from ..scoring.cus import score_cus_many
 from ..scoring.result import ScoreResult
 from ..scoring.s3kg import KGScorer, S3KGConfig
+from ..statuses import Reference
 from ..store import queries
 from ..store.records import KGRecord, ScoreRecord
 from ..store.store import Store
@@ -63,12 +64,14 @@ def _detail(result: ScoreResult) -> str:
     )
 
 
-def _status(result: ScoreResult, kg_1: KGRecord | None, kg_2: KGRecord | None) -> str:
+def _status(
+    result: ScoreResult, answer: KGRecord | None, reference: KGRecord | None, name: Reference
+) -> str:
     """The result's status, naming KGs that could not be parsed rather than calling them empty."""
-    if kg_1 is not None and kg_1.status == "unparseable":
-        return "unparseable_kg_1"
-    if kg_2 is not None and kg_2.status == "unparseable":
-        return "unparseable_kg_2"
+    if answer is not None and answer.status == "unparseable":
+        return "answer_kg_unparseable"
+    if reference is not None and reference.status == "unparseable":
+        return f"{name}_kg_unparseable"
     return result.status
 
 
@@ -286,10 +289,10 @@ def score_batch(
             cfg.alpha,
             res.gold.s_wl,
             res.gold.s_sbert,
-            _status(res.gold, j.answer, j.gold),
+            _status(res.gold, j.answer, j.gold, "gold"),
             res.context.s_wl,
             res.context.s_sbert,
-            _status(res.context, j.answer, j.context),
+            _status(res.context, j.answer, j.context, "context"),
             _detail(res.gold),
             _detail(res.context),
         )

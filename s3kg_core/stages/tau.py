@@ -23,6 +23,7 @@ from ..limits import MAX_LABEL_CHARS, MAX_TRIPLES
 from ..scoring.tau import TauResult, TripletAnalyzer, lowest_fraction
 from ..store import annotation_queries, queries
 from ..store.store import Store
+from ..store.tau_queries import TAU_TARGETS
 from .results import encoder_for, resolve_signature, scored_frame
 
 __all__ = [
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 
-TARGETS = ("cus", "gold_sim", "ctx_sim")
+TARGETS = TAU_TARGETS
 
 DEFAULT_TRIPLE_THRESHOLD: float = (TripletAnalyzer.__init__.__kwdefaults__ or {})[
     "triple_threshold"

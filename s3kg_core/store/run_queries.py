@@ -31,19 +31,69 @@ Examples
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 import duckdb
 import pandas as pd
 
+from ..errors import ConfigError, RunSelectionError
+from . import queries
+
 __all__ = [
+    "MAX_RUN_NAME",
     "answer_status_counts",
     "answer_usage",
     "finish_reasons",
     "kg_status_counts",
+    "rename_run",
     "run_info",
     "scored_per_signature",
 ]
+
+MAX_RUN_NAME = 200
+"""The longest display name kept (a picker shows about 40 characters; the rest is for hovers)."""
+
+
+def rename_run(con: duckdb.DuckDBPyConnection, run_id: int, name: str) -> str:
+    r"""Give run ``run_id`` the display name ``name`` (as ``--name`` does); return it as stored.
+
+    Spaces around the name are dropped and any run of whitespace (a line break, a tab) becomes
+    one space. The run id does not change, so links (``/Run?run=3``) keep working.
+
+    Raises
+    ------
+    ConfigError
+        The name is empty, longer than :data:`MAX_RUN_NAME` characters, or holds a control
+        character.
+    RunSelectionError
+        There is no run ``run_id``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "n.duckdb"))
+    >>> with db.transaction() as con:
+    ...     run = db.ensure_run(con, db.ensure_dataset(con, "d"), "org/m", 0.7, "x")
+    ...     rename_run(con, run, "  baseline\n(T 0.7) ")
+    ...     run_info(con, run)["name"]
+    'baseline (T 0.7)'
+    'baseline (T 0.7)'
+    """
+    cleaned = " ".join(str(name).split())
+    if not cleaned:
+        raise ConfigError("a run's name cannot be empty; type one, or keep the old one")
+    if len(cleaned) > MAX_RUN_NAME:
+        raise ConfigError(
+            f"a run's name is at most {MAX_RUN_NAME} characters; this one has {len(cleaned)}"
+        )
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in cleaned):
+        raise ConfigError("a run's name cannot hold control or formatting characters")
+    if run_info(con, run_id) is None:
+        raise RunSelectionError(f"there is no run {run_id} in this database")
+    queries.set_run_name(con, run_id, cleaned)
+    return cleaned
 
 
 def run_info(con: duckdb.DuckDBPyConnection, run_id: int) -> dict[str, Any] | None:

@@ -6,10 +6,20 @@ recorded in ``meta``; the missing migrations run, in order, on the first read-wr
 
 from __future__ import annotations
 
+from ..statuses import LEGACY_STATUSES, Reference
+
 __all__ = ["BENCH_COLUMNS", "MIGRATIONS", "SCHEMA_VERSION"]
 
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
+
+
+def _rename_statuses(column: str, reference: Reference) -> str:
+    """An UPDATE giving ``column``'s pair statuses (``empty_kg_1``...) their names by KG."""
+    names = LEGACY_STATUSES[reference]
+    cases = " ".join(f"WHEN '{old}' THEN '{new}'" for old, new in names.items())
+    olds = ", ".join(f"'{old}'" for old in names)
+    return f"UPDATE scores SET {column} = CASE {column} {cases} END WHERE {column} IN ({olds})"
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -319,6 +329,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             value VARCHAR,
             PRIMARY KEY (run_id, item_id, name))""",
     ),
+    # 8: statuses named by the KG they are about (issue 31). ``empty_kg_1`` in ``gold_status``
+    # read as "the gold KG is empty" where it meant the answer's: the stored pair statuses
+    # become ``answer_kg_empty``, ``gold_kg_empty``, ``context_kg_empty``,
+    # ``answer_and_gold_kgs_empty``, ``answer_kg_unparseable``... (s3kg_core.statuses).
+    8: (_rename_statuses("gold_status", "gold"), _rename_statuses("ctx_status", "context")),
 }
 
 

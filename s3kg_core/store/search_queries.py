@@ -27,14 +27,21 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 import pandas as pd
 
+from ..errors import ConfigError
+from ..scoring.result import check_alpha
+
 __all__ = [
     "PAGE_COLUMNS",
+    "SCORE_FILTERS",
     "SEARCH_COLUMNS",
+    "TAU_FILTERS",
+    "ScoreRange",
     "question_page",
     "question_position",
     "search_answers",
@@ -55,6 +62,70 @@ SEARCH_COLUMNS = (
 """The columns of :func:`search_answers`'s rows."""
 
 
+TAU_FILTERS = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
+"""TAU's categories a search can ask for (a count column ``n_<category>`` of ``tau_results``)."""
+
+SCORE_FILTERS = ("cus", "gold_sim")
+"""The scores a search can bound: CUS and GoldSim (S3KG of the answer KG against the gold)."""
+
+
+def _blended(side: str) -> str:
+    """SQL of one side's S3KG at alpha ``$alpha``, as ``blend`` computes it.
+
+    Alpha weights the embedding side, the WL side in ``kgx`` mode
+    (:func:`s3kg_core.scoring.result.blend`).
+    """
+    return (
+        f"(CASE WHEN s.mode = 'kgx' THEN $alpha * s.{side}_s_wl + (1 - $alpha) * s.{side}_s_sbert "
+        f"ELSE (1 - $alpha) * s.{side}_s_wl + $alpha * s.{side}_s_sbert END)"
+    )
+
+
+@dataclass(frozen=True)
+class ScoreRange:
+    """Answers whose ``score`` (``cus`` or ``gold_sim``) at ``alpha`` lies in ``[low, high]``.
+
+    Examples
+    --------
+    >>> ScoreRange("signature", 0.5, "cus", 0.0, 0.3).low
+    0.0
+    """
+
+    signature: str
+    alpha: float
+    score: str = "cus"
+    low: float = 0.0
+    high: float = 1.0
+
+    def condition(self) -> tuple[str, list[Any]]:
+        """The ``WHERE`` part (an ``EXISTS`` over ``scores``) and its parameters."""
+        if self.score not in SCORE_FILTERS:
+            raise ConfigError(f"score must be one of {SCORE_FILTERS}; got {self.score!r}")
+        check_alpha(self.alpha)
+        gold, ctx = _blended("gold"), _blended("ctx")
+        value = (
+            gold
+            if self.score == "gold_sim"
+            else (
+                f"(CASE WHEN {gold} + {ctx} > 0 THEN 2 * {gold} * {ctx} / ({gold} + {ctx}) "
+                "ELSE 0 END)"
+            )
+        )
+        value = value.replace("$alpha", "CAST(? AS DOUBLE)")
+        sql = (
+            "EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id AND s.item_id = a.item_id "
+            f"AND s.signature = ? AND {value} BETWEEN ? AND ?)"
+        )
+        n_alpha = value.count("?")
+        eps = 1e-9
+        return sql, [
+            self.signature,
+            *[float(self.alpha)] * n_alpha,
+            self.low - eps,
+            self.high + eps,
+        ]
+
+
 def _like(word: str) -> str:
     r"""``word`` as an ``ILIKE`` pattern matching it anywhere, ``%``, ``_`` and ``\`` literal."""
     escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -68,6 +139,8 @@ def search_answers(
     run_ids: Sequence[int] | None = None,
     answer_status: str | None = None,
     answer_kg_status: str | None = None,
+    tau_category: str | None = None,
+    score_range: ScoreRange | None = None,
     limit: int = 100,
     offset: int = 0,
 ) -> tuple[pd.DataFrame, int]:
@@ -77,7 +150,17 @@ def search_answers(
     question, answer, gold answer or context. ``run_ids`` keeps those runs, ``answer_status``
     answers of that status (``ok``, ``error``, ``empty``...), ``answer_kg_status`` answers whose
     KG has that status (``ok``, ``empty``, ``failed``: the part before a colon; ``missing``:
-    no KG stored). Rows (:data:`SEARCH_COLUMNS`) by dataset, run and item.
+    no KG stored). ``tau_category`` keeps answers that TAU analysed (``s3kg tau``: the
+    lowest-scoring share of each run) with at least one triple in that category
+    (:data:`TAU_FILTERS`); ``score_range`` answers whose CUS or GoldSim, re-blended at its
+    alpha, lies in its bounds under its signature. Rows (:data:`SEARCH_COLUMNS`) by dataset,
+    run and item.
+
+    Raises
+    ------
+    ConfigError
+        ``tau_category`` is not one of :data:`TAU_FILTERS`, or ``score_range`` names another
+        score than ``cus`` or ``gold_sim``.
     """
     where: list[str] = []
     params: list[Any] = []
@@ -98,6 +181,17 @@ def search_answers(
     elif answer_kg_status is not None:
         where.append("split_part(k.status, ':', 1) = ?")
         params.append(answer_kg_status)
+    if tau_category is not None:
+        if tau_category not in TAU_FILTERS:
+            raise ConfigError(f"TAU category must be one of {TAU_FILTERS}; got {tau_category!r}")
+        where.append(
+            "EXISTS (SELECT 1 FROM tau_results t WHERE t.run_id = a.run_id AND "
+            f"t.item_id = a.item_id AND t.n_{tau_category} > 0)"
+        )
+    if score_range is not None:
+        sql, values = score_range.condition()
+        where.append(sql)
+        params += values
     condition = " AND ".join(where) or "true"
     frame = con.execute(
         "SELECT a.run_id, a.item_id, d.name AS dataset, coalesce(r.name, r.model) AS run, "
@@ -125,13 +219,6 @@ def search_answers(
 
 PAGE_COLUMNS = ("item_id", "ext_id", "question", "gold_sim", "ctx_sim", "cus")
 """The columns of :func:`question_page`'s rows."""
-
-# a score's GoldSim or CtxSim at alpha ``?`` from its components, as ``results.reblend``:
-# paper and hybrid weight the embedding side by alpha, kgx the WL side
-_BLEND = (
-    "CASE WHEN s.mode = 'kgx' THEN ? * s.{side}_s_wl + (1 - ?) * s.{side}_s_sbert "
-    "ELSE (1 - ?) * s.{side}_s_wl + ? * s.{side}_s_sbert END"
-)
 
 
 def question_page(
@@ -226,14 +313,16 @@ def _matches(
     for word in text.split():
         where.append("(i.ext_id ILIKE ? ESCAPE '\\' OR i.question ILIKE ? ESCAPE '\\')")
         params += [_like(word)] * 2
-    a = float(alpha)
+    check_alpha(alpha)
+    gold, ctx = (_blended(side).replace("$alpha", "CAST(? AS DOUBLE)") for side in ("gold", "ctx"))
     sql = (
         f"WITH blended AS (SELECT s.item_id, i.ext_id, i.question, "
-        f"{_BLEND.format(side='gold')} AS gold_sim, {_BLEND.format(side='ctx')} AS ctx_sim "
+        f"{gold} AS gold_sim, {ctx} AS ctx_sim "
         "FROM scores s JOIN items i USING (item_id) "
         f"WHERE {' AND '.join(where)}), "
         "scored AS (SELECT *, CASE WHEN gold_sim + ctx_sim > 0 "
         "THEN 2 * gold_sim * ctx_sim / (gold_sim + ctx_sim) ELSE 0 END AS cus FROM blended), "
         "matches AS (SELECT * FROM scored WHERE cus BETWEEN ? AND ?)"
     )
-    return sql, [a] * 8 + params + [float(low) - 1e-9, float(high) + 1e-9]
+    alphas = [float(alpha)] * (gold.count("?") + ctx.count("?"))
+    return sql, alphas + params + [float(low) - 1e-9, float(high) + 1e-9]

@@ -679,12 +679,16 @@ class Store:
 
     @staticmethod
     def load_kgs_of(
-        con: duckdb.DuckDBPyConnection, answers: Iterable[tuple[int, int]]
+        con: duckdb.DuckDBPyConnection,
+        answers: Iterable[tuple[int, int]],
+        sources: Sequence[str] | None = None,
     ) -> dict[tuple[int, int, str], KGRecord]:
-        """The stored KGs (every source) of these ``(run_id, item_id)`` answers only.
+        """The stored KGs of these ``(run_id, item_id)`` answers only.
 
-        A stage that works a batch at a time reads its batch's KGs with this, so its memory
-        does not grow with the database.
+        Of every source, or of ``sources`` only (``gold``, ``answer``, ``context``). A stage
+        that works a batch at a time reads its batch's KGs with this, so its memory does not
+        grow with the database; one that compares two KGs reads only those (the context KGs
+        hold most triples).
 
         Examples
         --------
@@ -698,7 +702,11 @@ class Store:
         con.register("_wanted_answers", frame)
         try:
             join = " t JOIN _wanted_answers w ON t.run_id = w.run_id AND t.item_id = w.item_id"
-            return _kg_records(con, "triples" + join, "kgs" + join, [], alias="t.")
+            params: list[Any] = []
+            if sources is not None:
+                join += f" WHERE t.source IN ({', '.join('?' for _ in sources) or 'NULL'})"
+                params = list(sources)
+            return _kg_records(con, "triples" + join, "kgs" + join, params, alias="t.")
         finally:
             con.unregister("_wanted_answers")
 

@@ -1,0 +1,266 @@
+"""Every dashboard page timed on a scale database (issue 33): first and second visit, interactions.
+
+What is measured
+----------------
+The database (``--db``, one that ``bench/speed/bench_scale.py`` built) is copied to a temporary
+folder first: the server may write to its copy (never to the original). The dashboard runs on
+the copy (``streamlit run app.py``, no file watcher) and headless Chromium (``/usr/bin/chromium``)
+at ``--viewport`` (1440x900) tours the pages in the sidebar's order:
+
+* *first visit*: seconds from navigating to the page until its title (the main area's
+  heading) is rendered and Streamlit is idle (the script has finished and the status widget
+  is gone, and stays so for ``--settle`` ms; the settle time is not counted). Pages visited
+  earlier in the tour have filled the caches they share (the tour is what a person does);
+  ``--pages`` limits the tour;
+* *second visit*: the same page opened again (a new script run on warm caches);
+* interactions, each timed until idle again: the Failure analysis share slider 5 -> 6 % and
+  then to 20 % (keyboard steps); the sidebar alpha one step right on the Overview and on the
+  Sample explorer; a run switch in the Sample explorer's run picker (the next run).
+
+The server's peak resident memory (its whole process tree, sampled with ``psutil`` every
+0.2 s) is reported, and a screenshot of every page (the viewport, after its first visit) goes
+to ``--shots`` (``bench/out/scale/shots``), plus one at each of ``--also`` viewports on the
+warm server.
+
+Usage::
+
+    python bench/speed/bench_scale_pages.py --db bench/out/scale/scale_20000_0.duckdb
+    python bench/speed/bench_scale_pages.py --db bench/out/scale/scale_100000_0.duckdb \\
+        --pages tau,overview --json bench/out/scale/pages_100000.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.speed.browser import (
+    APP_IDLE,
+    REPO,
+    STATUS_WIDGET,
+    bench_environment,
+    chromium,
+    load_average,
+    streamlit_server,
+    write_figures,
+)
+from dashboard.navigation import PAGES
+
+TIMEOUT_MS = 300_000
+
+
+class PeakMemory:
+    """The peak resident memory (GB) of a process and its children, sampled in a thread."""
+
+    def __init__(self, pid: int, every: float = 0.2) -> None:
+        import psutil
+
+        self._root = psutil.Process(pid)
+        self._every = every
+        self.peak_gb = 0.0
+        self.now_gb = 0.0
+        self._stop = threading.Event()
+        self._sample_once()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample_once(self) -> bool:
+        """Read the tree's resident memory now; ``False`` once the process is gone."""
+        import psutil
+
+        try:
+            procs = [self._root, *self._root.children(recursive=True)]
+        except psutil.Error:
+            return False
+        total = 0
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                continue
+        self.now_gb = total / 1e9
+        self.peak_gb = max(self.peak_gb, self.now_gb)
+        return True
+
+    def _sample(self) -> None:
+        while not self._stop.is_set() and self._sample_once():
+            self._stop.wait(self._every)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+
+
+def settle(page: Any, t0: float, settle_ms: float, timeout_ms: float = TIMEOUT_MS) -> float:
+    """Seconds from ``t0`` until Streamlit went idle for good (idle ``settle_ms`` in a row)."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    quiet_since: float | None = None
+    while True:
+        idle = page.locator(APP_IDLE).count() > 0 and not page.locator(STATUS_WIDGET).is_visible()
+        now = time.perf_counter()
+        if idle:
+            quiet_since = quiet_since or now
+            if (now - quiet_since) * 1000 >= settle_ms:
+                return quiet_since - t0
+        else:
+            quiet_since = None
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still busy after {timeout_ms / 1000:g} s")
+        page.wait_for_timeout(50)
+
+
+def visit(page: Any, url: str, settle_ms: float) -> float:
+    """Open ``url``; seconds until the page's title shows and Streamlit is idle."""
+    t0 = time.perf_counter()
+    page.goto(url, timeout=TIMEOUT_MS)
+    page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=TIMEOUT_MS)
+    return settle(page, t0, settle_ms)
+
+
+def keys(page: Any, locator: Any, presses: list[str], settle_ms: float) -> float:
+    """Focus ``locator``, press ``presses``; seconds until idle again."""
+    locator.focus()
+    t0 = time.perf_counter()
+    for key in presses:
+        page.keyboard.press(key)
+    return settle(page, t0, settle_ms)
+
+
+def pick_next(page: Any, label: str, settle_ms: float) -> float:
+    """Open the select box ``label`` in the main area, choose the option after the current."""
+    box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(has_text=label)
+    box.first.locator("input").click()
+    page.keyboard.press("ArrowDown")
+    t0 = time.perf_counter()
+    page.keyboard.press("Enter")
+    return settle(page, t0, settle_ms)
+
+
+def interactions(key: str, page: Any, settle_ms: float) -> dict[str, Callable[[], float]]:
+    """The interactions timed on page ``key``, by name."""
+    alpha = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
+    share = page.locator('[data-testid="stMain"]').get_by_role("slider").first
+    return {
+        "overview": {"alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms)},
+        "explorer": {
+            "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
+            "run switch": lambda: pick_next(page, "Run", settle_ms),
+        },
+        "tau": {
+            "share 5->6 %": lambda: keys(page, share, ["ArrowRight"], settle_ms),
+            "share 6->20 %": lambda: keys(page, share, ["ArrowRight"] * 14, settle_ms),
+        },
+    }.get(key, {})
+
+
+def run(opts: argparse.Namespace) -> dict[str, Any]:
+    wanted = [p for p in PAGES if not opts.pages or p.key in opts.pages.split(",")]
+    width, height = (int(x) for x in opts.viewport.split("x"))
+    opts.shots.mkdir(parents=True, exist_ok=True)
+    load_before = load_average()
+    rows: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="scale_pages_") as tmp:
+        db = Path(tmp) / opts.db.name
+        shutil.copy(opts.db, db)
+        wal = Path(f"{opts.db}.wal")
+        if wal.exists():
+            shutil.copy(wal, Path(f"{db}.wal"))
+        with streamlit_server(db, Path(tmp) / "server.log", timeout=300) as server:
+            memory = PeakMemory(server.proc.pid)
+            start_gb = memory.now_gb
+            with chromium((width, height)) as page:
+                page.set_default_timeout(TIMEOUT_MS)
+                for spec in wanted:
+                    url = f"{server.url}/{spec.url_path}"
+                    row = rows.setdefault(spec.key, {"page": spec.title})
+                    try:
+                        row["first"] = visit(page, url, opts.settle)
+                        page.screenshot(path=opts.shots / f"{spec.key}_{width}x{height}.png")
+                        row["second"] = visit(page, url, opts.settle)
+                        for name, act in interactions(spec.key, page, opts.settle).items():
+                            row[name] = act()
+                    except Exception as exc:  # a page that fails is a figure too
+                        row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+                    row["rss_gb"] = memory.now_gb
+                    print(_line(row), flush=True)
+            for size in opts.also.split(",") if opts.also else []:
+                w, h = (int(x) for x in size.split("x"))
+                with chromium((w, h)) as page:
+                    page.set_default_timeout(TIMEOUT_MS)
+                    for spec in wanted:
+                        visit(page, f"{server.url}/{spec.url_path}", opts.settle)
+                        page.screenshot(path=opts.shots / f"{spec.key}_{w}x{h}.png")
+            memory.stop()
+            inotify = server.log_tail(10**7).count("Inotify queue overflowed")
+    return {
+        "db": str(opts.db),
+        "viewport": opts.viewport,
+        "pages": rows,
+        "server_start_gb": start_gb,
+        "server_peak_gb": memory.peak_gb,
+        "inotify_overflows": inotify,
+        "environment": bench_environment(load_before),
+    }
+
+
+def _line(row: dict[str, Any]) -> str:
+    timed = ", ".join(
+        f"{k} {v:.2f} s" for k, v in row.items() if isinstance(v, float) and k != "rss_gb"
+    )
+    return f"{row['page']}: {timed}; server {row['rss_gb']:.2f} GB {row.get('error', '')}"
+
+
+def table(figures: dict[str, Any]) -> str:
+    """The figures as a Markdown table: one row per page, interactions in the last column."""
+    lines = [
+        "| page | first visit | second visit | interactions |",
+        "|---|---|---|---|",
+    ]
+    for row in figures["pages"].values():
+        extra = [
+            f"{k} {v:.2f} s"
+            for k, v in row.items()
+            if isinstance(v, float) and k not in ("first", "second", "rss_gb")
+        ]
+        if "error" in row:
+            extra.append(f"error: {row['error']}")
+
+        def cell(k: str, row: dict[str, Any] = row) -> str:
+            return f"{row[k]:.2f} s" if k in row else "-"
+
+        lines.append(f"| {row['page']} | {cell('first')} | {cell('second')} | {'; '.join(extra)} |")
+    lines.append(
+        f"\nserver memory: {figures['server_start_gb']:.2f} GB at start, peak "
+        f"{figures['server_peak_gb']:.2f} GB; load {figures['environment']['load_before']} -> "
+        f"{figures['environment']['load_after']}"
+    )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", type=Path, required=True, help="A scale database (copied first).")
+    parser.add_argument("--pages", default="", help="Comma-separated page keys (default: all).")
+    parser.add_argument("--viewport", default="1440x900")
+    parser.add_argument("--also", default="", help="More viewports for screenshots: 1280x720.")
+    parser.add_argument("--settle", type=float, default=750.0, help="Idle ms that end a step.")
+    parser.add_argument("--shots", type=Path, default=REPO / "bench" / "out" / "scale" / "shots")
+    parser.add_argument("--json", type=Path, default=None)
+    opts = parser.parse_args()
+    figures = run(opts)
+    print()
+    print(table(figures))
+    write_figures(opts.json, figures)
+
+
+if __name__ == "__main__":
+    main()
