@@ -40,7 +40,7 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ __all__ = [
     "machine",
     "provenance",
     "read_evidence",
+    "update_evidence",
     "validate",
     "write_evidence",
 ]
@@ -212,6 +213,50 @@ def write_evidence(
     tmp.write_text(json.dumps(content, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(path)
     return content
+
+
+def update_evidence(
+    path: str | Path,
+    keys: Sequence[str],
+    entry: Any,
+    *,
+    title: str,
+    command: str | None = None,
+    **prov: Any,
+) -> dict[str, Any]:
+    """Set ``figures[keys[0]][keys[1]]...`` of the evidence file ``path`` to ``entry``; return it.
+
+    The file's other figures are kept (a new file is started when there is none), so a bench
+    run adds one row (one database, one checkout) to the figures of earlier runs. The
+    provenance becomes this run's; a ``transcribed`` note of the file stays (some of its
+    figures are still copied ones) unless ``transcribed`` is given. An entry should carry its
+    own date and commit when the file gathers runs of several days.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "x.json"
+    >>> _ = update_evidence(path, ["sizes", "10"], {"s": 1.0}, title="t", command="c", commit="a")
+    >>> ev = update_evidence(path, ["sizes", "20"], {"s": 2.5}, title="t", command="c", commit="b")
+    >>> ev["figures"]["sizes"], ev["provenance"]["commit"]
+    ({'10': {'s': 1.0}, '20': {'s': 2.5}}, 'b')
+    """
+    if not keys:
+        raise EvidenceError("update_evidence: no key to set")
+    path = Path(path)
+    figures: dict[str, Any] = {}
+    if path.exists():
+        old = read_evidence(path)
+        figures = old["figures"]
+        prov.setdefault("transcribed", old["provenance"]["transcribed"])
+    node = figures
+    for key in keys[:-1]:
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            raise EvidenceError(f"{path}: figures/{key} is not an object")
+        node = child
+    node[keys[-1]] = entry
+    return write_evidence(path, figures, title=title, command=command, **prov)
 
 
 def read_evidence(path: str | Path) -> dict[str, Any]:

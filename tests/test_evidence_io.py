@@ -140,3 +140,20 @@ def test_the_committed_evidence_files_are_all_in_the_format():
         if prov["transcribed"] is not None:
             assert prov["transcribed"]["from"] and prov["transcribed"]["run"], name
         json.dumps(content)  # plain JSON data
+
+
+def test_update_keeps_other_figures_and_the_transcribed_note(tmp_path):
+    from bench.evidence_io import update_evidence
+
+    path = tmp_path / "x.json"
+    tr = {"from": "bench/README.md", "run": "2026-12-02"}
+    write_evidence(path, {"dbs": {"1": {"s": 1}}, "n": 3}, title="t", command="c", commit="a",
+                   transcribed=tr)  # fmt: skip
+    ev = update_evidence(path, ["dbs", "2"], {"s": 2}, title="t", command="d", commit="b")
+    assert ev["figures"] == {"dbs": {"1": {"s": 1}, "2": {"s": 2}}, "n": 3}
+    assert ev["provenance"]["command"] == "d" and ev["provenance"]["transcribed"] == tr
+    assert read_evidence(path) == ev
+    with pytest.raises(EvidenceError, match="figures/n is not an object"):
+        update_evidence(path, ["n", "x"], 1, title="t", command="d", commit="b")
+    with pytest.raises(EvidenceError, match="no key"):
+        update_evidence(path, [], 1, title="t", command="d", commit="b")

@@ -568,3 +568,75 @@ def _layout(fig: Mapping[str, Any]) -> str:
         'after, "Whole KGs": layout / browser s',
     ]
     return md_table(header, rows)
+
+
+def _search_table(entry: Mapping[str, Any]) -> str:
+    rows = [
+        [s["search"], f"{s['matched']:,}", str(s["median_ms"]), str(s["worst_ms"])]
+        for s in entry["searches"]
+    ]
+    return md_table(["search", "matched", "median ms", "worst ms"], rows)
+
+
+@view("search_20000", "search")
+def _search_20000(fig: Mapping[str, Any]) -> str:
+    """The Search page's query on the 20,000-answer scale database."""
+    return _search_table(fig["databases"]["20000"])
+
+
+@view("search_100000", "search")
+def _search_100000(fig: Mapping[str, Any]) -> str:
+    """The Search page's query on the 100,000-answer scale database."""
+    return _search_table(fig["databases"]["100000"])
+
+
+SCALE_STEPS = {
+    "first": "first visit",
+    "second": "second visit",
+    "share 5->6 %": "share slider 5 -> 6 %",
+    "share 6->20 %": "share slider 6 -> 20 % (14 key presses)",
+    "alpha step": "alpha one step",
+    "run switch": "run switch",
+}
+"""The steps of ``bench_scale_pages.py`` as the table names them (others by their key)."""
+
+
+@view("scale_pages", "scale_pages")
+def _scale_pages(fig: Mapping[str, Any]) -> str:
+    """One row per database, page and step: the ``before`` and ``after`` runs side by side.
+
+    A database added to the evidence (one more entry of ``databases``) adds its rows; a run
+    it lacks (no ``before``) leaves its cells empty.
+    """
+
+    def secs(run: Mapping[str, Any] | None, page: str, step: str) -> str:
+        value = (run or {}).get("pages", {}).get(page, {}).get(step)
+        return f"{f(value, '.1f')} s" if isinstance(value, int | float) else ""
+
+    def gb(run: Mapping[str, Any] | None) -> str:
+        value = (run or {}).get("server_peak_gb")
+        return f"{f(value, '.2f')} GB" if value is not None else ""
+
+    rows = []
+    for db in sorted(fig["databases"].values(), key=lambda d: d["answers"]):
+        before, after = db.get("before"), db.get("after")
+        answers = f"{db['answers']:,}"
+        pages: dict[str, str] = {}
+        for run in (before, after):
+            for key, p in (run or {}).get("pages", {}).items():
+                pages.setdefault(key, p["page"])
+        for key, title in pages.items():
+            steps: list[str] = []
+            for run in (before, after):
+                page = (run or {}).get("pages", {}).get(key, {})
+                steps += [
+                    k
+                    for k, v in page.items()
+                    if isinstance(v, int | float) and k != "rss_gb" and k not in steps
+                ]
+            rows += [
+                [answers, title, SCALE_STEPS.get(s, s), secs(before, key, s), secs(after, key, s)]
+                for s in steps
+            ]
+        rows.append([answers, "the server", "peak memory", gb(before), gb(after)])
+    return md_table(["answers", "page", "step", "before", "after"], rows)

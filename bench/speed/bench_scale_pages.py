@@ -26,12 +26,19 @@ Usage::
 
     python bench/speed/bench_scale_pages.py --db bench/out/scale/scale_20000_0.duckdb
     python bench/speed/bench_scale_pages.py --db bench/out/scale/scale_100000_0.duckdb \\
-        --pages tau,overview --json bench/out/scale/pages_100000.json
+        --pages tau,overview --json evidence/scale_pages.json --as after
+
+``--json`` adds the run to an evidence file (``bench/evidence_io.py``) as
+``figures["databases"][N][AS]`` (N: the database's answers; ``--as``: ``after``, the default,
+or ``before`` for the run it is compared with), with the database's size, the date, commit
+and load average before and after; the other entries of the file are kept, and
+``bench/docviews/speed.py`` renders one row per database, page and step.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import shutil
 import sys
 import tempfile
@@ -43,6 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bench.evidence_io import git_commit, read_evidence, update_evidence
 from bench.speed.browser import (
     APP_IDLE,
     REPO,
@@ -51,7 +59,6 @@ from bench.speed.browser import (
     chromium,
     load_average,
     streamlit_server,
-    write_figures,
 )
 from dashboard.navigation import PAGES
 
@@ -203,6 +210,9 @@ def run(opts: argparse.Namespace) -> dict[str, Any]:
             inotify = server.log_tail(10**7).count("Inotify queue overflowed")
     return {
         "db": str(opts.db),
+        "db_mb": round(opts.db.stat().st_size / 1e6, 1),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": git_commit(),
         "viewport": opts.viewport,
         "pages": rows,
         "server_start_gb": start_gb,
@@ -246,6 +256,32 @@ def table(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def database_size(db: Path) -> dict[str, int]:
+    """The answers and runs ``db`` holds (read-only)."""
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        answers = con.execute("SELECT count(*) FROM answers").fetchone()
+        runs = con.execute("SELECT count(*) FROM runs").fetchone()
+    return {"answers": int(answers[0]) if answers else 0, "runs": int(runs[0]) if runs else 0}
+
+
+def add_to_evidence(path: Path, figures: dict[str, Any], size: dict[str, int], name: str) -> None:
+    """Write the run ``figures`` into the evidence file ``path`` as ``databases[N][name]``."""
+    key = str(size["answers"])
+    entry: dict[str, Any] = {"answers": size["answers"], "runs": size["runs"]}
+    if path.exists():
+        entry = read_evidence(path)["figures"].get("databases", {}).get(key, entry)
+    entry.update(size)
+    entry[name] = figures
+    update_evidence(
+        path,
+        ["databases", key],
+        entry,
+        title="Every dashboard page on a scale database (bench_scale_pages.py)",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--db", type=Path, required=True, help="A scale database (copied first).")
@@ -254,12 +290,18 @@ def main() -> None:
     parser.add_argument("--also", default="", help="More viewports for screenshots: 1280x720.")
     parser.add_argument("--settle", type=float, default=750.0, help="Idle ms that end a step.")
     parser.add_argument("--shots", type=Path, default=REPO / "bench" / "out" / "scale" / "shots")
-    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--json", type=Path, default=None, help="add the run to this evidence")
+    parser.add_argument(
+        "--as", dest="name", choices=("before", "after"), default="after", help="its column"
+    )
     opts = parser.parse_args()
+    size = database_size(opts.db)
     figures = run(opts)
     print()
     print(table(figures))
-    write_figures(opts.json, figures)
+    if opts.json is not None:
+        add_to_evidence(opts.json, figures, size, opts.name)
+        print(f"wrote {opts.json}")
 
 
 if __name__ == "__main__":

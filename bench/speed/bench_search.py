@@ -13,12 +13,19 @@ median and the worst in milliseconds with the number of answers that matched:
 The scale benchmark's databases (``bench/speed/bench_scale.py``) are the intended input; the
 file is copied first and only read.
 
-    python bench/speed/bench_search.py DB.duckdb [--repeats 5]
+    python bench/speed/bench_search.py DB.duckdb [--repeats 5] [--json evidence/search.json]
+
+``--json`` adds the run to an evidence file (``bench/evidence_io.py``) as
+``figures["databases"][N]`` (N: the database's answers), with the database's size (answers,
+runs, scored answers, MB), the date, commit and load average; the figures of other databases
+in the file are kept, and ``bench/docviews/speed.py`` renders each database's table.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import os
 import shutil
 import statistics
 import sys
@@ -30,6 +37,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
+from bench.evidence_io import git_commit, update_evidence  # noqa: E402
 from s3kg_core.store.search_queries import ScoreRange, search_answers  # noqa: E402
 from s3kg_core.store.store import Store  # noqa: E402
 
@@ -78,11 +86,34 @@ def cases(con: Any) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def search_row(name: str, matched: int, times_ms: list[float]) -> dict[str, Any]:
+    """One search's figures as the evidence file holds them (milliseconds, rounded).
+
+    Examples
+    --------
+    >>> search_row("run = 1", 1000, [120.4, 111.2, 278.0])
+    {'search': 'run = 1', 'matched': 1000, 'median_ms': 120, 'worst_ms': 278}
+    """
+    return {
+        "search": name,
+        "matched": int(matched),
+        "median_ms": round(statistics.median(times_ms)),
+        "worst_ms": round(max(times_ms)),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("db", type=Path)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", type=Path, default=None, help="add the run to this evidence")
     args = parser.parse_args(argv)
+    load_before = _load()
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "search.duckdb"
         shutil.copy(args.db, copy)
@@ -90,6 +121,9 @@ def main(argv: list[str] | None = None) -> None:
         with store.connect() as con:
             answers = con.execute("SELECT count(*) FROM answers").fetchone()[0]
             runs = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+            scored = con.execute(
+                "SELECT count(*) FROM (SELECT DISTINCT run_id, item_id FROM scores)"
+            ).fetchone()[0]
         print(
             f"{args.db.name}: {answers:,} answers in {runs} runs; median and worst of "
             f"{args.repeats} runs, one page of 50 rows and the total"
@@ -104,10 +138,32 @@ def main(argv: list[str] | None = None) -> None:
                     started = time.perf_counter()
                     _, total = search_answers(con, limit=50, offset=offset, **params)
                     times.append((time.perf_counter() - started) * 1000)
+                row = search_row(name, total, times)
+                rows.append(row)
                 print(
-                    f"| {name} | {total:,} | {statistics.median(times):.0f} | {max(times):.0f} |",
-                    flush=True,
+                    f"| {name} | {total:,} | {row['median_ms']} | {row['worst_ms']} |", flush=True
                 )
+    if args.json is not None:
+        entry = {
+            "db": args.db.name,
+            "answers": int(answers),
+            "runs": int(runs),
+            "scored_answers": int(scored),
+            "db_mb": round(args.db.stat().st_size / 1e6, 1),
+            "repeats": args.repeats,
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": git_commit(),
+            "load_before": load_before,
+            "load_after": _load(),
+            "searches": rows,
+        }
+        update_evidence(
+            args.json,
+            ["databases", str(answers)],
+            entry,
+            title="The Search page's query on the scale databases (bench_search.py)",
+        )
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":
