@@ -29,8 +29,11 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.headless true
 
+# the suite in PYTEST_WORKERS processes (pytest-xdist), each module whole in one process
+PYTEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadfile
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest
