@@ -98,8 +98,8 @@ def scores(alpha: float) -> None:
     whole = data.ranked(controls.path, controls.stamp, stored_signature, alpha, metric)
 
     cols = st.columns(4)
-    cols[0].metric("Runs scored", len(whole))
-    cols[1].metric("Answers scored", int(whole["n"].sum()))
+    cols[0].metric("Runs scored", f"{len(whole):,}")
+    cols[1].metric("Answers scored", f"{int(whole['n'].sum()):,}")
     mean_cus = float((whole["cus"] * whole["n"]).sum() / max(1, int(whole["n"].sum())))
     cols[2].metric("Mean CUS", f"{mean_cus:.3f}")
     cols[3].metric("Datasets", len(DATASETS))

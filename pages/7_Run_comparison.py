@@ -137,8 +137,17 @@ with left:
     )
 with right:
     st.plotly_chart(charts.comparison_figure(deltas), width="stretch", key="compare_chart")
-changes = data.pair_gold_changes(controls.path, controls.stamp, controls.signature, run_a, run_b)
-st.info(triple_diff.pair_summary(changes, len(deltas)), icon=":material/compare_arrows:")
+counted = len(deltas) <= compare.LIVE_CHANGES_MAX or st.toggle(
+    f"Count the gold triples B lost and gained over all {len(deltas):,} shared questions",
+    key="compare_count_changes",
+    help="TAU explains every answer of both runs (tens of seconds for thousands of answers); "
+    "the result is kept for this pair of runs.",
+)
+if counted:
+    changes = data.pair_gold_changes(
+        controls.path, controls.stamp, controls.signature, run_a, run_b
+    )
+    st.info(triple_diff.pair_summary(changes, len(deltas)), icon=":material/compare_arrows:")
 
 st.subheader("Open a question in both runs")
 PAGE_SIZE = 50  # questions per page of the picker: a pair shares thousands at 100k answers

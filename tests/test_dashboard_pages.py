@@ -1009,6 +1009,22 @@ def test_run_comparison_diffs_one_question_triple_by_triple(db):
     assert any(i.value.startswith("Over 30 shared questions, B lost") for i in at.info)
 
 
+def test_run_comparison_counts_lost_triples_of_many_questions_only_when_asked(db, monkeypatch):
+    """Regression (issue 33): two runs of 5,000 answers took 20 s to open, every answer of both
+    explained to count the gold triples B lost; past LIVE_CHANGES_MAX it waits for a toggle."""
+    from dashboard import compare
+
+    monkeypatch.setattr(compare, "LIVE_CHANGES_MAX", 10)  # the demo pair shares 30 questions
+    at = AppTest.from_file(str(PAGES["compare"]), default_timeout=300)
+    at.query_params.update({"a": "1", "b": "2", "item": "7"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any("B lost" in i.value for i in at.info)
+    at.toggle(key="compare_count_changes").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(i.value.startswith("Over 30 shared questions, B lost") for i in at.info)
+
+
 def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(db):
     at = AppTest.from_file(str(PAGES["search"]), default_timeout=180)
     at.query_params["q"] = "PENICILLIN"
