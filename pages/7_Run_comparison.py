@@ -80,7 +80,7 @@ worse = int((deltas["d_cus"] < 0).sum())
 better = int((deltas["d_cus"] > 0).sum())
 difference = paired_bootstrap(deltas["cus_b"], deltas["cus_a"], resamples=1999)
 cols = st.columns(5)
-cols[0].metric("Shared questions", len(deltas))
+cols[0].metric("Shared questions", f"{len(deltas):,}")
 cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
 cols[2].metric(
     "Mean CUS · B",
@@ -88,8 +88,8 @@ cols[2].metric(
     delta=f"{deltas['d_cus'].mean():+.3f}",
     help="Delta: B minus A.",
 )
-cols[3].metric("Worse in B", worse, help="Questions whose CUS dropped from A to B.")
-cols[4].metric("Better in B", better, help="Questions whose CUS rose from A to B.")
+cols[3].metric("Worse in B", f"{worse:,}", help="Questions whose CUS dropped from A to B.")
+cols[4].metric("Better in B", f"{better:,}", help="Questions whose CUS rose from A to B.")
 st.caption(compare.verdict(difference))
 widgets.file_download(
     st,
