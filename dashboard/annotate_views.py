@@ -70,7 +70,9 @@ def name_bar(slot: Any, params: Any) -> str:
         key="annotator",
         on_change=_remember_name,
         placeholder="needed to save",
-        help="Saved with every decision. A name in a shared link must be confirmed first.",
+        help="Saved with every decision. A name in a shared link must be confirmed first. "
+        "After typing it, press Tab or click the page: the one-key shortcuts work when no "
+        "text box holds the cursor.",
     )
     error = _STATE.get("annotate.name_error")
     if error:
