@@ -12,6 +12,8 @@ from dashboard.escape import code, md
 from dashboard.explorer import marked_by_lemmas
 from s3kg_core.scoring.signature import Signature
 
+ANSWER_SHOWN = 400  # characters of the case's answer beside its counts; the rest in an expander
+
 CATEGORIES = ["relation_mismatch", "entity_mismatch", "extra", "missing"]
 CASE_LIMIT = 1000  # cases listed in the picker (the lowest first); the chart counts them all
 
@@ -88,6 +90,7 @@ with right:
     run_id, item_id = int(case["run_id"]), int(case["item_id"])
     result = json.loads(case["result"])
     reference = "context" if target == "ctx_sim" else "gold"
+    view = data.item_view(controls.path, controls.stamp, run_id, item_id, controls.signature)
     counts = st.columns(5)
     for col, (label, n, about) in zip(
         counts,
@@ -112,6 +115,13 @@ with right:
         )
     if pd.notna(case["question"]):
         st.markdown(f"**Question** {md(case['question'])}")
+    answer = view.answer.strip()
+    if len(answer) <= ANSWER_SHOWN:
+        st.markdown(f"**Answer** {md(answer)}" if answer else "**Answer** :gray[(empty)]")
+    else:
+        st.markdown(f"**Answer** {md(answer[:ANSWER_SHOWN].rstrip())}…")
+        with st.expander(f"The whole answer ({len(answer):,} characters)"):
+            st.markdown(md(answer))
     st.caption(
         f"{md(case['dataset'])} · {md(case['model'])} · T={case['temperature']:g} · "
         f"{md(case['extractor'])} · run {run_id} · item {item_id}"
@@ -162,7 +172,6 @@ with right:
     st.markdown(f"**Missing {reference} triples** (not covered by the answer)")
     _table([{"triple": _triple(t)} for t in result["missing"]], "none")
 
-view = data.item_view(controls.path, controls.stamp, run_id, item_id, controls.signature)
 residual = {
     "answer": [*result["extra"]]
     + [m["answer"] for k in ("relation_mismatch", "entity_mismatch") for m in result[k]],

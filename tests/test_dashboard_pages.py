@@ -338,6 +338,37 @@ def test_failure_cases_are_listed_lowest_score_first_with_their_question(db):
     assert at.table
 
 
+def test_a_failure_case_shows_its_answer_text(db):
+    """Issue 31: the Failure analysis page never showed the answer it explains."""
+    from dashboard.escape import md
+
+    at = _app("tau")
+    at.slider(key="tau_percent").set_value(20).run()
+    case = at.selectbox(key="tau_case")
+    for index in range(len(case.options)):
+        case.select_index(index).run()
+        assert not at.exception
+        run, item = (int(x) for x in at.selectbox(key="tau_case").value.split(":"))
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            (text,) = con.execute(
+                "SELECT answer FROM answers WHERE run_id = ? AND item_id = ?", [run, item]
+            ).fetchone()
+        finally:
+            con.close()
+        shown = next(m.value for m in at.markdown if m.value.startswith("**Answer** "))
+        text = (text or "").strip()
+        if not text:
+            assert "(empty)" in shown
+        elif len(text) <= 400:
+            assert shown == f"**Answer** {md(text)}"
+        else:  # the start beside the counts, the whole of it one click away
+            assert shown.startswith(f"**Answer** {md(text[:100])}") and shown.endswith("…")
+            assert any(e.label.startswith("The whole answer (") for e in at.expander)
+        if text and len(text) > 400:
+            break
+
+
 def test_a_failure_case_draws_its_residual_triples_as_marked_edges(db):
     at = _app("tau")
     at.slider(key="tau_percent").set_value(20).run()
@@ -1081,3 +1112,26 @@ def test_run_comparison_downloads_the_report_s3kg_report_writes(db, tmp_path, mo
     assert result.exit_code == 0, result.output
     assert page == out.read_text(encoding="utf-8")
     assert "SmolLM2-135M-Instruct (run 2) against SmolLM2-135M-Instruct (run 1)" in page
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_no_page_holds_a_bare_string_streamlit_would_draw(page):
+    """Regression: Streamlit's magic writes a page's bare string statements on the page (a
+    docstring under a constant appeared above the Failure analysis title)."""
+    import ast
+
+    tree = ast.parse(PAGES[page].read_text(encoding="utf-8"))
+    strays = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and node is not tree.body[0]  # the module's own docstring is not drawn
+        and not any(
+            isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node in parent.body[:1]
+            for parent in ast.walk(tree)
+        )
+    ]
+    assert not strays, f"{PAGES[page].name}: bare strings at lines {strays}"
