@@ -598,6 +598,7 @@ def prefetch_tau(
 
 _STOP_PREFETCH = threading.Event()
 _PREFETCHING: list[threading.Thread] = []
+_NEWEST_PREFETCH = [0]  # the newest thread's number: an older one stops at its next block
 
 
 @atexit.register
@@ -612,9 +613,10 @@ def _stop_prefetching() -> None:
 def _prefetch(
     path: Path, version: int, signature: str, target: str, alpha: float, share: float
 ) -> threading.Thread:
+    _NEWEST_PREFETCH[0] += 1  # an alpha step, target or version supersedes the last thread
     thread = threading.Thread(
         target=_explain_ahead,
-        args=(path, version, signature, target, alpha, share),
+        args=(path, version, signature, target, alpha, share, _NEWEST_PREFETCH[0]),
         name="tau-prefetch",
         daemon=True,
     )
@@ -624,12 +626,15 @@ def _prefetch(
 
 
 def _explain_ahead(
-    path: Path, version: int, signature: str, target: str, alpha: float, share: float
+    path: Path, version: int, signature: str, target: str, alpha: float, share: float, number: int
 ) -> None:
     from s3kg_core.normalize import normalize_label
 
+    def stopped() -> bool:  # at exit, or once a newer thread explains for the page's view
+        return _STOP_PREFETCH.is_set() or _NEWEST_PREFETCH[0] != number
+
     normalize_label("warming_up")  # lemminflect reads its tables
-    if _STOP_PREFETCH.is_set():
+    if stopped():
         return
     with _read(path) as con:
         picks = tau_queries.lowest_scored(con, signature, target, share, alpha)
@@ -645,7 +650,7 @@ def _explain_ahead(
         if a not in explained
     ]
     for lo in range(0, len(todo), _TAU_BLOCK):
-        if _STOP_PREFETCH.is_set():
+        if stopped():
             return
         block = [a for a in todo[lo : lo + _TAU_BLOCK] if a not in explained]
         if block:

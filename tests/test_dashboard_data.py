@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 from conftest import SCORING_MODES
@@ -330,3 +331,34 @@ def test_prefetch_tau_explains_the_next_shares_ahead(scored, monkeypatch):
     assert len(cases) == 4  # two of three answers of each run, all explained ahead
     with pytest.raises(AssertionError, match="not explained ahead"):
         data.tau_live(scored, stamp, signature, "ctx_sim", 1.0, 0.5)
+
+
+def test_a_newer_prefetch_stops_the_older_one(scored, monkeypatch):
+    """Regression: every alpha step on the Failure analysis started one more background thread
+    explaining a fifth of every run, and the older ones kept running beside it."""
+    from s3kg_core.scoring.tau import TripletAnalyzer
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    release, blocks = threading.Event(), []
+    real = TripletAnalyzer.analyse_many
+
+    def slow(self, pairs):
+        blocks.append(threading.current_thread())
+        release.wait(timeout=60)
+        return real(self, pairs)
+
+    monkeypatch.setattr(data, "_TAU_BLOCK", 1)
+    monkeypatch.setattr(TripletAnalyzer, "analyse_many", slow)
+    data._explained.clear()  # nothing explained yet: both threads have blocks to do
+    old = data.prefetch_tau(scored, stamp, signature, "cus", 0.31, share=1.0)
+    deadline = time.monotonic() + 60
+    while not blocks and time.monotonic() < deadline:
+        time.sleep(0.05)
+    new = data.prefetch_tau(scored, stamp, signature, "cus", 0.32, share=1.0)
+    release.set()
+    old.join(timeout=120)
+    new.join(timeout=120)
+    assert not old.is_alive() and not new.is_alive()
+    assert blocks.count(old) == 1  # the block it was in, then it stopped for the newer one
