@@ -47,10 +47,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVAL_COLUMNS",
+    "LIVE_TAU",
     "LOCK_TIMEOUT",
     "PREFETCH_SHARE",
     "TAU_COLUMNS",
     "ItemView",
+    "TauCases",
     "bench_results",
     "bench_texts",
     "check_with_trained",
@@ -72,13 +74,16 @@ __all__ = [
     "load_runs",
     "mark_partial",
     "partial_runs",
+    "prefetch_share",
     "prefetch_tau",
     "question_texts",
     "results_version",
     "run_report",
     "signatures",
+    "tau_cases",
     "tau_item",
     "tau_live",
+    "tau_pending",
     "trained_checker_offer",
     "writer",
 ]
@@ -548,6 +553,35 @@ _Explained = tuple[tuple[int, ...], str]
 
 
 @_by_results
+@st.cache_data(show_spinner=False, max_entries=16)
+def _tau_picks(
+    path: Path, stamp: int, signature: str, target: str, fraction: float, alpha: float
+) -> pd.DataFrame:
+    """The answers :func:`tau_live` explains (a DuckDB query, cached per share and alpha)."""
+    with _read(path) as con:
+        return tau_queries.lowest_scored(con, signature, target, fraction, alpha)
+
+
+def _answers(picks: pd.DataFrame) -> list[tuple[int, int]]:
+    return list(zip(picks["run_id"].astype(int), picks["item_id"].astype(int), strict=True))
+
+
+def _cases(
+    picks: pd.DataFrame, target: str, explained: dict[tuple[int, int], _Explained]
+) -> pd.DataFrame:
+    """:data:`TAU_COLUMNS` of the ``picks`` that are ``explained`` (in the picks' order)."""
+    answers = _answers(picks)
+    done = [a in explained for a in answers]
+    picks = picks[done].reset_index(drop=True)
+    answers = [a for a, d in zip(answers, done, strict=True) if d]
+    counts = pd.DataFrame([explained[a][0] for a in answers], columns=list(_TAU_COUNTS))
+    frame = picks[list(TAU_COLUMNS[:6])].assign(score=picks[target].astype(float))
+    return pd.concat(
+        [frame, counts, pd.DataFrame({"result": [explained[a][1] for a in answers]})], axis=1
+    )
+
+
+@_by_results
 @st.cache_data(show_spinner="Explaining the lowest-scoring answers...", max_entries=16)
 def tau_live(
     path: Path, stamp: int, signature: str, target: str, fraction: float, alpha: float
@@ -559,26 +593,85 @@ def tau_live(
     signature and results version (:func:`_explained`): from the TAU table ``s3kg tau`` wrote
     when its TAU signature is the dashboard's (default thresholds), else live from the stored
     embeddings, reading only the KGs of the answers not explained yet. So a share or alpha step
-    explains only the answers it adds.
+    explains only the answers it adds. :func:`tau_cases` is the same without the wait.
     """
-    with _read(path) as con:
-        picks = tau_queries.lowest_scored(con, signature, target, fraction, alpha)
+    picks = _tau_picks(path, stamp, signature, target, fraction, alpha)
     if picks.empty:
         return pd.DataFrame(columns=list(TAU_COLUMNS))
-    answers = list(zip(picks["run_id"].astype(int), picks["item_id"].astype(int), strict=True))
     explained = _explained(path, stamp, signature, _reference(target))
-    missing = [a for a in answers if a not in explained]
+    missing = [a for a in _answers(picks) if a not in explained]
     if missing:
         _explain(path, stamp, signature, target, missing, explained)
-    counts = pd.DataFrame([explained[a][0] for a in answers], columns=list(_TAU_COUNTS))
-    frame = picks[list(TAU_COLUMNS[:6])].assign(score=picks[target].astype(float))
-    return pd.concat(
-        [frame, counts, pd.DataFrame({"result": [explained[a][1] for a in answers]})], axis=1
-    )
+    return _cases(picks, target, explained)
+
+
+LIVE_TAU = 200
+"""Answers a Failure analysis step explains before it draws (about a second); past this many
+unexplained, :func:`tau_cases` explains them in the background and the page shows progress."""
+
+
+@dataclass(frozen=True)
+class TauCases:
+    """The Failure analysis's cases at one share, target and alpha, explained so far.
+
+    Attributes
+    ----------
+    frame
+        :data:`TAU_COLUMNS` of the explained cases (every case once ``pending`` is 0).
+    picked
+        The answers in the share (explained or not).
+    pending
+        Those a background thread is still explaining.
+    """
+
+    frame: pd.DataFrame
+    picked: int
+    pending: int
+
+
+def tau_cases(
+    path: Path,
+    stamp: int,
+    signature: str,
+    target: str,
+    fraction: float,
+    alpha: float,
+    live: int | None = None,
+) -> TauCases:
+    """:func:`tau_live` that never waits for more than ``live`` answers to be explained.
+
+    With at most ``live`` answers of the share unexplained, explains them and returns every
+    case (:func:`tau_live`, cached). With more (a jump of the share slider, an alpha step at
+    100,000 answers), returns the cases explained so far and the number pending, and makes
+    sure a background thread (:func:`prefetch_tau`, lowest rank of each run first) explains
+    the rest: call again to see its progress.
+    """
+    picks = _tau_picks(path, stamp, signature, target, fraction, alpha)
+    explained = _explained(path, results_version(path, stamp), signature, _reference(target))
+    pending = sum(a not in explained for a in _answers(picks))
+    if pending <= (LIVE_TAU if live is None else live):
+        return TauCases(tau_live(path, stamp, signature, target, fraction, alpha), len(picks), 0)
+    prefetch_tau(path, stamp, signature, target, alpha, prefetch_share(fraction))
+    done = _cases(picks, target, explained)
+    return TauCases(done, len(picks), len(picks) - len(done))
+
+
+def tau_pending(
+    path: Path, stamp: int, signature: str, target: str, fraction: float, alpha: float
+) -> int:
+    """How many answers of the share :func:`tau_cases` still waits for (cheap: no query)."""
+    picks = _tau_picks(path, stamp, signature, target, fraction, alpha)
+    explained = _explained(path, results_version(path, stamp), signature, _reference(target))
+    return sum(a not in explained for a in _answers(picks))
 
 
 PREFETCH_SHARE = 0.2
 """The share of each run :func:`prefetch_tau` explains ahead (the Failure analysis's 20 %)."""
+
+
+def prefetch_share(fraction: float) -> float:
+    """The share explained ahead while the page shows ``fraction`` (20 %, or ``fraction``)."""
+    return max(PREFETCH_SHARE, fraction)
 
 
 def prefetch_tau(
@@ -587,74 +680,88 @@ def prefetch_tau(
     """Explain the lowest ``share`` of each run in the background, the next share steps first.
 
     Started by the Failure analysis after it has drawn: a thread (one per database, results
-    version, signature, target and alpha) loads the lemmatiser (seconds, once per process)
+    version, signature, target, alpha and share) loads the lemmatiser (seconds, once per process)
     and explains, :data:`_TAU_BLOCK` answers at a time and lowest rank first, the answers
     :func:`tau_live` has not explained yet, into the same store of explained answers. A share
     step then finds its answers explained (or explains only those the thread has not reached).
-    Returns the thread.
+    A newer thread stops the older ones at their next block; asked again for a view whose
+    thread was stopped, it starts a new one. Returns the thread.
     """
-    return _prefetch(path, results_version(path, stamp), signature, target, float(alpha), share)
+    key = (path, results_version(path, stamp), signature, target, float(alpha), float(share))
+    with _AHEAD_LOCK:
+        known = _AHEAD.get(key)
+        if known is not None and (
+            known.complete.is_set() or (known.thread.is_alive() and known.number == _NEWEST[0])
+        ):
+            return known.thread
+        _NEWEST[0] += 1  # an alpha step, target, share or version supersedes the last thread
+        complete = threading.Event()
+        thread = threading.Thread(
+            target=_explain_ahead,
+            args=(*key, _NEWEST[0], complete),
+            name="tau-prefetch",
+            daemon=True,
+        )
+        _AHEAD[key] = _Ahead(_NEWEST[0], thread, complete)
+        for old in [k for k, a in _AHEAD.items() if not a.thread.is_alive()][:-8]:
+            del _AHEAD[old]  # keep the last few finished ones (their views are complete)
+        thread.start()
+    return thread
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    number: int  # the newest thread's number: an older one stops at its next block
+    thread: threading.Thread
+    complete: threading.Event  # set once every answer of its share is explained
 
 
 _STOP_PREFETCH = threading.Event()
-_PREFETCHING: list[threading.Thread] = []
-_NEWEST_PREFETCH = [0]  # the newest thread's number: an older one stops at its next block
+_AHEAD_LOCK = threading.Lock()
+_AHEAD: dict[tuple[Any, ...], _Ahead] = {}
+_NEWEST = [0]
 
 
 @atexit.register
 def _stop_prefetching() -> None:
     """At exit, let each prefetch thread finish its block and stop (never killed in a query)."""
     _STOP_PREFETCH.set()
-    for thread in _PREFETCHING:
-        thread.join(timeout=60)
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _prefetch(
-    path: Path, version: int, signature: str, target: str, alpha: float, share: float
-) -> threading.Thread:
-    _NEWEST_PREFETCH[0] += 1  # an alpha step, target or version supersedes the last thread
-    thread = threading.Thread(
-        target=_explain_ahead,
-        args=(path, version, signature, target, alpha, share, _NEWEST_PREFETCH[0]),
-        name="tau-prefetch",
-        daemon=True,
-    )
-    _PREFETCHING[:] = [t for t in _PREFETCHING if t.is_alive()] + [thread]
-    thread.start()
-    return thread
+    for ahead in list(_AHEAD.values()):
+        ahead.thread.join(timeout=60)
 
 
 def _explain_ahead(
-    path: Path, version: int, signature: str, target: str, alpha: float, share: float, number: int
+    path: Path,
+    version: int,
+    signature: str,
+    target: str,
+    alpha: float,
+    share: float,
+    number: int,
+    complete: threading.Event,
 ) -> None:
     from s3kg_core.normalize import normalize_label
 
     def stopped() -> bool:  # at exit, or once a newer thread explains for the page's view
-        return _STOP_PREFETCH.is_set() or _NEWEST_PREFETCH[0] != number
+        return _STOP_PREFETCH.is_set() or _NEWEST[0] != number
 
     normalize_label("warming_up")  # lemminflect reads its tables
     if stopped():
         return
     with _read(path) as con:
         picks = tau_queries.lowest_scored(con, signature, target, share, alpha)
-    if picks.empty:
-        return
     # lowest rank within its run first: the order in which share steps add answers
     rank = picks.groupby("run_id")[target].rank(method="first")
     picks = picks.assign(rank=rank).sort_values(["rank", "run_id"], kind="stable")
     explained = _explained(path, version, signature, _reference(target))
-    todo = [
-        a
-        for a in zip(picks["run_id"].astype(int), picks["item_id"].astype(int), strict=True)
-        if a not in explained
-    ]
+    todo = [a for a in _answers(picks) if a not in explained]
     for lo in range(0, len(todo), _TAU_BLOCK):
         if stopped():
             return
         block = [a for a in todo[lo : lo + _TAU_BLOCK] if a not in explained]
         if block:
             _explain(path, version, signature, target, block, explained)
+    complete.set()
 
 
 def _reference(target: str) -> str:

@@ -16,6 +16,7 @@ ANSWER_SHOWN = 400  # characters of the case's answer beside its counts; the res
 
 CATEGORIES = ["relation_mismatch", "entity_mismatch", "extra", "missing"]
 CASE_LIMIT = 1000  # cases listed in the picker (the lowest first); the chart counts them all
+PROGRESS_EVERY = 1.0  # seconds between looks at a background explanation's progress
 
 widgets.page_setup("Failure analysis (TAU)")
 controls = widgets.sidebar()
@@ -33,11 +34,30 @@ target = cols[0].radio(
     help="CtxSim explains the answer against the context KG, the others against the gold KG.",
 )
 percent = cols[1].slider("Lowest share of each run (%)", 1, 50, 5, key="tau_percent")
-cases = data.tau_live(
-    controls.path, controls.stamp, controls.signature, target, percent / 100, controls.alpha
-)
+view_of = (controls.path, controls.stamp, controls.signature, target, percent / 100, controls.alpha)
+found = data.tau_cases(*view_of)
+cases = found.frame
+
+
+@st.fragment(run_every=PROGRESS_EVERY)
+def progress() -> None:
+    """The background explanation's progress; the whole page again once it is done."""
+    pending = data.tau_pending(*view_of)
+    if pending == 0:
+        st.rerun()
+    st.progress(
+        1 - pending / found.picked,
+        text=f"Explaining the rest of the lowest {percent} %: {found.picked - pending:,} of "
+        f"{found.picked:,} answers done. The page below shows the {found.picked - found.pending:,} "
+        "explained when it was drawn and fills in when all are.",
+    )
+
+
+if found.pending:
+    progress()
 if cases.empty:
-    st.info("No answers in range.")
+    if not found.pending:
+        st.info("No answers in range.")
     st.stop()
 cases = (
     cases.merge(data.item_questions(controls.path, controls.stamp), on="item_id", how="left")
@@ -48,7 +68,12 @@ name = charts.SCORE_NAMES[target]
 first = json.loads(cases["result"].iloc[0])
 tau = float(Signature.parse(controls.signature).tau)
 st.caption(
-    f"{len(cases):,} answers: the lowest {percent} % of each run by {name} at alpha "
+    (
+        f"{len(cases):,} of {found.picked:,} answers explained so far"
+        if found.pending
+        else f"{len(cases):,} answers"
+    )
+    + f": the lowest {percent} % of each run by {name} at alpha "
     f"{controls.alpha:g}. TAU pairs whole triples when their sentence embeddings reach cosine "
     f"{first['triple_threshold']:g} (its triple threshold; parts match at "
     f"{first['component_threshold']:g}); the Sample explorer's tau {tau:g} is S3KG's threshold "
@@ -194,4 +219,7 @@ views.explorer_graphs(
     marked=marked_by_lemmas(case_kgs.triples, residual),
 )
 # after drawing: the answers the next share steps add are explained in the background
-data.prefetch_tau(controls.path, controls.stamp, controls.signature, target, controls.alpha)
+data.prefetch_tau(
+    controls.path, controls.stamp, controls.signature, target, controls.alpha,
+    data.prefetch_share(percent / 100),
+)  # fmt: skip

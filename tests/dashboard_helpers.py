@@ -78,3 +78,31 @@ def app_metric(at: Any, label: str) -> str:
 def app_frame_with(at: Any, *columns: str) -> Any:
     """The first dataframe an AppTest page shows with all these columns."""
     return next(d.value for d in at.dataframe if set(columns) <= set(d.value.columns))
+
+
+def hold_tau(monkeypatch: Any) -> Any:
+    """Make TAU's ``analyse_many`` wait until the returned event is set (60 s at most)."""
+    import threading
+
+    from s3kg_core.scoring.tau import TripletAnalyzer
+
+    release = threading.Event()
+    real = TripletAnalyzer.analyse_many
+
+    def held(self: Any, pairs: Any) -> Any:
+        release.wait(timeout=60)
+        return real(self, pairs)
+
+    monkeypatch.setattr(TripletAnalyzer, "analyse_many", held)
+    return release
+
+
+def prefetch_done(timeout: float = 120.0) -> None:
+    """Wait until no background TAU explanation (``tau-prefetch`` thread) is running."""
+    import threading
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(
+        t.name == "tau-prefetch" and t.is_alive() for t in threading.enumerate()
+    ):
+        time.sleep(0.1)

@@ -8,6 +8,7 @@ import time
 
 import pytest
 from conftest import SCORING_MODES
+from dashboard_helpers import hold_tau
 from store_helpers import build_store
 
 from dashboard import data
@@ -362,3 +363,60 @@ def test_a_newer_prefetch_stops_the_older_one(scored, monkeypatch):
     new.join(timeout=120)
     assert not old.is_alive() and not new.is_alive()
     assert blocks.count(old) == 1  # the block it was in, then it stopped for the newer one
+
+
+def test_tau_cases_shows_what_is_explained_and_the_rest_follows(scored, monkeypatch):
+    """Issue 33: a share jump at 100,000 answers waited ~60 s for 15,000 live explanations;
+    past :data:`data.LIVE_TAU` unexplained answers the page gets what is done and a count."""
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    release = hold_tau(monkeypatch)
+    data._explained.clear()
+    first = data.tau_cases(scored, stamp, signature, "cus", 1.0, 0.45, live=0)
+    assert (first.picked, first.pending, len(first.frame)) == (6, 6, 0)  # nothing waited for
+    assert list(first.frame.columns) == list(data.TAU_COLUMNS)
+    assert data.tau_pending(scored, stamp, signature, "cus", 1.0, 0.45) == 6
+    release.set()
+    deadline = time.monotonic() + 120
+    while (
+        data.tau_pending(scored, stamp, signature, "cus", 1.0, 0.45) and time.monotonic() < deadline
+    ):
+        time.sleep(0.05)
+    done = data.tau_cases(scored, stamp, signature, "cus", 1.0, 0.45, live=0)
+    assert (done.picked, done.pending) == (6, 0)
+    assert done.frame.drop(columns="result").equals(
+        data.tau_live(scored, stamp, signature, "cus", 1.0, 0.45).drop(columns="result")
+    )
+
+
+def test_tau_cases_explains_a_small_step_before_it_returns(scored):
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    data._explained.clear()
+    found = data.tau_cases(scored, stamp, signature, "gold_sim", 0.6, 0.5)  # 4 <= LIVE_TAU
+    assert (found.picked, found.pending, len(found.frame)) == (4, 0, 4)
+
+
+def test_a_stopped_prefetch_starts_again_when_its_view_comes_back(scored, monkeypatch):
+    """Regression: the thread of a view was cached even after a newer view's thread stopped
+    it, so going back to that alpha left its answers unexplained (and the progress waiting)."""
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    monkeypatch.setattr(data, "_TAU_BLOCK", 1)
+    release = hold_tau(monkeypatch)
+    data._explained.clear()
+    first = data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.41, share=1.0)
+    second = data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.42, share=1.0)
+    release.set()
+    first.join(timeout=120)
+    again = data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.41, share=1.0)
+    assert again is not first  # stopped before it was done: a new thread for the view
+    again.join(timeout=120)
+    second.join(timeout=120)
+    assert data.tau_pending(scored, stamp, signature, "ctx_sim", 1.0, 0.41) == 0
+    assert data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.41, share=1.0) is again

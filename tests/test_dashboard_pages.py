@@ -15,7 +15,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from dashboard_helpers import app_frame_with, app_metric
+from dashboard_helpers import app_frame_with, app_metric, hold_tau, prefetch_done
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
@@ -387,6 +387,31 @@ def test_a_failure_case_draws_its_residual_triples_as_marked_edges(db):
     # triple may normalise to a lemma triple TAU counted once, so ">=")
     assert len(marked["answer"]) >= extra and len(marked["gold"]) >= missing
     assert not marked["context"]  # ranked by CUS: the reference is the gold KG
+
+
+def test_a_share_jump_shows_the_explained_cases_and_its_progress(db, monkeypatch):
+    """Issue 33: a share jump waited for every new answer to be explained (59 s at 100,000
+    answers); now the page draws what is explained and a progress bar, then fills in."""
+    from dashboard import data
+
+    at = _app("tau")
+    prefetch_done()  # the 20 % the page explains ahead after drawing
+    release = hold_tau(monkeypatch)
+    monkeypatch.setattr(data, "LIVE_TAU", 0)
+    at.slider(key="tau_percent").set_value(40).run()
+    assert not at.exception
+    (bar,) = at.get("progress")
+    assert "Explaining the rest of the lowest 40 %" in bar.proto.text
+    caption = next(c.value for c in at.caption if "explained so far" in c.value)
+    done = int(re.match(r"(\d+) of 24 answers explained so far", caption).group(1))
+    assert 0 < done < 24
+    assert len(at.selectbox(key="tau_case").options) == done  # what is explained, at once
+    release.set()
+    prefetch_done()
+    at.run()
+    assert not at.exception and not at.get("progress")
+    assert len(at.selectbox(key="tau_case").options) == 24
+    assert any(c.value.startswith("24 answers: the lowest 40 %") for c in at.caption)
 
 
 def test_a_failure_case_stays_chosen_when_alpha_moves_its_score(db):
