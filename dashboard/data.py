@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
     from dashboard.hallucinations import AnswerCheck
     from s3kg_core.annotation.log import Decision, Entry, Undone
+    from s3kg_core.stages.compare import PairedDifference
     from s3kg_core.store.search_queries import ScoreRange
 
 __all__ = [
@@ -1199,3 +1200,105 @@ def question_position(
 
 
 __all__ += ["question_page", "question_position"]
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=8)
+def comparable_pairs(path: Path, stamp: int, signature: str) -> dict[tuple[int, int], int]:
+    """Every ordered pair of runs scored on the same questions -> how many.
+
+    :func:`s3kg_core.store.compare_queries.comparable_pairs` (the Run comparison's run pickers),
+    one query per results version and signature: alpha does not change which runs share
+    questions.
+    """
+    from s3kg_core.store import compare_queries
+
+    with _read(path) as con:
+        return compare_queries.comparable_pairs(con, signature)
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=32)
+def pair_deltas(
+    path: Path, stamp: int, signature: str, run_a: int, run_b: int, alpha: float
+) -> pd.DataFrame:
+    """Each question runs A and B both answered, their scores at ``alpha`` and B minus A.
+
+    :func:`s3kg_core.store.compare_queries.pair_deltas` (blended and joined in DuckDB: only the
+    two runs' scores are read), cached per pair and alpha; biggest regression first.
+    """
+    from s3kg_core.store import compare_queries
+
+    with _read(path) as con:
+        return compare_queries.pair_deltas(con, signature, run_a, run_b, alpha)
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=64)
+def pair_question_page(
+    path: Path,
+    stamp: int,
+    signature: str,
+    run_a: int,
+    run_b: int,
+    alpha: float,
+    text: str,
+    page: int,
+    page_size: int = 50,
+) -> tuple[pd.DataFrame, int]:
+    """One page of the questions A and B share that match ``text``, and how many match.
+
+    :func:`s3kg_core.store.compare_queries.pair_question_page` (searched and paged in DuckDB),
+    in :func:`pair_deltas`' order: the Run comparison's question picker.
+    """
+    from s3kg_core.store import compare_queries
+
+    with _read(path) as con:
+        return compare_queries.pair_question_page(
+            con, signature, run_a, run_b, alpha, text,
+            limit=page_size, offset=page * page_size,
+        )  # fmt: skip
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=64)
+def pair_question_position(
+    path: Path,
+    stamp: int,
+    signature: str,
+    run_a: int,
+    run_b: int,
+    alpha: float,
+    item_id: int,
+    text: str,
+) -> int | None:
+    """Where a question stands in :func:`pair_question_page`'s order (``None``: not listed)."""
+    from s3kg_core.store import compare_queries
+
+    with _read(path) as con:
+        return compare_queries.pair_question_position(
+            con, signature, run_a, run_b, alpha, item_id, text
+        )
+
+
+__all__ += ["comparable_pairs", "pair_deltas", "pair_question_page", "pair_question_position"]
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=32)
+def pair_difference(
+    path: Path, stamp: int, signature: str, run_a: int, run_b: int, alpha: float
+) -> PairedDifference:
+    """Mean CUS of B minus A over the questions both answered, with its paired interval.
+
+    :func:`s3kg_core.stages.compare.paired_bootstrap` (1,999 resamples) of :func:`pair_deltas`,
+    cached per pair and alpha: choosing a question or a page does not resample again (a
+    tenth of a second and more at 5,000 shared questions).
+    """
+    from s3kg_core.stages.compare import paired_bootstrap
+
+    deltas = pair_deltas(path, stamp, signature, run_a, run_b, alpha)
+    return paired_bootstrap(deltas["cus_b"], deltas["cus_a"], resamples=1999)
+
+
+__all__ += ["pair_difference"]

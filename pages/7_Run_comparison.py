@@ -19,8 +19,6 @@ from dashboard import (
     word_diff,
 )
 from dashboard.escape import code, md
-from s3kg_core.stages.compare import paired_bootstrap
-from s3kg_core.stages.results import reblend
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
@@ -32,12 +30,11 @@ if controls.signature is None:
     st.info(f"Nothing is scored yet: {code(f's3kg score --db {controls.path}')}.")
     st.stop()
 
-frame = reblend(
-    data.load_components(controls.path, controls.stamp, controls.signature), controls.alpha
-)
+# Only what the page shows is read: the pairs (one query per results version), the chosen
+# pair's scores at alpha (blended and joined in DuckDB) and a page of the question picker.
+pairs = data.comparable_pairs(controls.path, controls.stamp, controls.signature)
 runs = data.load_runs(controls.path, controls.stamp)
-runs = runs[runs["run_id"].isin(frame["run_id"].unique())]
-pairs = compare.comparable_pairs(frame)
+runs = runs[runs["run_id"].isin({a for a, _ in pairs})]
 if not pairs:
     st.info(
         "No two scored runs answered the same questions. Collect a second run of a dataset "
@@ -73,12 +70,14 @@ with cols[1]:
     )
 
 widgets.partial_note(controls.path, controls.stamp, controls.signature, runs, (run_a, run_b))
-deltas = compare.question_deltas(
-    frame, run_a, run_b, data.item_questions(controls.path, controls.stamp)
+deltas = data.pair_deltas(
+    controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha
 )
 worse = int((deltas["d_cus"] < 0).sum())
 better = int((deltas["d_cus"] > 0).sum())
-difference = paired_bootstrap(deltas["cus_b"], deltas["cus_a"], resamples=1999)
+difference = data.pair_difference(
+    controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha
+)
 cols = st.columns(5)
 cols[0].metric("Shared questions", f"{len(deltas):,}")
 cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
@@ -156,18 +155,21 @@ search = find.text_input(
     "Search", key="compare_search", placeholder="id or words",
     help="Questions whose id or text holds every word (any case).",
 )  # fmt: skip
+at = (controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha)
+page = max(0, int(st.session_state.get("compare_page", 1)) - 1)
 remembered = st.session_state.get("_compare_item_choice")
-kept = (
-    int(remembered)
-    if remembered is not None
-    and st.session_state.get("_compare_item_paged") != (remembered, search, controls.alpha)
-    else None
-)
-listed, matches, page = compare.question_choices(
-    deltas, search, int(st.session_state.get("compare_page", 1)) - 1, PAGE_SIZE, keep=kept
-)
-st.session_state["_compare_item_paged"] = (remembered, search, controls.alpha)
+placed = (remembered, search, controls.alpha)
+if remembered is not None and st.session_state.get("_compare_item_paged") != placed:
+    # the question a link opened, or the one kept while alpha moves, opens on its own page
+    position = data.pair_question_position(*at, int(remembered), search)
+    if position is not None:
+        page = position // PAGE_SIZE
+st.session_state["_compare_item_paged"] = placed
+listed, matches = data.pair_question_page(*at, search, page, PAGE_SIZE)
 pages = max(1, -(-matches // PAGE_SIZE))
+if page >= pages:  # past the last page (a narrower search): the last one
+    page = pages - 1
+    listed, matches = data.pair_question_page(*at, search, page, PAGE_SIZE)
 st.session_state["compare_page"] = page + 1
 page_box.number_input("Page", 1, pages, key="compare_page", step=1)
 if listed.empty:

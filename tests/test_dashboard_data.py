@@ -420,3 +420,42 @@ def test_a_stopped_prefetch_starts_again_when_its_view_comes_back(scored, monkey
     second.join(timeout=120)
     assert data.tau_pending(scored, stamp, signature, "ctx_sim", 1.0, 0.41) == 0
     assert data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.41, share=1.0) is again
+
+
+def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(scored):
+    """Issue 33: the comparison page reads the pairs, the chosen pair's scores at alpha and one
+    page of the picker from DuckDB; each agrees exactly with the pandas path it replaced
+    (every component reblended, ``dashboard.compare``)."""
+    import pandas as pd
+
+    from dashboard import compare
+    from s3kg_core.stages.compare import paired_bootstrap
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    frame = reblend(data.load_components(scored, stamp, signature), 0.3)
+    pairs = data.comparable_pairs(scored, stamp, signature)
+    assert pairs == compare.comparable_pairs(frame) == {(1, 2): 3, (2, 1): 3}
+    for run_a, run_b in pairs:
+        deltas = data.pair_deltas(scored, stamp, signature, run_a, run_b, 0.3)
+        want = compare.question_deltas(frame, run_a, run_b, data.item_questions(scored, stamp))
+        pd.testing.assert_frame_equal(deltas, want, check_exact=True)
+        difference = data.pair_difference(scored, stamp, signature, run_a, run_b, 0.3)
+        assert difference.to_dict() == (
+            paired_bootstrap(want["cus_b"], want["cus_a"], resamples=1999).to_dict()
+        )
+        for page in range(3):
+            rows, total = data.pair_question_page(
+                scored, stamp, signature, run_a, run_b, 0.3, "QUESTION", page, 1
+            )
+            listed, matches, _ = compare.question_choices(want, "question", page, 1)
+            assert rows["item_id"].tolist() == listed["item_id"].tolist() and total == matches == 3
+        last = int(want["item_id"].iloc[-1])
+        assert (
+            data.pair_question_position(scored, stamp, signature, run_a, run_b, 0.3, last, "") == 2
+        )
+    other = data.pair_deltas(scored, stamp, signature, 1, 2, 0.9)  # another alpha, other scores
+    assert (
+        other["cus_a"].tolist()
+        != data.pair_deltas(scored, stamp, signature, 1, 2, 0.3)["cus_a"].tolist()
+    )

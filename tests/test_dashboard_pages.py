@@ -1108,6 +1108,40 @@ def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(db):
     assert at.query_params["page"] == "2"
 
 
+def test_run_comparison_reads_no_components_of_every_run(db, monkeypatch):
+    """Regression (issue 33): the page read every answer's score components of every run into
+    pandas and reblended them all at alpha on each rerun (and paged its picker in pandas); it
+    reads the pairs, the chosen pair's scores and one page of questions from DuckDB."""
+    from dashboard import data
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the Run comparison loaded every answer's components")
+
+    monkeypatch.setattr(data, "load_components", refuse)
+    monkeypatch.setattr(data, "item_questions", refuse)
+    at = _app("compare")
+    assert app_metric(at, "Shared questions") == "30"
+    table = app_frame_with(at, "item_id", "ext_id", "d_cus", "cus_a", "cus_b")
+    picker = at.selectbox(key="compare_item")
+    assert picker.value == str(table["item_id"].iloc[0])  # the biggest regression first
+    assert picker.options == [
+        f"ΔCUS {r.d_cus:+.3f} · {r.ext_id} · {r.question}" for r in table.itertuples()
+    ]
+    chosen = table.iloc[7]
+    at.text_input(key="compare_search").set_value(str(chosen["ext_id"]).upper()).run()
+    assert not at.exception, [e.value for e in at.exception]
+    options = at.selectbox(key="compare_item").options
+    assert 1 <= len(options) < 30 and all(str(chosen["ext_id"]) in o for o in options)
+    at.selectbox(key="compare_item").set_value(str(chosen["item_id"])).run()
+    at.sidebar.slider(key="alpha").set_value(0.8).run()  # other scores, the same question
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="compare_item").value == str(chosen["item_id"])
+    assert at.query_params["item"] == str(chosen["item_id"])
+    assert app_metric(at, "Mean CUS · B") != f"{table['cus_b'].mean():.3f}"
+    at.text_input(key="compare_search").set_value("no-such-words").run()
+    assert any("No shared question matches 'no-such-words'" in i.value for i in at.info)
+
+
 def test_run_comparison_downloads_the_report_s3kg_report_writes(db, tmp_path, monkeypatch):
     from click.testing import CliRunner
     from streamlit.runtime.media_file_manager import MediaFileManager

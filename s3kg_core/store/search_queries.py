@@ -42,6 +42,7 @@ __all__ = [
     "SEARCH_COLUMNS",
     "TAU_FILTERS",
     "ScoreRange",
+    "like_pattern",
     "question_page",
     "question_position",
     "search_answers",
@@ -126,8 +127,14 @@ class ScoreRange:
         ]
 
 
-def _like(word: str) -> str:
-    r"""``word`` as an ``ILIKE`` pattern matching it anywhere, ``%``, ``_`` and ``\`` literal."""
+def like_pattern(word: str) -> str:
+    r"""``word`` as an ``ILIKE ... ESCAPE '\'`` pattern: anywhere, ``%``, ``_`` and ``\`` literal.
+
+    Examples
+    --------
+    >>> like_pattern("100%_a")
+    '%100\\%\\_a%'
+    """
     escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
 
@@ -169,7 +176,7 @@ def search_answers(
             "(i.question ILIKE ? ESCAPE '\\' OR a.answer ILIKE ? ESCAPE '\\' OR "
             "i.gold_answer ILIKE ? ESCAPE '\\' OR i.context ILIKE ? ESCAPE '\\')"
         )
-        params += [_like(word)] * 4
+        params += [like_pattern(word)] * 4
     if run_ids is not None:
         where.append(f"a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})")
         params += [int(r) for r in run_ids]
@@ -312,7 +319,7 @@ def _matches(
     params: list[Any] = [signature, int(run_id)]
     for word in text.split():
         where.append("(i.ext_id ILIKE ? ESCAPE '\\' OR i.question ILIKE ? ESCAPE '\\')")
-        params += [_like(word)] * 2
+        params += [like_pattern(word)] * 2
     check_alpha(alpha)
     gold, ctx = (_blended(side).replace("$alpha", "CAST(? AS DOUBLE)") for side in ("gold", "ctx"))
     sql = (

@@ -13,6 +13,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import ConfigError
+from .blend_queries import BLENDED
 
 __all__ = ["LOWEST_COLUMNS", "TAU_TARGETS", "kg_items", "lowest_scored", "stored_tau_of"]
 
@@ -31,29 +32,6 @@ LOWEST_COLUMNS = (
     "cus",
 )
 """The columns of :func:`lowest_scored`, in order."""
-
-# reblend() in SQL, the same operations in the same order (bit-identical doubles): paper and
-# hybrid modes weight the embedding side by alpha, kgx the WL side
-_BLENDED = """
-WITH s AS (
-    SELECT s.run_id, s.item_id, d.name AS dataset, coalesce(r.name, r.model) AS model,
-           r.temperature, r.extractor, s.mode <> 'kgx' AS emb,
-           coalesce(CAST(? AS DOUBLE), s.alpha) AS a,
-           s.gold_s_wl, s.gold_s_sbert, s.ctx_s_wl, s.ctx_s_sbert
-    FROM scores s JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id)
-    WHERE s.signature = ?),
-b AS (
-    SELECT *,
-        CASE WHEN emb THEN (1 - a) * gold_s_wl + a * gold_s_sbert
-             ELSE a * gold_s_wl + (1 - a) * gold_s_sbert END AS gold_sim,
-        CASE WHEN emb THEN (1 - a) * ctx_s_wl + a * ctx_s_sbert
-             ELSE a * ctx_s_wl + (1 - a) * ctx_s_sbert END AS ctx_sim
-    FROM s),
-c AS (
-    SELECT *, CASE WHEN gold_sim + ctx_sim > 0
-                   THEN 2 * gold_sim * ctx_sim / (gold_sim + ctx_sim) ELSE 0.0 END AS cus
-    FROM b)
-"""
 
 
 def lowest_scored(
@@ -92,7 +70,7 @@ def lowest_scored(
         raise ConfigError(f"fraction must be in (0, 1]; got {fraction!r}")
     # ``target`` is one of three fixed names (checked above): safe to place in the statement
     return con.execute(
-        f"{_BLENDED} SELECT {', '.join(LOWEST_COLUMNS)} FROM c "
+        f"{BLENDED} SELECT {', '.join(LOWEST_COLUMNS)} FROM c "
         f"QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY {target}, item_id) "
         "<= ceil(count(*) OVER (PARTITION BY run_id) * CAST(? AS DOUBLE)) "
         "ORDER BY run_id, item_id",

@@ -1,0 +1,126 @@
+"""The Run comparison's SQL (s3kg_core.store.compare_queries): DuckDB finds what pandas finds.
+
+A real file (store_helpers.build_store, scored with MiniLM) of three runs; the third lacks
+scores of some questions, so the pairs share different numbers. The reference is the pandas
+path the page took before (``reblend`` of every component, ``dashboard.compare``).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from store_helpers import build_store
+
+from dashboard.compare import comparable_pairs as pandas_pairs
+from dashboard.compare import question_choices
+from s3kg_core.errors import ComparisonError, ConfigError
+from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
+from s3kg_core.stages.results import scored_frame
+from s3kg_core.store import queries
+from s3kg_core.store.compare_queries import (
+    PAIR_COLUMNS,
+    comparable_pairs,
+    pair_deltas,
+    pair_question_page,
+    pair_question_position,
+)
+
+PAIRS = [(1, 2), (2, 1), (1, 3), (3, 2)]
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory, minilm):
+    from s3kg_core.stages.score import score_store
+
+    store = build_store(
+        tmp_path_factory.mktemp("compare") / "c.duckdb",
+        models=("model-a", "model-b", "model-c"),
+        n_items=12,
+        seed=5,
+    )
+    signature = score_store(store, encoder=minilm).signature
+    with store.transaction() as con:  # run 3 keeps its scores of q0-q7 only
+        con.execute(
+            "DELETE FROM scores WHERE run_id = 3 AND item_id IN "
+            "(SELECT item_id FROM items WHERE ext_id IN ('q8', 'q9', 'q10', 'q11'))"
+        )
+    return store, signature
+
+
+def expected_deltas(scored, run_a: int, run_b: int, alpha: float | None) -> pd.DataFrame:
+    store, signature = scored
+    with store.connect() as con:
+        texts = queries.item_texts(con)
+    return question_deltas(scored_frame(store, signature, alpha), run_a, run_b, texts)
+
+
+def test_the_pairs_are_those_the_blended_frame_gives(scored):
+    store, signature = scored
+    with store.connect() as con:
+        pairs = comparable_pairs(con, signature)
+        assert comparable_pairs(con, "another signature") == {}
+    expected = pandas_pairs(scored_frame(store, signature))
+    assert pairs == expected and list(pairs) == list(expected)  # the same order: by A, then B
+    assert pairs[(1, 2)] == 12 and pairs[(1, 3)] == pairs[(3, 2)] == 8
+
+
+@pytest.mark.parametrize("alpha", [None, 0.0, 0.3, 0.5, 1.0])
+@pytest.mark.parametrize(("run_a", "run_b"), PAIRS)
+def test_pair_deltas_are_question_deltas_of_the_reblended_frame_bit_for_bit(
+    scored, run_a, run_b, alpha
+):
+    store, signature = scored
+    with store.connect() as con:
+        got = pair_deltas(con, signature, run_a, run_b, alpha)
+    expected = expected_deltas(scored, run_a, run_b, alpha)
+    assert PAIR_COLUMNS == DELTA_COLUMNS
+    assert len(got) == len(expected) > 0 and got["d_cus"].nunique() > 1
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+@pytest.mark.parametrize("text", ["", "QUESTION 1", "q1", "1?", "question 3?", "%", "q_", "x"])
+@pytest.mark.parametrize("size", [1, 3, 50])
+def test_the_picker_pages_and_searches_as_the_pandas_picker(scored, text, size):
+    store, signature = scored
+    deltas = expected_deltas(scored, 1, 2, 0.3)
+    expected_total = question_choices(deltas, text, 0, size)[1]
+    pages = max(1, -(-expected_total // size))
+    listed = []
+    with store.connect() as con:
+        for page in range(pages):
+            rows, total = pair_question_page(
+                con, signature, 1, 2, 0.3, text, limit=size, offset=page * size
+            )
+            want = question_choices(deltas, text, page, size)[0].reset_index(drop=True)
+            pd.testing.assert_frame_equal(rows, want, check_exact=True)
+            assert total == expected_total
+            listed += rows["item_id"].tolist()
+        past, total = pair_question_page(
+            con, signature, 1, 2, 0.3, text, limit=size, offset=pages * size
+        )
+        assert past.empty and total == expected_total
+        for item in deltas["item_id"]:
+            position = pair_question_position(con, signature, 1, 2, 0.3, int(item), text)
+            page = question_choices(deltas, text, 0, size, keep=int(item))[2]
+            if item in listed:
+                assert position == listed.index(item) and position // size == page
+            else:
+                assert position is None
+    assert len(listed) == len(set(listed)) == expected_total
+
+
+def test_a_question_one_run_did_not_answer_has_no_position(scored):
+    store, signature = scored
+    with store.connect() as con:
+        (missing,) = con.execute("SELECT item_id FROM items WHERE ext_id = 'q9'").fetchone()
+        assert pair_question_position(con, signature, 1, 3, 0.5, missing) is None
+        assert pair_question_position(con, signature, 1, 2, 0.5, missing) is not None
+
+
+def test_one_run_twice_or_an_alpha_out_of_range_is_refused(scored):
+    store, signature = scored
+    with store.connect() as con:
+        with pytest.raises(ComparisonError, match="one run"):
+            pair_deltas(con, signature, 2, 2, 0.5)
+        with pytest.raises(ConfigError, match="alpha"):
+            pair_question_page(con, signature, 1, 2, 1.5)
