@@ -1235,7 +1235,7 @@ def pair_deltas(
 
 @_by_results
 @st.cache_data(show_spinner=False, max_entries=64)
-def pair_question_page(
+def pair_questions(
     path: Path,
     stamp: int,
     signature: str,
@@ -1245,43 +1245,23 @@ def pair_question_page(
     text: str,
     page: int,
     page_size: int = 50,
-) -> tuple[pd.DataFrame, int]:
-    """One page of the questions A and B share that match ``text``, and how many match.
+    keep: int | None = None,
+) -> tuple[pd.DataFrame, int, int]:
+    """One page of the questions A and B share that match ``text``: ``(rows, matches, page)``.
 
-    :func:`s3kg_core.store.compare_queries.pair_question_page` (searched and paged in DuckDB),
-    in :func:`pair_deltas`' order: the Run comparison's question picker.
+    :func:`s3kg_core.store.compare_queries.pair_questions` (searched and paged in DuckDB, one
+    query), in :func:`pair_deltas`' order: the Run comparison's question picker. ``keep``: a
+    question whose page is returned instead of ``page`` when it matches.
     """
     from s3kg_core.store import compare_queries
 
     with _read(path) as con:
-        return compare_queries.pair_question_page(
-            con, signature, run_a, run_b, alpha, text,
-            limit=page_size, offset=page * page_size,
-        )  # fmt: skip
-
-
-@_by_results
-@st.cache_data(show_spinner=False, max_entries=64)
-def pair_question_position(
-    path: Path,
-    stamp: int,
-    signature: str,
-    run_a: int,
-    run_b: int,
-    alpha: float,
-    item_id: int,
-    text: str,
-) -> int | None:
-    """Where a question stands in :func:`pair_question_page`'s order (``None``: not listed)."""
-    from s3kg_core.store import compare_queries
-
-    with _read(path) as con:
-        return compare_queries.pair_question_position(
-            con, signature, run_a, run_b, alpha, item_id, text
+        return compare_queries.pair_questions(
+            con, signature, run_a, run_b, alpha, text, page=page, size=page_size, keep=keep
         )
 
 
-__all__ += ["comparable_pairs", "pair_deltas", "pair_question_page", "pair_question_position"]
+__all__ += ["comparable_pairs", "pair_deltas", "pair_questions"]
 
 
 @_by_results

@@ -155,21 +155,20 @@ search = find.text_input(
     "Search", key="compare_search", placeholder="id or words",
     help="Questions whose id or text holds every word (any case).",
 )  # fmt: skip
-at = (controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha)
-page = max(0, int(st.session_state.get("compare_page", 1)) - 1)
 remembered = st.session_state.get("_compare_item_choice")
 placed = (remembered, search, controls.alpha)
-if remembered is not None and st.session_state.get("_compare_item_paged") != placed:
-    # the question a link opened, or the one kept while alpha moves, opens on its own page
-    position = data.pair_question_position(*at, int(remembered), search)
-    if position is not None:
-        page = position // PAGE_SIZE
+# the question a link opened, or the one kept while alpha moves, opens on its own page
+kept = (
+    int(remembered)
+    if remembered is not None and st.session_state.get("_compare_item_paged") != placed
+    else None
+)
+listed, matches, page = data.pair_questions(
+    controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha,
+    search, int(st.session_state.get("compare_page", 1)) - 1, PAGE_SIZE, kept,
+)  # fmt: skip
 st.session_state["_compare_item_paged"] = placed
-listed, matches = data.pair_question_page(*at, search, page, PAGE_SIZE)
 pages = max(1, -(-matches // PAGE_SIZE))
-if page >= pages:  # past the last page (a narrower search): the last one
-    page = pages - 1
-    listed, matches = data.pair_question_page(*at, search, page, PAGE_SIZE)
 st.session_state["compare_page"] = page + 1
 page_box.number_input("Page", 1, pages, key="compare_page", step=1)
 if listed.empty:

@@ -444,16 +444,14 @@ def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(
         assert difference.to_dict() == (
             paired_bootstrap(want["cus_b"], want["cus_a"], resamples=1999).to_dict()
         )
-        for page in range(3):
-            rows, total = data.pair_question_page(
-                scored, stamp, signature, run_a, run_b, 0.3, "QUESTION", page, 1
-            )
-            listed, matches, _ = compare.question_choices(want, "question", page, 1)
-            assert rows["item_id"].tolist() == listed["item_id"].tolist() and total == matches == 3
-        last = int(want["item_id"].iloc[-1])
-        assert (
-            data.pair_question_position(scored, stamp, signature, run_a, run_b, 0.3, last, "") == 2
-        )
+        for page in range(4):
+            for keep in (None, int(want["item_id"].iloc[-1])):
+                rows, total, shown = data.pair_questions(
+                    scored, stamp, signature, run_a, run_b, 0.3, "QUESTION", page, 1, keep
+                )
+                listed, matches, at = compare.question_choices(want, "question", page, 1, keep)
+                assert rows["item_id"].tolist() == listed["item_id"].tolist()
+                assert (total, shown) == (matches, at) and total == 3
     other = data.pair_deltas(scored, stamp, signature, 1, 2, 0.9)  # another alpha, other scores
     assert (
         other["cus_a"].tolist()

@@ -21,8 +21,7 @@ from s3kg_core.store.compare_queries import (
     PAIR_COLUMNS,
     comparable_pairs,
     pair_deltas,
-    pair_question_page,
-    pair_question_position,
+    pair_questions,
 )
 
 PAIRS = [(1, 2), (2, 1), (1, 3), (3, 2)]
@@ -78,43 +77,38 @@ def test_pair_deltas_are_question_deltas_of_the_reblended_frame_bit_for_bit(
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
-@pytest.mark.parametrize("text", ["", "QUESTION 1", "q1", "1?", "question 3?", "%", "q_", "x"])
-@pytest.mark.parametrize("size", [1, 3, 50])
-def test_the_picker_pages_and_searches_as_the_pandas_picker(scored, text, size):
+@pytest.mark.parametrize("text", ["", "QUESTION 1", "q1", "question 3?", "%", "q_", "x"])
+@pytest.mark.parametrize("size", [1, 3, 5, 50])
+def test_the_picker_pages_searches_and_keeps_as_the_pandas_picker(scored, text, size):
+    """Every page (and one before the first, two past the last), with and without a kept
+    question (the first, a middle and the last shared one; one not shared): what
+    ``question_choices`` gives."""
     store, signature = scored
     deltas = expected_deltas(scored, 1, 2, 0.3)
-    expected_total = question_choices(deltas, text, 0, size)[1]
-    pages = max(1, -(-expected_total // size))
+    keeps = [None, 999_999, *(int(deltas["item_id"].iloc[i]) for i in (0, 5, -1))]
     listed = []
     with store.connect() as con:
-        for page in range(pages):
-            rows, total = pair_question_page(
-                con, signature, 1, 2, 0.3, text, limit=size, offset=page * size
-            )
-            want = question_choices(deltas, text, page, size)[0].reset_index(drop=True)
-            pd.testing.assert_frame_equal(rows, want, check_exact=True)
-            assert total == expected_total
-            listed += rows["item_id"].tolist()
-        past, total = pair_question_page(
-            con, signature, 1, 2, 0.3, text, limit=size, offset=pages * size
-        )
-        assert past.empty and total == expected_total
-        for item in deltas["item_id"]:
-            position = pair_question_position(con, signature, 1, 2, 0.3, int(item), text)
-            page = question_choices(deltas, text, 0, size, keep=int(item))[2]
-            if item in listed:
-                assert position == listed.index(item) and position // size == page
-            else:
-                assert position is None
-    assert len(listed) == len(set(listed)) == expected_total
+        for page in range(-1, -(-len(deltas) // size) + 2):
+            for keep in keeps:
+                got = pair_questions(
+                    con, signature, 1, 2, 0.3, text, page=page, size=size, keep=keep
+                )
+                rows, total, chosen = question_choices(deltas, text, page, size, keep=keep)
+                pd.testing.assert_frame_equal(got[0], rows.reset_index(drop=True), check_exact=True)
+                assert got[1:] == (total, chosen)
+                if keep is None and page == chosen:
+                    listed += got[0]["item_id"].tolist()
+    assert len(listed) == len(set(listed)) == total  # each match once, over the pages
 
 
-def test_a_question_one_run_did_not_answer_has_no_position(scored):
+def test_a_kept_question_one_run_did_not_answer_keeps_the_page_asked_for(scored):
     store, signature = scored
     with store.connect() as con:
         (missing,) = con.execute("SELECT item_id FROM items WHERE ext_id = 'q9'").fetchone()
-        assert pair_question_position(con, signature, 1, 3, 0.5, missing) is None
-        assert pair_question_position(con, signature, 1, 2, 0.5, missing) is not None
+        rows, total, page = pair_questions(con, signature, 1, 3, 0.5, page=2, size=3, keep=missing)
+        assert (total, page) == (8, 2) and missing not in rows["item_id"].tolist()
+        rows, _, page = pair_questions(con, signature, 1, 2, 0.5, page=0, size=3, keep=missing)
+        assert missing in rows["item_id"].tolist()
 
 
 def test_one_run_twice_or_an_alpha_out_of_range_is_refused(scored):
@@ -123,4 +117,6 @@ def test_one_run_twice_or_an_alpha_out_of_range_is_refused(scored):
         with pytest.raises(ComparisonError, match="one run"):
             pair_deltas(con, signature, 2, 2, 0.5)
         with pytest.raises(ConfigError, match="alpha"):
-            pair_question_page(con, signature, 1, 2, 1.5)
+            pair_questions(con, signature, 1, 2, 1.5)
+        with pytest.raises(ConfigError, match="at least one"):
+            pair_questions(con, signature, 1, 2, 0.5, size=0)

@@ -14,8 +14,9 @@ at ``--viewport`` (1440x900) tours the pages in the sidebar's order:
   ``--pages`` limits the tour;
 * *second visit*: the same page opened again (a new script run on warm caches);
 * interactions, each timed until idle again: the Failure analysis share slider 5 -> 6 % and
-  then to 20 % (keyboard steps); the sidebar alpha one step right on the Overview and on the
-  Sample explorer; a run switch in the Sample explorer's run picker (the next run).
+  then to 20 % (keyboard steps); the sidebar alpha one step right on the Overview, the Sample
+  explorer and the Run comparison; a run switch in the Sample explorer's run picker (the next
+  run); the next question in the Run comparison's question picker.
 
 The server's peak resident memory (its whole process tree, sampled with ``psutil`` every
 0.2 s) is reported, and a screenshot of every page (the viewport, after its first visit) goes
@@ -161,6 +162,10 @@ def interactions(key: str, page: Any, settle_ms: float) -> dict[str, Callable[[]
         "explorer": {
             "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
             "run switch": lambda: pick_next(page, "Run", settle_ms),
+        },
+        "compare": {
+            "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
+            "question pick": lambda: pick_next(page, "Question (", settle_ms),
         },
         "tau": {
             "share 5->6 %": lambda: keys(page, share, ["ArrowRight"], settle_ms),

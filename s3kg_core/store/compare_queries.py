@@ -25,7 +25,7 @@ Examples
 ...         "VALUES ($1, $2, 'sig', 'paper', 0.5, $3, $3, 'ok', $3, $3, 'ok')", rows)
 ...     pairs = comparable_pairs(con, "sig")
 ...     deltas = pair_deltas(con, "sig", runs[0], runs[1], 0.5)
-...     page, total = pair_question_page(con, "sig", runs[0], runs[1], 0.5, "question 1")
+...     page, total, _ = pair_questions(con, "sig", runs[0], runs[1], 0.5, "question 1")
 >>> pairs
 {(1, 2): 2, (2, 1): 2}
 >>> deltas[["ext_id", "d_cus"]].values.tolist()
@@ -41,7 +41,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from ..errors import ComparisonError
+from ..errors import ComparisonError, ConfigError
 from ..scoring.result import check_alpha
 from .blend_queries import BLENDED
 from .search_queries import like_pattern
@@ -50,8 +50,7 @@ __all__ = [
     "PAIR_COLUMNS",
     "comparable_pairs",
     "pair_deltas",
-    "pair_question_page",
-    "pair_question_position",
+    "pair_questions",
 ]
 
 _SCORES = ("gold_sim", "ctx_sim", "cus")
@@ -63,7 +62,7 @@ PAIR_COLUMNS = (
     *(f"{s}_{side}" for s in _SCORES for side in ("a", "b")),
     *(f"d_{s}" for s in _SCORES),
 )
-"""The columns of :func:`pair_deltas` and :func:`pair_question_page`, in order: those of
+"""The columns of :func:`pair_deltas` and :func:`pair_questions`, in order: those of
 :func:`s3kg_core.stages.compare.question_deltas`."""
 
 
@@ -141,7 +140,7 @@ def pair_deltas(
     return _texts(con.execute(f"{sql} SELECT * FROM pair ORDER BY d_cus, item_id", params).df())
 
 
-def pair_question_page(
+def pair_questions(
     con: duckdb.DuckDBPyConnection,
     signature: str,
     run_a: int,
@@ -149,55 +148,43 @@ def pair_question_page(
     alpha: float | None,
     text: str = "",
     *,
-    limit: int = 50,
-    offset: int = 0,
-) -> tuple[pd.DataFrame, int]:
-    """One page of :func:`pair_deltas`' questions that match ``text``, and how many match.
+    page: int = 0,
+    size: int = 50,
+    keep: int | None = None,
+) -> tuple[pd.DataFrame, int, int]:
+    """One page of :func:`pair_deltas`' questions for a picker: ``(rows, matches, page)``.
 
     A question matches when each word of ``text`` occurs (any case, ``%`` and ``_`` literal) in
     its external id or its question; the order is :func:`pair_deltas`' (biggest regression
-    first). Past the last page: no rows and the number of matches.
+    first). ``keep``: an item id whose page is returned instead of ``page`` when it matches (a
+    linked question, or the one kept while alpha moves). The page is clamped to the last one.
+    What ``dashboard.compare.question_choices`` returns for the pair's frame, in one query that
+    sends one page of rows.
 
     Raises
     ------
     ComparisonError
         If ``run_a`` and ``run_b`` are one run.
+    ConfigError
+        If ``size`` is not positive.
     """
+    if int(size) < 1:
+        raise ConfigError(f"a page holds at least one question; got size {size!r}")
     sql, params = _pair(signature, run_a, run_b, alpha, text)
     frame = con.execute(
-        f"{sql} SELECT *, count(*) OVER () AS total FROM pair ORDER BY d_cus, item_id "
-        "LIMIT ? OFFSET ?",
-        [*params, int(limit), int(offset)],
+        f"{sql}, ranked AS (SELECT *, row_number() OVER (ORDER BY d_cus, item_id) - 1 AS position, "
+        "count(*) OVER () AS total FROM pair), "
+        "chosen AS (SELECT least(greatest(coalesce("
+        "(SELECT position FROM ranked WHERE item_id = CAST(? AS BIGINT)) // $size, "
+        "CAST(? AS BIGINT)), 0), greatest(coalesce(max(total), 0) - 1, 0) // $size) AS page "
+        "FROM ranked) "
+        "SELECT r.*, c.page FROM chosen c LEFT JOIN ranked r "
+        "ON r.position >= c.page * $size AND r.position < (c.page + 1) * $size "
+        "ORDER BY r.position".replace("$size", f"CAST({int(size)} AS BIGINT)"),
+        [*params, keep, int(page)],
     ).df()
-    total = int(frame["total"].iloc[0]) if len(frame) else 0
-    if not len(frame) and offset > 0:  # past the last page: count the matches
-        total = int(con.execute(f"{sql} SELECT count(*) FROM pair", params).fetchall()[0][0])
-    return _texts(frame.drop(columns="total").loc[:, list(PAIR_COLUMNS)]), total
-
-
-def pair_question_position(
-    con: duckdb.DuckDBPyConnection,
-    signature: str,
-    run_a: int,
-    run_b: int,
-    alpha: float | None,
-    item_id: int,
-    text: str = "",
-) -> int | None:
-    """Where ``item_id`` stands (from 0) in :func:`pair_question_page`'s order, or ``None``.
-
-    ``None`` when both runs did not answer it or it does not match ``text``; the position
-    gives the page a kept or linked question is on.
-
-    Raises
-    ------
-    ComparisonError
-        If ``run_a`` and ``run_b`` are one run.
-    """
-    sql, params = _pair(signature, run_a, run_b, alpha, text)
-    found = con.execute(
-        f"{sql} SELECT position FROM (SELECT item_id, row_number() OVER "
-        "(ORDER BY d_cus, item_id) - 1 AS position FROM pair) WHERE item_id = ?",
-        [*params, int(item_id)],
-    ).fetchall()
-    return int(found[0][0]) if found else None
+    chosen = int(frame["page"].iloc[0])
+    rows = frame.dropna(subset=["item_id"])
+    total = int(rows["total"].iloc[0]) if len(rows) else 0
+    rows = rows.loc[:, list(PAIR_COLUMNS)].astype({"item_id": "int64"}).reset_index(drop=True)
+    return _texts(rows), total, chosen
