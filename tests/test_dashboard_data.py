@@ -420,3 +420,25 @@ def test_a_stopped_prefetch_starts_again_when_its_view_comes_back(scored, monkey
     second.join(timeout=120)
     assert data.tau_pending(scored, stamp, signature, "ctx_sim", 1.0, 0.41) == 0
     assert data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.41, share=1.0) is again
+
+
+def test_warm_ranked_fills_the_leaderboard_at_every_alpha_of_the_slider(scored, monkeypatch):
+    """Issue 33: an alpha step on the Overview ranked every answer again (~50 ms at 100k)."""
+    from s3kg_core.stages import leaderboard
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    thread = data.warm_ranked(scored, stamp, signature, 0.5, "cus", step=0.25)
+    thread.join(timeout=120)
+    assert data.warm_ranked(scored, stamp, signature, 0.75, "cus", step=0.25) is thread  # once
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("ranked again")
+
+    monkeypatch.setattr(leaderboard, "rank_runs", refuse)
+    for alpha in (0.0, 0.25, 0.5, 0.75, 1.0):  # the grid: every one cached
+        board = data.ranked(scored, stamp, signature, alpha, "cus")
+        assert list(board["n"]) == [3, 3]
+    with pytest.raises(AssertionError, match="ranked again"):
+        data.ranked(scored, stamp, signature, 0.6, "cus")
