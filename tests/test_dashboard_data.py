@@ -442,3 +442,21 @@ def test_warm_ranked_fills_the_leaderboard_at_every_alpha_of_the_slider(scored, 
         assert list(board["n"]) == [3, 3]
     with pytest.raises(AssertionError, match="ranked again"):
         data.ranked(scored, stamp, signature, 0.6, "cus")
+
+
+def test_tau_cases_reads_what_s3kg_tau_stored_without_waiting(scored, monkeypatch):
+    """Regression: past LIVE_TAU unexplained answers the stored TAU table was read by the
+    background thread only, so a first visit showed "0 of 5,000 done" and a progress bar."""
+    from s3kg_core.stages.tau import tau_store
+    from s3kg_core.store.store import Store
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    tau_store(Store(scored), fraction=1.0, target="cus", signature=signature)
+    data.clear_caches()
+    data._explained.clear()
+    release = hold_tau(monkeypatch)  # a live explanation would wait
+    found = data.tau_cases(scored, data.db_stamp(scored), signature, "cus", 1.0, 0.5, live=0)
+    release.set()
+    assert (found.picked, found.pending, len(found.frame)) == (6, 0, 6)
