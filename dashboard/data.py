@@ -86,6 +86,7 @@ __all__ = [
     "tau_live",
     "tau_pending",
     "trained_checker_offer",
+    "warm_ranked",
     "writer",
 ]
 
@@ -642,15 +643,19 @@ def tau_cases(
     """:func:`tau_live` that never waits for more than ``live`` answers to be explained.
 
     With at most ``live`` answers of the share unexplained, explains them and returns every
-    case (:func:`tau_live`, cached). With more (a jump of the share slider, an alpha step at
+    case (:func:`tau_live`, cached). With more, it first reads those ``s3kg tau`` stored (a
+    query, no waiting); with still more (a jump of the share slider, an alpha step at
     100,000 answers), returns the cases explained so far and the number pending, and makes
     sure a background thread (:func:`prefetch_tau`, lowest rank of each run first) explains
     the rest: call again to see its progress.
     """
     picks = _tau_picks(path, stamp, signature, target, fraction, alpha)
     explained = _explained(path, results_version(path, stamp), signature, _reference(target))
-    pending = sum(a not in explained for a in _answers(picks))
-    if pending <= (LIVE_TAU if live is None else live):
+    missing = [a for a in _answers(picks) if a not in explained]
+    limit = LIVE_TAU if live is None else live
+    if len(missing) > limit:  # what s3kg tau stored: at once
+        missing = _fill_stored_tau(path, signature, target, missing, explained)
+    if len(missing) <= limit:
         return TauCases(tau_live(path, stamp, signature, target, fraction, alpha), len(picks), 0)
     prefetch_tau(path, stamp, signature, target, alpha, prefetch_share(fraction))
     done = _cases(picks, target, explained)
@@ -806,23 +811,9 @@ def _explain(
     Stored results that fit first, the others computed a block at a time (each block in as
     soon as it is done).
     """
-    from s3kg_core.scoring.tau import TripletAnalyzer
-    from s3kg_core.stages.tau import tau_signature
-
+    rest = _fill_stored_tau(path, signature, target, answers, into)
     reference = _reference(target)
-    defaults = TripletAnalyzer.__init__.__kwdefaults__ or {}
-    wanted = tau_signature(
-        Signature.parse(signature).encoder,
-        defaults["triple_threshold"],
-        defaults["component_threshold"],
-        "default",
-    )
-    targets = ["ctx_sim"] if reference == "context" else ["cus", "gold_sim"]
-    with _read(path) as con:
-        stored = tau_queries.stored_tau_of(con, signature, targets, wanted, answers)
-    for key, text in stored.items():
-        into[key] = (_tau_counts(json.loads(text)), text)
-    rest = [a for a in answers if a not in stored]
+    wanted = _dashboard_tau_signature(signature)
     for lo in range(0, len(rest), _TAU_BLOCK):
         block = rest[lo : lo + _TAU_BLOCK]
         with _read(path) as con:
@@ -834,6 +825,37 @@ def _explain(
         ):
             found = {**result.to_dict(), "signature": wanted}
             into[answer] = (_tau_counts(found), json.dumps(found))
+
+
+def _dashboard_tau_signature(signature: str) -> str:
+    """The TAU signature of the dashboard's explanations (default thresholds)."""
+    from s3kg_core.scoring.tau import TripletAnalyzer
+    from s3kg_core.stages.tau import tau_signature
+
+    defaults = TripletAnalyzer.__init__.__kwdefaults__ or {}
+    return tau_signature(
+        Signature.parse(signature).encoder,
+        defaults["triple_threshold"],
+        defaults["component_threshold"],
+        "default",
+    )
+
+
+def _fill_stored_tau(
+    path: Path,
+    signature: str,
+    target: str,
+    answers: list[tuple[int, int]],
+    into: dict[tuple[int, int], _Explained],
+) -> list[tuple[int, int]]:
+    """Put the stored TAU results that fit (``s3kg tau``'s table) ``into``; return the rest."""
+    wanted = _dashboard_tau_signature(signature)
+    targets = ["ctx_sim"] if _reference(target) == "context" else ["cus", "gold_sim"]
+    with _read(path) as con:
+        stored = tau_queries.stored_tau_of(con, signature, targets, wanted, answers)
+    for key, text in stored.items():
+        into[key] = (_tau_counts(json.loads(text)), text)
+    return [a for a in answers if a not in stored]
 
 
 @_by_results
@@ -1022,7 +1044,7 @@ __all__ += ["reader"]
 
 
 @_by_results
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=64)
 def ranked(path: Path, stamp: int, signature: str, alpha: float, metric: str) -> pd.DataFrame:
     """The leaderboard at ``alpha``: every run ranked within its dataset by ``metric``.
 
@@ -1033,6 +1055,42 @@ def ranked(path: Path, stamp: int, signature: str, alpha: float, metric: str) ->
     from s3kg_core.stages.leaderboard import rank_runs
 
     return rank_runs(load_components(path, stamp, signature), alpha, metric=metric)
+
+
+def warm_ranked(
+    path: Path, stamp: int, signature: str, alpha: float, metric: str, step: float = 0.05
+) -> threading.Thread:
+    """Fill :func:`ranked`'s cache at every alpha of the slider, nearest to ``alpha`` first.
+
+    The Overview calls it after drawing: a background thread (one per database, results
+    version, signature and metric) ranks the runs at the slider's other values (``step``
+    apart), so an alpha step finds its leaderboard computed (about 50 ms of the step at
+    100,000 answers). Returns the thread.
+    """
+    grid = [round(i * step, 10) for i in range(round(1 / step) + 1)]
+    grid.sort(key=lambda a: (abs(a - alpha), a))
+    key = (path, results_version(path, stamp), signature, metric)
+    with _AHEAD_LOCK:
+        known = _WARMING.get(key)
+        if known is None:
+            known = _WARMING[key] = threading.Thread(
+                target=_rank_all,
+                args=(path, stamp, signature, metric, grid),
+                name="ranked-warm",
+                daemon=True,
+            )
+            known.start()
+    return known
+
+
+_WARMING: dict[tuple[Any, ...], threading.Thread] = {}
+
+
+def _rank_all(path: Path, stamp: int, signature: str, metric: str, grid: list[float]) -> None:
+    for alpha in grid:
+        if _STOP_PREFETCH.is_set():
+            return
+        ranked(path, stamp, signature, alpha, metric)
 
 
 @dataclass(frozen=True)

@@ -131,8 +131,7 @@ def main() -> None:
         Moving alpha reruns only this block (the graphs document below, about half a megabyte,
         is not sent again); choosing another case here reruns the whole page.
         """
-        frame = reblend(components, alpha)
-        case_key = top_block(controls, frame, run_ids, run_labels, stored_tau, alpha)
+        case_key = top_block(controls, components, run_ids, run_labels, stored_tau, alpha)
         drawn = st.session_state.get(DRAWN)
         if drawn is not None and drawn != case_key:
             st.rerun()  # another case: the graphs and texts below must follow
@@ -161,7 +160,7 @@ def main() -> None:
 
 def top_block(
     controls: widgets.Controls,
-    frame: pd.DataFrame,
+    components: pd.DataFrame,
     run_ids: list[int],
     run_labels: dict[int, str],
     stored_tau: float,
@@ -174,7 +173,7 @@ def top_block(
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
     )
-    answers = frame[frame["run_id"] == run_id]
+    answers = reblend(components[components["run_id"] == run_id], alpha)  # this run's only
     if st.session_state.get("explorer._run_seen") != run_id:  # another run: its worst answer
         if st.session_state.get("explorer._run_seen") is not None:
             st.session_state[ITEM] = None

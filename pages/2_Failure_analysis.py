@@ -45,11 +45,17 @@ def progress() -> None:
     pending = data.tau_pending(*view_of)
     if pending == 0:
         st.rerun()
+    done = found.picked - pending
     st.progress(
-        1 - pending / found.picked,
-        text=f"Explaining the rest of the lowest {percent} %: {found.picked - pending:,} of "
-        f"{found.picked:,} answers done. The page below shows the {found.picked - found.pending:,} "
-        "explained when it was drawn and fills in when all are.",
+        done / found.picked,
+        text=f"Explaining the lowest {percent} % of each run: {done:,} of {found.picked:,} "
+        "answers done. "
+        + (
+            f"Below: the {found.picked - found.pending:,} explained when the page was drawn; "
+            "it fills in when all are."
+            if found.picked > found.pending
+            else "The cases show when all are."
+        ),
     )
 
 

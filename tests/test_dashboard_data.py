@@ -422,6 +422,46 @@ def test_a_stopped_prefetch_starts_again_when_its_view_comes_back(scored, monkey
     assert data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.41, share=1.0) is again
 
 
+def test_warm_ranked_fills_the_leaderboard_at_every_alpha_of_the_slider(scored, monkeypatch):
+    """Issue 33: an alpha step on the Overview ranked every answer again (~50 ms at 100k)."""
+    from s3kg_core.stages import leaderboard
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    thread = data.warm_ranked(scored, stamp, signature, 0.5, "cus", step=0.25)
+    thread.join(timeout=120)
+    assert data.warm_ranked(scored, stamp, signature, 0.75, "cus", step=0.25) is thread  # once
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("ranked again")
+
+    monkeypatch.setattr(leaderboard, "rank_runs", refuse)
+    for alpha in (0.0, 0.25, 0.5, 0.75, 1.0):  # the grid: every one cached
+        board = data.ranked(scored, stamp, signature, alpha, "cus")
+        assert list(board["n"]) == [3, 3]
+    with pytest.raises(AssertionError, match="ranked again"):
+        data.ranked(scored, stamp, signature, 0.6, "cus")
+
+
+def test_tau_cases_reads_what_s3kg_tau_stored_without_waiting(scored, monkeypatch):
+    """Regression: past LIVE_TAU unexplained answers the stored TAU table was read by the
+    background thread only, so a first visit showed "0 of 5,000 done" and a progress bar."""
+    from s3kg_core.stages.tau import tau_store
+    from s3kg_core.store.store import Store
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    tau_store(Store(scored), fraction=1.0, target="cus", signature=signature)
+    data.clear_caches()
+    data._explained.clear()
+    release = hold_tau(monkeypatch)  # a live explanation would wait
+    found = data.tau_cases(scored, data.db_stamp(scored), signature, "cus", 1.0, 0.5, live=0)
+    release.set()
+    assert (found.picked, found.pending, len(found.frame)) == (6, 0, 6)
+
+
 def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(scored):
     """Issue 33: the comparison page reads the pairs, the chosen pair's scores at alpha and one
     page of the picker from DuckDB; each agrees exactly with the pandas path it replaced

@@ -401,7 +401,7 @@ def test_a_share_jump_shows_the_explained_cases_and_its_progress(db, monkeypatch
     at.slider(key="tau_percent").set_value(40).run()
     assert not at.exception
     (bar,) = at.get("progress")
-    assert "Explaining the rest of the lowest 40 %" in bar.proto.text
+    assert "Explaining the lowest 40 % of each run: " in bar.proto.text
     caption = next(c.value for c in at.caption if "explained so far" in c.value)
     done = int(re.match(r"(\d+) of 24 answers explained so far", caption).group(1))
     assert 0 < done < 24

@@ -14,10 +14,17 @@ from s3kg_core.kg import Triple
 from s3kg_core.scoring.cus import dataset_cus, score_cus_many
 from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
-from s3kg_core.stages.export_schema import EXPORT_COLUMNS, INCLUDES, read_export
+from s3kg_core.stages.export_schema import (
+    DEFAULT_INCLUDES,
+    EXPORT_COLUMNS,
+    INCLUDES,
+    read_export,
+)
 from s3kg_core.stages.results import (
     cus_table,
     encoder_for,
+    export_blocks,
+    export_frame,
     export_results,
     latest_signature,
     scored_frame,
@@ -370,6 +377,79 @@ def test_json_export_keeps_every_digit_of_a_score(carried):
     written = [r["cus"] for r in json.loads(paths["json"].read_text(encoding="utf-8"))]
     assert sorted(v for v in written if v is not None) == sorted(exact)
     assert any(len(repr(v)) > 12 for v in exact)  # a score that 10 digits would have cut
+
+
+# -- exports read and written a block of answers at a time (issue 33) ----------------------------
+
+
+def _parquet_rows(path):
+    con = duckdb.connect()
+    try:
+        types = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
+        return types, con.execute("SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "json"])
+def test_an_export_written_in_blocks_is_the_one_block_export(carried, tmp_path, fmt):
+    # Regression (issue 33): export_results built the whole frame, then a copy per format, so
+    # its memory grew with the answers (2.6 GB at 100,000). It now reads and writes a block of
+    # answers at a time; the file must not depend on the blocks: columns (an extra column
+    # some blocks lack, answers without KGs or TAU), dtypes, order, every value.
+    store, _ = carried
+    whole = tmp_path / f"whole.{fmt}"
+    assert export_results(store, whole, fmt=fmt, include=INCLUDES, block_size=6) == 6
+    for size in (1, 4):
+        out = tmp_path / f"by{size}.{fmt}"
+        assert export_results(store, out, fmt=fmt, include=INCLUDES, block_size=size) == 6
+        if fmt == "parquet":
+            assert _parquet_rows(out) == _parquet_rows(whole)
+        else:
+            assert out.read_bytes() == whole.read_bytes()
+        pd.testing.assert_frame_equal(read_export(out), read_export(whole), check_exact=True)
+    # no part, spool or temporary file is left beside the export
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"{name}.{fmt}" for name in ("whole", "by1", "by4")
+    )
+
+
+def test_export_frame_is_its_blocks_put_together(carried):
+    store, paths = carried
+    whole = export_frame(store)
+    blocks = list(export_blocks(store, block_size=4))
+    assert [len(b) for b in blocks] == [4, 2]
+    for block in blocks:  # one set of columns and dtypes, whatever a block holds
+        assert block.dtypes.to_dict() == whole.dtypes.to_dict()
+    pd.testing.assert_frame_equal(pd.concat(blocks, ignore_index=True), whole, check_exact=True)
+    pd.testing.assert_frame_equal(read_export(paths["parquet"]), whole, check_exact=True)
+    with pytest.raises(ConfigError, match="block_size must be a positive number"):
+        export_blocks(store, block_size=0)  # at once, not at the first block
+    with pytest.raises(ConfigError, match="include takes"):
+        export_blocks(store, include=["nope"])
+
+
+def test_an_export_without_answers_is_typed_and_empty_in_every_format(tmp_path):
+    from s3kg_core.store.records import ItemRecord
+    from s3kg_core.store.store import Store
+
+    store = Store(tmp_path / "db.duckdb")
+    with store.transaction() as con:
+        store.upsert_items(con, store.ensure_dataset(con, "d"), [ItemRecord("q1")])
+    blocks = list(export_blocks(store))
+    assert len(blocks) == 1 and blocks[0].empty
+    assert list(blocks[0].columns) == list(EXPORT_COLUMNS)
+    for fmt in ("csv", "parquet", "json"):
+        assert export_results(store, tmp_path / f"e.{fmt}", fmt=fmt, block_size=1) == 0
+    for fmt in ("csv", "parquet"):  # the header, typed in Parquet
+        back = read_export(tmp_path / f"e.{fmt}")
+        assert back.empty and list(back.columns) == list(
+            export_frame(store, include=DEFAULT_INCLUDES[fmt]).columns
+        )
+    assert (tmp_path / "e.json").read_text(encoding="utf-8") == "[]"  # as json.dump([]) writes
+    with pytest.raises(ConfigError, match="block_size"):
+        export_results(store, tmp_path / "never.csv", block_size=0)
+    assert not (tmp_path / "never.csv").exists()
 
 
 def test_an_extra_column_named_like_an_export_column_is_renamed(tmp_path):

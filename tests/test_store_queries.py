@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 from store_helpers import build_store
 
@@ -317,6 +318,28 @@ def test_texts_and_parquet_export(store, tmp_path):
     finally:
         mem.close()
     assert back == [(6,)]
+
+
+def test_parquet_parts_are_copied_in_their_order_into_row_groups(tmp_path):
+    # an export's blocks (issue 33): the parts' rows, part after part, in row groups of about N
+    mem = duckdb.connect()
+    try:
+        parts = []
+        for i, values in enumerate(([5, 3], [9], [1, 7, 2])):
+            parts.append(tmp_path / f"part {i}.parquet")
+            mem.register("results", pd.DataFrame({"v": values, "s": [str(v) for v in values]}))
+            queries.copy_results_to_parquet(mem, parts[-1])
+            mem.unregister("results")
+        out = tmp_path / "it's all.parquet"
+        queries.copy_parquet_parts(mem, parts, out, row_group=2)
+        back = mem.execute("SELECT v, s FROM read_parquet(?)", [str(out)]).fetchall()
+        groups = mem.execute(
+            "SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata(?)", [str(out)]
+        ).fetchall()
+    finally:
+        mem.close()
+    assert back == [(5, "5"), (3, "3"), (9, "9"), (1, "1"), (7, "7"), (2, "2")]
+    assert len(groups) > 1 and sum(n for _, n in groups) == 6
 
 
 def _detection(con, item: int, checker: str, inconsistent: bool | None) -> None:

@@ -595,7 +595,10 @@ SCALE_STEPS = {
     "second": "second visit",
     "share 5->6 %": "share slider 5 -> 6 %",
     "share 6->20 %": "share slider 6 -> 20 % (14 key presses)",
-    "alpha step": "alpha one step",
+    "share 6->20 %, cases shown": "share slider 6 -> 20 %: cases on screen",
+    "share 6->20 %, all explained": "share slider 6 -> 20 %: every case explained",
+    "alpha step, numbers shown (median of 5)": "alpha one step: new numbers shown (median of 5)",
+    "alpha step": "alpha one step (page idle)",
     "run switch": "run switch",
 }
 """The steps of ``bench_scale_pages.py`` as the table names them (others by their key)."""

@@ -14,9 +14,13 @@ at ``--viewport`` (1440x900) tours the pages in the sidebar's order:
   ``--pages`` limits the tour;
 * *second visit*: the same page opened again (a new script run on warm caches);
 * interactions, each timed until idle again: the Failure analysis share slider 5 -> 6 % and
-  then to 20 % (keyboard steps); the sidebar alpha one step right on the Overview, the Sample
-  explorer and the Run comparison; a run switch in the Sample explorer's run picker (the next
-  run); the next question in the Run comparison's question picker.
+  then to 20 % (keyboard steps; the jump is timed until its cases show, those explained so
+  far under a progress bar, and until all are explained: :func:`share_jump`); the sidebar
+  alpha one step right on the Overview, the Sample explorer and the Run comparison; a run
+  switch in the Sample explorer's run picker (the next run); the next question in the Run
+  comparison's question picker; and
+  *alpha step, numbers shown*: five more alpha steps, the median of the times until the text
+  naming the new alpha (drawn with the new numbers) shows, as the demo's alpha figure is taken.
 
 The server's peak resident memory (its whole process tree, sampled with ``psutil`` every
 0.2 s) is reported, and a screenshot of every page (the viewport, after its first visit) goes
@@ -41,6 +45,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import shutil
+import statistics
 import sys
 import tempfile
 import threading
@@ -143,6 +148,61 @@ def keys(page: Any, locator: Any, presses: list[str], settle_ms: float) -> float
     return settle(page, t0, settle_ms)
 
 
+def alpha_shown(page: Any, slider: Any, shown: Callable[[float], str], steps: int = 5) -> float:
+    """Move ``slider`` (alpha) one step right ``steps`` times; the median seconds until the page
+    shows ``shown(alpha)``.
+
+    The time a reader waits for the new numbers (the text that names the new alpha is drawn
+    with them), as the demo's figure is taken (``bench_dashboard.py``); Streamlit may still be
+    finishing the rest of the page (:func:`keys` times that), so each step waits for idle
+    before the next.
+    """
+    times = []
+    for _ in range(steps):
+        alpha = round(float(slider.input_value()) + 0.05, 2)
+        text = page.get_by_text(shown(alpha), exact=False)
+        slider.focus()
+        t0 = time.perf_counter()
+        page.keyboard.press("ArrowRight")
+        text.first.wait_for(timeout=TIMEOUT_MS)
+        times.append(time.perf_counter() - t0)
+        settle(page, t0, 300)
+    return statistics.median(times)
+
+
+PROGRESS = '[data-testid="stMain"] [data-testid="stProgress"]'
+
+
+def share_jump(page: Any, slider: Any, presses: int, settle_ms: float) -> dict[str, float]:
+    """Move the Failure analysis share ``slider`` ``presses`` steps right, timed twice.
+
+    *cases shown*: until the page shows its cases, either all of them (Streamlit idle) or
+    those explained so far under a progress bar (the rest explained in the background);
+    *all explained*: until the progress bar is gone and Streamlit is idle for ``settle_ms``.
+    """
+    slider.focus()
+    t0 = time.perf_counter()
+    for _ in range(presses):
+        page.keyboard.press("ArrowRight")
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    quiet_since: float | None = None
+    while time.monotonic() < deadline:
+        now = time.perf_counter()
+        if page.locator(PROGRESS).count() and page.locator(PROGRESS).first.is_visible():
+            shown = now - t0
+            break
+        idle = page.locator(APP_IDLE).count() > 0 and not page.locator(STATUS_WIDGET).is_visible()
+        quiet_since = (quiet_since or now) if idle else None
+        if quiet_since is not None and (now - quiet_since) * 1000 >= settle_ms:
+            shown = quiet_since - t0
+            break
+        page.wait_for_timeout(50)
+    else:
+        raise TimeoutError(f"no cases after {TIMEOUT_MS / 1000:g} s")
+    page.locator(PROGRESS).first.wait_for(state="detached", timeout=TIMEOUT_MS)
+    return {"cases shown": shown, "all explained": settle(page, t0, settle_ms)}
+
+
 def pick_next(page: Any, label: str, settle_ms: float) -> float:
     """Open the select box ``label`` in the main area, choose the option after the current."""
     box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(has_text=label)
@@ -153,25 +213,39 @@ def pick_next(page: Any, label: str, settle_ms: float) -> float:
     return settle(page, t0, settle_ms)
 
 
-def interactions(key: str, page: Any, settle_ms: float) -> dict[str, Callable[[], float]]:
+def interactions(
+    key: str, page: Any, settle_ms: float
+) -> dict[str, Callable[[], float | dict[str, float]]]:
     """The interactions timed on page ``key``, by name."""
     alpha = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
     share = page.locator('[data-testid="stMain"]').get_by_role("slider").first
-    return {
-        "overview": {"alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms)},
+    steps: dict[str, dict[str, Callable[[], float | dict[str, float]]]] = {
+        "overview": {
+            "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
+            "alpha step, numbers shown (median of 5)": lambda: alpha_shown(
+                page, alpha, lambda a: f"|alpha:{a:g}"
+            ),
+        },
         "explorer": {
             "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
+            "alpha step, numbers shown (median of 5)": lambda: alpha_shown(
+                page, alpha, lambda a: f"alpha {a:g} (sidebar)"
+            ),
             "run switch": lambda: pick_next(page, "Run", settle_ms),
         },
         "compare": {
             "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
+            "alpha step, numbers shown (median of 5)": lambda: alpha_shown(
+                page, alpha, lambda a: f"(B minus A) at alpha {a:g};"
+            ),
             "question pick": lambda: pick_next(page, "Question (", settle_ms),
         },
         "tau": {
             "share 5->6 %": lambda: keys(page, share, ["ArrowRight"], settle_ms),
-            "share 6->20 %": lambda: keys(page, share, ["ArrowRight"] * 14, settle_ms),
+            "share 6->20 %": lambda: share_jump(page, share, 14, settle_ms),
         },
-    }.get(key, {})
+    }
+    return steps.get(key, {})
 
 
 def run(opts: argparse.Namespace) -> dict[str, Any]:
@@ -199,7 +273,11 @@ def run(opts: argparse.Namespace) -> dict[str, Any]:
                         page.screenshot(path=opts.shots / f"{spec.key}_{width}x{height}.png")
                         row["second"] = visit(page, url, opts.settle)
                         for name, act in interactions(spec.key, page, opts.settle).items():
-                            row[name] = act()
+                            timed = act()
+                            if isinstance(timed, dict):  # one step, several moments
+                                row.update({f"{name}, {k}": v for k, v in timed.items()})
+                            else:
+                                row[name] = timed
                     except Exception as exc:  # a page that fails is a figure too
                         row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
                     row["rss_gb"] = memory.now_gb

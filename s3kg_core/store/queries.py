@@ -36,6 +36,7 @@ __all__ = [
     "answered_item_ids",
     "answers_for_extraction",
     "copy_answers",
+    "copy_parquet_parts",
     "copy_results_to_parquet",
     "count_answers",
     "dataset_id",
@@ -456,6 +457,20 @@ def score_details(
 def copy_results_to_parquet(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Write the relation registered as ``results`` on ``con`` to a Parquet file at ``path``."""
     con.execute(f"COPY results TO '{_sql_path(path)}' (FORMAT parquet)")
+
+
+def copy_parquet_parts(
+    con: duckdb.DuckDBPyConnection, parts: Sequence[Path], path: Path, *, row_group: int
+) -> None:
+    """Write the rows of the Parquet files ``parts``, in their order, to one Parquet file.
+
+    Row groups of about ``row_group`` rows (the writer holds one in memory).
+    """
+    con.execute(
+        f"COPY (SELECT * FROM read_parquet(?)) TO '{_sql_path(path)}' "
+        f"(FORMAT parquet, ROW_GROUP_SIZE {int(row_group)})",
+        [[str(p) for p in parts]],
+    )
 
 
 def _sql_path(path: Path) -> str:
