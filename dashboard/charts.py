@@ -19,6 +19,7 @@ from plotly.subplots import make_subplots
 from dashboard.escape import plotly_frame, plotly_text
 
 __all__ = [
+    "COMPARISON_BARS",
     "LONG_COLOURS",
     "RUN_COLOURS",
     "SCORE_COLOURS",
@@ -367,15 +368,24 @@ def tau_figure(
     return _horizontal(fig)
 
 
-def comparison_figure(deltas: pd.DataFrame, height: int = 330) -> go.Figure:
+COMPARISON_BARS = 1_000
+"""Bars of :func:`comparison_figure` at most: past this many questions, evenly spaced ranks."""
+
+
+def comparison_figure(
+    deltas: pd.DataFrame, height: int = 330, bars: int = COMPARISON_BARS
+) -> go.Figure:
     """The change in CUS of every shared question (B minus A), biggest regression first.
 
-    ``deltas`` is :func:`dashboard.compare.question_deltas`'s frame.
+    ``deltas`` is :func:`dashboard.compare.question_deltas`'s frame. Past ``bars`` questions,
+    ``bars`` evenly spaced ranks draw the curve (the first and the last always among them).
     """
-    shown = deltas.assign(
-        question=deltas["question"].map(lambda q: plotly_text(_short(str(q), 80))),
-        change=["worse" if d < 0 else "better" if d > 0 else "same" for d in deltas["d_cus"]],
-        rank=range(1, len(deltas) + 1),
+    ranked = deltas.assign(rank=range(1, len(deltas) + 1))
+    if len(ranked) > bars:
+        ranked = ranked.iloc[np.unique(np.linspace(0, len(ranked) - 1, bars).round().astype(int))]
+    shown = ranked.assign(
+        question=ranked["question"].map(lambda q: plotly_text(_short(str(q), 80))),
+        change=["worse" if d < 0 else "better" if d > 0 else "same" for d in ranked["d_cus"]],
     )
     fig = px.bar(
         shown,

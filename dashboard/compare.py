@@ -16,8 +16,10 @@ from s3kg_core.stages.compare import DELTA_COLUMNS, PairedDifference, question_d
 __all__ = [
     "DELTA_COLUMNS",
     "LIVE_CHANGES_MAX",
+    "TABLE_MAX",
     "comparable_pairs",
     "default_pair",
+    "ends",
     "interval_text",
     "partners",
     "question_choices",
@@ -32,6 +34,29 @@ LIVE_CHANGES_MAX = 1_000
 The count explains every answer of both runs with TAU (about a second per 250 answers on two
 cores, most answers not in the stored TAU table): past this many shared questions it waits for
 the reader to ask (20 s for two runs of 5,000 answers)."""
+
+
+TABLE_MAX = 1_000
+"""Rows of the page's table of shared questions: past this many, the biggest regressions and
+the biggest improvements, half each (the download and the picker hold every question)."""
+
+
+def ends(frame: pd.DataFrame, limit: int | None = None) -> pd.DataFrame:
+    """The first and last ``limit`` rows of ``frame`` together (all of it when it is shorter).
+
+    ``limit`` defaults to :data:`TABLE_MAX`.
+
+    Examples
+    --------
+    >>> ends(pd.DataFrame({"d": range(10)}), 4)["d"].tolist()
+    [0, 1, 8, 9]
+    >>> len(ends(pd.DataFrame({"d": range(3)}), 4))
+    3
+    """
+    limit = TABLE_MAX if limit is None else limit
+    if len(frame) <= limit:
+        return frame
+    return pd.concat([frame.head(limit // 2), frame.tail(limit - limit // 2)])
 
 
 def comparable_pairs(frame: pd.DataFrame) -> dict[tuple[int, int], int]:

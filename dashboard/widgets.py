@@ -206,7 +206,8 @@ def file_download(container: Any, label: str, data: Any, file_name: str, **optio
 
     The HTML report (every string escaped by :mod:`s3kg_core.stages.report_html`) and the
     annotation export (formula cells escaped by :mod:`s3kg_core.annotation.exchange`); a page's
-    table goes through :func:`csv_download`. ``data`` may be a callable, run only on a click.
+    table goes through :func:`csv_download`, or here as a callable giving :func:`csv_bytes` when
+    it is large. ``data`` may be a callable, run only on a click.
     ``options`` go to ``st.download_button`` (``mime``, ``key``, ``help``, ...).
     """
     container.download_button(label, data, file_name=file_name, **options)

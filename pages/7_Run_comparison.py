@@ -102,9 +102,10 @@ widgets.file_download(
     help="B against A as `s3kg report --run B --baseline A` writes it: one offline HTML file.",
 )
 
-table = deltas.assign(
-    explorer_a=[navigation.case_url("explorer", run_a, i) for i in deltas["item_id"]],
-    explorer_b=[navigation.case_url("explorer", run_b, i) for i in deltas["item_id"]],
+listed_rows = compare.ends(deltas)  # thousands of shared questions at 100,000 answers
+table = listed_rows.assign(
+    explorer_a=[navigation.case_url("explorer", run_a, i) for i in listed_rows["item_id"]],
+    explorer_b=[navigation.case_url("explorer", run_b, i) for i in listed_rows["item_id"]],
 )
 left, right = st.columns([5, 2])
 with left:
@@ -130,12 +131,31 @@ with left:
         },
         key="compare_table",
     )  # fmt: skip
+    whole = len(table) == len(deltas)
     st.caption(
-        f"Every shared question, biggest regression first (B minus A) at alpha "
-        f"{controls.alpha:g}; the links open the question in the Sample explorer."
+        ("Every shared question" if whole else
+         f"The {len(table) // 2:,} biggest regressions and {len(table) - len(table) // 2:,} "
+         f"biggest improvements of {len(deltas):,} shared questions (all in the download and "
+         "the picker below)")
+        + f", biggest regression first (B minus A) at alpha {controls.alpha:g}; the links open "
+        "the question in the Sample explorer."
+    )  # fmt: skip
+    widgets.file_download(
+        st,
+        "Every shared question (CSV)",
+        lambda: widgets.csv_bytes(deltas),
+        file_name=f"s3kg-run{run_b}-vs-run{run_a}-questions.csv",
+        mime="text/csv",
+        key="compare_csv",
+        on_click="ignore",
     )
 with right:
     st.plotly_chart(charts.comparison_figure(deltas), width="stretch", key="compare_chart")
+    if len(deltas) > charts.COMPARISON_BARS:
+        st.caption(
+            f"{charts.COMPARISON_BARS:,} evenly spaced of the {len(deltas):,} questions draw "
+            "the curve."
+        )
 counted = len(deltas) <= compare.LIVE_CHANGES_MAX or st.toggle(
     f"Count the gold triples B lost and gained over all {len(deltas):,} shared questions",
     key="compare_count_changes",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -212,6 +213,21 @@ def test_the_comparison_bars_run_from_the_biggest_regression():
     assert bars["worse"] == ([1], [pytest.approx(-0.8)])
     assert bars["same"] == ([2], [0.0])
     assert bars["better"] == ([3], [pytest.approx(0.4)])
+
+
+def test_thousands_of_compared_questions_draw_evenly_spaced_bars():
+    """Issue 33: 5,000 shared questions sent 5,000 bars (0.66 MB) on every rerun."""
+    n = 5_000
+    deltas = pd.DataFrame(
+        {"item_id": range(n), "ext_id": [str(i) for i in range(n)], "question": ["?"] * n,
+         "cus_a": [0.5] * n, "cus_b": [0.5] * n, "d_cus": np.linspace(-1, 1, n)}
+    )  # fmt: skip
+    fig = comparison_figure(deltas, bars=100)
+    ranks = sorted(x for t in fig.data for x in t.x)
+    assert len(ranks) == 100 and ranks[0] == 1 and ranks[-1] == n  # both ends kept
+    ys = sorted(y for t in fig.data for y in t.y)
+    assert ys[0] == pytest.approx(-1.0) and ys[-1] == pytest.approx(1.0)
+    assert len(comparison_figure(deltas.head(50), bars=100).data[0].x) <= 50  # all of a few
 
 
 def test_long_names_are_cut_in_legends_and_titles_but_whole_in_hovers():

@@ -426,6 +426,21 @@ def test_a_failure_case_stays_chosen_when_alpha_moves_its_score(db):
     assert label not in at.selectbox(key="tau_case").options  # its label did change
 
 
+def test_run_comparison_lists_the_ends_of_thousands_of_questions(db, monkeypatch):
+    """Issue 33: the table sent every shared question (1.2 MB at 5,000) on every rerun."""
+    from dashboard import compare
+
+    monkeypatch.setattr(compare, "TABLE_MAX", 10)
+    at = _app("compare")
+    table = app_frame_with(at, "d_cus", "explorer_a")
+    assert len(table) == 10
+    caption = next(c.value for c in at.caption if "biggest regressions and" in c.value)
+    assert caption.startswith("The 5 biggest regressions and 5 biggest improvements of 30 ")
+    d = table["d_cus"].tolist()
+    assert d == sorted(d)  # the regressions' end, then the improvements' end
+    assert any(b.label == "Every shared question (CSV)" for b in at.get("download_button"))
+
+
 def test_run_comparison_opens_on_the_demo_temperatures_biggest_regression_first(db):
     at = _app("compare")
     assert at.selectbox(key="compare_a").value == "1"  # T=0
@@ -1158,9 +1173,16 @@ def test_run_comparison_downloads_the_report_s3kg_report_writes(db, tmp_path, mo
     monkeypatch.setattr(MediaFileManager, "add_deferred", recorded)
     at = _app("compare")
     button = at.get("download_button")
-    assert [b.label for b in button] == ["Download the report (HTML)"]
-    assert button[0].proto.deferred_file_id  # built on click, not on every rerun
-    page = made[-1]()
+    assert [b.label for b in button] == [
+        "Download the report (HTML)",
+        "Every shared question (CSV)",
+    ]
+    assert all(b.proto.deferred_file_id for b in button)  # built on click, not on every rerun
+    report, questions = made[-2:]
+    import io
+
+    assert len(pd.read_csv(io.BytesIO(questions()))) == 30  # every shared question
+    page = report()
     out = tmp_path / "report.html"
     alpha = at.sidebar.slider(key="alpha").value
     result = CliRunner().invoke(
