@@ -252,8 +252,10 @@ def next_in_order(order: Sequence[Any], current: Any, counts: Mapping[Any, int])
     return next((i for i in ring if counts.get(i, 0)), None)
 
 
-def item_label(item: int, n_units: int, cus: float, question: str) -> str:
+def item_label(item: int, n_units: int | None, cus: float, question: str) -> str:
     """A select-box label of one answer: item, units to judge, CUS and the question.
+
+    ``n_units`` is ``None`` while TAU has not explained the answer yet.
 
     Examples
     --------
@@ -261,8 +263,16 @@ def item_label(item: int, n_units: int, cus: float, question: str) -> str:
     'item 5 · 2 to judge · CUS 0.412 · Who wrote it?'
     >>> item_label(6, 0, 0.0, "Why?")
     'item 6 · nothing to judge · CUS 0.000 · Why?'
+    >>> item_label(7, None, 0.5, "How?")
+    'item 7 · being explained · CUS 0.500 · How?'
     """
-    units = "nothing to judge" if n_units == 0 else f"{n_units} to judge"
+    units = (
+        "being explained"
+        if n_units is None
+        else "nothing to judge"
+        if n_units == 0
+        else f"{n_units} to judge"
+    )
     return f"item {int(item)} · {units} · CUS {cus:.3f} · {question}"
 
 

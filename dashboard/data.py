@@ -732,8 +732,8 @@ _NEWEST = [0]
 def _stop_prefetching() -> None:
     """At exit, let each prefetch thread finish its block and stop (never killed in a query)."""
     _STOP_PREFETCH.set()
-    for ahead in list(_AHEAD.values()):
-        ahead.thread.join(timeout=60)
+    for thread in [a.thread for a in list(_AHEAD.values())] + list(_RUN_AHEAD.values()):
+        thread.join(timeout=60)
 
 
 def _explain_ahead(
@@ -991,6 +991,99 @@ def tau_run(path: Path, stamp: int, signature: str, run_id: int) -> dict[int, di
     return dict(zip(items, results, strict=True))
 
 
+ANNOTATE_LIVE = 300
+"""Answers of a run (lowest CUS first) whose TAU Annotate's picker waits for; a larger run's
+others are explained in the background (:func:`run_unit_counts`)."""
+
+
+@dataclass(frozen=True)
+class UnitCounts:
+    """How many things TAU said of each answer of a run, as far as it has explained them.
+
+    Attributes
+    ----------
+    counts
+        Aligned pairs, mismatches, extra and missing triples of each explained answer, by item.
+    with_kgs
+        The run's items with a stored KG (what TAU can explain).
+    pending
+        Items of ``with_kgs`` not explained yet (a background thread explains them).
+    """
+
+    counts: dict[int, int]
+    with_kgs: frozenset[int]
+    pending: int
+
+
+def run_unit_counts(
+    path: Path,
+    stamp: int,
+    signature: str,
+    run_id: int,
+    order: Sequence[int],
+    live: int | None = None,
+) -> UnitCounts:
+    """What TAU said of each answer of run ``run_id``, the first ``live`` of ``order`` at once.
+
+    ``order`` is the run's items as Annotate lists them (lowest CUS first); ``live`` defaults
+    to :data:`ANNOTATE_LIVE`. Those first answers are explained now (stored TAU results read,
+    the others explained from the stored embeddings), the rest of the run by a background
+    thread: call again to see more counts. A run of at most ``live`` answers is explained
+    whole before this returns.
+    """
+    with_kgs = _kg_items(path, stamp, run_id)
+    explained = _explained(path, results_version(path, stamp), signature, "gold")
+    answers = [(run_id, int(i)) for i in order if int(i) in with_kgs]
+    limit = ANNOTATE_LIVE if live is None else live
+    now = [a for a in answers[:limit] if a not in explained]
+    if now:
+        _explain(path, stamp, signature, "gold_sim", now, explained)
+    later = [a for a in answers[limit:] if a not in explained]
+    if later:
+        _explain_run_ahead(path, stamp, signature, run_id, later)
+    counts = {a[1]: sum(explained[a][0]) for a in answers if a in explained}
+    return UnitCounts(counts, with_kgs, len(answers) - len(counts))
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=64)
+def _kg_items(path: Path, stamp: int, run_id: int) -> frozenset[int]:
+    with _read(path) as con:
+        return frozenset(tau_queries.kg_items(con, run_id))
+
+
+_RUN_AHEAD: dict[tuple[Any, ...], threading.Thread] = {}
+
+
+def _explain_run_ahead(
+    path: Path, stamp: int, signature: str, run_id: int, todo: list[tuple[int, int]]
+) -> None:
+    """Explain ``todo`` (one run's answers) in one background thread per run and version."""
+    key = (path, results_version(path, stamp), signature, run_id)
+    with _AHEAD_LOCK:
+        known = _RUN_AHEAD.get(key)
+        if known is not None and known.is_alive():
+            return
+        thread = threading.Thread(
+            target=_explain_blocks,
+            args=(path, stamp, signature, todo),
+            name="tau-prefetch",
+            daemon=True,
+        )
+        _RUN_AHEAD[key] = thread
+        thread.start()
+
+
+def _explain_blocks(path: Path, stamp: int, signature: str, todo: list[tuple[int, int]]) -> None:
+    explained = _explained(path, results_version(path, stamp), signature, "gold")
+    for lo in range(0, len(todo), _TAU_BLOCK):
+        if _STOP_PREFETCH.is_set():
+            return
+        block = [a for a in todo[lo : lo + _TAU_BLOCK] if a not in explained]
+        if block:
+            _explain(path, stamp, signature, "gold_sim", block, explained)
+
+
 def record_decision(path: Path, decision: Decision) -> Entry | None:
     """Save one decision at once (its own short transaction, under the process lock).
 
@@ -1030,7 +1123,15 @@ def rename_run(path: Path, run_id: int, name: str) -> str:
 
 
 # added at the end: fewer merge conflicts
-__all__ += ["record_decision", "rename_run", "tau_run", "undo_decision"]
+__all__ += [
+    "ANNOTATE_LIVE",
+    "UnitCounts",
+    "record_decision",
+    "rename_run",
+    "run_unit_counts",
+    "tau_run",
+    "undo_decision",
+]
 
 
 @contextmanager

@@ -127,15 +127,19 @@ else:
         run_id = int(widgets.keyed_selectbox("Run", run_labels, key="annotate_run"))
     answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"], kind="stable")
     order = [int(i) for i in answers["item_id"]]
-    tau = data.tau_run(path, controls.stamp, signature, run_id)
-    counts = {
-        i: sum(len(tau.get(i, {}).get(k, ())) for k in annotate.CATEGORY_LABELS) for i in order
-    }
+    found = data.run_unit_counts(path, controls.stamp, signature, run_id, order)
+    counts = {i: found.counts.get(i, 0 if i not in found.with_kgs else None) for i in order}
     item_labels = {
         str(i): annotate.item_label(i, counts[i], float(cus), str(questions.get(i, "")))
         for i, cus in zip(order, answers["cus"], strict=True)
     }
-    first = annotate.first_with_units(order, counts)
+    if found.pending:
+        st.caption(
+            f"TAU explains this run's answers from the lowest CUS up: {found.pending:,} of "
+            f"{len(found.with_kgs):,} are still being explained in the background (their "
+            "labels say so until the page is drawn again)."
+        )
+    first = annotate.first_with_units(order, {i: c or 0 for i, c in counts.items()})
     with pick[0]:
         item_id = int(
             widgets.keyed_selectbox(
@@ -149,8 +153,11 @@ else:
         )
 
     def next_item() -> tuple[int, int] | None:
-        found = annotate.next_in_order(order, item_id, counts)
-        return None if found is None or found == item_id else (run_id, int(found))
+        # an answer not explained yet may have something to judge: it is explained on opening
+        nxt = annotate.next_in_order(
+            order, item_id, {i: 1 if c is None else c for i, c in counts.items()}
+        )
+        return None if nxt is None or nxt == item_id else (run_id, int(nxt))
 
     def go_to(run: int, item: int) -> None:
         state["_annotate_item_choice"] = str(item)
@@ -167,7 +174,9 @@ else:
     units = annotate.units_from_tau(
         run_id,
         item_id,
-        tau.get(item_id, {}),
+        data.tau_item(path, controls.stamp, signature, run_id, item_id)
+        if item_id in found.with_kgs
+        else {},
         gold_kg.triples if gold_kg else (),
         answer_kg.triples if answer_kg else (),
     )

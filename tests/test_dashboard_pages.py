@@ -580,6 +580,34 @@ def _annotate(name: str = "", **query: str) -> AppTest:
     return at
 
 
+def test_annotate_opens_before_a_large_run_is_explained(db, monkeypatch):
+    """Issue 33: the picker waited for TAU of every answer of the run (7 s at 5,000); now the
+    lowest ANNOTATE_LIVE at once, the others labelled as being explained."""
+    from dashboard import data
+
+    prefetch_done()
+    data._explained.clear()
+    monkeypatch.setattr(data, "ANNOTATE_LIVE", 3)
+    release = hold_tau(monkeypatch)
+    try:
+        at = AppTest.from_file(str(PAGES["annotate"]), default_timeout=180)
+        release.set()  # the first three explained while the page draws ...
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    finally:
+        release.set()
+    options = at.selectbox(key="annotate_item").options
+    assert len(options) == 30
+    explained = [o for o in options[:3] if "being explained" not in o]
+    assert len(explained) == 3  # the lowest CUS first
+    caption = [c.value for c in at.caption if "still being explained" in c.value]
+    pending = sum("being explained" in o for o in options)
+    assert not pending or caption  # ... the rest said to follow while they do
+    prefetch_done()
+    at.run()
+    assert not any("being explained" in o for o in at.selectbox(key="annotate_item").options)
+
+
 def test_each_decision_is_saved_at_once_and_the_next_pair_focused(db):
     at = _annotate("ann")
     assert not any(b.key == "save" for b in at.button)  # no Save button to forget

@@ -27,7 +27,6 @@ from typing import Any
 
 import krippendorff
 import numpy as np
-from sklearn.metrics import cohen_kappa_score
 
 from ..errors import InputFormatError
 
@@ -247,6 +246,8 @@ def _kappa_of(a: np.ndarray, b: np.ndarray, labels: Sequence[int]) -> float:
         return math.nan
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
+        from sklearn.metrics import cohen_kappa_score  # 1.5 s to import: only when used
+
         return float(cohen_kappa_score(a, b, labels=list(labels)))
 
 
