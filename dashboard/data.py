@@ -86,6 +86,7 @@ __all__ = [
     "tau_live",
     "tau_pending",
     "trained_checker_offer",
+    "warm_pair",
     "warm_ranked",
     "writer",
 ]
@@ -1168,30 +1169,59 @@ def warm_ranked(
     apart), so an alpha step finds its leaderboard computed (about 50 ms of the step at
     100,000 answers). Returns the thread.
     """
-    grid = [round(i * step, 10) for i in range(round(1 / step) + 1)]
-    grid.sort(key=lambda a: (abs(a - alpha), a))
-    key = (path, results_version(path, stamp), signature, metric)
-    with _AHEAD_LOCK:
-        known = _WARMING.get(key)
-        if known is None:
-            known = _WARMING[key] = threading.Thread(
-                target=_rank_all,
-                args=(path, stamp, signature, metric, grid),
-                name="ranked-warm",
-                daemon=True,
-            )
-            known.start()
-    return known
+    return _warm_alphas(
+        ("ranked", path, results_version(path, stamp), signature, metric),
+        lambda a: ranked(path, stamp, signature, a, metric),
+        alpha,
+        step,
+    )
+
+
+def warm_pair(
+    path: Path, stamp: int, signature: str, run_a: int, run_b: int, alpha: float
+) -> threading.Thread:
+    """Fill the Run comparison's caches of a pair at every alpha of the slider, nearest first.
+
+    :func:`pair_deltas` and :func:`pair_difference` (two queries and a paired bootstrap, about
+    a quarter of a second at 5,000 shared questions) in a background thread per pair, as
+    :func:`warm_ranked` does for the Overview. Returns the thread.
+    """
+
+    def fill(a: float) -> None:
+        pair_deltas(path, stamp, signature, run_a, run_b, a)
+        pair_difference(path, stamp, signature, run_a, run_b, a)
+
+    key = ("pair", path, results_version(path, stamp), signature, run_a, run_b)
+    return _warm_alphas(key, fill, alpha)
 
 
 _WARMING: dict[tuple[Any, ...], threading.Thread] = {}
 
 
-def _rank_all(path: Path, stamp: int, signature: str, metric: str, grid: list[float]) -> None:
-    for alpha in grid:
-        if _STOP_PREFETCH.is_set():
-            return
-        ranked(path, stamp, signature, alpha, metric)
+def _warm_alphas(
+    key: tuple[Any, ...], fill: Callable[[float], Any], alpha: float, step: float = 0.05
+) -> threading.Thread:
+    """Run ``fill`` at the slider's alphas, nearest to ``alpha`` first, in a background thread.
+
+    One thread per ``key``; the alphas are ``step`` apart, as the slider's.
+    """
+    grid = sorted(
+        (round(i * step, 10) for i in range(round(1 / step) + 1)),
+        key=lambda a: (abs(a - alpha), a),
+    )
+
+    def run() -> None:
+        for a in grid:
+            if _STOP_PREFETCH.is_set():
+                return
+            fill(a)
+
+    with _AHEAD_LOCK:
+        known = _WARMING.get(key)
+        if known is None:
+            known = _WARMING[key] = threading.Thread(target=run, name="alpha-warm", daemon=True)
+            known.start()
+    return known
 
 
 @dataclass(frozen=True)
@@ -1377,7 +1407,7 @@ def comparable_pairs(path: Path, stamp: int, signature: str) -> dict[tuple[int, 
 
 
 @_by_results
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=64)
 def pair_deltas(
     path: Path, stamp: int, signature: str, run_a: int, run_b: int, alpha: float
 ) -> pd.DataFrame:
@@ -1424,7 +1454,7 @@ __all__ += ["comparable_pairs", "pair_deltas", "pair_questions"]
 
 
 @_by_results
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=64)
 def pair_difference(
     path: Path, stamp: int, signature: str, run_a: int, run_b: int, alpha: float
 ) -> PairedDifference:

@@ -29,6 +29,7 @@ controls = widgets.sidebar()
 if controls.signature is None:
     st.info(f"Nothing is scored yet: {code(f's3kg score --db {controls.path}')}.")
     st.stop()
+signature = controls.signature  # a str from here on (also inside the fragment)
 
 # Only what the page shows is read: the pairs (one query per results version), the chosen
 # pair's scores at alpha (blended and joined in DuckDB) and a page of the question picker.
@@ -168,112 +169,120 @@ if counted:
     )
     st.info(triple_diff.pair_summary(changes, len(deltas)), icon=":material/compare_arrows:")
 
-st.subheader("Open a question in both runs")
-PAGE_SIZE = 50  # questions per page of the picker: a pair shares thousands at 100k answers
-pick, find, page_box = st.columns([7, 2, 1], vertical_alignment="bottom")
-search = find.text_input(
-    "Search", key="compare_search", placeholder="id or words",
-    help="Questions whose id or text holds every word (any case).",
-)  # fmt: skip
-remembered = st.session_state.get("_compare_item_choice")
-placed = (remembered, search, controls.alpha)
-# the question a link opened, or the one kept while alpha moves, opens on its own page
-kept = (
-    int(remembered)
-    if remembered is not None and st.session_state.get("_compare_item_paged") != placed
-    else None
-)
-listed, matches, page = data.pair_questions(
-    controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha,
-    search, int(st.session_state.get("compare_page", 1)) - 1, PAGE_SIZE, kept,
-)  # fmt: skip
-st.session_state["_compare_item_paged"] = placed
-pages = max(1, -(-matches // PAGE_SIZE))
-st.session_state["compare_page"] = page + 1
-page_box.number_input("Page", 1, pages, key="compare_page", step=1)
-if listed.empty:
-    st.info(f"No shared question matches {search!r}.")
-    st.stop()
-questions = {
-    str(r.item_id): f"ΔCUS {r.d_cus:+.3f} · {r.ext_id} · {r.question}" for r in listed.itertuples()
-}
-start = page * PAGE_SIZE + 1
-shown = f"{start}-{start + len(listed) - 1} of {matches}" if pages > 1 else f"{matches}"
-with pick:
-    item_id = int(
-        widgets.keyed_selectbox(
-            f"Question ({shown}, biggest regression first)",
-            questions,
-            key="compare_item",
-            help="The label's ΔCUS follows alpha; the chosen question stays.",
+
+@st.fragment
+def one_question() -> None:
+    """The question picker and the two answers: picking another reruns only this part."""
+    st.subheader("Open a question in both runs")
+    PAGE_SIZE = 50  # questions per page of the picker: a pair shares thousands at 100k answers
+    pick, find, page_box = st.columns([7, 2, 1], vertical_alignment="bottom")
+    search = find.text_input(
+        "Search", key="compare_search", placeholder="id or words",
+        help="Questions whose id or text holds every word (any case).",
+    )  # fmt: skip
+    remembered = st.session_state.get("_compare_item_choice")
+    placed = (remembered, search, controls.alpha)
+    # the question a link opened, or the one kept while alpha moves, opens on its own page
+    kept = (
+        int(remembered)
+        if remembered is not None and st.session_state.get("_compare_item_paged") != placed
+        else None
+    )
+    listed, matches, page = data.pair_questions(
+        controls.path, controls.stamp, signature, run_a, run_b, controls.alpha,
+        search, int(st.session_state.get("compare_page", 1)) - 1, PAGE_SIZE, kept,
+    )  # fmt: skip
+    st.session_state["_compare_item_paged"] = placed
+    pages = max(1, -(-matches // PAGE_SIZE))
+    st.session_state["compare_page"] = page + 1
+    page_box.number_input("Page", 1, pages, key="compare_page", step=1)
+    if listed.empty:
+        st.info(f"No shared question matches {search!r}.")
+        return
+    questions = {
+        str(r.item_id): f"ΔCUS {r.d_cus:+.3f} · {r.ext_id} · {r.question}"
+        for r in listed.itertuples()
+    }
+    start = page * PAGE_SIZE + 1
+    shown = f"{start}-{start + len(listed) - 1} of {matches}" if pages > 1 else f"{matches}"
+    with pick:
+        item_id = int(
+            widgets.keyed_selectbox(
+                f"Question ({shown}, biggest regression first)",
+                questions,
+                key="compare_item",
+                help="The label's ΔCUS follows alpha; the chosen question stays.",
+            )
         )
+    url_state.write(
+        "compare",
+        {"a": str(run_a), "b": str(run_b), "item": str(item_id), "alpha": f"{controls.alpha:g}"},
     )
-url_state.write(
-    "compare",
-    {"a": str(run_a), "b": str(run_b), "item": str(item_id), "alpha": f"{controls.alpha:g}"},
-)
-row = deltas[deltas["item_id"] == item_id].iloc[0]
-st.text(str(row["question"]))
-cols = st.columns(4)
-with cols[0]:
-    navigation.case_link("explorer", f"Explorer · A (CUS {row['cus_a']:.2f})", run_a, item_id)
-with cols[1]:
-    navigation.case_link("explorer", f"Explorer · B (CUS {row['cus_b']:.2f})", run_b, item_id)
-with cols[2]:
-    navigation.case_link("annotate", "Annotate · A", run_a, item_id)
-with cols[3]:
-    navigation.case_link("annotate", "Annotate · B", run_b, item_id)
+    row = deltas[deltas["item_id"] == item_id].iloc[0]
+    st.text(str(row["question"]))
+    cols = st.columns(4)
+    with cols[0]:
+        navigation.case_link("explorer", f"Explorer · A (CUS {row['cus_a']:.2f})", run_a, item_id)
+    with cols[1]:
+        navigation.case_link("explorer", f"Explorer · B (CUS {row['cus_b']:.2f})", run_b, item_id)
+    with cols[2]:
+        navigation.case_link("annotate", "Annotate · A", run_a, item_id)
+    with cols[3]:
+        navigation.case_link("annotate", "Annotate · B", run_b, item_id)
 
-answers = {
-    run: data.item_view(controls.path, controls.stamp, run, item_id, controls.signature).answer
-    for run in (run_a, run_b)
-}
-words = word_diff.word_diff(answers[run_a] or "", answers[run_b] or "")
-st.markdown(
-    f"**The two answers**: {words.only_a} words only in A, {words.only_b} only in B, "
-    f"{words.shared} in both"
-)
-st.html(word_diff.STYLE + word_diff.LEGEND_HTML)
-texts = st.columns(2)
-for col, side, run in ((texts[0], "A", run_a), (texts[1], "B", run_b)):
-    with col:
-        st.caption(f"{side}: {md(names[run])}")
-        st.html(word_diff.answer_panels(words, side))
+    answers = {
+        run: data.item_view(controls.path, controls.stamp, run, item_id, signature).answer
+        for run in (run_a, run_b)
+    }
+    words = word_diff.word_diff(answers[run_a] or "", answers[run_b] or "")
+    st.markdown(
+        f"**The two answers**: {words.only_a} words only in A, {words.only_b} only in B, "
+        f"{words.shared} in both"
+    )
+    st.html(word_diff.STYLE + word_diff.LEGEND_HTML)
+    texts = st.columns(2)
+    for col, side, run in ((texts[0], "A", run_a), (texts[1], "B", run_b)):
+        with col:
+            st.caption(f"{side}: {md(names[run])}")
+            st.html(word_diff.answer_panels(words, side))
 
-diff = data.question_across(
-    controls.path, controls.stamp, controls.signature, run_a, run_b, item_id
-)
-st.markdown(
-    f"**Triple by triple**: {len(diff.both)} answer triples in both, {len(diff.only_a)} only "
-    f"in A, {len(diff.only_b)} only in B; {sum(f.changed for f in diff.gold)} of "
-    f"{len(diff.gold)} gold triples changed TAU category."
-)
-left, right = st.columns(2)
-with left:
-    st.dataframe(
-        triple_diff.answer_table(diff),
-        hide_index=True,
-        width="stretch",
-        column_config={"in": st.column_config.TextColumn("in", width="small")},
-        key="compare_answer_triples",
+    diff = data.question_across(controls.path, controls.stamp, signature, run_a, run_b, item_id)
+    st.markdown(
+        f"**Triple by triple**: {len(diff.both)} answer triples in both, {len(diff.only_a)} only "
+        f"in A, {len(diff.only_b)} only in B; {sum(f.changed for f in diff.gold)} of "
+        f"{len(diff.gold)} gold triples changed TAU category."
     )
-with right:
-    st.dataframe(
-        triple_diff.gold_table(diff),
-        hide_index=True,
-        width="stretch",
-        column_order=["changed", "gold triple", "in A", "in B"],
-        column_config={
-            "changed": st.column_config.CheckboxColumn(
-                "Δ", width="small", help="TAU's category differs between A and B."
-            ),
-            "gold triple": st.column_config.TextColumn(width="medium"),
-        },
-        key="compare_gold_triples",
+    left, right = st.columns(2)
+    with left:
+        st.dataframe(
+            triple_diff.answer_table(diff),
+            hide_index=True,
+            width="stretch",
+            column_config={"in": st.column_config.TextColumn("in", width="small")},
+            key="compare_answer_triples",
+        )
+    with right:
+        st.dataframe(
+            triple_diff.gold_table(diff),
+            hide_index=True,
+            width="stretch",
+            column_order=["changed", "gold triple", "in A", "in B"],
+            column_config={
+                "changed": st.column_config.CheckboxColumn(
+                    "Δ", width="small", help="TAU's category differs between A and B."
+                ),
+                "gold triple": st.column_config.TextColumn(width="medium"),
+            },
+            key="compare_gold_triples",
+        )
+    st.caption(
+        "Answer triples as the scorer keys them (normalised); each gold triple's category is "
+        "TAU's (alignment cosine 0.76, a threshold of its own, apart from the explorer's tau) "
+        f"in each run. A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
+        f"{code(f'{signature}|alpha:{controls.alpha:g}')}"
     )
-st.caption(
-    "Answer triples as the scorer keys them (normalised); each gold triple's category is "
-    "TAU's (alignment cosine 0.76, a threshold of its own, apart from the explorer's tau) "
-    f"in each run. A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
-    f"{code(f'{controls.signature}|alpha:{controls.alpha:g}')}"
-)
+
+
+one_question()
+# after drawing: this pair's numbers at the slider's other alphas, so a step finds them ready
+data.warm_pair(controls.path, controls.stamp, signature, run_a, run_b, controls.alpha)

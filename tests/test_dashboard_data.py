@@ -538,3 +538,25 @@ def test_run_unit_counts_leaves_the_rest_pending_while_it_is_explained(scored, m
         assert set(found.counts) == {2} and found.pending == 2  # not waited for
     finally:
         release.set()
+
+
+def test_warm_pair_fills_the_comparison_at_every_alpha_of_the_slider(scored, monkeypatch):
+    """Issue 33: a Run comparison alpha step queried and resampled its pair again (~0.4 s)."""
+    from s3kg_core.stages import compare
+    from s3kg_core.store import compare_queries
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    data.warm_pair(scored, stamp, signature, 1, 2, 0.5).join(timeout=120)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(compare_queries, "pair_deltas", refuse)
+    monkeypatch.setattr(compare, "paired_bootstrap", refuse)
+    for alpha in (0.0, 0.35, 0.5, 0.55, 1.0):  # on the slider's grid: cached
+        assert len(data.pair_deltas(scored, stamp, signature, 1, 2, alpha)) == 3
+        data.pair_difference(scored, stamp, signature, 1, 2, alpha)
+    with pytest.raises(AssertionError, match="computed again"):
+        data.pair_deltas(scored, stamp, signature, 1, 2, 0.52)
