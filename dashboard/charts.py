@@ -383,28 +383,42 @@ def comparison_figure(
     ranked = deltas.assign(rank=range(1, len(deltas) + 1))
     if len(ranked) > bars:
         ranked = ranked.iloc[np.unique(np.linspace(0, len(ranked) - 1, bars).round().astype(int))]
-    shown = ranked.assign(
-        question=ranked["question"].map(lambda q: plotly_text(_short(str(q), 80))),
-        change=["worse" if d < 0 else "better" if d > 0 else "same" for d in ranked["d_cus"]],
-    )
-    fig = px.bar(
-        shown,
-        x="rank",
-        y="d_cus",
-        color="change",
-        color_discrete_map={"worse": "#D55E00", "better": "#0072B2", "same": "#999999"},
-        category_orders={"change": ["worse", "same", "better"]},
-        hover_data={"item_id": True, "question": True, "cus_a": ":.3f", "cus_b": ":.3f",
-                    "rank": False, "change": False, "d_cus": ":+.3f"},
-        labels={"d_cus": "ΔCUS (B − A)", "item_id": "item", "cus_a": "CUS A", "cus_b": "CUS B",
-                "rank": "questions, biggest regression first"},
-    )  # fmt: skip
+    fig = go.Figure()
+    change = np.sign(ranked["d_cus"].to_numpy(dtype=float))
+    colours = {"worse": "#D55E00", "same": "#999999", "better": "#0072B2"}
+    for name, sign in (("worse", -1), ("same", 0), ("better", 1)):
+        part = ranked[change == sign]
+        if part.empty:
+            continue
+        fig.add_trace(
+            go.Bar(
+                name=name,
+                x=part["rank"].to_numpy(),
+                y=part["d_cus"].to_numpy(dtype=float),
+                marker_color=colours[name],
+                customdata=list(  # kept as numbers and text (an array would make all text)
+                    zip(
+                        part["item_id"].astype(int).tolist(),
+                        [plotly_text(_short(str(q), 80)) for q in part["question"]],
+                        part["cus_a"].astype(float).tolist(),
+                        part["cus_b"].astype(float).tolist(),
+                        strict=True,
+                    )
+                ),
+                hovertemplate="ΔCUS (B − A) %{y:+.3f}<br>item %{customdata[0]}<br>"
+                "%{customdata[1]}<br>CUS A %{customdata[2]:.3f} · CUS B %{customdata[3]:.3f}"
+                "<extra></extra>",
+            )
+        )
     fig.update_layout(
         height=height,
         font=_FONT,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         legend={"title_text": "", "orientation": "h", "y": 1.12, "x": 0},
         bargap=0.15,
+        barmode="relative",
+        yaxis_title="ΔCUS (B − A)",
+        xaxis_title="questions, biggest regression first",
     )
     fig.update_xaxes(showticklabels=False)
     return fig
