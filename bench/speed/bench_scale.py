@@ -22,6 +22,11 @@ Usage::
     python bench/speed/bench_scale.py --sizes 2000,20000
     python bench/speed/bench_scale.py --sizes 20000 --checkouts /tmp/before,.
     python bench/speed/bench_scale.py --sizes 100000 --json bench/out/scale.json
+    python bench/speed/bench_scale.py --sizes 20000,100000 --evidence evidence/scale_cli.json
+
+``--evidence`` adds each size's figures (wall seconds and peak memory of every stage, the
+database's size, date, commit, load average) to an evidence file, which
+``bench/docviews/speed.py`` renders as one row per size in ``bench/README.md``.
 """
 
 from __future__ import annotations
@@ -180,7 +185,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--evidence", type=Path, default=None,
+        help="add each size's figures (the first checkout's) to this evidence file",
+    )  # fmt: skip
     opts = parser.parse_args()
+    load_before = os.getloadavg()
     checkouts = [Path(c).resolve() for c in opts.checkouts.split(",")]
     stages = [s for s in opts.stages.split(",") if s]
     results: dict[str, Any] = {}
@@ -210,19 +220,43 @@ def main() -> None:
     header = "| N answers | code | " + " | ".join(stages) + " | DB size |"
     print(header)
     print("|" + "---|" * (len(stages) + 3))
-    for n, by_code in results.items():
+    for size, by_code in results.items():
         for code, row in by_code.items():
             cells = [
                 row[s].get("stopped") or f"{row[s]['seconds']:.1f} s ({row[s]['peak_gb']:.2f} GB)"
                 for s in stages
             ]
             print(
-                f"| {int(n):,} | {Path(code).name} | "
+                f"| {int(size):,} | {Path(code).name} | "
                 + " | ".join(cells)
                 + f" | {row['db_mb']:.0f} MB |"
             )
     if opts.json:
         opts.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if opts.evidence:
+        add_to_evidence(opts.evidence, results, checkouts[0], load_before)
+        print(f"wrote {opts.evidence}")
+
+
+def add_to_evidence(
+    path: Path, results: dict[str, Any], checkout: Path, load_before: tuple[float, ...]
+) -> None:
+    """Write each size's stage figures of ``checkout`` to ``path`` as ``sizes[N]``."""
+    sys.path.insert(0, str(REPO))
+    from bench.evidence_io import git_commit, update_evidence
+
+    for n, by_code in results.items():
+        entry = {
+            **by_code[str(checkout)],
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "commit": git_commit(checkout),
+            "load_before": [round(x, 2) for x in load_before],
+            "load_after": [round(x, 2) for x in os.getloadavg()],
+        }
+        update_evidence(
+            path, ["sizes", n], entry,
+            title="Every CLI stage on a scale database (bench_scale.py)",
+        )  # fmt: skip
 
 
 if __name__ == "__main__":
