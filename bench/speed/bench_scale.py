@@ -220,14 +220,14 @@ def main() -> None:
     header = "| N answers | code | " + " | ".join(stages) + " | DB size |"
     print(header)
     print("|" + "---|" * (len(stages) + 3))
-    for size, by_code in results.items():
+    for n_key, by_code in results.items():
         for code, row in by_code.items():
             cells = [
                 row[s].get("stopped") or f"{row[s]['seconds']:.1f} s ({row[s]['peak_gb']:.2f} GB)"
                 for s in stages
             ]
             print(
-                f"| {int(size):,} | {Path(code).name} | "
+                f"| {int(n_key):,} | {Path(code).name} | "
                 + " | ".join(cells)
                 + f" | {row['db_mb']:.0f} MB |"
             )
