@@ -643,3 +643,26 @@ def _scale_pages(fig: Mapping[str, Any]) -> str:
             ]
         rows.append([answers, "the server", "peak memory", gb(before), gb(after)])
     return md_table(["answers", "page", "step", "before", "after"], rows)
+
+
+SCALE_STAGES = ("import", "score", "tau", "cus", "export")
+"""The CLI stages ``bench_scale.py`` times, in their order."""
+
+
+@view("scale_cli", "scale_cli")
+def _scale_cli(fig: Mapping[str, Any]) -> str:
+    """One row per database size: each stage's wall time (peak memory), the database's size."""
+
+    def cell(stage: Mapping[str, Any] | None) -> str:
+        if not stage:
+            return ""
+        if "stopped" in stage:
+            return str(stage["stopped"])
+        return f"{f(stage['seconds'], '.1f')} s ({f(stage['peak_gb'], '.2f')} GB)"
+
+    rows = [
+        [f"{int(n):,}", *(cell(row.get(s)) for s in SCALE_STAGES), f"{f(row['db_mb'], '.0f')} MB",
+         f"{row['commit']}, load {row['load_before'][0]:g} -> {row['load_after'][0]:g}"]
+        for n, row in sorted(fig["sizes"].items(), key=lambda kv: int(kv[0]))
+    ]  # fmt: skip
+    return md_table(["answers", *SCALE_STAGES, "database", "commit, load"], rows)
