@@ -6,11 +6,11 @@ import doctest
 
 import pandas as pd
 import pytest
+from compare_helpers import comparable_pairs
 
 import dashboard.compare as compare_module
 from dashboard.compare import (
     DELTA_COLUMNS,
-    comparable_pairs,
     default_pair,
     partners,
     question_deltas,
@@ -78,7 +78,7 @@ def test_deltas_cover_shared_questions_only_and_survive_missing_texts():
 
 def test_the_question_picker_pages_searches_and_opens_a_kept_questions_page():
     """Issue 33: two runs of 5,000 answers put 5,000 questions in one select box."""
-    from dashboard.compare import question_choices
+    from compare_helpers import question_choices
 
     deltas = pd.DataFrame(
         {"item_id": range(120), "ext_id": [f"q{i:03d}" for i in range(120)],

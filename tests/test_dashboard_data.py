@@ -466,6 +466,7 @@ def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(
     """Issue 33: the comparison page reads the pairs, the chosen pair's scores at alpha and one
     page of the picker from DuckDB; each agrees exactly with the pandas path it replaced
     (every component reblended, ``dashboard.compare``)."""
+    import compare_helpers
     import pandas as pd
 
     from dashboard import compare
@@ -475,7 +476,7 @@ def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(
     _, signature = data.signatures(scored, stamp)
     frame = reblend(data.load_components(scored, stamp, signature), 0.3)
     pairs = data.comparable_pairs(scored, stamp, signature)
-    assert pairs == compare.comparable_pairs(frame) == {(1, 2): 3, (2, 1): 3}
+    assert pairs == compare_helpers.comparable_pairs(frame) == {(1, 2): 3, (2, 1): 3}
     for run_a, run_b in pairs:
         deltas = data.pair_deltas(scored, stamp, signature, run_a, run_b, 0.3)
         want = compare.question_deltas(frame, run_a, run_b, data.item_questions(scored, stamp))
@@ -489,7 +490,9 @@ def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(
                 rows, total, shown = data.pair_questions(
                     scored, stamp, signature, run_a, run_b, 0.3, "QUESTION", page, 1, keep
                 )
-                listed, matches, at = compare.question_choices(want, "question", page, 1, keep)
+                listed, matches, at = compare_helpers.question_choices(
+                    want, "question", page, 1, keep
+                )
                 assert rows["item_id"].tolist() == listed["item_id"].tolist()
                 assert (total, shown) == (matches, at) and total == 3
     other = data.pair_deltas(scored, stamp, signature, 1, 2, 0.9)  # another alpha, other scores

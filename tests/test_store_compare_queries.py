@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from compare_helpers import comparable_pairs as pandas_pairs
+from compare_helpers import question_choices
 from store_helpers import build_store
 
-from dashboard.compare import comparable_pairs as pandas_pairs
-from dashboard.compare import question_choices
 from s3kg_core.errors import ComparisonError, ConfigError
 from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
 from s3kg_core.stages.results import scored_frame
