@@ -8,10 +8,10 @@ the copy (``streamlit run app.py``, no file watcher) and headless Chromium (``/u
 at ``--viewport`` (1440x900) tours the pages in the sidebar's order:
 
 * *first visit*: seconds from navigating to the page until its title (the main area's
-  heading) is rendered and Streamlit is idle (the script has finished and the status widget
-  is gone, and stays so for ``--settle`` ms; the settle time is not counted). Pages visited
-  earlier in the tour have filled the caches they share (the tour is what a person does);
-  ``--pages`` limits the tour;
+  heading) is rendered and Streamlit is idle (the script has finished, the status widget is
+  gone and no element is still a grey placeholder, and it stays so for ``--settle`` ms; the
+  settle time is not counted). Pages visited earlier in the tour have filled the caches they
+  share (the tour is what a person does); ``--pages`` limits the tour;
 * *second visit*: the same page opened again (a new script run on warm caches);
 * interactions, each timed until idle again: the Failure analysis share slider 5 -> 6 % and
   then to 20 % (keyboard steps; the jump is timed until its cases show, those explained so
@@ -113,14 +113,29 @@ class PeakMemory:
         self._thread.join(timeout=2)
 
 
+SKELETON = '[data-testid="stSkeleton"]'
+
+
+def drawn(page: Any) -> bool:
+    """Streamlit is idle (script done, no status widget) and no element is still a placeholder.
+
+    Streamlit shows a grey placeholder (``stSkeleton``) where an element's code is still being
+    loaded by the browser (tables, charts, segmented controls on a page's first visit in a new
+    browser): the script can be done seconds before the page can be read.
+    """
+    if page.locator(APP_IDLE).count() == 0 or page.locator(STATUS_WIDGET).is_visible():
+        return False
+    skeletons = page.locator(SKELETON)
+    return not any(skeletons.nth(i).is_visible() for i in range(skeletons.count()))
+
+
 def settle(page: Any, t0: float, settle_ms: float, timeout_ms: float = TIMEOUT_MS) -> float:
     """Seconds from ``t0`` until Streamlit went idle for good (idle ``settle_ms`` in a row)."""
     deadline = time.monotonic() + timeout_ms / 1000
     quiet_since: float | None = None
     while True:
-        idle = page.locator(APP_IDLE).count() > 0 and not page.locator(STATUS_WIDGET).is_visible()
         now = time.perf_counter()
-        if idle:
+        if drawn(page):
             quiet_since = quiet_since or now
             if (now - quiet_since) * 1000 >= settle_ms:
                 return quiet_since - t0
@@ -191,8 +206,7 @@ def share_jump(page: Any, slider: Any, presses: int, settle_ms: float) -> dict[s
         if page.locator(PROGRESS).count() and page.locator(PROGRESS).first.is_visible():
             shown = now - t0
             break
-        idle = page.locator(APP_IDLE).count() > 0 and not page.locator(STATUS_WIDGET).is_visible()
-        quiet_since = (quiet_since or now) if idle else None
+        quiet_since = (quiet_since or now) if drawn(page) else None
         if quiet_since is not None and (now - quiet_since) * 1000 >= settle_ms:
             shown = quiet_since - t0
             break
