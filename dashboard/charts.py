@@ -418,7 +418,7 @@ def comparison_figure(
         bargap=0.15,
         barmode="relative",
         yaxis_title="ΔCUS (B − A)",
-        xaxis_title="questions, biggest regression first",
+        xaxis_title="questions, by ΔCUS",
     )
     fig.update_xaxes(showticklabels=False)
     return fig

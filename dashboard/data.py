@@ -761,14 +761,31 @@ def _explain_ahead(
     rank = picks.groupby("run_id")[target].rank(method="first")
     picks = picks.assign(rank=rank).sort_values(["rank", "run_id"], kind="stable")
     explained = _explained(path, version, signature, _reference(target))
-    todo = [a for a in _answers(picks) if a not in explained]
+    if _explain_blocks(path, version, signature, target, _answers(picks), explained, stopped):
+        complete.set()
+
+
+def _explain_blocks(
+    path: Path,
+    stamp: int,
+    signature: str,
+    target: str,
+    answers: list[tuple[int, int]],
+    explained: dict[tuple[int, int], _Explained],
+    stopped: Callable[[], bool],
+) -> bool:
+    """Explain the ``answers`` not yet ``explained``, into it, until ``stopped()``.
+
+    :data:`_TAU_BLOCK` answers at a time, in order; ``True`` once every one is explained.
+    """
+    todo = [a for a in answers if a not in explained]
     for lo in range(0, len(todo), _TAU_BLOCK):
         if stopped():
-            return
+            return False
         block = [a for a in todo[lo : lo + _TAU_BLOCK] if a not in explained]
         if block:
-            _explain(path, version, signature, target, block, explained)
-    complete.set()
+            _explain(path, stamp, signature, target, block, explained)
+    return True
 
 
 def _reference(target: str) -> str:
@@ -1041,7 +1058,7 @@ def run_unit_counts(
         _explain(path, stamp, signature, "gold_sim", now, explained)
     later = [a for a in answers[limit:] if a not in explained]
     if later:
-        _explain_run_ahead(path, stamp, signature, run_id, later)
+        _explain_run_ahead(path, stamp, signature, run_id, later, explained)
     counts = {a[1]: sum(explained[a][0]) for a in answers if a in explained}
     return UnitCounts(counts, with_kgs, len(answers) - len(counts))
 
@@ -1057,9 +1074,17 @@ _RUN_AHEAD: dict[tuple[Any, ...], threading.Thread] = {}
 
 
 def _explain_run_ahead(
-    path: Path, stamp: int, signature: str, run_id: int, todo: list[tuple[int, int]]
+    path: Path,
+    stamp: int,
+    signature: str,
+    run_id: int,
+    todo: list[tuple[int, int]],
+    explained: dict[tuple[int, int], _Explained],
 ) -> None:
-    """Explain ``todo`` (one run's answers) in one background thread per run and version."""
+    """Explain ``todo`` (one run's answers) into ``explained`` in a background thread.
+
+    One thread per run and results version.
+    """
     key = (path, results_version(path, stamp), signature, run_id)
     with _AHEAD_LOCK:
         known = _RUN_AHEAD.get(key)
@@ -1067,22 +1092,12 @@ def _explain_run_ahead(
             return
         thread = threading.Thread(
             target=_explain_blocks,
-            args=(path, stamp, signature, todo),
+            args=(path, stamp, signature, "gold_sim", todo, explained, _STOP_PREFETCH.is_set),
             name="tau-prefetch",
             daemon=True,
         )
         _RUN_AHEAD[key] = thread
         thread.start()
-
-
-def _explain_blocks(path: Path, stamp: int, signature: str, todo: list[tuple[int, int]]) -> None:
-    explained = _explained(path, results_version(path, stamp), signature, "gold")
-    for lo in range(0, len(todo), _TAU_BLOCK):
-        if _STOP_PREFETCH.is_set():
-            return
-        block = [a for a in todo[lo : lo + _TAU_BLOCK] if a not in explained]
-        if block:
-            _explain(path, stamp, signature, "gold_sim", block, explained)
 
 
 def record_decision(path: Path, decision: Decision) -> Entry | None:

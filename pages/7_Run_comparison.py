@@ -204,7 +204,7 @@ def one_question() -> None:
         for r in listed.itertuples()
     }
     start = page * PAGE_SIZE + 1
-    shown = f"{start}-{start + len(listed) - 1} of {matches}" if pages > 1 else f"{matches}"
+    shown = f"{start:,}-{start + len(listed) - 1:,} of {matches:,}" if pages > 1 else f"{matches:,}"
     with pick:
         item_id = int(
             widgets.keyed_selectbox(
