@@ -79,6 +79,7 @@ __all__ = [
     "prefetch_tau",
     "question_texts",
     "results_version",
+    "run_components",
     "run_report",
     "signatures",
     "tau_cases",
@@ -290,6 +291,18 @@ def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
 
     with _LOCK:
         return scored_frame(Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT), signature)
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=16)
+def run_components(path: Path, stamp: int, signature: str, run_id: int) -> pd.DataFrame:
+    """One run's stored components under ``signature`` (blend them with ``reblend``).
+
+    :func:`load_components`' rows of run ``run_id``, read alone: a page that shows one run
+    never holds every answer of the file.
+    """
+    with _read(path) as con:
+        return queries.scored_components(con, signature, [int(run_id)])
 
 
 @_by_results
@@ -1162,16 +1175,63 @@ __all__ += ["reader"]
 
 @_by_results
 @st.cache_data(show_spinner=False, max_entries=64)
+def run_summaries(path: Path, stamp: int, signature: str, alpha: float | None) -> pd.DataFrame:
+    """Per run: answers scored, each score's mean and spread at ``alpha`` (one ``GROUP BY``).
+
+    :func:`s3kg_core.store.leaderboard_queries.run_summaries`, cached per alpha (the reference
+    alpha's is read once for every step).
+    """
+    from s3kg_core.store import leaderboard_queries
+
+    with _read(path) as con:
+        return leaderboard_queries.run_summaries(con, signature, alpha)
+
+
+def scored_runs(path: Path, stamp: int, signature: str) -> list[int]:
+    """The runs with at least one score under ``signature``, by id.
+
+    From :func:`run_summaries` at the reference alpha, which the Overview reads too.
+    """
+    from s3kg_core.stages.leaderboard import REFERENCE_ALPHA
+
+    return [int(r) for r in run_summaries(path, stamp, signature, REFERENCE_ALPHA)["run_id"]]
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=64)
 def ranked(path: Path, stamp: int, signature: str, alpha: float, metric: str) -> pd.DataFrame:
     """The leaderboard at ``alpha``: every run ranked within its dataset by ``metric``.
 
-    :func:`s3kg_core.stages.leaderboard.rank_runs` on the stored components (bootstrap
-    intervals, ties with the leader, rank change against alpha 0.5), cached per alpha: a
-    slider step back to an alpha seen costs nothing.
+    :func:`s3kg_core.stages.leaderboard.rank_summaries` (intervals, ties with the leader, rank
+    change against alpha 0.5) on the runs' summaries at ``alpha`` and at 0.5, computed in
+    DuckDB (:func:`run_summaries`); only the runs too small for the normal interval have their
+    values read, for their bootstrap. Cached per alpha: a slider step back costs nothing.
     """
-    from s3kg_core.stages.leaderboard import rank_runs
+    from s3kg_core.stages.leaderboard import NORMAL_FROM, REFERENCE_ALPHA, rank_summaries
+    from s3kg_core.store import leaderboard_queries
 
-    return rank_runs(load_components(path, stamp, signature), alpha, metric=metric)
+    summary = run_summaries(path, stamp, signature, alpha)
+    reference = run_summaries(path, stamp, signature, REFERENCE_ALPHA)
+    small = [int(r) for r in summary.loc[summary["n"] < NORMAL_FROM, "run_id"]]
+    with _read(path) as con:
+        values = leaderboard_queries.run_values(con, signature, alpha, metric, small)
+    return rank_summaries(summary, reference, values, metric=metric)
+
+
+@_by_results
+@st.cache_data(show_spinner=False, max_entries=32)
+def score_histograms(
+    path: Path, stamp: int, signature: str, alpha: float, metric: str, dataset: str | None
+) -> pd.DataFrame:
+    """Each run's answers in 20 bins of ``metric`` at ``alpha`` (the Distributions chart).
+
+    :func:`s3kg_core.store.leaderboard_queries.score_histograms`: counted in DuckDB, a few
+    hundred rows whatever the number of answers; ``dataset``: its runs only.
+    """
+    from s3kg_core.store import leaderboard_queries
+
+    with _read(path) as con:
+        return leaderboard_queries.score_histograms(con, signature, alpha, metric, dataset=dataset)
 
 
 def warm_ranked(
@@ -1271,7 +1331,14 @@ def run_summary(path: Path, stamp: int, run_id: int) -> RunSummary | None:
         )
 
 
-__all__ += ["RunSummary", "ranked", "run_summary"]
+__all__ += [
+    "RunSummary",
+    "ranked",
+    "run_summaries",
+    "run_summary",
+    "score_histograms",
+    "scored_runs",
+]
 
 
 @_by_results

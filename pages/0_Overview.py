@@ -7,8 +7,7 @@ import streamlit as st
 
 from dashboard import charts, data, leaderboard, url_state, widgets
 from dashboard.escape import code, md
-from s3kg_core.stages.leaderboard import NORMAL_FROM
-from s3kg_core.stages.results import reblend
+from s3kg_core.stages.leaderboard import NORMAL_FROM, REFERENCE_ALPHA
 
 CHARTS = ("By run", "By temperature", "Distributions")
 
@@ -29,12 +28,11 @@ if controls.signature is None:
     st.dataframe(runs, hide_index=True, width="stretch", key="overview_runs")
     st.stop()
 
-components = data.load_components(controls.path, controls.stamp, controls.signature)
 stored_signature = controls.signature
 partial = widgets.partial_note(controls.path, controls.stamp, stored_signature, runs)
+summary = data.run_summaries(controls.path, controls.stamp, stored_signature, REFERENCE_ALPHA)
 
-
-DATASETS = sorted(components["dataset"].astype(str).unique())
+DATASETS = sorted(summary["dataset"].astype(str).unique())
 ALL = "All datasets"
 found = url_state.adopt(
     "overview",
@@ -168,8 +166,10 @@ def scores(alpha: float) -> None:
             horizontal=True,
             key="dist_metric",
         )
-        chart_frame = components if dataset == ALL else components[components["dataset"] == dataset]
-        hist = charts.score_histograms(reblend(chart_frame, alpha), dist)
+        hist = data.score_histograms(
+            controls.path, controls.stamp, stored_signature, alpha, dist,
+            None if dataset == ALL else dataset,
+        )  # fmt: skip
         st.plotly_chart(charts.distribution_figure(hist, dist), width="stretch", key="dist")
         st.caption(
             f"Each row: one run's answers in 20 bins of {charts.SCORE_NAMES[dist]}; the darker, "

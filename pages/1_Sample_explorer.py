@@ -107,9 +107,9 @@ def main() -> None:
         )
         st.stop()
     assert controls.signature is not None
-    components = data.load_components(controls.path, controls.stamp, controls.signature)
+    scored = set(data.scored_runs(controls.path, controls.stamp, controls.signature))
     run_labels = {v: k for k, v in views.run_choices(runs).items()}
-    run_ids = [r for r in run_labels if (components["run_id"] == r).any()]
+    run_ids = [r for r in run_labels if r in scored]
     if not run_ids:
         st.info("No run has scores under the chosen signature.")
         st.stop()
@@ -131,7 +131,7 @@ def main() -> None:
         Moving alpha reruns only this block (the graphs document below, about half a megabyte,
         is not sent again); choosing another case here reruns the whole page.
         """
-        case_key = top_block(controls, components, run_ids, run_labels, stored_tau, alpha)
+        case_key = top_block(controls, run_ids, run_labels, stored_tau, alpha)
         drawn = st.session_state.get(DRAWN)
         if drawn is not None and drawn != case_key:
             st.rerun()  # another case: the graphs and texts below must follow
@@ -160,7 +160,6 @@ def main() -> None:
 
 def top_block(
     controls: widgets.Controls,
-    components: pd.DataFrame,
     run_ids: list[int],
     run_labels: dict[int, str],
     stored_tau: float,
@@ -173,7 +172,8 @@ def top_block(
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
     )
-    answers = reblend(components[components["run_id"] == run_id], alpha)  # this run's only
+    components = data.run_components(controls.path, controls.stamp, controls.signature, run_id)
+    answers = reblend(components, alpha)
     if st.session_state.get("explorer._run_seen") != run_id:  # another run: its worst answer
         if st.session_state.get("explorer._run_seen") is not None:
             st.session_state[ITEM] = None

@@ -113,9 +113,8 @@ if queue_task is not None:
 else:
     if task_id is not None and annotator:
         st.caption(f"{md(annotator)} has no queue in task {task_id}: any answer can be judged.")
-    frame = reblend(data.load_components(path, controls.stamp, signature), controls.alpha)
     runs = data.load_runs(path, controls.stamp)
-    runs = runs[runs["run_id"].isin(frame["run_id"].unique())]
+    runs = runs[runs["run_id"].isin(data.scored_runs(path, controls.stamp, signature))]
     if runs.empty:
         st.info("No run has scores under the chosen signature.")
         st.stop()
@@ -125,7 +124,8 @@ else:
         state["_annotate_item_choice"] = str(url_item)
     with pick[1]:
         run_id = int(widgets.keyed_selectbox("Run", run_labels, key="annotate_run"))
-    answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"], kind="stable")
+    answers = reblend(data.run_components(path, controls.stamp, signature, run_id), controls.alpha)
+    answers = answers.sort_values(["cus", "item_id"], kind="stable")
     order = [int(i) for i in answers["item_id"]]
     found = data.run_unit_counts(path, controls.stamp, signature, run_id, order)
     counts = {i: found.counts.get(i, 0 if i not in found.with_kgs else None) for i in order}

@@ -47,8 +47,8 @@ if controls.signature is not None:
     mine = ranked[ranked["run_id"] == run_id]
     board = None if mine.empty else mine.iloc[0]
     if board is not None:
-        frame = data.load_components(controls.path, controls.stamp, controls.signature)
-        blended = reblend(frame[frame["run_id"] == run_id], controls.alpha)
+        frame = data.run_components(controls.path, controls.stamp, controls.signature, run_id)
+        blended = reblend(frame, controls.alpha)
         worst = int(blended.sort_values(["cus", "item_id"]).iloc[0]["item_id"])
 
 cols = st.columns(4)

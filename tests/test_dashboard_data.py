@@ -436,7 +436,7 @@ def test_warm_ranked_fills_the_leaderboard_at_every_alpha_of_the_slider(scored, 
     def refuse(*args, **kwargs):
         raise AssertionError("ranked again")
 
-    monkeypatch.setattr(leaderboard, "rank_runs", refuse)
+    monkeypatch.setattr(leaderboard, "rank_summaries", refuse)
     for alpha in (0.0, 0.25, 0.5, 0.75, 1.0):  # the grid: every one cached
         board = data.ranked(scored, stamp, signature, alpha, "cus")
         assert list(board["n"]) == [3, 3]

@@ -16,7 +16,7 @@ places, so a move of alpha never re-sorts the table silently.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
 import numpy as np
@@ -30,10 +30,13 @@ __all__ = [
     "LEADERBOARD_COLUMNS",
     "NORMAL_FROM",
     "REFERENCE_ALPHA",
+    "SUMMARY_COLUMNS",
     "mean_interval",
     "normal_interval",
     "rank_change_text",
     "rank_runs",
+    "rank_summaries",
+    "run_summaries",
     "swaps",
 ]
 
@@ -129,24 +132,118 @@ def normal_interval(
 
 _COMPONENTS = ["mode", "alpha", "gold_s_wl", "gold_s_sbert", "ctx_s_wl", "ctx_s_sbert"]
 
+SUMMARY_COLUMNS = (
+    "run_id",
+    "dataset",
+    "model",
+    "temperature",
+    "extractor",
+    "n",
+    *SCORES,
+    *(f"{score}_std" for score in SCORES),
+)
+"""The columns of a run summary (:func:`run_summaries`; in SQL
+:func:`s3kg_core.store.leaderboard_queries.run_summaries`): per run the answers scored, each
+score's mean and its sample standard deviation (``ddof=1``; NaN for one answer)."""
 
-def _means(blended: pd.DataFrame, runs: np.ndarray, codes: np.ndarray) -> pd.DataFrame:
-    """One row per run of ``runs``: answers scored and mean GoldSim, CtxSim and CUS.
 
-    ``codes`` gives each row's run (an index into ``runs``): sums by :func:`numpy.bincount`,
-    a few milliseconds at 100,000 answers where a pandas groupby took 50.
+def run_summaries(frame: pd.DataFrame, alpha: float | None) -> pd.DataFrame:
+    """One row per run of ``frame`` at ``alpha``: answers, means and standard deviations.
+
+    ``frame`` holds stored components as :func:`rank_runs` takes them. Sums by
+    :func:`numpy.bincount` (a few milliseconds at 100,000 answers where a pandas groupby took
+    50). Columns :data:`SUMMARY_COLUMNS`, by run id.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"run_id": [1, 1], "dataset": "d", "model": "m", "temperature": 0.0,
+    ...     "extractor": "x", "mode": "paper", "alpha": 0.5, "gold_s_wl": [1.0, 0.0],
+    ...     "gold_s_sbert": [1.0, 0.0], "ctx_s_wl": 1.0, "ctx_s_sbert": 1.0})
+    >>> run_summaries(f, 0.5)[["n", "gold_sim", "ctx_sim", "cus"]].values.tolist()
+    [[2.0, 0.5, 1.0, 0.5]]
     """
+    runs, codes = np.unique(frame["run_id"].to_numpy(), return_inverse=True)
+    keys = frame.drop_duplicates("run_id")[_RUN_KEYS].set_index("run_id").loc[runs]
+    blended = reblend(frame[_COMPONENTS], alpha)  # blend only what the scores need
     n = np.bincount(codes, minlength=len(runs))
-    out = pd.DataFrame({"run_id": runs, "n": n})
+    out = keys.reset_index().assign(n=n)
     for score in SCORES:
-        weights = blended[score].to_numpy(dtype=float)
-        out[score] = np.bincount(codes, weights=weights, minlength=len(runs)) / n
-    return out
+        values = blended[score].to_numpy(dtype=float)
+        total = np.bincount(codes, weights=values, minlength=len(runs))
+        squares = np.bincount(codes, weights=values**2, minlength=len(runs))
+        mean = total / n
+        spread = np.maximum(0.0, squares - n * mean**2) / np.maximum(n - 1, 1)
+        out[score] = mean
+        out[f"{score}_std"] = np.where(n > 1, np.sqrt(spread), np.nan)
+    return out.loc[:, list(SUMMARY_COLUMNS)]
 
 
 def _ranks(means: pd.DataFrame, metric: str) -> pd.Series:
-    """1 for the best mean of each dataset; equal means share the better rank."""
-    return means.groupby("dataset")[metric].rank(ascending=False, method="min").astype(int)
+    """1 for the best mean of each dataset; equal means share the better rank.
+
+    Means are compared to 12 decimals: a sum in another order (DuckDB's, in parallel) differs
+    in the last bits, which must not split a tie.
+    """
+    rounded = means[metric].astype(float).round(12)
+    return rounded.groupby(means["dataset"]).rank(ascending=False, method="min").astype(int)
+
+
+def rank_summaries(
+    summary: pd.DataFrame,
+    reference: pd.DataFrame,
+    values: Mapping[int, np.ndarray],
+    *,
+    metric: str = "cus",
+    confidence: float = 0.95,
+    resamples: int = 1999,
+    seed: int = 0,
+    normal_from: int | None = NORMAL_FROM,
+) -> pd.DataFrame:
+    """The leaderboard from run summaries: what :func:`rank_runs` returns, from fewer numbers.
+
+    ``summary`` and ``reference`` are :func:`run_summaries` frames (one run per row) at the
+    alpha shown and at the reference alpha; ``values`` maps each run below ``normal_from``
+    answers (every run when ``None``) to its values of ``metric``, in item order, for its
+    bootstrap interval. The Overview builds both summaries with one ``GROUP BY`` each in DuckDB
+    and reads the values of small runs only. Columns :data:`LEADERBOARD_COLUMNS`.
+
+    Raises
+    ------
+    ConfigError
+        If ``metric`` is not a score, or a small run's values are missing.
+    """
+    if metric not in SCORES:
+        raise ConfigError(f"rank by one of {', '.join(SCORES)}; got {metric!r}")
+    if summary.empty:
+        return pd.DataFrame(columns=list(LEADERBOARD_COLUMNS))
+    means = summary.sort_values("run_id").reset_index(drop=True)
+    means["n"] = means["n"].astype(int)
+    means["rank"] = _ranks(means, metric)
+    before = reference.set_index("run_id").loc[means["run_id"], ["dataset", metric]]
+    means["reference_rank"] = _ranks(before.reset_index(drop=True), metric).to_numpy()
+    means["rank_change"] = means["reference_rank"] - means["rank"]
+    bounds = []
+    for row in means.itertuples(index=False):
+        size, mean = int(row.n), float(getattr(row, metric))
+        if normal_from is not None and size >= normal_from:
+            std = float(getattr(row, f"{metric}_std"))
+            bounds.append(normal_interval(mean, std, size, confidence=confidence))
+            continue
+        if int(row.run_id) not in values:
+            raise ConfigError(f"run {int(row.run_id)} has {size} answers: its values are needed")
+        low, high = mean_interval(
+            values[int(row.run_id)], confidence=confidence, resamples=resamples, seed=seed
+        )[1:]
+        bounds.append((low, high))
+    means["low"] = [b[0] for b in bounds]
+    means["high"] = [b[1] for b in bounds]
+    means = means.sort_values(["dataset", "rank", "run_id"], kind="stable")
+    leaders = means.groupby("dataset").head(1).set_index("dataset")
+    lead_low = means["dataset"].map(leaders["low"])
+    lead_high = means["dataset"].map(leaders["high"])
+    is_leader = means["run_id"].isin(leaders["run_id"])
+    means["tied"] = ~is_leader & (means["high"] >= lead_low) & (means["low"] <= lead_high)
+    return means.reset_index(drop=True).loc[:, list(LEADERBOARD_COLUMNS)]
 
 
 def rank_runs(
@@ -169,7 +266,8 @@ def rank_runs(
     ``normal_from`` answers or more, ``None``: never), ``tied`` whether the run's interval
     overlaps its dataset leader's (the leader itself: ``False``), ``reference_rank`` the rank at
     ``reference_alpha`` and ``rank_change`` how many places it rose since (negative: fell).
-    Sorted by dataset, rank, run id: the order to show and to download.
+    Sorted by dataset, rank, run id: the order to show and to download. The ranking itself is
+    :func:`rank_summaries` (which the Overview feeds from DuckDB).
 
     Raises
     ------
@@ -191,37 +289,25 @@ def rank_runs(
         raise ConfigError(f"rank by one of {', '.join(SCORES)}; got {metric!r}")
     if frame.empty:
         return pd.DataFrame(columns=list(LEADERBOARD_COLUMNS))
-    runs, codes = np.unique(frame["run_id"].to_numpy(), return_inverse=True)
-    keys = frame.drop_duplicates("run_id")[_RUN_KEYS].set_index("run_id").loc[runs]
-    slim = frame[_COMPONENTS]  # blend only what the scores need
-    blended = reblend(slim, alpha)
-    means = keys.reset_index().join(_means(blended, runs, codes).drop(columns="run_id"))
-    means["rank"] = _ranks(means, metric)
-    reference = means[["dataset"]].join(_means(reblend(slim, reference_alpha), runs, codes))
-    means["reference_rank"] = _ranks(reference, metric)
-    means["rank_change"] = means["reference_rank"] - means["rank"]
-    values = blended[metric].to_numpy(dtype=float)
-    squares = np.bincount(codes, weights=values**2, minlength=len(runs))
-    bounds = []
-    for i, row in means.iterrows():
-        size, mean = int(row["n"]), float(row[metric])
-        if normal_from is not None and size >= normal_from:
-            std = math.sqrt(max(0.0, squares[i] - size * mean**2) / (size - 1))
-            bounds.append(normal_interval(mean, std, size, confidence=confidence))
-        else:
-            low, high = mean_interval(
-                values[codes == i], confidence=confidence, resamples=resamples, seed=seed
-            )[1:]
-            bounds.append((low, high))
-    means["low"] = [b[0] for b in bounds]
-    means["high"] = [b[1] for b in bounds]
-    means = means.sort_values(["dataset", "rank", "run_id"], kind="stable")
-    leaders = means.groupby("dataset").head(1).set_index("dataset")
-    lead_low = means["dataset"].map(leaders["low"])
-    lead_high = means["dataset"].map(leaders["high"])
-    is_leader = means["run_id"].isin(leaders["run_id"])
-    means["tied"] = ~is_leader & (means["high"] >= lead_low) & (means["low"] <= lead_high)
-    return means.reset_index(drop=True).loc[:, list(LEADERBOARD_COLUMNS)]
+    summary = run_summaries(frame, alpha)
+    small = summary.loc[
+        summary["n"] < (normal_from if normal_from is not None else math.inf), "run_id"
+    ]
+    blended = reblend(frame.loc[frame["run_id"].isin(small), ["run_id", *_COMPONENTS]], alpha)
+    values = {
+        int(run): group[metric].to_numpy(dtype=float)
+        for run, group in blended.groupby("run_id", sort=False)
+    }
+    return rank_summaries(
+        summary,
+        run_summaries(frame, reference_alpha),
+        values,
+        metric=metric,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        normal_from=normal_from,
+    )
 
 
 def rank_change_text(change: int) -> str:

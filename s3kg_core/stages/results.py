@@ -208,9 +208,7 @@ def scored_frame(
 ) -> pd.DataFrame:
     """Every scored answer of ``signature`` with its run, components and blended scores."""
     with store.connect() as con:
-        frame = queries.scored_components(con, signature)
-    if run_ids is not None:
-        frame = frame[frame["run_id"].isin(list(run_ids))]
+        frame = queries.scored_components(con, signature, run_ids)
     return reblend(frame, alpha)
 
 

@@ -423,22 +423,26 @@ def signatures_by_recency(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
-def scored_components(con: duckdb.DuckDBPyConnection, signature: str) -> pd.DataFrame:
+def scored_components(
+    con: duckdb.DuckDBPyConnection, signature: str, run_ids: Sequence[int] | None = None
+) -> pd.DataFrame:
     """Every score of ``signature`` with its run: the stored components, unblended.
 
     Columns ``dataset, model, temperature, extractor, run_id, item_id, mode, alpha, gold_s_wl,
     gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, ctx_status``, ordered by dataset, model,
     temperature, extractor and item; ``model`` is the run's display name, as in
-    :func:`run_overview`.
+    :func:`run_overview`. ``run_ids``: those runs' scores only (DuckDB filters the scan).
     """
+    among = "" if run_ids is None else " AND list_contains(?, s.run_id)"
+    params: list[Any] = [signature, *([] if run_ids is None else [[int(r) for r in run_ids]])]
     return con.execute(
         "SELECT d.name AS dataset, coalesce(r.name, r.model) AS model, r.temperature, "
         "r.extractor, s.run_id, s.item_id, "
         "s.mode, s.alpha, s.gold_s_wl, s.gold_s_sbert, s.gold_status, s.ctx_s_wl, "
         "s.ctx_s_sbert, s.ctx_status FROM scores s JOIN runs r USING (run_id) "
-        "JOIN datasets d USING (dataset_id) WHERE s.signature = ? "
+        f"JOIN datasets d USING (dataset_id) WHERE s.signature = ?{among} "
         "ORDER BY dataset, model, r.temperature, r.extractor, s.item_id",
-        [signature],
+        params,
     ).df()
 
 

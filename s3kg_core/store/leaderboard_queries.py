@@ -1,0 +1,156 @@
+"""The leaderboard's SQL: per-run means and spreads at an alpha, one ``GROUP BY`` in DuckDB.
+
+:func:`run_summaries` is :func:`s3kg_core.stages.leaderboard.run_summaries` computed where the
+scores are stored (:data:`~s3kg_core.store.blend_queries.BLENDED` blends them at the alpha), so
+ranking 100,000 answers reads one row per run; :func:`run_values` reads the values of the few
+runs too small for the normal interval (their bootstrap needs them). Both feed
+:func:`s3kg_core.stages.leaderboard.rank_summaries`. :func:`score_histograms` counts each run's
+answers in bins of a score for the Overview's Distributions chart (a few hundred numbers,
+never a row per answer). Functions take an open connection, as
+:mod:`~s3kg_core.store.queries` does.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from s3kg_core.store.records import ItemRecord
+>>> from s3kg_core.store.store import Store
+>>> db = Store(os.path.join(tempfile.mkdtemp(), "l.duckdb"))
+>>> with db.transaction() as con:
+...     ds = db.ensure_dataset(con, "toy")
+...     ids = db.upsert_items(con, ds, [ItemRecord(f"q{i}", f"Q{i}?", "C.", "G.")
+...                                     for i in range(2)])
+...     run = db.ensure_run(con, ds, "m", 0.0, "none")
+...     _ = con.executemany(
+...         "INSERT INTO scores (run_id, item_id, signature, mode, alpha, gold_s_wl, "
+...         "gold_s_sbert, gold_status, ctx_s_wl, ctx_s_sbert, ctx_status) "
+...         "VALUES ($1, $2, 'sig', 'paper', 0.5, $3, $3, 'ok', 1.0, 1.0, 'ok')",
+...         [(run, ids["q0"], 0.25), (run, ids["q1"], 0.75)])
+...     summary = run_summaries(con, "sig", 0.5)
+...     values = run_values(con, "sig", 0.5, "gold_sim", [run])
+>>> summary[["n", "gold_sim", "ctx_sim"]].values.tolist()
+[[2.0, 0.5, 1.0]]
+>>> values[run].tolist()
+[0.25, 0.75]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from ..scoring.result import check_alpha
+from .blend_queries import BLENDED
+
+__all__ = ["run_summaries", "run_values", "score_histograms"]
+
+_SCORES = ("gold_sim", "ctx_sim", "cus")
+
+
+def run_summaries(
+    con: duckdb.DuckDBPyConnection, signature: str, alpha: float | None
+) -> pd.DataFrame:
+    """One row per run scored under ``signature``: answers, each score's mean and spread.
+
+    The columns of :data:`s3kg_core.stages.leaderboard.SUMMARY_COLUMNS` (``n``, the mean
+    ``gold_sim``, ``ctx_sim``, ``cus`` at ``alpha`` and their sample standard deviations
+    ``*_std``), by run id: what ``run_summaries`` computes from the components in pandas, to
+    the last bits of a sum (DuckDB adds in its own order).
+
+    Raises
+    ------
+    ConfigError
+        If ``alpha`` is outside [0, 1].
+    """
+    if alpha is not None:
+        check_alpha(alpha)
+    means = ", ".join(f"avg({s}) AS {s}, stddev_samp({s}) AS {s}_std" for s in _SCORES)
+    frame = con.execute(
+        f"{BLENDED} SELECT run_id, any_value(dataset) AS dataset, any_value(model) AS model, "
+        "any_value(temperature) AS temperature, any_value(extractor) AS extractor, "
+        f"count(*) AS n, {means} FROM c GROUP BY run_id ORDER BY run_id",
+        [alpha, signature],
+    ).df()
+    order = ["run_id", "dataset", "model", "temperature", "extractor", "n"]
+    return frame.loc[:, [*order, *_SCORES, *(f"{s}_std" for s in _SCORES)]]
+
+
+def run_values(
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    alpha: float | None,
+    metric: str,
+    run_ids: Sequence[int],
+) -> dict[int, np.ndarray]:
+    """Each of ``run_ids``' values of ``metric`` at ``alpha``, in item order (for a bootstrap).
+
+    Raises
+    ------
+    ConfigError
+        If ``metric`` is not a score or ``alpha`` is outside [0, 1].
+    """
+    if metric not in _SCORES:
+        raise ConfigError(f"a score is one of {', '.join(_SCORES)}; got {metric!r}")
+    if alpha is not None:
+        check_alpha(alpha)
+    if not run_ids:
+        return {}
+    frame = con.execute(
+        f"{BLENDED} SELECT run_id, {metric} AS v FROM c WHERE list_contains(?, run_id) "
+        "ORDER BY run_id, item_id",
+        [alpha, signature, [int(r) for r in run_ids]],
+    ).df()
+    return {
+        int(run): group["v"].to_numpy(dtype=float)
+        for run, group in frame.groupby("run_id", sort=True)
+    }
+
+
+def score_histograms(
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    alpha: float | None,
+    metric: str,
+    *,
+    bins: int = 20,
+    dataset: str | None = None,
+) -> pd.DataFrame:
+    """Per run, how many answers fall in each of ``bins`` equal bins of ``metric`` on [0, 1].
+
+    What ``dashboard.charts.score_histograms`` counts in the blended frame, counted in DuckDB:
+    columns ``run_id, dataset, model, temperature, extractor, bin`` (its lower edge),
+    ``answers`` and ``share`` (of the run's answers), every bin of every run (empty ones with
+    0), runs in dataset, model, temperature, extractor order. A value of 1 falls in the last
+    bin. ``dataset``: that dataset's runs only.
+
+    Raises
+    ------
+    ConfigError
+        If ``metric`` is not a score, ``bins`` is below 1 or ``alpha`` is outside [0, 1].
+    """
+    if metric not in _SCORES:
+        raise ConfigError(f"a score is one of {', '.join(_SCORES)}; got {metric!r}")
+    if bins < 1:
+        raise ConfigError(f"bins must be 1 or more; got {bins}")
+    if alpha is not None:
+        check_alpha(alpha)
+    where = "" if dataset is None else "WHERE dataset = ?"
+    sql = (
+        f"{BLENDED}, v AS (SELECT * FROM c {where}), "
+        "k AS (SELECT run_id, any_value(dataset) AS dataset, any_value(model) AS model, "
+        "any_value(temperature) AS temperature, any_value(extractor) AS extractor, "
+        "count(*) AS total FROM v GROUP BY run_id), "
+        f"h AS (SELECT run_id, CAST(least(greatest(floor({metric} * ?), 0), ? - 1) "
+        "AS BIGINT) AS b, count(*) AS answers FROM v GROUP BY ALL) "
+        "SELECT k.run_id, k.dataset, k.model, k.temperature, k.extractor, "
+        "CAST(g.range AS DOUBLE) / ? AS bin, "
+        "CAST(coalesce(h.answers, 0) AS DOUBLE) AS answers, "
+        "coalesce(h.answers, 0) / k.total AS share "
+        "FROM k CROSS JOIN range(?) g LEFT JOIN h ON h.run_id = k.run_id AND h.b = g.range "
+        "ORDER BY k.dataset, k.model, k.temperature, k.extractor, k.run_id, g.range"
+    )
+    params: list[object] = [alpha, signature, *([] if dataset is None else [dataset])]
+    return con.execute(sql, [*params, bins, bins, bins, bins]).df()
