@@ -744,9 +744,15 @@ _NEWEST = [0]
 
 @atexit.register
 def _stop_prefetching() -> None:
-    """At exit, let each prefetch thread finish its block and stop (never killed in a query)."""
+    """At exit, let each background thread finish its block and stop (never killed in a query).
+
+    A thread killed inside a DuckDB query aborts the interpreter ("terminate called after
+    throwing an instance of ..."): the alpha-warming threads are waited for too.
+    """
     _STOP_PREFETCH.set()
-    for thread in [a.thread for a in list(_AHEAD.values())] + list(_RUN_AHEAD.values()):
+    threads = [a.thread for a in list(_AHEAD.values())]
+    threads += [*_RUN_AHEAD.values(), *_WARMING.values()]
+    for thread in threads:
         thread.join(timeout=60)
 
 

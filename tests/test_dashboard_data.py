@@ -563,3 +563,31 @@ def test_warm_pair_fills_the_comparison_at_every_alpha_of_the_slider(scored, mon
         data.pair_difference(scored, stamp, signature, 1, 2, alpha)
     with pytest.raises(AssertionError, match="computed again"):
         data.pair_deltas(scored, stamp, signature, 1, 2, 0.52)
+
+
+def test_exit_waits_for_the_alpha_warming_threads(scored, monkeypatch):
+    """Regression: the alpha-warming threads were not waited for at exit; one killed inside a
+    DuckDB query aborted the interpreter ("terminate called after throwing an instance of",
+    seen at 100,000 answers). The exit handler now waits for them as for the TAU threads."""
+    inside, release = threading.Event(), threading.Event()
+
+    def in_a_query(*args):
+        inside.set()
+        release.wait(30)
+
+    monkeypatch.setattr(data, "ranked", in_a_query)
+    stamp = data.db_stamp(scored)
+    thread = data.warm_ranked(scored, stamp, "sig", 0.5, "cus")
+    assert inside.wait(30)
+    stopper = threading.Thread(target=data._stop_prefetching)
+    try:
+        stopper.start()
+        stopper.join(0.5)
+        assert stopper.is_alive() and thread.is_alive()  # exit waits for the query's end
+        release.set()
+        stopper.join(30)
+        assert not stopper.is_alive() and not thread.is_alive()
+    finally:
+        release.set()
+        stopper.join(30)
+        data._STOP_PREFETCH.clear()
