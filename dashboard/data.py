@@ -88,7 +88,6 @@ __all__ = [
     "tau_pending",
     "trained_checker_offer",
     "warm_pair",
-    "warm_ranked",
     "writer",
 ]
 
@@ -318,18 +317,18 @@ def partial_runs(path: Path, stamp: int, signature: str) -> dict[int, tuple[int,
     from s3kg_core.stages.results import unscored_reasons
 
     with _read(path) as con:
-        statuses = queries.answer_statuses(con, signature)
-    if statuses.empty:
+        counts = queries.status_counts(con, signature)  # a few rows per run, not one per answer
+    if counts.empty:
         return {}
     flags = pd.DataFrame(
         {
-            "run_id": statuses["run_id"],
-            "scored": statuses["scored"].astype(bool),
-            "pending": unscored_reasons(statuses) == "not_scored",
+            "run_id": counts["run_id"],
+            "scored": counts["n"].where(counts["scored"].astype(bool), 0),
+            "pending": counts["n"].where(unscored_reasons(counts) == "not_scored", 0),
         }
     )
-    counts = flags.groupby("run_id")[["scored", "pending"]].sum()
-    partial = counts[(counts["scored"] > 0) & (counts["pending"] > 0)]
+    totals = flags.groupby("run_id")[["scored", "pending"]].sum()
+    partial = totals[(totals["scored"] > 0) & (totals["pending"] > 0)]
     return {
         int(run): (int(row.scored), int(row.scored + row.pending))
         for run, row in partial.iterrows()
@@ -1240,32 +1239,15 @@ def score_histograms(
         return leaderboard_queries.score_histograms(con, signature, alpha, metric, dataset=dataset)
 
 
-def warm_ranked(
-    path: Path, stamp: int, signature: str, alpha: float, metric: str, step: float = 0.05
-) -> threading.Thread:
-    """Fill :func:`ranked`'s cache at every alpha of the slider, nearest to ``alpha`` first.
-
-    The Overview calls it after drawing: a background thread (one per database, results
-    version, signature and metric) ranks the runs at the slider's other values (``step``
-    apart), so an alpha step finds its leaderboard computed (about 50 ms of the step at
-    100,000 answers). Returns the thread.
-    """
-    return _warm_alphas(
-        ("ranked", path, results_version(path, stamp), signature, metric),
-        lambda a: ranked(path, stamp, signature, a, metric),
-        alpha,
-        step,
-    )
-
-
 def warm_pair(
     path: Path, stamp: int, signature: str, run_a: int, run_b: int, alpha: float
 ) -> threading.Thread:
     """Fill the Run comparison's caches of a pair at every alpha of the slider, nearest first.
 
     :func:`pair_deltas` and :func:`pair_difference` (two queries and a paired bootstrap, about
-    a quarter of a second at 5,000 shared questions) in a background thread per pair, as
-    :func:`warm_ranked` does for the Overview. Returns the thread.
+    a quarter of a second at 5,000 shared questions) in a background thread per pair. (The
+    Overview needs none: its leaderboard at a new alpha is two ``GROUP BY`` queries, about
+    20 ms at 100,000 answers.) Returns the thread.
     """
 
     def fill(a: float) -> None:

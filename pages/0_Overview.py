@@ -193,8 +193,6 @@ def scores(alpha: float) -> None:
             + ". Compare two runs question by question on **Run comparison**; open the worst "
             "answers on **Failure analysis**."
         )
-    # after drawing: the leaderboard at the slider's other alphas, so a step finds it ready
-    data.warm_ranked(controls.path, controls.stamp, stored_signature, alpha, metric)
 
 
 widgets.live_alpha(controls, scores)

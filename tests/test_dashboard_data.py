@@ -422,28 +422,6 @@ def test_a_stopped_prefetch_starts_again_when_its_view_comes_back(scored, monkey
     assert data.prefetch_tau(scored, stamp, signature, "ctx_sim", 0.41, share=1.0) is again
 
 
-def test_warm_ranked_fills_the_leaderboard_at_every_alpha_of_the_slider(scored, monkeypatch):
-    """Issue 33: an alpha step on the Overview ranked every answer again (~50 ms at 100k)."""
-    from s3kg_core.stages import leaderboard
-
-    stamp = data.db_stamp(scored)
-    _, signature = data.signatures(scored, stamp)
-    assert signature is not None
-    thread = data.warm_ranked(scored, stamp, signature, 0.5, "cus", step=0.25)
-    thread.join(timeout=120)
-    assert data.warm_ranked(scored, stamp, signature, 0.75, "cus", step=0.25) is thread  # once
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("ranked again")
-
-    monkeypatch.setattr(leaderboard, "rank_summaries", refuse)
-    for alpha in (0.0, 0.25, 0.5, 0.75, 1.0):  # the grid: every one cached
-        board = data.ranked(scored, stamp, signature, alpha, "cus")
-        assert list(board["n"]) == [3, 3]
-    with pytest.raises(AssertionError, match="ranked again"):
-        data.ranked(scored, stamp, signature, 0.6, "cus")
-
-
 def test_tau_cases_reads_what_s3kg_tau_stored_without_waiting(scored, monkeypatch):
     """Regression: past LIVE_TAU unexplained answers the stored TAU table was read by the
     background thread only, so a first visit showed "0 of 5,000 done" and a progress bar."""
@@ -575,9 +553,9 @@ def test_exit_waits_for_the_alpha_warming_threads(scored, monkeypatch):
         inside.set()
         release.wait(30)
 
-    monkeypatch.setattr(data, "ranked", in_a_query)
+    monkeypatch.setattr(data, "pair_deltas", in_a_query)
     stamp = data.db_stamp(scored)
-    thread = data.warm_ranked(scored, stamp, "sig", 0.5, "cus")
+    thread = data.warm_pair(scored, stamp, "sig", 1, 2, 0.5)
     assert inside.wait(30)
     stopper = threading.Thread(target=data._stop_prefetching)
     try:

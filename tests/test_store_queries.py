@@ -251,6 +251,28 @@ def test_scoring_candidates_count_only_ready_answers(store):
         assert [(r[0], r[-1]) for r in rows] == [(1, 3), (2, 3), (3, 2)]
 
 
+def test_status_counts_are_the_answer_statuses_counted(store):
+    """The Overview's partial-run note reads counts (a few rows per run), not one row per
+    answer: the same reasons and numbers as ``unscored_reasons`` of every answer."""
+    from s3kg_core.stages.results import unscored_reasons
+
+    with store.transaction() as con:
+        store.put_scores(con, [_score(1, 1), _score(2, 2), _score(2, 3, "other")])
+        store.put_kgs(con, [KGRecord(2, 3, "context", (), "failed: timeout")])
+        store.put_kgs(con, [KGRecord(1, 2, "gold", (), "failed: other message")])
+        store.put_answers(con, 1, [AnswerRecord(3, None, error="HTTP 500")])
+    for signature in ("sig", "other", None):
+        with store.connect() as con:
+            every = queries.answer_statuses(con, signature)
+            counts = queries.status_counts(con, signature)
+        want = every.assign(reason=unscored_reasons(every).fillna("scored"))
+        want = want.groupby(["run_id", "reason"]).size().to_dict()
+        got = counts.assign(reason=unscored_reasons(counts).fillna("scored"))
+        got = got.groupby(["run_id", "reason"])["n"].sum().to_dict()
+        assert got == want and sum(got.values()) == 6
+    assert len(counts) < 6 and set(counts["gold_kg_status"].dropna()) <= {"ok", "failed"}
+
+
 def test_scores_details_and_their_removal(store):
     with store.transaction() as con:
         detail = ScoreRecord(2, 1, "new", "kgx", 0.5, 0.2, 0.4, "ok", 0.1, 0.3, "ok", "{}", None)

@@ -63,6 +63,7 @@ __all__ = [
     "set_run_settings",
     "set_score_alpha",
     "signatures_by_recency",
+    "status_counts",
     "tau_result",
     "texts_of",
 ]
@@ -291,6 +292,50 @@ def answer_statuses(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd
         "LEFT JOIN kgs c ON c.run_id = a.run_id AND c.item_id = a.item_id "
         "AND c.source = 'context' "
         "ORDER BY dataset, model, r.temperature, r.extractor, a.item_id",
+        [signature],
+    ).df()
+
+
+def status_counts(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd.DataFrame:
+    """:func:`answer_statuses` counted in DuckDB: one row per run and combination of statuses.
+
+    Columns ``run_id, answer_status, gold_kg_status, answer_kg_status, context_kg_status,
+    scored, n``; a KG status that starts with ``failed`` reads ``failed`` (its message dropped,
+    so the combinations stay few). What ``unscored_reasons`` needs, a few rows per run where
+    :func:`answer_statuses` returns one per answer.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.records import AnswerRecord, ItemRecord
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "s.duckdb"))
+    >>> with db.transaction() as con:
+    ...     ds = db.ensure_dataset(con, "toy")
+    ...     ids = db.upsert_items(con, ds, [ItemRecord(f"q{i}", "Why?", "C.", "G.")
+    ...                                     for i in range(3)])
+    ...     run = db.ensure_run(con, ds, "m", 0.0, "none")
+    ...     _ = db.put_answers(con, run, [AnswerRecord(ids[f"q{i}"], None, error="HTTP 500")
+    ...                                   for i in range(3)])
+    ...     counts = status_counts(con, None)
+    >>> counts[["answer_status", "scored", "n"]].values.tolist()
+    [['error', False, 3]]
+    """
+    failed = "CASE WHEN starts_with({0}.status, 'failed') THEN 'failed' ELSE {0}.status END"
+    return con.execute(
+        "SELECT a.run_id, a.status AS answer_status, "
+        f"{failed.format('g')} AS gold_kg_status, {failed.format('k')} AS answer_kg_status, "
+        f"{failed.format('c')} AS context_kg_status, "
+        "s.run_id IS NOT NULL AS scored, count(*) AS n "
+        "FROM answers a "
+        "LEFT JOIN kgs g ON g.run_id = a.run_id AND g.item_id = a.item_id AND g.source = 'gold' "
+        "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id "
+        "AND k.source = 'answer' "
+        "LEFT JOIN kgs c ON c.run_id = a.run_id AND c.item_id = a.item_id "
+        "AND c.source = 'context' "
+        "LEFT JOIN (SELECT DISTINCT run_id, item_id FROM scores WHERE signature = ?) s "
+        "ON s.run_id = a.run_id AND s.item_id = a.item_id "
+        "GROUP BY ALL ORDER BY ALL",
         [signature],
     ).df()
 
