@@ -554,6 +554,7 @@ def test_exit_waits_for_the_alpha_warming_threads(scored, monkeypatch):
         release.wait(30)
 
     monkeypatch.setattr(data, "pair_deltas", in_a_query)
+    monkeypatch.setattr(data, "pair_difference", lambda *args: None)
     stamp = data.db_stamp(scored)
     thread = data.warm_pair(scored, stamp, "sig", 1, 2, 0.5)
     assert inside.wait(30)
