@@ -1218,8 +1218,10 @@ def ranked(path: Path, stamp: int, signature: str, alpha: float, metric: str) ->
     summary = run_summaries(path, stamp, signature, alpha)
     reference = run_summaries(path, stamp, signature, REFERENCE_ALPHA)
     small = [int(r) for r in summary.loc[summary["n"] < NORMAL_FROM, "run_id"]]
-    with _read(path) as con:
-        values = leaderboard_queries.run_values(con, signature, alpha, metric, small)
+    values = {}
+    if small:  # an open of the file costs ~20 ms of a step: only when a bootstrap needs it
+        with _read(path) as con:
+            values = leaderboard_queries.run_values(con, signature, alpha, metric, small)
     return rank_summaries(summary, reference, values, metric=metric)
 
 
