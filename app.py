@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import navigation, widgets
+from dashboard import data, navigation, widgets
 
 with widgets.errors_as_lines():  # a locked, read-only or full database: one line, not a traceback
     st.navigation(navigation.pages()).run()
+data.warm_up()  # after the first page is drawn: the lemmatiser loads while it is read

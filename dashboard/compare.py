@@ -117,11 +117,19 @@ def verdict(difference: PairedDifference) -> str:
     >>> from s3kg_core.stages.compare import paired_bootstrap
     >>> verdict(paired_bootstrap([0.5, 0.6, 0.4], [0.5, 0.5, 0.5], resamples=999))
     'Mean CUS B − A = +0.000 over 3 questions, 95% interval -0.100 … +0.100 (paired bootstrap, as `s3kg check`): it holds 0, no clear difference.'
+    >>> many = paired_bootstrap([0.6, 0.5] * 600, [0.5, 0.5] * 600, normal_from=1000)
+    >>> print(verdict(many))
+    Mean CUS B − A = +0.050 over 1200 questions, 95% interval +0.047 … +0.053 (paired; the bootstrap's normal approximation at this size, as the leaderboard's): it excludes 0, B is clearly higher.
     """  # noqa: E501
     head = f"Mean CUS B − A = {difference.difference:+.3f} over {difference.n} questions"
     if math.isnan(difference.low):
         return head + "; too few questions for an interval."
-    head += f", 95% interval {interval_text(difference)} (paired bootstrap, as `s3kg check`): "
+    how = (
+        "paired; the bootstrap's normal approximation at this size, as the leaderboard's"
+        if difference.method == "normal"
+        else "paired bootstrap, as `s3kg check`"
+    )
+    head += f", 95% interval {interval_text(difference)} ({how}): "
     if difference.low <= 0.0 <= difference.high:
         return head + "it holds 0, no clear difference."
     side = "lower" if difference.high < 0 else "higher"

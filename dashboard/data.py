@@ -88,6 +88,7 @@ __all__ = [
     "tau_pending",
     "trained_checker_offer",
     "warm_pair",
+    "warm_up",
     "writer",
 ]
 
@@ -250,6 +251,26 @@ def check_with_trained(
         )
     clear_caches()
     return report.written
+
+
+_WARM_UP: list[threading.Thread] = []
+
+
+def warm_up() -> threading.Thread:
+    """Load what the first explained answer needs, once per process, in a background thread.
+
+    The lemmatiser's dictionary (:func:`s3kg_core.normalize.load_lemmatizer`, 0.4 s) is read
+    while the reader looks at the first page drawn, not when the Sample explorer, the Failure
+    analysis or the Run comparison first explains an answer. ``app.py`` calls it after every
+    page; only the first call starts the thread. Returns the thread.
+    """
+    from s3kg_core.normalize import load_lemmatizer
+
+    with _AHEAD_LOCK:
+        if not _WARM_UP:
+            _WARM_UP.append(threading.Thread(target=load_lemmatizer, name="warm-up", daemon=True))
+            _WARM_UP[0].start()
+    return _WARM_UP[0]
 
 
 @_by_results
@@ -1532,14 +1553,18 @@ def pair_difference(
 ) -> PairedDifference:
     """Mean CUS of B minus A over the questions both answered, with its paired interval.
 
-    :func:`s3kg_core.stages.compare.paired_bootstrap` (1,999 resamples) of :func:`pair_deltas`,
-    cached per pair and alpha: choosing a question or a page does not resample again (a
-    tenth of a second and more at 5,000 shared questions).
+    :func:`s3kg_core.stages.compare.paired_bootstrap` (1,999 resamples) of :func:`pair_deltas`;
+    from 1,000 shared questions its normal approximation, as the leaderboard's intervals (a BCa
+    bootstrap of 5,000 questions took 0.8 s of the page's first visit). Cached per pair and
+    alpha: choosing a question or a page does not compute it again.
     """
     from s3kg_core.stages.compare import paired_bootstrap
+    from s3kg_core.stages.leaderboard import NORMAL_FROM
 
     deltas = pair_deltas(path, stamp, signature, run_a, run_b, alpha)
-    return paired_bootstrap(deltas["cus_b"], deltas["cus_a"], resamples=1999)
+    return paired_bootstrap(
+        deltas["cus_b"], deltas["cus_a"], resamples=1999, normal_from=NORMAL_FROM
+    )
 
 
 __all__ += ["pair_difference"]

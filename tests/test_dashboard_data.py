@@ -570,3 +570,16 @@ def test_exit_waits_for_the_alpha_warming_threads(scored, monkeypatch):
         release.set()
         stopper.join(30)
         data._STOP_PREFETCH.clear()
+
+
+def test_warm_up_loads_the_lemmatizer_once_in_the_background():
+    """Issue 33: the first explained answer of a process read lemminflect's dictionary (0.4 s
+    of the Run comparison's first visit at 100,000 answers); app.py now starts it after the
+    first page is drawn."""
+    from lemminflect.core.Lemmatizer import Lemmatizer
+
+    thread = data.warm_up()
+    thread.join(timeout=60)
+    assert not thread.is_alive() and thread.daemon
+    assert data.warm_up() is thread  # one thread per process
+    assert hasattr(Lemmatizer(), "lemma_dict")

@@ -159,3 +159,32 @@ def test_lemmatising_does_not_import_spacy_and_spacy_still_imports():
     ).stdout.split("\n")
     assert out[0] == "be born in running dog"
     assert out[1] == "dog"
+
+
+def test_the_lemmatizer_loads_once_from_several_threads():
+    """The dashboard loads the dictionary in a background thread (issue 33: 0.4 s of the first
+    explained answer); a page that needs a lemma meanwhile waits for that load, never reads
+    the dictionary a second time."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading\n"
+        "from lemminflect.codecs import LemmaLUCodec\n"
+        "calls = []\n"
+        "load = LemmaLUCodec.LemmaLUCodec.load\n"
+        "def counted(*args, **kwargs):\n"
+        "    calls.append(1)\n"
+        "    return load(*args, **kwargs)\n"
+        "LemmaLUCodec.LemmaLUCodec.load = staticmethod(counted)\n"
+        "from s3kg_core.normalize import load_lemmatizer, normalize_label\n"
+        "threads = [threading.Thread(target=load_lemmatizer) for _ in range(3)]\n"
+        "threads.append(threading.Thread(target=normalize_label, args=('dogs',)))\n"
+        "[t.start() for t in threads]\n"
+        "[t.join() for t in threads]\n"
+        "print(len(calls), normalize_label('districts'))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["1", "district"]

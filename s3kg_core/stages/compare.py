@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ __all__ = [
     "RunInfo",
     "compare_runs",
     "find_run",
+    "normal_interval",
     "paired_bootstrap",
     "question_deltas",
     "scorability",
@@ -147,8 +149,9 @@ class PairedDifference:
     confidence
         The interval's two-sided confidence level.
     method
-        ``BCa`` or ``percentile`` (scipy's bootstrap), ``constant`` when every question changed
-        by the same amount (the interval is that point), ``none`` with fewer than two.
+        ``BCa`` or ``percentile`` (scipy's bootstrap), ``normal`` (its normal approximation,
+        for many questions), ``constant`` when every question changed by the same amount (the
+        interval is that point), ``none`` with fewer than two.
     """
 
     metric: str
@@ -169,6 +172,36 @@ class PairedDifference:
         }
 
 
+def normal_interval(
+    mean: float, std: float, n: int, *, confidence: float = 0.95
+) -> tuple[float, float]:
+    """The normal approximation of a mean's interval: ``mean`` plus or minus z standard errors.
+
+    ``std`` is the values' sample standard deviation (``ddof=1``) and ``n`` their number; with
+    fewer than two values there is no interval (NaN). For a few thousand values the bootstrap's
+    interval of the mean agrees with it to the third decimal, at no cost.
+
+    Raises
+    ------
+    ConfigError
+        If ``confidence`` is not in (0, 1).
+
+    Examples
+    --------
+    >>> low, high = normal_interval(0.5, 0.2, 1600)
+    >>> round(low, 4), round(high, 4)
+    (0.4902, 0.5098)
+    >>> normal_interval(0.3, 0.0, 2000)
+    (0.3, 0.3)
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(f"confidence must be between 0 and 1; got {confidence}")
+    if n < 2:
+        return math.nan, math.nan
+    half = NormalDist().inv_cdf(0.5 + confidence / 2) * float(std) / math.sqrt(n)
+    return float(mean) - half, float(mean) + half
+
+
 def paired_bootstrap(
     new: Sequence[float] | np.ndarray,
     baseline: Sequence[float] | np.ndarray,
@@ -177,6 +210,7 @@ def paired_bootstrap(
     confidence: float = 0.95,
     resamples: int = 9999,
     seed: int = 0,
+    normal_from: int | None = None,
 ) -> PairedDifference:
     """The mean of ``new - baseline`` over paired questions, with a paired-bootstrap interval.
 
@@ -185,7 +219,11 @@ def paired_bootstrap(
     form on the two means, 1.4-2.3x faster: bench/speed/bench_check.py), BCa interval, the
     generator seeded by ``seed``: the same inputs give the same interval. Where BCa is
     undefined the percentile interval is used; when every question changed by the same amount
-    the interval is that point; with one question there is none (NaN).
+    the interval is that point; with one question there is none (NaN). From ``normal_from``
+    questions (``None``: never) the interval is the bootstrap's normal approximation
+    (:func:`normal_interval` of the differences, method ``normal``), as the leaderboard's: at
+    5,000 questions a BCa bootstrap takes most of a second and agrees with it to the third
+    decimal.
 
     Raises
     ------
@@ -215,6 +253,11 @@ def paired_bootstrap(
     if a.size >= 2 and float(np.ptp(diff)) == 0.0:
         low = high = point
         method = "constant"
+    elif normal_from is not None and a.size >= max(2, normal_from):
+        low, high = normal_interval(
+            point, float(diff.std(ddof=1)), int(a.size), confidence=confidence
+        )
+        method = "normal"
     elif a.size >= 2:
         from scipy import stats  # here: the dashboard imports this module, rarely this function
 

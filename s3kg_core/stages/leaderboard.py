@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from .compare import SCORES, paired_bootstrap
+from .compare import SCORES, normal_interval, paired_bootstrap
 from .results import reblend
 
 __all__ = [
@@ -98,36 +97,6 @@ def mean_interval(
     x = np.asarray(values, dtype=float)
     d = paired_bootstrap(x, np.zeros_like(x), confidence=confidence, resamples=resamples, seed=seed)
     return d.difference, d.low, d.high
-
-
-def normal_interval(
-    mean: float, std: float, n: int, *, confidence: float = 0.95
-) -> tuple[float, float]:
-    """The normal approximation of a mean's interval: ``mean`` plus or minus z standard errors.
-
-    ``std`` is the values' sample standard deviation (``ddof=1``) and ``n`` their number; with
-    fewer than two values there is no interval (NaN). For a few thousand values the bootstrap's
-    interval of the mean (:func:`mean_interval`) agrees with it to the third decimal, at no cost.
-
-    Raises
-    ------
-    ConfigError
-        If ``confidence`` is not in (0, 1).
-
-    Examples
-    --------
-    >>> low, high = normal_interval(0.5, 0.2, 1600)
-    >>> round(low, 4), round(high, 4)
-    (0.4902, 0.5098)
-    >>> normal_interval(0.3, 0.0, 2000)
-    (0.3, 0.3)
-    """
-    if not 0.0 < confidence < 1.0:
-        raise ConfigError(f"confidence must be between 0 and 1; got {confidence}")
-    if n < 2:
-        return math.nan, math.nan
-    half = NormalDist().inv_cdf(0.5 + confidence / 2) * float(std) / math.sqrt(n)
-    return float(mean) - half, float(mean) + half
 
 
 _COMPONENTS = ["mode", "alpha", "gold_s_wl", "gold_s_sbert", "ctx_s_wl", "ctx_s_sbert"]
