@@ -72,7 +72,7 @@ def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
             "low": st.column_config.NumberColumn("95% low", format="%.4f", width="small"),
             "high": st.column_config.NumberColumn("95% high", format="%.4f", width="small"),
             "tied": st.column_config.TextColumn(
-                "tie", width="medium",
+                "tie", width=100,  # "tied with #1"; "medium" pushed T and id off at 1280 px
                 help="The run's 95% interval overlaps the leader's: not a clear difference.",
             ),
             **{
