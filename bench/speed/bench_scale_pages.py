@@ -17,8 +17,10 @@ at ``--viewport`` (1440x900) tours the pages in the sidebar's order:
   then to 20 % (keyboard steps; the jump is timed until its cases show, those explained so
   far under a progress bar, and until all are explained: :func:`share_jump`); the sidebar
   alpha one step right on the Overview, the Sample explorer and the Run comparison; a run
-  switch in the Sample explorer's run picker (the next run); the next question in the Run
-  comparison's question picker; and
+  switch in the Sample explorer's run picker (the next run) and a search of its question
+  picker (*Find*, "headache"); the next question in the Run comparison's question picker; on
+  Annotate a verdict saved (a name typed, *Confirm* clicked) and the Overview's next visit
+  after it (the caches the save kept: :func:`save_verdict`); and
   *alpha step, numbers shown*: five more alpha steps, the median of the times until the text
   naming the new alpha (drawn with the new numbers) shows, as the demo's alpha figure is taken.
 
@@ -227,6 +229,35 @@ def pick_next(page: Any, label: str, settle_ms: float) -> float:
     return settle(page, t0, settle_ms)
 
 
+def search(page: Any, word: str, settle_ms: float) -> float:
+    """Open the Sample explorer's *Find* popover, search ``word``: seconds until idle."""
+    page.locator('[data-testid="stMain"]').get_by_role("button", name="Find").click()
+    box = page.get_by_label("Search", exact=True)
+    box.fill(word)
+    t0 = time.perf_counter()
+    box.press("Enter")
+    return settle(page, t0, settle_ms)
+
+
+def save_verdict(page: Any, settle_ms: float) -> dict[str, float]:
+    """On Annotate: type a name, confirm the current pair, then open the Overview again.
+
+    *save*: seconds from the click on *Confirm* until idle (the verdict written to the file);
+    *Overview after the save*: its next visit, on the caches the save kept (issue 33: one
+    saved annotation threw every cache away).
+    """
+    name = page.get_by_label("Your name", exact=True)
+    name.fill("bench")
+    name.press("Enter")
+    settle(page, time.perf_counter(), settle_ms)
+    button = page.locator('[data-testid="stMain"] button').filter(has_text="Confirm").first
+    t0 = time.perf_counter()
+    button.click()
+    saved = settle(page, t0, settle_ms)
+    base = "/".join(page.url.split("/")[:3])
+    return {"save": saved, "Overview after the save": visit(page, base, settle_ms)}
+
+
 def interactions(
     key: str, page: Any, settle_ms: float
 ) -> dict[str, Callable[[], float | dict[str, float]]]:
@@ -246,6 +277,7 @@ def interactions(
                 page, alpha, lambda a: f"alpha {a:g} (sidebar)"
             ),
             "run switch": lambda: pick_next(page, "Run", settle_ms),
+            "picker search": lambda: search(page, "headache", settle_ms),
         },
         "compare": {
             "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
@@ -258,6 +290,7 @@ def interactions(
             "share 5->6 %": lambda: keys(page, share, ["ArrowRight"], settle_ms),
             "share 6->20 %": lambda: share_jump(page, share, 14, settle_ms),
         },
+        "annotate": {"verdict": lambda: save_verdict(page, settle_ms)},
     }
     return steps.get(key, {})
 
