@@ -77,7 +77,6 @@ __all__ = [
     "partial_runs",
     "prefetch_share",
     "prefetch_tau",
-    "question_texts",
     "results_version",
     "run_components",
     "run_report",
@@ -297,14 +296,6 @@ def load_runs(path: Path, stamp: int) -> pd.DataFrame:
 
 @_by_results
 @st.cache_data(show_spinner=False, max_entries=8)
-def question_texts(path: Path, stamp: int) -> pd.DataFrame:
-    """Every item's ``item_id, ext_id, question`` (for pickers that show the question)."""
-    with _read(path) as con:
-        return queries.item_texts(con)[["item_id", "ext_id", "question"]]
-
-
-@_by_results
-@st.cache_data(show_spinner=False, max_entries=8)
 def load_components(path: Path, stamp: int, signature: str) -> pd.DataFrame:
     """Per-answer stored components of ``signature`` (blend them with ``reblend``)."""
     from s3kg_core.stages.results import scored_frame
@@ -405,7 +396,7 @@ def leaderboard(frame: pd.DataFrame) -> pd.DataFrame:
 def item_questions(path: Path, stamp: int) -> pd.DataFrame:
     """Every item's ``item_id, ext_id, question`` (for labels and tables of cases)."""
     with _read(path) as con:
-        return queries.item_texts(con)[["item_id", "ext_id", "question"]]
+        return queries.item_questions(con)
 
 
 @dataclass(frozen=True)

@@ -445,3 +445,13 @@ def test_put_kgs_names_a_bad_source_with_a_named_error(store):
     with store.transaction() as con, pytest.raises(KGSourceError, match="source must be one of"):
         store.put_kgs(con, [KGRecord(1, 1, "question", ())])
     assert issubclass(KGSourceError, InputFormatError)
+
+
+def test_item_questions_are_item_texts_without_context_and_gold(store):
+    with store.connect() as con:
+        texts = queries.item_texts(con)
+        questions = queries.item_questions(con)
+    assert list(questions.columns) == ["item_id", "ext_id", "question"]
+    assert questions.sort_values("item_id").values.tolist() == (
+        texts[["item_id", "ext_id", "question"]].sort_values("item_id").values.tolist()
+    )

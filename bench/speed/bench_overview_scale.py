@@ -91,7 +91,7 @@ def functions(db: Path) -> dict[str, float]:
 
         frame = reblend(components, 0.5)
         answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"])
-        texts = data.question_texts(db, stamp).set_index("item_id")
+        texts = data.item_questions(db, stamp).set_index("item_id")
         return len(
             [question_label(str(texts.at[i, "ext_id"]), str(texts.at[i, "question"]), c)
              for i, c in zip(answers["item_id"], answers["cus"], strict=True)]

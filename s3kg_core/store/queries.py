@@ -49,6 +49,7 @@ __all__ = [
     "embeddings_of",
     "find_run_by_source",
     "item_answer_texts",
+    "item_questions",
     "item_texts",
     "latest_scored_signature",
     "replace_tau_results",
@@ -110,6 +111,11 @@ def item_texts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return con.execute(
         "SELECT i.item_id, i.ext_id, i.question, i.context, i.gold_answer FROM items i"
     ).df()
+
+
+def item_questions(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every item: ``item_id, ext_id, question`` (no context: a fifth of the bytes to read)."""
+    return con.execute("SELECT item_id, ext_id, question FROM items").df()
 
 
 # -- runs ------------------------------------------------------------------------------------
