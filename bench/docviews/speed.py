@@ -600,6 +600,9 @@ SCALE_STEPS = {
     "alpha step, numbers shown (median of 5)": "alpha one step: new numbers shown (median of 5)",
     "alpha step": "alpha one step (page idle)",
     "run switch": "run switch",
+    "picker search": "question picker: a search (Find, one word)",
+    "verdict, save": "a verdict saved (Confirm)",
+    "verdict, Overview after the save": "the Overview's next visit after that save",
 }
 """The steps of ``bench_scale_pages.py`` as the table names them (others by their key)."""
 
