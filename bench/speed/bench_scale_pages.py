@@ -242,7 +242,8 @@ def search(page: Any, word: str, settle_ms: float) -> float:
 def save_verdict(page: Any, settle_ms: float) -> dict[str, float]:
     """On Annotate: type a name, confirm the current pair, then open the Overview again.
 
-    *save*: seconds from the click on *Confirm* until idle (the verdict written to the file);
+    *save*: seconds from the click on *Confirm* until the page counts the decision and is idle
+    (the verdict written to the file);
     *Overview after the save*: its next visit, on the caches the save kept (issue 33: one
     saved annotation threw every cache away).
     """
@@ -253,6 +254,7 @@ def save_verdict(page: Any, settle_ms: float) -> dict[str, float]:
     button = page.locator('[data-testid="stMain"] button').filter(has_text="Confirm").first
     t0 = time.perf_counter()
     button.click()
+    page.get_by_text("1 decided by you", exact=False).first.wait_for(timeout=TIMEOUT_MS)
     saved = settle(page, t0, settle_ms)
     base = "/".join(page.url.split("/")[:3])
     return {"save": saved, "Overview after the save": visit(page, base, settle_ms)}
