@@ -260,6 +260,14 @@ def texts_of(
         con.unregister("_wanted_texts_of")
 
 
+_KG_JOINS = (
+    "LEFT JOIN kgs g ON g.run_id = a.run_id AND g.item_id = a.item_id AND g.source = 'gold' "
+    "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id AND k.source = 'answer' "
+    "LEFT JOIN kgs c ON c.run_id = a.run_id AND c.item_id = a.item_id AND c.source = 'context'"
+)
+"""Each answer's (``a``) gold, answer and context KG rows: ``g``, ``k`` and ``c``."""
+
+
 def answer_statuses(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd.DataFrame:
     """Every answer with how its collection and extraction went, and whether it is scored.
 
@@ -292,11 +300,7 @@ def answer_statuses(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd
         "EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id AND s.item_id = a.item_id "
         "AND s.signature = ?) AS scored "
         "FROM answers a JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id) "
-        "LEFT JOIN kgs g ON g.run_id = a.run_id AND g.item_id = a.item_id AND g.source = 'gold' "
-        "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id "
-        "AND k.source = 'answer' "
-        "LEFT JOIN kgs c ON c.run_id = a.run_id AND c.item_id = a.item_id "
-        "AND c.source = 'context' "
+        f"{_KG_JOINS} "
         "ORDER BY dataset, model, r.temperature, r.extractor, a.item_id",
         [signature],
     ).df()
@@ -334,11 +338,7 @@ def status_counts(con: duckdb.DuckDBPyConnection, signature: str | None) -> pd.D
         f"{failed.format('c')} AS context_kg_status, "
         "s.run_id IS NOT NULL AS scored, count(*) AS n "
         "FROM answers a "
-        "LEFT JOIN kgs g ON g.run_id = a.run_id AND g.item_id = a.item_id AND g.source = 'gold' "
-        "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id "
-        "AND k.source = 'answer' "
-        "LEFT JOIN kgs c ON c.run_id = a.run_id AND c.item_id = a.item_id "
-        "AND c.source = 'context' "
+        f"{_KG_JOINS} "
         "LEFT JOIN (SELECT DISTINCT run_id, item_id FROM scores WHERE signature = ?) s "
         "ON s.run_id = a.run_id AND s.item_id = a.item_id "
         "GROUP BY ALL ORDER BY ALL",
