@@ -26,12 +26,13 @@ __all__ = [
 ]
 
 
-LIVE_CHANGES_MAX = 1_000
+LIVE_CHANGES_MAX = 250
 """Shared questions up to which the page counts the gold triples B lost and gained as it opens.
 
-The count explains every answer of both runs with TAU (about a second per 250 answers on two
-cores, most answers not in the stored TAU table): past this many shared questions it waits for
-the reader to ask (20 s for two runs of 5,000 answers)."""
+The count explains every answer of both runs with TAU where the stored TAU table does not
+hold it (2.6 s for two runs of 1,000 answers on two cores, which was over the 2 s a first visit
+may take at 20,000 answers with the earlier limit of 1,000): past this many shared questions it
+waits for the reader to ask (about 15 s for two runs of 5,000 answers)."""
 
 
 TABLE_MAX = 1_000
