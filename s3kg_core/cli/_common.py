@@ -188,7 +188,10 @@ def scoring_options(func: F) -> F:
             '(e.g. [["😀","r","💧"]]: S_WL 0.154). text: hybrid with the two texts too (not '
             "for `pairs score`, which has no texts): S_SBERT mixes the texts' embedding cosine "
             "(weight 0.8) with the triples', and a pair with an empty KG scores the texts' "
-            "cosine instead of 0.",
+            "cosine instead of 0. wwl: Wasserstein Weisfeiler-Lehman: label vectors "
+            "contextualised over the directed, relation-labelled edges and matched n:m by "
+            "optimal transport over both whole graphs (symmetric); S_WL the structural "
+            "transport, S_SBERT the labels'; best on BAMBOO, behind hybrid on the pair sets.",
         ),
         click.option(
             "--alpha",
@@ -207,9 +210,9 @@ def scoring_options(func: F) -> F:
         click.option(
             "--wl-iterations",
             type=click.IntRange(1, 50),
-            default=5,
-            show_default=True,
-            help="WL refinement rounds K (labels of rounds 0..K are counted).",
+            default=None,
+            help="WL refinement rounds K (labels of rounds 0..K are counted); default: 5, "
+            "and 1 round of contextualisation in wwl mode.",
         ),
     ]
     for option in reversed(options):

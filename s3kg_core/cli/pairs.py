@@ -47,7 +47,7 @@ def pairs_score(
     encoder: str,
     alpha: float,
     tau: float,
-    wl_iterations: int,
+    wl_iterations: int | None,
 ) -> None:
     """Score every row of INPUT_CSV (columns id,kg_1,kg_2; others are ignored).
 

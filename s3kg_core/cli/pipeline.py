@@ -323,7 +323,7 @@ def run_cmd(
     mode: str,
     alpha: float,
     tau: float,
-    wl_iterations: int,
+    wl_iterations: int | None,
     fraction: float,
     name: str | None,
     max_tokens: int,

@@ -127,7 +127,7 @@ def score_cmd(
     mode: str,
     alpha: float,
     tau: float,
-    wl_iterations: int,
+    wl_iterations: int | None,
     batch_items: int,
     ray_address: str | None,
     ray_workers: int | None,

@@ -185,6 +185,10 @@ class Explanation:
         The triples' part of S_SBERT: ``max(0, cos(mean T1, mean T2^))`` (``None``: not scored).
     text_cosine
         ``text`` mode: the cosine of the two texts (``None`` in the other modes).
+    transport
+        ``wwl`` mode: the structural transport plan, ``(G1 entity, G2 entity, mass)`` for every
+        pair of nodes that exchanges mass (each G1 node holds ``1 / n1``); the alignment is
+        this plan: a node may send its mass to several nodes (empty in the other modes).
 
     Examples
     --------
@@ -220,6 +224,7 @@ class Explanation:
     kernels: dict[str, float] = field(default_factory=dict)
     triples_cosine: float | None = None
     text_cosine: float | None = None
+    transport: tuple[tuple[str, str, float], ...] = ()
 
     # -- the numbers -------------------------------------------------------------------------
 
@@ -315,6 +320,7 @@ class Explanation:
             "kernels": dict(self.kernels),
             "triples_cosine": self.triples_cosine,
             "text_cosine": self.text_cosine,
+            "transport": [list(t) for t in self.transport],
         }
 
     @classmethod
@@ -340,6 +346,7 @@ class Explanation:
             kernels={k: float(v) for k, v in data.get("kernels", {}).items()},
             triples_cosine=optional(data.get("triples_cosine")),
             text_cosine=optional(data.get("text_cosine")),
+            transport=tuple((str(a), str(b), float(m)) for a, b, m in data.get("transport", ())),
         )
 
 

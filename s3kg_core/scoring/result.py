@@ -19,10 +19,10 @@ from ..kg import Triple
 __all__ = ["DEFAULT_MODE", "MODES", "TEXT_MODES", "Mode", "ScoreResult", "blend", "check_alpha"]
 
 
-Mode = Literal["paper", "kgx", "hybrid", "text"]
+Mode = Literal["paper", "kgx", "hybrid", "text", "wwl"]
 
 
-MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid", "text")
+MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid", "text", "wwl")
 """The scoring modes. ``text`` is the only one that needs the two texts as well as their KGs."""
 
 TEXT_MODES: tuple[Mode, ...] = ("text",)
@@ -56,7 +56,7 @@ def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> A
     0.75
     """
     check_alpha(alpha)
-    if mode in ("paper", "hybrid", "text"):
+    if mode in ("paper", "hybrid", "text", "wwl"):
         return (1.0 - alpha) * s_wl + alpha * s_sbert
     if mode == "kgx":
         return alpha * s_wl + (1.0 - alpha) * s_sbert

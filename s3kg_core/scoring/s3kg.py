@@ -30,8 +30,16 @@ from .explain import Explanation, KeyedTriple, LabelMatch, Pick
 from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
 from .signature import Signature
 from .wl import kgx_graph, wl_kernel
+from .wwl import WWLResult, wwl_similarity
 
-__all__ = ["TEXT_WEIGHT", "KGScorer", "S3KGConfig", "ScorerStats", "s3kg_score"]
+__all__ = [
+    "DEFAULT_ITERATIONS",
+    "TEXT_WEIGHT",
+    "KGScorer",
+    "S3KGConfig",
+    "ScorerStats",
+    "s3kg_score",
+]
 
 _BLOCK_PAIRS = 50_000
 
@@ -41,6 +49,11 @@ cos(texts)``. Chosen on the dev pairs of the nine shared labelled sets, one valu
 them (``bench/experiments/bench_evidence.py``, bench/README.md "Text-aware variants")."""
 
 TextPair = tuple[str | None, str | None]
+
+DEFAULT_ITERATIONS: dict[str, int] = {"wwl": 1}
+"""K where a configuration leaves ``wl_iterations`` unset: 5 in every mode but these. One round
+of contextualisation fits BAMBOO and the pair sets' dev splits best in ``wwl`` mode (two: -1 point
+on BAMBOO dev; bench/README.md, "BAMBOO")."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +69,10 @@ class S3KGConfig:
         ``hybrid``: as ``paper``, but S_WL is the mean of the relation-aware directed kernel and
         the relation-agnostic undirected one (``wl`` variant ``struct``) on the same aligned
         graphs, so a wrong relation or a flipped edge costs half as much as a wrong entity.
+        ``wwl``: Wasserstein Weisfeiler-Lehman (:mod:`s3kg_core.scoring.wwl`): node vectors from
+        the encoder, contextualised by K rounds over the directed, relation-labelled edges,
+        compared by optimal transport over the whole of both graphs (n:m, symmetric: no T2^,
+        no tau); S_WL is the structural transport's similarity, S_SBERT the labels' alone.
         ``text``: as ``hybrid``, with the texts of the pair as well (pass them to
         :meth:`KGScorer.score_pairs`): S_SBERT is ``(1 - TEXT_WEIGHT)`` times the triples'
         cosine plus ``TEXT_WEIGHT`` times the texts' cosine, and a pair with an empty KG scores
@@ -66,7 +83,8 @@ class S3KGConfig:
     tau
         Soft alignment threshold in [0, 1].
     wl_iterations
-        K (>= 1).
+        K (>= 1); ``None`` (the default) is the mode's own: 5 rounds of the WL kernel, 1 round
+        of contextualisation in ``wwl`` mode (:data:`DEFAULT_ITERATIONS`).
     align
         ``False`` gives the pure WL-kernel baseline: no triple selection, no soft alignment.
     lemmatize
@@ -81,7 +99,7 @@ class S3KGConfig:
     mode: Mode = DEFAULT_MODE
     alpha: float = 0.5
     tau: float = 0.65
-    wl_iterations: int = 5
+    wl_iterations: int | None = None
     align: bool = True
     lemmatize: bool = True
 
@@ -91,10 +109,24 @@ class S3KGConfig:
         check_alpha(self.alpha)
         if not isinstance(self.tau, numbers.Real) or not 0.0 <= float(self.tau) <= 1.0:
             raise ConfigError(f"tau must be a number in [0, 1]; got {self.tau!r}")
-        if not isinstance(self.wl_iterations, int) or not 1 <= self.wl_iterations <= 50:
-            raise ConfigError(
-                f"wl_iterations must be an integer in [1, 50]; got {self.wl_iterations!r}"
-            )
+        k = self.wl_iterations
+        if k is not None and (not isinstance(k, int) or not 1 <= k <= 50):
+            raise ConfigError(f"wl_iterations must be an integer in [1, 50]; got {k!r}")
+        if self.mode == "wwl" and not self.align:
+            raise ConfigError("mode wwl aligns by optimal transport; it has no align=False")
+
+    @property
+    def iterations(self) -> int:
+        """K: ``wl_iterations``, or the mode's default where it is ``None``.
+
+        Examples
+        --------
+        >>> S3KGConfig().iterations, S3KGConfig(mode="wwl").iterations
+        (5, 1)
+        """
+        if self.wl_iterations is not None:
+            return self.wl_iterations
+        return DEFAULT_ITERATIONS.get(self.mode, 5)
 
     @property
     def normalization(self) -> str:
@@ -124,7 +156,7 @@ class S3KGConfig:
             mode=self.mode,
             encoder=encoder_name,
             tau=float(self.tau),
-            wl_iterations=self.wl_iterations,
+            wl_iterations=self.iterations,
             align=self.align,
             normalization=self.normalization,
             version=SCORING_VERSION,
@@ -177,6 +209,45 @@ class _Pair:
     kernels: dict[str, float] = field(default_factory=dict)
     triples_cosine: float | None = None
     text_cosine: float | None = None
+    transport: WWLResult | None = None
+
+
+def _plan_alignment(
+    labels_1: Sequence[str], labels_2: Sequence[str], res: WWLResult, tau: float
+) -> Alignment:
+    """The entity alignment a ``wwl`` transport makes.
+
+    Each G1 node's partner is the G2 node it sends most of its mass to in the structural plan
+    (ties: the lowest index); it counts as matched when their labels' cosine reaches tau, as in
+    the other modes (or the labels are equal).
+    """
+    plan, cosine = res.structure.plan, res.labels.cosine
+    ids_2 = {label: f"node_{j}" for j, label in enumerate(labels_2)}
+    ids_1: dict[str, str] = {}
+    matched: dict[str, str | None] = {}
+    similarity: dict[str, float] = {}
+    nearest: dict[str, str | None] = {}
+    for i, label in enumerate(labels_1):
+        j = int(np.argmax(plan[i]))
+        similarity[label] = float(cosine[i, j])
+        nearest[label] = labels_2[j]
+        if label == labels_2[j] or cosine[i, j] >= tau:
+            ids_1[label], matched[label] = ids_2[labels_2[j]], labels_2[j]
+        else:
+            ids_1[label], matched[label] = label, None
+    return Alignment(ids_1, ids_2, matched, similarity, nearest)
+
+
+def _plan_entries(
+    one: Sequence[Triple], two: Sequence[Triple], res: WWLResult | None
+) -> tuple[tuple[str, str, float], ...]:
+    """The structural plan of a ``wwl`` pass as ``(G1 entity, G2 entity, mass)`` entries."""
+    if res is None:
+        return ()
+    ents_1, ents_2 = _entities(one), _entities(two)
+    plan = res.structure.plan
+    rows, cols = np.nonzero(plan > 1e-12)
+    return tuple((ents_1[i], ents_2[j], float(plan[i, j])) for i, j in zip(rows, cols, strict=True))
 
 
 def _entities(triples: Sequence[Triple]) -> list[str]:
@@ -296,7 +367,7 @@ class KGScorer:
 
     def _pick(self, pair: _Pair, keep: bool) -> None:
         """T1's triples' distinct best matches in T2, in T1's order (docs/scores.md, step 2)."""
-        if not self.config.align:
+        if not self.config.align or self.config.mode == "wwl":
             pair.picks = list(range(len(pair.two.triples)))
             return
         m = self.cache.matrix
@@ -346,8 +417,43 @@ class KGScorer:
             exact_first=self.config.mode != "kgx",
         )
 
+    def _finish_wwl(self, pair: _Pair, keep: bool) -> ScoreResult:
+        """``wwl`` mode: both transports over the whole of both graphs."""
+        one, two = pair.one.triples, pair.two.triples
+        m = self.cache.matrix
+        sides = []
+        for triples in (one, two):
+            ents, rels = _entities(triples), _relations(triples)
+            e_pos = {label: i for i, label in enumerate(ents)}
+            r_pos = {label: i for i, label in enumerate(rels)}
+            edges = [(e_pos[t.head], r_pos[t.relation], e_pos[t.tail]) for t in triples]
+            sides.append((ents, rels, m[self.cache.rows(ents)], m[self.cache.rows(rels)], edges))
+        (ents_1, rels_1, n1, r1, e1), (ents_2, rels_2, n2, r2, e2) = sides
+        res = wwl_similarity(n1, r1, e1, n2, r2, e2, self.config.iterations)
+        entities = _plan_alignment(ents_1, ents_2, res, self.config.tau)
+        relations = self._align(rels_1, rels_2, "rel")
+        if keep:
+            pair.entities, pair.relations = entities, relations
+            pair.kernels = {"wwl": res.structure.similarity, "labels": res.labels.similarity}
+            pair.transport = res
+        return ScoreResult(
+            s_wl=res.structure.similarity,
+            s_sbert=res.labels.similarity,
+            alpha=self.config.alpha,
+            mode=self.config.mode,
+            status="ok",
+            matched=tuple(two),
+            entity_map=entities.matched,
+            relation_map=relations.matched,
+            signature=self.signature,
+            n_triples_1=len(one),
+            n_triples_2=len(two),
+        )
+
     def _finish(self, pair: _Pair, keep: bool) -> ScoreResult:
         cfg = self.config
+        if cfg.mode == "wwl":
+            return self._finish_wwl(pair, keep)
         one = pair.one.triples
         two = [pair.two.triples[i] for i in pair.picks]
         ents = self._align(_entities(one), _entities(two), "node")
@@ -355,7 +461,7 @@ class KGScorer:
         if cfg.mode != "kgx":
             edges_1 = [(t.head, rels.ids_1[t.relation], t.tail) for t in one]
             edges_2 = [(t.head, rels.ids_2[t.relation], t.tail) for t in two]
-            k = cfg.wl_iterations
+            k = cfg.iterations
             s_wl = wl_kernel(edges_1, ents.ids_1, edges_2, ents.ids_2, k, variant="paper")
             if keep:
                 pair.wl_labels = (ents.ids_1, ents.ids_2)
@@ -378,7 +484,7 @@ class KGScorer:
                 labels_1,
                 kgx_graph((t.head, t.relation, t.tail) for t in two),
                 labels_2,
-                cfg.wl_iterations,
+                cfg.iterations,
                 variant="kgx",
             )
             if keep:
@@ -447,6 +553,7 @@ class KGScorer:
             kernels=dict(pair.kernels),
             triples_cosine=pair.triples_cosine,
             text_cosine=pair.text_cosine,
+            transport=_plan_entries(one.triples, two.triples, pair.transport),
         )
 
     # -- public API --------------------------------------------------------------------------------
@@ -520,8 +627,9 @@ class KGScorer:
         for p in prepared:
             if p.status != "ok":
                 continue
-            out.update(p.one.sentences)
-            out.update(p.two.sentences)
+            if self.config.mode != "wwl":  # wwl embeds labels only
+                out.update(p.one.sentences)
+                out.update(p.two.sentences)
             if self.config.align:
                 for side in (p.one, p.two):
                     out.update(_entities(side.triples))
@@ -630,9 +738,11 @@ class KGScorer:
         for lo in range(0, len(prepared), self.block_pairs):
             block = prepared[lo : lo + self.block_pairs]
             live = [p for p in block if p.status == "ok"]
-            self.cache.add(
-                (s for p in live for s in (*p.one.sentences, *p.two.sentences)), report("triples")
-            )
+            if self.config.mode != "wwl":  # wwl embeds labels only
+                self.cache.add(
+                    (s for p in live for s in (*p.one.sentences, *p.two.sentences)),
+                    report("triples"),
+                )
             for p in live:
                 self._pick(p, keep)
             if self.config.align:
@@ -658,7 +768,7 @@ def s3kg_score(
     mode: Mode = DEFAULT_MODE,
     alpha: float = 0.5,
     tau: float = 0.65,
-    wl_iterations: int = 5,
+    wl_iterations: int | None = None,
     align: bool = True,
     texts: TextPair | None = None,
 ) -> ScoreResult:
