@@ -64,6 +64,8 @@ from penman.models.amr import model as AMR_MODEL
 
 from .errors import InputFormatError, PenmanFormatError
 from .kg import Triple
+from .kgio import PairRow
+from .limits import OVERSIZED, kg_problem
 
 __all__ = [
     "SINGLE_NODE_RELATION",
@@ -71,6 +73,7 @@ __all__ = [
     "amr_to_triples",
     "concept_label",
     "parse_penman",
+    "penman_pair_rows",
     "read_penman",
     "read_penman_pairs",
 ]
@@ -352,6 +355,44 @@ def read_penman_pairs(path_1: str | Path, path_2: str | Path) -> list[tuple[AMRG
             "parallel files need one graph per pair, in the same order"
         )
     return list(zip(one, two, strict=True))
+
+
+def penman_pair_rows(path_1: str | Path, path_2: str | Path) -> list[PairRow]:
+    r"""Two parallel PENMAN files as pair rows, as :func:`~s3kg_core.kgio.read_pairs_csv` gives.
+
+    A row's ``id`` is the ``# ::id`` of the first file's graph, else its index (from 0); its KGs
+    are the two graphs' triples (:func:`amr_to_triples`). A graph past the size limits of
+    :mod:`s3kg_core.limits` is not kept and its row gets status ``oversized_kg_1`` /
+    ``oversized_kg_2``, as in a pair CSV.
+
+    Raises
+    ------
+    InputFormatError
+        As :func:`read_penman_pairs`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.amr").write_text("# ::id p1\n(x / dog)\n\n(y / cat :mod (z / big))\n")
+    >>> _ = (folder / "b.amr").write_text("(x / dog)\n\n(y / cat)\n")
+    >>> [(r.id, r.status, len(r.kg_1), len(r.kg_2)) for r in penman_pair_rows(
+    ...     folder / "a.amr", folder / "b.amr")]
+    [('p1', 'ok', 1, 1), ('1', 'ok', 1, 1)]
+    """
+    rows: list[PairRow] = []
+    for one, two in read_penman_pairs(path_1, path_2):
+        row = PairRow(id=one.id)
+        for side, graph in ((1, one), (2, two)):
+            triples = amr_to_triples(graph)
+            if problem := kg_problem(triples):
+                if row.status == "ok":
+                    row.status = f"{OVERSIZED}_kg_{side}"
+                    row.problem = f"kg_{side}: {problem}"
+                continue
+            setattr(row, f"kg_{side}", triples)
+        rows.append(row)
+    return rows
 
 
 def concept_label(concept: str) -> str:
