@@ -35,6 +35,7 @@ __all__ = [
     "MissingDependencyError",
     "OutputError",
     "OutputIsDatabaseError",
+    "PenmanFormatError",
     "RedirectRefused",
     "ReplyLimitError",
     "ReplyTooLarge",
@@ -113,6 +114,10 @@ class InstallError(S3KGError, RuntimeError):
 
 class MissingDependencyError(InstallError):
     """A package this needs is not installed; the message says what to install."""
+
+
+class PenmanFormatError(InputFormatError):
+    """A block of a PENMAN (AMR) text is not one well-formed graph (file, block, line named)."""
 
 
 class MappingError(InputFormatError):

@@ -249,3 +249,60 @@ def test_a_json_path_below_a_file_is_refused_before_any_scoring(data_dir, tmp_pa
     assert result.output == (
         f"Error: cannot write {out}: {tmp_path / 'some.csv'} is a file, not a folder\n"
     )
+
+
+# -- bench bamboo (issue 41) -----------------------------------------------------------------------
+
+
+def test_bamboo_prints_the_twelve_figures_and_writes_json_and_evidence(tmp_path):
+    from bamboo_helpers import write_fake_bamboo
+
+    from bench.evidence_io import read_evidence
+
+    data = tmp_path / "data"
+    write_fake_bamboo(data, missing=("para/reify",))
+    out, evidence = tmp_path / "bamboo.json", tmp_path / "evidence" / "bamboo.json"
+    args = ["bench", "bamboo", "--split", "dev", "--data-dir", str(data), "--encoder", "minilm"]
+    result = CliRunner().invoke(cli, [*args, "--json", str(out), "--evidence", str(evidence)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("BAMBOO dev: Pearson x100 (main, reify, syno), accuracy x100")
+    assert "mode hybrid, alpha 0.5" in lines[0]
+    assert [line.split()[0] for line in lines[3:6]] == ["S3KG", "S_WL", "S_SBERT"]
+    assert lines[3].split()[6] == "n/a"  # PARA reify: its files are missing
+    assert "mean of the 11 of 12 figures available" in result.output
+    assert "44 graph pairs scored" in result.output and "pairs/s" in result.output
+    payload = json.loads(out.read_text(encoding="utf-8"))
+    assert payload["figures"]["s3kg"]["para"]["reify"] is None
+    assert payload["figures"]["s_wl"]["sts"]["role_confusion"] == 100.0
+    assert payload["available"] == 11 and payload["pairs"] == 44
+    assert payload["signature"].startswith("mode:hybrid|enc:minilm")
+    assert payload["signature"].endswith("|alpha:0.5")
+    ev = read_evidence(evidence)
+    entry = ev["figures"]["ours"]["hybrid"]["dev"]
+    assert entry["mean"] == payload["mean"] and entry["commit"]
+    assert entry["command"].startswith("s3kg bench bamboo --split dev --mode hybrid")
+    assert ev["provenance"]["signature"] == payload["signature"]
+    assert ev["provenance"]["transcribed"] is None
+    # a second run in another mode adds its block and keeps the first
+    again = CliRunner().invoke(cli, [*args, "--mode", "kgx", "--evidence", str(evidence)])
+    assert again.exit_code == 0, again.output
+    assert set(read_evidence(evidence)["figures"]["ours"]) == {"hybrid", "kgx"}
+
+
+def test_bamboo_without_its_data_is_one_line(tmp_path):
+    result = CliRunner().invoke(cli, ["bench", "bamboo", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: no BAMBOO data at")
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_bamboo_help_documents_every_option():
+    result = CliRunner().invoke(cli, ["bench", "bamboo", "--help"])
+    assert result.exit_code == 0
+    for option in (
+        "--split", "--data-dir", "--encoder", "--mode", "--alpha", "--tau", "--json",
+        "--evidence", "--backend",
+    ):  # fmt: skip
+        assert option in result.output
+    assert "bamboo" in CliRunner().invoke(cli, ["bench", "--help"]).output

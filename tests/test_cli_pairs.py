@@ -372,3 +372,75 @@ def test_a_missing_dependency_is_one_line_with_the_install_hint(tmp_path, monkey
     ]
     assert "Traceback" not in result.output
     assert not (tmp_path / "o").exists()
+
+
+# -- two parallel PENMAN (AMR) files (issue 41) ----------------------------------------------------
+
+SRC_AMR = """# ::id p1
+# ::snt A man is dancing.
+(d / dance-01 :ARG0 (m / man))
+
+# ::snt The mouse feeds the man.
+(f / feed-01 :ARG0 (m / mouse) :ARG1 (n / man))
+
+(l / line)
+"""
+TGT_AMR = """# ::id q1
+(d / dance-01 :ARG0 (m / man))
+
+(f / feed-01 :ARG0 (n / man) :ARG1 (m / mouse))
+
+(x / line)
+"""
+
+
+def test_two_penman_files_are_scored_graph_by_graph(tmp_path):
+    src, tgt = tmp_path / "src.amr", tmp_path / "tgt.amr"
+    src.write_text(SRC_AMR, encoding="utf-8")
+    tgt.write_text(TGT_AMR, encoding="utf-8")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), str(tgt), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = _read(out)
+    assert list(rows[0]) == ["id", "s_wl", "s_sbert", "s3kg", "status"]
+    # the first file's # ::id, else the graph's index from 0
+    assert [(r["id"], r["status"]) for r in rows] == [("p1", "ok"), ("1", "ok"), ("2", "ok")]
+    assert float(rows[0]["s3kg"]) == pytest.approx(1.0, abs=1e-6)
+    assert float(rows[1]["s_wl"]) < 1.0  # two roles swapped
+    assert float(rows[2]["s3kg"]) == pytest.approx(1.0, abs=1e-6)  # one-node graphs
+    assert result.output.strip().splitlines()[-1].startswith("scored 3/3 pairs")
+
+
+def test_penman_files_of_different_lengths_are_one_line_naming_both_counts(tmp_path):
+    src, tgt = tmp_path / "src.amr", tmp_path / "tgt.amr"
+    src.write_text(SRC_AMR, encoding="utf-8")
+    tgt.write_text(TGT_AMR.rsplit("\n\n", 1)[0], encoding="utf-8")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), str(tgt), "-o", str(out)])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: src.amr has 3 graphs and tgt.amr has 2")
+    assert len(result.output.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_a_malformed_penman_block_is_one_line_naming_file_and_block(tmp_path):
+    src, tgt = tmp_path / "src.amr", tmp_path / "tgt.amr"
+    src.write_text(SRC_AMR.replace("(l / line)", "(l / line :mod (w / long)"), encoding="utf-8")
+    tgt.write_text(TGT_AMR, encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["pairs", "score", str(src), str(tgt), "-o", str(tmp_path / "o.csv")]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: src.amr, block 3 (line 8): malformed PENMAN")
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_three_inputs_are_a_usage_error(tmp_path):
+    src = tmp_path / "src.amr"
+    src.write_text(SRC_AMR, encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["pairs", "score", str(src), str(src), str(src), "-o", str(tmp_path / "o.csv")]
+    )
+    assert result.exit_code == 2
+    assert "give one CSV of KG pairs or two PENMAN files; got 3 inputs" in result.output
+    assert "INPUT_CSV | SRC.amr TGT.amr" in CliRunner().invoke(cli, ["pairs", "score", "-h"]).output

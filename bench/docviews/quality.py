@@ -284,3 +284,43 @@ def _cus_gap(fig: Mapping[str, Any], keep: Callable[[str], bool]) -> str:
 @view("cus_gap", "cus_gap")
 def _cus_gap_all(fig: Mapping[str, Any]) -> str:
     return _cus_gap(fig, lambda _: True)
+
+
+# -- BAMBOO: meaning-graph similarity -------------------------------------------------------------
+
+BAMBOO_COLUMNS = tuple(
+    (d, t) for t in ("main", "reify", "syno", "role_confusion") for d in ("sts", "sick", "para")
+)
+_BAMBOO_NAMES = {"main": "", "reify": " reify", "syno": " syno", "role_confusion": " role"}
+_BAMBOO_COMPONENTS = {"s3kg": "S3KG", "s_wl": "S_WL", "s_sbert": "S_SBERT"}
+
+
+def _bamboo_cells(figures: Mapping[str, Mapping[str, Any]], mean: Any) -> list[str]:
+    cells = [f(figures[d][t], ".1f") or "n/a" for d, t in BAMBOO_COLUMNS]
+    return [*cells, f(mean, ".2f") or "n/a"]
+
+
+@view("bamboo", "bamboo_published", "bamboo")
+def _bamboo(published: Mapping[str, Any], ours: Mapping[str, Any]) -> str:
+    header = [
+        "metric",
+        "figures",
+        *(f"{d.upper()}{_BAMBOO_NAMES[t]}" for d, t in BAMBOO_COLUMNS),
+        "mean",
+    ]
+    metrics = published["metrics"]
+    rows = [
+        [
+            name,
+            f"published, {published['split']} split",
+            *_bamboo_cells(metrics[name]["figures"], metrics[name]["mean"]),
+        ]
+        for name in published["order"]
+    ]
+    for mode, splits in sorted(ours.get("ours", {}).items()):
+        for split, run in sorted(splits.items()):
+            for component, label in _BAMBOO_COMPONENTS.items():
+                name = f"{label} {mode}, {run['encoder'].split('@')[0]}, alpha {run['alpha']:g}"
+                cells = _bamboo_cells(run["figures"][component], run["mean"][component])
+                rows.append([bold(name, component == "s3kg"), f"ours, {split} split", *cells])
+    return md_table(header, rows)

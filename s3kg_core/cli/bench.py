@@ -1,16 +1,21 @@
-"""The benchmark commands of ``s3kg``: ``bench pairs``.
+"""The benchmark commands of ``s3kg``: ``bench pairs`` and ``bench bamboo``.
 
 Added to the main group by :mod:`s3kg_core.cli`; thin over
-:func:`s3kg_core.evaluation.pairs.run_pair_benchmark`.
+:func:`s3kg_core.evaluation.pairs.run_pair_benchmark` and
+:func:`s3kg_core.evaluation.bamboo.run_bamboo`.
 """
 
 from __future__ import annotations
 
+import datetime
+import importlib.util
+import shlex
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ..evaluation.bamboo import SPLITS
 from ..evaluation.pairs import PROTOCOLS
 from ..scoring.result import DEFAULT_MODE, MODES
 from ._common import (
@@ -20,6 +25,7 @@ from ._common import (
     check_output,
     endpoint_options,
     llm_client,
+    scoring_options,
     write_json_atomic,
 )
 
@@ -228,6 +234,140 @@ def bench_pairs(
     if db_path is not None:
         note += f"; stored {stored} rows in {db_path}"
     click.echo(note)
+
+
+def _evidence_io() -> Any:
+    """The checkout's ``bench/evidence_io.py``, the one home of the evidence format.
+
+    ``bench/`` belongs to the source checkout, not to the installed package, so the module is
+    loaded from its file (beside the ``s3kg_core`` this runs from) when ``--evidence`` asks.
+    """
+    from ..errors import ConfigError
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "evidence_io.py"
+    spec = importlib.util.spec_from_file_location("_s3kg_bench_evidence_io", path)
+    if not path.is_file() or spec is None or spec.loader is None:
+        raise ConfigError(
+            f"--evidence updates the evidence files of a source checkout, and {path} is not "
+            "there (an installed package): use --json"
+        )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _bamboo_command(params: dict[str, Any]) -> str:
+    """The ``s3kg bench bamboo`` command line of a run, from its parsed options."""
+    words = ["s3kg", "bench", "bamboo", "--split", params["split"]]
+    words += ["--mode", params["mode"], "--encoder", params["encoder"]]
+    words += ["--alpha", f"{params['alpha']:g}"]
+    if params["tau"] != 0.65:
+        words += ["--tau", f"{params['tau']:g}"]
+    if params["wl_iterations"] != 5:
+        words += ["--wl-iterations", str(params["wl_iterations"])]
+    for option, key in (("--data-dir", "data_dir"), ("--json", "json_path")):
+        if params[key] is not None:
+            words += [option, str(params[key])]
+    if params["evidence_path"] is not None:
+        words += ["--evidence", str(params["evidence_path"])]
+    return shlex.join(words)
+
+
+@bench.command("bamboo")
+@click.option(
+    "--split",
+    type=click.Choice(list(SPLITS)),
+    default="dev",
+    show_default=True,
+    help="The BAMBOO split (the shared data folder holds train and dev; test is kept for an "
+    "outside evaluation).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The shared data folder holding bamboo/ (default: $S3KG_DATA_DIR, else ../shared/data).",
+)
+@scoring_options
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Also write the result (the 12 figures of S3KG, S_WL and S_SBERT, the means, the "
+    "settings and timings) as JSON.",
+)
+@click.option(
+    "--evidence",
+    "evidence_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Also add the result to this evidence file (evidence/bamboo.json) as ours/<mode>/"
+    "<split>, with the command, signature, machine, date and commit; other entries are kept. "
+    "Needs a source checkout (bench/evidence_io.py).",
+)
+def bench_bamboo(
+    split: str,
+    data_dir: Path | None,
+    encoder: str,
+    mode: str,
+    alpha: float,
+    tau: float,
+    wl_iterations: int,
+    json_path: Path | None,
+    evidence_path: Path | None,
+) -> None:
+    """Score the BAMBOO meaning-graph benchmark (AMR pairs) and report its 12 figures.
+
+    Every pair of AMR graphs (bamboo/<dataset>/<task>/{src,tgt}.<split>.amr, converted to
+    triples as `s3kg pairs score SRC.amr TGT.amr` converts them) is scored with src as KG 1.
+    As the benchmark's own evaluation does: Pearson's r x100 with the human scores for main,
+    reify and syno of STS, SICK and PARA; for role_confusion the share of pairs of pairs in
+    which the original graph scores strictly higher than its role-swapped version, x100; and
+    the arithmetic mean of the 12 figures. Figures are given for S3KG at --alpha and for S_WL
+    and S_SBERT alone. A task whose files are missing is reported as not available, and the
+    mean is then that of the others.
+    """
+    from ..evaluation.bamboo import run_bamboo
+    from ..scoring.s3kg import KGScorer, S3KGConfig
+
+    check_output(json_path, option="--json")  # before the work, not after it
+    check_output(evidence_path, option="--evidence")
+    evidence_io = _evidence_io() if evidence_path is not None else None
+    config = S3KGConfig(
+        mode=mode,  # type: ignore[arg-type]
+        alpha=alpha,
+        tau=tau,
+        wl_iterations=wl_iterations,
+    )
+    scorer = KGScorer(encoder, config)
+    with StageBar() as bar:
+        result = run_bamboo(scorer, split=split, data_dir=data_dir, progress=bar.update)
+    click.echo(result.table())
+    notes = []
+    if json_path is not None:
+        write_json_atomic(json_path, result.to_dict())
+        notes.append(f"wrote {json_path}")
+    if evidence_io is not None and evidence_path is not None:
+        command = _bamboo_command(click.get_current_context().params)
+        entry = {
+            **result.to_dict(),
+            "command": command,
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+            "commit": evidence_io.git_commit(),
+        }
+        evidence_io.update_evidence(
+            evidence_path,
+            ["ours", result.mode, result.split],
+            entry,
+            title="BAMBOO (AMR graph similarity): our 12 figures and their mean, per mode and "
+            "split (s3kg bench bamboo)",
+            command=command,
+            signature=result.signature,
+        )
+        notes.append(f"updated {evidence_path} (ours/{result.mode}/{result.split})")
+    if notes:
+        click.echo("; ".join(notes))
 
 
 COMMANDS: tuple[click.Command, ...] = (bench,)

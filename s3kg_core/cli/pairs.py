@@ -1,4 +1,4 @@
-"""``s3kg pairs score``: score pairs of KGs from a CSV, with no database."""
+"""``s3kg pairs score``: score pairs of KGs from a CSV or two PENMAN (AMR) files, no database."""
 
 from __future__ import annotations
 
@@ -25,7 +25,13 @@ def pairs() -> None:
 
 
 @pairs.command("score")
-@click.argument("input_csv", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "inputs",
+    nargs=-1,
+    required=True,
+    metavar="INPUT_CSV | SRC.amr TGT.amr",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
 @click.option(
     "--output",
     "-o",
@@ -40,7 +46,7 @@ def pairs() -> None:
 )
 @scoring_options
 def pairs_score(
-    input_csv: Path,
+    inputs: tuple[Path, ...],
     output: Path,
     mode: str,
     no_align: bool,
@@ -49,14 +55,21 @@ def pairs_score(
     tau: float,
     wl_iterations: int | None,
 ) -> None:
-    """Score every row of INPUT_CSV (columns id,kg_1,kg_2; others are ignored).
+    """Score the KG pairs of INPUT_CSV, or the graph pairs of two PENMAN (AMR) files.
 
-    Each KG cell is a JSON or Python-literal list of [head, relation, tail] lists. KG 1 is the
-    reference (it drives the matching), KG 2 the candidate. A row that cannot be scored gets
-    scores 0 and a status saying why (empty_kg_1, unparseable_kg_2, oversized_kg_1 for a KG of
-    more than 10,000 triples or with a label of more than 1,000 characters, ...); the run goes
-    on.
+    INPUT_CSV has columns id,kg_1,kg_2 (others are ignored); each KG cell is a JSON or
+    Python-literal list of [head, relation, tail] lists. SRC.amr and TGT.amr are parallel
+    PENMAN files (one graph per blank-line separated block; graph i of one against graph i of
+    the other); a graph becomes triples (concept of the source without its sense, role without
+    the colon, concept of the target or the constant) and a row's id is the graph's `# ::id`,
+    else its index from 0. KG 1 (or SRC.amr) is the reference (it drives the matching), KG 2
+    (or TGT.amr) the candidate. A row that cannot be scored gets scores 0 and a status saying
+    why (empty_kg_1, unparseable_kg_2, oversized_kg_1 for a KG of more than 10,000 triples or
+    with a label of more than 1,000 characters, ...); the run goes on. A malformed PENMAN
+    block, or two files with different numbers of graphs, is a one-line error before any
+    scoring.
     """
+    from ..amr import penman_pair_rows
     from ..kgio import read_pairs_csv
     from ..scoring.result import TEXT_MODES
     from ..scoring.s3kg import KGScorer, S3KGConfig
@@ -67,6 +80,11 @@ def pairs_score(
             "use `s3kg score` (texts in the database) or `s3kg bench pairs`",
             ctx=click.get_current_context(),
         )
+    if len(inputs) > 2:
+        raise click.UsageError(
+            f"give one CSV of KG pairs or two PENMAN files; got {len(inputs)} inputs",
+            ctx=click.get_current_context(),
+        )
     check_output(output, option="--output")  # before the work, not after it
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
@@ -75,7 +93,7 @@ def pairs_score(
         wl_iterations=wl_iterations,
         align=not no_align,
     )
-    rows = list(read_pairs_csv(input_csv))
+    rows = penman_pair_rows(*inputs) if len(inputs) == 2 else list(read_pairs_csv(inputs[0]))
     scorer = KGScorer(encoder, config)
     live = [r for r in rows if r.status == "ok"]
     started = time.perf_counter()

@@ -13,7 +13,9 @@ One module per job:
 - :mod:`.summ_sets`, :mod:`.grapheval`: GraphEval's summarisation benchmarks and their runner
   (``s3kg grapheval bench``), checkers compared side by side;
 - :mod:`.factuality`: the factuality judge's layer sweep, training and evaluation
-  (``s3kg factuality train`` / ``evaluate``).
+  (``s3kg factuality train`` / ``evaluate``);
+- :mod:`.bamboo`: the BAMBOO meaning-graph (AMR) benchmark, its protocol and its runner
+  (``s3kg bench bamboo``).
 """
 
 from .metrics import (

@@ -1,0 +1,453 @@
+r"""Meaning graphs in PENMAN notation (AMR) read as knowledge graphs.
+
+A PENMAN file holds one graph per block, blocks separated by blank lines (as AMR corpora are
+written), each graph after its comment lines (``# ::id 0``, ``# ::snt A man is dancing.``).
+:func:`read_penman` and :func:`parse_penman` read every graph with the ``penman`` package and
+its AMR model (so ``:consist-of`` and the like are roles of their own, not inversions), and keep
+the comment metadata. :func:`amr_to_triples` turns one graph into ``[head, relation, tail]``
+triples, the input of every S3KG scorer.
+
+The mapping (it is how the BAMBOO test graphs were converted for the outside evaluation):
+
+- a variable is named by its concept, the PropBank sense suffix dropped (``dance-01`` ->
+  ``dance``, ``have-org-role-91`` -> ``have-org-role``; ``man`` stays ``man``). Two variables
+  with the same concept are therefore one KG node: ``(a / man :ARG0-of (b / see-01 :ARG1 (c /
+  man)))`` gives the triples ``(see, ARG0, man)`` and ``(see, ARG1, man)``, a KG with the nodes
+  ``see`` and ``man``;
+- a role loses its colon (``:ARG0`` -> ``ARG0``, ``:mod`` -> ``mod``, ``:op1`` -> ``op1``); an
+  inverse role is de-inverted, ``(a :ARG0-of b)`` giving ``(concept of b, ARG0, concept of a)``;
+- a constant is unquoted (``"Obama"`` -> ``Obama``, escapes resolved); ``-`` (polarity) and
+  numbers stay as their text;
+- one triple per edge and per attribute, in the graph's order: ``(concept of the source, role,
+  concept of the target or the constant)``; the ``:instance`` triples themselves give none.
+  Duplicates are kept (the scorers drop them);
+- reification is left as it comes (a reified ``:location`` stays a ``be-located-at`` node);
+- a graph of one node and nothing else gives one triple ``(concept, instance, concept)``, so two
+  identical one-node graphs compare as identical instead of as two empty KGs.
+
+Malformed input raises :class:`~s3kg_core.errors.PenmanFormatError` naming the file, the block
+(graphs counted from 1 in file order) and its line: text before or after the graph, unbalanced
+parentheses, what ``penman`` cannot decode, a role without a target, a variable without a concept.
+A block of comments only (a corpus header) is no graph and is skipped. Bytes that are not UTF-8
+become U+FFFD.
+
+Examples
+--------
+>>> graphs = parse_penman('''
+... # ::id s1
+... # ::snt The boy wants to go.
+... (w / want-01
+...    :ARG0 (b / boy)
+...    :ARG1 (g / go-02 :ARG0 b))
+... ''')
+>>> graphs[0].id, graphs[0].sentence
+('s1', 'The boy wants to go.')
+>>> [t.to_list() for t in amr_to_triples(graphs[0])]
+[['want', 'ARG0', 'boy'], ['want', 'ARG1', 'go'], ['go', 'ARG0', 'boy']]
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import penman
+from penman import constant
+from penman.exceptions import PenmanError
+from penman.models.amr import model as AMR_MODEL
+
+from .errors import InputFormatError, PenmanFormatError
+from .kg import Triple
+from .kgio import PairRow
+from .limits import OVERSIZED, kg_problem
+
+__all__ = [
+    "SINGLE_NODE_RELATION",
+    "AMRGraph",
+    "amr_to_triples",
+    "concept_label",
+    "parse_penman",
+    "penman_pair_rows",
+    "read_penman",
+    "read_penman_pairs",
+]
+
+SINGLE_NODE_RELATION = "instance"
+"""The relation of the one triple ``(concept, instance, concept)`` of a graph with one node."""
+
+_SENSE = re.compile(r"-\d+$")
+_BLANK = re.compile(r"^[ \t\r\f\v]*$")
+
+
+@dataclass(frozen=True)
+class AMRGraph:
+    """One graph of a PENMAN file, its comment metadata and where it was read.
+
+    Attributes
+    ----------
+    graph
+        The decoded ``penman.Graph`` (AMR model: inverse roles de-inverted).
+    metadata
+        The ``# ::key value`` comments (``id``, ``snt``, ...), read-only.
+    index
+        The graph's position in its file, from 0 (blocks of comments only are not counted).
+    line
+        The line its block starts on, from 1.
+    source
+        The file name, or ``"<text>"``.
+
+    Examples
+    --------
+    >>> g = parse_penman("(d / dance-01 :ARG0 (m / man))")[0]
+    >>> g.id, g.sentence, g.index, g.line
+    ('0', None, 0, 1)
+    >>> AMRGraph.from_dict(g.to_dict()) == g
+    True
+    """
+
+    graph: penman.Graph = field(repr=False, compare=False)
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    index: int = 0
+    line: int = 1
+    source: str = "<text>"
+
+    @property
+    def id(self) -> str:
+        """The ``# ::id`` of the graph, else its index as text."""
+        return self.metadata.get("id") or str(self.index)
+
+    @property
+    def sentence(self) -> str | None:
+        """The ``# ::snt`` sentence, or ``None``."""
+        return self.metadata.get("snt")
+
+    def triples(self) -> list[Triple]:
+        """The graph as KG triples (:func:`amr_to_triples`)."""
+        return amr_to_triples(self)
+
+    def penman(self) -> str:
+        """The graph in PENMAN notation, as ``penman`` writes it (variables and roles kept)."""
+        with _quiet_penman():
+            return str(penman.encode(self.graph, model=AMR_MODEL))
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"penman": ..., "metadata": {...}, "index": ..., "line": ..., "source": ...}``."""
+        return {
+            "penman": self.penman(),
+            "metadata": dict(self.metadata),
+            "index": self.index,
+            "line": self.line,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AMRGraph:
+        """Inverse of :meth:`to_dict` (the PENMAN text is decoded again).
+
+        Raises
+        ------
+        PenmanFormatError
+            If the stored PENMAN text is malformed.
+        """
+        source = str(data.get("source", "<text>"))
+        line = int(data.get("line", 1))
+        index = int(data.get("index", 0))
+        graph = _decode(str(data["penman"]), source, index + 1, line)
+        return cls(
+            graph=graph,
+            metadata=MappingProxyType(dict(data.get("metadata", {}))),
+            index=index,
+            line=line,
+            source=source,
+        )
+
+
+@contextmanager
+def _quiet_penman() -> Iterator[None]:
+    """Silence ``penman``'s own warnings (a missing target, a node given twice) meanwhile.
+
+    A missing target is an error here, raised with the file and block, not a line logged beside.
+    """
+    logger = logging.getLogger("penman")
+    before = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
+
+
+def _check_extent(body: str) -> str | None:
+    """Why ``body`` (a block without its comments) is not exactly one parenthesised graph."""
+    text = body.strip()
+    if not text.startswith("("):
+        return f"text before the graph: {text[:40]!r}"
+    depth = 0
+    in_string = False
+    escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                rest = text[i + 1 :].strip()
+                return f"text after the graph: {rest[:40]!r}" if rest else None
+    if in_string:
+        return "a quoted constant is not closed"
+    return f"unbalanced parentheses: {depth} not closed"
+
+
+def _decode(text: str, source: str, block: int, line: int) -> penman.Graph:
+    """Decode one block's text, or raise :class:`PenmanFormatError` naming block and line."""
+    where = f"{source}, block {block} (line {line})"
+    body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
+    if problem := _check_extent(body):
+        raise PenmanFormatError(f"{where}: malformed PENMAN: {problem}")
+    try:
+        with _quiet_penman():
+            graph = penman.decode(text, model=AMR_MODEL)
+    except PenmanError as exc:  # DecodeError and the model's errors
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        lineno = getattr(exc, "lineno", None)
+        at = f" (line {line + lineno - 1})" if isinstance(lineno, int) else ""
+        raise PenmanFormatError(f"{where}: malformed PENMAN{at}: {detail}") from exc
+    for src, role, target in graph.triples:
+        if src is None or (role == ":instance" and target is None):
+            name = "a node" if src is None else f"variable {src}"
+            raise PenmanFormatError(f"{where}: malformed PENMAN: {name} has no concept")
+        if target is None:
+            raise PenmanFormatError(
+                f"{where}: malformed PENMAN: role {role} of {src} has no target"
+            )
+    return graph
+
+
+def _blocks(text: str) -> Iterator[tuple[int, str]]:
+    """``(first line, text)`` of each block of ``text`` (blocks are separated by blank lines)."""
+    start: int | None = None
+    lines: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if _BLANK.match(line):
+            if lines and start is not None:
+                yield start, "\n".join(lines)
+            start, lines = None, []
+            continue
+        if start is None:
+            start = number
+        lines.append(line)
+    if lines and start is not None:
+        yield start, "\n".join(lines)
+
+
+def parse_penman(text: str, *, source: str = "<text>") -> list[AMRGraph]:
+    r"""Read every graph of a PENMAN text.
+
+    Parameters
+    ----------
+    text
+        Graphs separated by blank lines, each after its comment lines (``# ::id``, ``# ::snt``).
+    source
+        What to call the text in error messages (a file name).
+
+    Returns
+    -------
+    list of AMRGraph
+        In order; a block of comments only is skipped.
+
+    Raises
+    ------
+    PenmanFormatError
+        If a block is not one well-formed graph; the message names ``source``, the block
+        (graphs counted from 1) and its line.
+
+    Examples
+    --------
+    >>> gs = parse_penman("# ::id a\n(x / dog)\n\n# ::id b\n(y / cat :quant 2)")
+    >>> [(g.id, g.line) for g in gs]
+    [('a', 1), ('b', 4)]
+    >>> parse_penman("(x / dog)\n\n(y / cat :ARG0 (z / mouse)", source="toy.amr")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.PenmanFormatError: toy.amr, block 2 (line 3): malformed PENMAN: unbalanced ...
+    """
+    graphs: list[AMRGraph] = []
+    for line, block in _blocks(text):
+        if all(ln.lstrip().startswith("#") for ln in block.splitlines()):
+            continue  # comments only: a corpus header, no graph
+        graph = _decode(block, source, len(graphs) + 1, line)
+        graphs.append(
+            AMRGraph(
+                graph=graph,
+                metadata=MappingProxyType(dict(graph.metadata)),
+                index=len(graphs),
+                line=line,
+                source=source,
+            )
+        )
+    return graphs
+
+
+def read_penman(path: str | Path) -> list[AMRGraph]:
+    r"""Read every graph of a PENMAN file (see :func:`parse_penman`).
+
+    Raises
+    ------
+    InputFormatError
+        If the file cannot be read; :class:`~s3kg_core.errors.PenmanFormatError` (a subclass)
+        if a block is malformed, naming the file, the block and its line.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "one.amr"
+    >>> _ = path.write_text("# ::snt Hi.\n(s / say-01 :ARG1 (h / hi))\n")
+    >>> [t.to_list() for t in read_penman(path)[0].triples()]
+    [['say', 'ARG1', 'hi']]
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return parse_penman(raw.decode("utf-8-sig", errors="replace"), source=path.name)
+
+
+def read_penman_pairs(path_1: str | Path, path_2: str | Path) -> list[tuple[AMRGraph, AMRGraph]]:
+    r"""Read two parallel PENMAN files: graph i of the first with graph i of the second.
+
+    Raises
+    ------
+    InputFormatError
+        If the two files hold different numbers of graphs (both counts are named), or a file
+        cannot be read; :class:`~s3kg_core.errors.PenmanFormatError` for a malformed block.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.amr").write_text("(x / dog)\n\n(y / cat)\n")
+    >>> _ = (folder / "b.amr").write_text("(x / dog)\n")
+    >>> read_penman_pairs(folder / "a.amr", folder / "b.amr")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.InputFormatError: a.amr has 2 graphs and b.amr has 1: parallel files ...
+    """
+    one, two = read_penman(path_1), read_penman(path_2)
+    if len(one) != len(two):
+        raise InputFormatError(
+            f"{Path(path_1).name} has {len(one)} graphs and {Path(path_2).name} has {len(two)}: "
+            "parallel files need one graph per pair, in the same order"
+        )
+    return list(zip(one, two, strict=True))
+
+
+def penman_pair_rows(path_1: str | Path, path_2: str | Path) -> list[PairRow]:
+    r"""Two parallel PENMAN files as pair rows, as :func:`~s3kg_core.kgio.read_pairs_csv` gives.
+
+    A row's ``id`` is the ``# ::id`` of the first file's graph, else its index (from 0); its KGs
+    are the two graphs' triples (:func:`amr_to_triples`). A graph past the size limits of
+    :mod:`s3kg_core.limits` is not kept and its row gets status ``oversized_kg_1`` /
+    ``oversized_kg_2``, as in a pair CSV.
+
+    Raises
+    ------
+    InputFormatError
+        As :func:`read_penman_pairs`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.amr").write_text("# ::id p1\n(x / dog)\n\n(y / cat :mod (z / big))\n")
+    >>> _ = (folder / "b.amr").write_text("(x / dog)\n\n(y / cat)\n")
+    >>> [(r.id, r.status, len(r.kg_1), len(r.kg_2)) for r in penman_pair_rows(
+    ...     folder / "a.amr", folder / "b.amr")]
+    [('p1', 'ok', 1, 1), ('1', 'ok', 1, 1)]
+    """
+    rows: list[PairRow] = []
+    for one, two in read_penman_pairs(path_1, path_2):
+        row = PairRow(id=one.id)
+        for side, graph in ((1, one), (2, two)):
+            triples = amr_to_triples(graph)
+            if problem := kg_problem(triples):
+                if row.status == "ok":
+                    row.status = f"{OVERSIZED}_kg_{side}"
+                    row.problem = f"kg_{side}: {problem}"
+                continue
+            setattr(row, f"kg_{side}", triples)
+        rows.append(row)
+    return rows
+
+
+def concept_label(concept: str) -> str:
+    """A concept without its PropBank sense suffix (``-01``, ``-91``).
+
+    Examples
+    --------
+    >>> concept_label("dance-01"), concept_label("have-org-role-91"), concept_label("man")
+    ('dance', 'have-org-role', 'man')
+    """
+    return _SENSE.sub("", concept)
+
+
+def _constant(value: str) -> str:
+    """A constant as a KG label: a quoted string unquoted (escapes resolved), others as written."""
+    if constant.type(value) is constant.STRING:
+        return str(constant.evaluate(value))
+    return value
+
+
+def amr_to_triples(graph: AMRGraph | penman.Graph) -> list[Triple]:
+    """The KG triples of one AMR graph (the mapping of this module's docstring).
+
+    Parameters
+    ----------
+    graph
+        An :class:`AMRGraph` or a ``penman.Graph`` decoded with the AMR model.
+
+    Returns
+    -------
+    list of Triple
+        One per edge and attribute, in the graph's order; ``[(concept, instance, concept)]`` for
+        a graph of one node and nothing else.
+
+    Examples
+    --------
+    >>> g = parse_penman('''(s / say-01 :ARG0-of (c / cause-01) :polarity -
+    ...     :ARG1 (n / name :op1 "Obama") :consist-of (m / metal))''')[0]
+    >>> [t.to_list() for t in amr_to_triples(g)]  # doctest: +NORMALIZE_WHITESPACE
+    [['cause', 'ARG0', 'say'], ['say', 'polarity', '-'], ['say', 'ARG1', 'name'],
+     ['name', 'op1', 'Obama'], ['say', 'consist-of', 'metal']]
+    >>> amr_to_triples(parse_penman("(l / line)")[0])
+    [Triple(head='line', relation='instance', tail='line')]
+    """
+    g = graph.graph if isinstance(graph, AMRGraph) else graph
+    concepts = {v: concept_label(str(c)) for v, _, c in g.instances()}
+    triples: list[Triple] = []
+    for source, role, target in g.triples:
+        if role == ":instance":
+            continue
+        head = concepts.get(str(source), str(source))
+        label = role[1:] if role.startswith(":") else role
+        tail = concepts[target] if target in concepts else _constant(str(target))
+        triples.append(Triple(head, label, tail))
+    if not triples and len(concepts) == 1:
+        only = next(iter(concepts.values()))
+        triples.append(Triple(only, SINGLE_NODE_RELATION, only))
+    return triples
