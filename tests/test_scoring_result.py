@@ -73,7 +73,7 @@ def test_blend_rejects_unknown_mode():
 
 
 def test_modes_constant():
-    assert MODES == ("paper", "kgx", "hybrid", "text")  # text: issue 19
+    assert MODES == ("paper", "kgx", "hybrid", "text", "wwl")  # text: issue 19; wwl: issue 41
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.3, 1.0])

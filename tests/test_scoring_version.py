@@ -120,7 +120,9 @@ def test_the_golden_file_covers_every_mode_and_pair() -> None:
         "it: run `PYTHONPATH=. python tests/test_scoring_version.py --write` and commit the file"
     )
     for version, modes in table["versions"].items():
-        assert set(modes) == {"hybrid", "paper", "kgx", "text"} <= set(MODES), version
+        assert {"hybrid", "paper", "kgx", "text"} <= set(modes) <= set(MODES), version
+        if version == SCORING_VERSION:  # a mode added since has this version's scores too
+            assert set(modes) == set(MODES), version
         for mode, pairs in modes.items():
             assert set(pairs) == set(PAIRS), (version, mode)
 

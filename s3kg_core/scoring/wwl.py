@@ -135,7 +135,7 @@ def transport(x1: Array, x2: Array) -> Transport:
     --------
     >>> t = transport(np.eye(2), np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 0.0]]))
     >>> round(t.distance, 6), t.plan.round(3).tolist()
-    (0.166667, [[0.0, 0.333, 0.167], [0.333, 0.0, 0.0]])
+    (0.166667, [[0.0, 0.333, 0.167], [0.333, 0.0, 0.167]])
     """
     cosine = np.asarray(_unit(x1) @ _unit(x2).T, dtype=np.float64)
     cost = np.clip(1.0 - cosine, 0.0, 2.0)
