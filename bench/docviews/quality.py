@@ -324,3 +324,18 @@ def _bamboo(published: Mapping[str, Any], ours: Mapping[str, Any]) -> str:
                 cells = _bamboo_cells(run["figures"][component], run["mean"][component])
                 rows.append([bold(name, component == "s3kg"), f"ours, {split} split", *cells])
     return md_table(header, rows)
+
+
+@view("wwl_variants", "wwl_variants")
+def _wwl_variants(ev: Mapping[str, Any]) -> str:
+    header = ["variant (1 - transport distance)", "BAMBOO dev mean", "PARA role", "pair sets AUROC"]
+    rows = [
+        [
+            bold(r["variant"], r["variant"].startswith("the same, mix 0.3")),
+            f(r["bamboo_dev_mean"], ".2f"),
+            f(r["para_role"], ".1f"),
+            f(r["pairs_mean_auroc"], ".3f") or "-",
+        ]
+        for r in ev["rows"]
+    ]
+    return md_table(header, rows)
