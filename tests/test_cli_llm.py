@@ -43,6 +43,22 @@ def test_a_model_that_is_not_a_folder_is_one_line_error(tmp_path):
     assert "Traceback" not in result.output
 
 
+def test_a_bad_model_is_told_before_the_port_is_probed(tmp_path):
+    """Regression (issue 42): with the port held by another program (a user's own server on the
+    default 8000), a bad --model was reported as "port in use" instead of the argument error."""
+    if serve_unavailable_reason():
+        pytest.skip(serve_unavailable_reason())
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        args = ["llm", "serve", "--port", str(port), "--model", str(tmp_path / "nothing")]
+        result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: --model must be 'smollm2' or a local transformers")
+    assert "in use" not in result.output
+
+
 def test_a_port_in_use_is_one_line_error():
     if serve_unavailable_reason():
         pytest.skip(serve_unavailable_reason())

@@ -249,9 +249,27 @@ class LocalServer:
         return self.process.wait()
 
 
+def _is_packaged(model: str) -> bool:
+    return model.lower() in ("smollm2", "smollm2-135m-instruct")
+
+
+def _local_folder(model: str) -> Path:
+    """``model`` as a local transformers model folder, or a :class:`ConfigError`.
+
+    Cheap (one ``stat``), so a bad ``--model`` is told before anything else is probed.
+    """
+    folder = Path(model).expanduser()
+    if not (folder / "config.json").is_file():
+        raise ConfigError(
+            f"--model must be 'smollm2' or a local transformers model folder (with config.json); "
+            f"got {model!r}"
+        )
+    return folder.resolve()
+
+
 def _model_folder(model: str, say: Callable[[str], None]) -> Path:
     """The folder to serve: the packaged SmolLM2 converted once, or a local model folder."""
-    if model.lower() in ("smollm2", "smollm2-135m-instruct"):
+    if _is_packaged(model):
         from .local_models import smollm2_model_dir, smollm2_ready
 
         if not smollm2_ready():
@@ -264,13 +282,7 @@ def _model_folder(model: str, say: Callable[[str], None]) -> Path:
             say(f"  converted in {time.monotonic() - started:.0f} s: {folder}")
             return folder
         return smollm2_model_dir()
-    folder = Path(model).expanduser()
-    if not (folder / "config.json").is_file():
-        raise ConfigError(
-            f"--model must be 'smollm2' or a local transformers model folder (with config.json); "
-            f"got {model!r}"
-        )
-    return folder.resolve()
+    return _local_folder(model)
 
 
 def _port_free(port: int) -> bool:
@@ -319,6 +331,8 @@ def local_server(
     reason = serve_unavailable_reason()
     if reason:
         raise ServeError(reason)
+    if not _is_packaged(model):
+        _local_folder(model)  # an argument error comes before any probe of the machine
     if port is not None and not _port_free(port):
         raise ConfigError(
             f"port {port} on 127.0.0.1 is in use (another server?); pass --port 0 for a free one"
