@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import ot
 
 __all__ = [
     "MIX",
@@ -137,6 +136,10 @@ def transport(x1: Array, x2: Array) -> Transport:
     >>> round(t.distance, 6), t.plan.round(3).tolist()
     (0.166667, [[0.0, 0.333, 0.167], [0.333, 0.0, 0.167]])
     """
+    # POT imports torch (seconds) when it is installed: imported here, so that importing
+    # s3kg_core loads no torch (tests/test_config.py), only the first transport does.
+    import ot
+
     cosine = np.asarray(_unit(x1) @ _unit(x2).T, dtype=np.float64)
     cost = np.clip(1.0 - cosine, 0.0, 2.0)
     n1, n2 = cost.shape
