@@ -238,6 +238,26 @@ def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(db, mini
     assert {m.label: m.value for m in at.metric} == stored
 
 
+def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
+    """A run scored with ``s3kg score --mode wwl`` (issue 41): its signature is the latest, and
+    the explorer explains it from the stored label vectors, encoding nothing."""
+    from dashboard.data import clear_caches
+    from s3kg_core.scoring.s3kg import S3KGConfig
+    from s3kg_core.stages.score import score_store
+    from s3kg_core.store.store import Store
+
+    report = score_store(Store(db), encoder=minilm, config=S3KGConfig(mode="wwl"))
+    assert report.scored == 60 and report.signature.startswith("mode:wwl|")
+    clear_caches()
+    at = _explorer({"run": "2", "item": "9"})
+    caption = next(c.value for c in at.caption if c.value.startswith("Scores at tau"))
+    assert "mode:wwl|" in caption and "(0 strings encoded)" in caption
+    at.slider(key="explorer.tau").set_value(0.8).run()  # tau only decides what counts as matched
+    assert not at.exception
+    for page in ("overview", "tau", "compare", "run"):
+        _app(page)
+
+
 def test_sample_explorer_opens_a_link_exactly(db, minilm):
     at = _explorer({"run": "2", "item": "9", "tau": "0.7"})
     assert _shown_case(at) == (2, 9, 0.7)
