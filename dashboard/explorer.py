@@ -66,6 +66,7 @@ __all__ = [
     "partners",
     "question_label",
     "text_marks",
+    "transport_rows",
     "window",
 ]
 
@@ -339,6 +340,32 @@ def case_scores(
         context=ctx_ex,
         encoded=scorer.cache.stats.encoded - before,
     )
+
+
+def transport_rows(case: CaseScores) -> list[dict[str, Any]]:
+    """The ``wwl`` mode's n:m alignment of both comparisons, one row per flow of mass.
+
+    Each answer entity carries ``1 / n`` of the answer graph's mass; ``share`` is the part of
+    that mass the transport plan sends to ``partner`` (the shares of one entity add up to 1).
+    Empty in the other modes, whose alignment is one partner per label.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> ex = NS(transport=(("cat", "cat", 0.5), ("dog", "hound", 0.25), ("dog", "cat", 0.25)),
+    ...         entities=("cat", "dog"))
+    >>> case = NS(gold=ex, context=NS(transport=(), entities=()))
+    >>> [(r["entity"], r["partner"], r["share"]) for r in transport_rows(case)]
+    [('cat', 'cat', 1.0), ('dog', 'hound', 0.5), ('dog', 'cat', 0.5)]
+    """
+    rows: list[dict[str, Any]] = []
+    for name, ex in (("GoldSim", case.gold), ("CtxSim", case.context)):
+        n = len(ex.entities)
+        for entity, partner, mass in ex.transport:
+            rows.append(
+                {"comparison": name, "entity": entity, "partner": partner, "share": mass * n}
+            )
+    return rows
 
 
 def neighbourhood(edges: Sequence[tuple[str, str]], seeds: Iterable[str], hops: int) -> set[str]:

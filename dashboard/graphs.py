@@ -237,6 +237,7 @@ def linked_graphs_html(
     state_key: str = "",
     style: LinkedStyle = LINKED_STYLE,
     should_stop: Callable[[], bool] | None = None,
+    no_match: str = "no triple to match",
 ) -> LinkedDocument:
     """Render pictures side by side and a triple table as one offline, linked HTML document.
 
@@ -258,6 +259,8 @@ def linked_graphs_html(
         The threshold the alignment was computed at (shown in the table's tooltips).
     hint
         A line of help above the pictures (text).
+    no_match
+        What a table cell says where an answer triple has no matched triple (text).
     columns
         ``(header, tooltip)`` of the table: number, answer triple, then gold triple, cosine,
         aligned, then context triple, cosine, aligned.
@@ -329,6 +332,7 @@ def linked_graphs_html(
         ],
         "columns": [list(c) for c in columns],
         "tau": f"{tau:g}",
+        "noMatch": no_match,
         "stateKey": state_key,
         "options": {
             "nodeFont": style.node_font,

@@ -28,6 +28,7 @@ __all__ = [
     "explorer_graphs",
     "explorer_scores",
     "explorer_texts",
+    "explorer_transport",
     "item_choices",
     "run_choices",
     "session_gone",
@@ -211,11 +212,44 @@ def explorer_graphs(
                 "graphs."
             ),
             should_stop=session_gone(),
+            no_match=(
+                "no triple pick: wwl transports nodes (see the transport plan)"
+                if case.gold.mode == "wwl"
+                else "no triple to match"
+            ),
         )
     except LayoutCancelled:
         st.stop()  # nobody is left to see the picture
     st.iframe(doc.html, height=doc.height, alt="Gold, answer and context KGs, linked")
     return {"panels": panels, "rows": rows, "height": doc.height}
+
+
+def explorer_transport(case: CaseScores) -> None:
+    """In ``wwl`` mode, the transport plan behind the colours: where each entity's mass goes."""
+    from dashboard.explorer import transport_rows
+
+    rows = transport_rows(case)
+    if not rows:
+        return
+    with st.expander("Transport plan (wwl mode): the n:m alignment behind the colours"):
+        st.caption(
+            "Each answer entity carries an equal share of the answer graph's mass; the optimal "
+            "transport sends it to one or several entities of the gold or context graph. An "
+            "entity's colour above is that of the partner it sends most of its mass to."
+        )
+        st.dataframe(
+            pd.DataFrame(rows),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "comparison": st.column_config.TextColumn("comparison", width="small"),
+                "entity": st.column_config.TextColumn("answer entity"),
+                "partner": st.column_config.TextColumn("gold / context entity"),
+                "share": st.column_config.ProgressColumn(
+                    "share of its mass", format="percent", min_value=0.0, max_value=1.0
+                ),
+            },
+        )
 
 
 def explorer_texts(view: data.ItemView, case: CaseScores) -> None:

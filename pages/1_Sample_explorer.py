@@ -150,6 +150,7 @@ def main() -> None:
     views.explorer_graphs(
         case, view.kg_statuses, show_all=bool(show_all), state_key=f"{int(run_id)}:{int(item_id)}"
     )
+    views.explorer_transport(case)
     how = "as stored" if abs(tau - stored_tau) < 1e-9 else "recomputed (deltas: against the stored)"
     st.caption(
         f"Scores at tau {tau:g}: {how}, from the stored embeddings ({case.encoded} strings "

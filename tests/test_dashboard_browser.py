@@ -726,6 +726,51 @@ def test_explorer_and_failure_analysis_read_at_both_screen_sizes(
         assert_clean(w, demo_server, f"explorer and failure analysis at {size}")
 
 
+@pytest.fixture(scope="module")
+def wwl_server(
+    demo_db: Path, minilm: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """The demo database scored again in ``wwl`` mode (issue 41), served."""
+    import shutil
+
+    from s3kg_core.scoring.s3kg import S3KGConfig
+    from s3kg_core.store.store import Store
+
+    folder = tmp_path_factory.mktemp("wwl_server")
+    path = folder / "s3kg.duckdb"
+    shutil.copy(demo_db, path)
+    score_store(Store(path), encoder=minilm, config=S3KGConfig(mode="wwl"))
+    with streamlit_server(path, folder / "streamlit.log") as srv:
+        yield srv
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_transport_plan_of_a_wwl_run_reads_at_both_screen_sizes(
+    browser: Any, wwl_server: Server, size: tuple[int, int]
+) -> None:
+    """Issue 41: in wwl mode the explorer shows the n:m transport plan under the graphs; the
+    graphs keep the first screen; explorer_wwl_<w>x<h>.png and transport_plan_<w>x<h>.png."""
+    with watched_session(browser, size) as w:
+        page = w.page
+        frame = open_case(w, wwl_server, "run=2&item=9")
+        assert not legibility_problems(frame.evaluate("() => window.s3kg.metrics()"))
+        graphs = page.locator('[data-testid="stMain"] [data-testid="stIFrame"]').first
+        assert graphs.bounding_box()["y"] < size[1] - 200, "the graphs start on the first screen"
+        first_screen(page, artefacts() / f"explorer_wwl_{size[0]}x{size[1]}.png")
+        no_pick = frame.get_by_text("no triple pick: wwl transports nodes (see the transport plan)")
+        assert no_pick.count() > 0, "the table says why no triple is picked, not 'no triple'"
+        plan = page.locator('[data-testid="stExpander"]', has_text="Transport plan (wwl mode)")
+        plan.get_by_text("Transport plan (wwl mode)").click()
+        table = plan.locator('[data-testid="stDataFrame"]')
+        table.wait_for(timeout=RENDER_MS)
+        plan.scroll_into_view_if_needed()
+        wait_idle(page, timeout_ms=RENDER_MS)
+        box = plan.bounding_box()
+        assert box["width"] > size[0] * 0.5, "the plan uses the page's width"
+        page.screenshot(path=str(artefacts() / f"transport_plan_{size[0]}x{size[1]}.png"))
+        assert_clean(w, wwl_server, f"the wwl explorer at {size}")
+
+
 def test_the_browser_packs_components_for_its_frame(browser: Any) -> None:
     """The one shelf packing (linked_graphs.js; until issue 27 there was a Python copy too):
     components in shelves, the shelf width a frame of that shape shows largest; placed

@@ -252,10 +252,20 @@ def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
     at = _explorer({"run": "2", "item": "9"})
     caption = next(c.value for c in at.caption if c.value.startswith("Scores at tau"))
     assert "mode:wwl|" in caption and "(0 strings encoded)" in caption
+    plan = next(e for e in at.expander if e.label.startswith("Transport plan (wwl mode)"))
+    table = plan.dataframe[0].value
+    assert set(table["comparison"]) == {"GoldSim", "CtxSim"}
+    shares = table.groupby(["comparison", "entity"])["share"].sum()
+    assert np.allclose(shares, 1.0)  # each answer entity's whole mass goes somewhere
     at.slider(key="explorer.tau").set_value(0.8).run()  # tau only decides what counts as matched
     assert not at.exception
     for page in ("overview", "tau", "compare", "run"):
         _app(page)
+
+
+def test_the_transport_plan_shows_in_wwl_mode_only(db):
+    at = _explorer({"run": "2", "item": "9"})  # the demo is scored in hybrid mode
+    assert not [e for e in at.expander if e.label.startswith("Transport plan")]
 
 
 def test_sample_explorer_opens_a_link_exactly(db, minilm):

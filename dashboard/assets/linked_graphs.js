@@ -584,7 +584,7 @@
   function tripleCell(key, t) {
     const td = el("td", "s3kg-triple");
     const p = D.panelByKey[key];
-    if (t === null || t === undefined || !p) { td.appendChild(el("span", "s3kg-none", "no triple to match")); return td; }
+    if (t === null || t === undefined || !p) { td.appendChild(el("span", "s3kg-none", D.noMatch || "no triple to match")); return td; }
     const [h, rel, tl, hl, tll] = p.triples[t];
     td.appendChild(chip(key, h, hl));
     td.appendChild(el("span", "s3kg-rel", " " + rel + " "));
