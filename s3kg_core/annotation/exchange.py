@@ -35,6 +35,7 @@ import pandas as pd
 from ..atomic import replacing
 from ..errors import InputFormatError, OutputError, S3KGError
 from ..store import annotation_queries as aq
+from ..store.connection import open_duckdb
 from ..store.store import Store
 from ..tables import FORMULA_STARTS
 from .log import CATEGORIES, ROLES, VERDICTS, Triple3
@@ -200,7 +201,7 @@ def _write(frame: pd.DataFrame, path: Path, fmt: str) -> None:
                     record[name] = None if value is None else json.loads(_as_json(value) or "null")
                 fh.write(json.dumps(record, ensure_ascii=False) + "\n")
     else:
-        mem = duckdb.connect()
+        mem = open_duckdb()
         try:
             aq.copy_export_to_parquet(mem, frame, path)
         finally:
@@ -269,7 +270,7 @@ def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
             with path.open(encoding="utf-8") as fh:
                 frame = pd.DataFrame([json.loads(line) for line in fh if line.strip()])
         else:
-            mem = duckdb.connect()
+            mem = open_duckdb()
             try:
                 frame = aq.read_parquet_frame(mem, path)
             finally:

@@ -29,6 +29,7 @@ from ..scoring.result import TEXT_MODES
 from ..scoring.signature import Signature
 from ..scoring.tau import TauResult
 from ..store import export_queries, queries
+from ..store.connection import open_duckdb
 from ..store.store import Store
 from ..tables import csv_safe_frame
 from .export_schema import (
@@ -792,7 +793,7 @@ def _write_parquet(blocks: Iterator[pd.DataFrame], path: Path) -> int:
     n = 0
     parts: list[Path] = []
     with tempfile.TemporaryDirectory(dir=path.parent, prefix=f".{path.name}.") as folder:
-        con = duckdb.connect(config={"memory_limit": _PARQUET_MEMORY, "temp_directory": folder})
+        con = open_duckdb(config={"memory_limit": _PARQUET_MEMORY, "temp_directory": folder})
         try:
             for block in blocks:
                 parts.append(Path(folder) / f"part-{len(parts):06d}.parquet")

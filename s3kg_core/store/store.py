@@ -37,6 +37,7 @@ from ..config import DEFAULT_DB
 from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
 from . import grapheval_queries, queries
+from .connection import open_duckdb
 from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord, short_name
 from .schema import BENCH_COLUMNS, MIGRATIONS, SCHEMA_VERSION
 
@@ -145,7 +146,7 @@ class Store:
         delay = 0.05
         while True:
             try:
-                return duckdb.connect(str(self.path), read_only=self.read_only)
+                return open_duckdb(str(self.path), read_only=self.read_only)
             except duckdb.IOException as exc:
                 if _is_lock_error(exc):
                     if time.monotonic() < deadline:
@@ -157,7 +158,9 @@ class Store:
                         "wait for it to finish (a long `s3kg score` releases the file between "
                         "batches) or stop it, then retry"
                     ) from exc
-                if "not a valid DuckDB database" in str(exc):
+                if "not a valid DuckDB database" in str(exc) or "Install it first" in str(exc):
+                    # the second: a file another engine wrote (SQLite), which DuckDB reads only
+                    # with an extension; open_duckdb never installs one
                     raise CorruptDatabaseError(
                         f"{self.path} is not a DuckDB database file; move it aside and re-import "
                         "into a new file"
