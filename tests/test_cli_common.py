@@ -7,10 +7,17 @@ import os
 import tempfile
 from pathlib import Path
 
+import click
 import pytest
+from click.testing import CliRunner
 
-from s3kg_core.cli import _common
-from s3kg_core.cli._common import check_writable, write_csv_atomic, write_json_atomic
+from s3kg_core.cli import _common, cli
+from s3kg_core.cli._common import (
+    FiniteRange,
+    check_writable,
+    write_csv_atomic,
+    write_json_atomic,
+)
 from s3kg_core.errors import OutputError, S3KGError
 
 # -- check_writable ------------------------------------------------------------------------------
@@ -240,3 +247,49 @@ def test_no_command_writes_over_the_database(tmp_path, monkeypatch, args, target
     assert db.read_bytes() == before
     assert not Path(f"{db}.wal").exists()
     assert (tmp_path / "link").is_symlink()
+
+
+# -- numbers: NaN is not a number in any range (issue 44, item 4) -------------------------------
+
+
+def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    out: list[tuple[str, click.Command]] = []
+    for name, command in group.commands.items():
+        out.append((f"{prefix}{name}", command))
+        if isinstance(command, click.Group):
+            out.extend(_commands(command, f"{prefix}{name} "))
+    return out
+
+
+def test_every_float_range_of_the_command_line_refuses_nan():
+    ranges = [
+        (name, p.name)
+        for name, command in _commands(cli)
+        for p in command.params
+        if isinstance(p.type, click.FloatRange)
+    ]
+    assert len(ranges) > 10  # alpha, tau, gates, thresholds, ...
+    plain = [
+        (name, p.name)
+        for name, command in _commands(cli)
+        for p in command.params
+        if isinstance(p.type, click.FloatRange) and not isinstance(p.type, FiniteRange)
+    ]
+    assert plain == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--run", "1", "--alpha", "nan"],
+        ["cus", "--alpha", "nan"],
+        ["report", "--run", "1", "--alpha", "nan", "--out", "r.html"],
+        ["score", "--alpha", "nan"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_alpha_nan_is_a_usage_error(args, tmp_path):
+    """Regression: ``s3kg check --alpha nan`` printed ``passed: 4 gates`` with ``+nan`` drops."""
+    result = CliRunner().invoke(cli, [*args, "--db", str(tmp_path / "none.duckdb")])
+    assert result.exit_code == 2, result.output
+    assert "'nan' is not a number" in result.output

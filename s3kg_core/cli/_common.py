@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import sys
 import tempfile
@@ -41,6 +42,7 @@ __all__ = [
     "EXIT_ALL_FAILED",
     "EXIT_SOME_FAILED",
     "EXIT_STATUS_HELP",
+    "FiniteRange",
     "OutputIsDatabaseError",
     "StageBar",
     "as_click",
@@ -60,6 +62,29 @@ __all__ = [
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class FiniteRange(click.FloatRange):
+    """``click.FloatRange`` that refuses NaN.
+
+    Click's comparisons with NaN are all false, so ``--alpha nan`` passed its range (and made
+    ``s3kg check`` pass every gate with ``+nan``).
+
+    Examples
+    --------
+    >>> FiniteRange(0.0, 1.0).convert("0.5", None, None)
+    0.5
+    >>> FiniteRange(0.0, 1.0).convert("nan", None, None)
+    Traceback (most recent call last):
+    ...
+    click.exceptions.BadParameter: 'nan' is not a number.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if isinstance(rv, float) and math.isnan(rv):
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        return rv
 
 
 def as_click(exc: S3KGError) -> click.ClickException:
@@ -146,7 +171,7 @@ def scored_options(func: F) -> F:
         click.option("--signature", default=None, help="Scores to use (default: the latest)."),
         click.option(
             "--alpha",
-            type=click.FloatRange(0.0, 1.0),
+            type=FiniteRange(0.0, 1.0),
             default=None,
             help="Re-blend at this alpha (default: as scored).",
         ),
@@ -195,14 +220,14 @@ def scoring_options(func: F) -> F:
         ),
         click.option(
             "--alpha",
-            type=click.FloatRange(0.0, 1.0),
+            type=FiniteRange(0.0, 1.0),
             default=0.5,
             show_default=True,
             help="Blend weight (see --mode for its side).",
         ),
         click.option(
             "--tau",
-            type=click.FloatRange(0.0, 1.0),
+            type=FiniteRange(0.0, 1.0),
             default=0.65,
             show_default=True,
             help="Soft alignment threshold (cosine).",
@@ -495,13 +520,13 @@ def endpoint_options(func: F) -> F:
         ),
         click.option(
             "--rpm",
-            type=click.FloatRange(0, min_open=True),
+            type=FiniteRange(0, min_open=True),
             default=None,
             help="Most requests per minute (default: no limit).",
         ),
         click.option(
             "--timeout",
-            type=click.FloatRange(0, min_open=True),
+            type=FiniteRange(0, min_open=True),
             default=None,
             help="Seconds a request may take in all before it is retried (default: 60 + 0.5 "
             "per token of --max-tokens, for slow local servers).",

@@ -10,7 +10,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from ..errors import S3KGError
-from ._common import DB_OPTION, check_output, scored_options, write_atomic
+from ._common import DB_OPTION, FiniteRange, check_output, scored_options, write_atomic
 
 __all__ = ["COMMANDS"]
 
@@ -73,29 +73,29 @@ def _bad_input_is_2(func: F) -> F:
 )
 @click.option(
     "--max-drop",
-    type=click.FloatRange(0.0),
+    type=FiniteRange(0.0),
     default=0.02,
     show_default=True,
     help="Largest mean drop of CUS (of s3kg with --pairs) allowed.",
 )
 @click.option(
     "--max-gold-drop",
-    type=click.FloatRange(0.0),
+    type=FiniteRange(0.0),
     default=None,
     help="GoldSim's (default: --max-drop).",
 )
 @click.option(
     "--max-ctx-drop",
-    type=click.FloatRange(0.0),
+    type=FiniteRange(0.0),
     default=None,
     help="CtxSim's (default: --max-drop).",
 )
 @click.option(
-    "--min-cus", type=click.FloatRange(0.0, 1.0), default=None, help="Least mean CUS of the run."
+    "--min-cus", type=FiniteRange(0.0, 1.0), default=None, help="Least mean CUS of the run."
 )
 @click.option(
     "--min-score",
-    type=click.FloatRange(0.0, 1.0),
+    type=FiniteRange(0.0, 1.0),
     default=None,
     help="Least mean s3kg of --pairs.",
 )
@@ -108,7 +108,7 @@ def _bad_input_is_2(func: F) -> F:
 )
 @click.option(
     "--confidence",
-    type=click.FloatRange(0.5, 1.0, max_open=True),
+    type=FiniteRange(0.5, 1.0, max_open=True),
     default=0.95,
     show_default=True,
     help="Two-sided level of the bootstrap intervals.",

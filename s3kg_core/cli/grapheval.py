@@ -13,6 +13,7 @@ from ._common import (
     DB_OPTION,
     ENCODER_HELP,
     EXIT_STATUS_HELP,
+    FiniteRange,
     StageBar,
     backend_option,
     check_output,
@@ -369,7 +370,7 @@ def correct_cmd(
 )
 @click.option(
     "--paraphrase-share",
-    type=click.FloatRange(0.0, 1.0),
+    type=FiniteRange(0.0, 1.0),
     default=0.3,
     show_default=True,
     help="Share of the pairs drawn from the paraphrase corpora (PAWS-Wiki dev, MRPC train): "

@@ -16,6 +16,7 @@ import click
 from ._common import (
     DB_OPTION,
     EXIT_STATUS_HELP,
+    FiniteRange,
     StageBar,
     endpoint_options,
     existing_db,
@@ -284,7 +285,7 @@ def extract_cmd(
 @scoring_options
 @click.option(
     "--fraction",
-    type=click.FloatRange(0.0, 1.0, min_open=True),
+    type=FiniteRange(0.0, 1.0, min_open=True),
     default=0.05,
     show_default=True,
     help="TAU explains this lowest-scoring share of each run.",

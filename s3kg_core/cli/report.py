@@ -8,6 +8,7 @@ import click
 
 from ._common import (
     DB_OPTION,
+    FiniteRange,
     check_output,
     existing_db,
     scored_options,
@@ -37,14 +38,14 @@ __all__ = ["COMMANDS"]
 )
 @click.option(
     "--max-drop",
-    type=click.FloatRange(0.0),
+    type=FiniteRange(0.0),
     default=0.02,
     show_default=True,
     help="The check's largest mean CUS drop allowed (as `s3kg check`).",
 )
 @click.option(
     "--min-cus",
-    type=click.FloatRange(0.0, 1.0),
+    type=FiniteRange(0.0, 1.0),
     default=None,
     help="The check's least mean CUS (as `s3kg check`).",
 )

@@ -8,6 +8,7 @@ import click
 
 from ._common import (
     DB_OPTION,
+    FiniteRange,
     StageBar,
     backend_option,
     check_output,
@@ -170,7 +171,7 @@ def score_cmd(
 @click.group("tau", invoke_without_command=True)
 @DB_OPTION
 @click.option(
-    "--fraction", type=click.FloatRange(0.0, 1.0, min_open=True), default=0.05, show_default=True
+    "--fraction", type=FiniteRange(0.0, 1.0, min_open=True), default=0.05, show_default=True
 )
 @click.option(
     "--target",
