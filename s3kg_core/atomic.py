@@ -9,12 +9,49 @@ it replaces, and a new file gets the mode ``open()`` would give it (0666 less th
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["replacing"]
+from .errors import OutputError
+
+__all__ = ["not_replaceable", "replacing"]
+
+
+def not_replaceable(path: str | Path) -> str | None:
+    """Why ``path`` must not be replaced by a new file, or ``None`` when it may be.
+
+    An existing path that is not a regular file (a device such as ``/dev/null``, a FIFO, a
+    socket, or a symlink to one of those, such as ``/dev/stdout``) is never renamed over: the
+    rename would turn ``/dev/null`` into a file, or hang the reader of a FIFO.
+
+    Examples
+    --------
+    >>> not_replaceable("/dev/null")
+    '/dev/null is a character device, not a regular file'
+    >>> not_replaceable("/no/such/file") is None
+    True
+    """
+    try:
+        mode = os.stat(path).st_mode  # follows symlinks: /dev/stdout is its target's kind
+    except OSError:
+        return None  # nothing there (or a dangling symlink): a new file is made
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None  # a folder is refused by the callers with their own words
+    kind = (
+        "a character device"
+        if stat.S_ISCHR(mode)
+        else "a block device"
+        if stat.S_ISBLK(mode)
+        else "a FIFO (named pipe)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a special file"
+    )
+    return f"{path} is {kind}, not a regular file"
 
 
 def _umask() -> int:
@@ -71,6 +108,9 @@ def replacing(path: str | Path) -> Iterator[Path]:
     '0o640'
     """
     target = Path(path)
+    problem = not_replaceable(target)
+    if problem is not None:
+        raise OutputError(f"cannot write {target}: {problem}; name a regular file")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import os
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import s3kg_core.atomic as atomic_module
-from s3kg_core.atomic import replacing
+from s3kg_core.atomic import not_replaceable, replacing
+from s3kg_core.errors import OutputError
 
 
 def test_the_module_doctests_pass() -> None:
@@ -77,3 +79,31 @@ def test_a_replaced_file_keeps_its_mode(tmp_path: Path) -> None:
             tmp.write_text("new")
         assert target.read_text() == "new"
         assert target.stat().st_mode & 0o7777 == mode
+
+
+# -- what is not a regular file is never renamed over (issue 44, item 3) ---------------------------
+
+
+def test_a_fifo_is_refused_and_stays_a_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputError, match=r"is a FIFO \(named pipe\), not a regular file"):
+        replacing(fifo).__enter__()
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temporary file left
+
+
+def test_a_symlink_to_a_device_is_refused_and_stays_a_symlink(tmp_path):
+    """Regression: ``--out /dev/stdout`` replaced the symlink with a file (and printed nothing)."""
+    link = tmp_path / "stdout"
+    link.symlink_to("/dev/null")
+    with pytest.raises(OutputError, match="is a character device"):
+        replacing(link).__enter__()
+    assert link.is_symlink() and os.readlink(link) == "/dev/null"
+
+
+def test_regular_files_folders_to_be_and_nothing_at_all_may_be_replaced(tmp_path):
+    (tmp_path / "f.txt").write_text("x")
+    assert not_replaceable(tmp_path / "f.txt") is None
+    assert not_replaceable(tmp_path / "new.txt") is None
+    assert not_replaceable("/dev/null") == "/dev/null is a character device, not a regular file"

@@ -293,3 +293,23 @@ def test_alpha_nan_is_a_usage_error(args, tmp_path):
     result = CliRunner().invoke(cli, [*args, "--db", str(tmp_path / "none.duckdb")])
     assert result.exit_code == 2, result.output
     assert "'nan' is not a number" in result.output
+
+
+@pytest.mark.parametrize("target", ["fifo", "device", "link"])
+def test_an_output_that_is_not_a_regular_file_is_refused_before_any_work(tmp_path, target):
+    """Regression (issue 44, item 3): report --out /dev/null made /dev/null a file; export onto
+    a FIFO replaced it; --out /dev/stdout replaced the symlink."""
+    path = tmp_path / "out"
+    if target == "fifo":
+        os.mkfifo(path)
+    elif target == "link":
+        path.symlink_to("/dev/null")
+    else:
+        path = Path("/dev/null")
+    with pytest.raises(OutputError, match="not a regular file; name a regular file"):
+        check_writable(path)
+    result = CliRunner().invoke(
+        cli,
+        ["export", "--db", str(tmp_path / "none.duckdb"), "--out", str(path), "--format", "csv"],
+    )
+    assert result.exit_code == 1 and "not a regular file" in result.output

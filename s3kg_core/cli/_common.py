@@ -27,7 +27,7 @@ from typing import Any, ClassVar, TypeVar
 
 import click
 
-from ..atomic import replacing
+from ..atomic import not_replaceable, replacing
 from ..config import DB_ENV, DEFAULT_DB, default_db
 from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_backend
 from ..errors import OutputError, OutputIsDatabaseError, S3KGError
@@ -333,6 +333,9 @@ def check_writable(path: Path) -> Path:
     """
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder; name a file in it")
+    problem = not_replaceable(path)
+    if problem is not None:
+        raise OutputError(f"cannot write {path}: {problem}; name a regular file")
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
