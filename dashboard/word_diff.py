@@ -1,22 +1,26 @@
 """Two answers side by side with the words that differ marked: HTML, every word escaped.
 
-The answers are cut into words and the spaces between them (so the text keeps its line
-breaks), :class:`difflib.SequenceMatcher` pairs the words the two share, and every other word
-is marked: on A's side the words B does not have, on B's side the words A does not have. The
-marks are a background *and* an underline style (dashed: only in A; solid: only in B), so
-they read without colour too; the text stays dark on a light background (contrast over 7:1).
+The answers are cut into tokens: words (letters and digits, with inner hyphens and
+apostrophes), single punctuation marks and the spaces between them, so the text keeps its line
+breaks, "Crick," is the word "Crick" and a comma, and "DNA's" is the word "DNA". A word of A is
+marked when B does not have it, counted with repetition (A's second "DNA" is marked if B has
+only one), wherever it stands: a word that only moved is not a difference. The same for B
+against A. Punctuation and spaces are never marked on their own. The marks are a background
+*and* an underline style (dashed: only in A; solid: only in B), so they read without colour
+too; the text stays dark on a light background (contrast over 7:1).
 """
 
 from __future__ import annotations
 
-import difflib
 import html
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 __all__ = ["LEGEND_HTML", "STYLE", "WordDiff", "answer_panels", "word_diff"]
 
-_TOKENS = re.compile(r"\s+|[^\s]+")
+_TOKENS = re.compile(r"\s+|\w+(?:-\w+)*(?:['’](?!s\b)\w+)*|['’]s\b|[^\w\s]")
+_CLITICS = frozenset({"'s", "’s"})  # "DNA's" is the word "DNA" and a possessive, no word
 
 STYLE = (
     "<style>"
@@ -49,59 +53,74 @@ class WordDiff:
     shared: int
 
 
-def _words(tokens: list[str]) -> list[str]:
-    return [t for t in tokens if not t.isspace()]
+def _is_word(token: str) -> bool:
+    return token not in _CLITICS and any(ch.isalnum() for ch in token)
+
+
+def _marks(tokens: list[str], other: list[str]) -> list[bool]:
+    """For each token, whether it is a word the other text lacks (counted with repetition)."""
+    left = Counter(t for t in other if _is_word(t))
+    marks = []
+    for t in tokens:
+        if _is_word(t) and left[t] > 0:
+            left[t] -= 1
+            marks.append(False)
+        else:
+            marks.append(_is_word(t))
+    return marks
+
+
+def _render(tokens: list[str], marks: list[bool], tag: str, cls: str) -> str:
+    """``tokens`` escaped, each run of marked words (with what stands between them) one mark."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if not marks[i]:
+            out.append(html.escape(tokens[i]))
+            i += 1
+            continue
+        j = i  # the run ends at the last marked word before an unmarked word
+        k = i + 1
+        while k < len(tokens) and not (marks[k] is False and _is_word(tokens[k])):
+            if marks[k]:
+                j = k
+            k += 1
+        inner = html.escape("".join(tokens[i : j + 1]))
+        out.append(f'<{tag} class="{cls}">{inner}</{tag}>')
+        i = j + 1
+    return "".join(out)
 
 
 def word_diff(a: str, b: str) -> WordDiff:
     """The word-level difference of answer ``a`` and answer ``b``.
 
-    Words are compared as written (case and punctuation count: "Paris." is not "Paris");
-    the spaces between them are kept, never marked.
+    Words are compared as written (case counts: "Paris" is not "paris"); punctuation is not a
+    word ("Paris." has the word "Paris"), and a word that moved is in both.
 
     Examples
     --------
-    >>> d = word_diff("Fleming found penicillin", "Fleming discovered <b>penicillin</b>")
-    >>> d.a_html
-    'Fleming <del class="s3kg-wd-a">found penicillin</del>'
+    >>> d = word_diff("Fleming found <b>penicillin</b>.", "In 1928, penicillin: Fleming found")
+    >>> d.a_html  # doctest: +NORMALIZE_WHITESPACE
+    'Fleming found &lt;<del class="s3kg-wd-a">b</del>&gt;penicillin&lt;/<del
+    class="s3kg-wd-a">b</del>&gt;.'
     >>> d.b_html
-    'Fleming <ins class="s3kg-wd-b">discovered &lt;b&gt;penicillin&lt;/b&gt;</ins>'
+    '<ins class="s3kg-wd-b">In 1928</ins>, penicillin: Fleming found'
     >>> (d.only_a, d.only_b, d.shared)
-    (2, 2, 1)
+    (2, 2, 3)
     >>> word_diff("", "new").b_html, word_diff("same", "same").a_html
     ('<ins class="s3kg-wd-b">new</ins>', 'same')
     """
     ta, tb = _TOKENS.findall(a or ""), _TOKENS.findall(b or "")
-    # spaces never anchor a match: a run of changed words is one mark, not one per word
-    matcher = difflib.SequenceMatcher(str.isspace, ta, tb, autojunk=False)
-    out_a: list[str] = []
-    out_b: list[str] = []
-    only_a = only_b = shared = 0
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        part_a, part_b = ta[i1:i2], tb[j1:j2]
-        if op == "equal":
-            out_a.append(html.escape("".join(part_a)))
-            out_b.append(html.escape("".join(part_b)))
-            shared += len(_words(part_a))
-            continue
-        only_a += len(_words(part_a))
-        only_b += len(_words(part_b))
-        out_a.append(_marked(part_a, "del", "s3kg-wd-a"))
-        out_b.append(_marked(part_b, "ins", "s3kg-wd-b"))
-    return WordDiff("".join(out_a), "".join(out_b), only_a, only_b, shared)
-
-
-def _marked(tokens: list[str], tag: str, cls: str) -> str:
-    """``tokens`` escaped, the words inside one mark (spaces around it left outside)."""
-    if not tokens:
-        return ""
-    lead = tokens[0] if tokens[0].isspace() else ""
-    trail = tokens[-1] if tokens[-1].isspace() and len(tokens) > 1 else ""
-    body = tokens[int(bool(lead)) : len(tokens) - int(bool(trail))]
-    if not body:
-        return html.escape("".join(tokens))
-    inner = html.escape("".join(body))
-    return f'{html.escape(lead)}<{tag} class="{cls}">{inner}</{tag}>{html.escape(trail)}'
+    ma, mb = _marks(ta, tb), _marks(tb, ta)
+    only_a, only_b = sum(ma), sum(mb)
+    shared = sum(1 for t in ta if _is_word(t)) - only_a
+    return WordDiff(
+        _render(ta, ma, "del", "s3kg-wd-a"),
+        _render(tb, mb, "ins", "s3kg-wd-b"),
+        only_a,
+        only_b,
+        shared,
+    )
 
 
 def answer_panels(diff: WordDiff, side: str) -> str:

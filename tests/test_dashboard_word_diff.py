@@ -37,9 +37,30 @@ def test_the_marks_cover_exactly_the_words_that_differ():
     d = word_diff("Aspirin reduces fever and pain.", "Aspirin reduces fever in children.")
     marked_a = re.findall(r"<del[^>]*>(.*?)</del>", d.a_html)
     marked_b = re.findall(r"<ins[^>]*>(.*?)</ins>", d.b_html)
-    assert " ".join(marked_a).split() == ["and", "pain."]
-    assert " ".join(marked_b).split() == ["in", "children."]
+    assert " ".join(marked_a).split() == ["and", "pain"]  # the full stop is no word
+    assert " ".join(marked_b).split() == ["in", "children"]
     assert (d.only_a, d.only_b, d.shared) == (2, 2, 3)
+
+
+def test_words_that_moved_are_in_both_and_punctuation_is_no_word():
+    """Regression (issue 43, item 5): Run comparison demo-10 marked "DNA", "helix", "proposed"
+    and "Rosalind Franklin" as only in A although B has them, and "Crick" vs "Crick,"."""
+    a = "Watson and Crick proposed the double helix of DNA, using data of Rosalind Franklin."
+    b = "Using Rosalind Franklin's data? No: Rosalind Franklin, then Crick, proposed DNA's helix."
+    d = word_diff(a, b)
+    marked_a = re.findall(r"\w+", " ".join(re.findall(r"<del[^>]*>(.*?)</del>", d.a_html)))
+    for word in ("DNA", "helix", "proposed", "Rosalind", "Franklin", "Crick"):
+        assert word not in marked_a
+    # "using" (B has "Using": case counts) and both of A's "of" (B has none)
+    assert marked_a == ["Watson", "and", "the", "double", "of", "using", "of"]
+    marked_b = re.findall(r"\w+", " ".join(re.findall(r"<ins[^>]*>(.*?)</ins>", d.b_html)))
+    assert marked_b == ["Using", "No", "Rosalind", "Franklin", "then"]  # B names her twice
+
+
+def test_a_repeated_word_is_marked_once_it_is_used_up():
+    d = word_diff("the cat saw the dog", "the dog")
+    assert re.findall(r"<del[^>]*>(.*?)</del>", d.a_html) == ["cat saw the"]
+    assert (d.only_a, d.only_b, d.shared) == (3, 0, 2)
 
 
 def test_the_text_reads_back_whole_with_its_line_breaks():
