@@ -21,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 def test_the_best_f1_wins_and_ties_go_to_the_threshold_nearest_the_default():
     sims = [0.95, 0.9, 0.85, 0.8, 0.7]
-    fitted = fit_threshold(sims, [True, True, True, False, False])
+    fitted = fit_threshold(sims, [True, True, True, False, False], min_labels=1)
     assert (fitted.threshold, fitted.f1, fitted.positives, fitted.negatives) == (0.81, 1.0, 3, 2)
     # at the default 0.76 the 0.8 negative counts as aligned: precision 3/4
     assert fitted.default.threshold == 0.76 and fitted.default.precision == 0.75
@@ -43,6 +43,32 @@ def test_the_curve_is_the_f1_of_thresholding_at_each_point():
         assert p.f1 == pytest.approx(f1)
     assert 0.6 < fitted.threshold < 0.8
     assert fitted.f1 == max(p.f1 for p in fitted.curve)
+
+
+def test_too_few_labels_keep_the_default_and_say_so():
+    """Regression (issue 43, item 3): 2 aligned and 1 not aligned labels fitted 0.97 (F1 1.0),
+    and `s3kg tau --threshold calibrated` then called 61 of 61 pairs missing."""
+    fitted = fit_threshold([0.98, 0.97, 0.9], [True, True, False])
+    assert fitted.thin and fitted.threshold == 0.76 and fitted.fitted == 0.91
+    assert (fitted.f1, fitted.precision) == (fitted.default.f1, fitted.default.precision)
+    assert "too few labels" in fitted.summary() and "the default 0.76 is kept" in fitted.summary()
+    enough = fit_threshold([0.98, 0.97, 0.9] * 10, [True, True, False] * 10)
+    assert not enough.thin and enough.threshold == 0.91 and "too few" not in enough.summary()
+
+
+def test_the_f1_interval_narrows_with_more_labels():
+    rng = np.random.default_rng(1)
+
+    def interval(n: int) -> tuple[float, float]:
+        truth = rng.random(n) < 0.5
+        sims = np.clip(np.where(truth, 0.8, 0.6) + rng.normal(0, 0.1, n), 0, 1)
+        fitted = fit_threshold(sims, truth)
+        low, high = fitted.f1_interval
+        assert low <= fitted.f1 <= high
+        return low, high
+
+    small, large = interval(30), interval(600)
+    assert large[1] - large[0] < small[1] - small[0]
 
 
 @pytest.mark.parametrize("truth", [[True, True], [False, False], []])

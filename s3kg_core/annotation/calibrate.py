@@ -10,16 +10,23 @@ say which pairs really are aligned:
 Other labels (a rejected mismatch, extra and missing triples) do not say whether a *pair*
 aligns and are left out. Every threshold of a grid (0.30 to 0.99 by 0.01, and the default)
 predicts "aligned" for the pairs whose cosine reaches it; the one with the best F1 against the
-labels wins (ties: the one nearest the default, then the higher). The curve is kept with the
+labels wins (ties: the one nearest the default, then the higher), with a bootstrap interval of
+its F1. Below :data:`MIN_LABELS` labelled pairs of either kind the evidence is too thin: the
+curve is still computed and shown, but the default threshold is kept (and said so), since a
+threshold fitted to three labels fits those three. The curve is kept with the
 result in the database, so ``s3kg tau --threshold calibrated`` can use it and its signature can
 name it. The fit scores pairs one at a time; TAU itself also pairs triples one-to-one, best
 first, so its F1 at the chosen threshold can differ a little.
 
 Examples
 --------
->>> c = fit_threshold([0.95, 0.9, 0.85, 0.8, 0.7], [True, True, True, False, False])
->>> c.threshold, c.f1, c.default.f1
-(0.81, 1.0, 0.857...)
+>>> sims = [0.95, 0.9, 0.85, 0.8, 0.7] * 4
+>>> c = fit_threshold(sims, [True, True, True, False, False] * 4, min_labels=5)
+>>> c.threshold, c.f1, c.default.f1, c.thin
+(0.81, 1.0, 0.857..., False)
+>>> thin = fit_threshold([0.98, 0.97, 0.9], [True, True, False])
+>>> thin.threshold, thin.fitted, thin.thin
+(0.76, 0.91, True)
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from .tasks import tau_encoder
 
 __all__ = [
     "GRID",
+    "MIN_LABELS",
     "Calibration",
     "CurvePoint",
     "calibrate_store",
@@ -56,6 +64,12 @@ __all__ = [
 
 GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(70))
 """The thresholds tried: 0.30 to 0.99 by 0.01 (the default 0.76 is one of them)."""
+
+MIN_LABELS = 10
+"""Labelled pairs of each kind (aligned, not aligned) below which the default is kept."""
+
+BOOTSTRAP = 1000
+"""Resamples of the F1 interval at the chosen threshold."""
 
 
 @dataclass(frozen=True)
@@ -82,16 +96,32 @@ class Calibration:
     default: CurvePoint
     encoder: str = ""
     calibration_id: int | None = None
+    f1_interval: tuple[float, float] = (0.0, 1.0)
+    fitted: float | None = None
+    thin: bool = False
 
     def summary(self) -> str:
-        """One line for the command line."""
+        """One line for the command line (two when the evidence is too thin)."""
         where = f"calibration {self.calibration_id}: " if self.calibration_id else ""
-        return (
-            f"{where}threshold {self.threshold:g} (F1 {self.f1:.3f}, precision "
-            f"{self.precision:.3f}, recall {self.recall:.3f}) against the default "
+        low, high = self.f1_interval
+        line = (
+            f"{where}threshold {self.threshold:g} (F1 {self.f1:.3f} [{low:.3f}, {high:.3f}], "
+            f"precision {self.precision:.3f}, recall {self.recall:.3f}) against the default "
             f"{self.default.threshold:g} (F1 {self.default.f1:.3f}), from {self.positives} "
             f"aligned and {self.negatives} not aligned labelled pairs; encoder {self.encoder}"
         )
+        if self.thin:
+            line += (
+                f"\ntoo few labels to move the threshold (at least {MIN_LABELS} of each kind): "
+                f"the default {self.default.threshold:g} is kept"
+                + (
+                    f" (the best on these labels would be {self.fitted:g})"
+                    if self.fitted != self.default.threshold
+                    else ""
+                )
+                + "; label more pairs and calibrate again"
+            )
+        return line
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -107,8 +137,13 @@ def fit_threshold(
     *,
     grid: Sequence[float] = GRID,
     default: float = DEFAULT_TRIPLE_THRESHOLD,
+    min_labels: int = MIN_LABELS,
 ) -> Calibration:
     """The threshold of ``grid`` with the best F1 of ``similarity >= threshold`` vs ``aligned``.
+
+    With fewer than ``min_labels`` pairs of either kind, the best threshold is reported as
+    ``fitted`` but ``threshold`` stays ``default`` (``thin``). ``f1_interval`` is a 95 %
+    percentile bootstrap interval of the F1 at ``threshold`` (pairs resampled within each kind).
 
     Raises
     ------
@@ -136,16 +171,40 @@ def fit_threshold(
 
     curve = tuple(point(t) for t in thresholds)
     best = max(curve, key=lambda c: (round(c.f1, 12), -abs(c.threshold - default), c.threshold))
+    at_default = next(c for c in curve if c.threshold == round(default, 4))
+    thin = min(positives, negatives) < min_labels
+    chosen = at_default if thin else best
     return Calibration(
-        threshold=best.threshold,
-        f1=best.f1,
-        precision=best.precision,
-        recall=best.recall,
+        threshold=chosen.threshold,
+        f1=chosen.f1,
+        precision=chosen.precision,
+        recall=chosen.recall,
         positives=positives,
         negatives=negatives,
         curve=curve,
-        default=next(c for c in curve if c.threshold == round(default, 4)),
+        default=at_default,
+        f1_interval=_f1_interval(sims, truth, chosen.threshold),
+        fitted=best.threshold,
+        thin=thin,
     )
+
+
+def _f1_interval(
+    sims: npt.NDArray[np.float64], truth: npt.NDArray[np.bool_], t: float
+) -> tuple[float, float]:
+    """95 % percentile bootstrap interval of the F1 of ``sims >= t`` (resampled per kind)."""
+    rng = np.random.default_rng(0)
+    pos, neg = np.flatnonzero(truth), np.flatnonzero(~truth)
+    predicted = sims >= t
+    values = []
+    for _ in range(BOOTSTRAP):
+        idx = np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])
+        tp = int(np.sum(predicted[idx] & truth[idx]))
+        fp = int(np.sum(predicted[idx] & ~truth[idx]))
+        fn = int(np.sum(~predicted[idx] & truth[idx]))
+        values.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def labelled_pairs(labels: pd.DataFrame) -> list[tuple[Triple3, Triple3, bool]]:
@@ -222,6 +281,10 @@ def calibrate_store(
         "task_id": task_id,
         "labels": labels["source"].value_counts().to_dict() if len(labels) else {},
         "default": asdict(fitted.default),
+        "f1_interval": list(fitted.f1_interval),
+        "fitted": fitted.fitted,
+        "thin": fitted.thin,
+        "min_labels": MIN_LABELS,
         "rule": "aligned when the sentence cosine of the compared triples >= threshold",
     }
     with store.transaction() as con:
