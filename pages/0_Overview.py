@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import charts, data, leaderboard, url_state, widgets
 from dashboard.escape import code, md
+from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.leaderboard import NORMAL_FROM, REFERENCE_ALPHA
 
 CHARTS = ("By run", "By temperature", "Distributions")
@@ -91,7 +92,7 @@ def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
 
 def scores(alpha: float) -> None:
     """Everything on the page that alpha changes: one fragment with the slider."""
-    signature = f"{stored_signature}|alpha:{alpha:g}"
+    signature = Signature.blended(stored_signature, alpha)
     metric = st.session_state["overview.by"]
     whole = data.ranked(controls.path, controls.stamp, stored_signature, alpha, metric)
 

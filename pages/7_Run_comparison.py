@@ -19,6 +19,7 @@ from dashboard import (
     word_diff,
 )
 from dashboard.escape import code, md
+from s3kg_core.scoring.signature import Signature
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
@@ -279,7 +280,7 @@ def one_question() -> None:
         "Answer triples as the scorer keys them (normalised); each gold triple's category is "
         "TAU's (alignment cosine 0.76, a threshold of its own, apart from the explorer's tau) "
         f"in each run. A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
-        f"{code(f'{signature}|alpha:{controls.alpha:g}')}"
+        f"{code(Signature.blended(signature, controls.alpha))}"
     )
 
 

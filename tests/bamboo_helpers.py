@@ -104,6 +104,10 @@ class _Name:
     name: str = "stub"
 
 
+STUB_SIGNATURE = "mode:stub|enc:quant@0|tau:0.65|K:5|align:yes|norm:lemma|version:2"
+"""A well-formed signature for the stub scorer (Signature.blended parses it)."""
+
+
 class QuantScorer:
     """A stand-in for ``KGScorer``: S_WL is the ``quant`` of the pair's graphs, S_SBERT its square.
 
@@ -115,7 +119,7 @@ class QuantScorer:
     def __init__(self, alpha: float = 0.5) -> None:
         self.config = S3KGConfig(alpha=alpha)
         self.encoder = _Name()
-        self.signature = "stub"
+        self.signature = STUB_SIGNATURE
         self.calls = 0
 
     def score_pairs(self, pairs: Any, *, texts: Any = None, progress: Any = None) -> list[Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bamboo_helpers import HUMAN, QUANT, QuantScorer, write_fake_bamboo
+from bamboo_helpers import HUMAN, QUANT, STUB_SIGNATURE, QuantScorer, write_fake_bamboo
 
 from s3kg_core.errors import ConfigError, InputFormatError, PenmanFormatError
 from s3kg_core.evaluation.bamboo import (
@@ -202,7 +202,7 @@ def test_run_applies_the_protocol_to_every_component(fake):
         assert len(available) == 11
         assert result.mean(component) == pytest.approx(sum(available) / 11)
     assert result.available == 11 and result.pairs == 44
-    assert result.signature == "stub|alpha:0.5" and result.alpha == 0.5
+    assert result.signature == f"{STUB_SIGNATURE}|alpha:0.5" and result.alpha == 0.5
     assert result.scores["sts/main"]["s_wl"] == pytest.approx(QUANT)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..scoring.signature import Signature
 from ._common import (
     StageBar,
     check_output,
@@ -143,7 +144,7 @@ def pairs_score(
         + f" in {elapsed:.1f}s ({len(live) / max(elapsed, 1e-9):.1f} pairs/s); "
         + f"mean s3kg {mean}"
         + (f"; {'; '.join(notes)}" if notes else "")
-        + f"; wrote {output}; signature {scorer.signature}|alpha:{alpha:g}"
+        + f"; wrote {output}; signature {Signature.blended(scorer.signature, alpha)}"
     )
 
 

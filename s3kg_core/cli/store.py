@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..scoring.signature import Signature
 from ._common import (
     DB_OPTION,
     FiniteRange,
@@ -164,7 +165,7 @@ def score_cmd(
         + (f", {report.not_ready} without KGs yet" if report.not_ready else "")
         + (f"; comparisons not scorable: {problems}" if problems else "")
         + f") in {report.seconds:.1f}s, {report.encoded} strings encoded; "
-        f"signature {report.signature}|alpha:{alpha:g}"
+        f"signature {Signature.blended(report.signature, alpha)}"
     )
 
 

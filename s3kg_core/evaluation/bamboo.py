@@ -59,6 +59,7 @@ from ..errors import ConfigError, InputFormatError
 from ..kg import Triple
 from ..progress import StageProgress
 from ..scoring.s3kg import KGScorer, S3KGConfig
+from ..scoring.signature import Signature
 
 __all__ = [
     "BAMBOO_SUBDIR",
@@ -679,7 +680,7 @@ def run_bamboo(
         encoder=scorer.encoder.name,
         mode=scorer.config.mode,
         alpha=alpha,
-        signature=f"{scorer.signature}|alpha:{alpha:g}",
+        signature=Signature.blended(scorer.signature, alpha),
         figures={c: tuple(v) for c, v in figures.items()},
         pairs=pairs,
         seconds=seconds,

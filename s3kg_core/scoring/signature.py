@@ -93,6 +93,22 @@ class Signature:
         """The same signature for a score blended at ``alpha`` (``None``: components only)."""
         return replace(self, alpha=alpha)
 
+    @classmethod
+    def blended(cls, components: str, alpha: float | None) -> str:
+        """The signature string of a score blended at ``alpha``: ``components`` with its alpha.
+
+        The one way to write ``|alpha:A`` onto a stored signature (``None``: as it is).
+
+        Examples
+        --------
+        >>> stored = "mode:hybrid|enc:m@1|tau:0.65|K:5|align:yes|norm:lemma|version:2"
+        >>> Signature.blended(stored, 0.5)
+        'mode:hybrid|enc:m@1|tau:0.65|K:5|align:yes|norm:lemma|version:2|alpha:0.5'
+        >>> Signature.blended(stored, None) == stored
+        True
+        """
+        return cls.parse(components).with_alpha(alpha).format() if alpha is not None else components
+
     @property
     def components(self) -> str:
         """The signature of the stored components: this one without alpha."""

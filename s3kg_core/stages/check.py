@@ -41,6 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import ComparisonError, ConfigError, InputFormatError
+from ..scoring.signature import Signature
 from ..store import queries
 from ..store.store import Store
 from ..tables import read_csv_rows
@@ -392,7 +393,7 @@ def check_runs(
         unscorable = lost[["id", "question", "baseline", "new"]]
     facts += [
         ("dataset", new_run.dataset),
-        ("signature", resolved + (f"|alpha:{alpha:g}" if alpha is not None else "")),
+        ("signature", Signature.blended(resolved, alpha)),
         ("empty KGs", "left out (--empty drop)" if empty == "drop" else "scored 0"),
     ]
     if comparison is not None:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..errors import ComparisonError, ConfigError
+from ..scoring.signature import Signature
 from ..store import export_queries, queries
 from ..store.store import Store
 from . import leaderboard
@@ -150,7 +151,7 @@ class RunReport:
     @property
     def full_signature(self) -> str:
         """The signature with the alpha the report used, if one was given."""
-        return self.signature + (f"|alpha:{self.alpha:g}" if self.alpha is not None else "")
+        return Signature.blended(self.signature, self.alpha)
 
 
 def _settings(store: Store, run_id: int) -> dict[str, Any]:

@@ -441,9 +441,7 @@ class CUSReport:
     def lines(self) -> list[str]:
         """What ``s3kg cus`` prints: the table, the coverage lines, the signature last."""
         text = self.table.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="-")
-        signature = f"signature {self.signature}" + (
-            f"|alpha:{self.alpha:g}" if self.alpha is not None else ""
-        )
+        signature = f"signature {Signature.blended(self.signature, self.alpha)}"
         coverage = self.coverage.lines()
         if self.empty == "drop" and self.coverage.empty_kg:
             coverage = [line for line in coverage if " scored answers ha" not in line] + [
