@@ -877,15 +877,11 @@ def _explain(
 
 def _dashboard_tau_signature(signature: str) -> str:
     """The TAU signature of the dashboard's explanations (default thresholds)."""
-    from s3kg_core.scoring.tau import TripletAnalyzer
+    from s3kg_core.scoring.tau import COMPONENT_THRESHOLD, TRIPLE_THRESHOLD
     from s3kg_core.stages.tau import tau_signature
 
-    defaults = TripletAnalyzer.__init__.__kwdefaults__ or {}
     return tau_signature(
-        Signature.parse(signature).encoder,
-        defaults["triple_threshold"],
-        defaults["component_threshold"],
-        "default",
+        Signature.parse(signature).encoder, TRIPLE_THRESHOLD, COMPONENT_THRESHOLD, "default"
     )
 
 

@@ -48,6 +48,8 @@ from ..limits import OVERSIZED, kg_problem
 from ..normalize import normalize_triples
 
 __all__ = [
+    "COMPONENT_THRESHOLD",
+    "TRIPLE_THRESHOLD",
     "AlignedTriple",
     "Mismatch",
     "TauResult",
@@ -55,6 +57,12 @@ __all__ = [
     "lowest_fraction",
     "tau_analyse",
 ]
+
+TRIPLE_THRESHOLD = 0.76
+"""The sentence cosine at which TAU aligns two triples, by default (docs/scores.md, "TAU")."""
+
+COMPONENT_THRESHOLD = 0.76
+"""The label cosine at which two heads, relations or tails match, by default."""
 
 _BLOCK_CELLS = 1_000_000
 """Gold-by-answer similarities computed at once (a block of gold rows; 4 MB of float32)."""
@@ -112,8 +120,8 @@ class TauResult:
     entity_mismatch: tuple[Mismatch, ...] = ()
     extra: tuple[Triple, ...] = ()
     missing: tuple[Triple, ...] = ()
-    triple_threshold: float = 0.76
-    component_threshold: float = 0.76
+    triple_threshold: float = TRIPLE_THRESHOLD
+    component_threshold: float = COMPONENT_THRESHOLD
     encoder: str = ""
     status: str = "ok"
 
@@ -187,8 +195,8 @@ class TauResult:
             entity_mismatch=tuple(mismatch(m) for m in data.get("entity_mismatch", ())),
             extra=tuple(Triple.from_any(t) for t in data.get("extra", ())),
             missing=tuple(Triple.from_any(t) for t in data.get("missing", ())),
-            triple_threshold=float(data.get("triple_threshold", 0.76)),
-            component_threshold=float(data.get("component_threshold", 0.76)),
+            triple_threshold=float(data.get("triple_threshold", TRIPLE_THRESHOLD)),
+            component_threshold=float(data.get("component_threshold", COMPONENT_THRESHOLD)),
             encoder=str(data.get("encoder", "")),
             status=str(data.get("status", "ok")),
         )
@@ -314,8 +322,8 @@ class TripletAnalyzer:
         self,
         encoder: str | Encoder = "minilm",
         *,
-        triple_threshold: float = 0.76,
-        component_threshold: float = 0.76,
+        triple_threshold: float = TRIPLE_THRESHOLD,
+        component_threshold: float = COMPONENT_THRESHOLD,
         cache: EmbeddingCache | None = None,
         lemmatize: bool = True,
         verify_components: bool = True,
@@ -554,8 +562,8 @@ def tau_analyse(
     answer: TriplesLike,
     *,
     encoder: str | Encoder = "minilm",
-    triple_threshold: float = 0.76,
-    component_threshold: float = 0.76,
+    triple_threshold: float = TRIPLE_THRESHOLD,
+    component_threshold: float = COMPONENT_THRESHOLD,
 ) -> TauResult:
     """Explain one answer's KG against its gold KG (see :class:`TripletAnalyzer`).
 

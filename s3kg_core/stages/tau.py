@@ -20,7 +20,7 @@ from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple
 from ..limits import MAX_LABEL_CHARS, MAX_TRIPLES
-from ..scoring.tau import TauResult, TripletAnalyzer, lowest_fraction
+from ..scoring.tau import TRIPLE_THRESHOLD, TauResult, TripletAnalyzer, lowest_fraction
 from ..store import annotation_queries, queries
 from ..store.store import Store
 from ..store.tau_queries import TAU_TARGETS
@@ -39,9 +39,7 @@ __all__ = [
 
 TARGETS = TAU_TARGETS
 
-DEFAULT_TRIPLE_THRESHOLD: float = (TripletAnalyzer.__init__.__kwdefaults__ or {})[
-    "triple_threshold"
-]
+DEFAULT_TRIPLE_THRESHOLD: float = TRIPLE_THRESHOLD
 """TAU's sentence-cosine threshold for aligning two triples, unless told otherwise (0.76)."""
 
 
