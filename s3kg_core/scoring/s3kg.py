@@ -52,8 +52,8 @@ TextPair = tuple[str | None, str | None]
 
 DEFAULT_ITERATIONS: dict[str, int] = {"wwl": 1}
 """K where a configuration leaves ``wl_iterations`` unset: 5 in every mode but these. One round
-of contextualisation fits BAMBOO and the pair sets' dev splits best in ``wwl`` mode (two: -1 point
-on BAMBOO dev; bench/README.md, "BAMBOO")."""
+of contextualisation has the best BAMBOO dev mean in ``wwl`` mode (two rounds: about 1 point
+less; bench/README.md, "BAMBOO")."""
 
 
 @dataclass(frozen=True)
