@@ -133,3 +133,33 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_work(check_store
                      "--junit", blocker / "check.xml")  # fmt: skip
     assert _error_line(result).startswith("Error: cannot write ")
     assert "s3kg check:" not in result.output
+
+
+def test_missing_pair_rows_fail_unless_allowed(tmp_path):
+    # regression (issue 44, 4): 1 of the baseline's 100 rows passed, `new_failed: 0 of 1 shared`
+    old, new = tmp_path / "old.csv", tmp_path / "new.csv"
+    rows = [(f"p{i}", 0.2 + 0.05 * (i % 10)) for i in range(100)]
+    old.write_text("id,s3kg,status\n" + "".join(f"{i},{s},ok\n" for i, s in rows), "utf-8")
+    new.write_text("id,s3kg,status\np0,0.2,ok\n", "utf-8")
+    result = _invoke("--pairs", new, "--baseline-pairs", old, "--resamples", "999")
+    assert result.exit_code == 1, result.output
+    assert "  FAIL new_failed: 99 of 100 in the baseline; " in result.output
+    allowed = _invoke(
+        "--pairs", new, "--baseline-pairs", old, "--resamples", "999", "--allow-missing"
+    )
+    assert allowed.exit_code == 0, allowed.output
+    assert "  PASS new_failed: 0 of 1 shared; " in allowed.output
+
+
+def test_a_binary_or_out_of_range_pairs_file_is_one_short_line(tmp_path):
+    # regression (issue 44, 10): thousands of garbage characters; s3kg = 5 was accepted
+    binary = tmp_path / "bin.csv"
+    binary.write_bytes(bytes(range(1, 256)).replace(b"\n", b"").replace(b"\r", b"") * 80)
+    line = _error_line(_invoke("--pairs", binary, "--min-score", "0.1"))
+    assert len(line) < 200 and line.isprintable()
+    five = tmp_path / "five.csv"
+    five.write_text("id,s3kg,status\na,5,ok\n", "utf-8")
+    assert _error_line(_invoke("--pairs", five, "--min-score", "0.1")) == (
+        "Error: five.csv: row 1 (id 'a'): s3kg 5 is outside [0, 1]: not an `s3kg pairs score` "
+        "output"
+    )

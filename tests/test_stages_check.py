@@ -91,7 +91,7 @@ def test_answers_that_became_unscorable_fail_their_gate(check_store):
     result = check_runs(check_store, "broken", "baseline", settings=FAST)
     gate = _gates(result)["new_unscorable"]
     assert not gate.passed and gate.value == 3.0
-    assert gate.measured == f"3 of {CHECK_ITEMS} shared"
+    assert gate.measured == f"3 of {CHECK_ITEMS} in the baseline"
     assert gate.detail == (
         "0001: answer_kg_empty; 0002: answer_kg_empty; 0003: kg_extraction_failed"
     )
@@ -221,3 +221,97 @@ def test_pair_files_sharing_no_id_or_nothing_to_check(tmp_path):
         check_pairs(a, b, settings=FAST)
     with pytest.raises(ConfigError, match="nothing to check"):
         check_pairs(a)
+
+
+# -- issue 44 item 4: NaN measures and missing questions/rows -------------------------------------
+
+
+def _copy(check_store, tmp_path):
+    import shutil
+
+    from s3kg_core.store.store import Store
+
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(check_store.path, path)
+    return Store(path)
+
+
+def test_nan_in_the_stored_scores_fails_the_gates_it_reaches(check_store, tmp_path):
+    # regression: gold_sim_drop printed `+nan ... PASS` (a NaN interval never lies below -0.02)
+    store = _copy(check_store, tmp_path)
+    with store.transaction() as con:
+        con.execute(
+            "UPDATE scores SET gold_s_wl = 'nan'::DOUBLE WHERE run_id = 2 AND item_id IN "
+            "(SELECT item_id FROM items WHERE ext_id = '0004')"
+        )
+    result = check_runs(store, "steady", "baseline", settings=FAST)
+    gates = _gates(result)
+    assert [g.name for g in result.failed] == ["cus_drop", "gold_sim_drop"]
+    assert result.exit_code == EXIT_FAILED
+    gold = gates["gold_sim_drop"]
+    assert gold.measured == "not a number: 1 stored scores hold NaN"
+    assert gold.detail.startswith("NaN in the stored scores of 0004: the database is damaged")
+    assert math.isnan(gold.value)
+    assert gates["ctx_sim_drop"].passed
+    alone = check_runs(store, "steady", settings=CheckSettings(min_cus=0.0))
+    assert not alone.passed and alone.gates[0].measured.startswith("not a number")
+
+
+def test_questions_the_new_run_did_not_answer_count_against_it(check_store, tmp_path):
+    # regression: a run that answered 1 of the baseline's questions passed every gate
+    store = _copy(check_store, tmp_path)
+    with store.transaction() as con:
+        for table in ("answers", "kgs", "triples", "scores"):
+            con.execute(
+                f"DELETE FROM {table} WHERE run_id = 2 AND item_id NOT IN "
+                "(SELECT item_id FROM items WHERE ext_id = '0000')"
+            )
+    result = check_runs(store, "steady", "baseline", settings=FAST)
+    gate = _gates(result)["new_unscorable"]
+    assert not gate.passed and result.exit_code == EXIT_FAILED
+    assert gate.measured == f"{CHECK_ITEMS - 1} of {CHECK_ITEMS} in the baseline"
+    assert gate.detail.startswith("0001: missing; 0002: missing")
+    assert set(result.unscorable["new"]) == {"missing"}
+    allowed = CheckSettings(resamples=999, allow_missing=True)
+    relaxed = check_runs(store, "steady", "baseline", settings=allowed)
+    assert _gates(relaxed)["new_unscorable"].measured == "0 of 1 shared"
+    assert relaxed.passed
+
+
+def test_rows_missing_from_a_new_pair_file_count_against_it(tmp_path):
+    # regression: 1 of the baseline's 100 rows gave `new_failed: 0 of 1 shared`, exit 0
+    rows = [(f"p{i}", s, "ok") for i, s in enumerate(_scores(100, 0))]
+    base = _pairs(tmp_path / "old.csv", rows)
+    one = _pairs(tmp_path / "one.csv", rows[:1])
+    result = check_pairs(one, base, settings=FAST)
+    gate = _gates(result)["new_failed"]
+    assert not gate.passed and result.exit_code == EXIT_FAILED
+    assert gate.measured == "99 of 100 in the baseline"
+    assert gate.detail.startswith("p1: missing; p2: missing")
+    allowed = check_pairs(one, base, settings=CheckSettings(resamples=999, allow_missing=True))
+    assert _gates(allowed)["new_failed"].measured == "0 of 1 shared" and allowed.passed
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("id,s3kg,status\n1,5,ok\n", r"row 1 \(id '1'\): s3kg 5 is outside \[0, 1\]"),
+        ("id,s3kg,status\n1,-0.1,ok\n", r"s3kg -0.1 is outside \[0, 1\]"),
+    ],
+)
+def test_scores_outside_0_1_are_refused(tmp_path, text, message):
+    # regression: a pairs file with s3kg = 5 was accepted
+    path = tmp_path / "bad.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputFormatError, match=message):
+        read_pair_scores(path)
+
+
+def test_a_binary_file_is_named_in_one_short_printable_line(tmp_path):
+    # regression: `check --pairs` on a binary file echoed thousands of garbage characters
+    path = tmp_path / "bin.csv"
+    path.write_bytes(bytes(range(1, 256)).replace(b"\n", b"").replace(b"\r", b"") * 40)
+    with pytest.raises(InputFormatError) as caught:
+        read_pair_scores(path)
+    message = str(caught.value)
+    assert len(message) < 200 and message.isprintable() and message.endswith("...")

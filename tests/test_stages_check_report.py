@@ -119,7 +119,9 @@ def test_junit_has_one_case_per_gate_and_a_failure_in_each_failed_one(failed_che
     assert {c.attrib["classname"] for c in cases.values()} == {JUNIT_CLASSNAME}
     failure = cases["new_unscorable"].find("failure")
     assert failure.attrib["type"] == "GateFailed"
-    assert failure.attrib["message"].startswith("Answers that became unscorable: 3 of 16 shared")
+    assert failure.attrib["message"].startswith(
+        "Answers that became unscorable: 3 of 16 in the baseline"
+    )
     assert "0003: kg_extraction_failed" in failure.text
     assert [n for n, c in cases.items() if c.find("failure") is not None] == ["new_unscorable"]
     properties = {p.attrib["name"]: p.attrib["value"] for p in suite.iter("property")}

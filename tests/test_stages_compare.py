@@ -134,6 +134,22 @@ def test_a_constant_change_and_a_single_question():
 
 
 @pytest.mark.parametrize(
+    "new",
+    [[1e-300, 0, 0, 0, 0, 0, 0, 0], [0.0, float("nan"), 1.0]],
+    ids=["ties", "nan"],
+)
+def test_a_degenerate_bca_warns_nobody(new, recwarn):
+    # regression (issue 44, 10): scipy's DegenerateDataWarning reached `s3kg check`'s stderr
+    import warnings
+
+    warnings.simplefilter("always")
+    d = paired_bootstrap(new, [0.0] * len(new), resamples=999)
+    assert d.method == "percentile"
+    noisy = (stats.DegenerateDataWarning, RuntimeWarning)
+    assert not [w for w in recwarn if issubclass(w.category, noisy)]
+
+
+@pytest.mark.parametrize(
     ("new", "old", "kwargs", "message"),
     [
         ([0.1, 0.2], [0.1], {}, "one length"),

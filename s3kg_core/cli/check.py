@@ -22,9 +22,12 @@ Gates on runs (--run, with --baseline for the first three and the last):
     than MAX_DROP with one-sided confidence (1 + confidence) / 2).
   min_cus: the new run's mean CUS over its scored answers is below MIN_CUS.
   new_unscorable: more than MAX_NEW_UNSCORABLE answers scorable in the
-    baseline are not in the new run (no score, or an empty/unparseable KG).
+    baseline are not in the new run (no score, an empty/unparseable KG, or
+    not answered: `missing`, unless --allow-missing).
 Gates on `s3kg pairs score` outputs (--pairs, with --baseline-pairs): s3kg_drop,
-min_score and new_failed, the same rules on the s3kg column, rows paired by id.
+min_score and new_failed, the same rules on the s3kg column, rows paired by id
+(a baseline row the new file lacks is `missing`, unless --allow-missing).
+A measure that is not a number (NaN in the stored scores) fails its gate.
 
 \b
 Exit status: 0 when no gate fails, 1 when one does, 2 when the input cannot
@@ -107,6 +110,13 @@ def _bad_input_is_2(func: F) -> F:
     help="Answers (pairs) that may become unscorable.",
 )
 @click.option(
+    "--allow-missing",
+    is_flag=True,
+    default=False,
+    help="Leave out the baseline's questions (pair rows) the new run (file) lacks; by "
+    "default each counts as unscorable (`missing`).",
+)
+@click.option(
     "--confidence",
     type=FiniteRange(0.5, 1.0, max_open=True),
     default=0.95,
@@ -149,6 +159,7 @@ def check_cmd(
     min_cus: float | None,
     min_score: float | None,
     max_new_unscorable: int,
+    allow_missing: bool,
     confidence: float,
     resamples: int,
     seed: int,
@@ -182,6 +193,7 @@ def check_cmd(
         min_cus=min_cus,
         min_score=min_score,
         max_new_unscorable=max_new_unscorable,
+        allow_missing=allow_missing,
         confidence=confidence,
         resamples=resamples,
         seed=seed,

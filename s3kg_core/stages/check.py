@@ -18,15 +18,21 @@ one signature, compared on the questions both have a score for:
     The new run's mean CUS over all its scored answers (not only the shared ones) is at least
     ``min_cus`` (the mean itself, no interval).
 ``new_unscorable``
-    At most ``max_new_unscorable`` (0) of the questions both runs answered are scorable in the
-    baseline and not in the new run: no score under the signature (collect error, KG
-    extraction failed, not extracted, not scored) or a KG empty or unparseable.
+    At most ``max_new_unscorable`` (0) of the questions scorable in the baseline are not in the
+    new run: no score under the signature (collect error, KG extraction failed, not extracted,
+    not scored), a KG empty or unparseable, or not answered at all (``missing``; with
+    ``allow_missing`` a question the new run did not answer is left out instead).
+
+A measure that is not a number fails its gate: a stored score whose components hold NaN
+(a damaged database, or one written by hand) makes the drop gates of its scores and
+``min_cus`` fail, naming the questions, where a NaN would otherwise compare as passing.
 
 On two ``s3kg pairs score`` outputs (``id,s_wl,s_sbert,s3kg,status``), rows paired by id (the
 k-th row of an id with the k-th of the same id): ``s3kg_drop`` (as ``cus_drop``, on the
 ``s3kg`` column, a row that could not be scored counting as its 0), ``min_score`` (the new
 file's mean ``s3kg`` over all its rows) and ``new_failed`` (rows ``ok`` in the baseline and not
-in the new file, at most ``max_new_unscorable``). Pair files carry no signature: compare files
+in the new file, ``missing`` from it included unless ``allow_missing``, at most
+``max_new_unscorable``). Pair files carry no signature: compare files
 scored with the same settings.
 """
 
@@ -45,7 +51,14 @@ from ..scoring.signature import Signature
 from ..store import queries
 from ..store.store import Store
 from ..tables import read_csv_rows
-from .compare import PairedDifference, RunComparison, compare_runs, find_run, paired_bootstrap
+from .compare import (
+    PairedDifference,
+    RunComparison,
+    compare_runs,
+    find_run,
+    paired_bootstrap,
+    scorability,
+)
 from .results import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 
 __all__ = [
@@ -73,6 +86,7 @@ REGRESSION_COLUMNS = ("id", "question", "baseline", "new", "change")
 
 _TITLES = {"cus": "CUS", "gold_sim": "GoldSim", "ctx_sim": "CtxSim", "s3kg": "S3KG"}
 _SHOWN = 10
+_COMPONENTS = ("gold_s_wl", "gold_s_sbert", "ctx_s_wl", "ctx_s_sbert")
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,9 @@ class CheckSettings:
         How many answers (pair rows) may become unscorable.
     confidence, resamples, seed
         The paired bootstrap's two-sided confidence level, resamples and seed.
+    allow_missing
+        Leave out the questions (pair rows) of the baseline the new run (file) lacks; by
+        default each counts against it as unscorable (``missing``).
     """
 
     max_drop: float = 0.02
@@ -105,6 +122,7 @@ class CheckSettings:
     confidence: float = 0.95
     resamples: int = 9999
     seed: int = 0
+    allow_missing: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_drop", "max_gold_drop", "max_ctx_drop"):
@@ -226,9 +244,27 @@ class CheckResult:
         return out
 
 
-def _drop_gate(name: str, title: str, diff: PairedDifference, allowed: float) -> Gate:
+def _nan_gate(name: str, title: str, rule: str, nan_ids: list[str]) -> Gate:
+    shown = ", ".join(nan_ids[:5]) + (f" and {len(nan_ids) - 5} more" if len(nan_ids) > 5 else "")
+    return Gate(
+        name,
+        title,
+        False,
+        f"not a number: {len(nan_ids)} stored scores hold NaN",
+        rule + ", or the measure is not a number",
+        f"NaN in the stored scores of {shown}: the database is damaged or was written by "
+        "hand; score these answers again",
+        math.nan,
+    )
+
+
+def _drop_gate(
+    name: str, title: str, diff: PairedDifference, allowed: float, nan_ids: list[str] | None = None
+) -> Gate:
     level = f"{diff.confidence:.0%}"
     rule = f"the whole {level} interval is below -{allowed:g} (a drop larger than {allowed:g})"
+    if nan_ids or not math.isfinite(diff.difference):
+        return _nan_gate(name, title, rule, nan_ids or ["the compared answers"])
     if diff.method == "none":
         measured = f"{diff.difference:+.4f} on one question (no interval)"
         return Gate(
@@ -266,14 +302,16 @@ def _min_gate(name: str, title: str, mean: float, n: str, least: float) -> Gate:
     )
 
 
-def _unscorable_gate(name: str, title: str, lost: pd.DataFrame, of: int, most: int) -> Gate:
+def _unscorable_gate(
+    name: str, title: str, lost: pd.DataFrame, of: int, most: int, among: str = "shared"
+) -> Gate:
     shown = "; ".join(f"{r.id}: {r.new}" for r in lost.head(5).itertuples())
     more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
     return Gate(
         name,
         title,
         len(lost) <= most,
-        f"{len(lost)} of {of} shared",
+        f"{len(lost)} of {of} {among}",
         f"more than {most} become unscorable",
         (shown + more) if shown else "",
         float(len(lost)),
@@ -334,6 +372,7 @@ def check_runs(
             resamples=settings.resamples,
             seed=settings.seed,
         )
+        nan_ids = _nan_questions(store, comparison)
         for metric in ("cus", "gold_sim", "ctx_sim"):
             gates.append(
                 _drop_gate(
@@ -341,6 +380,7 @@ def check_runs(
                     f"{_TITLES[metric]} drop",
                     comparison.differences[metric],
                     settings.allowed_drop(metric),
+                    nan_ids[metric],
                 )
             )
         new_run, resolved = comparison.new, comparison.signature
@@ -360,28 +400,52 @@ def check_runs(
                 f"run {new_run.label()} has no score under signature {resolved}; score it "
                 "(`s3kg score`) or pass --signature"
             )
-        gates.append(
-            _min_gate(
-                "min_cus",
-                "Mean CUS",
-                float(mine["cus"].mean()),
-                f"{len(mine)} scored answers",
-                settings.min_cus,
+        broken = mine[mine[list(_COMPONENTS)].isna().any(axis=1)]
+        if not broken.empty:
+            with store.connect() as con:
+                texts = queries.item_texts(con)
+            names = texts.set_index("item_id")["ext_id"].astype(str)
+            gates.append(
+                _nan_gate(
+                    "min_cus",
+                    "Mean CUS",
+                    f"the mean is below {settings.min_cus:g}",
+                    sorted(str(names.get(i, i)) for i in broken["item_id"]),
+                )
             )
-        )
+        else:
+            gates.append(
+                _min_gate(
+                    "min_cus",
+                    "Mean CUS",
+                    float(mine["cus"].mean()),
+                    f"{len(mine)} scored answers",
+                    settings.min_cus,
+                )
+            )
     facts = [("new run", new_run.label())]
     regressions = pd.DataFrame(columns=list(REGRESSION_COLUMNS))
     unscorable = pd.DataFrame(columns=["id", "question", "baseline", "new"])
     if comparison is not None:
         lost = comparison.unscorable.rename(columns={"ext_id": "id"})
-        answered = _answered_both(store, comparison)
+        answered, missing, in_baseline = _answered(store, comparison)
+        if settings.allow_missing:
+            of, among = answered, "shared"
+        else:
+            lost = (
+                pd.concat([lost, missing], ignore_index=True)
+                .sort_values("item_id", kind="stable")
+                .reset_index(drop=True)
+            )
+            of, among = in_baseline, "in the baseline"
         gates.append(
             _unscorable_gate(
                 "new_unscorable",
                 "Answers that became unscorable",
                 lost,
-                answered,
+                of,
                 settings.max_new_unscorable,
+                among,
             )
         )
         facts += [
@@ -415,14 +479,54 @@ def check_runs(
     )
 
 
-def _answered_both(store: Store, comparison: RunComparison) -> int:
+def _answered(store: Store, comparison: RunComparison) -> tuple[int, pd.DataFrame, int]:
+    """The questions both runs answered, those missing and those the baseline answered.
+
+    The missing are the questions scorable in the baseline the new run did not answer
+    (``item_id, id, question, baseline, new``, ``new`` being ``missing``).
+    """
+    ids = [comparison.baseline.run_id, comparison.new.run_id]
     with store.connect() as con:
-        statuses = queries.answer_statuses(con, None)
-    per_run = [
-        set(statuses.loc[statuses["run_id"] == run.run_id, "item_id"])
-        for run in (comparison.baseline, comparison.new)
+        statuses = queries.answer_statuses(con, comparison.signature)
+        components = queries.scored_components(con, comparison.signature, ids)
+        texts = queries.item_texts(con)
+    statuses = statuses[statuses["run_id"].isin(ids)].reset_index(drop=True)
+    old = statuses[statuses["run_id"] == comparison.baseline.run_id]
+    new_items = set(statuses.loc[statuses["run_id"] == comparison.new.run_id, "item_id"])
+    why = scorability(old.reset_index(drop=True), components)
+    gone = old.reset_index(drop=True)[
+        why.isna().to_numpy() & ~old["item_id"].isin(new_items).to_numpy()
     ]
-    return len(per_run[0] & per_run[1])
+    gone = gone[["item_id"]].merge(
+        texts[["item_id", "ext_id", "question"]], on="item_id", how="left"
+    )
+    missing = pd.DataFrame(
+        {
+            "item_id": gone["item_id"].astype(int),
+            "id": gone["ext_id"].astype(str),
+            "question": gone["question"].fillna("").astype(str),
+            "baseline": None,
+            "new": "missing",
+        }
+    )
+    answered_old = set(old["item_id"])
+    return len(answered_old & new_items), missing, len(answered_old)
+
+
+def _nan_questions(store: Store, comparison: RunComparison) -> dict[str, list[str]]:
+    """Per score, the questions compared whose stored components (of either run) hold NaN."""
+    ids = [comparison.baseline.run_id, comparison.new.run_id]
+    with store.connect() as con:
+        components = queries.scored_components(con, comparison.signature, ids)
+    shared = comparison.deltas[["item_id", "ext_id"]]
+    rows = components.merge(shared, on="item_id")
+    gold = rows[["gold_s_wl", "gold_s_sbert"]].isna().any(axis=1)
+    ctx = rows[["ctx_s_wl", "ctx_s_sbert"]].isna().any(axis=1)
+
+    def named(mask: pd.Series) -> list[str]:
+        return sorted(set(rows.loc[mask, "ext_id"].astype(str)))
+
+    return {"gold_sim": named(gold), "ctx_sim": named(ctx), "cus": named(gold | ctx)}
 
 
 def _bootstrap_fact(settings: CheckSettings) -> tuple[str, str]:
@@ -431,6 +535,12 @@ def _bootstrap_fact(settings: CheckSettings) -> tuple[str, str]:
         f"paired, {settings.resamples} resamples, seed {settings.seed}, "
         f"{settings.confidence:.0%} intervals",
     )
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """``text`` for a one-line message: unprintable characters as U+FFFD, at most ``limit``."""
+    clean = "".join(c if c.isprintable() else "\ufffd" for c in text[: limit + 1])
+    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
 
 
 def read_pair_scores(path: str | Path) -> pd.DataFrame:
@@ -443,7 +553,8 @@ def read_pair_scores(path: str | Path) -> pd.DataFrame:
     ------
     InputFormatError
         If the file cannot be read, lacks ``id``, ``s3kg`` or ``status``, has no rows, or a
-        score is not a number.
+        score is not a number in [0, 1]. Text from the file is shown printable, at most 80
+        characters.
 
     Examples
     --------
@@ -460,7 +571,7 @@ def read_pair_scores(path: str | Path) -> pd.DataFrame:
     if missing:
         raise InputFormatError(
             f"{path.name}: not an `s3kg pairs score` output: no {', '.join(missing)} column; "
-            f"found {', '.join(table.header) or 'none'}"
+            f"found {_shown(', '.join(table.header)) or 'none'}"
         )
     if not table.rows:
         raise InputFormatError(f"{path.name}: no rows to check")
@@ -472,11 +583,16 @@ def read_pair_scores(path: str | Path) -> pd.DataFrame:
             score = float(row.cells["s3kg"] or "")
         except ValueError:
             raise InputFormatError(
-                f"{path.name}: row {row.number} (id {pair_id!r}): s3kg {row.cells['s3kg']!r} "
-                "is not a number"
+                f"{path.name}: row {row.number} (id {_shown(repr(pair_id))}): s3kg "
+                f"{_shown(repr(row.cells['s3kg']))} is not a number"
             ) from None
         if not math.isfinite(score):
             raise InputFormatError(f"{path.name}: row {row.number}: s3kg {score} is not finite")
+        if not 0.0 <= score <= 1.0:
+            raise InputFormatError(
+                f"{path.name}: row {row.number} (id {_shown(repr(pair_id))}): s3kg {score:g} is "
+                "outside [0, 1]: not an `s3kg pairs score` output"
+            )
         records.append((pair_id, seen[pair_id], score, (row.cells["status"] or "").strip()))
         seen[pair_id] += 1
     return pd.DataFrame(records, columns=["id", "occurrence", "s3kg", "status"])
@@ -522,7 +638,15 @@ def check_pairs(
             seed=settings.seed,
         )
         gates.append(_drop_gate("s3kg_drop", "S3KG drop", diff, settings.max_drop))
-        lost = both[(both["status_a"] == "ok") & (both["status_b"] != "ok")]
+        # in the baseline's order; a row the new file lacks is "missing" (or left out)
+        rows = old_rows.merge(new_rows, on=["id", "occurrence"], how="left", suffixes=("_a", "_b"))
+        if settings.allow_missing:
+            rows = rows[rows["status_b"].notna()]
+            of, among = len(both), "shared"
+        else:
+            rows = rows.assign(status_b=rows["status_b"].fillna("missing"))
+            of, among = len(old_rows), "in the baseline"
+        lost = rows[(rows["status_a"] == "ok") & (rows["status_b"] != "ok")]
         unscorable = pd.DataFrame(
             {
                 "id": lost["id"],
@@ -536,8 +660,9 @@ def check_pairs(
                 "new_failed",
                 "Pairs that became unscorable",
                 unscorable,
-                len(both),
+                of,
                 settings.max_new_unscorable,
+                among,
             )
         )
         regressions = _regressions(

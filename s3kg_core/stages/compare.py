@@ -12,6 +12,7 @@ the baseline could score that the new run cannot. The dashboard's Run comparison
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
@@ -262,16 +263,21 @@ def paired_bootstrap(
         from scipy import stats  # here: the dashboard imports this module, rarely this function
 
         for method in ("BCa", "percentile"):
-            result = stats.bootstrap(
-                (diff,),
-                np.mean,
-                vectorized=True,
-                n_resamples=resamples,
-                batch=max(1, _BATCH_CELLS // a.size),
-                confidence_level=confidence,
-                method=method,
-                rng=np.random.default_rng(seed),
-            )
+            # a degenerate BCa (ties, NaN) is no news to the user: its NaN interval moves on to
+            # the percentile one below; scipy's DegenerateDataWarning would reach stderr
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = stats.bootstrap(
+                    (diff,),
+                    np.mean,
+                    vectorized=True,
+                    n_resamples=resamples,
+                    batch=max(1, _BATCH_CELLS // a.size),
+                    confidence_level=confidence,
+                    method=method,
+                    rng=np.random.default_rng(seed),
+                )
             low, high = (float(v) for v in result.confidence_interval)
             if math.isfinite(low) and math.isfinite(high):
                 break
