@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import OutputError
 
-__all__ = ["not_replaceable", "replacing"]
+__all__ = ["not_replaceable", "replacing", "write_failure"]
 
 
 def not_replaceable(path: str | Path) -> str | None:
@@ -122,3 +122,43 @@ def replacing(path: str | Path) -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+_CAUSES = (
+    ("No space left on device", "the disk is full (No space left on device)"),
+    ("Disk quota exceeded", "the disk quota is exceeded"),
+    ("Read-only file system", "its file system is read-only"),
+)
+
+
+def write_failure(out: str | Path, exc: BaseException) -> OutputError:
+    """The one-line error of an output the system refused to write (``OSError`` or DuckDB's).
+
+    DuckDB writes Parquet itself and raises its own ``IOException`` on a full disk; this gives
+    it the words of an ``OSError``: the file, the cause, that a file there is unchanged and
+    what to do.
+
+    Examples
+    --------
+    >>> str(write_failure("r.parquet", RuntimeError(
+    ...     'IO Error: Could not write file "r.parquet": No space left on device')))
+    'cannot write r.parquet: the disk is full (No space left on device); a file that was there is unchanged: free space on its disk (or write to another), then rerun'
+    >>> str(write_failure("r.csv", OSError(13, "Permission denied")))
+    'cannot write r.csv: Permission denied; a file that was there is unchanged'
+    """  # noqa: E501
+    text = str(exc)
+    for needle, cause in _CAUSES:
+        if needle in text:
+            advice = (
+                "free space on its disk (or write to another), then rerun"
+                if "disk" in cause
+                else "write to a folder on a writable disk"
+            )
+            return OutputError(
+                f"cannot write {out}: {cause}; a file that was there is unchanged: {advice}"
+            )
+    if isinstance(exc, OSError) and exc.strerror:
+        first = exc.strerror
+    else:
+        first = text.splitlines()[0] if text else type(exc).__name__
+    return OutputError(f"cannot write {out}: {first}; a file that was there is unchanged")

@@ -15,6 +15,9 @@ stage meets them the same way, per row, never by failing the whole run:
   :data:`MAX_TRIPLES` triples of a text (marked ``truncated``) and drops a triple with a label
   over the limit (counted as dropped).
 
+A **file** a command reads whole (an annotation import) larger than :data:`MAX_IMPORT_BYTES`
+is refused before it is read, with the limit in the message.
+
 The limits are far above what real inputs hold: the S3KG authors' released QA runs and pair
 sets have at most 246 triples per KG, 337 characters per label and 8,314 per text; the demo's
 texts at most 831 characters.
@@ -33,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "MAX_IMPORT_BYTES",
     "MAX_LABEL_CHARS",
     "MAX_TEXT_CHARS",
     "MAX_TRIPLES",
@@ -48,6 +52,10 @@ MAX_TRIPLES = 10_000
 
 MAX_LABEL_CHARS = 1_000
 """Characters of one head, relation or tail label; a KG with a longer one is not compared."""
+
+MAX_IMPORT_BYTES = 64_000_000
+"""Bytes of a file read whole (an annotation import: about 150,000 verdicts); a larger one is
+refused before it is read (a 95 MB JSONL import took 1.33 GB)."""
 
 OVERSIZED = "oversized"
 """The status stem of a KG past :data:`MAX_TRIPLES` or :data:`MAX_LABEL_CHARS`."""

@@ -140,7 +140,7 @@ def test_a_file_with_a_bad_row_adds_nothing(annotated, blank, tmp_path):
     [
         ({"verdict": "maybe"}, "row 1: verdict 'maybe'"),
         ({"role": "boss"}, "row 1: role 'boss'"),
-        ({"gold_triple": ["a", "b"]}, "row 1: gold_triple is not three strings"),
+        ({"gold_triple": ["a", "b"]}, "row 1: gold_triple must be three strings"),
         ({"run_id": 99}, "row 1: this database has no answer of run 99"),
         ({"ext_id": "elsewhere"}, "row 1: run 1 item 1 is toy/q0 here but toy/elsewhere"),
     ],
@@ -191,3 +191,194 @@ def test_the_download_bytes_are_the_exported_file(annotated, blank, tmp_path, fm
     shutil.copy(blank, target.path)
     assert import_verdicts(target, downloaded).added == 9
     assert export_frame(target).equals(export_frame(annotated))
+
+
+# -- issue 44, items 5, 6 and 10: malformed and crafted imports ----------------------------------
+
+
+def _export_lines(annotated, tmp_path) -> list[dict]:
+    out = tmp_path / "full.jsonl"
+    export_verdicts(annotated, out)
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def _write_jsonl(path, records) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
+def _fresh(blank, tmp_path) -> Store:
+    target = Store(tmp_path / "t.duckdb")
+    shutil.copy(blank, target.path)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"gold_triple": "not json"}, r"row 1: gold_triple is not JSON"),
+        ({"gold_triple": 5}, r"row 1: gold_triple must be three strings; got 5"),
+        ({"gold_triple": [1, 2, 3]}, r"row 1: gold_triple must be three strings"),
+        ({"gold_extracted": [["a", "b"]]}, r"row 1: gold_extracted must be a list of triples"),
+        ({"run_id": 10**30}, r"row 1: run_id 1000000000000000000000000000000 is not an id"),
+        ({"run_id": -1}, r"row 1: run_id -1 is not an id"),
+        ({"created_at": "soon"}, r"row 1: created_at soon is not a time"),
+        ({"uid": None}, r"row 1: uid is needed"),
+        ({"uid": ""}, r"row 1: uid is needed"),
+        ({"annotator": 7}, r"row 1: annotator 7 is not a text"),
+        ({"gold_triple": ["a" * 1001, "r", "b"]}, r"row 1: gold_triple holds a label of 1,001"),
+    ],
+)
+def test_malformed_cells_are_one_line_errors(annotated, tmp_path, change, message):
+    # regression: JSONDecodeError, TypeError and ConversionException tracebacks
+    first = {**_export_lines(annotated, tmp_path)[0], **change}
+    out = tmp_path / "log.jsonl"
+    _write_jsonl(out, [first])
+    with pytest.raises(InputFormatError, match=message):
+        import_verdicts(annotated, out)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("[1, 2, 3]", "line 1 is not a JSON object"),
+        ("null", "line 1 is not a JSON object"),
+        ('{"a": ' * 100_000, "line 1 is nested too deeply"),
+        ("{nope", "line 1 is not JSON"),
+    ],
+    ids=["list", "null", "deep", "broken"],
+)
+def test_lines_that_are_no_json_object_are_named(annotated, tmp_path, line, message):
+    # regression: TypeError / RecursionError tracebacks
+    out = tmp_path / "log.jsonl"
+    out.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match=message):
+        import_verdicts(annotated, out)
+
+
+def test_a_deeply_nested_triple_in_csv_is_named(annotated, tmp_path):
+    out = tmp_path / "log.csv"
+    export_verdicts(annotated, out)
+    frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+    frame.loc[0, "gold_triple"] = "[" * 100_000
+    frame.to_csv(out, index=False)
+    with pytest.raises(InputFormatError, match="row 1: gold_triple is nested too deeply"):
+        import_verdicts(annotated, out)
+
+
+def test_a_parquet_triple_of_text_is_named(annotated, tmp_path):
+    # regression: a Parquet file whose triple column is a string (not a list)
+    from s3kg_core.store.connection import open_duckdb
+
+    out = tmp_path / "log.parquet"
+    export_verdicts(annotated, out)
+    con = open_duckdb()
+    target = str(tmp_path / "strings.parquet")
+    con.execute(
+        f"COPY (SELECT * REPLACE ('abc' AS gold_triple) FROM read_parquet('{out}')) "
+        f"TO '{target}' (FORMAT parquet)"
+    )
+    con.close()
+    with pytest.raises(InputFormatError, match="row 1: gold_triple is not JSON"):
+        import_verdicts(annotated, target)
+
+
+def test_a_file_past_the_import_limit_is_refused_before_it_is_read(
+    annotated, tmp_path, monkeypatch
+):
+    import s3kg_core.annotation.exchange as exchange
+
+    out = tmp_path / "log.jsonl"
+    export_verdicts(annotated, out)
+    monkeypatch.setattr(exchange, "MAX_IMPORT_BYTES", out.stat().st_size - 1)
+    with pytest.raises(InputFormatError, match="an import takes at most"):
+        import_verdicts(annotated, out)
+
+
+def test_an_undo_of_another_persons_decision_is_refused(annotated, blank, tmp_path):
+    # regression (item 6): an `undo` by mallory replacing bob's row left bob two verdicts
+    rows = _export_lines(annotated, tmp_path)
+    victim = next(r for r in rows if r["annotator"] == "ann" and r["verdict"] == "confirm")
+    forged = {**victim, "uid": "forged", "annotator": "mallory", "verdict": "undo",
+              "replaces_uid": victim["uid"], "created_at": "2099-01-01T00:00:00"}  # fmt: skip
+    out = tmp_path / "log.jsonl"
+    _write_jsonl(out, [*rows, forged])
+    target = _fresh(blank, tmp_path)
+    with pytest.raises(InputFormatError, match="another person's decision or another pair's"):
+        import_verdicts(target, out)
+    assert export_frame(target).empty  # nothing written
+
+
+def test_an_undo_against_a_row_only_in_the_database_is_refused_too(annotated, tmp_path):
+    rows = _export_lines(annotated, tmp_path)
+    victim = next(r for r in rows if r["annotator"] == "ann" and r["verdict"] == "confirm")
+    forged = {**victim, "uid": "forged2", "annotator": "mallory", "verdict": "undo",
+              "replaces_uid": victim["uid"]}  # fmt: skip
+    out = tmp_path / "one.jsonl"
+    _write_jsonl(out, [forged])
+    with pytest.raises(InputFormatError, match="another person's decision or another pair's"):
+        import_verdicts(annotated, out)
+
+
+def test_a_row_replacing_one_only_in_the_database_is_imported(annotated, blank, tmp_path):
+    # regression (item 6): refused with the false "neither in the file nor in the database"
+    rows = _export_lines(annotated, tmp_path)
+    target = _fresh(blank, tmp_path)
+    head = tmp_path / "head.jsonl"
+    _write_jsonl(head, rows[:2])
+    assert import_verdicts(target, head).added == 2
+    tail = tmp_path / "tail.jsonl"
+    _write_jsonl(tail, rows[2:])  # row 3 replaces row 1, which only the database holds now
+    assert rows[2]["replaces_uid"] == rows[0]["uid"]
+    report = import_verdicts(target, tail)
+    assert (report.added, report.known) == (len(rows) - 2, 0)
+    assert _compare(export_frame(target)).equals(_compare(export_frame(annotated)))
+
+
+def test_rows_without_a_uid_or_sharing_one_are_refused(annotated, blank, tmp_path):
+    # regression (item 6): two null uids read "1 added, 1 already there" and lost a decision
+    rows = _export_lines(annotated, tmp_path)
+    first, other = rows[0], {**rows[3], "uid": rows[0]["uid"]}
+    out = tmp_path / "twice.jsonl"
+    _write_jsonl(out, [first, other])
+    target = _fresh(blank, tmp_path)
+    with pytest.raises(InputFormatError, match=r"row 2: uid .* is also row 1's"):
+        import_verdicts(target, out)
+    _write_jsonl(out, [{**first, "uid": None}, {**rows[3], "uid": None}])
+    with pytest.raises(InputFormatError, match="row 1: uid is needed"):
+        import_verdicts(target, out)
+    assert export_frame(target).empty
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"role": "adjudicator", "verdict": "skip"}, "an adjudicator gives a label"),
+        ({"verdict": "undo", "replaces_uid": None}, "an undo names the row it undoes"),
+        ({"annotator": "ann\u202e"}, "U\\+202E"),
+    ],
+)
+def test_rows_follow_the_pages_rules(annotated, blank, tmp_path, change, message):
+    # regression (item 6): role adjudicator with skip was accepted; the API refuses it
+    first = {**_export_lines(annotated, tmp_path)[0], "replaces_uid": None, **change}
+    out = tmp_path / "log.jsonl"
+    _write_jsonl(out, [first])
+    with pytest.raises(InputFormatError, match=message):
+        import_verdicts(_fresh(blank, tmp_path), out)
+
+
+def test_a_parquet_export_on_a_full_disk_is_one_line(annotated, tmp_path, monkeypatch):
+    # regression (issue 44, item 5): DuckDB's IOException, not the project's one line
+    import duckdb
+
+    from s3kg_core.store import annotation_queries
+
+    def disk_full(con, frame, path):
+        raise duckdb.IOException(
+            f'IO Error: Could not write file "{path}": No space left on device'
+        )
+
+    monkeypatch.setattr(annotation_queries, "copy_export_to_parquet", disk_full)
+    out = tmp_path / "log.parquet"
+    with pytest.raises(OutputError, match=r"the disk is full \(No space left on device\); a file"):
+        export_verdicts(annotated, out)
+    assert not out.exists()

@@ -165,3 +165,26 @@ def test_bad_requests_are_one_line_errors(annotated, blank, tmp_path):
         assert len(aq.tasks(con)) == 1
     usage = _invoke("annotate", "assign", "--db", path, "--annotators", " , ")
     assert usage.exit_code == 2 and "at least one name" in usage.output
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"uid": "u", "gold_triple": "nope"}', "line 1"),
+        ("[1, 2, 3]", "line 1 is not a JSON object"),
+        ('{"a": ' * 100_000, "line 1 is nested too deeply"),
+    ],
+    ids=["no-columns", "list", "deep"],
+)
+def test_a_bad_import_is_one_line_and_exit_2(blank, tmp_path, line, message):
+    # regression (issue 44, item 5): tracebacks (TypeError, RecursionError), exit 1
+    out = tmp_path / "bad.jsonl"
+    out.write_text(line + "\n", encoding="utf-8")
+    target = tmp_path / "t.duckdb"
+    shutil.copy(blank, target)
+    result = _invoke("annotations", "import", out, "--db", target)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    if message != "line 1":
+        assert message in lines[0]

@@ -44,3 +44,58 @@ def test_it_becomes_streamlit_with_the_database_set(
     assert env["S3KG_DB"] == str(tmp_path / "cache" / "demo.duckdb")
     assert (tmp_path / "cache").is_dir()  # the demo's folder exists for the build
     assert "http://127.0.0.1:8777" in result.output
+
+
+@pytest.fixture
+def read_only_disk(tmp_path):
+    """A read-only tmpfs mounted for the test (root only); skips where mounting is not allowed."""
+    import subprocess
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs here: {mounted.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        (
+            ["--db", "{ro}/sub/x.duckdb"],
+            {},
+            "Error: cannot make the database folder {ro}/sub: Read-only file system; name a "
+            "database in a folder you can write (--db or $S3KG_DB)",
+        ),
+        (
+            ["--db", "{ro}/x.duckdb"],
+            {},
+            "Error: cannot build the database {ro}/x.duckdb on the first start: its folder {ro} "
+            "is not writable; name a database in a folder you can write (--db or $S3KG_DB)",
+        ),
+        (
+            ["--demo"],
+            {"S3KG_CACHE_DIR": "{ro}/cache"},
+            "Error: cannot make the database folder {ro}/cache: Read-only file system; name a "
+            "database in a folder you can write ($S3KG_CACHE_DIR)",
+        ),
+    ],
+    ids=["missing-folder", "read-only-folder", "demo-cache"],
+)
+def test_a_first_start_on_a_read_only_disk_is_one_line(
+    read_only_disk, monkeypatch, args, env, expected
+) -> None:
+    """Regression (issue 44, item 5): ``OSError: [Errno 30]`` with a traceback."""
+    calls: list[object] = []
+    monkeypatch.setattr(os, "execve", lambda *a: calls.append(a))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value.format(ro=read_only_disk))
+    argv = [a.format(ro=read_only_disk) for a in args]
+    result = CliRunner().invoke(cli, ["dashboard", *argv, "--port", "8777"])
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines() == [expected.format(ro=read_only_disk)]
+    assert not calls  # Streamlit never started

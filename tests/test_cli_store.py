@@ -441,10 +441,37 @@ def test_an_export_that_fails_midway_leaves_the_previous_file_whole(tmp_path, mi
     assert getattr(owner, name) is real
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert _one_line_error(result) == (
-        f"Error: cannot write {out}: No space left on device; a file that was there is unchanged"
+        f"Error: cannot write {out}: the disk is full (No space left on device); a file that "
+        "was there is unchanged: free space on its disk (or write to another), then rerun"
     )
     assert out.read_bytes() == before
     assert sorted(p.name for p in out.parent.iterdir()) == [out.name]  # no temporary left
+
+
+def test_a_parquet_export_on_a_full_disk_is_one_line(tmp_path, minilm, monkeypatch):
+    # Regression (issue 44, item 5): DuckDB's own IOException reached the user as a traceback
+    import duckdb
+
+    from s3kg_core.store import queries
+
+    db = tmp_path / "db.duckdb"
+    build_store(db, models=("model-a",), n_items=2, n_triples=2)
+    assert _invoke("score", "--db", db).exit_code == 0
+    out = tmp_path / "results.parquet"
+
+    def disk_full(con, path):
+        raise duckdb.IOException(
+            f'IO Error: Could not write file "{path}": No space left on device'
+        )
+
+    monkeypatch.setattr(queries, "copy_results_to_parquet", disk_full)
+    result = _invoke("export", "--db", db, "--format", "parquet", "--out", out)
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert _one_line_error(result) == (
+        f"Error: cannot write {out}: the disk is full (No space left on device); a file that "
+        "was there is unchanged: free space on its disk (or write to another), then rerun"
+    )
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["db.duckdb"]
 
 
 @pytest.mark.parametrize(

@@ -955,3 +955,14 @@ def test_a_run_is_renamed_in_place_and_bad_names_are_refused(tmp_path):
     with store.connect() as con:
         shown = queries.run_overview(con)[["run_id", "model"]].values.tolist()
     assert shown == [[run, "<b>mine</b> v2"]]
+
+
+def test_a_database_folder_that_cannot_be_made_is_one_database_error(small_disk):
+    """Regression (issue 44, item 5): ``OSError: [Errno 30]`` from mkdir, with a traceback."""
+    import subprocess
+
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    db = small_disk / "sub" / "runs.duckdb"
+    read_only = r"its file system is read-only"
+    with pytest.raises(DatabaseError, match=read_only), Store(db).transaction() as con:
+        Store.ensure_dataset(con, "toy")

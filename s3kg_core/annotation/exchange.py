@@ -32,13 +32,14 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from ..atomic import replacing
-from ..errors import InputFormatError, OutputError, S3KGError
+from ..atomic import replacing, write_failure
+from ..errors import AnnotationError, InputFormatError, OutputError, S3KGError
+from ..limits import MAX_IMPORT_BYTES, MAX_LABEL_CHARS, kg_problem
 from ..store import annotation_queries as aq
 from ..store.connection import open_duckdb
 from ..store.store import Store
-from ..tables import FORMULA_STARTS
-from .log import CATEGORIES, ROLES, VERDICTS, Triple3
+from ..tables import FORMULA_STARTS, loads_json, read_jsonl_records
+from .log import CATEGORIES, ROLES, VERDICTS, Decision, Triple3
 from .names import normalize_annotator
 from .tasks import extracted_forms
 
@@ -72,6 +73,7 @@ _REQUIRED = ("uid", "created_at", "annotator", "role", "run_id", "item_id", "ver
 _JSON_COLUMNS = ("gold_triple", "answer_triple", "gold_extracted", "answer_extracted")
 _FORMULA = FORMULA_STARTS  # the project's one rule (s3kg_core.tables), made reversible here
 _ACTS = (*VERDICTS, "withdraw", "undo")
+_MAX_ID = 2**31 - 1  # DuckDB's INTEGER, the log's run, item and task ids
 
 
 def csv_cell(value: Any) -> Any:
@@ -227,10 +229,8 @@ def export_verdicts(store: Store, out: str | Path, *, fmt: str | None = None) ->
     try:
         with replacing(path) as tmp:
             _write(frame, tmp, fmt)
-    except OSError as exc:
-        raise OutputError(
-            f"cannot write {out}: {exc.strerror or exc}; a file that was there is unchanged"
-        ) from exc
+    except (OSError, duckdb.Error) as exc:  # DuckDB writes Parquet: its IOException too
+        raise write_failure(out, exc) from exc
     return len(frame)
 
 
@@ -255,28 +255,46 @@ def export_bytes(store: Store, fmt: str) -> bytes:
 def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
     """Read an export back as a frame of its columns (triples as tuples, times as datetimes).
 
+    JSON lines are read with the project's one JSONL reader (:func:`~s3kg_core.tables.
+    read_jsonl_records`: a line that is not a JSON object is named, integers are read exactly);
+    a triple cell (JSON text in CSV) with :func:`~s3kg_core.tables.loads_json`. A file larger
+    than :data:`~s3kg_core.limits.MAX_IMPORT_BYTES` is refused before it is read.
+
     Raises
     ------
     InputFormatError
-        If the file cannot be read or lacks a required column.
+        If the file is too large or cannot be read, lacks a required column, or a triple is
+        not JSON text or a list of strings (the message names the row).
     """
     path = Path(path)
     fmt = _format_of(path, fmt)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if size > MAX_IMPORT_BYTES:
+        raise InputFormatError(
+            f"{path} holds {size / 1e6:,.0f} MB; an import takes at most "
+            f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB: export the log by task or run, or split the file"
+        )
     try:
         if fmt == "csv":
             frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
             frame = frame.map(uncsv_cell)
         elif fmt == "jsonl":
-            with path.open(encoding="utf-8") as fh:
-                frame = pd.DataFrame([json.loads(line) for line in fh if line.strip()])
+            table = read_jsonl_records(path, what="annotation export ")
+            frame = pd.DataFrame([row.cells for row in table.rows], columns=list(table.header))
         else:
             mem = open_duckdb()
             try:
                 frame = aq.read_parquet_frame(mem, path)
             finally:
                 mem.close()
+    except InputFormatError:
+        raise
     except (OSError, ValueError, duckdb.Error) as exc:
-        raise InputFormatError(f"cannot read {path} as {fmt}: {exc}") from exc
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputFormatError(f"cannot read {path} as {fmt}: {first}") from exc
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if missing:
         raise InputFormatError(
@@ -285,33 +303,100 @@ def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
     frame = frame.astype(object).where(frame.notna(), None)
     for name in _JSON_COLUMNS:
         if name in frame.columns:
-            frame[name] = [_triples(name, v) for v in frame[name]]
+            frame[name] = [
+                _triples(n, name, v) for n, v in enumerate(frame[name].tolist(), start=1)
+            ]
     return frame
 
 
-def _triples(name: str, value: Any) -> Any:
+def _triples(n: int, name: str, value: Any) -> Any:
+    """A triple (``*_triple``) or a list of triples (``*_extracted``) of row ``n``, checked."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None if name.endswith("_triple") else ()
     if isinstance(value, str):
-        value = json.loads(value)
-    if name.endswith("_triple"):
-        return tuple(str(x) for x in value)
-    return tuple(tuple(str(x) for x in t) for t in value)
+        try:
+            value = loads_json(value)
+        except InputFormatError as exc:
+            raise InputFormatError(f"row {n}: {name} is {exc}") from exc
+    if hasattr(value, "tolist"):  # a NumPy array from Parquet
+        value = value.tolist()
+    single = name.endswith("_triple")
+    problem = (
+        f"row {n}: {name} must be "
+        + ("three strings" if single else "a list of triples (three strings each)")
+        + f"; got {_short(value)}"
+    )
+    triples = [value] if single else value
+    if not isinstance(triples, list | tuple):
+        raise InputFormatError(problem)
+    out = []
+    for triple in triples:
+        if hasattr(triple, "tolist"):
+            triple = triple.tolist()
+        if not isinstance(triple, list | tuple) or len(triple) != 3:
+            raise InputFormatError(problem)
+        if not all(isinstance(x, str) for x in triple):
+            raise InputFormatError(problem)
+        out.append(tuple(triple))
+    if (too_big := kg_problem(out)) is not None:
+        raise InputFormatError(f"row {n}: {name} holds {too_big}")
+    return out[0] if single else tuple(out)
 
 
-def _int(value: Any) -> int | None:
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` (a text as it is) for a one-line message: printable, ``limit`` at most."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except (RecursionError, ValueError):
+        text = type(value).__name__
+    text = "".join(c if c.isprintable() else "\ufffd" for c in text[: limit + 1])
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _int(name: str, value: Any) -> int | None:
+    """An id cell: a whole number in DuckDB's INTEGER range, or ``None`` when empty."""
     if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
         return None
-    return int(value)
+    try:
+        number = int(value) if not isinstance(value, bool | float) else None
+        if isinstance(value, float) and value.is_integer():
+            number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        number = None
+    if number is None or not 0 <= number <= _MAX_ID:
+        raise InputFormatError(
+            f"{name} {_short(value)} is not an id (a whole number from 0 to {_MAX_ID:,})"
+        )
+    return number
 
 
 def _time(value: Any) -> datetime:
     """A time as the log keeps it: naive UTC (a time with a zone is converted)."""
-    stamp = pd.Timestamp(value)
+    try:
+        stamp = pd.Timestamp(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InputFormatError(f"created_at {_short(value)} is not a time") from exc
+    if stamp is pd.NaT or not isinstance(stamp, pd.Timestamp):
+        raise InputFormatError(f"created_at {_short(value)} is not a time")
     if stamp.tzinfo is not None:
         stamp = stamp.tz_convert("UTC").tz_localize(None)
     result: datetime = stamp.to_pydatetime()
     return result
+
+
+def _text(name: str, value: Any, *, required: bool = False) -> str | None:
+    """A text cell, or ``None`` when empty; too long or not text is an error."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
+        if required:
+            raise InputFormatError(f"{name} is needed (a non-empty text)")
+        return None
+    if not isinstance(value, str):
+        raise InputFormatError(f"{name} {_short(value)} is not a text")
+    if len(value) > MAX_LABEL_CHARS:
+        raise InputFormatError(
+            f"{name} has {len(value):,} characters (the limit is {MAX_LABEL_CHARS:,})"
+        )
+    return value
 
 
 class ImportReport:
@@ -335,34 +420,41 @@ class ImportReport:
 
 
 def _checked_row(n: int, record: Mapping[str, Any]) -> dict[str, Any]:
-    """A file row as a log row, or a one-line error naming the row."""
+    """A file row as a log row, or a one-line error naming the row.
+
+    The rules are the Annotate page's and :class:`~s3kg_core.annotation.log.Decision`'s: a
+    uid, a valid name, role, verdict and category (an adjudicator does not skip), a triple of
+    three strings; an ``undo`` names the row it undoes.
+    """
     try:
-        row = {
-            "uid": str(record["uid"]),
+        row: dict[str, Any] = {
+            "uid": _text("uid", record.get("uid"), required=True),
             "created_at": _time(record["created_at"]),
-            "annotator": normalize_annotator(record["annotator"]),
-            "role": record["role"],
-            "task_id": _int(record.get("task_id")),
-            "run_id": _int(record["run_id"]),
-            "item_id": _int(record["item_id"]),
-            "category": record.get("category"),
+            "annotator": normalize_annotator(_text("annotator", record["annotator"]) or ""),
+            "role": _text("role", record["role"]),
+            "task_id": _int("task_id", record.get("task_id")),
+            "run_id": _int("run_id", record["run_id"]),
+            "item_id": _int("item_id", record["item_id"]),
+            "category": _text("category", record.get("category")),
             "gold_triple": record.get("gold_triple"),
             "answer_triple": record.get("answer_triple"),
             "gold_extracted": record.get("gold_extracted") or (),
             "answer_extracted": record.get("answer_extracted") or (),
-            "verdict": record["verdict"],
-            "replaces_uid": record.get("replaces_uid"),
-            "source": record.get("source"),
+            "verdict": _text("verdict", record["verdict"]),
+            "replaces_uid": _text("replaces_uid", record.get("replaces_uid")),
+            "source": _text("source", record.get("source")),
         }
     except (S3KGError, ValueError, TypeError) as exc:
         raise InputFormatError(f"row {n}: {exc}") from exc
     problems = []
     if row["role"] not in ROLES:
-        problems.append(f"role {row['role']!r} is not one of {', '.join(ROLES)}")
+        problems.append(f"role {_short(repr(row['role']))} is not one of {', '.join(ROLES)}")
     if row["verdict"] not in _ACTS:
-        problems.append(f"verdict {row['verdict']!r} is not one of {', '.join(_ACTS)}")
+        problems.append(f"verdict {_short(repr(row['verdict']))} is not one of {', '.join(_ACTS)}")
     if row["category"] is not None and row["category"] not in CATEGORIES:
-        problems.append(f"category {row['category']!r} is not one of {', '.join(CATEGORIES)}")
+        problems.append(
+            f"category {_short(repr(row['category']))} is not one of {', '.join(CATEGORIES)}"
+        )
     if row["run_id"] is None or row["item_id"] is None:
         problems.append("run_id and item_id are needed")
     for side in ("gold_triple", "answer_triple"):
@@ -370,9 +462,37 @@ def _checked_row(n: int, record: Mapping[str, Any]) -> dict[str, Any]:
             problems.append(f"{side} is not three strings")
     if row["gold_triple"] is None and row["answer_triple"] is None:
         problems.append("it names neither a gold nor an answer triple")
+    if row["verdict"] == "undo" and row["replaces_uid"] is None:
+        problems.append("an undo names the row it undoes (replaces_uid)")
+    if not problems and row["verdict"] != "undo":
+        try:  # the page's and the API's rules, in one place
+            Decision(
+                row["annotator"],
+                row["run_id"],
+                row["item_id"],
+                row["gold_triple"],
+                row["answer_triple"],
+                row["verdict"],
+                row["category"],
+                role=row["role"],
+            )
+        except AnnotationError as exc:
+            problems.append(str(exc))
     if problems:
         raise InputFormatError(f"row {n}: {'; '.join(problems)}")
     return row
+
+
+def _pair(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Whose decision on which pair a row is: what a later row may replace."""
+    return (
+        row["annotator"],
+        row["role"],
+        int(row["run_id"]),
+        int(row["item_id"]),
+        None if row["gold_triple"] is None else tuple(row["gold_triple"]),
+        None if row["answer_triple"] is None else tuple(row["answer_triple"]),
+    )
 
 
 def import_verdicts(store: Store, path: str | Path, *, fmt: str | None = None) -> ImportReport:
@@ -394,9 +514,20 @@ def import_verdicts(store: Store, path: str | Path, *, fmt: str | None = None) -
     frame = read_export(path, fmt=fmt)
     records = frame.to_dict("records")
     rows = [_checked_row(n, r) for n, r in enumerate(records, start=1)]
+    first_row: dict[str, int] = {}
+    for n, row in enumerate(rows, start=1):
+        if row["uid"] in first_row:
+            raise InputFormatError(
+                f"row {n}: uid {_short(row['uid'])} is also row {first_row[row['uid']]}'s; "
+                "every row has its own uid: export the log again"
+            )
+        first_row[row["uid"]] = n
+    replaced_uids = {r["replaces_uid"] for r in rows if r["replaces_uid"] is not None}
     with store.connect() as con:
         here = aq.item_keys(con, {(r["run_id"], r["item_id"]) for r in rows})
         known = aq.uids_present(con, [r["uid"] for r in rows])
+        in_db = aq.uids_present(con, replaced_uids - set(first_row))
+        db_rows = aq.verdict_entries(con, in_db.values())
         tasks = {int(t["task_id"]) for t in aq.tasks(con)}
     for n, (row, record) in enumerate(zip(rows, records, strict=True), start=1):
         key = (row["run_id"], row["item_id"])
@@ -409,7 +540,27 @@ def import_verdicts(store: Store, path: str | Path, *, fmt: str | None = None) -
         if named[0] is not None and named != here[key]:
             raise InputFormatError(
                 f"row {n}: run {key[0]} item {key[1]} is {here[key][0]}/{here[key][1]} here but "
-                f"{named[0]}/{named[1]} in the file: it comes from another database"
+                f"{_short(named[0])}/{_short(named[1])} in the file: it comes from another "
+                "database"
+            )
+    # the row each row replaces: in the file, else in the database; of the same person and pair
+    pairs = {r["uid"]: _pair(r) for r in rows}
+    pairs.update({uid: _pair(db_rows[i]) for uid, i in in_db.items() if i in db_rows})
+    for n, row in enumerate(rows, start=1):
+        target = row["replaces_uid"]
+        if target is None:
+            continue
+        if target not in pairs:
+            raise InputFormatError(
+                f"row {n} (uid {_short(row['uid'])}) replaces row {_short(target)}, which is "
+                "neither in the file nor in the database; export the whole log again"
+            )
+        if pairs[target] != _pair(row):
+            raise InputFormatError(
+                f"row {n} (uid {_short(row['uid'])}, {_short(row['annotator'])} as "
+                f"{row['role']}) replaces row {_short(target)}, another person's decision or "
+                "another pair's: a person can only replace or undo their own decision on the "
+                "same pair"
             )
     seen: set[str] = set()
     new = []
@@ -418,13 +569,7 @@ def import_verdicts(store: Store, path: str | Path, *, fmt: str | None = None) -
             continue
         seen.add(row["uid"])
         new.append(row)
-    uids = set(known) | seen
-    for row in new:
-        if row["replaces_uid"] is not None and row["replaces_uid"] not in uids:
-            raise InputFormatError(
-                f"the row {row['uid']} replaces row {row['replaces_uid']}, which is neither in "
-                "the file nor in the database; export the whole log again"
-            )
+    uids = set(known) | seen | set(in_db)
     dropped = 0
     for row in new:
         if row["task_id"] is not None and row["task_id"] not in tasks:

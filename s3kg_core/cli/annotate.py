@@ -291,12 +291,21 @@ def import_cmd(path: Path, db_path: Path, fmt: str | None) -> None:
     """Merge an export into the verdict log; rows already there (by uid) are skipped.
 
     Every row is checked before anything is written (names, verdicts, triples, and that its
-    answer exists here as the same question), so a bad file changes nothing.
+    answer exists here as the same question), as the Annotate page checks a decision: each
+    row has its own uid, and a row replaces or undoes only its own person's decision on the
+    same pair. A bad file changes nothing: one line names the row, exit status 2.
     """
     from ..annotation.exchange import import_verdicts
+    from ..errors import AnnotationError, InputFormatError
     from ..store.store import Store
 
-    report = import_verdicts(Store(existing_db(db_path)), path, fmt=fmt)
+    store = Store(existing_db(db_path))
+    try:
+        report = import_verdicts(store, path, fmt=fmt)
+    except (InputFormatError, AnnotationError) as exc:
+        error = click.ClickException(str(exc))
+        error.exit_code = 2  # type: ignore[misc]
+        raise error from exc
     click.echo(report.summary())
 
 

@@ -45,9 +45,30 @@ def dashboard_cmd(db_path: Path | None, port: int, demo: bool) -> None:
     from ..launch import dashboard_launch
 
     launch = dashboard_launch(db_path, port=port, demo=demo)
-    launch.db.parent.mkdir(parents=True, exist_ok=True)
+    _check_folder(launch.db, demo)
     click.echo(f"S3KG Workbench on http://127.0.0.1:{port} (database {launch.db})", err=True)
     os.execve(launch.argv[0], list(launch.argv), launch.environment())
+
+
+def _check_folder(db: Path, demo: bool) -> None:
+    """Make the database's folder; one line (exit status 1) where a first start cannot write.
+
+    A database that exists is opened as it is (read-only folders included); one that does not
+    gets the demo built into it on the first start, so its folder must be writable.
+    """
+    where = "$S3KG_CACHE_DIR" if demo else "--db or $S3KG_DB"
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot make the database folder {db.parent}: {exc.strerror or exc}; name a "
+            f"database in a folder you can write ({where})"
+        ) from exc
+    if not db.exists() and not os.access(db.parent, os.W_OK):
+        raise click.ClickException(
+            f"cannot build the database {db} on the first start: its folder {db.parent} is not "
+            f"writable; name a database in a folder you can write ({where})"
+        )
 
 
 COMMANDS = (dashboard_cmd,)

@@ -20,10 +20,10 @@ from typing import Any, Literal, TextIO
 import duckdb
 import pandas as pd
 
-from ..atomic import replacing
+from ..atomic import replacing, write_failure
 from ..encoders.backend import backend_of_name, with_backend
 from ..encoders.registry import PACKAGED_ENCODERS
-from ..errors import ConfigError, InputFormatError, OutputError
+from ..errors import ConfigError, InputFormatError
 from ..kg import SOURCES
 from ..scoring.result import TEXT_MODES
 from ..scoring.signature import Signature
@@ -767,10 +767,8 @@ def _write_blocks(blocks: Iterator[pd.DataFrame], out: str | Path, fmt: str) -> 
             if fmt == "parquet":
                 return _write_parquet(blocks, tmp)
             return _write_json(blocks, tmp)
-    except OSError as exc:
-        raise OutputError(
-            f"cannot write {out}: {exc.strerror or exc}; a file that was there is unchanged"
-        ) from exc
+    except (OSError, duckdb.Error) as exc:  # DuckDB writes Parquet: its IOException too
+        raise write_failure(out, exc) from exc
 
 
 def _write_csv(blocks: Iterator[pd.DataFrame], path: Path) -> int:

@@ -141,7 +141,14 @@ class Store:
                 f"{self.path}`"
             )
         if not self.read_only:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # a read-only or full disk: one line, as for the file
+                failure = _write_problem(exc, self.path) or DatabaseError(
+                    f"cannot make the folder of database {self.path}: {exc.strerror or exc}; "
+                    "use a database in a folder you can write"
+                )
+                raise failure from exc
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.05
         while True:
