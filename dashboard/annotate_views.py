@@ -200,7 +200,7 @@ def _act(case: Case, action: str) -> None:
             if _STATE["annotate.goto"] is None:
                 _STATE["annotate.note"] = "No other answer is left to judge."
     except S3KGError as exc:  # locked, read-only, full: nothing saved, and the page says so
-        _STATE["annotate.error"] = widgets.error_line(exc)
+        _STATE["annotate.error"] = " ".join(str(exc).split())  # escaped once, where shown
 
 
 def _triple_cell(title: str, extracted: Sequence[Sequence[str]], compared: Any) -> str:
@@ -316,7 +316,7 @@ def _label_buttons(path: Path, who: str, row: Any, n: int, task_id: int | None, 
                     ),
                 )
             except S3KGError as exc:
-                _STATE["annotate.adjudication_error"] = widgets.error_line(exc)
+                _STATE["annotate.adjudication_error"] = " ".join(str(exc).split())
 
         slot.button(
             label.capitalize(),
@@ -503,7 +503,7 @@ def _record(path: Path, decision: Decision) -> None:
     try:
         data.record_decision(path, decision)
     except S3KGError as exc:
-        _STATE["annotate.add_error"] = widgets.error_line(exc)
+        _STATE["annotate.add_error"] = " ".join(str(exc).split())
 
 
 def added_pairs(

@@ -14,9 +14,61 @@ from typing import Any
 
 import streamlit as st
 
-__all__ = ["adopt", "adopt_alpha", "parse_alpha", "write"]
+__all__ = ["MAX_ID", "adopt", "adopt_alpha", "parse_alpha", "parse_id", "parse_page", "write"]
 
 _ALPHA_STEP = 0.05  # the sidebar slider's step
+
+MAX_ID = 2**31 - 1
+"""The largest run or item id (DuckDB's INTEGER): a URL's larger number names nothing."""
+
+
+def parse_id(text: str) -> str:
+    """A URL's run or item id, as text: a whole number from 0 to :data:`MAX_ID`.
+
+    A number past it is refused as any bad value is (the link is ignored), never handed to
+    DuckDB, which cannot compare it with an INTEGER column (``ConversionException``).
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not such a number.
+
+    Examples
+    --------
+    >>> parse_id("12")
+    '12'
+    >>> parse_id("99999999999999999999")
+    Traceback (most recent call last):
+    ...
+    ValueError: not an id: '99999999999999999999'
+    """
+    value = int(text)
+    if not 0 <= value <= MAX_ID:
+        raise ValueError(f"not an id: {text!r}")
+    return str(value)
+
+
+def parse_page(text: str) -> int:
+    """A URL's 1-based page number as a 0-based index, from 1 to :data:`MAX_ID`.
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not such a number.
+
+    Examples
+    --------
+    >>> parse_page("3"), parse_page("0")
+    (2, 0)
+    >>> parse_page("99999999999999999999")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a page: '99999999999999999999'
+    """
+    value = int(text)
+    if value > MAX_ID:
+        raise ValueError(f"not a page: {text!r}")
+    return max(0, value - 1)
 
 
 def parse_alpha(text: str) -> float:

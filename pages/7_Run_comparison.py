@@ -50,7 +50,7 @@ assert first is not None
 # A link (?a=&b=&item=) opens that pair and question, once; then the widgets rule.
 for param, key in url_state.adopt(
     "compare",
-    {"a": lambda v: str(int(v)), "b": lambda v: str(int(v)), "item": lambda v: str(int(v))},
+    {"a": url_state.parse_id, "b": url_state.parse_id, "item": url_state.parse_id},
 ).items():
     st.session_state[f"_compare_{param}_choice"] = key
 with_partners = {str(a): names[a] for a in sorted({a for a, _ in pairs}) if a in names}

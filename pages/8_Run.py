@@ -18,7 +18,7 @@ if runs.empty:
     st.stop()
 
 labels = {str(run_id): label for label, run_id in views.run_choices(runs).items()}
-found = url_state.adopt("run", {"run": lambda v: str(int(v))})
+found = url_state.adopt("run", {"run": url_state.parse_id})
 if "run" in found:
     if found["run"] in labels:
         st.session_state["_run.run_choice"] = found["run"]

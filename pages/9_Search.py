@@ -38,7 +38,7 @@ found = url_state.adopt(
         "runs": lambda v: [r for r in v.split(",") if r in labels],
         "status": lambda v: v if v in ANSWER_STATUSES else ANY,
         "kg": lambda v: v if v in KG_STATUSES else ANY,
-        "page": lambda v: max(0, int(v) - 1),
+        "page": url_state.parse_page,
         "tau": lambda v: v if v in TAU_CHOICES else ANY,
         "score": lambda v: v if v in SCORE_FILTERS else "cus",
         "range": _range,

@@ -1274,3 +1274,49 @@ def test_no_page_holds_a_bare_string_streamlit_would_draw(page):
         )
     ]
     assert not strays, f"{PAGES[page].name}: bare strings at lines {strays}"
+
+
+@pytest.mark.parametrize(
+    ("page", "params"),
+    [
+        ("compare", {"a": "1", "b": "2", "item": "99999999999999999999"}),
+        ("compare", {"a": "99999999999999999999", "b": "2"}),
+        ("search", {"page": "99999999999999999999"}),
+        ("run", {"run": "99999999999999999999"}),
+        ("annotate", {"run": "99999999999999999999", "item": "1"}),
+        ("sample", {"run": "99999999999999999999", "item": "99999999999999999999"}),
+    ],
+    ids=["compare-item", "compare-run", "search-page", "run", "annotate", "sample"],
+)
+def test_an_out_of_range_number_in_a_link_is_a_bad_value_not_a_crash(db, page, params):
+    """Regression (issue 44, item 5): DuckDB's ConversionException (INT64) on the page."""
+    at = AppTest.from_file(str(PAGES[page]), default_timeout=180)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e.value for e in at.error if "Conversion" in e.value]
+
+
+def test_a_save_error_on_annotate_is_escaped_once_and_reads_as_typed(db, monkeypatch):
+    """Regression (issue 44, item 10): the lock and disk-full lines showed Markdown escapes
+    (``\\/tmp\\/...\\(PID ...\\)``): the message was escaped twice."""
+    import dashboard.data
+    from s3kg_core.errors import DatabaseError
+    from s3kg_core.escape import md
+
+    raw = (
+        "cannot write database /tmp/a_b/x.duckdb: the disk is full (No space left on device); "
+        "what was saved before is kept: free space on its disk, then rerun."
+    )
+
+    def disk_full(path, decision):
+        raise DatabaseError(raw)
+
+    at = _annotate("ann")
+    monkeypatch.setattr(dashboard.data, "record_decision", disk_full)
+    _key(at, "confirm")
+    (error,) = at.error
+    assert error.value == f"Not saved: {md(raw.rstrip('.'))}. Press the key again to retry."
+    assert "\\\\" not in error.value  # no escaped backslash: each character shows as typed
+    assert "\\/tmp\\/a\\_b\\/x\\.duckdb" in error.value  # escaped once: still safe Markdown
