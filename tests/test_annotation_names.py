@@ -67,3 +67,10 @@ def test_a_decision_stores_the_normalised_name_and_refuses_a_hostile_one():
     assert Decision(" Zoe\u0301 ", verdict="confirm", **pair).annotator == "Zo\u00e9"
     with pytest.raises(AnnotatorNameError):
         Decision("\u2067ann", verdict="confirm", **pair)
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"])
+def test_invisible_characters_cannot_make_two_names_that_print_alike(invisible):
+    # regression (issue 44, item 7): "ann" and "ann\u200b" were two annotators printed alike
+    with pytest.raises(AnnotatorNameError, match="an invisible formatting character"):
+        normalize_annotator(f"ann{invisible}")

@@ -188,3 +188,26 @@ def test_a_bad_import_is_one_line_and_exit_2(blank, tmp_path, line, message):
     assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
     if message != "line 1":
         assert message in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--annotators", "ann,ann\u200b"], "U+200B (an invisible formatting character)"),
+        (["--annotators", "ann", "--name", "t" * 40_000], "a task's name is at most 200"),
+        (["--annotators", "ann", "--name", "t\x1b[2J"], "a task's name cannot hold control"),
+    ],
+    ids=["zero-width-annotator", "long-task", "esc-task"],
+)
+def test_names_follow_the_rule_of_every_name(annotated, args, message):
+    # regression (issue 44, item 7): two annotators printed alike; a 40,000-character task name
+    path, _, _ = annotated
+    before = len(_tasks(path))
+    error = _one_line_error(_invoke("annotate", "assign", "--db", path, *args))
+    assert message in error
+    assert len(_tasks(path)) == before
+
+
+def _tasks(path):
+    with Store(path).connect() as con:
+        return aq.tasks(con)

@@ -967,3 +967,27 @@ def test_tau_calibrate_never_writes_its_curve_over_the_database(tmp_path):
         "name another file\n"
     )
     assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--model", "m\x1b]0;owned\x07", "a model's name cannot hold control or formatting"),
+        ("--model", "x" * 10_000, "a model's name is at most 200 characters"),
+        ("--dataset", "d\u202e", "a dataset's name cannot hold control or formatting"),
+        ("--dataset", "d\u200b", "U+200B (an invisible formatting character)"),
+    ],
+    ids=["osc-title", "long-model", "bidi-dataset", "zero-width-dataset"],
+)
+def test_import_csv_applies_the_rule_of_every_name(tmp_path, option, value, message):
+    # regression (issue 44, item 7): ESC/OSC sequences, U+202E and 10,000 characters were stored
+    # and `s3kg cus` then wrote them raw to the terminal
+    table = tmp_path / "t.csv"
+    table.write_text("q,c,g,a\nwhy?,ctx,gold,ans\n", encoding="utf-8")
+    db = tmp_path / "db.duckdb"
+    mapping = "question=q,context=c,gold=g,answer=a"
+    args = ["import", "csv", table, "--db", db, "--map", mapping, option, value]
+    if option == "--dataset":
+        args += ["--model", "m"]
+    line = _one_line_error(_invoke(*args))
+    assert message in line and "\x1b" not in line

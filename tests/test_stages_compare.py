@@ -57,15 +57,17 @@ def test_an_unknown_run_lists_the_runs(check_store):
         find_run(check_store, 99)
 
 
-def test_a_name_made_of_digits_that_is_also_an_id_is_ambiguous(tmp_path):
+def test_an_id_wins_over_a_name_made_of_its_digits(tmp_path):
+    # regression (issue 44, item 7): a run renamed `1` made run id 1 unaddressable
+    # (`--run 1` "fits 2 runs"); the id wins, the renamed run keeps its own id
     store = Store(tmp_path / "d.duckdb")
     with store.transaction() as con:
         ds = store.ensure_dataset(con, "d")
         store.ensure_run(con, ds, "m", 0.0, "x")
         store.ensure_run(con, ds, "n", 0.0, "x", name="1")
-    with pytest.raises(RunSelectionError, match="run name '1' fits 2 runs"):
-        find_run(store, "1")
+    assert (find_run(store, "1").run_id, find_run(store, "1").name) == (1, "m")
     assert find_run(store, "2").name == "1"
+    assert find_run(store, " 1 ").run_id == 1
 
 
 def test_an_empty_database_says_so(tmp_path):

@@ -3,8 +3,10 @@ r"""Annotator names: one spelling per person, and nothing that can disguise one 
 A name is saved with every verdict and shown beside it, so ``"ann"`` and ``" ann"`` must be one
 person and ``"\u202eecila"`` (which displays as "alice") must not be anyone. Names are normalised
 to Unicode NFC with surrounding whitespace stripped; control characters (NUL, line breaks, tabs:
-category Cc) and the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
-U+2066-U+2069) are refused.
+category Cc), the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+U+2066-U+2069) and the other invisible formatting characters (category Cf: a zero-width space
+makes ``"ann\u200b"`` print as "ann") are refused: the rule of every name
+(:mod:`s3kg_core.names`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,9 @@ from __future__ import annotations
 import unicodedata
 
 from ..errors import AnnotatorNameError
+from ..names import BIDI_CONTROLS, name_problem
 
 __all__ = ["BIDI_CONTROLS", "MAX_NAME_LENGTH", "normalize_annotator"]
-
-BIDI_CONTROLS = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
-"""The bidirectional embedding, override and isolate characters a name may not hold."""
 
 MAX_NAME_LENGTH = 256
 """The longest name accepted, in characters after normalisation."""
@@ -55,15 +55,10 @@ def normalize_annotator(name: object) -> str:
     text = unicodedata.normalize("NFC", name).strip()
     if not text:
         raise AnnotatorNameError("annotator name is empty; type your name")
-    for char in text:
-        if char in BIDI_CONTROLS:
-            kind = "a bidirectional control"
-        elif unicodedata.category(char) == "Cc":
-            kind = "a control character"
-        else:
-            continue
+    problem = name_problem(text)  # the rule of every name (s3kg_core.names)
+    if problem is not None:
         raise AnnotatorNameError(
-            f"annotator name {text!r} holds U+{ord(char):04X} ({kind}); type the name without it"
+            f"annotator name {text!r} holds {problem}; type the name without it"
         )
     if len(text) > MAX_NAME_LENGTH:
         raise AnnotatorNameError(

@@ -28,8 +28,9 @@ import duckdb
 from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
-from ..errors import AnnotationError
+from ..errors import AnnotationError, ConfigError
 from ..kg import Triple
+from ..names import clean_name
 from ..normalize import normalize_triples
 from ..scoring.tau import TauResult, TripletAnalyzer
 from ..stages.results import encoder_for, resolve_signature
@@ -249,10 +250,16 @@ def create_task(
     Raises
     ------
     AnnotationError
-        If a name is refused, ``overlap`` is out of range, or there is nothing to annotate.
+        If a name is refused (an annotator's, or the task's: :func:`s3kg_core.names.
+        clean_name`), ``overlap`` is out of range, or there is nothing to annotate.
     """
     names = [normalize_annotator(a) for a in annotators]
     assign_items([0], names, overlap)  # checks names and overlap before any work
+    if name is not None:
+        try:  # the rule of every name: no control or invisible character, 200 at most
+            name = clean_name(name, "a task's name")
+        except ConfigError as exc:
+            raise AnnotationError(str(exc)) from exc
     with store.connect() as con:
         eligible = aq.eligible_items(con, run_ids)
     if not eligible:

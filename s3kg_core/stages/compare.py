@@ -87,6 +87,9 @@ class RunInfo:
 def find_run(store: Store, ref: str | int) -> RunInfo:
     """The run ``ref`` names: its id, or its display name (``runs.name``).
 
+    An id wins: where a run's name is made of digits that are another run's id (a run
+    renamed ``1``), ``1`` names run 1, and the renamed run is named by its own id.
+
     Raises
     ------
     RunSelectionError
@@ -116,8 +119,8 @@ def find_run(store: Store, ref: str | int) -> RunInfo:
         for r in runs.sort_values("run_id").itertuples()
     ]
     by_id = [r for r in infos if text.isdigit() and r.run_id == int(text)]
-    by_name = [r for r in infos if r.name == text and r not in by_id]
-    found = by_id + by_name
+    # an id wins over a name made of the same digits (run 1 stays addressable as `1`)
+    found = by_id or [r for r in infos if r.name == text]
     if len(found) == 1:
         return found[0]
     listed = "; ".join(f"{r.run_id} = {r.label()}" for r in (found or infos)[:20])

@@ -31,13 +31,13 @@ Examples
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Any
 
 import duckdb
 import pandas as pd
 
-from ..errors import ConfigError, RunSelectionError
+from ..errors import RunSelectionError
+from ..names import MAX_NAME_CHARS, clean_name
 from . import queries
 
 __all__ = [
@@ -51,8 +51,8 @@ __all__ = [
     "scored_per_signature",
 ]
 
-MAX_RUN_NAME = 200
-"""The longest display name kept (a picker shows about 40 characters; the rest is for hovers)."""
+MAX_RUN_NAME = MAX_NAME_CHARS
+"""The longest display name kept (:data:`s3kg_core.names.MAX_NAME_CHARS`)."""
 
 
 def rename_run(con: duckdb.DuckDBPyConnection, run_id: int, name: str) -> str:
@@ -65,7 +65,7 @@ def rename_run(con: duckdb.DuckDBPyConnection, run_id: int, name: str) -> str:
     ------
     ConfigError
         The name is empty, longer than :data:`MAX_RUN_NAME` characters, or holds a control
-        character.
+        or formatting character (:func:`s3kg_core.names.clean_name`, the rule of every name).
     RunSelectionError
         There is no run ``run_id``.
 
@@ -81,15 +81,7 @@ def rename_run(con: duckdb.DuckDBPyConnection, run_id: int, name: str) -> str:
     'baseline (T 0.7)'
     'baseline (T 0.7)'
     """
-    cleaned = " ".join(str(name).split())
-    if not cleaned:
-        raise ConfigError("a run's name cannot be empty; type one, or keep the old one")
-    if len(cleaned) > MAX_RUN_NAME:
-        raise ConfigError(
-            f"a run's name is at most {MAX_RUN_NAME} characters; this one has {len(cleaned)}"
-        )
-    if any(unicodedata.category(c) in ("Cc", "Cf") for c in cleaned):
-        raise ConfigError("a run's name cannot hold control or formatting characters")
+    cleaned = clean_name(str(name), "a run's name", limit=MAX_RUN_NAME)
     if run_info(con, run_id) is None:
         raise RunSelectionError(f"there is no run {run_id} in this database")
     queries.set_run_name(con, run_id, cleaned)

@@ -36,6 +36,7 @@ import pandas as pd
 from ..config import DEFAULT_DB
 from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
+from ..names import clean_name
 from . import grapheval_queries, queries
 from .connection import open_duckdb
 from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord, short_name
@@ -303,7 +304,15 @@ class Store:
 
     @staticmethod
     def ensure_dataset(con: duckdb.DuckDBPyConnection, name: str, source: str | None = None) -> int:
-        """The id of dataset ``name``, created if new."""
+        """The id of dataset ``name``, created if new.
+
+        Raises
+        ------
+        ConfigError
+            If ``name`` breaks the rule of every name (:func:`s3kg_core.names.clean_name`:
+            empty, too long, a control or formatting character).
+        """
+        clean_name(name, "a dataset's name")
         con.execute(
             "INSERT INTO datasets (name, source) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
             [name, source],
@@ -357,7 +366,16 @@ class Store:
         ``name`` is the run's display name: a new run gets it (default: the model's
         :func:`~s3kg_core.store.records.short_name`), an existing one is renamed to it when
         given.
+
+        Raises
+        ------
+        ConfigError
+            If ``model`` or ``name`` breaks the rule of every name
+            (:func:`s3kg_core.names.clean_name`: empty, too long, a control or formatting
+            character); ``name`` is stored cleaned (whitespace collapsed).
         """
+        clean_name(model, "a model's name")
+        name = clean_name(name, "a run's name") if name else None
         con.execute(
             "INSERT INTO runs (dataset_id, model, temperature, extractor, source, settings, "
             "name) VALUES (?, ?, ?, ?, ?, ?, ?) "
