@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 from store_helpers import build_store, count, start_lock_holder
 
-from s3kg_core.errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError
+from s3kg_core.errors import (
+    ConfigError,
+    CorruptDatabaseError,
+    DatabaseError,
+    DatabaseLockedError,
+)
 from s3kg_core.kg import Triple
 from s3kg_core.store import grapheval_queries, queries
 from s3kg_core.store.records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord
@@ -966,3 +971,28 @@ def test_a_database_folder_that_cannot_be_made_is_one_database_error(small_disk)
     read_only = r"its file system is read-only"
     with pytest.raises(DatabaseError, match=read_only), Store(db).transaction() as con:
         Store.ensure_dataset(con, "toy")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"name": "n\x1b]0;owned\x07"}, "a run's name cannot hold control or formatting"),
+        ({"name": "x" * 10_000}, "a run's name is at most 200 characters"),
+        ({"model": "m\u202e"}, "a model's name cannot hold control or formatting"),
+    ],
+    ids=["osc-name", "long-name", "bidi-model"],
+)
+def test_run_names_follow_the_rule_of_every_name(tmp_path, kwargs, message):
+    """Regression (issue 44, item 7): `collect --name` and `import csv --model` stored ESC/OSC
+    sequences, U+202E and 10,000 characters that Rename refuses."""
+    store = Store(tmp_path / "n.duckdb")
+    args = {"model": "m", **kwargs}
+    with pytest.raises(ConfigError, match=message), store.transaction() as con:
+        ds = store.ensure_dataset(con, "d")
+        store.ensure_run(con, ds, args.pop("model"), 0.0, "x", **args)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "d")
+        run = store.ensure_run(con, ds, "m", 0.0, "x", name="  two\n words ")
+        assert con.execute("SELECT name FROM runs WHERE run_id = ?", [run]).fetchone() == (
+            "two words",
+        )
