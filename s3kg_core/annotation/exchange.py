@@ -275,8 +275,8 @@ def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
     if size > MAX_IMPORT_BYTES:
         raise InputFormatError(
             f"{path} holds {size / 1e6:,.0f} MB; an import takes at most "
-            f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB: split it into files of whole rows in time order and "
-            "import them in that order"
+            f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB: split it into files of whole rows in time "
+            "order and import them in that order"
         )
     try:
         if fmt == "csv":
