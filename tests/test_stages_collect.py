@@ -312,3 +312,22 @@ def test_collect_with_a_dripping_server_stops_at_its_timeout_28_4(tmp_path, monk
     assert result.exit_code == 1, result.output
     assert _answer_rows(db)["q1"] == ("error", "timeout (no complete reply within 1 s)")
     assert took < 4
+
+
+def test_a_collected_run_s_name_follows_the_rule_of_every_name(tmp_path):
+    # regression (issue 44, item 7): `collect --name` stored an ESC/OSC title sequence, and a
+    # second collect renamed a found run to it without any check
+    from s3kg_core.errors import ConfigError
+    from s3kg_core.stages.collect import collected_run
+    from s3kg_core.store.store import Store
+
+    store = Store(tmp_path / "c.duckdb")
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "d")
+        run = collected_run(con, ds, "org/m", 0.0, {}, name=" first  name ")
+        assert con.execute("SELECT name FROM runs").fetchone() == ("first name",)
+    for bad in ("m\x1b]0;owned\x07", "x" * 10_000, "m\u202e"):
+        with pytest.raises(ConfigError, match="a run's name"), store.transaction() as con:
+            collected_run(con, ds, "org/m", 0.0, {}, name=bad)
+    with store.connect() as con:
+        assert con.execute("SELECT run_id, name FROM runs").fetchall() == [(run, "first name")]

@@ -21,6 +21,7 @@ from ..errors import ConfigError
 from ..extract.prompts import ANSWER_PROMPT_VERSION, answer_messages, truncate
 from ..failures import StageFailures
 from ..llm.client import ChatRequest, ChatResult, LLMClient
+from ..names import clean_name
 from ..progress import StageProgress
 from ..store import queries
 from ..store.records import AnswerRecord
@@ -92,7 +93,13 @@ def collected_run(
 
     ``name`` names it (a found run is renamed); ``None`` keeps a found run's name and gives a
     new one the model's short name.
+
+    Raises
+    ------
+    ConfigError
+        If ``name`` breaks the rule of every name (:func:`s3kg_core.names.clean_name`).
     """
+    name = clean_name(name, "a run's name") if name else None  # the rule of every name
     found = queries.find_run_by_source(con, dataset_id, model, temperature, "collect")
     if found is not None:
         if name:
