@@ -4,11 +4,13 @@ A name is printed on the terminal (``s3kg cus``, ``s3kg check``), drawn on every
 written into reports, so it must read as what it is: no control character (an ESC that starts
 a terminal title sequence, a NUL, a line break left inside) and no invisible formatting
 character (a bidirectional override such as U+202E, which makes ``"\u202eecila"`` print as
-"alice"; a zero-width space, which makes ``"ann\u200b"`` print as "ann"), at most
-:data:`MAX_NAME_CHARS` characters. Spaces around a name are dropped and any run of whitespace
-becomes one space. The dashboard's Rename applied this rule first; ``collect --name``, ``import
-csv --model/--dataset``, the releases' imports and ``annotate task --name`` apply it too, and
-annotator names (:mod:`s3kg_core.annotation.names`) refuse the same characters.
+"alice"; a zero-width space, which makes ``"ann\u200b"`` print as "ann"); at most
+:data:`MAX_NAME_CHARS` characters for a display name (a run's, a task's) and
+:data:`MAX_KEY_CHARS` for a model's or a dataset's (an id or a path). Spaces around a name are
+dropped and any run of whitespace becomes one space. The dashboard's Rename applied this rule
+first; ``collect --name``, ``import csv --model/--dataset``, the releases' imports and
+``annotate assign --name`` apply it too, and annotator names
+(:mod:`s3kg_core.annotation.names`) refuse the same characters.
 
 Examples
 --------
@@ -24,10 +26,13 @@ import unicodedata
 
 from .errors import ConfigError
 
-__all__ = ["BIDI_CONTROLS", "MAX_NAME_CHARS", "clean_name", "name_problem"]
+__all__ = ["BIDI_CONTROLS", "MAX_KEY_CHARS", "MAX_NAME_CHARS", "clean_name", "name_problem"]
 
 MAX_NAME_CHARS = 200
-"""The longest name kept (a picker shows about 40 characters; the rest is for hovers)."""
+"""The longest display name kept: a run's or a task's (a picker shows about 40 characters)."""
+
+MAX_KEY_CHARS = 1_000
+"""The longest model or dataset name kept: a model is named by its id or its path."""
 
 BIDI_CONTROLS = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
 """The bidirectional embedding, override and isolate characters a name may not hold."""

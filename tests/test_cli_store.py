@@ -973,7 +973,7 @@ def test_tau_calibrate_never_writes_its_curve_over_the_database(tmp_path):
     ("option", "value", "message"),
     [
         ("--model", "m\x1b]0;owned\x07", "a model's name cannot hold control or formatting"),
-        ("--model", "x" * 10_000, "a model's name is at most 200 characters"),
+        ("--model", "x" * 10_000, "a model's name is at most 1000 characters"),
         ("--dataset", "d\u202e", "a dataset's name cannot hold control or formatting"),
         ("--dataset", "d\u200b", "U+200B (an invisible formatting character)"),
     ],

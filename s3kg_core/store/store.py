@@ -36,7 +36,7 @@ import pandas as pd
 from ..config import DEFAULT_DB
 from ..errors import CorruptDatabaseError, DatabaseError, DatabaseLockedError, KGSourceError
 from ..kg import Triple
-from ..names import clean_name
+from ..names import MAX_KEY_CHARS, clean_name
 from . import grapheval_queries, queries
 from .connection import open_duckdb
 from .records import SOURCES, AnswerRecord, ItemRecord, KGRecord, ScoreRecord, short_name
@@ -312,7 +312,7 @@ class Store:
             If ``name`` breaks the rule of every name (:func:`s3kg_core.names.clean_name`:
             empty, too long, a control or formatting character).
         """
-        clean_name(name, "a dataset's name")
+        clean_name(name, "a dataset's name", limit=MAX_KEY_CHARS)
         con.execute(
             "INSERT INTO datasets (name, source) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
             [name, source],
@@ -374,7 +374,7 @@ class Store:
             (:func:`s3kg_core.names.clean_name`: empty, too long, a control or formatting
             character); ``name`` is stored cleaned (whitespace collapsed).
         """
-        clean_name(model, "a model's name")
+        clean_name(model, "a model's name", limit=MAX_KEY_CHARS)
         name = clean_name(name, "a run's name") if name else None
         con.execute(
             "INSERT INTO runs (dataset_id, model, temperature, extractor, source, settings, "
