@@ -225,17 +225,26 @@ def explorer_graphs(
 
 
 def explorer_transport(case: CaseScores) -> None:
-    """In ``wwl`` mode, the transport plan behind the colours: where each entity's mass goes."""
+    """In ``wwl`` and ``ot`` mode, the entity transport plan: where each entity's mass goes."""
     from dashboard.explorer import transport_rows
 
     rows = transport_rows(case)
     if not rows:
         return
-    with st.expander("Transport plan (wwl mode): the n:m alignment behind the colours"):
+    mode = case.gold.mode
+    if mode == "wwl":
+        title = "Transport plan (wwl mode): the n:m alignment behind the colours"
+        colours = "An entity's colour above is that of the partner it sends most of its mass to."
+    else:
+        title = f"Transport plan ({mode} mode): the n:m alignment of the entity labels"
+        colours = (
+            "It makes S_SBERT; the colours above are the WL kernel's alignment at tau "
+            f"{case.tau:g}."
+        )
+    with st.expander(title):
         st.caption(
             "Each answer entity carries an equal share of the answer graph's mass; the optimal "
-            "transport sends it to one or several entities of the gold or context graph. An "
-            "entity's colour above is that of the partner it sends most of its mass to."
+            "transport sends it to one or several entities of the gold or context graph. " + colours
         )
         st.dataframe(
             pd.DataFrame(rows),

@@ -216,7 +216,10 @@ def scoring_options(func: F) -> F:
             "cosine instead of 0. wwl: Wasserstein Weisfeiler-Lehman: label vectors "
             "contextualised over the directed, relation-labelled edges and matched n:m by "
             "optimal transport over both whole graphs (symmetric); S_WL the structural "
-            "transport, S_SBERT the labels'; best on BAMBOO, behind hybrid on the pair sets.",
+            "transport, S_SBERT the labels'; best on BAMBOO, behind hybrid on the pair sets. "
+            "ot: S_WL from the triples matched by optimal transport (n:m, a long T2 capped), "
+            "their best-match cosine and hybrid's WL kernel; S_SBERT from the entity labels "
+            "matched by optimal transport.",
         ),
         click.option(
             "--alpha",

@@ -19,10 +19,10 @@ from ..kg import Triple
 __all__ = ["DEFAULT_MODE", "MODES", "TEXT_MODES", "Mode", "ScoreResult", "blend", "check_alpha"]
 
 
-Mode = Literal["paper", "kgx", "hybrid", "text", "wwl"]
+Mode = Literal["paper", "kgx", "hybrid", "text", "wwl", "ot"]
 
 
-MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid", "text", "wwl")
+MODES: tuple[Mode, ...] = ("paper", "kgx", "hybrid", "text", "wwl", "ot")
 """The scoring modes. ``text`` is the only one that needs the two texts as well as their KGs."""
 
 TEXT_MODES: tuple[Mode, ...] = ("text",)
@@ -39,7 +39,7 @@ pair sets (``s3kg bench pairs --dataset all``; the figures are in the README).""
 def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> Any:
     """Blend the structural and embedding components into S3KG.
 
-    In ``paper``, ``hybrid`` and ``text`` mode ``alpha`` weights the embedding side, as in the
+    In every mode but ``kgx`` ``alpha`` weights the embedding side, as in the
     paper's equation: ``(1 - alpha) * s_wl + alpha * s_sbert``. In ``kgx`` mode it weights the
     WL side, as in the authors' released code: ``alpha * s_wl + (1 - alpha) * s_sbert``. Works
     on floats and on NumPy arrays alike, so a whole run can be re-blended at once.
@@ -56,7 +56,7 @@ def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> A
     0.75
     """
     check_alpha(alpha)
-    if mode in ("paper", "hybrid", "text", "wwl"):
+    if mode in ("paper", "hybrid", "text", "wwl", "ot"):
         return (1.0 - alpha) * s_wl + alpha * s_sbert
     if mode == "kgx":
         return alpha * s_wl + (1.0 - alpha) * s_sbert

@@ -27,10 +27,11 @@ from ..normalize import normalization_name, normalize_triple
 from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
 from .explain import Explanation, KeyedTriple, LabelMatch, Pick
+from .ot_mode import OTComponents, ot_components
 from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
 from .signature import Signature
 from .wl import kgx_graph, wl_kernel
-from .wwl import WWLResult, wwl_similarity
+from .wwl import Transport, WWLResult, wwl_similarity
 
 __all__ = [
     "DEFAULT_ITERATIONS",
@@ -73,6 +74,10 @@ class S3KGConfig:
         the encoder, contextualised by K rounds over the directed, relation-labelled edges,
         compared by optimal transport over the whole of both graphs (n:m, symmetric: no T2^,
         no tau); S_WL is the structural transport's similarity, S_SBERT the labels' alone.
+        ``ot``: triples and labels matched by optimal transport (:mod:`s3kg_core.scoring.ot_mode`):
+        S_WL weighs the transport of the triples' sentences (T1 onto the whole of T2, n:m),
+        the mean best-match cosine of T1's triples in T2, and ``hybrid``'s WL kernel over T1
+        and T2^; S_SBERT is the transport of the two KGs' entity labels.
         ``text``: as ``hybrid``, with the texts of the pair as well (pass them to
         :meth:`KGScorer.score_pairs`): S_SBERT is ``(1 - TEXT_WEIGHT)`` times the triples'
         cosine plus ``TEXT_WEIGHT`` times the texts' cosine, and a pair with an empty KG scores
@@ -112,8 +117,10 @@ class S3KGConfig:
         k = self.wl_iterations
         if k is not None and (not isinstance(k, int) or not 1 <= k <= 50):
             raise ConfigError(f"wl_iterations must be an integer in [1, 50]; got {k!r}")
-        if self.mode == "wwl" and not self.align:
-            raise ConfigError("mode wwl aligns by optimal transport; it has no align=False")
+        if self.mode in ("wwl", "ot") and not self.align:
+            raise ConfigError(
+                f"mode {self.mode} aligns by optimal transport; it has no align=False"
+            )
 
     @property
     def iterations(self) -> int:
@@ -210,6 +217,7 @@ class _Pair:
     triples_cosine: float | None = None
     text_cosine: float | None = None
     transport: WWLResult | None = None
+    ot: OTComponents | None = None
 
 
 def _plan_alignment(
@@ -239,15 +247,24 @@ def _plan_alignment(
 
 
 def _plan_entries(
-    one: Sequence[Triple], two: Sequence[Triple], res: WWLResult | None
+    one: Sequence[Triple], two: Sequence[Triple], res: Transport | None
 ) -> tuple[tuple[str, str, float], ...]:
-    """The structural plan of a ``wwl`` pass as ``(G1 entity, G2 entity, mass)`` entries."""
+    """An entity transport's plan as ``(G1 entity, G2 entity, mass)`` entries."""
     if res is None:
         return ()
     ents_1, ents_2 = _entities(one), _entities(two)
-    plan = res.structure.plan
+    plan = res.plan
     rows, cols = np.nonzero(plan > 1e-12)
     return tuple((ents_1[i], ents_2[j], float(plan[i, j])) for i, j in zip(rows, cols, strict=True))
+
+
+def _entity_transport(pair: _Pair) -> Transport | None:
+    """The entity plan an explanation shows: ``wwl``'s structural one, ``ot``'s labels'."""
+    if pair.transport is not None:
+        return pair.transport.structure
+    if pair.ot is not None:
+        return pair.ot.labels
+    return None
 
 
 def _entities(triples: Sequence[Triple]) -> list[str]:
@@ -395,7 +412,10 @@ class KGScorer:
     def _labels(self, pair: _Pair) -> list[str]:
         one = pair.one.triples
         two = [pair.two.triples[i] for i in pair.picks]
-        return _entities(one) + _relations(one) + _entities(two) + _relations(two)
+        labels = _entities(one) + _relations(one) + _entities(two) + _relations(two)
+        if self.config.mode == "ot":  # the label transport reads all of T2's entities
+            labels += _entities(pair.two.triples)
+        return labels
 
     def _align(self, labels_1: list[str], labels_2: list[str], prefix: str) -> Alignment:
         if not self.config.align:
@@ -450,6 +470,28 @@ class KGScorer:
             n_triples_2=len(two),
         )
 
+    def _ot(self, pair: _Pair, kernel: float, keep: bool) -> tuple[float, float]:
+        """``ot`` mode: S_WL and S_SBERT from the triple and label transports (and the kernel)."""
+        m, rows = self.cache.matrix, self.cache.rows
+        comps = ot_components(
+            m[rows(pair.one.sentences)],
+            m[rows(pair.two.sentences)],
+            m[rows(_entities(pair.one.triples))],
+            m[rows(_entities(pair.two.triples))],
+            kernel,
+        )
+        if keep:
+            pair.ot = comps
+            pair.kernels.update(
+                {
+                    "wl": kernel,
+                    "triple_transport": comps.triples.similarity,
+                    "best_match": comps.best_match,
+                    "labels": comps.labels.similarity,
+                }
+            )
+        return comps.s_wl, comps.s_sbert
+
     def _finish(self, pair: _Pair, keep: bool) -> ScoreResult:
         cfg = self.config
         if cfg.mode == "wwl":
@@ -466,7 +508,7 @@ class KGScorer:
             if keep:
                 pair.wl_labels = (ents.ids_1, ents.ids_2)
                 pair.kernels = {"paper": s_wl}
-            if cfg.mode in ("hybrid", "text"):
+            if cfg.mode in ("hybrid", "text", "ot"):
                 s_struct = wl_kernel(edges_1, ents.ids_1, edges_2, ents.ids_2, k, variant="struct")
                 if keep:
                     pair.kernels["struct"] = s_struct
@@ -499,6 +541,8 @@ class KGScorer:
         if keep:
             pair.entities, pair.relations = ents, rels
             pair.triples_cosine = s_sbert
+        if cfg.mode == "ot":
+            s_wl, s_sbert = self._ot(pair, float(s_wl), keep)
         return ScoreResult(
             s_wl=float(s_wl),
             s_sbert=s_sbert,
@@ -553,7 +597,7 @@ class KGScorer:
             kernels=dict(pair.kernels),
             triples_cosine=pair.triples_cosine,
             text_cosine=pair.text_cosine,
-            transport=_plan_entries(one.triples, two.triples, pair.transport),
+            transport=_plan_entries(one.triples, two.triples, _entity_transport(pair)),
         )
 
     # -- public API --------------------------------------------------------------------------------

@@ -1,0 +1,174 @@
+"""Tests of s3kg_core.scoring.ot_mode and the ``ot`` mode of KGScorer.
+
+The invariants a graph similarity must keep (issue 41): identical KGs score 1, a role swap and a
+flipped edge score lower, a synonym or a reification scores close to the original; the label
+plan is an n:m alignment with uniform marginals; ``explain()`` is ``score()``, bit for bit; an
+empty side scores 0; extra T2 triples cost the symmetric transport but not the best match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from s3kg_core.encoders.base import Encoder
+from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.errors import ConfigError
+from s3kg_core.scoring.ot_mode import (
+    BEST_MATCH_WEIGHT,
+    KERNEL_WEIGHT,
+    TRIPLE_TRANSPORT_WEIGHT,
+    best_match,
+    ot_components,
+)
+from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
+
+FEED = [["feed", "ARG0", "man"], ["feed", "ARG1", "mouse"], ["feed", "ARG2", "snake"]]
+FEED_SWAPPED = [["feed", "ARG0", "mouse"], ["feed", "ARG1", "man"], ["feed", "ARG2", "snake"]]
+
+
+@pytest.fixture(scope="module")
+def otm(minilm: Encoder) -> KGScorer:
+    return KGScorer(minilm, mode="ot")
+
+
+def _unit(rows: int, dim: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).normal(size=(rows, dim))
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+# -- the components -------------------------------------------------------------------------------
+
+
+def test_the_weights_of_the_relational_side_sum_to_one() -> None:
+    assert pytest.approx(1.0) == TRIPLE_TRANSPORT_WEIGHT + BEST_MATCH_WEIGHT + KERNEL_WEIGHT
+
+
+def test_best_match_is_unidirectional() -> None:
+    one, two = _unit(2, 8, 0), _unit(3, 8, 1)
+    more = np.vstack([one, two])
+    assert best_match(one, more) == pytest.approx(1.0)  # T2's extra rows cost nothing
+    assert best_match(more, one) < 1.0  # T1's unsupported rows cost their share
+    by_hand = float(np.clip((one @ two.T).max(axis=1).mean(), 0, 1))
+    assert best_match(one, two) == pytest.approx(by_hand)
+
+
+def test_the_components_blend_by_their_weights() -> None:
+    s1, s2, e1, e2 = _unit(3, 8, 2), _unit(4, 8, 3), _unit(2, 8, 4), _unit(5, 8, 5)
+    c = ot_components(s1, s2, e1, e2, 0.25)
+    expected = (
+        TRIPLE_TRANSPORT_WEIGHT * c.triples.similarity
+        + BEST_MATCH_WEIGHT * c.best_match
+        + KERNEL_WEIGHT * 0.25
+    )
+    assert c.s_wl == pytest.approx(max(0.0, expected))
+    assert c.s_sbert == c.labels.similarity
+    np.testing.assert_allclose(c.labels.plan.sum(axis=1), [0.5, 0.5])
+    np.testing.assert_allclose(c.labels.plan.sum(axis=0), [0.2] * 5)
+    np.testing.assert_allclose(c.triples.plan.sum(axis=0), [0.25] * 4)
+
+
+# -- the mode -------------------------------------------------------------------------------------
+
+
+def test_identical_kgs_score_one(otm: KGScorer) -> None:
+    r = otm.score(FEED, FEED)
+    assert r.status == "ok"
+    assert (r.s_wl, r.s_sbert, r.score) == pytest.approx((1.0, 1.0, 1.0))
+
+
+def test_a_role_swap_scores_lower(otm: KGScorer) -> None:
+    same, swapped = otm.score_pairs([(FEED, FEED), (FEED, FEED_SWAPPED)])
+    assert swapped.s_wl < same.s_wl - 1e-3
+    assert swapped.score < same.score
+    assert swapped.s_sbert == pytest.approx(1.0)  # the labels alone do not see the swap
+
+
+def test_a_flipped_edge_scores_lower(otm: KGScorer) -> None:
+    a = [["Renzo", "won_against", "Thomas"]]
+    assert otm.score(a, [["Thomas", "won_against", "Renzo"]]).s_wl < 0.95
+
+
+def test_a_synonym_scores_close_to_the_original_and_above_another_concept(
+    otm: KGScorer,
+) -> None:
+    original = [["boy", "ride", "horse"], ["boy", "mod", "young"]]
+    synonym = [["lad", "ride", "horse"], ["lad", "mod", "young"]]
+    other = [["cloud", "ride", "horse"], ["cloud", "mod", "young"]]  # the same place, not a synonym
+    syn, oth = otm.score_pairs([(original, synonym), (original, other)])
+    assert syn.score > 0.7
+    assert syn.score > oth.score + 0.05
+
+
+def test_a_reification_scores_closer_than_an_unrelated_graph(otm: KGScorer) -> None:
+    original = [["dog", "location", "park"], ["dog", "ARG0-of", "run"]]
+    reified = [["be-located-at", "ARG1", "dog"], ["be-located-at", "ARG2", "park"]]
+    reified.append(["run", "ARG0", "dog"])
+    unrelated = [["economy", "ARG1-of", "grow"], ["grow", "time", "year"]]
+    close, far = otm.score_pairs([(original, reified), (original, unrelated)])
+    assert close.score > 0.5
+    assert close.score > far.score + 0.2
+
+
+def test_extra_t2_triples_cost_the_transport_but_not_the_best_match(otm: KGScorer) -> None:
+    more = [*FEED, ["snake", "mod", "hungry"]]
+    forward, backward = otm.explain_pairs([(FEED, more), (more, FEED)])
+    assert forward.kernels["best_match"] == pytest.approx(1.0)
+    assert backward.kernels["best_match"] < 1.0
+    assert forward.kernels["triple_transport"] == pytest.approx(
+        backward.kernels["triple_transport"]
+    )
+    assert forward.score < 1.0
+
+
+def test_explain_is_score_and_carries_the_label_plan(otm: KGScorer) -> None:
+    one = [["Marie Curie", "discovered", "radium"], ["radium", "is", "metal"]]
+    two = [["Curie", "found", "radium"]]
+    ex = otm.explain(one, two)
+    r = otm.score(one, two)
+    assert (ex.s_wl, ex.s_sbert, ex.score) == (r.s_wl, r.s_sbert, r.score)
+    assert ex.signature == r.signature and "mode:ot|" in ex.signature and "|K:5|" in ex.signature
+    mass: dict[str, float] = {}
+    for a, _b, m in ex.transport:
+        mass[a] = mass.get(a, 0.0) + m
+    assert mass == pytest.approx({"marie curie": 1 / 3, "radium": 1 / 3, "metal": 1 / 3})
+    assert {b for _a, b, _m in ex.transport} == {"curie", "radium"}
+    assert ex.picks  # the WL kernel reads T2^, as in hybrid
+    k = ex.kernels
+    assert k["wl"] == pytest.approx(0.5 * (k["paper"] + k["struct"]))
+    assert r.s_sbert == k["labels"]
+    assert r.s_wl == pytest.approx(
+        TRIPLE_TRANSPORT_WEIGHT * k["triple_transport"]
+        + BEST_MATCH_WEIGHT * k["best_match"]
+        + KERNEL_WEIGHT * k["wl"]
+    )
+    assert type(ex).from_dict(ex.to_dict()).transport == ex.transport
+
+
+def test_a_filled_cache_encodes_nothing(minilm: Encoder) -> None:
+    pairs = [
+        (FEED, FEED_SWAPPED),
+        ([["Cats", "chase", "mice"]], [["cat", "eat", "fish"], ["dog", "bark", "loud"]]),
+    ]
+    scorer = KGScorer(minilm, mode="ot")
+    cache = EmbeddingCache(minilm)
+    cache.add(scorer.strings_needed(pairs))
+    before = len(cache)
+    fresh = KGScorer(minilm, mode="ot", cache=cache)
+    assert [r.score for r in fresh.score_pairs(pairs)] == [
+        r.score for r in scorer.score_pairs(pairs)
+    ]
+    assert len(cache) == before
+
+
+def test_the_mode_has_no_unaligned_variant() -> None:
+    assert S3KGConfig(mode="ot").iterations == 5
+    with pytest.raises(ConfigError, match="ot aligns by optimal transport"):
+        S3KGConfig(mode="ot", align=False)
+
+
+def test_an_empty_side_scores_zero_with_its_reason(otm: KGScorer) -> None:
+    r = otm.score(FEED, [])
+    assert (r.status, r.score) == ("empty_kg_2", 0.0)
+    both = otm.score([], [])
+    assert (both.status, both.score) == ("empty_kgs", 0.0)
