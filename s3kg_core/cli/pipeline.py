@@ -250,6 +250,8 @@ def extract_cmd(
             refresh=refresh,
             progress=bar.update,
         )
+    for note in report.notes():
+        click.echo(f"extract: {note}")
     click.echo(f"extracted with {ex.name}: {report.summary()}")
     exit_on_failures([report.stage_failures()])
 
