@@ -130,6 +130,7 @@ class _Job:
     seed: int | None
     schema: dict[str, Any] | None
     cancelled: threading.Event = field(default_factory=threading.Event)
+    answered: bool = False
     out: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
 
 
@@ -450,15 +451,18 @@ class ChatServer:
 
     def _tokens(self, job: _Job, sock: socket.socket) -> Iterator[tuple[str, Any]]:
         """The job's events as they come; the job is cancelled when the client hangs up."""
+        checked = time.monotonic()
         while True:
             try:
-                event = job.out.get(timeout=_POLL_S)
+                event: tuple[str, Any] | None = job.out.get(timeout=_POLL_S)
             except queue.Empty:
+                event = None
+            if event is None or time.monotonic() - checked >= _POLL_S:
+                checked = time.monotonic()
                 if _client_gone(sock) or self._stopped.is_set():
                     job.cancelled.set()
-                    with self._lock:
-                        self.stats.cancelled += 1
                     return
+            if event is None:
                 continue
             yield event
             if event[0] != "token":
@@ -544,6 +548,9 @@ class ChatServer:
                 finally:
                     job.cancelled.set()  # whatever happened here, the worker may stop
                     server._release()
+                    if not job.answered:  # the client left (or the server stops)
+                        with server._lock:
+                            server.stats.cancelled += 1
 
             def _answer(self, body: dict[str, Any], job: _Job) -> None:
                 rid = f"chatcmpl-{uuid.uuid4().hex[:24]}"
@@ -564,6 +571,7 @@ class ChatServer:
                                 writer.chunk({"content": text[len(sent) :]})
                                 sent = text
                     elif kind == "error":
+                        job.answered = True
                         if writer is not None:
                             writer.chunk({}, error=value)
                             writer.done()
@@ -583,6 +591,7 @@ class ChatServer:
                     "completion_tokens": len(tokens),
                     "total_tokens": int(job.input_ids.shape[1]) + len(tokens),
                 }
+                job.answered = True
                 with server._lock:
                     server.stats.answered += 1
                     server.stats.generated_tokens += len(tokens)
