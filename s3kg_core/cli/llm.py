@@ -74,7 +74,8 @@ def serve_cmd(model: str, port: int, threads: int, max_prompt_tokens: int, max_q
     from ..llm.serve import local_server
 
     limits = ServeLimits(max_prompt_tokens=max_prompt_tokens, max_queue=max_queue)
-    for sig in (signal.SIGINT, signal.SIGTERM):  # also when started with SIGINT ignored
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:  # also when started with SIGINT ignored
         signal.signal(sig, _interrupt)
     try:
         with local_server(
@@ -88,6 +89,9 @@ def serve_cmd(model: str, port: int, threads: int, max_prompt_tokens: int, max_q
             server.wait()
     except KeyboardInterrupt:
         click.echo("stopped")
+    finally:
+        for sig, handler in previous.items():  # a caller (a test) gets its own back
+            signal.signal(sig, handler)
 
 
 COMMANDS: tuple[click.Command, ...] = (llm_group,)
