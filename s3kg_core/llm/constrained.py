@@ -131,6 +131,14 @@ def tokenizer_data(tokenizer: Any) -> Any:
     return _cached_data(tokenizer)
 
 
+@functools.lru_cache(maxsize=4)
+def _token_texts(tokenizer: Any) -> tuple[dict[int, str], tuple[int, ...]]:
+    """Each regular token's text, and the tokens that hold a control character."""
+    texts = {int(tid): str(text) for tid, text, _ in _cached_data(tokenizer).regular_tokens}
+    control = tuple(t for t, text in texts.items() if any(c < " " or c == "\x7f" for c in text))
+    return texts, control
+
+
 class JsonSchemaLogitsProcessor:
     """A transformers logits processor that allows only tokens keeping the output valid JSON.
 
@@ -144,7 +152,11 @@ class JsonSchemaLogitsProcessor:
     Notes
     -----
     Batch size one (the server generates one request at a time). Once the JSON value is
-    complete only the end-of-sequence token is allowed, so generation stops there.
+    complete only the end-of-sequence token is allowed, so generation stops there. Two guards
+    cover what lm-format-enforcer 0.11 lets through: inside a string no token with a control
+    character is allowed (JSON forbids them unescaped; the enforcer let a tab in after a
+    string's first characters), and where the enforcer allows nothing the sequence ends
+    (an incomplete reply, not a sampling error).
     """
 
     def __init__(self, tokenizer: Any, schema: Mapping[str, Any]) -> None:
@@ -152,15 +164,49 @@ class JsonSchemaLogitsProcessor:
 
         parser = JsonSchemaParser(dict(schema))
         self._enforcer = TokenEnforcer(tokenizer_data(tokenizer), parser)
-        # TokenEnforcer gives the parser a fresh config: bound whitespace on that one
+        # TokenEnforcer gives the parser a fresh config (the tokenizer's alphabet): bound
+        # whitespace on that one, and keep control characters out of its alphabet
         parser.config.max_consecutive_whitespaces = _MAX_WHITESPACE
+        alphabet = "".join(c for c in parser.config.alphabet if c >= " " and c != "\x7f")
+        parser.config.alphabet = alphabet
+        # the parser reads a string's first characters from the alphabet it was made with
+        # (COMPLETE_ALPHABET) and the others from the tokenizer's: one alphabet for both
+        parser.context.alphabet_without_quotes = alphabet.replace('"', "")
+        self._texts, self._control = _token_texts(tokenizer)
+        eos = tokenizer.eos_token_id
+        self._eos = list(eos) if isinstance(eos, list | tuple) else [eos]
+        self._seen: int | None = None  # tokens lexed so far (the prompt's, at first)
+        self._in_string = False
+        self._escape = False
+
+    def _lex(self, text: str) -> None:
+        """Follow whether the reply is inside a JSON string."""
+        for c in text:
+            if self._escape:
+                self._escape = False
+            elif self._in_string:
+                if c == "\\":
+                    self._escape = True
+                elif c == '"':
+                    self._in_string = False
+            elif c == '"':
+                self._in_string = True
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
         """``scores`` with every token the schema forbids next set to minus infinity."""
         import torch
 
-        allowed = self._enforcer.get_allowed_tokens(input_ids[0].tolist()).allowed_tokens
+        sequence = input_ids[0].tolist()
+        if self._seen is not None:
+            for token in sequence[self._seen :]:
+                self._lex(self._texts.get(token, ""))
+        self._seen = len(sequence)
+        allowed = self._enforcer.get_allowed_tokens(sequence).allowed_tokens
         mask = torch.full_like(scores, float("-inf"))
         if allowed:
             mask[:, allowed] = 0
+        if self._in_string and self._control:
+            mask[:, list(self._control)] = float("-inf")
+        if not torch.isfinite(mask).any():
+            mask[:, self._eos] = 0
         return scores + mask
