@@ -102,6 +102,8 @@ def error_body(
 class _Quiet(ThreadingHTTPServer):
     """A threading HTTP server that does not print a traceback when a client resets."""
 
+    request_queue_size = 128  # connections waiting to be accepted (5 reset a flood's clients)
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         import sys
 
