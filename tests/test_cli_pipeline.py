@@ -483,3 +483,28 @@ def test_another_extractor_after_a_failed_one_says_what_it_does_and_score_says_f
     with Store(db).connect() as con:
         runs = con.execute("SELECT run_id, extractor FROM runs ORDER BY run_id").fetchall()
     assert [r for r, _ in runs] == [1, 2] and runs[1][1].startswith("offline:")
+
+
+def test_extract_says_when_the_endpoint_refused_the_schema(tmp_path, no_endpoint_env):
+    """Issue 43: an endpoint that rejects response_format is asked without it, and the command
+    says so (the extraction itself succeeds)."""
+    from fake_openai import Reply
+
+    def script(body: dict, n: int) -> Reply:
+        if "response_format" in body:
+            error = {"error": {"message": "unknown field response_format", "type": "x"}}
+            return Reply(status=400, raw=json.dumps(error).encode())
+        return toy_model(body, n)
+
+    db = tmp_path / "r.duckdb"
+    table = _answered_toy_table(tmp_path, set())
+    args = ["import", "csv", table, "--db", db, "--map", MAP + ",answer=out", "--model", "toy"]
+    assert _invoke(*args).exit_code == 0
+    with fake_openai(script) as server:
+        result = _invoke(
+            "extract", "--db", db, "--base-url", server.base_url, "--model", "toy",
+            "--extractor", "llm",
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "extract: the endpoint refused response_format" in result.output
+    assert "(KGs: ok 12)" in result.output
