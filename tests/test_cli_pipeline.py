@@ -444,3 +444,67 @@ def test_collect_names_runs_after_the_model_never_its_path_29(tmp_path, table, n
     assert _invoke("export", "--db", db, "--format", "csv", "--out", out).exit_code == 0
     exported = out.read_text()
     assert "smollm2-135m-instruct" in exported and str(tmp_path) not in exported
+
+
+def test_another_extractor_after_a_failed_one_says_what_it_does_and_score_says_failed(
+    tmp_path, no_endpoint_env
+):
+    """Issue 43 item 2: after `extract --extractor llm` failed every KG, `extract --extractor
+    offline` printed `0 run(s): 0 items extracted` and exited 0, and `score` then counted the
+    answers as "without KGs yet". Now extract names the run it leaves alone and the one command
+    that extracts it, and score tells failed KGs apart, with the command that retries them."""
+    db = tmp_path / "f.duckdb"
+    table = _answered_toy_table(tmp_path, {"q1", "q2", "q3", "q4"})
+    imported = _invoke(
+        "import", "csv", table, "--db", db, "--map", MAP + ",answer=out", "--model", "toy"
+    )
+    assert imported.exit_code == 0, imported.output
+    with fake_openai(toy_model) as server:
+        args = ["extract", "--db", db, "--base-url", server.base_url, "--model", "toy"]
+        assert _invoke(*args, "--extractor", "llm").exit_code == 1
+    offline = _invoke("extract", "--db", db, "--extractor", "offline")
+    assert offline.exit_code == 0, offline.output
+    assert (
+        "extract: run 1 (llm:toy:joint-kg-v1: 12 of 12 KGs failed) is left as it is: without "
+        "--run, extract takes only the runs not extracted yet or extracted with offline:"
+    ) in offline.output
+    assert offline.output.split("\n")[1].endswith(
+        "as a new run beside it: s3kg extract --extractor offline --run 1"
+    )
+    scored = _invoke("score", "--db", db)
+    assert scored.exit_code == 0, scored.output
+    assert "without KGs yet" not in scored.output
+    assert "4 whose KGs failed (s3kg extract --extractor llm --run 1 retries them)" in (
+        scored.output
+    )
+    # the command it gave does what it says: run 2, offline, beside run 1
+    again = _invoke("extract", "--db", db, "--extractor", "offline", "--run", "1")
+    assert again.exit_code == 0 and "4 items extracted" in again.output
+    with Store(db).connect() as con:
+        runs = con.execute("SELECT run_id, extractor FROM runs ORDER BY run_id").fetchall()
+    assert [r for r, _ in runs] == [1, 2] and runs[1][1].startswith("offline:")
+
+
+def test_extract_says_when_the_endpoint_refused_the_schema(tmp_path, no_endpoint_env):
+    """Issue 43: an endpoint that rejects response_format is asked without it, and the command
+    says so (the extraction itself succeeds)."""
+    from fake_openai import Reply
+
+    def script(body: dict, n: int) -> Reply:
+        if "response_format" in body:
+            error = {"error": {"message": "unknown field response_format", "type": "x"}}
+            return Reply(status=400, raw=json.dumps(error).encode())
+        return toy_model(body, n)
+
+    db = tmp_path / "r.duckdb"
+    table = _answered_toy_table(tmp_path, set())
+    args = ["import", "csv", table, "--db", db, "--map", MAP + ",answer=out", "--model", "toy"]
+    assert _invoke(*args).exit_code == 0
+    with fake_openai(script) as server:
+        result = _invoke(
+            "extract", "--db", db, "--base-url", server.base_url, "--model", "toy",
+            "--extractor", "llm",
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "extract: the endpoint refused response_format" in result.output
+    assert "(KGs: ok 12)" in result.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fake_openai import Reply, fake_openai, last_user_message
 from llm_helpers import toy_model
@@ -156,3 +158,94 @@ def test_a_reply_cut_at_the_token_limit_says_so_in_its_status():
     assert {kg.status.split(":")[0] for kg in kgs.values()} == {"failed"}
     assert "stopped at the token limit (64; raise --max-tokens)" in kgs["gold"].status
     assert "not JSON" in kgs["gold"].status
+
+
+# -- the reply's JSON schema as response_format (issue 43 item 1) -------------------------------
+
+
+def _schema_of(body: dict) -> dict:
+    fmt = body["response_format"]
+    assert fmt["type"] == "json_schema"
+    return fmt["json_schema"]["schema"]
+
+
+def test_the_joint_request_asks_for_its_reply_schema_sized_to_max_tokens():
+    """Issue 43: SmolLM2 behind `s3kg llm serve` never closed free-form JSON within 384 tokens;
+    the extractor now asks for the schema of its reply (bounded labels and triples), which a
+    constraining endpoint holds the output to. On main no response_format was sent."""
+    import jsonschema
+
+    with fake_openai(toy_model) as server:
+        [kgs] = _extractor(server.base_url, max_tokens=384).extract(
+            [ItemTexts(answer="Aspirin reduces fever.", context="Aspirin reduces fever.")]
+        )
+        [(_, body)] = server.requests
+    schema = _schema_of(body)
+    graphs = schema["properties"]
+    assert schema["required"] == ["knowledge_graph1", "knowledge_graph2", "knowledge_graph3"]
+    assert graphs["knowledge_graph1"]["maxItems"] == 0  # no reference text: an empty graph
+    assert graphs["knowledge_graph2"]["minItems"] == 1 and graphs["knowledge_graph2"]["maxItems"]
+    jsonschema.validate({"knowledge_graph1": [], "knowledge_graph2": [["a", "b", "c"]],
+                         "knowledge_graph3": [["a", "b", "c"]]}, schema)  # fmt: skip
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"knowledge_graph1": [["a", "b"]]}, schema)
+    assert kgs["answer"].triples == (Triple("Aspirin", "reduces", "fever"),)
+
+
+def test_the_single_prompt_asks_for_its_schema_too():
+    with fake_openai(toy_model) as server:
+        _extractor(server.base_url, prompt="single").extract_texts(["Sun heats earth."])
+        [(_, body)] = server.requests
+    assert list(_schema_of(body)["properties"]) == ["knowledge_graph"]
+
+
+def _refuses_response_format(body: dict, n: int) -> Reply:
+    if "response_format" in body:
+        error = {"error": {"message": "Unsupported parameter: 'response_format'", "type": "x"}}
+        return Reply(status=400, raw=json.dumps(error).encode())
+    return toy_model(body, n)
+
+
+def test_an_endpoint_that_rejects_response_format_is_asked_again_without_it_once_per_run():
+    """Issue 43: an endpoint that answers 400 to response_format gets the request again at
+    once without it, and no response_format for the rest of the run."""
+    items = [
+        ItemTexts("Sun heats earth.", "Aspirin reduces fever.", "Curie won prizes."),
+        ItemTexts("Earth orbits sun.", "Sun heats earth.", "Aspirin thins blood."),
+    ]
+    with fake_openai(_refuses_response_format, workers=1) as server:
+        settings = LLMSettings(model="toy", base_url=server.base_url, timeout=1.0, concurrency=1)
+        ex = LLMExtractor(LLMClient(settings, cache=MemoryCache()))
+        out = ex.extract(items)
+        sent = [("response_format" in body) for _, body in server.requests]
+    assert sent == [True, False, False]  # refused once, then never sent again
+    assert ex.client.schema_refused
+    assert [kgs["answer"].triples[0].relation for kgs in out] == ["reduces", "heats"]
+    assert all(kg.status == "ok" for kgs in out for kg in kgs.values())
+
+
+def test_an_endpoint_that_ignores_response_format_is_parsed_as_before():
+    """The fault server ignores response_format (as transformers serve does): free text that
+    parses still gives the KGs, text that does not is `failed:` with its reason."""
+    with fake_openai(toy_model) as server:
+        out = _extractor(server.base_url).extract(
+            [
+                ItemTexts("Sun heats earth.", "a b c.", "x y z."),
+                ItemTexts("BROKENJSON x.", "a.", "b."),
+            ]
+        )
+    assert out[0]["gold"].triples == (Triple("Sun", "heats", "earth"),)
+    assert out[1]["gold"].status.startswith("failed: ")
+
+
+def test_another_400_is_not_taken_for_a_refused_schema():
+    def script(body: dict, n: int) -> Reply:
+        error = {"error": {"message": "messages: too long", "type": "x"}}
+        return Reply(status=400, raw=json.dumps(error).encode())
+
+    with fake_openai(script) as server:
+        ex = _extractor(server.base_url)
+        [kgs] = ex.extract([ItemTexts(answer="Sun heats earth.")])
+        assert server.count() == 1
+    assert not ex.client.schema_refused
+    assert kgs["answer"].status.startswith("failed: HTTP 400")

@@ -1,6 +1,6 @@
 """Does a local server keep generating for a client that went away? (issue 29)
 
-Starts the packaged SmolLM2 with `transformers serve` (or uses the server of ``--base-url`` and
+Starts the packaged SmolLM2 with `s3kg llm serve`'s server (or uses the server of ``--base-url`` and
 ``--model``), then for streaming and non-streaming requests in turn: sends a long request
 (``max_tokens`` 300), closes the connection after ``--abandon-after`` seconds, and at once sends
 a short request (``max_tokens`` 8) and times it. A server that cancels on disconnect
@@ -60,7 +60,7 @@ def _server(base_url: str | None, model: str | None) -> Iterator[tuple[str, str]
         yield base_url, model
         return
     with local_server("smollm2") as server:
-        yield base_url, server.model
+        yield server.base_url, server.model
 
 
 def main() -> None:

@@ -1,8 +1,7 @@
 """``s3kg llm``: a local LLM endpoint in one command (``s3kg llm serve``).
 
 Thin over :func:`s3kg_core.llm.serve.local_server`: converts the packaged model once, serves it
-on 127.0.0.1, prints the two lines to export, and stops the server (and every process it
-started) on Ctrl-C or SIGTERM.
+on 127.0.0.1 (in this process), prints the two lines to export, and stops on Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -47,30 +46,52 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
     show_default=True,
     help="torch threads of the server (one is fastest on a small busy CPU).",
 )
-def serve_cmd(model: str, port: int, threads: int) -> None:
+@click.option(
+    "--max-prompt-tokens",
+    type=click.IntRange(16, 1_000_000),
+    default=4096,
+    show_default=True,
+    help="The longest prompt, in tokens; a longer one is refused at once (HTTP 400).",
+)
+@click.option(
+    "--max-queue",
+    type=click.IntRange(0, 1000),
+    default=4,
+    show_default=True,
+    help="Requests that may wait behind the one generating; one more gets HTTP 429 with "
+    "Retry-After.",
+)
+def serve_cmd(model: str, port: int, threads: int, max_prompt_tokens: int, max_queue: int) -> None:
     """Serve a local model as an OpenAI-compatible endpoint until Ctrl-C.
 
     Prints the two lines to export (OPENAI_BASE_URL and S3KG_MODEL) for `s3kg collect`,
-    `extract --extractor llm` and `run` in another shell. The server (transformers serve, on
-    the CPU) answers one request at a time; collect adapts to that by itself.
+    `extract --extractor llm` and `run` in another shell. The server (on the CPU) answers one
+    request at a time, honours response_format (a JSON schema, by constrained decoding: what
+    `extract --extractor llm` asks for), refuses a prompt over --max-prompt-tokens (400) and a
+    request over --max-queue waiting (429), and stops generating for a client that hangs up.
     """
+    from ..llm.chat_server import ServeLimits
     from ..llm.serve import local_server
 
-    for sig in (signal.SIGINT, signal.SIGTERM):  # also when started with SIGINT ignored
+    limits = ServeLimits(max_prompt_tokens=max_prompt_tokens, max_queue=max_queue)
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:  # also when started with SIGINT ignored
         signal.signal(sig, _interrupt)
     try:
-        with local_server(model, port=port or None, threads=threads, say=click.echo) as server:
+        with local_server(
+            model, port=port or None, threads=threads, limits=limits, say=click.echo
+        ) as server:
             click.echo(f"serving {server.name} at {server.base_url}; in another shell:")
             for line in server.exports():
                 click.echo(line)
             click.echo("Press Ctrl-C to stop.")
             sys.stdout.flush()
-            code = server.wait()
-            raise click.ClickException(
-                f"the server stopped by itself (exit code {code}); run the command again"
-            )
+            server.wait()
     except KeyboardInterrupt:
         click.echo("stopped")
+    finally:
+        for sig, handler in previous.items():  # a caller (a test) gets its own back
+            signal.signal(sig, handler)
 
 
 COMMANDS: tuple[click.Command, ...] = (llm_group,)

@@ -250,6 +250,14 @@ def extract_cmd(
             refresh=refresh,
             progress=bar.update,
         )
+    for note in report.notes():
+        click.echo(f"extract: {note}")
+    client = getattr(ex, "client", None)
+    if getattr(client, "schema_refused", False):
+        click.echo(
+            "extract: the endpoint refused response_format (the replies' JSON schema); "
+            "the requests were sent without it and the replies parsed as free text"
+        )
     click.echo(f"extracted with {ex.name}: {report.summary()}")
     exit_on_failures([report.stage_failures()])
 

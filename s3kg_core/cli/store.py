@@ -162,7 +162,7 @@ def score_cmd(
     problems = ", ".join(f"{n} {s}" for s, n in sorted(report.statuses.items()) if s != "ok")
     click.echo(
         f"scored {report.scored} answers ({report.already_done} already done"
-        + (f", {report.not_ready} without KGs yet" if report.not_ready else "")
+        + (f", {report.not_ready_text()}" if report.not_ready else "")
         + (f"; comparisons not scorable: {problems}" if problems else "")
         + f") in {report.seconds:.1f}s, {report.encoded} strings encoded; "
         f"signature {Signature.blended(report.signature, alpha)}"

@@ -6,6 +6,11 @@ extracts each text on its own with GraphEval's prompt. A failed call or an outpu
 parsed gives ``TextKG(status="failed: <reason>")`` for the affected texts; nothing is guessed.
 Only replies that parse are kept in the client's cache, so a failed extraction is asked again
 on the next run instead of being parsed again from the cache.
+
+Every request carries the JSON schema of its reply (:mod:`s3kg_core.extract.schemas`) as
+``response_format``: an endpoint that constrains its output to it (``s3kg llm serve``) cannot
+reply with anything but complete JSON of the prompt's shape. One that rejects the field is asked
+again without it for the rest of the run, one that ignores it is parsed as before.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from .prompts import (
     single_messages,
     truncate,
 )
+from .schemas import joint_schema, schema_text, single_schema
 
 __all__ = ["LLMExtractor"]
 
@@ -122,13 +128,16 @@ class LLMExtractor:
             )
         return f"failed: {exc}"
 
-    def _request(self, messages: tuple[tuple[str, str], ...], version: str) -> ChatRequest:
+    def _request(
+        self, messages: tuple[tuple[str, str], ...], version: str, schema: dict[str, object]
+    ) -> ChatRequest:
         return ChatRequest(
             messages=messages,
             prompt_version=version,
             temperature=self.temperature,
             seed=self.seed,
             max_tokens=self.max_tokens,
+            json_schema=schema_text(schema),
         )
 
     def extract(
@@ -147,7 +156,8 @@ class LLMExtractor:
                 parts[source], flags[source] = truncate(texts.get(source, ""), self.max_input_chars)
             cut.append(flags)
             messages = joint_messages(parts["gold"], parts["answer"], parts["context"])
-            requests.append(self._request(messages, JOINT_PROMPT_VERSION))
+            schema = joint_schema(self.max_tokens, [s for s in SOURCES if parts[s].strip()])
+            requests.append(self._request(messages, JOINT_PROMPT_VERSION, schema))
         results = self.client.chat_many(requests, progress=progress, usable=_parses(JOINT_KEYS))
         out = []
         for item, flags, result in zip(items, cut, results, strict=True):
@@ -177,7 +187,10 @@ class LLMExtractor:
         """One KG per text with the single-text prompt (whatever ``prompt`` is)."""
         todo = [i for i, text in enumerate(texts) if text.strip()]
         cut = {i: truncate(texts[i], self.max_input_chars) for i in todo}
-        requests = [self._request(single_messages(cut[i][0]), SINGLE_PROMPT_VERSION) for i in todo]
+        schema = single_schema(self.max_tokens)
+        requests = [
+            self._request(single_messages(cut[i][0]), SINGLE_PROMPT_VERSION, schema) for i in todo
+        ]
         replies = self.client.chat_many(requests, progress=progress, usable=_parses([SINGLE_KEY]))
         results = dict(zip(todo, replies, strict=True))
         out = []

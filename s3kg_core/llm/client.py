@@ -242,7 +242,10 @@ class ChatRequest:
     """One chat completion to make.
 
     ``prompt_version`` names the prompt template, so a changed prompt never reuses answers
-    cached for the old one.
+    cached for the old one. ``json_schema`` (a JSON schema as JSON text) is sent as
+    ``response_format`` ``{"type": "json_schema", ...}``: an endpoint that constrains its output
+    to it (``s3kg llm serve``, vLLM, llama.cpp, Ollama) replies with JSON that fits; one that
+    rejects the field is asked again without it (see :class:`LLMClient`).
     """
 
     messages: tuple[tuple[str, str], ...]
@@ -251,6 +254,7 @@ class ChatRequest:
     seed: int | None = None
     max_tokens: int | None = None
     json_mode: bool = False
+    json_schema: str | None = None
 
     @classmethod
     def build(
@@ -264,11 +268,14 @@ class ChatRequest:
 
     def input_hash(self) -> str:
         """A hash of everything the model sees besides temperature and seed."""
-        body = json.dumps(
-            {"messages": self.messages, "max_tokens": self.max_tokens, "json": self.json_mode},
-            sort_keys=True,
-            ensure_ascii=False,
-        )
+        fields: dict[str, Any] = {
+            "messages": self.messages,
+            "max_tokens": self.max_tokens,
+            "json": self.json_mode,
+        }
+        if self.json_schema is not None:  # only then: the keys of other requests stay as they were
+            fields["schema"] = self.json_schema
+        body = json.dumps(fields, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode()).hexdigest()
 
     def cache_key(self, settings: LLMSettings) -> str:
@@ -594,6 +601,16 @@ def _classify(exc: Exception, timeout: float) -> _Failure:
     return _Failure(clean_text(f"{type(exc).__name__}: {exc}")[:500], "final")
 
 
+def _refuses_response_format(exc: Exception) -> bool:
+    """Whether an endpoint's 400 or 422 says it does not take ``response_format`` as sent."""
+    import openai
+
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in (400, 422):
+        return False
+    text = f"{exc.message} {exc.body}".lower()
+    return any(word in text for word in ("response_format", "json_schema", "response format"))
+
+
 def _backoff(attempt: int, retry_after: float | None) -> float:
     """Seconds to wait before retry ``attempt`` (0-based): Retry-After, else 0.5 s doubling."""
     if retry_after is not None:
@@ -625,6 +642,13 @@ class LLMClient:
         Ask the endpoint again even for requests the cache answers; the new replies replace
         the cached ones (``s3kg extract --refresh``).
 
+    Notes
+    -----
+    A request with a ``json_schema`` sends it as ``response_format``. An endpoint that answers
+    400 or 422 naming ``response_format`` (or ``json_schema``) gets the request again at once
+    without it, and no further schema in this client's life (:attr:`schema_refused`); an
+    endpoint that ignores the field answers free text, which the caller parses as before.
+
     Raises
     ------
     EndpointError
@@ -654,6 +678,8 @@ class LLMClient:
         self.limit = AdaptiveLimit(settings.concurrency)
         self.stats = ClientStats()
         self._stats_lock = threading.Lock()
+        self.schema_refused = False
+        """Whether the endpoint refused ``response_format`` (then it is no longer sent)."""
 
     @property
     def calls(self) -> int:
@@ -686,8 +712,11 @@ class LLMClient:
             for name, value in changes.items():
                 setattr(self.stats, name, getattr(self.stats, name) + value)
 
-    def _call(self, request: ChatRequest) -> tuple[ChatResult, float]:
-        """One attempt: the result and the seconds until its first answer text arrived."""
+    def _call(self, request: ChatRequest, *, with_schema: bool) -> tuple[ChatResult, float]:
+        """One attempt: the result and the seconds until its first answer text arrived.
+
+        ``with_schema``: send the request's JSON schema as ``response_format``.
+        """
         if self._limiter is not None:
             self._limiter.acquire()
         kwargs: dict[str, Any] = {
@@ -702,7 +731,16 @@ class LLMClient:
             kwargs["seed"] = request.seed
         if request.max_tokens is not None:
             kwargs["max_tokens"] = request.max_tokens
-        if request.json_mode:
+        if with_schema and request.json_schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "reply",
+                    "schema": json.loads(request.json_schema),
+                    "strict": True,
+                },
+            }
+        elif request.json_mode:
             kwargs["response_format"] = {"type": "json_object"}
         self._count(sent=1)
         started = time.perf_counter()
@@ -738,11 +776,17 @@ class LLMClient:
                 return ChatResult("error", error="not sent: the endpoint failed")
             with self._stats_lock:
                 self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.limit.peak)
+            with_schema = request.json_schema is not None and not self.schema_refused
             try:
-                result, first = self._call(request)
+                result, first = self._call(request, with_schema=with_schema)
             except Exception as exc:
                 failure = _classify(exc, self.settings.timeout_for(request.max_tokens))
                 ghost = None
+                if with_schema and _refuses_response_format(exc):
+                    # remembered for the run; this request is asked again at once, without it
+                    self.schema_refused = True
+                    self.limit.release(ticket)
+                    continue
                 if failure.kind == "timeout":
                     self._count(timeouts=1)
                     ghost = self.limit.timed_out(

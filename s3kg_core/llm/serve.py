@@ -1,8 +1,10 @@
-"""Start ``transformers serve`` on a local model folder: a real OpenAI-compatible endpoint.
+"""Local OpenAI-compatible endpoints: ``s3kg llm serve`` and ``transformers serve``.
 
-``s3kg llm serve`` (:func:`local_server`) is the command for it: it converts the packaged
-SmolLM2 once, serves it on 127.0.0.1 and prints what to export. The tests' end-to-end run and the
-script that generates the demo answers use :func:`transformers_serve` directly.
+``s3kg llm serve`` (:func:`local_server`) converts the packaged SmolLM2 once and serves it on
+127.0.0.1 with the project's own :class:`~s3kg_core.llm.chat_server.ChatServer` (JSON schemas
+honoured, prompt and queue bounded, abandoned requests cancelled), and prints what to export.
+:func:`transformers_serve` runs ``transformers serve`` on a folder instead; the tests'
+end-to-end run and the script that generates the demo answers use it. What follows is about it.
 
 The server generates for one request at a time (one inference thread) and queues the others.
 When a client hangs up, it cancels a *streamed* request (the next token raises) but goes on
@@ -42,6 +44,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import ConfigError, ServeError
+from .chat_server import ChatServer, ServeLimits
 
 __all__ = [
     "LocalServer",
@@ -55,15 +58,17 @@ __all__ = [
 # What `transformers serve` imports (transformers.utils.import_utils.is_serve_available) plus
 # what it runs on; all come with `pip install "transformers[serving]"`.
 _SERVE_MODULES = ("transformers", "torch", "fastapi", "uvicorn", "pydantic", "openai")
+# what `s3kg llm serve`'s own server needs besides (JSON schemas: lm-format-enforcer)
+_LOCAL_MODULES = ("lmformatenforcer",)
 
 
 def serve_unavailable_reason() -> str | None:
     """Why ``transformers serve`` cannot run here, or ``None`` when it can (for ``pytest.skip``)."""
-    missing = [m for m in _SERVE_MODULES if importlib.util.find_spec(m) is None]
+    missing = [m for m in (*_SERVE_MODULES, *_LOCAL_MODULES) if importlib.util.find_spec(m) is None]
     if missing:
         return (
-            f"transformers serve needs {', '.join(missing)}: "
-            '`pip install -c requirements.txt "transformers[serving]"`'
+            f"a local server needs {', '.join(missing)}: "
+            '`pip install -c requirements.txt "transformers[serving]" lm-format-enforcer`'
         )
     from transformers.utils.import_utils import is_serve_available
 
@@ -219,14 +224,14 @@ class LocalServer:
         The model name requests must send (``S3KG_MODEL``): the served folder's path.
     name
         Its short name, the display name of the runs collected from it.
-    process
-        The server's process.
+    server
+        The running :class:`~s3kg_core.llm.chat_server.ChatServer`.
     """
 
     base_url: str
     model: str
     name: str
-    process: subprocess.Popen[bytes]
+    server: ChatServer
 
     def exports(self) -> list[str]:
         """The two shell lines that point ``s3kg`` at this server.
@@ -244,9 +249,9 @@ class LocalServer:
             f"export S3KG_MODEL={shlex.quote(self.model)}",
         ]
 
-    def wait(self) -> int:
-        """Block until the server exits (Ctrl-C raises ``KeyboardInterrupt`` here); its code."""
-        return self.process.wait()
+    def wait(self) -> None:
+        """Block until the server stops (Ctrl-C raises ``KeyboardInterrupt`` here)."""
+        self.server.wait()
 
 
 def _is_packaged(model: str) -> bool:
@@ -296,10 +301,14 @@ def local_server(
     *,
     port: int | None = None,
     threads: int = 1,
-    timeout: float = 300,
+    limits: ServeLimits | None = None,
     say: Callable[[str], None] = lambda line: None,
 ) -> Iterator[LocalServer]:
-    """Serve a local model on 127.0.0.1 with ``transformers serve``; stop it on exit.
+    """Serve a local model on 127.0.0.1 (:class:`~s3kg_core.llm.chat_server.ChatServer`).
+
+    The server honours ``response_format`` (a JSON schema, by constrained decoding), bounds
+    the prompt and the queue, and stops generating for a client that hangs up (see
+    :mod:`s3kg_core.llm.chat_server`).
 
     Parameters
     ----------
@@ -311,8 +320,8 @@ def local_server(
         The port (``None``: a free one).
     threads
         torch threads of the server (one is fastest on a small busy CPU).
-    timeout
-        Seconds to wait for the server to load the model.
+    limits
+        The prompt, reply, queue and body limits (``None``: the defaults).
     say
         Called with each progress line (conversion, start).
 
@@ -326,7 +335,7 @@ def local_server(
     ConfigError
         If the model is neither ``smollm2`` nor a model folder, or the port is taken.
     ServeError
-        If the server exits or does not answer within ``timeout``.
+        If the model folder cannot be loaded.
     """
     reason = serve_unavailable_reason()
     if reason:
@@ -341,11 +350,15 @@ def local_server(
     from ..store.records import short_name
 
     started = time.monotonic()
-    procs: list[subprocess.Popen[bytes]] = []
     name = short_name(str(folder))
-    say(f"starting transformers serve on 127.0.0.1 ({name}, {threads} thread(s))...")
-    with transformers_serve(
-        folder, port=port, timeout=timeout, threads=threads, on_start=procs.append
-    ) as base_url:
+    say(f"loading {name} on the CPU ({threads} thread(s))...")
+    try:
+        server = ChatServer(folder, port=port or 0, limits=limits, threads=threads)
+    except OSError as exc:  # the port was taken meanwhile
+        raise ConfigError(
+            f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}; "
+            "pass --port 0 for a free one"
+        ) from exc
+    with server:
         say(f"  ready in {time.monotonic() - started:.0f} s")
-        yield LocalServer(base_url, str(folder), name, procs[0])
+        yield LocalServer(server.base_url, server.model, name, server)

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..extract.base import Extractor, ItemTexts, TextKG
+from ..extract.prompts import SINGLE_PROMPT_VERSION
 from ..failures import StageFailures
 from ..progress import StageProgress
 from ..store import queries
@@ -26,7 +27,27 @@ from ..store.records import KGRecord
 from ..store.store import Store
 from .collect import UNEXTRACTED
 
-__all__ = ["ExtractReport", "extract_store"]
+__all__ = ["ExtractReport", "extract_command", "extract_store"]
+
+
+def extract_command(extractor: str, runs: Sequence[int]) -> str:
+    """The ``s3kg extract`` command line that extracts ``runs`` with the extractor named so.
+
+    Examples
+    --------
+    >>> extract_command("llm:smollm2:joint-kg-v1", [1, 3])
+    's3kg extract --extractor llm --run 1 --run 3'
+    >>> extract_command("llm:m:single-kg-v1", [2])
+    's3kg extract --extractor llm --prompt single --run 2'
+    >>> extract_command("offline:en_core_web_sm", [4])
+    's3kg extract --extractor offline --run 4'
+    """
+    kind = extractor.split(":")[0]
+    words = ["s3kg extract", f"--extractor {kind}"]
+    if kind == "llm" and extractor.endswith(f":{SINGLE_PROMPT_VERSION}"):
+        words.append("--prompt single")
+    words += [f"--run {run}" for run in runs]
+    return " ".join(words)
 
 
 @dataclass
@@ -41,6 +62,31 @@ class ExtractReport:
     dropped_triples: int = 0
     truncated: int = 0
     seconds: float = 0.0
+    extractor: str = ""
+    failed_elsewhere: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+    """Runs left alone, extracted with another extractor, whose KGs failed: ``{run:
+    (extractor, failed KGs, KGs)}`` (only when no ``run_ids`` were given)."""
+
+    def notes(self) -> list[str]:
+        """A line per run left alone although its KGs failed, with the command that extracts it.
+
+        Examples
+        --------
+        >>> report = ExtractReport(extractor="offline:sm",
+        ...                        failed_elsewhere={1: ("llm:smol:joint-kg-v1", 15, 15)})
+        >>> note = report.notes()[0]
+        >>> note[:64]
+        'run 1 (llm:smol:joint-kg-v1: 15 of 15 KGs failed) is left as it '
+        >>> note[-51:]
+        'beside it: s3kg extract --extractor offline --run 1'
+        """
+        return [
+            f"run {run} ({other}: {failed} of {total} KGs failed) is left as it is: without "
+            f"--run, extract takes only the runs not extracted yet or extracted with "
+            f"{self.extractor}. To extract run {run} with {self.extractor} as a new run beside "
+            f"it: {extract_command(self.extractor, [run])}"
+            for run, (other, failed, total) in sorted(self.failed_elsewhere.items())
+        ]
 
     def summary(self) -> str:
         """One line for the command line."""
@@ -132,10 +178,17 @@ def extract_store(
     if batch_items < 1:
         raise ConfigError(f"batch_items must be >= 1; got {batch_items}")
     started = time.perf_counter()
-    report = ExtractReport()
+    report = ExtractReport(extractor=extractor.name)
     with store.transaction() as con:
         runs = _target_runs(con, extractor.name, run_ids)
         report.run_ids = runs
+        if run_ids is None:
+            extractors = {int(r[0]): str(r[4]) for r in queries.run_rows(con)}
+            report.failed_elsewhere = {
+                run: (extractors[run], failed, total)
+                for run, (failed, total) in queries.failed_kg_counts(con).items()
+                if run not in runs and extractors.get(run) not in (None, UNEXTRACTED)
+            }
         work: list[tuple[int, int, ItemTexts]] = []
         for run in runs:
             rows = queries.answers_for_extraction(con, run)

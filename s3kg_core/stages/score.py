@@ -40,15 +40,44 @@ class ScoreReport:
     scored: int = 0
     already_done: int = 0
     not_ready: int = 0  # answers without KGs yet, or whose extraction failed
+    failed_runs: dict[int, tuple[str, int]] = field(default_factory=dict)
+    """``{run: (extractor, answers)}``: the answers not ready because a KG of theirs failed."""
     encoded: int = 0
     seconds: float = 0.0
     statuses: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def kg_failed(self) -> int:
+        """Answers not scored because a KG of theirs failed to extract."""
+        return sum(n for _, n in self.failed_runs.values())
+
+    def not_ready_text(self) -> str:
+        """The answers not ready, said apart: not extracted yet, and extracted but failed.
+
+        Examples
+        --------
+        >>> report = ScoreReport("s", not_ready=7, failed_runs={1: ("llm:m:joint-kg-v1", 5)})
+        >>> report.not_ready_text()
+        '2 without KGs yet, 5 whose KGs failed (s3kg extract --extractor llm --run 1 retries them)'
+        """
+        from .extract import extract_command
+
+        parts = []
+        if self.not_ready > self.kg_failed:
+            parts.append(f"{self.not_ready - self.kg_failed} without KGs yet")
+        if self.kg_failed:
+            by_extractor: dict[str, list[int]] = {}
+            for run, (extractor, _) in sorted(self.failed_runs.items()):
+                by_extractor.setdefault(extractor, []).append(run)
+            commands = "; ".join(extract_command(e, runs) for e, runs in by_extractor.items())
+            parts.append(f"{self.kg_failed} whose KGs failed ({commands} retries them)")
+        return ", ".join(parts)
 
     def summary(self) -> str:
         """One line for the command line."""
         return (
             f"{self.scored} answers scored, {self.already_done} already done, "
-            f"{self.not_ready} without KGs"
+            f"{self.not_ready_text() or '0 without KGs'}"
         )
 
 
@@ -124,6 +153,9 @@ def score_store(
         rows = queries.scoring_candidates(con, scorer.signature, run_ids)
         pending = [(int(r), int(i)) for r, i, done in rows if not done]
         report.not_ready = queries.count_answers(con, run_ids) - len(rows)
+        report.failed_runs = {
+            run: (extractor, n) for run, extractor, n in queries.failed_extractions(con, run_ids)
+        }
         report.already_done = len(rows) - len(pending)
         report.pending = len(pending)
     with store.transaction() as con:

@@ -441,6 +441,31 @@ def scoring_candidates(
     ).fetchall()
 
 
+def failed_extractions(
+    con: duckdb.DuckDBPyConnection, run_ids: Sequence[int] | None = None
+) -> list[tuple[int, str, int]]:
+    """``(run_id, extractor, answers)``: per run, the answers of which a KG failed to extract."""
+    runs_filter, params = _runs_filter(run_ids)
+    rows = con.execute(
+        "SELECT a.run_id, r.extractor, count(*) FROM answers a JOIN runs r ON r.run_id = "
+        "a.run_id WHERE EXISTS (SELECT 1 FROM kgs k WHERE k.run_id = a.run_id AND k.item_id = "
+        "a.item_id AND k.status LIKE 'failed%')" + runs_filter + " GROUP BY a.run_id, "
+        "r.extractor ORDER BY a.run_id",
+        params,
+    ).fetchall()
+    return [(int(run), str(extractor), int(n)) for run, extractor, n in rows]
+
+
+def failed_kg_counts(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[int, int]]:
+    """``{run_id: (failed KGs, stored KGs)}`` of the runs with a KG that failed to extract."""
+    rows = con.execute(
+        "SELECT run_id, count(*) FILTER (WHERE status LIKE 'failed%'), count(*) FROM kgs "
+        "GROUP BY run_id HAVING count(*) FILTER (WHERE status LIKE 'failed%') > 0 "
+        "ORDER BY run_id"
+    ).fetchall()
+    return {int(run): (int(failed), int(total)) for run, failed, total in rows}
+
+
 def count_answers(con: duckdb.DuckDBPyConnection, run_ids: Sequence[int] | None = None) -> int:
     """How many answers are stored (in ``run_ids`` only, when given)."""
     runs_filter, params = _runs_filter(run_ids)
