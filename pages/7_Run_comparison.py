@@ -19,6 +19,7 @@ from dashboard import (
     word_diff,
 )
 from dashboard.escape import code, md
+from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
 
 if TYPE_CHECKING:
@@ -77,9 +78,6 @@ deltas = data.pair_deltas(
 )
 worse = int((deltas["d_cus"] < 0).sum())
 better = int((deltas["d_cus"] > 0).sum())
-difference = data.pair_difference(
-    controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha
-)
 cols = st.columns(5)
 cols[0].metric("Shared questions", f"{len(deltas):,}")
 cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
@@ -91,7 +89,35 @@ cols[2].metric(
 )
 cols[3].metric("Worse in B", f"{worse:,}", help="Questions whose CUS dropped from A to B.")
 cols[4].metric("Better in B", f"{better:,}", help="Questions whose CUS rose from A to B.")
-st.caption(compare.verdict(difference))
+gated = len(deltas) <= compare.CHECK_LIVE_MAX or st.toggle(
+    f"Run `s3kg check`'s gates on all {len(deltas):,} shared questions",
+    key="compare_run_check",
+    help="A paired bootstrap of 9,999 resamples for each of CUS, GoldSim and CtxSim, as "
+    "`s3kg check` runs it (about two seconds at a few thousand questions); the result is kept "
+    "for this pair and alpha.",
+)
+if gated:
+    latest = data.signatures(controls.path, controls.stamp)[1]
+    command = compare.check_command(
+        controls.path, run_b, run_a, controls.alpha, None if signature == latest else signature
+    )
+    try:
+        check = data.pair_check(
+            controls.path, controls.stamp, signature, run_a, run_b, controls.alpha
+        )
+    except S3KGError as exc:
+        st.error(f"{code(command)} refuses these runs: {md(exc)}")
+    else:
+        (st.success if check.passed else st.error)(
+            compare.verdict(check),
+            icon=":material/check_circle:" if check.passed else ":material/cancel:",
+        )
+        st.markdown(compare.gates_markdown(check))
+        st.caption(
+            f"The gates {code(command)} runs, from the same function (B the new run, A the "
+            f"baseline; its exit status {check.exit_code}). Bootstrap: "
+            f"{md(dict(check.facts).get('bootstrap', ''))}."
+        )
 widgets.file_download(
     st,
     "Download the report (HTML)",
@@ -286,4 +312,12 @@ def one_question() -> None:
 
 one_question()
 # after drawing: this pair's numbers at the slider's other alphas, so a step finds them ready
-data.warm_pair(controls.path, controls.stamp, signature, run_a, run_b, controls.alpha)
+data.warm_pair(
+    controls.path,
+    controls.stamp,
+    signature,
+    run_a,
+    run_b,
+    controls.alpha,
+    gates=len(deltas) <= compare.CHECK_LIVE_MAX,
+)
