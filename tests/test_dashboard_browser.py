@@ -904,6 +904,24 @@ def _unclipped(locator: Any) -> bool:
     )
 
 
+def cut_tables(page: Any) -> list[str]:
+    """Every drawn dataframe of the page whose columns do not all fit: its grid scrolls
+    sideways (a column off the right edge), or the grid itself leaves the window."""
+    found = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].flatMap((f, i) => {
+            const s = f.querySelector('.dvn-scroller');
+            if (!s || !f.offsetParent) return [];  // not drawn (a closed expander)
+            const header = [...f.querySelectorAll('[role="columnheader"]')]
+                .map(h => h.innerText.trim()).join(' | ');
+            const box = f.getBoundingClientRect();
+            return (s.scrollWidth > s.clientWidth + 1 || box.right > window.innerWidth + 0.5)
+                ? [`table ${i} (${header}): ${s.scrollWidth} px of columns in ${s.clientWidth}`]
+                : [];
+        })"""
+    )
+    return list(found)
+
+
 def _screens(page: Any, name: str) -> None:
     """First screens of the page at 1440x900 and 1280x720 (back to 1440x900 after)."""
     for width, height in ((1440, 900), (1280, 720)):
@@ -1046,6 +1064,11 @@ def test_two_annotators_and_an_adjudicator_end_to_end(
         assert metric_value(page, "TAU precision") != "n/a"
         assert main.get_by_text(re.compile(r"^Recall is untested")).count() == 1
         assert main.get_by_text("Agreement between annotators").count() == 1
+        for width, height in ((1280, 720), (1440, 900)):  # issue 43: "Note" was cut at 1280
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(600)
+            assert main.locator('[data-testid="stDataFrame"]').count() >= 1
+            assert cut_tables(page) == [], (width, cut_tables(page))
         _screens(page, "annotate_agreement")
         screenshot(page, artefacts() / "annotate_agreement.png")
         with page.expect_download() as download:
@@ -1147,14 +1170,14 @@ def test_the_workbench_pages_read_at_both_sizes_and_the_csv_is_the_screen(
             assert slider.input_value() == "0.9"
             grid = page.locator('[data-testid="stDataFrame"]').first
             grid.scroll_into_view_if_needed()
-            ranks, temperatures = _grid_column(grid, 0, 2), _grid_column(grid, 7, 2)  # #, T
+            ranks, shown_runs = _grid_column(grid, 0, 2), _grid_column(grid, 2, 2)  # #, run
             assert ranks == ["1", "2"], ranks
             with page.expect_download() as download:
                 page.get_by_role("button", name="Leaderboard (CSV)").click()
             text = Path(download.value.path()).read_text(encoding="utf-8")
             rows = list(csv.DictReader(io.StringIO(text)))
             assert [r["rank"] for r in rows] == ranks
-            assert [float(r["temperature"]) for r in rows] == [float(t) for t in temperatures]
+            assert [r["run"] for r in rows] == shown_runs
             assert {r["signature"].rsplit("|", 1)[1] for r in rows} == {"alpha:0.9"}
         for width, height in ((1440, 900), (1280, 720)):
             page.set_viewport_size({"width": width, "height": height})
@@ -1168,6 +1191,40 @@ def test_the_workbench_pages_read_at_both_sizes_and_the_csv_is_the_screen(
         if name == "run_comparison_diff":
             assert re.search(r"[?&]a=1&b=2&item=7", page.url), page.url
             page.get_by_text("Triple by triple", exact=False).first.wait_for()
+
+
+def test_no_column_is_cut_at_1280_and_the_comparison_shows_the_checks_gates(
+    watched: Watched, annotate_server: Server
+) -> None:
+    """Issue 43 (items 4 and 7): at 1280x720 the comparison's ΔGoldSim, ΔCtxSim and "in B"
+    columns, the leaderboard's model column and Search's run column ran off the right edge of
+    their tables; the comparison never showed the gate ``s3kg check`` failed. Every table now
+    fits at both sizes (``<page>_cols_<w>x<h>.png``), and the gates are on the page."""
+    page = watched.page
+    views = [
+        ("?alpha=0.5", "S3KG Workbench", "overview"),
+        ("Run_comparison?a=1&b=2&item=7", "Run comparison", "run_comparison"),
+        ("Search?q=penicillin", "Search answers", "search"),
+    ]
+    for path, title, name in views:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        open_page(watched, annotate_server, path, title)
+        main = page.locator('[data-testid="stMain"]')
+        if name == "run_comparison":
+            main.get_by_text("Triple by triple", exact=False).first.wait_for()
+            verdict = main.get_by_text(re.compile(r"^s3kg check FAILED: 1 of \d+ gates")).first
+            assert _in_first_screen(verdict, (1280, 720)), "the verdict is on the first screen"
+            gates = main.locator("table").filter(has_text="Fails when").first
+            row = gates.locator("tr").filter(has_text="new_unscorable")
+            assert "FAIL" in row.inner_text() and "demo-02: answer_kg_empty" in row.inner_text()
+            assert _unclipped(gates)
+        for width, height in ((1280, 720), (1440, 900)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(600)
+            assert main.locator('[data-testid="stDataFrame"]').count() >= 1, name
+            assert cut_tables(page) == [], (name, width, cut_tables(page))
+            first_screen(page, artefacts() / f"{name}_cols_{width}x{height}.png")
+        assert_clean(watched, annotate_server, name)
 
 
 def _release_folder(shared_data: Path, folder: Path, rows: int) -> Path:
