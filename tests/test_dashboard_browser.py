@@ -982,12 +982,13 @@ def test_no_decision_is_lost_on_any_route_the_page_offers(
     wait_idle(page, timeout_ms=RENDER_MS)
     assert _chosen(page, "Answer (").startswith(f"item {target} · ")
     page.get_by_text(re.compile(r"1 decided by you\.$")).wait_for()
-    # a reload (a new session: the name in the URL is confirmed again)
+    # a reload (a new session: this browser confirmed the name, so it is kept; issue 43)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     decide("y", "confirm")
     page.reload()
-    page.get_by_role("button", name="I am dora").click()
     wait_idle(page, timeout_ms=RENDER_MS)
+    assert page.get_by_role("textbox", name="Your name").input_value() == "dora"
+    assert page.get_by_role("button", name="I am dora").count() == 0
     page.get_by_text(re.compile(r"2 decided by you\.$")).wait_for()
     stored = _stored(annotate_db, "dora")
     assert [v for _, v in stored] == decided == [
@@ -1078,6 +1079,37 @@ def test_two_annotators_and_an_adjudicator_end_to_end(
         assert header.startswith("uid,created_at,annotator") and "adjudicated" in header
         assert any(",hal," in r and ",adjudicator," in r for r in rows)
         assert_clean(w, annotate_server, "adjudication and agreement")
+
+
+def test_annotate_keeps_the_confirmed_name_across_pages_and_reloads(
+    browser: Any, annotate_server: Server
+) -> None:
+    """Issue 43 (item 8): a reload asked "I am bob" again, and the picker said "item 13"
+    where the page said "demo-13" (typing the id found nothing). The confirmed name is kept
+    across the sidebar's pages and a reload (a cookie of the browser session), the page says
+    how to switch, and the picker finds an answer by the id the page shows."""
+    with watched_session(browser, (1280, 720)) as w:
+        page = _open_as(w, annotate_server, "run=1&item=12", "bob")
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        nav.get_by_role("link", name="Overview").click()
+        wait_idle(page, timeout_ms=RENDER_MS)
+        nav.get_by_role("link", name="Annotate").click()
+        wait_idle(page, timeout_ms=RENDER_MS)
+        assert page.get_by_role("textbox", name="Your name").input_value() == "bob"
+        page.reload()
+        wait_idle(page, timeout_ms=RENDER_MS)
+        assert page.get_by_role("textbox", name="Your name").input_value() == "bob"
+        assert page.get_by_role("button", name="I am bob").count() == 0
+        switch = page.get_by_text(re.compile(r"^Working as bob: kept .* To switch, type"))
+        assert _in_first_screen(switch, (1280, 720))
+        page.get_by_role("combobox", name=re.compile(r"^Answer \(")).click()
+        page.keyboard.type("demo-13")
+        page.get_by_role("option", name=re.compile(r"· demo-13 ·")).first.click()
+        wait_idle(page, timeout_ms=RENDER_MS)
+        assert " · demo-13 · " in _chosen(page, "Answer (")
+        page.get_by_text(re.compile(r"^Question · demo-13 · ")).wait_for()
+        _screens(page, "annotate_name_kept")
+        assert_clean(w, annotate_server, "annotate: the name kept")
 
 
 def test_a_failure_case_link_opens_that_case_in_annotate(

@@ -695,6 +695,21 @@ def test_a_name_in_the_url_must_be_confirmed_before_it_saves(db):
     assert _annotations(db) == [("bob", 1, 5, "confirm")]
 
 
+def test_annotates_picker_names_each_answer_by_its_question_id(db):
+    """Regression (issue 43, item 8): the picker listed "item 13" while the page said
+    "demo-13", so typing the id the page shows found nothing."""
+    at = _annotate("ann")
+    picker = at.selectbox(key="annotate_item")
+    with duckdb.connect(str(db), read_only=True) as con:
+        ids = dict(con.execute("SELECT item_id, ext_id FROM items").fetchall())
+    for option in picker.options:
+        item = int(option.split(" · ")[0].removeprefix("item "))
+        assert option.startswith(f"item {item} · {ids[item]} · "), option
+    shown = next(m.value for m in at.markdown if m.value.startswith("**Question** · "))
+    chosen = picker.format_func(picker.value)
+    assert shown.split(" · ")[1].replace("\\", "") in chosen  # the id the page shows
+
+
 def test_annotate_opens_on_an_answer_with_units_and_steps_to_the_next(db):
     at = _annotate("ann")
     first = at.selectbox(key="annotate_item").value
