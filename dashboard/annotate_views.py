@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,9 +67,12 @@ def _remembered_name() -> str:
     """
     try:
         cookies = st.context.cookies
-        raw = unquote(str(cookies.get(annotate.NAME_COOKIE, "") or ""))
-    except (AttributeError, RuntimeError):  # no browser behind this run (streamlit.testing)
+    except (AttributeError, RuntimeError):  # no browser behind this run
         return ""
+    value = cookies.get(annotate.NAME_COOKIE) if isinstance(cookies, Mapping) else None
+    if not isinstance(value, str):  # none, or no real request (streamlit.testing)
+        return ""
+    raw = unquote(value)
     try:
         return normalize_annotator(raw) if raw.strip() else ""
     except AnnotatorNameError:
