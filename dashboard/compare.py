@@ -164,7 +164,8 @@ def gates_markdown(result: CheckResult) -> str:
     r"""Every gate of ``result`` as a Markdown table: gate, result, measured, when it fails.
 
     The figures are the check's own text (``s3kg check`` prints the same on its gate lines);
-    a gate's detail (the questions concerned, an inconclusive interval) follows its figure.
+    a gate's detail (the questions concerned) follows its figure, but for the "inconclusive"
+    note the result column already gives.
     Every text is escaped.
 
     Examples
@@ -180,7 +181,9 @@ def gates_markdown(result: CheckResult) -> str:
     lines = ["| Gate | Result | Measured | Fails when |", "|---|---|---|---|"]
     for gate in result.gates:
         mark = gate_mark(gate)
-        measured = md(gate.measured) + (f": {md(gate.detail)}" if gate.detail else "")
+        # an inconclusive gate's detail repeats its result ("PASS (inconclusive)")
+        detail = "" if gate.inconclusive and gate.detail.startswith("inconclusive") else gate.detail
+        measured = md(gate.measured) + (f": {md(detail)}" if detail else "")
         lines.append(
             f"| {code(gate.name)} | {colour.get(mark, ':orange[' + mark + ']')} | {measured} "
             f"| {md(gate.rule)} |"

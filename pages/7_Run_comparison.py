@@ -116,7 +116,8 @@ if gated:
         st.caption(
             f"The gates {code(command)} runs, from the same function (B the new run, A the "
             f"baseline; its exit status {check.exit_code}). Bootstrap: "
-            f"{md(dict(check.facts).get('bootstrap', ''))}."
+            f"{md(dict(check.facts).get('bootstrap', ''))}. PASS (inconclusive): the interval "
+            "reaches past the bound; more questions would tell."
         )
 widgets.file_download(
     st,
