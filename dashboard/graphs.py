@@ -119,7 +119,7 @@ class LinkedStyle:
     table_rows: int = 8
     row_px: int = 27
     table_max_px: int = 620
-    edge_label_chars: int = 15
+    edge_label_chars: int = 18
     doc_width_px: int = 980
     min_share: float = 0.22
     empty_share: float = 0.19
@@ -521,9 +521,9 @@ def short_label(label: str, limit: int) -> str:
 
     Examples
     --------
-    >>> short_label("killed large share of", 15)
+    >>> short_label("killed large share of", 18)
     'killed large…'
-    >>> short_label("occurred in", 15)
+    >>> short_label("occurred in", 18)
     'occurred in'
     >>> short_label("photosynthesised", 10)
     'photosynt…'
