@@ -39,6 +39,7 @@ __all__ = [
     "ACTIONS",
     "CATEGORY_LABELS",
     "DECISIONS",
+    "NAME_COOKIE",
     "Action",
     "NameChoice",
     "UnitKey",
@@ -252,15 +253,16 @@ def next_in_order(order: Sequence[Any], current: Any, counts: Mapping[Any, int])
     return next((i for i in ring if counts.get(i, 0)), None)
 
 
-def item_label(item: int, n_units: int | None, cus: float, question: str) -> str:
-    """A select-box label of one answer: item, units to judge, CUS and the question.
+def item_label(item: int, n_units: int | None, cus: float, question: str, ext_id: str = "") -> str:
+    """A select-box label of one answer: item, question id, units to judge, CUS, question.
 
-    ``n_units`` is ``None`` while TAU has not explained the answer yet.
+    ``n_units`` is ``None`` while TAU has not explained the answer yet. ``ext_id`` is the
+    question's id as the page shows it (``demo-05``): typing it in the picker finds it.
 
     Examples
     --------
-    >>> item_label(5, 2, 0.41234, "Who wrote it?")
-    'item 5 · 2 to judge · CUS 0.412 · Who wrote it?'
+    >>> item_label(5, 2, 0.41234, "Who wrote it?", "demo-05")
+    'item 5 · demo-05 · 2 to judge · CUS 0.412 · Who wrote it?'
     >>> item_label(6, 0, 0.0, "Why?")
     'item 6 · nothing to judge · CUS 0.000 · Why?'
     >>> item_label(7, None, 0.5, "How?")
@@ -273,22 +275,24 @@ def item_label(item: int, n_units: int | None, cus: float, question: str) -> str
         if n_units == 0
         else f"{n_units} to judge"
     )
-    return f"item {int(item)} · {units} · CUS {cus:.3f} · {question}"
+    named = f" · {ext_id}" if ext_id else ""
+    return f"item {int(item)}{named} · {units} · CUS {cus:.3f} · {question}"
 
 
 def queue_label(position: int, run_id: int, item_id: int, decided: int, units: int,
-                question: str) -> str:  # fmt: skip
-    """A select-box label of one answer of a queue.
+                question: str, ext_id: str = "") -> str:  # fmt: skip
+    """A select-box label of one answer of a queue (``ext_id``: the question's id).
 
     Examples
     --------
-    >>> queue_label(0, 1, 14, 2, 5, "Who?")
-    '1. run 1 · item 14 · 2 of 5 decided · Who?'
+    >>> queue_label(0, 1, 14, 2, 5, "Who?", "demo-14")
+    '1. run 1 · item 14 · demo-14 · 2 of 5 decided · Who?'
     >>> queue_label(1, 1, 15, 5, 5, "Why?")
     '2. run 1 · item 15 · done · Why?'
     """
     state = "done" if decided >= units else f"{decided} of {units} decided"
-    return f"{position + 1}. run {run_id} · item {item_id} · {state} · {question}"
+    named = f" · {ext_id}" if ext_id else ""
+    return f"{position + 1}. run {run_id} · item {item_id}{named} · {state} · {question}"
 
 
 @dataclass(frozen=True)
@@ -300,16 +304,25 @@ class NameChoice:
 
     @property
     def needs_confirming(self) -> bool:
-        """The URL names someone and nobody confirmed a name in this session."""
+        """The URL names someone and nobody confirmed a name in this session or browser."""
         return bool(self.offered) and not self.name
 
 
-def choose_name(params: Mapping[str, Any], state: MutableMapping[Any, Any]) -> NameChoice:
+NAME_COOKIE = "s3kg_annotator"
+"""The browser-session cookie that keeps a confirmed annotator name across reloads."""
+
+
+def choose_name(
+    params: Mapping[str, Any], state: MutableMapping[Any, Any], remembered: str = ""
+) -> NameChoice:
     """The name decisions are saved under, and the one a shared link offers.
 
-    A name typed on the page (or confirmed) is kept in ``state["annotate.name"]``; a name in
-    the URL (``?annotator=``) is only *offered*: someone else's link must not save under
-    their name, so the page asks before it uses it.
+    A name typed on the page (or confirmed) is kept in ``state["annotate.name"]`` (it lasts
+    while the tab is open, across the pages); ``remembered`` is the name this browser
+    confirmed before (the :data:`NAME_COOKIE` cookie, kept until the browser closes), used
+    when the session has none: a reload, a new tab. A name in the URL (``?annotator=``) is
+    only *offered*: someone else's link must not save under their name, so the page asks
+    before it uses it.
 
     Examples
     --------
@@ -319,8 +332,10 @@ def choose_name(params: Mapping[str, Any], state: MutableMapping[Any, Any]) -> N
     >>> state["annotate.name"] = "bob"
     >>> choose_name({"annotator": "bob"}, state).needs_confirming
     False
+    >>> choose_name({"annotator": "bob"}, {}, remembered="bob")  # a reload
+    NameChoice(name='bob', offered='')
     """
-    name = str(state.get("annotate.name", "") or "")
+    name = str(state.get("annotate.name", "") or "") or remembered.strip()
     offered = str(params.get("annotator", "") or "").strip()
     return NameChoice(name, "" if offered == name else offered)
 

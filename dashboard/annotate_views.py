@@ -9,11 +9,13 @@ goes through :func:`dashboard.escape.md`.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 import pandas as pd
 import streamlit as st
@@ -58,12 +60,53 @@ def _use_offered(name: str) -> None:
     _remember_name()
 
 
+def _remembered_name() -> str:
+    """The name this browser confirmed before, ``""`` when none or not a valid name.
+
+    Read from the :data:`~dashboard.annotate.NAME_COOKIE` cookie the browser sent.
+    """
+    try:
+        cookies = st.context.cookies
+    except (AttributeError, RuntimeError):  # no browser behind this run
+        return ""
+    value = cookies.get(annotate.NAME_COOKIE) if isinstance(cookies, Mapping) else None
+    if not isinstance(value, str):  # none, or no real request (streamlit.testing)
+        return ""
+    raw = unquote(value)
+    try:
+        return normalize_annotator(raw) if raw.strip() else ""
+    except AnnotatorNameError:
+        return ""
+
+
+def _keep_in_browser(name: str) -> None:
+    """Write ``name`` into the browser-session cookie (removed for ``""``), once per change.
+
+    A session cookie: it lasts until the browser closes, so a reload of the page (a new
+    Streamlit session) knows who confirmed it; another browser, or a shared link, does not.
+    """
+    if _STATE.get("annotate.cookie") == name:
+        return
+    _STATE["annotate.cookie"] = name
+    value = json.dumps(quote(name, safe="")).replace("<", "\\u003c")
+    expiry = "" if name else "; max-age=0"
+    st.html(
+        f"<script>document.cookie = '{annotate.NAME_COOKIE}=' + {value} + "
+        f"'; path=/; SameSite=Strict{expiry}';</script>",
+        unsafe_allow_javascript=True,
+    )
+
+
 def name_bar(slot: Any, params: Any) -> str:
     """The name field in ``slot``; the confirmed name (``""``: none yet).
 
-    A name in the URL is offered, not used: a button asks "continue as ...?" first.
+    A name in the URL is offered, not used: a button asks "continue as ...?" first. A
+    confirmed name is kept across the pages (the session) and across reloads (a cookie of
+    the browser session); the caption under the field says how to switch.
     """
-    choice = annotate.choose_name(params, _STATE)
+    choice = annotate.choose_name(params, _STATE, _remembered_name())
+    if choice.name and not _STATE.get("annotate.name"):
+        _STATE["annotate.name"] = choice.name  # confirmed in this browser before: a reload
     _STATE["annotator"] = choice.name  # the widget is new each time the page is opened
     slot.text_input(
         "Your name",
@@ -72,8 +115,11 @@ def name_bar(slot: Any, params: Any) -> str:
         placeholder="needed to save",
         help="Saved with every decision. A name in a shared link must be confirmed first. "
         "After typing it, press Tab or click the page: the one-key shortcuts work when no "
-        "text box holds the cursor.",
+        "text box holds the cursor. The name is kept on every page and across reloads until "
+        "the browser closes; to switch, type another name here (or clear it).",
     )
+    confirmed = str(_STATE.get("annotate.name", "") or "")
+    _keep_in_browser(confirmed)
     error = _STATE.get("annotate.name_error")
     if error:
         st.error(md(error))
@@ -91,7 +137,12 @@ def name_bar(slot: Any, params: Any) -> str:
             type="primary",
             width="stretch",
         )
-    return str(_STATE.get("annotate.name", "") or "")
+    elif confirmed:
+        st.caption(
+            f"Working as **{md(confirmed)}**: kept on every page and across reloads until the "
+            "browser closes. To switch, type another name in *Your name* (clear it to stop)."
+        )
+    return confirmed
 
 
 @dataclass(frozen=True)
@@ -461,6 +512,16 @@ def agreement(path: Path, task_id: int | None) -> None:
             table,
             hide_index=True,
             width="stretch",
+            # every column fits at 1280 px (issue 43: "Note" ran off the right edge)
+            column_config={
+                "TAU category": st.column_config.TextColumn(width=118),
+                "Coefficient": st.column_config.TextColumn(width=136),
+                "Annotators": st.column_config.TextColumn(width=110),
+                "Value": st.column_config.TextColumn(width=56),
+                "95% interval": st.column_config.TextColumn(width=104),
+                "Units": st.column_config.NumberColumn(width=52),
+                "Note": st.column_config.TextColumn(width=200),
+            },
             key="annotate_agreement_table",
         )
     shares = [

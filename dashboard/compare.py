@@ -8,17 +8,25 @@ item texts), for the Run comparison page. The per-question change itself is the 
 from __future__ import annotations
 
 import math
+import shlex
+from pathlib import Path
 
 import pandas as pd
 
+from s3kg_core.escape import code, md
+from s3kg_core.stages.check import CheckResult, Gate
 from s3kg_core.stages.compare import DELTA_COLUMNS, PairedDifference, question_deltas
 
 __all__ = [
+    "CHECK_LIVE_MAX",
     "DELTA_COLUMNS",
     "LIVE_CHANGES_MAX",
     "TABLE_MAX",
+    "check_command",
     "default_pair",
     "ends",
+    "gate_mark",
+    "gates_markdown",
     "interval_text",
     "partners",
     "question_deltas",
@@ -33,6 +41,15 @@ The count explains every answer of both runs with TAU where the stored TAU table
 hold it (2.6 s for two runs of 1,000 answers on two cores, which was over the 2 s a first visit
 may take at 20,000 answers with the earlier limit of 1,000): past this many shared questions it
 waits for the reader to ask (about 15 s for two runs of 5,000 answers)."""
+
+
+CHECK_LIVE_MAX = 1000
+"""Shared questions up to which the page runs ``s3kg check``'s gates as it opens.
+
+The gates are :func:`s3kg_core.stages.check.check_runs` itself: a paired BCa bootstrap of
+9,999 resamples for each of CUS, GoldSim and CtxSim (0.4 s for the demo's 30 questions, about
+0.6 s per score at 2,000 to 5,000 questions on two cores); past this many the page waits for
+the reader to ask."""
 
 
 TABLE_MAX = 200
@@ -111,28 +128,94 @@ def interval_text(difference: PairedDifference) -> str:
     return f"{difference.low:+.3f} … {difference.high:+.3f}"
 
 
-def verdict(difference: PairedDifference) -> str:
-    """One line on whether B differs from A: the mean change and its paired 95% interval.
+def check_command(
+    path: Path | str, new: int, baseline: int, alpha: float, signature: str | None = None
+) -> str:
+    """The ``s3kg check`` command line whose gates the page shows.
+
+    ``signature``: only when it is not the file's latest, which the command reads by default.
 
     Examples
     --------
-    >>> from s3kg_core.stages.compare import paired_bootstrap
-    >>> verdict(paired_bootstrap([0.5, 0.6, 0.4], [0.5, 0.5, 0.5], resamples=999))
-    'Mean CUS B − A = +0.000 over 3 questions, 95% interval -0.100 … +0.100 (paired bootstrap, as `s3kg check`): it holds 0, no clear difference.'
-    >>> many = paired_bootstrap([0.6, 0.5] * 600, [0.5, 0.5] * 600, normal_from=1000)
-    >>> print(verdict(many))
-    Mean CUS B − A = +0.050 over 1200 questions, 95% interval +0.047 … +0.053 (paired; the bootstrap's normal approximation at this size, as the leaderboard's): it excludes 0, B is clearly higher.
+    >>> check_command("my db.duckdb", 2, 1, 0.5)
+    "s3kg check --db 'my db.duckdb' --run 2 --baseline 1 --alpha 0.5"
+    """
+    words = ["s3kg", "check", "--db", str(path), "--run", str(new), "--baseline", str(baseline)]
+    words += ["--alpha", f"{alpha:g}"]
+    if signature is not None:
+        words += ["--signature", signature]
+    return shlex.join(words)
+
+
+def gate_mark(gate: Gate) -> str:
+    """``PASS``, ``PASS (inconclusive)`` or ``FAIL``: a gate's result as the page shows it.
+
+    Examples
+    --------
+    >>> gate_mark(Gate("min_cus", "Mean CUS", False, "0.41 over 9", "the mean is below 0.5"))
+    'FAIL'
+    """
+    if not gate.passed:
+        return "FAIL"
+    return "PASS (inconclusive)" if gate.inconclusive else "PASS"
+
+
+def gates_markdown(result: CheckResult) -> str:
+    r"""Every gate of ``result`` as a Markdown table: gate, result, measured, when it fails.
+
+    The figures are the check's own text (``s3kg check`` prints the same on its gate lines);
+    a gate's detail (the questions concerned) follows its figure, but for the "inconclusive"
+    note the result column already gives.
+    Every text is escaped.
+
+    Examples
+    --------
+    >>> gate = Gate("new_unscorable", "Answers that became unscorable", False, "1 of 30 shared",
+    ...             "more than 0 become unscorable", "q_2: answer_kg_empty", 1.0)
+    >>> print(gates_markdown(CheckResult("t", (gate,), ())))
+    | Gate | Result | Measured | Fails when |
+    |---|---|---|---|
+    | `new_unscorable` | :red[**FAIL**] | 1 of 30 shared: q\_2\: answer\_kg\_empty | more than 0 become unscorable |
     """  # noqa: E501
-    head = f"Mean CUS B − A = {difference.difference:+.3f} over {difference.n} questions"
+    colour = {"FAIL": ":red[**FAIL**]", "PASS": ":green[PASS]"}
+    lines = ["| Gate | Result | Measured | Fails when |", "|---|---|---|---|"]
+    for gate in result.gates:
+        mark = gate_mark(gate)
+        # an inconclusive gate's detail repeats its result ("PASS (inconclusive)")
+        detail = "" if gate.inconclusive and gate.detail.startswith("inconclusive") else gate.detail
+        measured = md(gate.measured) + (f": {md(detail)}" if detail else "")
+        lines.append(
+            f"| {code(gate.name)} | {colour.get(mark, ':orange[' + mark + ']')} | {measured} "
+            f"| {md(gate.rule)} |"
+        )
+    return "\n".join(lines)
+
+
+def verdict(result: CheckResult) -> str:
+    """One line: the check's verdict, the gates that fail, and the mean CUS change's interval.
+
+    The interval is the ``cus_drop`` gate's (:attr:`CheckResult.comparison`: the check's
+    paired bootstrap, its resamples and seed), so the page and ``s3kg check`` give the same.
+
+    Examples
+    --------
+    >>> fail = Gate("new_unscorable", "Lost", False, "1 of 3 shared", "more than 0")
+    >>> print(verdict(CheckResult("t", (fail,), ())))
+    **s3kg check FAILED: 1 of 1 gates** (`new_unscorable`).
+    """
+    failed = ", ".join(code(g.name) for g in result.failed)
+    head = f"**s3kg check {result.verdict()}**" + (f" ({failed})" if failed else "")
+    if result.comparison is None:
+        return head + "."
+    difference = result.comparison.differences["cus"]
+    text = f"Mean CUS B − A = {difference.difference:+.3f} over {difference.n} questions"
     if math.isnan(difference.low):
-        return head + "; too few questions for an interval."
-    how = (
-        "paired; the bootstrap's normal approximation at this size, as the leaderboard's"
-        if difference.method == "normal"
-        else "paired bootstrap, as `s3kg check`"
+        return f"{head}. {text}; too few questions for an interval."
+    text += (
+        f", {difference.confidence:.0%} interval {interval_text(difference)} (paired "
+        f"bootstrap, {result.comparison.resamples:,} resamples, the `cus_drop` gate's): "
     )
-    head += f", 95% interval {interval_text(difference)} ({how}): "
     if difference.low <= 0.0 <= difference.high:
-        return head + "it holds 0, no clear difference."
+        return f"{head}. {text}it holds 0, no clear difference in mean CUS."
     side = "lower" if difference.high < 0 else "higher"
-    return head + f"it excludes 0, B is clearly {side}."
+    return f"{head}. {text}it excludes 0, B is clearly {side}."

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
     from dashboard.hallucinations import AnswerCheck
     from s3kg_core.annotation.log import Decision, Entry, Undone
-    from s3kg_core.stages.compare import PairedDifference
+    from s3kg_core.stages.check import CheckResult
     from s3kg_core.store.search_queries import ScoreRange
 
 __all__ = [
@@ -1250,21 +1250,30 @@ def score_histograms(
 
 
 def warm_pair(
-    path: Path, stamp: int, signature: str, run_a: int, run_b: int, alpha: float
+    path: Path,
+    stamp: int,
+    signature: str,
+    run_a: int,
+    run_b: int,
+    alpha: float,
+    *,
+    gates: bool = True,
 ) -> threading.Thread:
     """Fill the Run comparison's caches of a pair at every alpha of the slider, nearest first.
 
-    :func:`pair_deltas` and :func:`pair_difference` (two queries and a paired bootstrap, about
-    a quarter of a second at 5,000 shared questions) in a background thread per pair. (The
+    :func:`pair_deltas` (one query) in a background thread per pair, and with ``gates``
+    :func:`pair_check` (``s3kg check``'s gates: about 0.4 s for the demo's 30 questions; the
+    page asks for them up to :data:`dashboard.compare.CHECK_LIVE_MAX` shared questions). (The
     Overview needs none: its leaderboard at a new alpha is two ``GROUP BY`` queries, about
     20 ms at 100,000 answers.) Returns the thread.
     """
 
     def fill(a: float) -> None:
         pair_deltas(path, stamp, signature, run_a, run_b, a)
-        pair_difference(path, stamp, signature, run_a, run_b, a)
+        if gates:
+            pair_check(path, stamp, signature, run_a, run_b, a)
 
-    key = ("pair", path, results_version(path, stamp), signature, run_a, run_b)
+    key = ("pair", path, results_version(path, stamp), signature, run_a, run_b, gates)
     return _warm_alphas(key, fill, alpha)
 
 
@@ -1535,23 +1544,31 @@ __all__ += ["comparable_pairs", "pair_deltas", "pair_questions"]
 
 @_by_results
 @st.cache_data(show_spinner=False, max_entries=64)
-def pair_difference(
+def pair_check(
     path: Path, stamp: int, signature: str, run_a: int, run_b: int, alpha: float
-) -> PairedDifference:
-    """Mean CUS of B minus A over the questions both answered, with its paired interval.
+) -> CheckResult:
+    """``s3kg check``'s gates on run B against run A (the baseline) at ``alpha``.
 
-    :func:`s3kg_core.stages.compare.paired_bootstrap` (1,999 resamples) of :func:`pair_deltas`;
-    from 1,000 shared questions its normal approximation, as the leaderboard's intervals (a BCa
-    bootstrap of 5,000 questions took 0.8 s of the page's first visit). Cached per pair and
-    alpha: choosing a question or a page does not compute it again.
+    :func:`s3kg_core.stages.check.check_runs` with its default settings, as
+    ``s3kg check --run B --baseline A --signature S --alpha ALPHA`` runs it: one gate
+    evaluation for the command and the page (its paired BCa bootstrap of 9,999 resamples,
+    seed 0). Cached per pair and alpha: choosing a question or a page does not run it again.
+
+    Raises
+    ------
+    S3KGError
+        What ``s3kg check`` refuses (exit status 2): runs it cannot compare.
     """
-    from s3kg_core.stages.compare import paired_bootstrap
-    from s3kg_core.stages.leaderboard import NORMAL_FROM
+    from s3kg_core.stages.check import check_runs
 
-    deltas = pair_deltas(path, stamp, signature, run_a, run_b, alpha)
-    return paired_bootstrap(
-        deltas["cus_b"], deltas["cus_a"], resamples=1999, normal_from=NORMAL_FROM
-    )
+    with _LOCK:
+        return check_runs(
+            Store(path, read_only=True, lock_timeout=LOCK_TIMEOUT),
+            run_b,
+            run_a,
+            signature=signature,
+            alpha=alpha,
+        )
 
 
-__all__ += ["pair_difference"]
+__all__ += ["pair_check"]

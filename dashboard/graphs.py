@@ -46,6 +46,7 @@ __all__ = [
     "PanelNode",
     "contrast_with_white",
     "linked_graphs_html",
+    "short_label",
 ]
 
 #: Twelve colour-blind-safe colours (Okabe-Ito without its black and yellow, then Paul Tol's
@@ -94,7 +95,10 @@ class LinkedStyle:
     at ``node_font * last_scale`` pixels or more and edge labels at ``edge_font * last_scale``,
     12.04 and 10.3 px with the defaults (12.6 and 10.8 px wherever ``min(scales)`` suffices).
     Only a picture of more than ``max_nodes`` nodes (a whole KG the user asked for) may go down
-    to ``big_scales``.
+    to ``big_scales``. An edge shows at most ``edge_label_chars`` characters of its relation
+    (:func:`short_label`; the tooltip has it whole). The triple table shows every row up to
+    ``table_max_px`` high, then scrolls, a line above it saying which rows show; the frame is
+    sized to its content (``height`` is the estimate for ``table_rows`` rows of ``row_px``).
     """
 
     node_font: int = 14
@@ -114,6 +118,8 @@ class LinkedStyle:
     gap_px: int = 18
     table_rows: int = 8
     row_px: int = 27
+    table_max_px: int = 620
+    edge_label_chars: int = 18
     doc_width_px: int = 980
     min_share: float = 0.22
     empty_share: float = 0.19
@@ -315,7 +321,7 @@ def linked_graphs_html(
                 "empty": panel.empty,
                 "share": share,
                 "nodes": nodes,
-                "edges": _edge_data(panel),
+                "edges": _edge_data(panel, style.edge_label_chars),
                 "triples": [list(t) for t in panel.triples],
             }
         )
@@ -357,9 +363,10 @@ def linked_graphs_html(
     body = ['<div id="s3kg-panels"></div>']
     if hint:
         body.append(f'<div id="s3kg-hint">{html.escape(hint)}</div>')
-    if table:
+    if table:  # every row, up to table_max_px; past it the box scrolls and the count says so
         body.append(
-            f'<div id="s3kg-table-box" style="max-height:{table_px}px">'
+            '<div id="s3kg-table-count" aria-live="polite"></div>'
+            f'<div id="s3kg-table-box" style="max-height:{style.table_max_px}px">'
             '<table id="s3kg-table"></table></div>'
         )
     page = (
@@ -380,7 +387,7 @@ def linked_graphs_html(
         + (17 if has_note else 0)
         + style.canvas_px
         + 4
-        + (table_px + 12 if table else 0)
+        + (table_px + 32 if table else 0)
         + 6
     )
     return LinkedDocument(page, height)
@@ -506,7 +513,32 @@ def _shares(
     return [round(s, 4) for s in shares]
 
 
-def _edge_data(panel: GraphPanel) -> list[dict[str, Any]]:
+def short_label(label: str, limit: int) -> str:
+    """``label`` cut to at most ``limit`` characters at a word's end, ``…`` marking the cut.
+
+    What an edge shows (a long relation's label ran into its neighbours'); the edge's tooltip
+    keeps the whole label.
+
+    Examples
+    --------
+    >>> short_label("killed large share of", 18)
+    'killed large…'
+    >>> short_label("occurred in", 18)
+    'occurred in'
+    >>> short_label("photosynthesised", 10)
+    'photosynt…'
+    """
+    text = " ".join(label.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "\u2026"
+
+
+def _edge_data(panel: GraphPanel, label_chars: int) -> list[dict[str, Any]]:
     out = []
     parallel: dict[tuple[str, str], int] = {}
     for i, e in enumerate(panel.edges):
@@ -514,7 +546,7 @@ def _edge_data(panel: GraphPanel) -> list[dict[str, Any]]:
             "id": f"e{i}",
             "from": e.source,
             "to": e.target,
-            "label": e.label,
+            "label": short_label(e.label, label_chars),
             "title": e.label,
             "triple": e.triple,
             "marked": e.marked,

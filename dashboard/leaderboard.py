@@ -124,9 +124,10 @@ def table(
 
 
 def swap_note(board: pd.DataFrame, alpha: float) -> str | None:
-    r"""One Markdown line naming the runs that changed places against alpha 0.5, or ``None``.
+    r"""One Markdown line: the runs that changed places against alpha 0.5, or that none did.
 
-    Names are escaped (:func:`dashboard.escape.md`); at most five swaps are named.
+    ``None`` at alpha 0.5 itself. Names are escaped (:func:`dashboard.escape.md`); at most
+    five swaps are named.
 
     Examples
     --------
@@ -134,10 +135,14 @@ def swap_note(board: pd.DataFrame, alpha: float) -> str | None:
     ...     "temperature": [0.0, 0.7], "rank": [1, 2], "reference_rank": [2, 1]})
     >>> swap_note(b, 0.9)
     'At alpha 0.9 against 0.5: in d, b\\* T=0 (run 2) moved above a T=0.7 (run 1).'
+    >>> swap_note(b.assign(reference_rank=[1, 2]), 0.9)
+    'At alpha 0.9 against 0.5: no run changed places.'
     """
     found = swaps(board)
-    if not found or alpha == REFERENCE_ALPHA:
+    if alpha == REFERENCE_ALPHA:
         return None
+    if not found:
+        return f"At alpha {alpha:g} against {REFERENCE_ALPHA:g}: no run changed places."
     names = {
         int(r.run_id): f"{md(r.model)} T={float(r.temperature):g} (run {int(r.run_id)})"
         for r in board.itertuples()

@@ -220,7 +220,9 @@ def explorer_graphs(
         )
     except LayoutCancelled:
         st.stop()  # nobody is left to see the picture
-    st.iframe(doc.html, height=doc.height, alt="Gold, answer and context KGs, linked")
+    # the frame fits its content: every row of the triple table (issue 43: 8 rows' worth of
+    # height, and rows of two lines, showed 1 of 2 in an 84 px box)
+    st.iframe(doc.html, height="content", alt="Gold, answer and context KGs, linked")
     return {"panels": panels, "rows": rows, "height": doc.height}
 
 

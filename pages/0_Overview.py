@@ -50,40 +50,51 @@ st.session_state.setdefault("overview.by", "cus")
 
 
 def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
-    """One dataset's ranked runs: rank, change, name, model, settings, mean and interval."""
+    """One dataset's ranked runs: rank, change, run, mean and interval, tie, other scores.
+
+    Every column fits at 1280 px (issue 43: ``model``, ``extractor``, ``T`` and ``id`` ran off
+    the right edge; the run's label names its model and settings, the link its page, and the
+    CSV holds every column).
+    """
     name = charts.SCORE_NAMES[metric]
+    partial = bool((shown["scoring"] != "complete").any())
+    interval = [f"{lo:.3f} – {hi:.3f}" for lo, hi in zip(shown["low"], shown["high"], strict=True)]
     st.dataframe(
-        shown.drop(columns="dataset"),
+        shown.drop(columns="dataset").assign(interval=interval),
         hide_index=True,
         width="stretch",
-        column_order=[c for c in leaderboard.TABLE_COLUMNS if c not in ("dataset", "name")],
+        column_order=[
+            "rank", "change", "run", "mean", "interval", "tied", "n",
+            *(m for m in charts.SCORE_NAMES if m != metric),
+            *(["scoring"] if partial else []), "run_page",
+        ],
         column_config={
-            "rank": st.column_config.NumberColumn("#", width="small"),
+            "rank": st.column_config.NumberColumn("#", width=36),
             "change": st.column_config.TextColumn(
-                "Δrank", width="small", help="Places gained (▲) or lost (▼) since alpha 0.5."
+                "Δrank", width=58, help="Places gained (▲) or lost (▼) since alpha 0.5."
             ),
             "run": st.column_config.TextColumn(
-                "run", width="medium", help="The run's name, and its settings where runs share one."
+                "run", width=200,
+                help="The run's name, and its settings where runs share one (its model, "
+                "temperature and extractor: the run page and the CSV).",
             ),
-            "model": st.column_config.TextColumn("model", width="medium"),
-            "temperature": st.column_config.NumberColumn("T", format="%g", width="small"),
-            "run_id": st.column_config.NumberColumn("id", width="small"),
-            "n": st.column_config.NumberColumn("answers", width="small"),
-            "mean": st.column_config.NumberColumn(f"{name}", format="%.4f", width="small"),
-            "low": st.column_config.NumberColumn("95% low", format="%.4f", width="small"),
-            "high": st.column_config.NumberColumn("95% high", format="%.4f", width="small"),
+            "n": st.column_config.NumberColumn("answers", width=62),
+            "mean": st.column_config.NumberColumn(f"{name}", format="%.4f", width=62),
+            "interval": st.column_config.TextColumn(
+                "95% interval", width=100, help=f"The 95% bootstrap interval of the mean {name}."
+            ),
             "tied": st.column_config.TextColumn(
-                "tie", width=100,  # "tied with #1"; "medium" pushed T and id off at 1280 px
+                "tie", width=86,  # "tied with #1"
                 help="The run's 95% interval overlaps the leader's: not a clear difference.",
             ),
             **{
-                m: st.column_config.NumberColumn(label, format="%.4f", width="small")
+                m: st.column_config.NumberColumn(label, format="%.4f", width=64)
                 for m, label in charts.SCORE_NAMES.items()
                 if m != metric
             },
-            metric: None,
+            "scoring": st.column_config.TextColumn("scoring", width=110),
             "run_page": st.column_config.LinkColumn(
-                "details", display_text="run page", width="small"
+                "details", display_text="run page", width=70
             ),
         },
         key=key,

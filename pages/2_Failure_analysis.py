@@ -96,7 +96,8 @@ widgets.partial_note(
 per_run = cases.groupby(["dataset", "model", "temperature", "extractor"], as_index=False)[
     CATEGORIES
 ].sum()
-left, right = st.columns([2, 3])
+# half the width: at [2, 3] the run names and the legend left the bars ~70 px at 1280 px
+left, right = st.columns(2)
 with left:
     st.plotly_chart(charts.tau_figure(per_run, CATEGORIES), width="stretch", key="tau_bars")
     with st.expander("Counts per run (table)"):
@@ -135,7 +136,7 @@ with right:
         strict=True,
     ):
         col.metric(label, n, help=about)
-    links = st.columns(2)
+    links = st.columns([5, 4])  # both labels whole at 1280 px (half the page is the chart)
     with links[0]:
         navigation.case_link(
             "explorer", "Open in the Sample explorer", run_id, item_id, icon=":material/hub:"

@@ -75,7 +75,8 @@ if view_name == "agreement":
     st.stop()
 
 # --- Annotate: which answer -------------------------------------------------------------------
-questions = data.item_questions(path, controls.stamp).set_index("item_id")["question"]
+texts = data.item_questions(path, controls.stamp).set_index("item_id")
+questions, ext_ids = texts["question"], texts["ext_id"]
 queue_task = task_id if annotator and task_choice in mine else None
 pick = st.columns([5.4, 2.6], vertical_alignment="bottom")
 if queue_task is not None:
@@ -84,7 +85,13 @@ if queue_task is not None:
     progress = annotate_data.queue_progress(path, stamp, the_task, annotator)
     labels = {
         f"{q.run_id}:{q.item_id}": annotate.queue_label(
-            q.position, q.run_id, q.item_id, q.decided, q.units, str(questions.get(q.item_id, ""))
+            q.position,
+            q.run_id,
+            q.item_id,
+            q.decided,
+            q.units,
+            str(questions.get(q.item_id, "")),
+            str(ext_ids.get(q.item_id, "")),
         )
         for q in queue
     }
@@ -130,7 +137,9 @@ else:
     found = data.run_unit_counts(path, controls.stamp, signature, run_id, order)
     counts = {i: found.counts.get(i, 0 if i not in found.with_kgs else None) for i in order}
     item_labels = {
-        str(i): annotate.item_label(i, counts[i], float(cus), str(questions.get(i, "")))
+        str(i): annotate.item_label(
+            i, counts[i], float(cus), str(questions.get(i, "")), str(ext_ids.get(i, ""))
+        )
         for i, cus in zip(order, answers["cus"], strict=True)
     }
     if found.pending:
@@ -147,8 +156,8 @@ else:
                 item_labels,
                 key="annotate_item",
                 default=str(first if first is not None else order[0]),
-                help="Item · how many things TAU said of it · CUS at the sidebar's alpha · "
-                "question.",
+                help="Item · question id (type it to find the answer) · how many things TAU said "
+                "of it · CUS at the sidebar's alpha · question.",
             )
         )
 

@@ -19,6 +19,7 @@ from dashboard import (
     word_diff,
 )
 from dashboard.escape import code, md
+from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
 
 if TYPE_CHECKING:
@@ -77,9 +78,6 @@ deltas = data.pair_deltas(
 )
 worse = int((deltas["d_cus"] < 0).sum())
 better = int((deltas["d_cus"] > 0).sum())
-difference = data.pair_difference(
-    controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha
-)
 cols = st.columns(5)
 cols[0].metric("Shared questions", f"{len(deltas):,}")
 cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
@@ -91,7 +89,36 @@ cols[2].metric(
 )
 cols[3].metric("Worse in B", f"{worse:,}", help="Questions whose CUS dropped from A to B.")
 cols[4].metric("Better in B", f"{better:,}", help="Questions whose CUS rose from A to B.")
-st.caption(compare.verdict(difference))
+gated = len(deltas) <= compare.CHECK_LIVE_MAX or st.toggle(
+    f"Run `s3kg check`'s gates on all {len(deltas):,} shared questions",
+    key="compare_run_check",
+    help="A paired bootstrap of 9,999 resamples for each of CUS, GoldSim and CtxSim, as "
+    "`s3kg check` runs it (about two seconds at a few thousand questions); the result is kept "
+    "for this pair and alpha.",
+)
+if gated:
+    latest = data.signatures(controls.path, controls.stamp)[1]
+    command = compare.check_command(
+        controls.path, run_b, run_a, controls.alpha, None if signature == latest else signature
+    )
+    try:
+        check = data.pair_check(
+            controls.path, controls.stamp, signature, run_a, run_b, controls.alpha
+        )
+    except S3KGError as exc:
+        st.error(f"{code(command)} refuses these runs: {md(exc)}")
+    else:
+        (st.success if check.passed else st.error)(
+            compare.verdict(check),
+            icon=":material/check_circle:" if check.passed else ":material/cancel:",
+        )
+        st.markdown(compare.gates_markdown(check))
+        st.caption(
+            f"The gates {code(command)} runs, from the same function (B the new run, A the "
+            f"baseline; its exit status {check.exit_code}). Bootstrap: "
+            f"{md(dict(check.facts).get('bootstrap', ''))}. PASS (inconclusive): the interval "
+            "reaches past the bound; more questions would tell."
+        )
 widgets.file_download(
     st,
     "Download the report (HTML)",
@@ -109,30 +136,32 @@ table = listed_rows.assign(
     explorer_a=[navigation.case_url("explorer", run_a, i) for i in listed_rows["item_id"]],
     explorer_b=[navigation.case_url("explorer", run_b, i) for i in listed_rows["item_id"]],
 )
+# The whole width (issue 43: beside the chart, ΔGoldSim, ΔCtxSim and the links ran off the
+# right edge at 1280 px); every column's width is set so that they all fit there.
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    height="auto" if len(table) <= 10 else 390,
+    column_order=[
+        "ext_id", "question", "d_cus", "d_gold_sim", "d_ctx_sim", "explorer_a", "explorer_b",
+        "cus_a", "cus_b",
+    ],
+    column_config={
+        "ext_id": st.column_config.TextColumn("item", width=80),
+        "question": st.column_config.TextColumn("question", width=210),
+        "d_cus": st.column_config.NumberColumn("ΔCUS", format="%+.3f", width=66),
+        "d_gold_sim": st.column_config.NumberColumn("ΔGoldSim", format="%+.3f", width=86),
+        "d_ctx_sim": st.column_config.NumberColumn("ΔCtxSim", format="%+.3f", width=80),
+        "explorer_a": st.column_config.LinkColumn("in A", display_text="open A", width=66),
+        "explorer_b": st.column_config.LinkColumn("in B", display_text="open B", width=66),
+        "cus_a": st.column_config.NumberColumn("CUS A", format="%.3f", width=64),
+        "cus_b": st.column_config.NumberColumn("CUS B", format="%.3f", width=64),
+    },
+    key="compare_table",
+)  # fmt: skip
 left, right = st.columns([5, 2])
 with left:
-    st.dataframe(
-        table,
-        hide_index=True,
-        width="stretch",
-        height="auto" if len(table) <= 10 else 390,
-        column_order=[
-            "ext_id", "question", "d_cus", "d_gold_sim", "d_ctx_sim", "explorer_a", "explorer_b",
-            "cus_a", "cus_b",
-        ],
-        column_config={
-            "ext_id": st.column_config.TextColumn("item", width="small"),
-            "question": st.column_config.TextColumn("question", width="large"),
-            "d_cus": st.column_config.NumberColumn("ΔCUS", format="%+.3f", width="small"),
-            "d_gold_sim": st.column_config.NumberColumn("ΔGoldSim", format="%+.3f", width="small"),
-            "d_ctx_sim": st.column_config.NumberColumn("ΔCtxSim", format="%+.3f", width="small"),
-            "explorer_a": st.column_config.LinkColumn("in A", display_text="open A", width="small"),
-            "explorer_b": st.column_config.LinkColumn("in B", display_text="open B", width="small"),
-            "cus_a": st.column_config.NumberColumn("CUS A", format="%.3f", width="small"),
-            "cus_b": st.column_config.NumberColumn("CUS B", format="%.3f", width="small"),
-        },
-        key="compare_table",
-    )  # fmt: skip
     whole = len(table) == len(deltas)
     st.caption(
         ("Every shared question" if whole else
@@ -253,29 +282,35 @@ def one_question() -> None:
         f"in A, {len(diff.only_b)} only in B; {sum(f.changed for f in diff.gold)} of "
         f"{len(diff.gold)} gold triples changed TAU category."
     )
-    left, right = st.columns(2)
-    with left:
-        st.dataframe(
-            triple_diff.answer_table(diff),
-            hide_index=True,
-            width="stretch",
-            column_config={"in": st.column_config.TextColumn("in", width="small")},
-            key="compare_answer_triples",
-        )
-    with right:
-        st.dataframe(
-            triple_diff.gold_table(diff),
-            hide_index=True,
-            width="stretch",
-            column_order=["changed", "gold triple", "in A", "in B"],
-            column_config={
-                "changed": st.column_config.CheckboxColumn(
-                    "Δ", width="small", help="TAU's category differs between A and B."
-                ),
-                "gold triple": st.column_config.TextColumn(width="medium"),
-            },
-            key="compare_gold_triples",
-        )
+    # One above the other, each the whole width (issue 43: side by side, the gold table's
+    # "in B" ran off the right edge at 1280 px).
+    st.dataframe(
+        triple_diff.answer_table(diff),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "in": st.column_config.TextColumn("in", width=70),
+            "head": st.column_config.TextColumn("head", width=230),
+            "relation": st.column_config.TextColumn("relation", width=180),
+            "tail": st.column_config.TextColumn("tail", width=230),
+        },
+        key="compare_answer_triples",
+    )
+    st.dataframe(
+        triple_diff.gold_table(diff),
+        hide_index=True,
+        width="stretch",
+        column_order=["changed", "gold triple", "in A", "in B"],
+        column_config={
+            "changed": st.column_config.CheckboxColumn(
+                "Δ", width=40, help="TAU's category differs between A and B."
+            ),
+            "gold triple": st.column_config.TextColumn(width=400),
+            "in A": st.column_config.TextColumn(width=140),
+            "in B": st.column_config.TextColumn(width=140),
+        },
+        key="compare_gold_triples",
+    )
     st.caption(
         "Answer triples as the scorer keys them (normalised); each gold triple's category is "
         "TAU's (alignment cosine 0.76, a threshold of its own, apart from the explorer's tau) "
@@ -286,4 +321,12 @@ def one_question() -> None:
 
 one_question()
 # after drawing: this pair's numbers at the slider's other alphas, so a step finds them ready
-data.warm_pair(controls.path, controls.stamp, signature, run_a, run_b, controls.alpha)
+data.warm_pair(
+    controls.path,
+    controls.stamp,
+    signature,
+    run_a,
+    run_b,
+    controls.alpha,
+    gates=len(deltas) <= compare.CHECK_LIVE_MAX,
+)

@@ -142,19 +142,19 @@ st.dataframe(
     table,
     hide_index=True,
     width="stretch",
+    # every column fits at 1280 px (issue 43: run and the statuses ran off the right edge);
+    # the run's label names its temperature, a long text shows whole on hover
     column_order=[
-        "explorer", "ext_id", "question", "answer", "run", "temperature", "answer_status",
-        "answer_kg_status", "dataset", "run_id",
+        "explorer", "ext_id", "question", "answer", "run", "answer_status", "answer_kg_status",
     ],
     column_config={
-        "explorer": st.column_config.LinkColumn("open", display_text="explorer", width="small"),
-        "ext_id": st.column_config.TextColumn("item", width="small"),
-        "question": st.column_config.TextColumn("question", width="large"),
-        "answer": st.column_config.TextColumn("answer", width="large"),
-        "temperature": st.column_config.NumberColumn("T", format="%g", width="small"),
-        "answer_status": st.column_config.TextColumn("answer", width="small"),
-        "answer_kg_status": st.column_config.TextColumn("answer KG", width="small"),
-        "run_id": st.column_config.NumberColumn("run id", width="small"),
+        "explorer": st.column_config.LinkColumn("open", display_text="explorer", width=66),
+        "ext_id": st.column_config.TextColumn("item", width=72),
+        "question": st.column_config.TextColumn("question", width=150),
+        "answer": st.column_config.TextColumn("answer", width=170),
+        "run": st.column_config.TextColumn("run", width=200),
+        "answer_status": st.column_config.TextColumn("status", width=60),
+        "answer_kg_status": st.column_config.TextColumn("answer KG", width=82),
     },
     key="search.results",
 )  # fmt: skip

@@ -99,6 +99,26 @@ def test_a_name_in_the_url_is_offered_until_confirmed():
     assert annotate.choose_name({}, {}) == annotate.NameChoice("", "")
 
 
+def test_a_name_this_browser_confirmed_is_kept_across_a_reload():
+    """Issue 43 (item 8): a reload (a new session) asked "I am bob" again; the name this
+    browser confirmed (its session cookie) is the name, and the link's is no longer offered;
+    a name the session chose wins over it, and another's link is still offered."""
+    reload = annotate.choose_name({"annotator": "bob"}, {}, remembered="bob")
+    assert reload == annotate.NameChoice("bob", "") and not reload.needs_confirming
+    assert annotate.choose_name({}, {}, remembered="bob").name == "bob"  # a new tab
+    switched = annotate.choose_name({"annotator": "bob"}, {"annotate.name": "ann"}, "bob")
+    assert switched.name == "ann" and switched.offered == "bob"
+    other = annotate.choose_name({"annotator": "carl"}, {}, remembered="bob")
+    assert other.name == "bob" and other.offered == "carl"
+
+
+def test_the_pickers_show_the_question_id_the_page_shows():
+    """Issue 43 (item 8): the picker said "item 13" while the page said "demo-13": typing the
+    question's id found nothing."""
+    assert "demo-13" in annotate.item_label(13, 2, 0.5, "Who?", "demo-13")
+    assert "· demo-13 ·" in annotate.queue_label(0, 1, 13, 0, 2, "Who?", "demo-13")
+
+
 def test_next_in_order_skips_answers_with_nothing_to_judge_and_wraps():
     counts = {1: 2, 2: 0, 3: 1}
     assert annotate.next_in_order([1, 2, 3], 1, counts) == 3

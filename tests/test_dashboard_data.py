@@ -459,9 +459,10 @@ def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(
         deltas = data.pair_deltas(scored, stamp, signature, run_a, run_b, 0.3)
         want = compare.question_deltas(frame, run_a, run_b, data.item_questions(scored, stamp))
         pd.testing.assert_frame_equal(deltas, want, check_exact=True)
-        difference = data.pair_difference(scored, stamp, signature, run_a, run_b, 0.3)
-        assert difference.to_dict() == (
-            paired_bootstrap(want["cus_b"], want["cus_a"], resamples=1999).to_dict()
+        gates = data.pair_check(scored, stamp, signature, run_a, run_b, 0.3)
+        assert gates.comparison is not None
+        assert gates.comparison.differences["cus"].to_dict() == (
+            paired_bootstrap(want["cus_b"], want["cus_a"], resamples=9999).to_dict()
         )
         for page in range(4):
             for keep in (None, int(want["item_id"].iloc[-1])):
@@ -478,6 +479,23 @@ def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(
         other["cus_a"].tolist()
         != data.pair_deltas(scored, stamp, signature, 1, 2, 0.3)["cus_a"].tolist()
     )
+
+
+def test_the_comparisons_gates_are_s3kg_checks_own(scored):
+    """Issue 43 (item 4): the Run comparison ran a bootstrap of its own (1,999 resamples, no
+    gates); its gates are now ``check_runs``' result, as ``s3kg check`` computes it."""
+    from s3kg_core.stages.check import check_runs
+    from s3kg_core.store.store import Store
+
+    stamp = data.db_stamp(scored)
+    _, signature = data.signatures(scored, stamp)
+    assert signature is not None
+    shown = data.pair_check(scored, stamp, signature, 1, 2, 0.3)
+    want = check_runs(Store(scored, read_only=True), 2, 1, signature=signature, alpha=0.3)
+    assert [(g.name, g.passed, g.measured, g.detail) for g in shown.gates] == [
+        (g.name, g.passed, g.measured, g.detail) for g in want.gates
+    ]
+    assert shown.facts == want.facts and shown.verdict() == want.verdict()
 
 
 def test_run_unit_counts_waits_for_the_lowest_answers_only(scored, monkeypatch):
@@ -538,7 +556,7 @@ def test_warm_pair_fills_the_comparison_at_every_alpha_of_the_slider(scored, mon
     monkeypatch.setattr(compare, "paired_bootstrap", refuse)
     for alpha in (0.0, 0.35, 0.5, 0.55, 1.0):  # on the slider's grid: cached
         assert len(data.pair_deltas(scored, stamp, signature, 1, 2, alpha)) == 3
-        data.pair_difference(scored, stamp, signature, 1, 2, alpha)
+        data.pair_check(scored, stamp, signature, 1, 2, alpha)
     with pytest.raises(AssertionError, match="computed again"):
         data.pair_deltas(scored, stamp, signature, 1, 2, 0.52)
 
@@ -554,7 +572,7 @@ def test_exit_waits_for_the_alpha_warming_threads(scored, monkeypatch):
         release.wait(30)
 
     monkeypatch.setattr(data, "pair_deltas", in_a_query)
-    monkeypatch.setattr(data, "pair_difference", lambda *args: None)
+    monkeypatch.setattr(data, "pair_check", lambda *args: None)
     stamp = data.db_stamp(scored)
     thread = data.warm_pair(scored, stamp, "sig", 1, 2, 0.5)
     assert inside.wait(30)

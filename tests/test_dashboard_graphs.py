@@ -154,6 +154,31 @@ def test_linked_document_height_makes_room_for_the_table() -> None:
     assert 'id="s3kg-table"' in with_rows.html and 'id="s3kg-table"' not in without.html
 
 
+def test_a_long_relation_is_shortened_on_its_edge_and_whole_in_its_tooltip() -> None:
+    """Issue 43 (item 6): long relation labels ("killed large share of") ran into each other
+    in the gold and context KGs at 1280 px."""
+    p = panel("gold", ["a", "b", "c"])
+    long = dataclasses.replace(p.edges[0], label="killed large share of")
+    doc = linked_graphs_html([dataclasses.replace(p, edges=(long, p.edges[1]))], [], tau=0.6)
+    edges = linked_data(doc.html)["panels"][0]["edges"]
+    assert [(e["label"], e["title"]) for e in edges] == [
+        ("killed large\u2026", "killed large share of"),
+        ("rel 1", "rel 1"),
+    ]
+    assert all(len(e["label"]) <= LINKED_STYLE.edge_label_chars for e in edges)
+
+
+def test_the_table_shows_every_row_up_to_its_cap_with_a_count() -> None:
+    """Issue 43 (item 6): the table's box was 30 px + 27 px a row for up to 8 rows, so rows of
+    two lines hid (1 of 2 showed in 84 px); now the box is capped only at table_max_px and a
+    line says how many rows show."""
+    p = panel("answer", ["a", "b", "c"])
+    rows = [LinkedRow({"answer": i}, {"gold": None, "context": None}) for i in range(2)]
+    page = linked_graphs_html([p], rows, tau=0.6).html
+    assert f'style="max-height:{LINKED_STYLE.table_max_px}px"' in page
+    assert 'id="s3kg-table-count"' in page and LINKED_STYLE.table_max_px >= 400
+
+
 def test_linked_document_rejects_bad_panels() -> None:
     good = panel("gold", ["a", "b"])
     bad_colour = GraphPanel("gold", "t", "s", (PanelNode("a", "a", "red"),), (), ())

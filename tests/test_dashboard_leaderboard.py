@@ -25,6 +25,18 @@ def test_the_swap_note_escapes_run_names_and_datasets():
     assert module.swap_note(board, 0.5) is None  # at the reference alpha nothing moved
 
 
+def test_a_new_alpha_that_moves_no_run_says_so():
+    """Issue 43 (item 11): when no run changed rank at a new alpha the page said nothing."""
+    import pandas as pd
+
+    board = pd.DataFrame(
+        {"dataset": ["d"] * 2, "run_id": [2, 1], "model": ["b", "a"],
+         "temperature": [0.0, 0.7], "rank": [1, 2], "reference_rank": [1, 2]}
+    )  # fmt: skip
+    assert module.swap_note(board, 0.8) == "At alpha 0.8 against 0.5: no run changed places."
+    assert module.swap_note(board, 0.5) is None
+
+
 def test_the_table_keeps_the_boards_order_and_marks_partial_runs():
     import pandas as pd
 

@@ -695,6 +695,21 @@ def test_a_name_in_the_url_must_be_confirmed_before_it_saves(db):
     assert _annotations(db) == [("bob", 1, 5, "confirm")]
 
 
+def test_annotates_picker_names_each_answer_by_its_question_id(db):
+    """Regression (issue 43, item 8): the picker listed "item 13" while the page said
+    "demo-13", so typing the id the page shows found nothing."""
+    at = _annotate("ann")
+    picker = at.selectbox(key="annotate_item")
+    with duckdb.connect(str(db), read_only=True) as con:
+        ids = dict(con.execute("SELECT item_id, ext_id FROM items").fetchall())
+    for option in picker.options:
+        item = int(option.split(" · ")[0].removeprefix("item "))
+        assert option.startswith(f"item {item} · {ids[item]} · "), option
+    shown = next(m.value for m in at.markdown if m.value.startswith("**Question** · "))
+    chosen = picker.format_func(picker.value)
+    assert shown.split(" · ")[1].replace("\\", "") in chosen  # the id the page shows
+
+
 def test_annotate_opens_on_an_answer_with_units_and_steps_to_the_next(db):
     at = _annotate("ann")
     first = at.selectbox(key="annotate_item").value
@@ -1118,7 +1133,55 @@ def test_a_comparison_link_reopens_its_pair_and_question(db):
     assert at.selectbox(key="compare_item").value == "7"
     assert at.sidebar.slider(key="alpha").value == 0.8
     assert dict(at.query_params) == {"a": "2", "b": "1", "item": "7", "alpha": "0.8"}
-    assert any("B − A = " in c.value and "95% interval" in c.value for c in at.caption)
+    verdicts = [v.value for v in (*at.error, *at.success)]
+    assert any("B − A = " in v and "95% interval" in v for v in verdicts)
+
+
+def _gate_lines(output: str) -> list[tuple[str, str, str]]:
+    """``(mark, name, measured)`` of each gate line ``s3kg check`` prints."""
+    found = re.findall(r"^  (PASS|FAIL) (\w+): (.*); fails when ", output, flags=re.M)
+    return [(mark, name, measured) for mark, name, measured in found]
+
+
+def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(db):
+    """Regression (issue 43, item 4): the page said "no clear difference" while
+    ``s3kg check --run 2 --baseline 1`` failed on ``new_unscorable`` (demo-02's answer KG is
+    empty), a gate the page never showed, and its interval came from 1,999 resamples against
+    the check's 9,999. The page now runs the check's own function: every gate, its result and
+    figure as the command prints them, and the command's verdict."""
+    from click.testing import CliRunner
+
+    from s3kg_core.cli import cli
+    from s3kg_core.escape import md
+
+    at = _app("compare")
+    alpha = at.sidebar.slider(key="alpha").value
+    run = CliRunner().invoke(
+        cli, ["check", "--db", str(db), "--run", "2", "--baseline", "1", "--alpha", str(alpha)]
+    )
+    assert run.exit_code == 1, run.output
+    lines = _gate_lines(run.output)
+    assert any(
+        (mark, name) == ("FAIL", "new_unscorable") and measured.startswith("1 of 30 ")
+        for mark, name, measured in lines
+    )
+    table = next(m.value for m in at.markdown if m.value.startswith("| Gate | Result |"))
+    rows = table.splitlines()[2:]
+    assert len(rows) == len(lines) >= 4
+    for (mark, name, measured), row in zip(lines, rows, strict=True):
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        assert cells[0] == f"`{name}`"
+        assert mark in cells[1] and ("FAIL" in cells[1]) == (mark == "FAIL")
+        assert cells[2].startswith(md(measured))
+    assert "demo\\-02\\: answer\\_kg\\_empty" in table
+    verdict = " ".join(e.value for e in at.error)
+    said = re.search(r": (FAILED: 1 of \d+ gates)$", run.output.splitlines()[0]).group(1)
+    assert f"s3kg check {said}" in verdict and "`new_unscorable`" in verdict
+    low, high = re.search(r"cus_drop: \S+ \(95% interval (\S+) to (\S+);", run.output).groups()
+    assert f"95% interval {float(low):+.3f} … {float(high):+.3f}" in verdict
+    assert "9,999 resamples" in verdict and not at.success
+    command = f"s3kg check --db {db} --run 2 --baseline 1 --alpha {alpha:g}"
+    assert any(f"`{command}`" in c.value for c in at.caption)
 
 
 def test_run_comparison_diffs_one_question_triple_by_triple(db):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import xml.etree.ElementTree as ET
 
@@ -40,3 +41,17 @@ def test_changes_get_a_zero_line_and_red_drops():
     root = ET.fromstring(svg)
     assert [c.get("fill") for c in root.iter(f"{NS}circle")] == ["#dc2626"]
     assert any(line.get("stroke-dasharray") for line in root.iter(f"{NS}line"))
+
+
+def test_the_change_axis_ticks_are_evenly_spaced_round_values():
+    """Issue 43 (item 11): the report's change axis read -0.04, -0.01, +0.02 ... (a quarter of
+    the padded span each); its ticks are now multiples of a round step, 0 among them."""
+    svg = interval_svg([("CUS", -0.0443, -0.1244, 0.0114), ("GoldSim", -0.04, -0.12, 0.02)], True)
+    root = ET.fromstring(svg)
+    axis = max(float(t.get("y")) for t in root.iter(f"{NS}text"))
+    ticks = [float(t.text) for t in root.iter(f"{NS}text") if float(t.get("y")) == axis]
+    steps = {round(b - a, 6) for a, b in itertools.pairwise(ticks)}
+    assert len(ticks) >= 3 and len(steps) == 1 and 0.0 in ticks
+    (step,) = steps
+    assert step in (0.01, 0.02, 0.025, 0.05, 0.1)
+    assert all(abs(t / step - round(t / step)) < 1e-6 for t in ticks)

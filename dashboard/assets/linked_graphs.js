@@ -687,23 +687,66 @@
     D.panelByKey[panel.key] = panel;
   }
   const row = document.getElementById("s3kg-panels");
+  const heads = [];
+  // A header too wide for its picture says less ("12 triples" for "12 triples · 14 nodes"),
+  // then takes two lines: never cut (issue 43: "Answer KG 0 tripl..." at 1280 px).
+  function fitHeads() {
+    for (const [head, sub, full] of heads) {
+      head.classList.remove("s3kg-head-wrap");
+      sub.textContent = full;
+      const cut = () => head.scrollWidth > head.clientWidth + 1 || sub.scrollWidth > sub.clientWidth + 1;
+      if (cut()) sub.textContent = full.split(" \u00b7 ")[0];
+      if (cut()) head.classList.add("s3kg-head-wrap");
+    }
+  }
+  // How many rows of the triple table show: all, or which ones of how many (the box scrolls).
+  function countRows() {
+    const line = document.getElementById("s3kg-table-count");
+    const box = document.getElementById("s3kg-table-box");
+    if (!line || !box) return;
+    const all = [...box.querySelectorAll("tbody tr")];
+    const top = box.getBoundingClientRect().top + (box.querySelector("thead") || box).offsetHeight;
+    const bottom = box.getBoundingClientRect().bottom;
+    const seen = all.map((r, i) => [i, r.getBoundingClientRect()])
+      .filter(([, b]) => b.top >= top - 1 && b.bottom <= bottom + 1).map(([i]) => i);
+    const n = all.length;
+    const what = n === 1 ? "answer triple" : "answer triples";
+    if (seen.length >= n) {
+      line.textContent = n === 1 ? "The answer triple:" : "All " + n + " " + what + ":";
+    } else {
+      const first = seen.length ? seen[0] + 1 : 0, last = seen.length ? seen[seen.length - 1] + 1 : 0;
+      line.textContent = "Showing " + first + "\u2013" + last + " of " + n + " " + what +
+        ": scroll the table for the rest";
+    }
+    line.dataset.shown = String(seen.length);
+    line.dataset.total = String(n);
+  }
   for (const panel of D.panels) {
     const box = el("div", "s3kg-panel");
     box.style.flex = "1 1 " + (100 * panel.share).toFixed(2) + "%";
     const head = el("div", "s3kg-head");
     head.appendChild(el("span", "s3kg-title", panel.title));
     const sub = head.appendChild(el("span", "s3kg-sub", panel.subtitle));
-    sub.title = panel.subtitle;  // the full text where a narrow picture cuts it
+    sub.title = panel.subtitle;  // the full text where a narrow picture shortens it
+    heads.push([head, sub, panel.subtitle]);
     box.appendChild(head);
     if (panel.note) box.appendChild(el("div", "s3kg-note", panel.note));
     row.appendChild(box);
     build(panel, box);
   }
   buildTable();
+  fitHeads();
+  countRows();
+  const tableBox = document.getElementById("s3kg-table-box");
+  if (tableBox) tableBox.addEventListener("scroll", countRows, { passive: true });
   markReady();
   let resizeTimer = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { for (const key of Object.keys(panels)) arrange(panels[key]); }, 150);
+    resizeTimer = setTimeout(() => {
+      for (const key of Object.keys(panels)) arrange(panels[key]);
+      fitHeads();
+      countRows();
+    }, 150);
   });
 })();

@@ -450,10 +450,9 @@ def compare_runs(
         raise ComparisonError(f"nothing is scored in {store.path}: run `s3kg score` first")
     ids = [old_run.run_id, new_run.run_id]
     with store.connect() as con:
-        components = queries.scored_components(con, resolved)
+        components = queries.scored_components(con, resolved, ids)  # only these two runs
         statuses = queries.answer_statuses(con, resolved)
         questions = queries.item_texts(con)
-    components = components[components["run_id"].isin(ids)]
     statuses = statuses[statuses["run_id"].isin(ids)].reset_index(drop=True)
     for run in (new_run, old_run):
         if not (components["run_id"] == run.run_id).any():

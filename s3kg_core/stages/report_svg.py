@@ -126,8 +126,30 @@ def interval_svg(
         parts.append(f'<circle cx="{x(value):.1f}" cy="{y}" r="5" fill="{colour}"/>')
     axis = height - 20
     parts.append(f'<line x1="{left}" y1="{axis}" x2="{right}" y2="{axis}" stroke="#555"/>')
-    for k in range(5):
-        v = lo + span * k / 4
-        parts.append(_text(x(v), axis + 14, f"{v:+.2f}" if zero else f"{v:.2f}"))
+    ticks, decimals = _nice_ticks(lo, hi)
+    for v in ticks:
+        text = f"{v:+.{decimals}f}" if zero and v != 0 else f"{v:.{decimals}f}"
+        parts.append(_text(x(v), axis + 14, text))
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _nice_ticks(lo: float, hi: float, most: int = 6) -> tuple[list[float], int]:
+    """Ticks on ``[lo, hi]`` at a round step, and the decimals the step needs.
+
+    The step is 1, 2, 2.5 or 5 times a power of ten, at most ``most`` ticks, 0 among them
+    when it is inside. Evenly spaced at even values, so the labels read as a ruler (lo +
+    span * k / 4 printed -0.04, -0.01, +0.02: issue 43).
+    """
+    span = hi - lo
+    if not (math.isfinite(span) and span > 0):
+        return [lo], 2
+    raw = span / max(1, most - 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    if round(step / 10.0**-decimals, 6) % 1:  # 2.5 x 10^k needs one decimal more
+        decimals += 1
+    first = math.ceil(lo / step - 1e-9)
+    ticks = [round(k * step, decimals + 2) for k in range(first, math.floor(hi / step + 1e-9) + 1)]
+    return [0.0 if t == 0 else t for t in ticks], decimals
