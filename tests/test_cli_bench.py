@@ -267,7 +267,7 @@ def test_bamboo_prints_the_twelve_figures_and_writes_json_and_evidence(tmp_path)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith("BAMBOO dev: Pearson x100 (main, reify, syno), accuracy x100")
-    assert "mode hybrid, alpha 0.5" in lines[0]
+    assert "mode ot, alpha 0.5" in lines[0]
     assert [line.split()[0] for line in lines[3:6]] == ["S3KG", "S_WL", "S_SBERT"]
     assert lines[3].split()[6] == "n/a"  # PARA reify: its files are missing
     assert "mean of the 11 of 12 figures available" in result.output
@@ -276,18 +276,18 @@ def test_bamboo_prints_the_twelve_figures_and_writes_json_and_evidence(tmp_path)
     assert payload["figures"]["s3kg"]["para"]["reify"] is None
     assert payload["figures"]["s_wl"]["sts"]["role_confusion"] == 100.0
     assert payload["available"] == 11 and payload["pairs"] == 44
-    assert payload["signature"].startswith("mode:hybrid|enc:minilm")
+    assert payload["signature"].startswith("mode:ot|enc:minilm")
     assert payload["signature"].endswith("|alpha:0.5")
     ev = read_evidence(evidence)
-    entry = ev["figures"]["ours"]["hybrid"]["dev"]
+    entry = ev["figures"]["ours"]["ot"]["dev"]
     assert entry["mean"] == payload["mean"] and entry["commit"]
-    assert entry["command"].startswith("s3kg bench bamboo --split dev --mode hybrid")
+    assert entry["command"].startswith("s3kg bench bamboo --split dev --mode ot")
     assert ev["provenance"]["signature"] == payload["signature"]
     assert ev["provenance"]["transcribed"] is None
     # a second run in another mode adds its block and keeps the first
     again = CliRunner().invoke(cli, [*args, "--mode", "kgx", "--evidence", str(evidence)])
     assert again.exit_code == 0, again.output
-    assert set(read_evidence(evidence)["figures"]["ours"]) == {"hybrid", "kgx"}
+    assert set(read_evidence(evidence)["figures"]["ours"]) == {"ot", "kgx"}
 
 
 def test_bamboo_without_its_data_is_one_line(tmp_path):

@@ -65,7 +65,7 @@ def test_scores_good_and_bad_rows_without_stopping(tmp_path):
     summary = result.output.strip().splitlines()[-1]
     assert summary.startswith("scored 2/6 pairs")
     assert "2 malformed triples dropped" in summary
-    assert "signature mode:hybrid|enc:minilm@" in summary and summary.endswith("|alpha:0.5")
+    assert "signature mode:ot|enc:minilm@" in summary and summary.endswith("|alpha:0.5")
 
 
 def test_non_utf8_bytes_and_ragged_rows_are_reported(tmp_path):

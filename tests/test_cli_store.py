@@ -135,7 +135,7 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
     out = result.output.strip()
     assert out.startswith("scored 6 answers (0 already done; comparisons not scorable: ")
     assert "2 answer_kg_unparseable" in out
-    assert "strings encoded; signature mode:hybrid|enc:minilm@" in out
+    assert "strings encoded; signature mode:ot|enc:minilm@" in out
     assert out.endswith("|alpha:0.5")
 
     result = _invoke("score", "--db", db, "--alpha", "0.25")
@@ -166,7 +166,7 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
         "0.0000",
         "released-small",
     ]
-    assert sig.startswith("signature mode:hybrid|") and "alpha" not in sig
+    assert sig.startswith("signature mode:ot|") and "alpha" not in sig
     records = json.loads(out_json.read_text(encoding="utf-8"))
     assert isinstance(records, list) and len(records) == 2
     for rec in records:
@@ -804,7 +804,7 @@ def test_cus_and_export_report_the_answers_they_do_not_score(tmp_path, minilm):
     assert row_a.split()[:7] == ["toy", "model-a", "0.0000", "test", "1", "1", "3"]
     assert row_b.split()[:7] == ["toy", "model-b", "0.0000", "test", "2", "4", "0"]
     assert note == "3 answers not scored: 1 collect error, 1 KG extraction failed, 1 no KGs yet"
-    assert sig.startswith("signature mode:hybrid|")
+    assert sig.startswith("signature mode:ot|")
     records = json.loads(out_json.read_text(encoding="utf-8"))
     assert [(r["model"], r["n"], r["unscored"]) for r in records] == [
         ("model-a", 1, 3),

@@ -276,8 +276,8 @@ def test_dev_test_reports_on_test_pairs_with_alpha_chosen_on_dev(dev_test_result
 
 def test_s3kg_is_the_variant_of_the_primary_mode(dev_test_result):
     _, result = dev_test_result
-    assert result.mode == "hybrid"
-    assert result.methods["s3kg"].signature.startswith("mode:hybrid|")
+    assert result.mode == "ot"
+    assert result.methods["s3kg"].signature.startswith("mode:ot|")
     assert result.methods["s3kg@paper"].signature.startswith("mode:paper|")
     assert result.methods["s3kg@kgx"].signature.startswith("mode:kgx|")
     assert result.alpha_sweep == result.methods["s3kg"].sweep

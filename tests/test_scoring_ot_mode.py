@@ -20,6 +20,7 @@ from s3kg_core.scoring.ot_mode import (
     TRIPLE_TRANSPORT_WEIGHT,
     best_match,
     ot_components,
+    spread_transport,
 )
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 
@@ -54,7 +55,7 @@ def test_best_match_is_unidirectional() -> None:
 
 
 def test_the_components_blend_by_their_weights() -> None:
-    s1, s2, e1, e2 = _unit(3, 8, 2), _unit(4, 8, 3), _unit(2, 8, 4), _unit(5, 8, 5)
+    s1, s2, e1, e2 = _unit(3, 8, 2), _unit(4, 8, 3), _unit(2, 8, 4), _unit(4, 8, 5)
     c = ot_components(s1, s2, e1, e2, 0.25)
     expected = (
         TRIPLE_TRANSPORT_WEIGHT * c.triples.similarity
@@ -64,8 +65,19 @@ def test_the_components_blend_by_their_weights() -> None:
     assert c.s_wl == pytest.approx(max(0.0, expected))
     assert c.s_sbert == c.labels.similarity
     np.testing.assert_allclose(c.labels.plan.sum(axis=1), [0.5, 0.5])
-    np.testing.assert_allclose(c.labels.plan.sum(axis=0), [0.2] * 5)
+    np.testing.assert_allclose(c.labels.plan.sum(axis=0), [0.25] * 4)  # 4 <= 2 x 2: balanced
     np.testing.assert_allclose(c.triples.plan.sum(axis=0), [0.25] * 4)
+
+
+def test_a_t2_over_twice_t1_is_capped_and_its_extra_costs_nothing() -> None:
+    x1 = _unit(2, 8, 9)
+    x2 = np.vstack([x1, x1, _unit(3, 8, 10)])  # 7 > 2 x 2: T1's two rows, twice, and 3 others
+    t = spread_transport(x1, x2)
+    np.testing.assert_allclose(t.plan.sum(axis=1), [0.5, 0.5])  # all of T1's mass moves
+    assert (t.plan.sum(axis=0) <= 0.25 + 1e-12).all()  # no T2 row takes more than 1/(2 n1)
+    assert t.distance == pytest.approx(0.0, abs=1e-9)  # its copies take it all; the rest: free
+    balanced = spread_transport(x1, x2, spread=10.0)  # uncapped: the 3 others must be fed
+    assert balanced.distance > 0.1
 
 
 # -- the mode -------------------------------------------------------------------------------------
@@ -172,3 +184,23 @@ def test_an_empty_side_scores_zero_with_its_reason(otm: KGScorer) -> None:
     assert (r.status, r.score) == ("empty_kg_2", 0.0)
     both = otm.score([], [])
     assert (both.status, both.score) == ("empty_kgs", 0.0)
+
+
+def test_a_large_pair_takes_the_relaxed_transport_without_a_full_matrix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import s3kg_core.scoring.ot_mode as ot_mode
+
+    x1, x2 = _unit(6, 8, 7), _unit(9, 8, 8)
+    exact = ot_mode.spread_transport(x1, x2)
+    monkeypatch.setattr(ot_mode, "MAX_EXACT", 5)
+    monkeypatch.setattr(ot_mode, "_CHUNK", 4)  # the nearest partners found in blocks
+    relaxed = ot_mode.spread_transport(x1, x2)
+    cos = x1 @ x2.T
+    rows, cols = (1 - cos.max(axis=1)).mean(), (1 - cos.max(axis=0)).mean()
+    assert relaxed.distance == pytest.approx(max(rows, cols))  # 9 <= 2 x 6: balanced
+    assert relaxed.distance <= exact.distance + 1e-9  # a lower bound of the exact distance
+    assert relaxed.plan.size == 0
+    capped = ot_mode.spread_transport(x1[:2], x2)  # 9 > 2 x 2: T1's side alone
+    assert capped.distance == pytest.approx((1 - cos[:2].max(axis=1)).mean())
+    assert ot_mode.best_match(x1, x2) == pytest.approx(cos.max(axis=1).mean())

@@ -73,7 +73,8 @@ def test_blend_rejects_unknown_mode():
 
 
 def test_modes_constant():
-    assert MODES == ("paper", "kgx", "hybrid", "text", "wwl")  # text: issue 19; wwl: issue 41
+    # text: issue 19; wwl and ot: issue 41
+    assert MODES == ("paper", "kgx", "hybrid", "text", "wwl", "ot")
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.3, 1.0])

@@ -206,11 +206,12 @@ def test_scorer_rejects_bad_overrides_and_block_size(minilm):
 @pytest.mark.parametrize(
     ("kwargs", "signature"),
     [
-        ({}, "mode:hybrid|enc:E|tau:0.65|K:5|align:yes|norm:lemma"),
-        ({"lemmatize": False}, "mode:hybrid|enc:E|tau:0.65|K:5|align:yes|norm:lower"),
+        ({}, "mode:ot|enc:E|tau:0.65|K:5|align:yes|norm:lemma"),
+        ({"mode": "hybrid"}, "mode:hybrid|enc:E|tau:0.65|K:5|align:yes|norm:lemma"),
+        ({"lemmatize": False}, "mode:ot|enc:E|tau:0.65|K:5|align:yes|norm:lower"),
         ({"mode": "kgx", "align": False}, "mode:kgx|enc:E|tau:0.65|K:5|align:no|norm:kgx-lower"),
         ({"mode": "paper"}, "mode:paper|enc:E|tau:0.65|K:5|align:yes|norm:lemma"),
-        ({"tau": 0.7, "wl_iterations": 3}, "mode:hybrid|enc:E|tau:0.7|K:3|align:yes|norm:lemma"),
+        ({"tau": 0.7, "wl_iterations": 3}, "mode:ot|enc:E|tau:0.7|K:3|align:yes|norm:lemma"),
     ],
 )
 def test_signature_names_everything_behind_the_components(kwargs, signature):
@@ -716,7 +717,7 @@ def test_ten_thousand_triples_score_without_error(minilm):
     assert len(t2) == MAX_TRIPLES
     rng.shuffle(t2)
 
-    scorer = KGScorer(minilm)
+    scorer = KGScorer(minilm, mode="hybrid")
     r = scorer.score(t1, t2)
     assert r.status == "ok"
     assert (r.n_triples_1, r.n_triples_2) == (9_950, 10_000)
@@ -727,6 +728,10 @@ def test_ten_thousand_triples_score_without_error(minilm):
     encoded = scorer.cache.stats.encoded
     assert encoded == 10_000 + len(entities) + len(relations)
     assert scorer.score(t1, [*t2, ("e1", "r1", "e2")]).status == "oversized_kg_2"
+    # the default mode: transports this large are relaxed (nearest partners), not solved exactly
+    ot = KGScorer(minilm, cache=scorer.cache).score(t1, t2)
+    assert (ot.mode, ot.status) == ("ot", "ok")
+    assert ot.score == pytest.approx(1.0, abs=1e-4)
 
     # The other way round the 50 reversed triples have no counterpart: S_WL < 1. Nothing new
     # is encoded, in paper or in kgx mode (kgx's raw sentences are the same strings here).

@@ -82,6 +82,6 @@ def test_a_signature_stored_before_scoring_versions_reads_and_differs_only_in_ve
     old = Signature.parse(
         "mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0"
     )
-    new = Signature.parse(S3KGConfig().signature("minilm@0.1.0"))
+    new = Signature.parse(S3KGConfig(mode="hybrid").signature("minilm@0.1.0"))
     assert old.differences(new) == {"version": ("0.1.0", SCORING_VERSION)}
     assert old.format().endswith("|version:0.1.0")

@@ -204,7 +204,10 @@ def scoring_options(func: F) -> F:
             type=click.Choice(list(MODES)),
             default=DEFAULT_MODE,
             show_default=True,
-            help="hybrid (the default: best mean AUROC on the labelled pair sets): paper mode "
+            help="ot (the default: best on BAMBOO and on the labelled pair sets together): "
+            "S_WL from the triples matched by optimal transport (n:m, a T2 over twice T1's size "
+            "capped), their best-match cosine and hybrid's WL kernel; S_SBERT from the entity "
+            "labels matched by optimal transport. hybrid (the earlier default): paper mode "
             "with S_WL the mean of the relation-aware directed WL kernel and a relation-agnostic "
             "undirected one. paper: relation-aware directed WL on normalised labels. Both weight "
             "the embedding side by alpha. kgx: the authors' released implementation, alpha "
@@ -216,10 +219,7 @@ def scoring_options(func: F) -> F:
             "cosine instead of 0. wwl: Wasserstein Weisfeiler-Lehman: label vectors "
             "contextualised over the directed, relation-labelled edges and matched n:m by "
             "optimal transport over both whole graphs (symmetric); S_WL the structural "
-            "transport, S_SBERT the labels'; best on BAMBOO, behind hybrid on the pair sets. "
-            "ot: S_WL from the triples matched by optimal transport (n:m, a long T2 capped), "
-            "their best-match cosine and hybrid's WL kernel; S_SBERT from the entity labels "
-            "matched by optimal transport.",
+            "transport, S_SBERT the labels'; good on BAMBOO, behind hybrid on the pair sets.",
         ),
         click.option(
             "--alpha",

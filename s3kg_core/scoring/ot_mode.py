@@ -50,6 +50,7 @@ from .wwl import Transport
 __all__ = [
     "BEST_MATCH_WEIGHT",
     "KERNEL_WEIGHT",
+    "MAX_EXACT",
     "SPREAD",
     "TRIPLE_TRANSPORT_WEIGHT",
     "OTComponents",
@@ -75,6 +76,15 @@ SPREAD = 2.0
 :func:`spread_transport`): up to twice T1's size the transport is balanced (symmetric); past it,
 each T1 unit spreads its mass over at least two T2 units and the rest of T2 costs nothing, so a
 short answer is not scored against the whole of a long context (CUS's CtxSim)."""
+
+
+MAX_EXACT = 1_500
+"""Units (triples or entities) per side up to which the transport is solved exactly. The exact
+solver's time grows with the cube of the size (1,500 x 1,500: about a second; 10,000 x 10,000:
+minutes and gigabytes), so a larger KG is matched by the relaxed transport (Kusner et al. 2015):
+every unit goes to its nearest partner, which gives a lower bound of the distance."""
+
+_CHUNK = 1_024
 
 
 def _unit(x: Array) -> Array:
@@ -105,9 +115,11 @@ def spread_transport(x1: Array, x2: Array, spread: float = SPREAD) -> Transport:
     # s3kg_core loads no torch.
     import ot
 
+    n1, n2 = len(x1), len(x2)
+    if max(n1, n2) > MAX_EXACT:
+        return _relaxed(x1, x2, balanced=n2 <= spread * n1)
     cosine = np.asarray(_unit(x1) @ _unit(x2).T, dtype=np.float64)
     cost = np.clip(1.0 - cosine, 0.0, 2.0)
-    n1, n2 = cost.shape
     a = np.full(n1, 1.0 / n1)
     if n2 <= spread * n1:
         plan = np.asarray(ot.emd(a, np.full(n2, 1.0 / n2), cost), dtype=np.float64)
@@ -122,6 +134,36 @@ def spread_transport(x1: Array, x2: Array, spread: float = SPREAD) -> Transport:
         )
         plan = np.asarray(full, dtype=np.float64)[:n1] * total
     return Transport(float(np.sum(plan * cost)), plan, cosine)
+
+
+def _nearest(x1: Array, x2: Array) -> tuple[npt.NDArray[np.int64], Array, Array]:
+    """Each row's nearest row of ``x2`` (index and cosine) and each column's best cosine."""
+    u1, u2t = _unit(np.asarray(x1, dtype=np.float64)), _unit(np.asarray(x2, dtype=np.float64)).T
+    idx = np.empty(len(u1), dtype=np.int64)
+    row_best = np.empty(len(u1))
+    col_best = np.full(u2t.shape[1], -1.0)
+    for start in range(0, len(u1), _CHUNK):  # never the whole n1 x n2 matrix at once
+        block = u1[start : start + _CHUNK] @ u2t
+        best = block.argmax(axis=1)
+        idx[start : start + len(best)] = best
+        row_best[start : start + len(best)] = block[np.arange(len(best)), best]
+        np.maximum(col_best, block.max(axis=0), out=col_best)
+    return idx, row_best, col_best
+
+
+def _relaxed(x1: Array, x2: Array, *, balanced: bool) -> Transport:
+    """The relaxed transport of a large pair: each unit to its nearest partner.
+
+    Its distance is the larger of the two one-sided means of each unit's cost to its nearest
+    partner when the transport would be balanced (the relaxed word mover's bound), T1's side
+    alone when T2 is capped. Its ``plan`` and ``cosine`` are left empty (``n1 x n2`` numbers
+    would take gigabytes at this size).
+    """
+    _idx, row_best, col_best = _nearest(x1, x2)
+    row_cost = float(np.clip(1.0 - row_best, 0.0, 2.0).mean())
+    col_cost = float(np.clip(1.0 - col_best, 0.0, 2.0).mean())
+    distance = max(row_cost, col_cost) if balanced else row_cost
+    return Transport(distance, np.zeros((0, 0)), np.zeros((0, 0)))
 
 
 def best_match(sentences_1: Array, sentences_2: Array) -> float:

@@ -29,11 +29,10 @@ TEXT_MODES: tuple[Mode, ...] = ("text",)
 """Modes whose score uses the texts of the pair (callers must pass them)."""
 
 
-DEFAULT_MODE: Mode = "hybrid"
-
-
-"""The project's default mode: the one with the best mean test AUROC over the shared labelled
-pair sets (``s3kg bench pairs --dataset all``; the figures are in the README)."""
+DEFAULT_MODE: Mode = "ot"
+"""The project's default mode, chosen by evidence from two families (docs/scores.md, "Which mode
+is the default"): the BAMBOO meaning-graph benchmark (dev) and the nine labelled pair sets (mean
+test AUROC, alpha chosen on each set's dev pairs). ``hybrid`` was the default before it."""
 
 
 def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> Any:
