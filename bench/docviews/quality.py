@@ -339,3 +339,31 @@ def _wwl_variants(ev: Mapping[str, Any]) -> str:
         for r in ev["rows"]
     ]
     return md_table(header, rows)
+
+
+@view("ot_variants", "ot_variants")
+def _ot_variants(ev: Mapping[str, Any]) -> str:
+    header = [
+        "S_WL",
+        "S_SBERT",
+        "T2 in the transports",
+        "BAMBOO dev mean",
+        "pair sets dev AUROC",
+        "pair sets test AUROC",
+        "worst set (test) vs hybrid",
+    ]
+    rows = []
+    for r in ev["rows"]:
+        worst = r["worst_set"]
+        rows.append(
+            [
+                bold(r["s_wl"], r["chosen"]),
+                r["s_sbert"],
+                r["t2"],
+                f(r["bamboo_dev_mean"], ".2f"),
+                f(r["pairs_dev_mean_auroc"], ".3f"),
+                f(r["pairs_test_mean_auroc"], ".3f"),
+                "-" if worst is None else f"{worst['change']:+.3f} ({worst['set']})",
+            ]
+        )
+    return md_table(header, rows)
