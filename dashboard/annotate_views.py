@@ -287,7 +287,8 @@ def _failed_saves(case: Case) -> None:
 def _pending_saves(case: Case) -> None:
     """While decisions are being saved, a line that says which, looked at every :data:`POLL_S`.
 
-    When the last is saved (or one failed) the page runs again and shows the outcome.
+    When the last is saved (or one failed) the page runs again and shows the outcome: the
+    first decision not saved is focused again, and the error says which were not saved.
     """
     queue = _saves(case.path)
     if not queue.pending():
@@ -296,7 +297,7 @@ def _pending_saves(case: Case) -> None:
     @st.fragment(run_every=POLL_S)
     def saving() -> None:
         line = pending_line(queue, case.run_id, case.item_id)
-        if line is None:
+        if line is None:  # the panel shows the outcome (its reads are cached per file stamp)
             st.rerun(scope="app")
         st.info(md(line), icon=":material/hourglass_top:")
 
@@ -369,6 +370,8 @@ def decision_panel(case: Case) -> None:
                 annotate.key_hints()
                 + (
                     " (saved at once)"
+                    if case.annotator and not _saves(case.path).pending()
+                    else " (saved in the order pressed)"
                     if case.annotator
                     else ". Type your name above to decide: nothing is saved without it."
                 )
