@@ -52,9 +52,8 @@ SETTLE_S = 1.0
 def _saves(path: Path) -> SaveQueue:
     """The session's save queue (one per database file)."""
     queue = _STATE.get(_SAVES)
-    if not isinstance(queue, SaveQueue) or getattr(queue, "path", None) != path:
-        queue = SaveQueue(lambda decision: data.record_decision(path, decision))
-        queue.path = path  # type: ignore[attr-defined]
+    if not isinstance(queue, SaveQueue) or queue.target != path:
+        queue = SaveQueue(lambda decision: data.record_decision(path, decision), target=path)
         _STATE[_SAVES] = queue
     return queue
 

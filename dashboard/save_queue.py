@@ -69,6 +69,9 @@ class SaveQueue:
     ----------
     save
         Saves one decision (waits for the database as long as it must, raises when it gives up).
+    target
+        What the decisions are saved into (the database file), for the owner to tell queues
+        apart.
 
     Examples
     --------
@@ -79,8 +82,9 @@ class SaveQueue:
     (1, True, True)
     """
 
-    def __init__(self, save: Callable[[Decision], object]) -> None:
+    def __init__(self, save: Callable[[Decision], object], target: object = None) -> None:
         self._save = save
+        self.target = target
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._waiting: deque[Pending] = deque()

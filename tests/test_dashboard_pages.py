@@ -948,6 +948,13 @@ def test_keys_pressed_while_a_save_waits_for_the_file_judge_their_own_pairs_in_o
         assert saving.startswith(md("Saving reject for pair 1 … (database busy: waiting "))
         assert saving.endswith(md(" then confirm for pair 2, skip for pair 3, in this order"))
         assert len(at.session_state["annotate.saves"].pending()) == 3  # none saved yet
+        _key(at, "undo")  # an undo now would take back an older decision: refused aloud
+        assert [w.value for w in at.warning] == [
+            md(
+                "Undo refused: your last decisions are still being saved. Press U again once "
+                "they are."
+            )
+        ]
     finally:
         holder.communicate(timeout=60)
     _settled(at)
