@@ -3,8 +3,11 @@
 Every decision is written the moment it is made (:func:`dashboard.data.record_decision`): there
 is no Save button, so leaving an item, the page or the session loses nothing. The decision
 panel is one ``st.fragment``: a key press reruns only it (the graphs below are not sent again),
-so the next pair is focused quickly. Every user- or model-provided string shown as Markdown
-goes through :func:`dashboard.escape.md`.
+so the next pair is focused quickly. A key press is bound to the pair shown when it was pressed
+(the button's arguments name it) and queued (:mod:`dashboard.save_queue`): a save that waits for
+a database another process holds never blocks the page, the decisions are saved in the order
+made, each on its own pair, and the panel says what is still being saved. Every user- or
+model-provided string shown as Markdown goes through :func:`dashboard.escape.md`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import streamlit as st
 
 from dashboard import annotate, annotate_data, data, widgets
 from dashboard.escape import md
+from dashboard.save_queue import SaveQueue, pending_line
 from s3kg_core.annotation.log import Decision
 from s3kg_core.annotation.names import normalize_annotator
 from s3kg_core.annotation.quality import AnnotationReport, Estimate
@@ -40,6 +44,29 @@ __all__ = [
 
 _STATE = st.session_state
 _FOCUSED = "background-color: rgba(255, 193, 7, 0.28); font-weight: 600"
+_SAVES = "annotate.saves"
+POLL_S = 0.5
+"""Seconds between two looks at the pending saves while there are some."""
+SETTLE_S = 1.0
+"""Seconds a key press waits for its save before the page goes on and shows it as pending."""
+
+
+def _saves(path: Path) -> SaveQueue:
+    """The session's save queue (one per database file)."""
+    queue = _STATE.get(_SAVES)
+    if not isinstance(queue, SaveQueue) or queue.target != path:
+        queue = SaveQueue(lambda decision: data.record_decision(path, decision), target=path)
+        _STATE[_SAVES] = queue
+    return queue
+
+
+def _same_pair(case: Case, unit: Unit, decision: Decision) -> bool:
+    return (decision.annotator, decision.run_id, decision.item_id, decision.task_id) == (
+        case.annotator,
+        case.run_id,
+        case.item_id,
+        case.task_id,
+    ) and (decision.gold, decision.answer) == (unit.gold, unit.answer)
 
 
 def _remember_name() -> None:
@@ -185,6 +212,10 @@ def _verdicts(case: Case) -> list[str | None]:
         case.path, data.db_stamp(case.path), case.annotator, case.run_id, case.item_id
     )
     verdicts = annotate.unit_verdicts(case.units, annotate.verdict_map(mine))
+    for pending in _saves(case.path).pending():  # saved soon: shown as made
+        for index, unit in enumerate(case.units):
+            if _same_pair(case, unit, pending.decision):
+                verdicts[index] = pending.decision.verdict
     _STATE[case.verdicts_key] = list(verdicts)
     return verdicts
 
@@ -195,18 +226,37 @@ def forget_verdicts() -> None:
         del _STATE[key]
 
 
-def _act(case: Case, action: str) -> None:
-    """A button or key: decide, undo, or move; the outcome is left in the session state."""
+def _act(case: Case, action: str, shown: int | None = None, drawn: int | None = None) -> None:
+    """A button or key: decide, undo, or move; the outcome is left in the session state.
+
+    ``shown`` is the index of the pair the panel showed when the button was drawn (the panel's
+    ``drawn``-th drawing): a decision is on that pair, whatever happened since (never "the pair
+    focused now"). A second decision on one drawing (two keys that reached the page before it
+    showed the next pair) is refused, and the page says so.
+    """
     _STATE.pop("annotate.error", None)
     _STATE.pop("annotate.note", None)
+    _STATE.pop("annotate.refused", None)
     n = len(case.units)
     verdicts = _verdicts(case)
     focus = min(int(_STATE.get(case.focus_key, 0)), max(n - 1, 0))
+    if shown is not None and 0 <= shown < n:
+        focus = shown
+    decides = action in annotate.DECISIONS and n and case.annotator
+    if decides and drawn is not None and _STATE.get("annotate.decided_on") == drawn:
+        _STATE["annotate.refused"] = (
+            f"Not saved: {action} reached the page before it showed the next pair (two keys "
+            f"at once on pair {focus + 1}). Press it again for the pair shown now."
+        )
+        return
+    _STATE["annotate.decided_on"] = drawn
     try:
-        if action in annotate.DECISIONS and n and case.annotator:
+        if decides:
             u = case.units[focus]
-            data.record_decision(
-                case.path,
+            queue = _saves(case.path)
+            idle = not queue.pending()
+            queue.put(
+                focus + 1,
                 Decision(
                     case.annotator,
                     case.run_id,
@@ -223,6 +273,13 @@ def _act(case: Case, action: str) -> None:
             verdicts[focus] = action
             _STATE[case.verdicts_key] = verdicts
             _STATE[case.focus_key] = annotate.next_focus(verdicts, focus)
+            if idle:  # a quick save is done when the page shows; a queue goes on waiting
+                queue.wait(SETTLE_S)
+        elif action == "undo" and case.annotator and _saves(case.path).pending():
+            _STATE["annotate.refused"] = (
+                "Undo refused: your last decisions are still being saved. Press U again once "
+                "they are."
+            )
         elif action == "undo" and case.annotator:
             undone = data.undo_decision(case.path, case.annotator)
             _STATE.pop(case.verdicts_key, None)  # read again: the undo may restore anything
@@ -254,6 +311,49 @@ def _act(case: Case, action: str) -> None:
         _STATE["annotate.error"] = " ".join(str(exc).split())  # escaped once, where shown
 
 
+def _failed_saves(case: Case) -> None:
+    """Say which queued decisions were not saved (and focus the first of them, if here)."""
+    failures = _saves(case.path).take_failures()
+    if not failures:
+        return
+    parts = []
+    for f in failures:
+        what = f.failed.describe(case.run_id, case.item_id)
+        part = f.error.rstrip(".")
+        if f.dropped:
+            later = ", ".join(p.describe(case.run_id, case.item_id) for p in f.dropped)
+            part += f" ({what}; nor {later}, queued after it)"
+        elif (f.failed.decision.run_id, f.failed.decision.item_id) != (case.run_id, case.item_id):
+            part += f" ({what})"
+        parts.append(part)
+    _STATE["annotate.error"] = "; ".join(parts)
+    forget_verdicts()  # read again: what was shown as made was not saved
+    first = failures[0].failed
+    for index, unit in enumerate(case.units):
+        if _same_pair(case, unit, first.decision):
+            _STATE[case.focus_key] = index
+
+
+def _pending_saves(case: Case) -> None:
+    """While decisions are being saved, a line that says which, looked at every :data:`POLL_S`.
+
+    When the last is saved (or one failed) the page runs again and shows the outcome: the
+    first decision not saved is focused again, and the error says which were not saved.
+    """
+    queue = _saves(case.path)
+    if not queue.pending():
+        return
+
+    @st.fragment(run_every=POLL_S)
+    def saving() -> None:
+        line = pending_line(queue, case.run_id, case.item_id)
+        if line is None:  # the panel shows the outcome (its reads are cached per file stamp)
+            st.rerun(scope="app")
+        st.info(md(line), icon=":material/hourglass_top:")
+
+    saving()
+
+
 def _triple_cell(title: str, extracted: Sequence[Sequence[str]], compared: Any) -> str:
     if compared is None:
         return f"**{title}**  \n:gray[none: TAU found no counterpart]"
@@ -274,10 +374,12 @@ def decision_panel(case: Case) -> None:
         case.go_to(*goto)
         st.rerun(scope="app")
     n = len(case.units)
+    _failed_saves(case)
     verdicts = _verdicts(case)
     if case.focus_key not in _STATE:  # opens on the first pair not decided yet
         _STATE[case.focus_key] = annotate.next_focus(verdicts, -1)
     focus = min(int(_STATE[case.focus_key]), max(n - 1, 0))
+    drawn = _STATE["annotate.drawn"] = int(_STATE.get("annotate.drawn", 0)) + 1
     with st.container(border=True, key="annotate_focused"):
         if n:
             u = case.units[focus]
@@ -300,14 +402,17 @@ def decision_panel(case: Case) -> None:
                     key=f"annotate_key_{a.name}",
                     shortcut=a.key,
                     on_click=_act,
-                    args=(case, a.name),
+                    args=(case, a.name, focus, drawn),
                     disabled=(needs_name and not case.annotator) or (a.name in
                               (*annotate.DECISIONS, "previous", "next") and not n),
                     type="primary" if a.name == "confirm" else "secondary",
                 )  # fmt: skip
         error, note = _STATE.get("annotate.error"), _STATE.get("annotate.note")
+        refused = _STATE.get("annotate.refused")
         if error:
             st.error(f"Not saved: {md(error.rstrip('.'))}. Press the key again to retry.")
+        elif refused:
+            st.warning(md(refused))
         elif note:
             st.caption(md(note))
         else:
@@ -315,10 +420,13 @@ def decision_panel(case: Case) -> None:
                 annotate.key_hints()
                 + (
                     " (saved at once)"
+                    if case.annotator and not _saves(case.path).pending()
+                    else " (saved in the order pressed)"
                     if case.annotator
                     else ". Type your name above to decide: nothing is saved without it."
                 )
             )
+        _pending_saves(case)
     if n:
         frame = annotate.unit_rows(case.units, verdicts, focus)
         styled = frame.style.apply(

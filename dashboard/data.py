@@ -166,10 +166,12 @@ def clear_caches() -> None:
 def ensure_database(
     path: Path, on_step: Callable[[str], None] | None = None, *, defer_grapheval: bool = False
 ) -> bool:
-    """Build the demo database at ``path`` if there is none; return whether it was built.
+    """Build the demo database at ``path`` if there is none; return whether this build made it.
 
-    ``on_step(line)`` hears each build step as it starts. ``defer_grapheval`` leaves the
-    GraphEval step pending, for :func:`finish_demo` (the first page shows sooner).
+    A build never replaces a file: when another process installed one while this one was
+    building, that file stays (with what was saved into it) and this build is discarded
+    (``False``). ``on_step(line)`` hears each build step as it starts. ``defer_grapheval``
+    leaves the GraphEval step pending, for :func:`finish_demo` (the first page shows sooner).
     """
     if path.exists():
         return False
@@ -177,8 +179,7 @@ def ensure_database(
 
     with _LOCK:
         if not path.exists():
-            build_demo(path, on_step=on_step, grapheval=not defer_grapheval)
-            return True
+            return build_demo(path, on_step=on_step, grapheval=not defer_grapheval).installed
     return False
 
 

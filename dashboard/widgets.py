@@ -75,11 +75,16 @@ def first_start(path: Path) -> None:
             box.update(label=f"First start ({elapsed:.0f} s): {md(line)}")
             st.text(f"{elapsed:5.1f} s  {line}")
 
-        data.ensure_database(path, on_step=step, defer_grapheval=True)
+        built = data.ensure_database(path, on_step=step, defer_grapheval=True)
         seconds = time.perf_counter() - started
         st.text(f"{seconds:5.1f} s  done")
+        done = (
+            f"Built the demo database {code(path)} in {seconds:.0f} s"
+            if built
+            else f"Another start built the demo database {code(path)} first: using it"
+        )
         box.update(
-            label=f"Built the demo database {code(path)} in {seconds:.0f} s",
+            label=done,
             state="complete",
             expanded=False,
         )

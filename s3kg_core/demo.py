@@ -8,8 +8,11 @@ with the project's own ``collect``; each line names the model and its settings).
 packaged MiniLM and TAU (the chain of :func:`~s3kg_core.stages.run.run_pipeline`), then GraphEval
 hallucination detection with the offline
 :class:`~s3kg_core.grapheval.checkers.support.SupportChecker` (so the dashboard's Hallucinations
-page has content). It writes a temporary file and renames it into place, so an interrupted
-build never leaves a half-built database behind.
+page has content). It writes a temporary file and installs it under its name only if no file
+has that name (a hard link, which never replaces anything), so an interrupted build never leaves
+a half-built database behind, and two builds at once (two ``s3kg dashboard --demo`` on one cache
+folder) never replace a database in use: the later one discards its own build and the file the
+first installed stays, with any verdict saved into it meanwhile.
 
 ``data/demo/kgs.jsonl`` holds the offline extractor's KGs of every demo text, recorded by
 ``scripts/make_demo_kgs.py`` with the extractor's fingerprint (:mod:`s3kg_core.extract.recorded`).
@@ -84,6 +87,31 @@ class DemoReport:
     factuality: int = 0
     kgs: str = "extracted"
     pending: tuple[str, ...] = ()
+    installed: bool = True
+
+
+def _install(tmp: Path, path: Path) -> bool:
+    """Give the finished build ``tmp`` the name ``path`` unless a file has it; whether it did.
+
+    A hard link fails when ``path`` exists, so a database another build installed (and a person
+    wrote to) is never replaced. On a file system without hard links an exclusively created
+    placeholder claims the name first. ``tmp`` is gone afterwards either way.
+    """
+    try:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here: claim the name, then move the build onto the claim
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            except FileExistsError:
+                return False
+            os.replace(tmp, path)
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
 
 
 def _read_answers(path: Path) -> list[dict[str, Any]]:
@@ -261,7 +289,12 @@ def build_demo(
     use_recorded_kgs: bool = True,
     grapheval: bool = True,
 ) -> DemoReport:
-    """Build the demo database at ``path`` from ``demo_dir`` (replacing any file there).
+    """Build the demo database at ``path`` from ``demo_dir``; never replaces a file there.
+
+    The build is written to a temporary file beside ``path`` and installed under ``path`` only
+    if no file has that name by then; otherwise (another build finished first) the file there
+    is kept, with whatever was saved into it, this build is discarded and the report says
+    ``installed=False``.
 
     Parameters
     ----------
@@ -289,7 +322,8 @@ def build_demo(
     -------
     DemoReport
         Counts and the build time; ``grapheval`` answers checked by the offline support
-        checker, ``inconsistent`` of them flagged.
+        checker, ``inconsistent`` of them flagged; ``installed`` is ``False`` when a file was
+        already at ``path`` (kept; this build discarded).
 
     Raises
     ------
@@ -361,7 +395,7 @@ def build_demo(
         if grapheval:
             steps.say("GraphEval: checking every answer's triples against its context")
             detections = finish_demo(store, encoder=encoder, progress=progress)
-        os.replace(tmp, path)
+        installed = _install(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         Path(f"{tmp}.wal").unlink(missing_ok=True)
@@ -379,6 +413,7 @@ def build_demo(
         factuality=len(factuality),
         kgs=kgs_from,
         pending=() if grapheval else ("grapheval",),
+        installed=installed,
     )
 
 

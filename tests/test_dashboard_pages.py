@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import time
 
 import duckdb
 import numpy as np
@@ -917,6 +918,7 @@ def test_a_decision_while_another_process_holds_the_file_says_so_and_a_retry_sav
     holder = start_lock_holder(db, hold=6.0)
     try:
         _key(at, "confirm")  # waits 1 s for the file, then says why
+        _settled(at)
         (error,) = at.error
         assert error.value.startswith("Not saved: database ") and "is locked" in error.value
         assert "\n" not in error.value and "Press the key again" in error.value
@@ -926,6 +928,82 @@ def test_a_decision_while_another_process_holds_the_file_says_so_and_a_retry_sav
     _key(at, "confirm")
     assert not at.error and _focused(at).startswith("**Pair 2 of ")
     assert [(a, v) for a, _, _, v in _annotations(db)] == [("ann", "confirm")]
+
+
+def _settled(at: AppTest, timeout: float = 60.0) -> AppTest:
+    """Wait until the session's queued decisions are saved (or failed), then run again."""
+    from dashboard.save_queue import SaveQueue
+
+    queue = at.session_state["annotate.saves"]
+    assert isinstance(queue, SaveQueue) and queue.wait(timeout)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_keys_pressed_while_a_save_waits_for_the_file_judge_their_own_pairs_in_order(db):
+    """Regression (issue 44, item 1): while another process held the write lock, Reject, Confirm
+    and Skip on pairs 1, 2, 3 were stored as reject, skip, confirm with no word, and nothing
+    showed a save was pending. Each key is bound to the pair shown when it was pressed, the
+    saves wait their turn, and the page says what it is saving meanwhile."""
+    from store_helpers import start_lock_holder
+
+    from s3kg_core.escape import md
+
+    at = _annotate("ann")
+    holder = start_lock_holder(db, hold=6.0)
+    try:
+        started = time.perf_counter()
+        for n, action in enumerate(("reject", "confirm", "skip"), 1):
+            assert _focused(at).startswith(f"**Pair {n} of ")
+            _key(at, action)  # the page answers within about a second, the save still waiting
+        assert time.perf_counter() - started < 5.0  # no key waited for the file
+        assert _focused(at).startswith("**Pair 4 of ")
+        (saving,) = [i.value for i in at.info if i.value.startswith("Saving ")]
+        assert saving.startswith(md("Saving reject for pair 1 … (database busy: waiting "))
+        assert saving.endswith(md(" then confirm for pair 2, skip for pair 3, in this order"))
+        assert len(at.session_state["annotate.saves"].pending()) == 3  # none saved yet
+        _key(at, "undo")  # an undo now would take back an older decision: refused aloud
+        assert [w.value for w in at.warning] == [
+            md(
+                "Undo refused: your last decisions are still being saved. Press U again once "
+                "they are."
+            )
+        ]
+    finally:
+        holder.communicate(timeout=60)
+    _settled(at)
+    assert not at.error and not [i for i in at.info if i.value.startswith("Saving ")]
+    assert [v for *_, v in _annotations(db)] == ["reject", "confirm", "skip"]  # in order ...
+    again = _annotate("ann", run="1", item=str(_item(at)))
+    table = app_frame_with(again, "Your verdict")  # ... each on its own pair
+    assert table["Your verdict"].tolist()[:4] == ["reject", "confirm", "skip", ""]
+
+
+def test_two_keys_on_one_drawing_of_the_pair_save_one_and_say_so(db):
+    """Two keys that reach the page in one run (pressed before it showed the next pair) were
+    both saved, the second on a pair the annotator never saw; now it is refused aloud."""
+    from s3kg_core.escape import md
+
+    at = _annotate("ann")
+    _button(at, "annotate_key_confirm").click()
+    _button(at, "annotate_key_reject").click()  # both presses reach one run of the page
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [v for *_, v in _annotations(db)] == ["confirm"]
+    (refused,) = [w.value for w in at.warning]
+    assert refused == md(
+        "Not saved: reject reached the page before it showed the next pair (two keys at once "
+        "on pair 1). Press it again for the pair shown now."
+    )
+    assert _focused(at).startswith("**Pair 2 of ")
+    _key(at, "reject")  # pressed again: on the pair shown now
+    assert [v for *_, v in _annotations(db)] == ["confirm", "reject"] and not at.warning
+
+
+def _item(at: AppTest) -> int:
+    item = at.query_params["item"]
+    return int(item[0] if isinstance(item, list) else item)
 
 
 def test_the_overview_on_a_file_another_process_holds_is_one_line_and_a_retry(db, short_lock_wait):

@@ -8,6 +8,7 @@ text) and leaves GraphEval pending: both must store the same KGs, scores and TAU
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import duckdb
@@ -16,6 +17,7 @@ import pytest
 from s3kg_core.demo import (
     DEMO_DIR,
     KGS_FILE,
+    DemoReport,
     build_demo,
     demo_texts,
     finish_demo,
@@ -100,3 +102,55 @@ def test_a_stale_kg_file_is_ignored_and_the_build_extracts(tmp_path, minilm):
     (demo / KGS_FILE).write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     report = build_demo(tmp_path / "d.duckdb", demo, encoder=minilm, grapheval=False)
     assert report.kgs == "extracted" and report.scored == len(answers)
+
+
+def small_demo(folder: Path, questions: int = 2) -> Path:
+    """A demo folder with the first ``questions`` demo questions, their answers and the KGs."""
+    folder.mkdir()
+    lines = (DEMO_DIR / "questions.jsonl").read_text(encoding="utf-8").splitlines()[:questions]
+    (folder / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ids = {json.loads(q)["id"] for q in lines}
+    answers = [
+        line
+        for line in (DEMO_DIR / "answers.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip() and json.loads(line)["id"] in ids
+    ]
+    (folder / "answers.jsonl").write_text("\n".join(answers) + "\n", encoding="utf-8")
+    (folder / KGS_FILE).write_text((DEMO_DIR / KGS_FILE).read_text(encoding="utf-8"))
+    return folder
+
+
+def test_a_second_build_at_once_never_replaces_the_first_and_its_saved_verdict(tmp_path, minilm):
+    # Issue 44, item 2: two `s3kg dashboard --demo` on one cache folder. The second build used
+    # to os.replace its file over the first's, losing a verdict saved into it meanwhile.
+    from s3kg_core.annotation.log import Decision, current_verdicts, save_decision
+
+    demo, path = small_demo(tmp_path / "demo"), tmp_path / "cache" / "demo.duckdb"
+    at_install, go_on = threading.Event(), threading.Event()
+
+    def hold_before_install(line: str) -> None:
+        if line.startswith("Factuality"):  # the last step before the install
+            at_install.set()
+            assert go_on.wait(60)
+
+    second: list[DemoReport] = []
+    thread = threading.Thread(
+        target=lambda: second.append(
+            build_demo(path, demo, encoder=minilm, grapheval=False, on_step=hold_before_install)
+        )
+    )
+    thread.start()
+    try:
+        assert at_install.wait(120)  # the second build is under way ...
+        first = build_demo(path, demo, encoder=minilm, grapheval=False)  # ... the first finishes
+        store = Store(path)
+        save_decision(store, Decision("ann", 1, 1, ("a", "b", "c"), ("a", "b", "d"), "reject"))
+    finally:
+        go_on.set()
+        thread.join(120)
+    assert second, "the second build failed"
+    with Store(path).connect() as con:
+        kept = current_verdicts(con)
+    assert kept["verdict"].tolist() == ["reject"]  # the verdict is still there ...
+    assert first.installed and second[0].installed is False  # ... the later build discarded
+    assert sorted(p.name for p in path.parent.iterdir()) == ["demo.duckdb"]  # no leftovers
