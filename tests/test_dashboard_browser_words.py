@@ -131,6 +131,22 @@ def test_every_page_address_resolves_overview_included(page: Any, words_server: 
         _clean(page, f"/{spec.url_path}")
 
 
+def test_an_unknown_address_says_so_and_lists_the_pages(page: Any, words_server: Server) -> None:
+    """Regression (issue 43): ``/Failure_analysis_(TAU)`` (the page's title, not its address)
+    silently showed the Overview; the Overview now opens under a line naming the address."""
+    _open(page, words_server, "Failure_analysis_(TAU)")
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="No page at")
+    alert.first.wait_for(timeout=RENDER_MS)
+    text = alert.first.inner_text()
+    assert "No page at /Failure_analysis_(TAU); the pages are:" in text, text
+    assert "Failure analysis (TAU) (/Failure_analysis)" in text and "Run details (/Run)" in text
+    assert page.locator(EXCEPTION).count() == 0
+    page.keyboard.press("Escape")  # Streamlit's own "Page not found" dialog, which names nothing
+    page.screenshot(path=str(artefacts() / "words_unknown_address_1440x900.png"))
+    _open(page, words_server, "Failure_analysis")  # a real address: no such line
+    assert page.get_by_text("No page at").count() == 0
+
+
 def test_the_two_demo_runs_read_apart_and_whole_on_every_picker(
     page: Any, words_server: Server
 ) -> None:
