@@ -7,5 +7,7 @@ import streamlit as st
 from dashboard import data, navigation, widgets
 
 with widgets.errors_as_lines():  # a locked, read-only or full database: one line, not a traceback
-    st.navigation(navigation.pages()).run()
+    current = st.navigation(navigation.pages())
+    navigation.say_unknown_path()  # Streamlit shows the Overview at an unknown address: say so
+    current.run()
 data.warm_up()  # after the first page is drawn: the lemmatiser loads while it is read

@@ -1411,8 +1411,13 @@ def search(
     page_size: int = 50,
     tau_category: str | None = None,
     score_range: ScoreRange | None = None,
+    scope: str = "all",
 ) -> tuple[pd.DataFrame, int]:
-    """One page of the answers that match a search, and how many match (in DuckDB)."""
+    """One page of the answers that match a search, and how many match (in DuckDB).
+
+    ``scope``: where the words are looked for (``answer`` or ``all``,
+    :data:`s3kg_core.store.search_queries.SEARCH_SCOPES`).
+    """
     from s3kg_core.store.search_queries import search_answers
 
     with _read(path) as con:
@@ -1426,6 +1431,7 @@ def search(
             score_range=score_range,
             limit=page_size,
             offset=page * page_size,
+            scope=scope,
         )
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from dashboard.escape import md
 from s3kg_core.resources import package_path
 
 __all__ = [
@@ -29,6 +30,8 @@ __all__ = [
     "page",
     "page_url",
     "params_link",
+    "say_unknown_path",
+    "unknown_path_text",
 ]
 
 _ROOT = package_path("dashboard")
@@ -106,6 +109,42 @@ def pages() -> list[st.Page]:
 
     alias = st.Page(to_overview, title=PAGES[0].title, url_path=OVERVIEW_ALIAS, visibility="hidden")
     return [*listed, alias]
+
+
+def unknown_path_text(requested: str) -> str | None:
+    """The line that says no page lives at ``/requested``, listing the pages; ``None`` for a page.
+
+    Streamlit shows the default page for an address it does not know, so ``/Failure_analysis_
+    (TAU)`` (the page's title, not its address) looked like a broken Overview. The name is the
+    user's: it is escaped for Markdown.
+
+    Examples
+    --------
+    >>> unknown_path_text("Run") is None and unknown_path_text("") is None
+    True
+    >>> unknown_path_text("Nope").split(";")[0]
+    'No page at /Nope'
+    """
+    name = requested.strip("/")
+    if name in {spec.url_path for spec in PAGES} | {OVERVIEW_ALIAS, _DEFAULT_RESERVED}:
+        return None
+    listing = ", ".join(f"{spec.title} (/{spec.url_path})" for spec in PAGES)
+    return f"No page at /{md(name)}; the pages are: {md(listing)}. This is the Overview."
+
+
+def say_unknown_path() -> None:
+    """Warn, above the page about to run, when the browser asked for an address no page has.
+
+    Called by ``app.py`` between ``st.navigation`` (which falls back to the Overview) and the
+    page's run; it reads the page name the browser asked for from Streamlit's page manager.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    requested = ctx.pages_manager.intended_page_name if ctx is not None else None
+    text = unknown_path_text(requested) if requested else None
+    if text is not None:
+        st.warning(text, icon=":material/link_off:")
 
 
 def ensure_navigation() -> None:

@@ -1,10 +1,16 @@
-"""Search: every stored answer by its words, run and statuses, each linked to the explorer."""
+"""Search: every stored answer by its words, run and statuses, each linked to the explorer.
+
+The words are looked for in the answer (the default: the page searches answers) or in the
+answer, question, gold answer and context; each row says which texts hold a word, and the
+page's rows show the words marked in a snippet (:mod:`dashboard.search_snippet`, escaped).
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard import data, navigation, url_state, views, widgets
+from dashboard.search_snippet import match_row_html
 from s3kg_core.store.search_queries import SCORE_FILTERS, TAU_FILTERS, ScoreRange
 
 PAGE_SIZE = 50
@@ -14,6 +20,8 @@ KG_STATUSES = (ANY, "ok", "empty", "failed", "truncated", "missing")
 TAU_CHOICES = (ANY, *TAU_FILTERS)
 SCORE_NAMES = {"cus": "CUS", "gold_sim": "GoldSim (S3KG vs gold)"}
 FULL = (0.0, 1.0)
+# where the words are looked for (?in=all in the URL; answers only by default)
+SCOPES = {"answer": "answers only", "all": "answers, questions, contexts"}
 
 
 def _range(value: str) -> tuple[float, float]:
@@ -35,6 +43,7 @@ found = url_state.adopt(
     "search",
     {
         "q": str,
+        "in": lambda v: v if v in SCOPES else "answer",
         "runs": lambda v: [r for r in v.split(",") if r in labels],
         "status": lambda v: v if v in ANSWER_STATUSES else ANY,
         "kg": lambda v: v if v in KG_STATUSES else ANY,
@@ -44,17 +53,21 @@ found = url_state.adopt(
         "range": _range,
     },
 )
-for param, key in (("q", "search.q"), ("runs", "search.runs"), ("status", "search.status"),
-                   ("kg", "search.kg"), ("page", "search.page"), ("tau", "search.tau"),
-                   ("score", "search.score"), ("range", "search.range")):  # fmt: skip
+for param, key in (("q", "search.q"), ("in", "search.scope"), ("runs", "search.runs"),
+                   ("status", "search.status"), ("kg", "search.kg"), ("page", "search.page"),
+                   ("tau", "search.tau"), ("score", "search.score"),
+                   ("range", "search.range")):  # fmt: skip
     if param in found:
         st.session_state[key] = found[param]
 
 cols = st.columns([4, 4, 2, 2], vertical_alignment="bottom")
+scope = str(st.session_state.get("search.scope", "answer"))
 text = cols[0].text_input(
-    "Words", key="search.q", placeholder="in the question, answer, gold answer or context",
-    help="Every word must occur (any case) in the question, the answer, the gold answer or the "
-    "context.",
+    "Words", key="search.q",
+    placeholder="in the answer" if scope == "answer" else "in the answer, question or context",
+    help="Every word must occur (any case) in the answer, or, with **Words in** set to "
+    "answers, questions, contexts, in any of the answer, the question, the gold answer and "
+    "the context.",
 )  # fmt: skip
 chosen = cols[1].multiselect(
     "Runs", list(labels), format_func=labels.__getitem__, key="search.runs", placeholder="all runs"
@@ -64,18 +77,23 @@ kg = cols[3].selectbox(
     "Answer KG", KG_STATUSES, key="search.kg",
     help="The status of the answer's KG (missing: not extracted yet).",
 )  # fmt: skip
-more = st.columns([3, 3, 4], vertical_alignment="bottom")
-tau_category = more[0].selectbox(
+more = st.columns([4, 3, 3, 3], vertical_alignment="bottom")  # "Words in" whole at 1280
+scope = more[0].selectbox(
+    "Words in", list(SCOPES), key="search.scope", format_func=SCOPES.__getitem__,
+    help="Answers only: the words are looked for in the model's answer. Answers, questions, "
+    "contexts: in the answer, the question, the gold answer and the context.",
+)  # fmt: skip
+tau_category = more[1].selectbox(
     "TAU category", TAU_CHOICES, key="search.tau", format_func=lambda v: v.replace("_", " "),
     help="Answers TAU analysed (`s3kg tau`: the lowest-scoring share of each run) with at least "
     "one gold triple in this category.",
 )  # fmt: skip
-score = more[1].selectbox(
+score = more[2].selectbox(
     "Score", list(SCORE_NAMES), key="search.score", format_func=SCORE_NAMES.__getitem__,
     disabled=controls.signature is None, help="The score the range below bounds, at the "
     "sidebar's alpha and signature.",
 )  # fmt: skip
-low, high = more[2].slider(
+low, high = more[3].slider(
     f"{SCORE_NAMES[score].split(' ')[0]} between", 0.0, 1.0, FULL, step=0.05,
     key="search.range", disabled=controls.signature is None,
 )  # fmt: skip
@@ -85,7 +103,7 @@ score_range = (
     if bounded and controls.signature is not None
     else None
 )
-filters = (text, tuple(chosen), status, kg, tau_category, score_range)
+filters = (text, scope, tuple(chosen), status, kg, tau_category, score_range)
 if st.session_state.get("search._filters") != filters:  # new filters: back to page 1
     st.session_state["search._filters"] = filters
     if "page" not in found:
@@ -103,12 +121,14 @@ hits, total = data.search(
     PAGE_SIZE,
     tau_category=None if tau_category == ANY else tau_category,
     score_range=score_range,
+    scope=scope,
 )
 pages = max(1, -(-total // PAGE_SIZE))
 url_state.write(
     "search",
     {
         "q": text.strip() or None,
+        "in": None if scope == "answer" else scope,
         "runs": ",".join(chosen) or None,
         "status": None if status == ANY else status,
         "kg": None if kg == ANY else kg,
@@ -121,10 +141,13 @@ url_state.write(
 )
 
 head, prev, nxt = st.columns([6, 2, 2], vertical_alignment="bottom")
+where = "in the answer" if scope == "answer" else "in the answer, question, gold answer or context"
 head.markdown(
-    f"**{total:,} answers** match · page {min(page + 1, pages)} of {pages} · "
-    "the link opens the answer in the Sample explorer"
-)
+    (f"**{total:,} answer** matches" if total == 1 else f"**{total:,} answers** match")
+    + (f" (words {where})" if text.strip() else "")
+    + f" · page {min(page + 1, pages)} of {pages} · the link opens the answer in the Sample "
+    "explorer"
+)  # fmt: skip
 if prev.button("Previous", key="search.prev", disabled=page == 0, width="stretch"):
     st.session_state["search.page"] = page - 1
     st.rerun()
@@ -158,3 +181,24 @@ st.dataframe(
     },
     key="search.results",
 )  # fmt: skip
+words = text.split()
+if words and len(table):
+    # where the words are: each row's first matched text around its first match, the words
+    # marked; every text escaped (dashboard.search_snippet), no Markdown
+    st.markdown("**Where the words are** (this page's answers)")
+    rows = "".join(
+        match_row_html(url, str(ext_id), str(run), str(matched), str(field), str(hit or ""), words)
+        for url, ext_id, run, matched, field, hit in zip(
+            table["explorer"], table["ext_id"], table["run"], table["matched"],
+            table["match_field"], table["match_text"], strict=True,
+        )
+    )  # fmt: skip
+    st.html(
+        '<table style="width:100%;border-collapse:collapse;font-size:0.9rem;line-height:1.45">'
+        "<thead><tr>"
+        + "".join(
+            f'<th style="text-align:left;padding:4px 8px;font-weight:600">{h}</th>'
+            for h in ("item", "run", "matched in", "the words in their text")
+        )
+        + f"</tr></thead><tbody>{rows}</tbody></table>"
+    )

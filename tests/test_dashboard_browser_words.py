@@ -23,6 +23,7 @@ from dashboard_helpers import (
     EXCEPTION,
     REPO,
     Server,
+    screenshot,
     streamlit_server,
     wait_idle,
 )
@@ -129,6 +130,22 @@ def test_every_page_address_resolves_overview_included(page: Any, words_server: 
     for spec in PAGES:
         _open(page, words_server, spec.url_path)
         _clean(page, f"/{spec.url_path}")
+
+
+def test_an_unknown_address_says_so_and_lists_the_pages(page: Any, words_server: Server) -> None:
+    """Regression (issue 43): ``/Failure_analysis_(TAU)`` (the page's title, not its address)
+    silently showed the Overview; the Overview now opens under a line naming the address."""
+    _open(page, words_server, "Failure_analysis_(TAU)")
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="No page at")
+    alert.first.wait_for(timeout=RENDER_MS)
+    text = alert.first.inner_text()
+    assert "No page at /Failure_analysis_(TAU); the pages are:" in text, text
+    assert "Failure analysis (TAU) (/Failure_analysis)" in text and "Run details (/Run)" in text
+    assert page.locator(EXCEPTION).count() == 0
+    page.keyboard.press("Escape")  # Streamlit's own "Page not found" dialog, which names nothing
+    page.screenshot(path=str(artefacts() / "words_unknown_address_1440x900.png"))
+    _open(page, words_server, "Failure_analysis")  # a real address: no such line
+    assert page.get_by_text("No page at").count() == 0
 
 
 def test_the_two_demo_runs_read_apart_and_whole_on_every_picker(
@@ -254,4 +271,50 @@ def test_search_filters_by_tau_category_and_score_range_from_the_url(
     text = page.locator('[data-testid="stMain"]').inner_text()
     assert "4 answers match" in text, text[:400]
     _screens(page, "search")
+    _clean(page, "search")
+
+
+_CUT = """() => [...document.querySelectorAll(
+        '[data-testid="stDataFrame"], [data-testid="stHtml"]')].filter(e => e.offsetParent)
+    .flatMap(e => {
+        const s = e.querySelector('.dvn-scroller') || e;
+        const box = e.getBoundingClientRect();
+        return (s.scrollWidth > s.clientWidth + 1 || box.right > window.innerWidth + 0.5)
+            ? [e.dataset.testid + ': ' + s.scrollWidth + ' in ' + s.clientWidth] : [];
+    })"""
+
+
+def test_search_marks_the_words_in_the_answers_and_says_where_they_matched(
+    page: Any, words_server: Server
+) -> None:
+    """Regression (issue 43): Search matched questions and contexts too, marked nothing and
+    never said which text matched. Answers only by default, the words marked in a snippet,
+    nothing cut at 1280x720 (``words_search_marks_<w>x<h>.png``, the whole page)."""
+    _open(page, words_server, "Search?q=penicillin")
+    main = page.locator('[data-testid="stMain"]')
+    assert page.get_by_role("combobox", name="Words in").input_value() == "answers only"
+    assert "(words in the answer)" in main.inner_text()
+    marks = main.locator("mark")
+    marks.first.wait_for(timeout=RENDER_MS)
+    assert {m.lower() for m in marks.all_inner_texts()} == {"penicillin"}
+    colour = marks.first.evaluate("m => getComputedStyle(m).backgroundColor")
+    assert colour == "rgb(255, 224, 138)", colour
+    assert set(main.locator("td i").all_inner_texts()) == {"answer"}
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(600)
+        assert page.evaluate(_CUT) == [], (width, page.evaluate(_CUT))
+        screenshot(page, artefacts() / f"words_search_marks_{width}x{height}.png")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _open(page, words_server, "Search?q=penicillin&in=all")
+    main.locator("mark").first.wait_for(timeout=RENDER_MS)
+    fields = set(main.locator("td i").all_inner_texts())
+    assert "answer" in fields and fields - {"answer"}, fields
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(600)
+        assert page.evaluate(_CUT) == [], (width, page.evaluate(_CUT))
+        assert _shown_whole(page, "Words in") == ("answers, questions, contexts", True), width
+        screenshot(page, artefacts() / f"words_search_all_{width}x{height}.png")
+    page.set_viewport_size({"width": 1440, "height": 900})
     _clean(page, "search")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import doctest
+import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard.navigation as navigation_module
-from dashboard.navigation import PAGES, case_query, case_url, page
+from dashboard.navigation import PAGES, case_query, case_url, page, unknown_path_text
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -73,3 +74,21 @@ def test_case_links_fall_back_to_markdown_links_outside_the_navigation():
     at.run()
     assert not at.exception
     assert [m.value for m in at.markdown] == ["[annotate it](/Annotate?run=1&item=3)"]
+
+
+def test_an_unknown_address_is_named_with_every_page_escaped():
+    # issue 43: /Failure_analysis_(TAU) silently showed the Overview
+    assert all(unknown_path_text(p) is None for p in ("", "/", "Overview", "Run", "Search"))
+    text = unknown_path_text("Failure_analysis_(TAU)")
+    assert text is not None and text.startswith(r"No page at /Failure\_analysis\_\(TAU\);")
+    for spec in PAGES:
+        assert spec.title.replace("(", r"\(").replace(")", r"\)") in text
+    hostile = unknown_path_text("[x](javascript:alert(1))")
+    assert hostile is not None and "[x](javascript" not in hostile
+
+
+def test_the_dashboard_page_lists_every_real_address():
+    # issue 43: the docs said every page's sidebar name is its address; "Run details" is at /Run
+    text = (REPO / "docs" / "dashboard.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (.+?) \| `(/[^`]*)` \|$", text, re.MULTILINE)
+    assert rows == [(spec.title, f"/{spec.url_path}") for spec in PAGES]

@@ -1298,6 +1298,7 @@ def test_run_comparison_counts_lost_triples_of_many_questions_only_when_asked(db
 def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(db):
     at = AppTest.from_file(str(PAGES["search"]), default_timeout=180)
     at.query_params["q"] = "PENICILLIN"
+    at.query_params["in"] = "all"  # the four texts (issue 43: the answer alone by default)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     hits = app_frame_with(at, "ext_id", "question", "explorer")
@@ -1310,6 +1311,7 @@ def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(db):
     assert len(hits) == want > 0
     assert all(u.startswith("/Sample_explorer?run=") for u in hits["explorer"])
     at.text_input(key="search.q").set_value("").run()
+    at.selectbox(key="search.scope").set_value("answer").run()
     at.selectbox(key="search.kg").set_value("empty").run()
     empty = app_frame_with(at, "ext_id", "answer_kg_status")
     assert set(empty["answer_kg_status"]) == {"empty"} and len(empty) >= 1
@@ -1320,6 +1322,50 @@ def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(db):
     at.button(key="search.next").click().run()
     assert len(app_frame_with(at, "ext_id", "explorer")) == 10
     assert at.query_params["page"] == "2"
+
+
+def _search_html(at: AppTest) -> str:
+    """The body of the Search page's snippet table (``st.html``), or ``""``."""
+    bodies = [e.proto.body for e in at.get("html")]
+    return next((b for b in bodies if "the words in their text" in b), "")
+
+
+def test_search_looks_in_the_answers_by_default_and_marks_where_the_words_are(db):
+    """Regression (issue 43): Search matched the question and the context as well as the
+    answer, with no "answers only", no highlight and nothing saying which text matched."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        (in_answers,) = con.execute(
+            "SELECT count(*) FROM answers WHERE answer ILIKE '%penicillin%'"
+        ).fetchone()
+        (anywhere,) = con.execute(
+            "SELECT count(*) FROM answers a JOIN items i USING (item_id) WHERE "
+            "lower(i.question || ' ' || coalesce(a.answer, '') || ' ' || i.gold_answer || ' ' "
+            "|| i.context) LIKE '%penicillin%'"
+        ).fetchone()
+    assert 0 < in_answers < anywhere  # the demo has both kinds: the test can tell them apart
+    at = AppTest.from_file(str(PAGES["search"]), default_timeout=180)
+    at.query_params["q"] = "penicillin"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="search.scope").value == "answer"
+    hits = app_frame_with(at, "ext_id", "matched", "explorer")
+    assert len(hits) == in_answers
+    assert all("answer" in m.split(", ") for m in hits["matched"])
+    assert any("(words in the answer)" in m.value for m in at.markdown)
+    body = _search_html(at)
+    assert body.count("<tr>") == in_answers + 1  # a row per answer, under the header
+    assert re.search(r"<mark [^>]*>penicillin</mark>", body, re.IGNORECASE), body[:500]
+    assert "<i>answer</i>" in body and "<script" not in body
+    # answers, questions and contexts: every answer whose texts hold the word, each saying where
+    at.selectbox(key="search.scope").set_value("all").run()
+    hits = app_frame_with(at, "ext_id", "matched", "explorer")
+    assert len(hits) == anywhere and at.query_params["in"] == "all"
+    assert any(m and "answer" not in m.split(", ") for m in hits["matched"])
+    fields = set(re.findall(r"<i>([a-z ]+)</i>", _search_html(at)))
+    assert "answer" in fields and fields - {"answer"}, fields
+    # no words: no snippets
+    at.text_input(key="search.q").set_value("").run()
+    assert _search_html(at) == ""
 
 
 def test_run_comparison_reads_no_components_of_every_run(db, monkeypatch):

@@ -21,6 +21,7 @@ from factuality_helpers import make_tiny_model
 from s3kg_core.errors import ServeError
 from s3kg_core.llm.serve import (
     free_port,
+    local_server,
     serve_command,
     serve_unavailable_reason,
     transformers_serve,
@@ -131,3 +132,22 @@ def test_the_served_folder_is_loaded_before_the_url_is_given_and_stopped_after(t
         assert _server_processes(port)
     assert _server_processes(port) == []
     assert not _listening(port)
+
+
+def test_the_conversion_line_gives_the_measured_time(monkeypatch):
+    # issue 43: the line said "about a minute"; the packaged model's conversion took 115 s
+    _needs_serve()
+    from s3kg_core.llm import local_models
+
+    def stop() -> Path:
+        raise RuntimeError("converted no further")
+
+    monkeypatch.setattr(local_models, "smollm2_ready", lambda: False)
+    monkeypatch.setattr(local_models, "smollm2_model_dir", stop)
+    said: list[str] = []
+    with (
+        pytest.raises(RuntimeError, match="converted no further"),
+        local_server("smollm2", say=said.append),
+    ):
+        pass
+    assert said and "(once; about two minutes)" in said[0], said

@@ -198,7 +198,7 @@ def _all_options(command: click.Command) -> set[str]:
 
 
 # Options in README prose that belong to other tools: pip, transformers serve, mkdocs.
-OTHER_TOOLS = {"--no-deps", "--device", "--strict"}
+OTHER_TOOLS = {"--no-deps", "--device", "--strict", "--extra-index-url"}
 
 
 def test_options_named_in_prose_exist():
@@ -516,3 +516,72 @@ def test_the_docs_name_every_export_column():
     section = text.split("## Runs in a database", 1)[1].split("## Gate a model in CI", 1)[0]
     missing = [name for name in EXPORT_COLUMNS if f"`{name}`" not in section]
     assert not missing, f"{RUNS_PAGE} does not name the export columns {missing}"
+
+
+# -- the README, followed literally (issue 43) ----------------------------------------------------
+
+
+def _readme_section(title: str) -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", text, re.MULTILINE | re.DOTALL)
+    assert match, f"README.md has no section {title!r}"
+    return match.group(1)
+
+
+def test_the_readme_says_how_to_run_s3kg_and_where_the_dashboard_is():
+    # issue 43: a newcomer after `make run` did not know the URL nor how to reach `s3kg`
+    setup = _readme_section("Set up on a fresh machine")
+    blocks = [body for lang, body in _FENCE.findall(setup) if lang == "bash"]
+    commands = [line for body in blocks for line in body.splitlines() if line.strip()]
+    assert [c.split("#")[0].strip() for c in commands[:2]] == ["make run", "make test"]
+    assert "http://localhost:8501" in setup
+    assert "source .venv/bin/activate" in setup and "`.venv/bin/s3kg`" in setup
+
+
+def test_the_readme_pip_line_takes_the_cpu_torch():
+    # issue 43: `pip install ".[dashboard]"` as printed pulled the CUDA torch (4.2 GB)
+    setup = _readme_section("Set up on a fresh machine")
+    pips = [
+        line
+        for lang, body in _FENCE.findall(setup)
+        if lang == "bash"
+        for line in body.splitlines()
+        if line.startswith("pip install")
+    ]
+    assert pips and all(
+        "--extra-index-url https://download.pytorch.org/whl/cpu" in p for p in pips
+    ), pips
+
+
+def test_the_readme_quick_start_2_runs_as_printed(tmp_path, monkeypatch, minilm):
+    # issue 43: the block imported one CSV without --dataset and then `check --run candidate
+    # --baseline baseline` named runs it never made (two CSVs became two datasets)
+    section = _readme_section("Quick start 2: your own data")
+    lines = [line for kind, line in shown_commands(section) if kind == "block"]
+    assert [line.split()[1] for line in lines][:2] == ["import", "import"]
+    assert lines[-1].startswith("s3kg check ")
+    worse = ["Volcanoes emit lava.", "Glaciers carve valleys.", "The storm flooded the town."]
+    better = ["Aspirin reduces fever.", "Ibuprofen treats inflammation.", "The doctor wrote it."]
+    for name, answers in (("my.csv", [*worse, "Oceans absorb heat."]), ("baseline.csv", better)):
+        rows = [
+            ("What does aspirin do?", "Aspirin reduces fever and eases pain.", "Reduces fever."),
+            ("What does ibuprofen treat?", "Ibuprofen treats inflammation.", "Inflammation."),
+            ("Who wrote the report?", "The doctor wrote the report in May.", "The doctor."),
+            ("What does aspirin irritate?", "Aspirin irritates the stomach.", "The stomach."),
+        ]
+        with (tmp_path / name).open("w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["q", "ctx", "ref", "out"])
+            for (question, context, gold), answer in zip(rows, answers, strict=False):
+                writer.writerow([question, context, gold, answer])
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        if line.split()[1] == "dashboard":
+            continue
+        result = CliRunner().invoke(cli, shlex.split(line)[1:])
+        if line.startswith("s3kg check "):
+            assert result.exit_code in (0, 1), f"{line}: {result.output}"
+            assert "cus_drop" in result.output, result.output
+            assert (tmp_path / "check.xml").is_file()
+        else:
+            assert result.exit_code == 0, f"{line}: {result.output}"

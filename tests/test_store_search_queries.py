@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from store_helpers import build_store
 
+from s3kg_core.errors import ConfigError
 from s3kg_core.store.records import AnswerRecord, KGRecord
 from s3kg_core.store.search_queries import SEARCH_COLUMNS, search_answers
 
@@ -35,6 +36,27 @@ def test_words_are_matched_in_every_text_any_case_and_all_of_them(store):
         assert total == 2
         _, total = search_answers(con, "says 3 nowhere")
         assert total == 0
+
+
+def test_answers_only_looks_in_the_answer_and_each_row_says_where_it_matched(store):
+    # issue 43: the search matched the question and the context too, and never said where
+    with store.connect() as con:
+        _, total = search_answers(con, "context 4.", scope="answer")
+        assert total == 0  # the words are in the context only
+        hits, total = search_answers(con, "CONTEXT", scope="all", run_ids=[1])
+        assert total == 6 and set(hits["matched"]) == {"context"}
+        assert set(hits["match_field"]) == {"context"} and "context 4." in set(hits["match_text"])
+        hits, total = search_answers(con, "says 3", scope="answer")
+        assert total == 2 and set(hits["matched"]) == {"answer"}
+        assert hits["match_text"].tolist() == ["model-a says 3", "model-b says 3"]
+        hits, _ = search_answers(con, "3", scope="all", run_ids=[1])
+        # every text that holds a word, as a case reads; the snippet prefers the answer
+        assert hits["matched"].tolist() == ["question, answer, gold answer, context"]
+        assert hits["match_field"].tolist() == ["answer"]
+        plain, _ = search_answers(con, "", run_ids=[1], limit=1)
+        assert plain["matched"].tolist() == [""] and plain["match_text"].isna().all()
+        with pytest.raises(ConfigError, match="scope must be one of"):
+            search_answers(con, "says", scope="gold")
 
 
 def test_filters_by_run_and_status_and_pages_in_the_database(store):

@@ -280,7 +280,7 @@ def _model_folder(model: str, say: Callable[[str], None]) -> Path:
         if not smollm2_ready():
             say(
                 "converting the packaged SmolLM2-135M-Instruct (GGUF) into a transformers folder "
-                "(once; about a minute)..."
+                "(once; about two minutes)..."
             )
             started = time.monotonic()
             folder = smollm2_model_dir()

@@ -1,8 +1,11 @@
 """Search over every stored answer: words in its texts, its run, its statuses; paged in DuckDB.
 
-The words are matched case-insensitively (``ILIKE``, every word somewhere in the question,
-the answer, the gold answer or the context); the filters and the page are applied in the
-same statement, so a search returns one page of rows and the total, never every answer.
+The words are matched case-insensitively (``ILIKE``): every word somewhere in the answer
+(``scope="answer"``) or in any of the question, the answer, the gold answer and the context
+(``scope="all"``); each row says which of those texts hold a word (``matched``) and carries the
+first of them (``match_field``, ``match_text``) for a snippet. The filters and the page are
+applied in the same statement, so a search returns one page of rows and the total, never every
+answer.
 
 Examples
 --------
@@ -20,8 +23,11 @@ Examples
 ...     hits, total = search_answers(con, "curie RADIUM")
 ...     errors, _ = search_answers(con, "", answer_status="error")
 ...     literal, _ = search_answers(con, "100%")
+...     answers_only, _ = search_answers(con, "curie RADIUM", scope="answer")
 >>> total, hits["ext_id"].tolist(), errors["ext_id"].tolist(), literal["ext_id"].tolist()
 (1, ['q1'], ['q2'], ['q2'])
+>>> hits["matched"].tolist(), hits["match_field"].tolist(), len(answers_only)
+(['question, answer, gold answer'], ['answer'], 0)
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ __all__ = [
     "PAGE_COLUMNS",
     "SCORE_FILTERS",
     "SEARCH_COLUMNS",
+    "SEARCH_FIELDS",
+    "SEARCH_SCOPES",
     "TAU_FILTERS",
     "ScoreRange",
     "like_pattern",
@@ -59,8 +67,28 @@ SEARCH_COLUMNS = (
     "answer",
     "answer_status",
     "answer_kg_status",
+    "matched",
+    "match_field",
+    "match_text",
 )
-"""The columns of :func:`search_answers`'s rows."""
+"""The columns of :func:`search_answers`'s rows: ``matched`` names the texts that hold a word
+(``"answer, context"``, in :data:`SEARCH_FIELDS`' order), ``match_field`` the one of them a
+snippet shows (the answer first, then the question, the gold answer, the context) and
+``match_text`` its text (``None`` without words)."""
+
+SEARCH_FIELDS = {
+    "answer": "a.answer",
+    "question": "i.question",
+    "gold answer": "i.gold_answer",
+    "context": "i.context",
+}
+"""The texts a search looks in, by name, with their SQL: the order a snippet prefers them in."""
+
+SEARCH_SCOPES = {"answer": ("answer",), "all": tuple(SEARCH_FIELDS)}
+"""Where the words are looked for: ``answer`` (the answer only) or ``all`` (its four texts)."""
+
+_LISTED = ("question", "answer", "gold answer", "context")
+"""The order ``matched`` names the texts in: as a case reads."""
 
 
 TAU_FILTERS = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
@@ -150,11 +178,13 @@ def search_answers(
     score_range: ScoreRange | None = None,
     limit: int = 100,
     offset: int = 0,
+    scope: str = "all",
 ) -> tuple[pd.DataFrame, int]:
     """One page of the answers that match, and how many match in all.
 
-    ``text`` is split into words; an answer matches when each word occurs (any case) in its
-    question, answer, gold answer or context. ``run_ids`` keeps those runs, ``answer_status``
+    ``text`` is split into words; an answer matches when each word occurs (any case) in one of
+    the texts of ``scope`` (:data:`SEARCH_SCOPES`: ``"answer"``, the answer only; ``"all"``, its
+    question, answer, gold answer or context). ``run_ids`` keeps those runs, ``answer_status``
     answers of that status (``ok``, ``error``, ``empty``...), ``answer_kg_status`` answers whose
     KG has that status (``ok``, ``empty``, ``failed``: the part before a colon; ``missing``:
     no KG stored). ``tau_category`` keeps answers that TAU analysed (``s3kg tau``: the
@@ -166,17 +196,20 @@ def search_answers(
     Raises
     ------
     ConfigError
-        ``tau_category`` is not one of :data:`TAU_FILTERS`, or ``score_range`` names another
-        score than ``cus`` or ``gold_sim``.
+        ``tau_category`` is not one of :data:`TAU_FILTERS`, ``score_range`` names another
+        score than ``cus`` or ``gold_sim``, or ``scope`` is not one of :data:`SEARCH_SCOPES`.
     """
+    if scope not in SEARCH_SCOPES:
+        raise ConfigError(f"scope must be one of {tuple(SEARCH_SCOPES)}; got {scope!r}")
+    fields = SEARCH_SCOPES[scope]
+    words = text.split()
     where: list[str] = []
     params: list[Any] = []
-    for word in text.split():
+    for word in words:
         where.append(
-            "(i.question ILIKE ? ESCAPE '\\' OR a.answer ILIKE ? ESCAPE '\\' OR "
-            "i.gold_answer ILIKE ? ESCAPE '\\' OR i.context ILIKE ? ESCAPE '\\')"
+            "(" + " OR ".join(f"{SEARCH_FIELDS[f]} ILIKE ? ESCAPE '\\'" for f in fields) + ")"
         )
-        params += [like_pattern(word)] * 4
+        params += [like_pattern(word)] * len(fields)
     if run_ids is not None:
         where.append(f"a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})")
         params += [int(r) for r in run_ids]
@@ -200,17 +233,25 @@ def search_answers(
         where.append(sql)
         params += values
     condition = " AND ".join(where) or "true"
+    # per text of the scope: does it hold any of the words (for `matched` and the snippet)
+    holds, hold_params = [], []
+    for field in fields:
+        any_word = " OR ".join(f"{SEARCH_FIELDS[field]} ILIKE ? ESCAPE '\\'" for _ in words)
+        holds.append(f'coalesce({any_word or "false"}, false) AS "hit:{field}"')
+        hold_params += [like_pattern(word) for word in words]
     frame = con.execute(
         "SELECT a.run_id, a.item_id, d.name AS dataset, coalesce(r.name, r.model) AS run, "
         "r.temperature, i.ext_id, i.question, a.answer, a.status AS answer_status, "
-        "k.status AS answer_kg_status, count(*) OVER () AS total "
+        'k.status AS answer_kg_status, i.gold_answer AS "text:gold answer", '
+        f'i.context AS "text:context", {", ".join(holds)}, count(*) OVER () AS total '
         "FROM answers a JOIN items i USING (item_id) JOIN runs r ON r.run_id = a.run_id "
         "JOIN datasets d ON d.dataset_id = r.dataset_id "
         "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id "
         "AND k.source = 'answer' "
         f"WHERE {condition} ORDER BY d.name, a.run_id, a.item_id LIMIT ? OFFSET ?",
-        [*params, int(limit), int(offset)],
+        [*hold_params, *params, int(limit), int(offset)],
     ).df()
+    _where_matched(frame, fields)
     total = int(frame["total"].iloc[0]) if len(frame) else 0
     if not len(frame) and offset > 0:  # past the last page: count without it
         total = int(
@@ -222,6 +263,25 @@ def search_answers(
             ).fetchall()[0][0]
         )
     return frame.drop(columns="total").loc[:, list(SEARCH_COLUMNS)], total
+
+
+def _where_matched(frame: pd.DataFrame, fields: tuple[str, ...]) -> None:
+    """Add ``matched``, ``match_field`` and ``match_text`` from the ``hit:`` columns, in place."""
+    texts = {
+        "answer": frame["answer"],
+        "question": frame["question"],
+        "gold answer": frame["text:gold answer"],
+        "context": frame["text:context"],
+    }
+    hit = {f: frame[f"hit:{f}"].astype(bool).tolist() for f in fields}
+    matched, field_of, text_of = [], [], []
+    for row in range(len(frame)):
+        found = [f for f in _LISTED if f in hit and hit[f][row]]
+        first = next((f for f in SEARCH_FIELDS if f in found), None)
+        matched.append(", ".join(found))
+        field_of.append(first)
+        text_of.append(None if first is None else texts[first].iloc[row])
+    frame["matched"], frame["match_field"], frame["match_text"] = matched, field_of, text_of
 
 
 PAGE_COLUMNS = ("item_id", "ext_id", "question", "gold_sim", "ctx_sim", "cus")
