@@ -6,6 +6,8 @@ turns them into a one-line error and a non-zero exit; the dashboard into ``st.er
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "AnnotationError",
     "AnnotatorNameError",
@@ -42,6 +44,7 @@ __all__ = [
     "RunSelectionError",
     "S3KGError",
     "ServeError",
+    "ServeRequestError",
     "TripleError",
 ]
 
@@ -190,3 +193,15 @@ class FactualityError(S3KGError, RuntimeError):
 
 class GraphRenderError(S3KGError, ValueError):
     """A graph cannot be drawn as asked (bad colour or height, or a page that would go online)."""
+
+
+class ServeRequestError(S3KGError):
+    """A request ``s3kg llm serve`` refuses: its HTTP status, OpenAI error body and headers."""
+
+    def __init__(
+        self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(body["error"]["message"])
+        self.status = status
+        self.body = body
+        self.headers = headers or {}

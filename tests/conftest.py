@@ -197,14 +197,16 @@ def scored(tmp_path, scored_template):
 @pytest.fixture(scope="session")
 def check_store(tmp_path_factory, minilm):
     """Runs built to pass and to fail ``s3kg check`` (store_helpers.build_check_store), scored
-    once per session with MiniLM; tests only read it (copy it to write)."""
+    once per session with MiniLM in ``hybrid`` mode (the runs' margins were built for its
+    scores); tests only read it (copy it to write)."""
     from store_helpers import build_check_store
 
+    from s3kg_core.scoring.s3kg import S3KGConfig
     from s3kg_core.stages.score import score_store
 
     path = tmp_path_factory.mktemp("check") / "check.duckdb"
     store = build_check_store(path)
-    score_store(store, encoder=minilm)
+    score_store(store, encoder=minilm, config=S3KGConfig(mode="hybrid"))
     return store
 
 

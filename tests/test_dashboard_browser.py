@@ -41,6 +41,7 @@ from dashboard.data import load_runs
 from dashboard.graphs import HIGHLIGHT_COLOUR
 from s3kg_core.grapheval.checkers.base import Checker, Verdict
 from s3kg_core.kg import Triple
+from s3kg_core.scoring.s3kg import S3KGConfig
 from s3kg_core.stages.results import latest_signature, reblend, scored_frame
 from s3kg_core.stages.score import score_store
 from s3kg_core.stages.tau import tau_store
@@ -129,7 +130,7 @@ def dashboard_db(
                 KGRecord(run, item, "context", (Triple("patient", "is taken by", "inflammation"),)),
             ],
         )
-    score_store(store, encoder=minilm)
+    score_store(store, encoder=minilm, config=S3KGConfig(mode="hybrid"))  # margins built for it
     tau_store(store, fraction=0.25, encoder=minilm)
     # GraphEval rows for the Hallucinations page (the XSS triple is flagged, so its label is
     # drawn in the highlighted answer and the red KG) and the demo's factuality evaluations.
@@ -783,7 +784,6 @@ def wwl_server(
     """The demo database scored again in ``wwl`` mode (issue 41), served."""
     import shutil
 
-    from s3kg_core.scoring.s3kg import S3KGConfig
     from s3kg_core.store.store import Store
 
     folder = tmp_path_factory.mktemp("wwl_server")
@@ -1294,7 +1294,7 @@ def test_no_column_is_cut_at_1280_and_the_comparison_shows_the_checks_gates(
         main = page.locator('[data-testid="stMain"]')
         if name == "run_comparison":
             main.get_by_text("Triple by triple", exact=False).first.wait_for()
-            verdict = main.get_by_text(re.compile(r"^s3kg check FAILED: 1 of \d+ gates")).first
+            verdict = main.get_by_text(re.compile(r"^s3kg check FAILED: \d+ of \d+ gates")).first
             assert _in_first_screen(verdict, (1280, 720)), "the verdict is on the first screen"
             gates = main.locator("table").filter(has_text="Fails when").first
             row = gates.locator("tr").filter(has_text="new_unscorable")

@@ -146,8 +146,8 @@ def test_the_signature_box_names_what_the_signature_says_in_full_on_hover(db):
     box = at.sidebar.selectbox(key="signature")
     enc = load_encoder("minilm").name  # minilm@0.1.0 and its backend (default onnx: +onnx)
     short = enc.replace("@0.1.0", "")  # the label leaves the version out (the box is narrow)
-    assert box.options == [f"hybrid · {short} · tau 0.65"]
-    assert box.value.startswith(f"mode:hybrid|enc:{enc}|tau:0.65|K:5")
+    assert box.options == [f"ot · {short} · tau 0.65"]
+    assert box.value.startswith(f"mode:ot|enc:{enc}|tau:0.65|K:5")
     assert box.value in box.help  # the full text, in the tooltip
 
 
@@ -264,9 +264,12 @@ def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
         _app(page)
 
 
-def test_the_transport_plan_shows_in_wwl_mode_only(db):
-    at = _explorer({"run": "2", "item": "9"})  # the demo is scored in hybrid mode
-    assert not [e for e in at.expander if e.label.startswith("Transport plan")]
+def test_the_transport_plan_of_the_default_mode_is_the_entity_labels(db):
+    at = _explorer({"run": "2", "item": "9"})  # the demo is scored in the default mode, ot
+    plans = [e for e in at.expander if e.label.startswith("Transport plan")]
+    assert [e.label for e in plans] == [
+        "Transport plan (ot mode): the n:m alignment of the entity labels"
+    ]
 
 
 def test_sample_explorer_opens_a_link_exactly(db, minilm):
@@ -1093,15 +1096,17 @@ def test_the_sidebar_import_refuses_folders_outside_the_import_root(db, tmp_path
 @pytest.fixture(scope="module")
 def two_datasets(tmp_path_factory, minilm):
     """Datasets ``alpha-set`` and ``beta-set``, two runs each; ``beta-set``'s runs share one
-    display name (``m``, two model folders), scored with MiniLM."""
+    display name (``m``, two model folders), scored with MiniLM in ``hybrid`` mode (its seeded
+    runs swap places at some alpha)."""
     from store_helpers import build_store
 
+    from s3kg_core.scoring.s3kg import S3KGConfig
     from s3kg_core.stages.score import score_store
 
     path = tmp_path_factory.mktemp("two-datasets") / "s3kg.duckdb"
     build_store(path, dataset="alpha-set", n_items=4, seed=1)
     store = build_store(path, dataset="beta-set", models=("org1/m", "org2/m"), n_items=4, seed=2)
-    score_store(store, encoder=minilm)
+    score_store(store, encoder=minilm, config=S3KGConfig(mode="hybrid"))
     return path
 
 
@@ -1253,7 +1258,7 @@ def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(db):
         assert cells[2].startswith(md(measured))
     assert "demo\\-02\\: answer\\_kg\\_empty" in table
     verdict = " ".join(e.value for e in at.error)
-    said = re.search(r": (FAILED: 1 of \d+ gates)$", run.output.splitlines()[0]).group(1)
+    said = re.search(r": (FAILED: \d+ of \d+ gates)$", run.output.splitlines()[0]).group(1)
     assert f"s3kg check {said}" in verdict and "`new_unscorable`" in verdict
     low, high = re.search(r"cus_drop: \S+ \(95% interval (\S+) to (\S+);", run.output).groups()
     assert f"95% interval {float(low):+.3f} … {float(high):+.3f}" in verdict

@@ -30,7 +30,17 @@ CONTEXT = [
 
 @pytest.fixture(scope="module")
 def scorer() -> KGScorer:
-    return KGScorer("minilm")
+    """``hybrid``: these tests pin T2^'s semantics (extra T2 triples cost nothing at any size)."""
+    return KGScorer("minilm", mode="hybrid")
+
+
+def test_the_default_mode_matches_a_short_t2_whole_and_a_long_one_in_part() -> None:
+    """``ot`` (the default) transports onto all of a T2 up to twice T1's size: an answer that
+    says two thirds of the gold scores below 1, where ``hybrid``'s T2^ gives it 1."""
+    ot = KGScorer("minilm")
+    assert ot.config.mode == "ot"
+    assert ot.score(GOLD[:2], GOLD).score < 0.99  # 3 <= 2 x 2: the third gold triple costs
+    assert KGScorer("minilm", mode="hybrid").score(GOLD[:2], GOLD).score == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(
@@ -80,7 +90,7 @@ def test_empty_context_zeroes_ctx_sim_and_cus(scorer):
 def test_many_equals_one_by_one(scorer):
     items = [(GOLD[:1], GOLD, CONTEXT), (CONTEXT, GOLD, CONTEXT), ([], GOLD, CONTEXT)]
     many = score_cus_many(items, scorer)
-    single = [cus_score(*item, scorer=KGScorer("minilm")) for item in items]
+    single = [cus_score(*item, scorer=KGScorer("minilm", mode="hybrid")) for item in items]
     for a, b in zip(many, single, strict=True):
         assert a.cus == pytest.approx(b.cus, abs=1e-6)
         assert a.gold.status == b.gold.status

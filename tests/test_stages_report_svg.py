@@ -46,7 +46,9 @@ def test_changes_get_a_zero_line_and_red_drops():
 def test_the_change_axis_ticks_are_evenly_spaced_round_values():
     """Issue 43 (item 11): the report's change axis read -0.04, -0.01, +0.02 ... (a quarter of
     the padded span each); its ticks are now multiples of a round step, 0 among them."""
-    svg = interval_svg([("CUS", -0.0443, -0.1244, 0.0114), ("GoldSim", -0.04, -0.12, 0.02)], True)
+    svg = interval_svg(
+        [("CUS", -0.0443, -0.1244, 0.0114), ("GoldSim", -0.04, -0.12, 0.02)], zero=True
+    )
     root = ET.fromstring(svg)
     axis = max(float(t.get("y")) for t in root.iter(f"{NS}text"))
     ticks = [float(t.text) for t in root.iter(f"{NS}text") if float(t.get("y")) == axis]

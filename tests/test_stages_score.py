@@ -44,7 +44,7 @@ def test_score_store_scores_every_answer_with_statuses(scored, scored_template, 
             "SELECT mode, alpha, gold_detail FROM scores WHERE run_id = 1 AND item_id = 1"
         ).fetchall()[0]
         n_embeddings = con.execute("SELECT count(*) FROM embeddings").fetchall()[0][0]
-    assert (mode, alpha) == ("hybrid", 0.5)  # the default mode
+    assert (mode, alpha) == ("ot", 0.5)  # the default mode
     assert set(json.loads(detail)) == {
         "matched",
         "entity_map",

@@ -33,7 +33,7 @@ def test_the_sql_blend_is_reblend_of_the_stored_components(scored, alpha):
         ).df()
         components = queries.scored_components(con, signature)
     want = reblend(components, alpha).sort_values(["run_id", "item_id"]).reset_index(drop=True)
-    assert set(components["mode"]) == {"hybrid", "kgx"} and len(got) == 12
+    assert set(components["mode"]) == {"ot", "kgx"} and len(got) == 12
     assert got["model"].tolist() == want["model"].tolist()
     for score in ("gold_sim", "ctx_sim", "cus"):
         assert got[score].tolist() == want[score].tolist()  # exact, not approximately

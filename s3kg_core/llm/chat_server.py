@@ -41,7 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, ServeError
+from ..errors import ConfigError, ServeError, ServeRequestError
 from .constrained import JsonSchemaLogitsProcessor, parse_response_format, tokenizer_data
 
 __all__ = ["ChatServer", "ServeLimits", "ServeStats", "error_body"]
@@ -111,16 +111,6 @@ class _Quiet(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-class _RequestError(Exception):
-    """A request the server refuses: its HTTP status, OpenAI error body and headers."""
-
-    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None):
-        super().__init__(body["error"]["message"])
-        self.status = status
-        self.body = body
-        self.headers = headers or {}
-
-
 @dataclass
 class _Job:
     """One request's generation: its inputs, its cancelled flag, and its tokens as they come."""
@@ -176,7 +166,7 @@ def _text_of(content: Any) -> str:
             for p in content
             if isinstance(p, dict) and p.get("type") == "text"
         )
-    raise _RequestError(
+    raise ServeRequestError(
         400, error_body("each message's content must be a string", param="messages")
     )
 
@@ -184,11 +174,13 @@ def _text_of(content: Any) -> str:
 def _messages(body: dict[str, Any]) -> list[dict[str, str]]:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise _RequestError(400, error_body("messages must be a non-empty list", param="messages"))
+        raise ServeRequestError(
+            400, error_body("messages must be a non-empty list", param="messages")
+        )
     out = []
     for message in messages:
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise _RequestError(
+            raise ServeRequestError(
                 400, error_body("each message needs a role and a content", param="messages")
             )
         out.append({"role": message["role"], "content": _text_of(message.get("content", ""))})
@@ -200,7 +192,7 @@ def _number(body: dict[str, Any], name: str, default: float | None, low: float, 
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise _RequestError(
+        raise ServeRequestError(
             400, error_body(f"{name} must be a number in [{low:g}, {high:g}]", param=name)
         )
     return value
@@ -375,7 +367,7 @@ class ChatServer:
                 return
             busy = self._pending
         seconds = self._retry_after()
-        raise _RequestError(
+        raise ServeRequestError(
             429,
             error_body(
                 f"the server is busy ({busy} request(s) generating or waiting; it takes "
@@ -400,7 +392,7 @@ class ChatServer:
         """The validated job of a chat request body (its prompt tokenised and bounded)."""
         model = body.get("model")
         if model not in (None, self.model, self.model_dir.name):
-            raise _RequestError(
+            raise ServeRequestError(
                 404,
                 error_body(
                     f"the model {str(model)[:200]!r} is not served here; this server serves "
@@ -413,7 +405,7 @@ class ChatServer:
         try:
             schema = parse_response_format(body.get("response_format"))
         except ConfigError as exc:
-            raise _RequestError(400, error_body(str(exc), param="response_format")) from exc
+            raise ServeRequestError(400, error_body(str(exc), param="response_format")) from exc
         asked = _number(body, "max_completion_tokens", None, 1, 10**9)
         if asked is None:
             asked = _number(body, "max_tokens", None, 1, 10**9)
@@ -440,8 +432,8 @@ class ChatServer:
     def _decode(self, tokens: list[int]) -> str:
         return str(self.tokenizer.decode(tokens, skip_special_tokens=True))
 
-    def _too_long(self, tokens: str) -> _RequestError:
-        return _RequestError(
+    def _too_long(self, tokens: str) -> ServeRequestError:
+        return ServeRequestError(
             400,
             error_body(
                 f"the prompt is {tokens} tokens; this server takes at most "
@@ -513,10 +505,12 @@ class ChatServer:
                 try:
                     length = int(self.headers.get("Content-Length", ""))
                 except ValueError:
-                    raise _RequestError(411, error_body("a Content-Length is required")) from None
+                    raise ServeRequestError(
+                        411, error_body("a Content-Length is required")
+                    ) from None
                 if length > server.limits.max_body_bytes:
                     self.close_connection = True  # the body is not read
-                    raise _RequestError(
+                    raise ServeRequestError(
                         413,
                         error_body(
                             f"the request body is {length:,} bytes; this server takes at most "
@@ -527,9 +521,9 @@ class ChatServer:
                 try:
                     body = json.loads(self.rfile.read(length))
                 except (ValueError, RecursionError):
-                    raise _RequestError(400, error_body("the body is not JSON")) from None
+                    raise ServeRequestError(400, error_body("the body is not JSON")) from None
                 if not isinstance(body, dict):
-                    raise _RequestError(400, error_body("the body must be a JSON object"))
+                    raise ServeRequestError(400, error_body("the body must be a JSON object"))
                 return body
 
             def _post(self) -> None:
@@ -540,7 +534,7 @@ class ChatServer:
                     body = self._body()
                     job = server._job(body)
                     server._admit()
-                except _RequestError as exc:
+                except ServeRequestError as exc:
                     server._count(exc.status)
                     self._json(exc.status, exc.body, exc.headers)
                     return
