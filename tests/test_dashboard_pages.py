@@ -1272,7 +1272,10 @@ def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(db):
     said = re.search(r": (FAILED: \d+ of \d+ gates)$", run.output.splitlines()[0]).group(1)
     assert f"s3kg check {said}" in verdict and "`new_unscorable`" in verdict
     low, high = re.search(r"cus_drop: \S+ \(95% interval (\S+) to (\S+);", run.output).groups()
-    assert f"95% interval {float(low):+.3f} … {float(high):+.3f}" in verdict
+    shown = re.search(r"95% interval (\S+) … (\S+) \(paired", verdict)
+    assert shown is not None, verdict  # the same interval, to the page's 3 decimals
+    assert float(shown.group(1)) == pytest.approx(float(low), abs=6e-4)
+    assert float(shown.group(2)) == pytest.approx(float(high), abs=6e-4)
     assert "9,999 resamples" in verdict and not at.success
     command = f"s3kg check --db {db} --run 2 --baseline 1 --alpha {alpha:g}"
     assert any(f"`{command}`" in c.value for c in at.caption)

@@ -13,9 +13,11 @@ import contextlib
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -269,8 +271,10 @@ def _kill_and_expect_no_survivors(
     it made in /dev/shm and in its own ``$TMPDIR`` (multiprocessing's ``pymp-*``) is gone."""
     ready = tmp_path / "ready.json"
     out = tmp_path / "output.txt"
-    tmp = tmp_path / "tmp"  # the run's temp dirs, apart from those of other runs on the machine
-    tmp.mkdir()
+    # the run's temp dirs, apart from those of other runs on the machine; short, since
+    # multiprocessing binds AF_UNIX sockets in it (108 bytes at most): under a pytest basetemp
+    # like /tmp/pytest-of-root/pytest-192/popen-gw0/... the socket path is too long
+    tmp = Path(tempfile.mkdtemp(prefix="s3kgpool-", dir="/tmp"))
     log = out.open("w")
     parent = subprocess.Popen(
         [sys.executable, str(script), str(ready)],
@@ -314,6 +318,7 @@ def _kill_and_expect_no_survivors(
         for leftover in files:
             leftover.unlink(missing_ok=True)
         log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # -- the parent-death watch ---------------------------------------------------------------------
