@@ -15,7 +15,8 @@ import pandas as pd
 
 from s3kg_core.escape import code, md
 from s3kg_core.stages.check import CheckResult, Gate
-from s3kg_core.stages.compare import DELTA_COLUMNS, PairedDifference, question_deltas
+from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
+from s3kg_core.stats import PairedDifference
 
 __all__ = [
     "CHECK_LIVE_MAX",
@@ -119,7 +120,7 @@ def interval_text(difference: PairedDifference) -> str:
 
     Examples
     --------
-    >>> from s3kg_core.stages.compare import paired_bootstrap
+    >>> from s3kg_core.stats import paired_bootstrap
     >>> interval_text(paired_bootstrap([0.5, 0.6], [0.6, 0.7]))
     '-0.100 … -0.100'
     """

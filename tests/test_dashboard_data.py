@@ -448,7 +448,7 @@ def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(
     import pandas as pd
 
     from dashboard import compare
-    from s3kg_core.stages.compare import paired_bootstrap
+    from s3kg_core.stats import paired_bootstrap
 
     stamp = data.db_stamp(scored)
     _, signature = data.signatures(scored, stamp)

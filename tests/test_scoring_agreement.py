@@ -12,7 +12,6 @@ from s3kg_core.errors import InputFormatError
 from s3kg_core.scoring.agreement import (
     Judgement,
     agreement_report,
-    bootstrap_interval,
     cohen_kappa,
     krippendorff_alpha,
 )
@@ -85,15 +84,6 @@ def test_bootstrap_intervals_are_seeded_and_hold_the_estimate():
     assert -1 <= alpha.low < alpha.value < alpha.high <= 1
     wider = cohen_kappa(rows, "A", "B", bootstrap=150, seed=3, confidence=0.99)
     assert wider.low <= one.low and wider.high >= one.high
-
-
-def test_bootstrap_leaves_out_resamples_where_the_statistic_is_undefined():
-    def statistic(idx):
-        return float("nan") if 0 not in idx else 1.0
-
-    low, high, used = bootstrap_interval(statistic, 5, 200, 0, 0.95)
-    assert (low, high) == (1.0, 1.0) and 0 < used < 200
-    assert bootstrap_interval(lambda idx: float("nan"), 3, 10, 0, 0.95)[2] == 0
 
 
 def test_undefined_coefficients_are_nan_with_a_reason():

@@ -1,13 +1,11 @@
-"""Tests of s3kg_core.stages.compare: naming runs, the paired bootstrap, two runs compared."""
+"""Tests of s3kg_core.stages.compare: naming runs, two runs compared (the bootstrap: test_stats)."""
 
 from __future__ import annotations
 
 import doctest
 
-import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 from store_helpers import CHECK_ITEMS
 
 import s3kg_core.stages.compare as compare_module
@@ -18,8 +16,6 @@ from s3kg_core.stages.compare import (
     UNSCORABLE_COLUMNS,
     compare_runs,
     find_run,
-    normal_interval,
-    paired_bootstrap,
     question_deltas,
 )
 from s3kg_core.stages.results import scored_frame
@@ -73,95 +69,6 @@ def test_an_id_wins_over_a_name_made_of_its_digits(tmp_path):
 def test_an_empty_database_says_so(tmp_path):
     with pytest.raises(RunSelectionError, match="the database has no runs"):
         find_run(Store(tmp_path / "e.duckdb"), "x")
-
-
-# -- the paired bootstrap ------------------------------------------------------------------------
-
-
-def _samples(n: int, shift: float, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    old = rng.uniform(0.3, 0.9, n)
-    return np.clip(old + shift + rng.normal(0, 0.05, n), 0, 1), old
-
-
-def test_the_interval_is_scipy_s_paired_bootstrap_and_seeded():
-    new, old = _samples(60, -0.03)
-    d = paired_bootstrap(new, old, resamples=2000, seed=5)
-    reference = stats.bootstrap(
-        (new, old),
-        lambda x, y, axis: np.mean(x, axis=axis) - np.mean(y, axis=axis),
-        paired=True,
-        vectorized=True,
-        n_resamples=2000,
-        method="BCa",
-        rng=np.random.default_rng(5),
-    ).confidence_interval
-    assert (d.low, d.high) == pytest.approx((reference.low, reference.high), abs=1e-12)
-    assert d.difference == pytest.approx(float(np.mean(new - old)))
-    assert (d.n, d.method, d.metric) == (60, "BCa", "cus")
-    assert paired_bootstrap(new, old, resamples=2000, seed=5) == d  # same seed, same interval
-    assert paired_bootstrap(new, old, resamples=2000, seed=6) != d
-
-
-def test_the_interval_covers_a_known_shift_and_narrows_with_more_questions():
-    small = paired_bootstrap(*_samples(30, -0.05), resamples=999)
-    large = paired_bootstrap(*_samples(600, -0.05), resamples=999)
-    for d in (small, large):
-        assert d.low < -0.05 < d.high
-    assert large.high - large.low < (small.high - small.low) / 2
-
-
-def test_from_normal_from_questions_the_interval_is_the_bootstraps_normal_approximation():
-    """Issue 33: a BCa bootstrap of 5,000 shared questions took 0.8 s of the Run comparison's
-    first visit; from ``normal_from`` questions the interval is its normal approximation."""
-    new, old = _samples(2000, -0.05)
-    fast = paired_bootstrap(new, old, resamples=1999, normal_from=1000)
-    slow = paired_bootstrap(new, old, resamples=1999)
-    diff = np.asarray(new) - np.asarray(old)
-    want = normal_interval(diff.mean(), diff.std(ddof=1), 2000)
-    assert fast.method == "normal" and slow.method == "BCa"
-    assert (fast.low, fast.high) == pytest.approx(want, abs=1e-12)
-    assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high), abs=2e-3)
-    assert fast.difference == slow.difference
-    # fewer questions keep the bootstrap
-    assert paired_bootstrap(new[:999], old[:999], resamples=199, normal_from=1000).method == "BCa"
-
-
-def test_a_constant_change_and_a_single_question():
-    d = paired_bootstrap([0.5, 0.25, 1.0], [0.5, 0.25, 1.0])
-    assert (d.difference, d.low, d.high, d.method) == (0.0, 0.0, 0.0, "constant")
-    one = paired_bootstrap([0.2], [0.5])
-    assert one.method == "none" and np.isnan(one.low) and np.isnan(one.high)
-    assert one.to_dict()["low"] is None
-
-
-@pytest.mark.parametrize(
-    "new",
-    [[1e-300, 0, 0, 0, 0, 0, 0, 0], [0.0, float("nan"), 1.0]],
-    ids=["ties", "nan"],
-)
-def test_a_degenerate_bca_warns_nobody(new, recwarn):
-    # regression (issue 44, 10): scipy's DegenerateDataWarning reached `s3kg check`'s stderr
-    import warnings
-
-    warnings.simplefilter("always")
-    d = paired_bootstrap(new, [0.0] * len(new), resamples=999)
-    assert d.method == "percentile"
-    noisy = (stats.DegenerateDataWarning, RuntimeWarning)
-    assert not [w for w in recwarn if issubclass(w.category, noisy)]
-
-
-@pytest.mark.parametrize(
-    ("new", "old", "kwargs", "message"),
-    [
-        ([0.1, 0.2], [0.1], {}, "one length"),
-        ([], [], {}, "no paired values"),
-        ([0.1, 0.2], [0.2, 0.1], {"confidence": 1.0}, "confidence must be between"),
-    ],
-)
-def test_bad_samples_are_refused(new, old, kwargs, message):
-    with pytest.raises(ConfigError, match=message):
-        paired_bootstrap(new, old, **kwargs)
 
 
 # -- two runs compared ---------------------------------------------------------------------------

@@ -5,18 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.leaderboard import (
     LEADERBOARD_COLUMNS,
     NORMAL_FROM,
-    mean_interval,
-    normal_interval,
     rank_change_text,
     rank_runs,
     swaps,
 )
+from s3kg_core.stats import normal_interval
 
 
 def components(runs: dict[int, tuple[str, list[float], list[float]]]) -> pd.DataFrame:
@@ -51,16 +49,6 @@ def test_runs_of_two_datasets_are_never_ranked_against_each_other():
     ]  # fmt: skip
     # two runs with one display name are two rows (never merged by name)
     assert board["model"].tolist() == ["same name"] * 4
-
-
-def test_the_interval_is_scipys_bootstrap_of_the_runs_mean():
-    values = np.asarray(LOW)
-    mean, low, high = mean_interval(values, resamples=999, seed=3)
-    want = stats.bootstrap(
-        (values,), np.mean, n_resamples=999, method="BCa", rng=np.random.default_rng(3)
-    ).confidence_interval
-    assert mean == pytest.approx(values.mean())
-    assert (low, high) == pytest.approx((want.low, want.high), abs=1e-12)
 
 
 def test_overlapping_intervals_are_tied_with_the_leader_and_apart_ones_are_not():
@@ -113,9 +101,3 @@ def test_a_large_run_gets_the_normal_interval_which_matches_the_bootstrap_to_3_d
 def reblend_cus(wl: list[float], sbert: list[float], alpha: float) -> np.ndarray:
     """GoldSim = CtxSim = CUS of :func:`components`' answers at ``alpha`` (paper mode)."""
     return (1 - alpha) * np.asarray(wl) + alpha * np.asarray(sbert)
-
-
-@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5])
-def test_the_normal_interval_refuses_a_confidence_outside_0_1(confidence: float):
-    with pytest.raises(ConfigError, match="confidence"):
-        normal_interval(0.5, 0.1, 100, confidence=confidence)

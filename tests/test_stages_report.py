@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import shutil
 
-import numpy as np
 import pytest
 
 from s3kg_core.errors import ComparisonError, ConfigError, RunSelectionError
 from s3kg_core.stages.check import CheckSettings, check_runs
 from s3kg_core.stages.compare import compare_runs
-from s3kg_core.stages.report import TAU_CATEGORIES, build_report, mean_interval
+from s3kg_core.stages.report import TAU_CATEGORIES, build_report
 from s3kg_core.stages.results import cus_report
 from s3kg_core.stages.tau import tau_store
 from s3kg_core.store.store import Store
@@ -111,14 +110,3 @@ def test_bad_runs_are_named_errors(tau_db, run, baseline, error, message):
 def test_worst_must_not_be_negative(tau_db):
     with pytest.raises(ConfigError, match="worst must be 0 or more"):
         build_report(tau_db, "worse", worst=-1)
-
-
-def test_mean_interval_is_seeded_and_covers_the_mean():
-    rng = np.random.default_rng(3)
-    x = rng.random(50)
-    one, two = mean_interval(x, resamples=999), mean_interval(x, resamples=999)
-    assert (one.low, one.high) == (two.low, two.high)
-    assert one.low < x.mean() < one.high
-    assert np.isnan(mean_interval([0.3]).low)
-    with pytest.raises(ConfigError):
-        mean_interval([])

@@ -31,9 +31,9 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from s3kg_core.kg import Triple  # noqa: E402
 from s3kg_core.stages.check import CheckSettings, check_runs  # noqa: E402
-from s3kg_core.stages.compare import paired_bootstrap  # noqa: E402
 from s3kg_core.stages.export_schema import INCLUDES, read_export  # noqa: E402
 from s3kg_core.stages.results import export_frame, write_export  # noqa: E402
+from s3kg_core.stats import paired_bootstrap  # noqa: E402
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord  # noqa: E402
 from s3kg_core.store.store import Store  # noqa: E402
 

@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..scoring.agreement import Reliability, agreement_report, bootstrap_interval
+from ..scoring.agreement import Reliability, agreement_report
+from ..stats import percentile_bootstrap
 from ..store.store import Store
 from .log import CATEGORIES, final_labels, judgements
 
@@ -114,8 +115,12 @@ def _estimate(
     value = statistic(values)
     low = high = math.nan
     if bootstrap > 0 and len(values) and not math.isnan(value):
-        low, high, _ = bootstrap_interval(
-            lambda idx: statistic(values[idx]), len(values), bootstrap, seed, confidence
+        low, high, _ = percentile_bootstrap(
+            lambda idx: statistic(values[idx]),
+            len(values),
+            resamples=bootstrap,
+            seed=seed,
+            confidence=confidence,
         )
     return Estimate(value, low, high, n)
 

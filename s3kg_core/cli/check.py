@@ -10,6 +10,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from ..errors import S3KGError
+from ..stats import DEFAULT_RESAMPLES
 from ._common import DB_OPTION, FiniteRange, check_output, scored_options, write_atomic
 
 __all__ = ["COMMANDS"]
@@ -126,7 +127,7 @@ def _bad_input_is_2(func: F) -> F:
 @click.option(
     "--resamples",
     type=click.IntRange(100),
-    default=9999,
+    default=DEFAULT_RESAMPLES,
     show_default=True,
     help="Bootstrap resamples.",
 )

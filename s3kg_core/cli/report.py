@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..stats import DEFAULT_RESAMPLES
 from ._common import (
     DB_OPTION,
     FiniteRange,
@@ -52,7 +53,7 @@ __all__ = ["COMMANDS"]
 @click.option(
     "--resamples",
     type=click.IntRange(100),
-    default=9999,
+    default=DEFAULT_RESAMPLES,
     show_default=True,
     help="Bootstrap resamples of the intervals.",
 )

@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from ..errors import ConfigError, InputFormatError
 from ..scoring.result import MODES, Mode, blend
+from ..stats import DEFAULT_RESAMPLES, percentile_bootstrap
 
 __all__ = [
     "DEFAULT_ALPHAS",
@@ -382,14 +383,20 @@ def _max_f1_batch(pos: FloatArray, neg: FloatArray) -> FloatArray:
 
 # the library's own metrics run on whole chunks of resamples (and skip the input checks)
 _BATCHED: dict[Callable[..., Any], Callable[[FloatArray, FloatArray], FloatArray]] = {}
-_CHUNK = 250
+
+
+def _of_classes(
+    batch: Callable[[FloatArray, FloatArray], FloatArray], pos: FloatArray, neg: FloatArray
+) -> Callable[[IntArray, IntArray], FloatArray]:
+    """``batch`` on the scores that rows of resampled indices pick from each class."""
+    return lambda p, q: batch(pos[p], neg[q])
 
 
 def bootstrap_ci(
     metric_fn: Callable[[FloatArray, IntArray], SupportsFloat],
     scores: npt.ArrayLike,
     labels: npt.ArrayLike,
-    n: int = 1000,
+    n: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     level: float = 0.95,
 ) -> ConfidenceInterval:
@@ -399,7 +406,8 @@ def bootstrap_ci(
     and as many negatives from the negatives as the set has, so every resample keeps the class
     balance and both classes (a metric such as AUROC is always defined). The resamples are
     drawn from :func:`numpy.random.default_rng` (``seed``), positives then negatives, one
-    resample after the other.
+    resample after the other: :func:`s3kg_core.stats.percentile_bootstrap` with the two classes
+    as its groups (this function checks the input and picks the metric's batched form).
 
     Parameters
     ----------
@@ -412,7 +420,7 @@ def bootstrap_ci(
     scores, labels
         As for :func:`max_f1`.
     n
-        Number of resamples (at least 1).
+        Number of resamples (at least 1; :data:`s3kg_core.stats.DEFAULT_RESAMPLES` by default).
     seed
         The generator's seed; the same seed gives the same interval.
     level
@@ -446,33 +454,29 @@ def bootstrap_ci(
     if not 0.0 < float(level) < 1.0:
         raise ConfigError(f"level must be in (0, 1), e.g. 0.95; got {level!r}")
     s, y = _checked(scores, labels)
-    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    pos, neg = s[y == 1], s[y == 0]
     try:
-        batched = _BATCHED.get(metric_fn)
+        fast = _BATCHED.get(metric_fn)
     except TypeError:  # an unhashable callable
-        batched = None
+        fast = None
     y_resampled = np.r_[np.ones(len(pos), np.int64), np.zeros(len(neg), np.int64)]
-    rng = np.random.default_rng(seed)
-    values = np.empty(int(n), dtype=np.float64)
-    for lo in range(0, int(n), _CHUNK):
-        rows = min(_CHUNK, int(n) - lo)
-        p = np.empty((rows, len(pos)), dtype=np.float64)
-        q = np.empty((rows, len(neg)), dtype=np.float64)
-        for i in range(rows):  # positives, then negatives, resample by resample
-            p[i] = s[pos[rng.integers(0, len(pos), size=len(pos))]]
-            q[i] = s[neg[rng.integers(0, len(neg), size=len(neg))]]
-        if batched is not None:
-            values[lo : lo + rows] = batched(p, q)
-        else:
-            values[lo : lo + rows] = [
-                float(metric_fn(np.r_[a, b], y_resampled)) for a, b in zip(p, q, strict=True)
-            ]
-    n_nan = int(np.isnan(values).sum())
-    if n_nan:
-        raise InputFormatError(f"metric_fn returned NaN on {n_nan} of {n} resamples")
-    tail = (1.0 - float(level)) / 2.0
-    low, high = np.quantile(values, [tail, 1.0 - tail])
-    return ConfidenceInterval(float(low), float(high))
+
+    def one(p: IntArray, q: IntArray) -> float:
+        return float(metric_fn(np.r_[pos[p], neg[q]], y_resampled))
+
+    interval = percentile_bootstrap(
+        one,
+        (len(pos), len(neg)),
+        resamples=int(n),
+        seed=seed,
+        confidence=float(level),
+        batched=None if fast is None else _of_classes(fast, pos, neg),
+    )
+    if interval.resamples < n:
+        raise InputFormatError(
+            f"metric_fn returned NaN on {int(n) - interval.resamples} of {n} resamples"
+        )
+    return ConfidenceInterval(interval.low, interval.high)
 
 
 _BATCHED.update({auroc: _auroc_batch, max_f1: _max_f1_batch})

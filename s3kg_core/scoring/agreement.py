@@ -3,7 +3,8 @@
 Chance-corrected agreement (:func:`krippendorff_alpha`, :func:`cohen_kappa`,
 :func:`agreement_report`) is computed by maintained libraries (``krippendorff``, scikit-learn's
 ``cohen_kappa_score``) on :class:`Judgement` rows (one label of one unit by one annotator), each
-with a seeded percentile bootstrap interval over the units. The verdict log
+with a seeded percentile bootstrap interval over the units
+(:func:`s3kg_core.stats.percentile_bootstrap`). The verdict log
 (:mod:`s3kg_core.annotation.log`) gives the judgements; TAU's precision, recall and F1 against
 the final labels are in :mod:`s3kg_core.annotation.quality`.
 
@@ -29,12 +30,12 @@ import krippendorff
 import numpy as np
 
 from ..errors import InputFormatError
+from ..stats import percentile_bootstrap
 
 __all__ = [
     "Judgement",
     "Reliability",
     "agreement_report",
-    "bootstrap_interval",
     "cohen_kappa",
     "krippendorff_alpha",
 ]
@@ -84,38 +85,6 @@ class Reliability:
         return out
 
 
-def bootstrap_interval(
-    statistic: Callable[[np.ndarray], float],
-    n_units: int,
-    resamples: int,
-    seed: int,
-    confidence: float,
-) -> tuple[float, float, int]:
-    """Percentile interval of ``statistic(unit_indices)`` over units resampled with replacement.
-
-    Returns ``(low, high, resamples)``: resamples on which the statistic is undefined
-    (``nan``) are left out and not counted; ``(nan, nan, 0)`` when none is defined.
-
-    Examples
-    --------
-    >>> values = np.array([0.0, 1.0, 1.0, 1.0])
-    >>> low, high, n = bootstrap_interval(lambda i: float(values[i].mean()), 4, 200, 0, 0.95)
-    >>> 0.0 <= low <= 0.75 <= high <= 1.0, n
-    (True, 200)
-    """
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(resamples):
-        value = statistic(rng.integers(0, n_units, n_units))
-        if not math.isnan(value):
-            values.append(value)
-    if not values:
-        return math.nan, math.nan, 0
-    tail = 100 * (1 - confidence) / 2
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high), len(values)
-
-
 def _alpha_of(matrix: np.ndarray, domain: Sequence[int]) -> float:
     """Nominal alpha of a coder x unit matrix (``nan`` where undefined)."""
     pairable = (~np.isnan(matrix)).sum(axis=0) >= 2
@@ -148,7 +117,9 @@ def _estimate(
     used = 0
     bootstrap, seed, confidence = resampling
     if n and bootstrap > 0 and not math.isnan(value):
-        low, high, used = bootstrap_interval(statistic, n, bootstrap, seed, confidence)
+        low, high, used = percentile_bootstrap(
+            statistic, n, resamples=bootstrap, seed=seed, confidence=confidence
+        )
     return Reliability(*what, value, low, high, n, used, reason)
 
 

@@ -8,7 +8,7 @@ one signature, compared on the questions both have a score for:
 
 ``cus_drop``, ``gold_sim_drop``, ``ctx_sim_drop``
     d is the mean over those questions of the score's change, new minus baseline, and
-    [low, high] its paired-bootstrap interval (:func:`~s3kg_core.stages.compare.
+    [low, high] its paired-bootstrap interval (:func:`~s3kg_core.stats.
     paired_bootstrap`: seeded, BCa, ``confidence`` 0.95 by default). The gate **fails when
     high < -max_drop**: even the most favourable end of the interval is a drop larger than
     ``max_drop``, so the drop is larger with (one-sided) confidence (1 + confidence) / 2,
@@ -48,17 +48,11 @@ import pandas as pd
 
 from ..errors import ComparisonError, ConfigError, InputFormatError
 from ..scoring.signature import Signature
+from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
 from ..store import queries
 from ..store.store import Store
 from ..tables import read_csv_rows
-from .compare import (
-    PairedDifference,
-    RunComparison,
-    compare_runs,
-    find_run,
-    paired_bootstrap,
-    scorability,
-)
+from .compare import RunComparison, compare_runs, find_run, scorability
 from .results import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 
 __all__ = [
@@ -120,7 +114,7 @@ class CheckSettings:
     min_score: float | None = None
     max_new_unscorable: int = 0
     confidence: float = 0.95
-    resamples: int = 9999
+    resamples: int = DEFAULT_RESAMPLES
     seed: int = 0
     allow_missing: bool = False
 

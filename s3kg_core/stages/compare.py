@@ -3,25 +3,21 @@
 A run is named by its id or its display name (:func:`find_run`). :func:`compare_runs` takes
 a new run and a baseline of the same dataset, scored under one signature, and gives for
 GoldSim, CtxSim and CUS the mean change over the questions both have a score for (new minus
-baseline) with a seeded paired-bootstrap interval (:func:`paired_bootstrap`, scipy's BCa), the
-change of every question (:func:`question_deltas`, biggest regression first), and the questions
-the baseline could score that the new run cannot. The dashboard's Run comparison page, the
-``s3kg check`` gate and the report read the same functions.
+baseline) with a seeded paired-bootstrap interval (:func:`s3kg_core.stats.paired_bootstrap`,
+scipy's BCa), the change of every question (:func:`question_deltas`, biggest regression first),
+and the questions the baseline could score that the new run cannot. The dashboard's Run
+comparison page, the ``s3kg check`` gate and the report read the same functions.
 """
 
 from __future__ import annotations
 
-import math
-import warnings
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from statistics import NormalDist
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from ..errors import ComparisonError, ConfigError, RunSelectionError
+from ..errors import ComparisonError, RunSelectionError
+from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
 from ..statuses import Reference, role_status
 from ..store import queries
 from ..store.store import Store
@@ -37,13 +33,10 @@ __all__ = [
     "DELTA_COLUMNS",
     "SCORES",
     "UNSCORABLE_COLUMNS",
-    "PairedDifference",
     "RunComparison",
     "RunInfo",
     "compare_runs",
     "find_run",
-    "normal_interval",
-    "paired_bootstrap",
     "question_deltas",
     "scorability",
 ]
@@ -62,8 +55,6 @@ DELTA_COLUMNS = (
 
 UNSCORABLE_COLUMNS = ("item_id", "ext_id", "question", "baseline", "new")
 """The columns of :attr:`RunComparison.unscorable`: the question and each run's state."""
-
-_BATCH_CELLS = 2_000_000  # resamples x questions held in memory at once by the bootstrap
 
 
 @dataclass(frozen=True)
@@ -132,161 +123,6 @@ def find_run(store: Store, ref: str | int) -> RunInfo:
         raise RunSelectionError(f"no run {text!r}: the database has no runs; import some first")
     more = f" and {len(infos) - 20} more" if len(infos) > 20 else ""
     raise RunSelectionError(f"no run {text!r} (by id or name); the runs: {listed}{more}")
-
-
-@dataclass(frozen=True)
-class PairedDifference:
-    """The mean change of one score from a baseline to a new run, with its interval.
-
-    Attributes
-    ----------
-    metric
-        The score (``cus``, ``gold_sim``, ``ctx_sim``, or ``s3kg`` for pair files).
-    n
-        Questions (or pairs) compared: those both sides have a score for.
-    baseline_mean, new_mean
-        The score's mean on those questions in each run.
-    difference
-        ``new_mean - baseline_mean`` (negative: a drop).
-    low, high
-        The ``confidence`` paired-bootstrap interval of ``difference`` (NaN with one question).
-    confidence
-        The interval's two-sided confidence level.
-    method
-        ``BCa`` or ``percentile`` (scipy's bootstrap), ``normal`` (its normal approximation,
-        for many questions), ``constant`` when every question changed by the same amount (the
-        interval is that point), ``none`` with fewer than two.
-    """
-
-    metric: str
-    n: int
-    baseline_mean: float
-    new_mean: float
-    difference: float
-    low: float
-    high: float
-    confidence: float
-    method: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (NaN as ``None``)."""
-        return {
-            k: (None if isinstance(v, float) and math.isnan(v) else v)
-            for k, v in asdict(self).items()
-        }
-
-
-def normal_interval(
-    mean: float, std: float, n: int, *, confidence: float = 0.95
-) -> tuple[float, float]:
-    """The normal approximation of a mean's interval: ``mean`` plus or minus z standard errors.
-
-    ``std`` is the values' sample standard deviation (``ddof=1``) and ``n`` their number; with
-    fewer than two values there is no interval (NaN). For a few thousand values the bootstrap's
-    interval of the mean agrees with it to the third decimal, at no cost.
-
-    Raises
-    ------
-    ConfigError
-        If ``confidence`` is not in (0, 1).
-
-    Examples
-    --------
-    >>> low, high = normal_interval(0.5, 0.2, 1600)
-    >>> round(low, 4), round(high, 4)
-    (0.4902, 0.5098)
-    >>> normal_interval(0.3, 0.0, 2000)
-    (0.3, 0.3)
-    """
-    if not 0.0 < confidence < 1.0:
-        raise ConfigError(f"confidence must be between 0 and 1; got {confidence}")
-    if n < 2:
-        return math.nan, math.nan
-    half = NormalDist().inv_cdf(0.5 + confidence / 2) * float(std) / math.sqrt(n)
-    return float(mean) - half, float(mean) + half
-
-
-def paired_bootstrap(
-    new: Sequence[float] | np.ndarray,
-    baseline: Sequence[float] | np.ndarray,
-    *,
-    metric: str = "cus",
-    confidence: float = 0.95,
-    resamples: int = 9999,
-    seed: int = 0,
-    normal_from: int | None = None,
-) -> PairedDifference:
-    """The mean of ``new - baseline`` over paired questions, with a paired-bootstrap interval.
-
-    Questions are resampled with replacement as pairs: ``scipy.stats.bootstrap`` of the
-    per-question differences' mean (the same resamples and interval as its ``paired=True``
-    form on the two means, 1.4-2.3x faster: bench/speed/bench_check.py), BCa interval, the
-    generator seeded by ``seed``: the same inputs give the same interval. Where BCa is
-    undefined the percentile interval is used; when every question changed by the same amount
-    the interval is that point; with one question there is none (NaN). From ``normal_from``
-    questions (``None``: never) the interval is the bootstrap's normal approximation
-    (:func:`normal_interval` of the differences, method ``normal``), as the leaderboard's: at
-    5,000 questions a BCa bootstrap takes most of a second and agrees with it to the third
-    decimal.
-
-    Raises
-    ------
-    ConfigError
-        If the two lengths differ, nothing is paired, or ``confidence`` is not in (0, 1).
-
-    Examples
-    --------
-    >>> d = paired_bootstrap([0.5, 0.6, 0.7, 0.4], [0.6, 0.6, 0.8, 0.6], resamples=999)
-    >>> round(d.difference, 3), d.low <= d.difference <= d.high, d.method
-    (-0.1, True, 'BCa')
-    >>> paired_bootstrap([0.5, 0.6], [0.6, 0.7]).method
-    'constant'
-    """
-    a = np.asarray(new, dtype=float)
-    b = np.asarray(baseline, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ConfigError(f"paired samples must have one length; got {a.shape} and {b.shape}")
-    if a.size == 0:
-        raise ConfigError("nothing to compare: no paired values")
-    if not 0.0 < confidence < 1.0:
-        raise ConfigError(f"confidence must be between 0 and 1; got {confidence}")
-    diff = a - b
-    point = float(diff.mean())
-    low = high = math.nan
-    method = "none"
-    if a.size >= 2 and float(np.ptp(diff)) == 0.0:
-        low = high = point
-        method = "constant"
-    elif normal_from is not None and a.size >= max(2, normal_from):
-        low, high = normal_interval(
-            point, float(diff.std(ddof=1)), int(a.size), confidence=confidence
-        )
-        method = "normal"
-    elif a.size >= 2:
-        from scipy import stats  # here: the dashboard imports this module, rarely this function
-
-        for method in ("BCa", "percentile"):
-            # a degenerate BCa (ties, NaN) is no news to the user: its NaN interval moves on to
-            # the percentile one below; scipy's DegenerateDataWarning would reach stderr
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-                warnings.simplefilter("ignore", RuntimeWarning)
-                result = stats.bootstrap(
-                    (diff,),
-                    np.mean,
-                    vectorized=True,
-                    n_resamples=resamples,
-                    batch=max(1, _BATCH_CELLS // a.size),
-                    confidence_level=confidence,
-                    method=method,
-                    rng=np.random.default_rng(seed),
-                )
-            low, high = (float(v) for v in result.confidence_interval)
-            if math.isfinite(low) and math.isfinite(high):
-                break
-    return PairedDifference(
-        metric, int(a.size), float(b.mean()), float(a.mean()), point, low, high, confidence, method
-    )
 
 
 def question_deltas(
@@ -417,7 +253,7 @@ def compare_runs(
     alpha: float | None = None,
     empty: EmptyPolicy = "zero",
     confidence: float = 0.95,
-    resamples: int = 9999,
+    resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> RunComparison:
     """Compare run ``new`` with run ``baseline`` (ids or display names) on shared questions.

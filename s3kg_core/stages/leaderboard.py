@@ -2,10 +2,10 @@
 
 One row per run (never per display name: two runs may share one), ranked by a score's mean
 within its dataset only (runs of two datasets are never ranked against each other). Each
-mean carries a seeded bootstrap interval (:func:`~s3kg_core.stages.compare.paired_bootstrap`
-of the run's values against zero: scipy's BCa interval of the mean) or, for a run of
-:data:`NORMAL_FROM` answers or more, the normal approximation of that interval
-(:func:`normal_interval`: the mean plus or minus z standard errors, which the bootstrap's
+mean carries a seeded bootstrap interval (:func:`s3kg_core.stats.mean_interval`: scipy's BCa
+interval of the mean) or, for a run of :data:`NORMAL_FROM` answers or more, the normal
+approximation of that interval (:func:`s3kg_core.stats.normal_interval`: the mean plus or
+minus z standard errors, which the bootstrap's
 interval approaches at that size; a bootstrap of a few thousand answers per run would cost
 seconds at every alpha); a run whose interval
 overlaps its dataset leader's is marked tied with it. Against a reference alpha (0.5, the
@@ -16,13 +16,14 @@ places, so a move of alpha never re-sorts the table silently.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from .compare import SCORES, normal_interval, paired_bootstrap
+from ..stats import mean_interval, normal_interval
+from .compare import SCORES
 from .results import reblend
 
 __all__ = [
@@ -30,8 +31,6 @@ __all__ = [
     "NORMAL_FROM",
     "REFERENCE_ALPHA",
     "SUMMARY_COLUMNS",
-    "mean_interval",
-    "normal_interval",
     "rank_change_text",
     "rank_runs",
     "rank_summaries",
@@ -43,8 +42,8 @@ REFERENCE_ALPHA = 0.5
 """The alpha rank changes are counted against (the paper's)."""
 
 NORMAL_FROM = 1000
-"""From this many answers a run's interval is :func:`normal_interval`, below it the bootstrap's
-(:func:`mean_interval`)."""
+"""From this many answers a run's interval is :func:`s3kg_core.stats.normal_interval`, below it
+the bootstrap's (:func:`s3kg_core.stats.mean_interval`)."""
 
 LEADERBOARD_COLUMNS = (
     "dataset",
@@ -66,37 +65,6 @@ LEADERBOARD_COLUMNS = (
 """The columns of :func:`rank_runs`, in order (``model`` is the run's display name)."""
 
 _RUN_KEYS = ["run_id", "dataset", "model", "temperature", "extractor"]
-
-
-def mean_interval(
-    values: Sequence[float] | np.ndarray,
-    *,
-    confidence: float = 0.95,
-    resamples: int = 1999,
-    seed: int = 0,
-) -> tuple[float, float, float]:
-    """The mean of ``values`` and its seeded bootstrap interval ``(mean, low, high)``.
-
-    The interval is :func:`~s3kg_core.stages.compare.paired_bootstrap`'s of ``values`` paired
-    with zeros (the mean of the differences is the mean): scipy's BCa interval, the percentile
-    one where BCa is undefined, the point itself when every value is equal, NaN with one value.
-
-    Raises
-    ------
-    ConfigError
-        If ``values`` is empty or ``confidence`` is not in (0, 1).
-
-    Examples
-    --------
-    >>> mean, low, high = mean_interval([0.2, 0.4, 0.6, 0.8], resamples=999)
-    >>> round(mean, 2), low < mean < high
-    (0.5, True)
-    >>> mean_interval([0.3, 0.3])
-    (0.3, 0.3, 0.3)
-    """
-    x = np.asarray(values, dtype=float)
-    d = paired_bootstrap(x, np.zeros_like(x), confidence=confidence, resamples=resamples, seed=seed)
-    return d.difference, d.low, d.high
 
 
 _COMPONENTS = ["mode", "alpha", "gold_s_wl", "gold_s_sbert", "ctx_s_wl", "ctx_s_sbert"]
@@ -231,7 +199,8 @@ def rank_runs(
     ``frame`` holds the stored components of each scored answer (``run_id, dataset, model,
     temperature, extractor, item_id`` and what :func:`~s3kg_core.stages.results.reblend`
     needs). Columns :data:`LEADERBOARD_COLUMNS`: ``low``/``high`` the bootstrap interval of
-    ``metric``'s mean (:func:`mean_interval`; :func:`normal_interval` for a run of
+    ``metric``'s mean (:func:`~s3kg_core.stats.mean_interval`;
+    :func:`~s3kg_core.stats.normal_interval` for a run of
     ``normal_from`` answers or more, ``None``: never), ``tied`` whether the run's interval
     overlaps its dataset leader's (the leader itself: ``False``), ``reference_rank`` the rank at
     ``reference_alpha`` and ``rank_change`` how many places it rose since (negative: fell).

@@ -18,15 +18,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .._version import __version__
 from ..errors import ComparisonError, ConfigError
 from ..scoring.signature import Signature
+from ..stats import mean_interval
 from ..store import export_queries, queries
 from ..store.store import Store
-from . import leaderboard
 from .check import CheckResult, CheckSettings, check_runs
 from .compare import SCORES, RunInfo, find_run
 from .report_cases import ReportCase, explain_cases
@@ -38,7 +37,6 @@ __all__ = [
     "ScoreSummary",
     "TauSummary",
     "build_report",
-    "mean_interval",
 ]
 
 TAU_CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
@@ -49,8 +47,9 @@ TAU_CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "m
 class ScoreSummary:
     """A score's mean over a run's scored answers, with its bootstrap interval.
 
-    ``low`` and ``high`` are NaN with fewer than two answers; equal to the mean when every
-    answer has the same score.
+    The interval is :func:`s3kg_core.stats.mean_interval`'s (the leaderboard's): ``low`` and
+    ``high`` are NaN with fewer than two answers; equal to the mean when every answer has the
+    same score.
     """
 
     metric: str
@@ -59,42 +58,6 @@ class ScoreSummary:
     low: float
     high: float
     confidence: float
-
-
-def mean_interval(
-    values: np.ndarray | list[float],
-    *,
-    metric: str = "cus",
-    confidence: float = 0.95,
-    resamples: int = 9999,
-    seed: int = 0,
-) -> ScoreSummary:
-    """The mean of ``values`` with a seeded bootstrap interval (scipy's BCa, else percentile).
-
-    The leaderboard's interval (:func:`~s3kg_core.stages.leaderboard.mean_interval`), as a
-    :class:`ScoreSummary`: NaN bounds with one value, the mean itself when every value is the
-    same.
-
-    Raises
-    ------
-    ConfigError
-        If there is no value.
-
-    Examples
-    --------
-    >>> s = mean_interval([0.2, 0.4, 0.6, 0.8], resamples=999)
-    >>> round(s.mean, 2), s.low < s.mean < s.high
-    (0.5, True)
-    >>> mean_interval([0.5, 0.5]).low
-    0.5
-    """
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        raise ConfigError(f"no {metric} value to summarise")
-    mean, low, high = leaderboard.mean_interval(
-        x, confidence=confidence, resamples=resamples, seed=seed
-    )
-    return ScoreSummary(metric, int(x.size), mean, low, high, confidence)
 
 
 @dataclass(frozen=True)
@@ -189,12 +152,14 @@ def _tau(store: Store, signature: str, run_id: int) -> TauSummary:
 def _summaries(
     frame: pd.DataFrame, confidence: float, resamples: int, seed: int
 ) -> dict[str, ScoreSummary]:
-    return {
-        s: mean_interval(
-            frame[s].to_numpy(), metric=s, confidence=confidence, resamples=resamples, seed=seed
+    out = {}
+    for s in SCORES:
+        values = frame[s].to_numpy()
+        mean, low, high = mean_interval(
+            values, confidence=confidence, resamples=resamples, seed=seed
         )
-        for s in SCORES
-    }
+        out[s] = ScoreSummary(s, len(values), mean, low, high, confidence)
+    return out
 
 
 def build_report(
