@@ -21,6 +21,7 @@ from dashboard import (
 from dashboard.escape import code, md
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
+from s3kg_core.scoring.tau import TRIPLE_THRESHOLD
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
@@ -313,7 +314,8 @@ def one_question() -> None:
     )
     st.caption(
         "Answer triples as the scorer keys them (normalised); each gold triple's category is "
-        "TAU's (alignment cosine 0.76, a threshold of its own, apart from the explorer's tau) "
+        f"TAU's (alignment cosine {TRIPLE_THRESHOLD:g}, a threshold of its own, apart from the "
+        "explorer's tau) "
         f"in each run. A: {md(names[run_a])}  \nB: {md(names[run_b])}  \nSignature: "
         f"{code(Signature.blended(signature, controls.alpha))}"
     )

@@ -379,7 +379,7 @@ def build_demo(
             ],
             extractor=extractor,
             encoder=encoder,
-            tau=TauSettings(fraction=0.05),
+            tau=TauSettings(),
             progress=progress,
             on_stage=steps.stage_done,
         )

@@ -4,7 +4,15 @@ import pytest
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.kg import Triple
-from s3kg_core.scoring.tau import TauResult, TripletAnalyzer, lowest_fraction, tau_analyse
+from s3kg_core.scoring.tau import (
+    COMPONENT_THRESHOLD,
+    LOWEST_FRACTION,
+    TRIPLE_THRESHOLD,
+    TauResult,
+    TripletAnalyzer,
+    lowest_fraction,
+    tau_analyse,
+)
 
 
 @pytest.fixture(scope="module")
@@ -276,3 +284,33 @@ def test_a_kg_past_the_limits_is_not_analysed_and_says_why(monkeypatch):
     assert fine.status == "ok" and fine.counts()["aligned"] == 1
     assert tau.analyse(big[:1], [["a", "r", "x" * 1001]]).status == "oversized_answer"
     assert TauResult.from_dict(over.to_dict()) == over
+
+
+def test_tau_s_defaults_are_one_named_constant_each_read_everywhere():
+    # issue 42: 0.76 was written 5 times (and read back through __kwdefaults__), the lowest
+    # fraction 0.05 six times; every default now reads scoring.tau's constants
+    import inspect
+
+    from s3kg_core.annotation.calibrate import fit_threshold
+    from s3kg_core.cli.pipeline import run_cmd
+    from s3kg_core.cli.store import tau_cmd
+    from s3kg_core.stages.run import TauSettings
+    from s3kg_core.stages.tau import resolve_threshold, tau_store
+
+    def default(fn, name):
+        return inspect.signature(fn).parameters[name].default
+
+    def option(command, name):
+        return next(p.default for p in command.params if p.name == name)
+
+    analyzer = inspect.signature(TripletAnalyzer.__init__).parameters
+    assert analyzer["triple_threshold"].default is TRIPLE_THRESHOLD
+    assert analyzer["component_threshold"].default is COMPONENT_THRESHOLD
+    assert default(tau_analyse, "triple_threshold") is TRIPLE_THRESHOLD
+    assert default(fit_threshold, "default") is TRIPLE_THRESHOLD
+    assert resolve_threshold(None, None, "m") == (TRIPLE_THRESHOLD, "default")  # type: ignore[arg-type]
+    assert default(lowest_fraction, "fraction") is LOWEST_FRACTION
+    assert default(tau_store, "fraction") is LOWEST_FRACTION
+    assert TauSettings().fraction is LOWEST_FRACTION
+    assert option(tau_cmd, "fraction") is LOWEST_FRACTION
+    assert option(run_cmd, "fraction") is LOWEST_FRACTION

@@ -63,10 +63,11 @@ from s3kg_core.kgio import parse_kg_cell  # noqa: E402
 from s3kg_core.normalize import normalize_triples  # noqa: E402
 from s3kg_core.scoring.result import ScoreResult, blend  # noqa: E402
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig  # noqa: E402
+from s3kg_core.scoring.tau import TRIPLE_THRESHOLD  # noqa: E402
 
 BENCH_SUBDIR = Path("s3kg_release") / "benchmarks"
 ALPHAS = tuple(round(0.1 * k, 1) for k in range(11))
-MATCH_THRESHOLD = 0.76
+MATCH_THRESHOLD = TRIPLE_THRESHOLD
 
 
 @dataclass

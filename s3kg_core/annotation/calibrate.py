@@ -45,7 +45,7 @@ from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..errors import AnnotationError
 from ..kg import Triple
-from ..stages.tau import DEFAULT_TRIPLE_THRESHOLD
+from ..scoring.tau import TRIPLE_THRESHOLD
 from ..store import annotation_queries as aq
 from ..store import queries
 from ..store.store import Store
@@ -136,7 +136,7 @@ def fit_threshold(
     aligned: npt.ArrayLike,
     *,
     grid: Sequence[float] = GRID,
-    default: float = DEFAULT_TRIPLE_THRESHOLD,
+    default: float = TRIPLE_THRESHOLD,
     min_labels: int = MIN_LABELS,
 ) -> Calibration:
     """The threshold of ``grid`` with the best F1 of ``similarity >= threshold`` vs ``aligned``.

@@ -32,9 +32,10 @@ from ..errors import AnnotationError, ConfigError
 from ..kg import Triple
 from ..names import clean_name
 from ..normalize import normalize_triples
+from ..scoring.signature import TauSignature
 from ..scoring.tau import TauResult, TripletAnalyzer
 from ..stages.results import encoder_for, resolve_signature
-from ..stages.tau import resolve_threshold, tau_signature
+from ..stages.tau import resolve_threshold
 from ..store import annotation_queries as aq
 from ..store.store import Store
 from .assign import assign_items, sample_items
@@ -292,9 +293,9 @@ def create_task(
     if not units:
         raise AnnotationError("TAU finds nothing to judge in the chosen answers (empty KGs)")
     assignment = assign_items(list(units), names, overlap, seed=seed)
-    signature_text = tau_signature(
+    signature_text = TauSignature(
         enc.name, analyzer.triple_threshold, analyzer.component_threshold, source
-    )
+    ).format()
     settings = {
         "runs": None if run_ids is None else sorted(run_ids),
         "sample": sample,

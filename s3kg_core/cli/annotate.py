@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from ..scoring.tau import TRIPLE_THRESHOLD
 from ._common import (
     DB_OPTION,
     backend_option,
@@ -50,7 +51,8 @@ threshold_option = click.option(
     default=None,
     callback=_threshold,
     metavar="T|calibrated",
-    help="TAU's triple threshold (sentence cosine to align two triples; default 0.76), or "
+    help="TAU's triple threshold (sentence cosine to align two triples; default "
+    f"{TRIPLE_THRESHOLD:g}), or "
     "'calibrated': the one `s3kg tau calibrate` fitted to the human labels for the encoder.",
 )
 """``--threshold``: a number in [0, 1], ``calibrated``, or nothing (the default)."""

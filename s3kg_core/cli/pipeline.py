@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..scoring.tau import LOWEST_FRACTION
 from ._common import (
     DB_OPTION,
     EXIT_STATUS_HELP,
@@ -294,7 +295,7 @@ def extract_cmd(
 @click.option(
     "--fraction",
     type=FiniteRange(0.0, 1.0, min_open=True),
-    default=0.05,
+    default=LOWEST_FRACTION,
     show_default=True,
     help="TAU explains this lowest-scoring share of each run.",
 )

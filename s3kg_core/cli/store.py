@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..scoring.signature import Signature
+from ..scoring.tau import LOWEST_FRACTION
 from ._common import (
     DB_OPTION,
     FiniteRange,
@@ -172,7 +173,10 @@ def score_cmd(
 @click.group("tau", invoke_without_command=True)
 @DB_OPTION
 @click.option(
-    "--fraction", type=FiniteRange(0.0, 1.0, min_open=True), default=0.05, show_default=True
+    "--fraction",
+    type=FiniteRange(0.0, 1.0, min_open=True),
+    default=LOWEST_FRACTION,
+    show_default=True,
 )
 @click.option(
     "--target",

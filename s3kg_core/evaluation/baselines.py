@@ -50,6 +50,7 @@ from ..encoders.registry import load_encoder, resolve_encoder
 from ..errors import ConfigError
 from ..scoring.result import Mode, blend
 from ..scoring.s3kg import KGScorer, S3KGConfig
+from ..scoring.signature import BaselineSignature
 from .pair_sets import PairSet
 
 __all__ = [
@@ -336,21 +337,35 @@ def baseline_signature(name: str, encoder: str = "minilm") -> str:
     """
     _check_names([name])
     if name.startswith("rouge"):
-        return f"{name}|F|stem:porter|ref:text_1|rouge-score:{_version('rouge-score')}"
-    if name == "bleu":
-        return (
-            "bleu|tok:13a|smooth:exp|effective_order:yes|ref:text_1|"
-            f"sacrebleu:{_version('sacrebleu')}"
+        settings: tuple[str | tuple[str, object], ...] = (
+            "F",
+            ("stem", "porter"),
+            ("ref", "text_1"),
+            ("rouge-score", _version("rouge-score")),
         )
-    if name == "bertscore":
-        return (
-            f"bertscore|F1|model:{resolve_encoder('minilm')[0]}|layer:6|idf:no|rescale:no|"
-            f"bert-score:{_version('bert-score')}"
+    elif name == "bleu":
+        settings = (
+            ("tok", "13a"),
+            ("smooth", "exp"),
+            ("effective_order", "yes"),
+            ("ref", "text_1"),
+            ("sacrebleu", _version("sacrebleu")),
         )
-    if name.endswith("_cosine"):
-        return f"{name}|enc:{load_encoder(name.removesuffix('_cosine')).name}|clip:0"
-    cfg = S3KGConfig(mode="kgx", alpha=_S3KG_ALPHA, align=name != "wl_kernel")
-    return f"{name}|{cfg.signature(load_encoder(encoder).name)}"
+    elif name == "bertscore":
+        settings = (
+            "F1",
+            ("model", resolve_encoder("minilm")[0]),
+            ("layer", 6),
+            ("idf", "no"),
+            ("rescale", "no"),
+            ("bert-score", _version("bert-score")),
+        )
+    elif name.endswith("_cosine"):
+        settings = (("enc", load_encoder(name.removesuffix("_cosine")).name), ("clip", 0))
+    else:
+        cfg = S3KGConfig(mode="kgx", alpha=_S3KG_ALPHA, align=name != "wl_kernel")
+        settings = (cfg.signature(load_encoder(encoder).name),)
+    return BaselineSignature(name, settings).format()
 
 
 def run_baselines(

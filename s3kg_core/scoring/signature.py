@@ -5,6 +5,12 @@ optionally followed by ``|alpha:0.5`` where a blended number is printed. Publish
 numbers: the same triples give the same scores only under the same signature. This module is the
 one place that writes and reads it (sacrebleu's ``Signature`` is the model).
 
+The other results the project stores carry signatures of the same ``key:value|...`` form, each
+written by a small typed class here: :class:`TauSignature` (TAU's analyses),
+:class:`CheckerSignature` (GraphEval's checkers) and :class:`BaselineSignature` (the pair
+benchmark's baselines). Their strings are the ones stored before these classes existed, byte
+for byte, so stored results still match.
+
 ``version`` is the scoring version (:data:`s3kg_core.SCORING_VERSION`), which changes exactly when
 a score for the same input changes. Signatures stored before 0.2.0 carry the package version
 there (``version:0.1.0``): they parse as they are, and differ from today's in ``version``.
@@ -12,12 +18,14 @@ there (``version:0.1.0``): they parse as they are, and differ from today's in ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..errors import InputFormatError
+from .tau import COMPONENT_THRESHOLD, TRIPLE_THRESHOLD
 
-__all__ = ["Signature"]
+__all__ = ["BaselineSignature", "CheckerSignature", "Signature", "TauSignature"]
 
 _KEYS = ("mode", "enc", "tau", "K", "align", "norm", "version")
 _RESERVED = frozenset("|:")
@@ -190,3 +198,132 @@ class Signature:
             version=parts["version"],
             alpha=alpha,
         )
+
+
+def _joined(head: str, settings: Sequence[tuple[str, object]]) -> str:
+    """``head|key:value|...``: the form of every signature."""
+    return "|".join([head, *(f"{key}:{value}" for key, value in settings)])
+
+
+@dataclass(frozen=True, slots=True)
+class TauSignature:
+    """What determines a TAU analysis: the encoder, both thresholds, the threshold's source.
+
+    Parameters
+    ----------
+    encoder
+        The encoder's full name (``minilm@0.1.0``).
+    triple_threshold, component_threshold
+        The sentence cosine for two triples to align, and the label cosine for two heads,
+        relations or tails to match.
+    source
+        Where the triple threshold came from: ``default``, ``given`` or ``calibrated#<id>`` (a
+        stored calibration).
+
+    Examples
+    --------
+    >>> TauSignature("minilm@0.1.0", 0.81, 0.76, "calibrated#2").format()
+    'tau|enc:minilm@0.1.0|triple:0.81|component:0.76|threshold:calibrated#2'
+    >>> TauSignature.default("minilm@0.1.0").format()
+    'tau|enc:minilm@0.1.0|triple:0.76|component:0.76|threshold:default'
+    """
+
+    encoder: str
+    triple_threshold: float
+    component_threshold: float
+    source: str
+
+    @classmethod
+    def default(cls, encoder: str) -> TauSignature:
+        """TAU with its default thresholds (:mod:`s3kg_core.scoring.tau`'s constants)."""
+        return cls(encoder, TRIPLE_THRESHOLD, COMPONENT_THRESHOLD, "default")
+
+    def format(self) -> str:
+        """The signature as one string."""
+        return _joined(
+            "tau",
+            [
+                ("enc", self.encoder),
+                ("triple", f"{self.triple_threshold:g}"),
+                ("component", f"{self.component_threshold:g}"),
+                ("threshold", self.source),
+            ],
+        )
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+@dataclass(frozen=True, slots=True)
+class CheckerSignature:
+    """What produced a checker's probabilities: ``checker:<name>|<settings>|version:<v>``.
+
+    Parameters
+    ----------
+    checker
+        The checker's name (``support``, ``nli``, ``llm``, ``trained``...).
+    version
+        The checker's version.
+    settings
+        ``(key, value)`` pairs between the name and the version, in order (model, prompt,
+        calibration, windows...; never an endpoint's key).
+    after
+        ``(key, value)`` pairs after the version (the trained checker's int8 export, added
+        after its torch signature so results stored with the torch one are reused).
+
+    Examples
+    --------
+    >>> CheckerSignature("nli", "1", (("model", "m"), ("max_length", 512))).format()
+    'checker:nli|model:m|max_length:512|version:1'
+    >>> CheckerSignature("year", "2").format()
+    'checker:year|version:2'
+    """
+
+    checker: str
+    version: str
+    settings: tuple[tuple[str, object], ...] = ()
+    after: tuple[tuple[str, object], ...] = ()
+
+    def format(self) -> str:
+        """The signature as one string."""
+        return _joined(
+            f"checker:{self.checker}", [*self.settings, ("version", self.version), *self.after]
+        )
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineSignature:
+    """A pair-benchmark baseline's settings and library versions: ``<name>|<settings>``.
+
+    Parameters
+    ----------
+    name
+        The baseline (``rouge1``, ``bleu``, ``minilm_cosine``, ``wl_kernel``...).
+    settings
+        The settings in order: ``(key, value)`` pairs, or a bare part (``F``: the F-measure; a
+        baseline scored by S3KG itself: its component signature, :meth:`Signature.format`).
+
+    Examples
+    --------
+    >>> BaselineSignature("minilm_cosine", (("enc", "minilm@0.1.0"), ("clip", 0))).format()
+    'minilm_cosine|enc:minilm@0.1.0|clip:0'
+    >>> BaselineSignature("rouge1", ("F", ("stem", "porter"))).format()
+    'rouge1|F|stem:porter'
+    >>> s = Signature("kgx", "m@1", 0.65, 5, True, "kgx-lower", "2")
+    >>> BaselineSignature("wl_kernel", (s.format(),)).format()
+    'wl_kernel|mode:kgx|enc:m@1|tau:0.65|K:5|align:yes|norm:kgx-lower|version:2'
+    """
+
+    name: str
+    settings: tuple[str | tuple[str, object], ...] = ()
+
+    def format(self) -> str:
+        """The signature as one string."""
+        parts = [p if isinstance(p, str) else f"{p[0]}:{p[1]}" for p in self.settings]
+        return "|".join([self.name, *parts])
+
+    def __str__(self) -> str:
+        return self.format()

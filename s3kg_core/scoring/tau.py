@@ -49,6 +49,7 @@ from ..normalize import normalize_triples
 
 __all__ = [
     "COMPONENT_THRESHOLD",
+    "LOWEST_FRACTION",
     "TRIPLE_THRESHOLD",
     "AlignedTriple",
     "Mismatch",
@@ -63,6 +64,9 @@ TRIPLE_THRESHOLD = 0.76
 
 COMPONENT_THRESHOLD = 0.76
 """The label cosine at which two heads, relations or tails match, by default."""
+
+LOWEST_FRACTION = 0.05
+"""The lowest-scoring share of each run that TAU explains, by default."""
 
 _BLOCK_CELLS = 1_000_000
 """Gold-by-answer similarities computed at once (a block of gold rows; 4 MB of float32)."""
@@ -581,7 +585,7 @@ def tau_analyse(
     return analyzer.analyse(gold, answer)
 
 
-def lowest_fraction(scores: Sequence[float], fraction: float = 0.05) -> list[int]:
+def lowest_fraction(scores: Sequence[float], fraction: float = LOWEST_FRACTION) -> list[int]:
     """Indices of the lowest-scoring ``fraction`` of items (at least one when there are any).
 
     Ties are broken by position, so the selection is deterministic.

@@ -20,6 +20,7 @@ from ..extract.base import Extractor
 from ..failures import StageFailures
 from ..progress import StageProgress
 from ..scoring.s3kg import S3KGConfig
+from ..scoring.tau import LOWEST_FRACTION
 from ..store.store import Store
 from .collect import CollectReport, collect_answers
 from .extract import ExtractReport, extract_store
@@ -165,7 +166,7 @@ class TauSettings:
     'cus'
     """
 
-    fraction: float = 0.05
+    fraction: float = LOWEST_FRACTION
     target: str = "cus"
 
     def __post_init__(self) -> None:

@@ -32,6 +32,7 @@ from typing import Any
 
 from ...errors import CheckerError, TripleError
 from ...kg import Triple
+from ...scoring.signature import CheckerSignature
 
 __all__ = ["EMPTY_CONTEXT", "Checker", "Claim", "Verdict", "triple_claim"]
 
@@ -147,7 +148,7 @@ class Checker(ABC):
     @property
     def signature(self) -> str:
         """What produced the probabilities: checker, model, prompt, calibration, version."""
-        return f"checker:{self.name}|version:{self.version}"
+        return CheckerSignature(self.name, self.version).format()
 
     # -- the subclass's part ----------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from ...errors import CheckerError, LLMResponseError
 from ...extract.parse import repair_json
 from ...extract.prompts import truncate
 from ...llm.client import ChatRequest, ChatResult, LLMClient
+from ...scoring.signature import CheckerSignature
 from ..prompts import CHECK_PROMPT_VERSION, check_messages
 from .base import Checker, Claim, Verdict
 
@@ -172,10 +173,12 @@ class LLMChecker(Checker):
     @property
     def signature(self) -> str:
         """Checker, model, prompt version, batch size, version (never the endpoint's key)."""
-        return (
-            f"checker:llm|model:{self.client.settings.model}|prompt:{CHECK_PROMPT_VERSION}"
-            f"|batch:{self.batch_size}|version:{self.version}"
+        settings = (
+            ("model", self.client.settings.model),
+            ("prompt", CHECK_PROMPT_VERSION),
+            ("batch", self.batch_size),
         )
+        return CheckerSignature("llm", self.version, settings).format()
 
     def _check(self, jobs: Sequence[tuple[Sequence[Claim], str]], raw: bool) -> list[list[Verdict]]:
         requests = []

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import CheckerError
+from ...scoring.signature import CheckerSignature
 from .base import Checker, Claim, Verdict
 
 __all__ = ["NLIChecker", "entailment_index", "load_classifier"]
@@ -156,10 +157,13 @@ class NLIChecker(Checker):
     def signature(self) -> str:
         """Checker, model folder, entailment label, window size, version."""
         label = self.model.config.id2label[self.entail]
-        return (
-            f"checker:nli|model:{self.model_dir.name}|entail:{label}|max_length:{self.max_length}"
-            f"|stride:{self.stride}|version:{self.version}"
+        settings = (
+            ("model", self.model_dir.name),
+            ("entail", label),
+            ("max_length", self.max_length),
+            ("stride", self.stride),
         )
+        return CheckerSignature("nli", self.version, settings).format()
 
     def _entailment(self, premises: list[str], hypotheses: list[str]) -> list[float]:
         """Best entailment probability over the context windows of each pair."""

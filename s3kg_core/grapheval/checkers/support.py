@@ -47,6 +47,7 @@ from ...encoders.base import Encoder
 from ...encoders.cache import EmbeddingCache
 from ...encoders.registry import load_encoder
 from ...errors import CheckerError
+from ...scoring.signature import CheckerSignature
 from ...text import STOP_WORDS, split_sentences
 from .base import Checker, Claim, Verdict
 
@@ -292,10 +293,12 @@ class SupportChecker(Checker):
     @property
     def signature(self) -> str:
         """Checker, encoder, calibration id, windows, version."""
-        return (
-            f"checker:support|encoder:{self.encoder.name}|calibration:{self.calibration_id}"
-            f"|top:{self.top_windows}|version:{self.version}"
+        settings = (
+            ("encoder", self.encoder.name),
+            ("calibration", self.calibration_id),
+            ("top", self.top_windows),
         )
+        return CheckerSignature("support", self.version, settings).format()
 
     # -- features ---------------------------------------------------------------------------------
 

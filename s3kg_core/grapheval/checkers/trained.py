@@ -41,6 +41,7 @@ from typing import Any
 from ...encoders.export import sha256_file, weights_file
 from ...encoders.runtime import runtime_threads
 from ...errors import CheckerError, CheckerExportError, EncoderError
+from ...scoring.signature import CheckerSignature
 from ...text import STOP_WORDS
 from .alignment import HEAD_FILE, HEAD_VERSION, alignment_features, alignment_logits, load_alignment
 from .base import Checker, Claim, Verdict
@@ -313,15 +314,20 @@ class TrainedChecker(Checker):
         with it are reused); the int8 one adds ``|backend:onnx-int8:<sha256 of the file>``.
         """
         m = self.manifest
-        backend = (
-            f"|backend:onnx-int8:{str(self.onnx_sha256)[:12]}" if self.backend == "onnx" else ""
+        settings = (
+            ("base", m.get("base_model")),
+            ("data", str(m.get("data_hash"))[:12]),
+            ("seed", m.get("seed")),
+            ("head", m.get("head", "classifier")),
+            ("top", self.top_windows),
+            ("max_length", self.max_length),
         )
-        return (
-            f"checker:trained|base:{m.get('base_model')}|data:{str(m.get('data_hash'))[:12]}"
-            f"|seed:{m.get('seed')}|head:{m.get('head', 'classifier')}"
-            f"|top:{self.top_windows}|max_length:{self.max_length}"
-            f"|version:{self.version}{backend}"
+        after = (
+            (("backend", f"onnx-int8:{str(self.onnx_sha256)[:12]}"),)
+            if self.backend == "onnx"
+            else ()
         )
+        return CheckerSignature("trained", self.version, settings, after).format()
 
     def _context_windows(self, context: str) -> tuple[list[str], list[set[str]]]:
         found = self._windows.get(context)
