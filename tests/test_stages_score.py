@@ -13,6 +13,7 @@ from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 from s3kg_core.stages.results import cus_table, latest_signature
 from s3kg_core.stages.score import score_store
+from s3kg_core.store import queries
 from s3kg_core.store.records import KGRecord
 from s3kg_core.store.store import Store
 
@@ -189,7 +190,7 @@ def test_scoring_reads_only_its_batch_and_scores_as_one_pass_does(tmp_path, mini
     streamed = build_store(tmp_path / "streamed.duckdb", n_items=5, n_triples=3, seed=8)
     read: list[int] = []
     wanted: list[int] = []
-    load_kgs_of, load_embeddings_of = Store.load_kgs_of, Store.load_embeddings_of
+    load_kgs_of, embeddings_of = Store.load_kgs_of, queries.embeddings_of
 
     def counting_kgs(con, answers):
         answers = list(answers)
@@ -199,13 +200,13 @@ def test_scoring_reads_only_its_batch_and_scores_as_one_pass_does(tmp_path, mini
     def counting_vectors(con, encoder, texts):
         texts = set(texts)
         wanted.append(len(texts))
-        return load_embeddings_of(con, encoder, texts)
+        return embeddings_of(con, encoder, texts)
 
     def refuse(*args, **kwargs):
         raise AssertionError("the whole database was read")
 
     monkeypatch.setattr(Store, "load_kgs_of", staticmethod(counting_kgs))
-    monkeypatch.setattr(Store, "load_embeddings_of", staticmethod(counting_vectors))
+    monkeypatch.setattr(queries, "embeddings_of", counting_vectors)
     monkeypatch.setattr(Store, "load_kgs", staticmethod(refuse))
     monkeypatch.setattr(Store, "load_embeddings", staticmethod(refuse))
     report = score_store(streamed, encoder=minilm, batch_items=3)

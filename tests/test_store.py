@@ -928,17 +928,6 @@ def test_load_kgs_of_reads_only_the_sources_asked(tmp_path):
     assert len(two) == 4
 
 
-def test_load_embeddings_of_reads_only_those_texts_of_that_encoder(tmp_path):
-    store = Store(tmp_path / "s.duckdb")
-    with store.transaction() as con:
-        store.put_embeddings(con, "a", [("x", np.ones(3)), ("y", np.zeros(3))])
-        store.put_embeddings(con, "b", [("x", np.full(3, 2.0))])
-    with store.connect() as con:
-        got = {t: v.tolist() for t, v in store.load_embeddings_of(con, "a", ["x", "z", "x"])}
-        assert list(store.load_embeddings_of(con, "a", [])) == []
-    assert got == {"x": [1.0, 1.0, 1.0]}
-
-
 def test_a_run_is_renamed_in_place_and_bad_names_are_refused(tmp_path):
     """Issue 31: the Run page renames a run (its id, and so its links, stay)."""
     from s3kg_core.errors import ConfigError, RunSelectionError

@@ -312,6 +312,19 @@ def test_embeddings_of_some_texts(store):
         assert queries.embeddings_of(con, "enc", []) == []
 
 
+def test_embeddings_of_reads_each_text_once_of_that_encoder_only(store):
+    # issue 42: Store.load_embeddings_of (the scorer's and TAU's) and this one (the dashboard's)
+    # were two readers; this is the one, and a text asked for twice came back twice
+    with store.transaction() as con:
+        store.put_embeddings(con, "a", [("x", np.ones(3)), ("y", np.zeros(3))])
+        store.put_embeddings(con, "b", [("x", np.full(3, 2.0))])
+    with store.connect() as con:
+        found = queries.embeddings_of(con, "a", ["x", "z", "x"])
+        assert [(t, v.tolist()) for t, v in found] == [("x", [1.0, 1.0, 1.0])]
+        assert queries.embeddings_of(con, "b", iter(["x"]))[0][1].tolist() == [2.0, 2.0, 2.0]
+        assert queries.embeddings_of(con, "a", set()) == []
+
+
 def test_texts_and_parquet_export(store, tmp_path):
     with store.connect() as con:
         assert queries.item_answer_texts(con, 1, 1) == (

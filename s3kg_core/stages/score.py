@@ -260,7 +260,7 @@ def _score_chunk(
                 for ref in (g, c)
             ]
         needed = [t for t in scorer.strings_needed(pairs, texts=texts) if t not in cache]
-        cache.update(store.load_embeddings_of(con, enc.name, needed))
+        cache.update(queries.embeddings_of(con, enc.name, needed))
     prepare = getattr(enc, "prepare", None)
     if prepare is not None and jobs:
         prepare(4 * sum(len(_triples(kg)) for j in jobs for kg in (j.answer, j.gold, j.context)))

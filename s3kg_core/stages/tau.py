@@ -20,14 +20,20 @@ from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..kg import Triple
 from ..limits import MAX_LABEL_CHARS, MAX_TRIPLES
-from ..scoring.tau import TRIPLE_THRESHOLD, TauResult, TripletAnalyzer, lowest_fraction
+from ..scoring.signature import TauSignature
+from ..scoring.tau import (
+    LOWEST_FRACTION,
+    TRIPLE_THRESHOLD,
+    TauResult,
+    TripletAnalyzer,
+    lowest_fraction,
+)
 from ..store import annotation_queries, queries
 from ..store.store import Store
 from ..store.tau_queries import TAU_TARGETS
 from .results import encoder_for, resolve_signature, scored_frame
 
 __all__ = [
-    "DEFAULT_TRIPLE_THRESHOLD",
     "TARGETS",
     "TauReport",
     "lowest_cases",
@@ -39,26 +45,21 @@ __all__ = [
 
 TARGETS = TAU_TARGETS
 
-DEFAULT_TRIPLE_THRESHOLD: float = TRIPLE_THRESHOLD
-"""TAU's sentence-cosine threshold for aligning two triples, unless told otherwise (0.76)."""
-
 
 def tau_signature(
     encoder: str, triple_threshold: float, component_threshold: float, source: str
 ) -> str:
     """The TAU signature: encoder, both thresholds, and where the triple threshold came from.
 
-    ``source`` is ``default``, ``given`` or ``calibrated#<id>`` (a stored calibration).
+    ``source`` is ``default``, ``given`` or ``calibrated#<id>`` (a stored calibration). The
+    string of :class:`~s3kg_core.scoring.signature.TauSignature`.
 
     Examples
     --------
     >>> tau_signature("minilm@0.1.0", 0.81, 0.76, "calibrated#2")
     'tau|enc:minilm@0.1.0|triple:0.81|component:0.76|threshold:calibrated#2'
     """
-    return (
-        f"tau|enc:{encoder}|triple:{triple_threshold:g}|component:{component_threshold:g}"
-        f"|threshold:{source}"
-    )
+    return TauSignature(encoder, triple_threshold, component_threshold, source).format()
 
 
 def resolve_threshold(
@@ -75,7 +76,7 @@ def resolve_threshold(
         If ``threshold`` is neither, or no calibration is stored for ``encoder``.
     """
     if threshold is None:
-        return DEFAULT_TRIPLE_THRESHOLD, "default"
+        return TRIPLE_THRESHOLD, "default"
     if threshold == "calibrated":
         with store.connect() as con:
             found = annotation_queries.latest_calibration(con, encoder)
@@ -146,7 +147,7 @@ def lowest_cases(frame: pd.DataFrame, target: str, fraction: float) -> pd.DataFr
 def tau_store(
     store: Store,
     *,
-    fraction: float = 0.05,
+    fraction: float = LOWEST_FRACTION,
     target: str = "cus",
     signature: str | None = None,
     alpha: float | None = None,
@@ -197,9 +198,9 @@ def tau_store(
         return report
     # the analyser's settings and signature; each block gets its own, over its own cache
     analyzer = TripletAnalyzer(enc, triple_threshold=triple_threshold)
-    report.tau_signature = tau_signature(
+    report.tau_signature = TauSignature(
         enc.name, analyzer.triple_threshold, analyzer.component_threshold, source
-    )
+    ).format()
     reference = "context" if target == "ctx_sim" else "gold"
     results = []
     for lo in range(0, len(picks), block):
@@ -258,7 +259,7 @@ def _analyse_block(
             return rec.triples if rec is not None else ()
 
         pairs = [(triples(r, i, reference), triples(r, i, "answer")) for r, i in answers]
-        cache.update(store.load_embeddings_of(con, enc.name, analyzer.strings_needed(pairs)))
+        cache.update(queries.embeddings_of(con, enc.name, analyzer.strings_needed(pairs)))
     flushed = len(cache)
     results = analyzer.analyse_many(pairs)
     with store.transaction() as con:

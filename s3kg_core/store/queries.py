@@ -597,6 +597,10 @@ def embeddings_of(
 ) -> list[tuple[str, np.ndarray]]:
     """The stored ``(text, vector)`` of ``encoder`` for those ``texts`` that have one.
 
+    The one reader of stored vectors by text (the scorer's batches, TAU, the dashboard, the
+    report, the calibration): each text once however often it is asked for, others skipped;
+    read as NumPy arrays (ten times faster for 20,000 vectors than lists of floats).
+
     Examples
     --------
     >>> import os, tempfile
@@ -607,9 +611,11 @@ def embeddings_of(
     ...     [(text, vec.tolist()) for text, vec in embeddings_of(con, "enc", {"a", "z"})]
     [('a', [1.0, 1.0])]
     """
-    con.register("_wanted", pd.DataFrame({"text": sorted(texts)}))
+    wanted = pd.DataFrame({"text": sorted(set(texts))}, dtype="object")
+    if wanted.empty:
+        return []
+    con.register("_wanted", wanted)
     try:
-        # as NumPy arrays, not Python lists of floats: ten times faster for 20,000 vectors
         got = con.execute(
             "SELECT e.text, e.vector FROM embeddings e JOIN _wanted w USING (text) "
             "WHERE e.encoder = ?",

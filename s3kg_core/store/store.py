@@ -648,39 +648,6 @@ class Store:
                 yield text, np.asarray(vec, dtype=np.float32)
 
     @staticmethod
-    def load_embeddings_of(
-        con: duckdb.DuckDBPyConnection, encoder: str, texts: Iterable[str]
-    ) -> Iterator[tuple[str, np.ndarray]]:
-        """The stored ``(text, vector)`` of ``encoder`` for these texts only (others skipped).
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> db = Store(os.path.join(tempfile.mkdtemp(), "s.duckdb"))
-        >>> with db.transaction() as con:
-        ...     db.put_embeddings(con, "enc", [("a", np.ones(2)), ("b", np.zeros(2))])
-        2
-        >>> with db.connect() as con:
-        ...     [(t, v.tolist()) for t, v in db.load_embeddings_of(con, "enc", ["a", "c"])]
-        [('a', [1.0, 1.0])]
-        """
-        frame = pd.DataFrame({"text": sorted(set(texts))}, dtype="object")
-        if frame.empty:
-            return
-        con.register("_wanted_texts", frame)
-        try:
-            cur = con.execute(
-                "SELECT e.text, e.vector FROM embeddings e JOIN _wanted_texts w "
-                "ON e.text = w.text WHERE e.encoder = ?",
-                [encoder],
-            )
-            while batch := cur.fetchmany(10_000):
-                for text, vec in batch:
-                    yield text, np.asarray(vec, dtype=np.float32)
-        finally:
-            con.unregister("_wanted_texts")
-
-    @staticmethod
     def get_llm_responses(con: duckdb.DuckDBPyConnection, keys: Sequence[str]) -> dict[str, str]:
         """Cached LLM responses (JSON) of those ``keys`` that have one."""
         if not keys:
