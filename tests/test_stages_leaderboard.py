@@ -5,16 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from leaderboard_helpers import rank_runs
 from scipy import stats
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.leaderboard import (
     LEADERBOARD_COLUMNS,
     NORMAL_FROM,
+    SUMMARY_COLUMNS,
     mean_interval,
     normal_interval,
     rank_change_text,
-    rank_runs,
+    rank_summaries,
     swaps,
 )
 
@@ -87,8 +89,9 @@ def test_moving_alpha_reports_the_rank_change_and_the_swap():
 
 
 def test_an_unknown_metric_is_a_clear_error():
+    summary = pd.DataFrame(columns=list(SUMMARY_COLUMNS))
     with pytest.raises(ConfigError, match="rank by one of"):
-        rank_runs(components({1: ("a", HIGH, HIGH)}), 0.5, metric="s3kg")
+        rank_summaries(summary, summary, {}, metric="s3kg")
 
 
 def test_a_large_run_gets_the_normal_interval_which_matches_the_bootstrap_to_3_decimals():

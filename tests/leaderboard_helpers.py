@@ -1,0 +1,95 @@
+"""The leaderboard computed in pandas from every stored component: the tests' oracle.
+
+The library computes each run's means once, in DuckDB
+(:func:`s3kg_core.store.leaderboard_queries.run_summaries`, which ``s3kg cus`` and the
+Overview read); these are the NumPy sums the Overview took before, kept here to check the SQL
+against an independent path and to rank small frames in tests of
+:func:`s3kg_core.stages.leaderboard.rank_summaries`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from s3kg_core.errors import ConfigError
+from s3kg_core.stages.compare import SCORES
+from s3kg_core.stages.leaderboard import (
+    LEADERBOARD_COLUMNS,
+    NORMAL_FROM,
+    REFERENCE_ALPHA,
+    SUMMARY_COLUMNS,
+    rank_summaries,
+)
+from s3kg_core.stages.results import reblend
+
+__all__ = ["rank_runs", "run_summaries"]
+
+_COMPONENTS = ["mode", "alpha", "gold_s_wl", "gold_s_sbert", "ctx_s_wl", "ctx_s_sbert"]
+_RUN_KEYS = ["run_id", "dataset", "model", "temperature", "extractor"]
+
+
+def run_summaries(frame: pd.DataFrame, alpha: float | None) -> pd.DataFrame:
+    """One row per run of ``frame`` at ``alpha``: answers, means and standard deviations.
+
+    ``frame`` holds stored components as :func:`rank_runs` takes them; sums by
+    :func:`numpy.bincount`. Columns :data:`SUMMARY_COLUMNS`, by run id.
+    """
+    runs, codes = np.unique(frame["run_id"].to_numpy(), return_inverse=True)
+    keys = frame.drop_duplicates("run_id")[_RUN_KEYS].set_index("run_id").loc[runs]
+    blended = reblend(frame[_COMPONENTS], alpha)
+    n = np.bincount(codes, minlength=len(runs))
+    out = keys.reset_index().assign(n=n)
+    for score in SCORES:
+        values = blended[score].to_numpy(dtype=float)
+        total = np.bincount(codes, weights=values, minlength=len(runs))
+        squares = np.bincount(codes, weights=values**2, minlength=len(runs))
+        mean = total / n
+        spread = np.maximum(0.0, squares - n * mean**2) / np.maximum(n - 1, 1)
+        out[score] = mean
+        out[f"{score}_std"] = np.where(n > 1, np.sqrt(spread), np.nan)
+    return out.loc[:, list(SUMMARY_COLUMNS)]
+
+
+def rank_runs(
+    frame: pd.DataFrame,
+    alpha: float,
+    *,
+    metric: str = "cus",
+    reference_alpha: float = REFERENCE_ALPHA,
+    confidence: float = 0.95,
+    resamples: int = 1999,
+    seed: int = 0,
+    normal_from: int | None = NORMAL_FROM,
+) -> pd.DataFrame:
+    """Every run ranked by its mean ``metric`` at ``alpha`` within its dataset.
+
+    ``frame`` holds the stored components of each scored answer (``run_id, dataset, model,
+    temperature, extractor, item_id`` and what :func:`~s3kg_core.stages.results.reblend`
+    needs); the ranking is :func:`rank_summaries` of :func:`run_summaries`.
+    """
+    if metric not in SCORES:
+        raise ConfigError(f"rank by one of {', '.join(SCORES)}; got {metric!r}")
+    if frame.empty:
+        return pd.DataFrame(columns=list(LEADERBOARD_COLUMNS))
+    summary = run_summaries(frame, alpha)
+    small = summary.loc[
+        summary["n"] < (normal_from if normal_from is not None else math.inf), "run_id"
+    ]
+    blended = reblend(frame.loc[frame["run_id"].isin(small), ["run_id", *_COMPONENTS]], alpha)
+    values = {
+        int(run): group[metric].to_numpy(dtype=float)
+        for run, group in blended.groupby("run_id", sort=False)
+    }
+    return rank_summaries(
+        summary,
+        run_summaries(frame, reference_alpha),
+        values,
+        metric=metric,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        normal_from=normal_from,
+    )
