@@ -103,11 +103,13 @@ def _weights_wl(mode: Any) -> bool | np.ndarray:
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {MODES}; got {mode!r}")
         return mode in WL_MODES
-    modes = mode.astype(object, copy=False)
-    unknown = set(modes.tolist()) - set(MODES)
+    modes = set(mode.tolist())
+    unknown = modes - set(MODES)
     if unknown:
         raise ConfigError(f"mode must be one of {MODES}; got {sorted(map(repr, unknown))[0]}")
-    return np.isin(modes, WL_MODES)
+    if len(modes) <= 1:  # one mode for every row (a signature's scores): one convention
+        return bool(modes & set(WL_MODES))
+    return np.isin(mode.astype(object, copy=False), WL_MODES)
 
 
 def check_alpha(alpha: float) -> None:

@@ -237,7 +237,8 @@ def reblend(frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
     """
     frame = frame.copy()
     a = frame["alpha"].to_numpy(dtype=float) if alpha is None else float(alpha)
-    modes = frame["mode"].to_numpy()
+    kinds = frame["mode"].unique()  # a signature's scores share one mode: blend it as one
+    modes = str(kinds[0]) if len(kinds) == 1 else frame["mode"].to_numpy()
     for side in ("gold", "ctx"):
         wl = frame[f"{side}_s_wl"].to_numpy(dtype=float)
         sbert = frame[f"{side}_s_sbert"].to_numpy(dtype=float)

@@ -31,13 +31,14 @@ __all__ = ["BLENDED", "blend_sql", "harmonic_mean_sql"]
 def blend_sql(s_wl: str, s_sbert: str, alpha: str, mode: str) -> str:
     """SQL of :func:`~s3kg_core.scoring.result.blend` of the given SQL expressions.
 
-    ``mode`` is an expression of a mode's name: ``kgx`` (:data:`~s3kg_core.scoring.result.
-    WL_MODES`) weights the WL side by alpha, every other mode the embedding side. The arguments
-    are SQL written by the caller (column names, ``CAST(? AS DOUBLE)``), never user text.
+    ``mode`` is an expression of a mode's name: the modes of
+    :data:`~s3kg_core.scoring.result.WL_MODES` (``kgx``) weight the WL side by alpha, every
+    other mode the embedding side. The arguments are SQL written by the caller (column names,
+    a parameter's ``CAST(? AS DOUBLE)``), never user text.
 
     Examples
     --------
-    >>> blend_sql("wl", "sb", "a", "m")  # doctest: +NORMALIZE_WHITESPACE
+    >>> blend_sql("wl", "sb", "a", "m")
     "(CASE WHEN m IN ('kgx') THEN a * wl + (1 - a) * sb ELSE (1 - a) * wl + a * sb END)"
     """
     modes = ", ".join(f"'{m}'" for m in WL_MODES)
