@@ -991,3 +991,49 @@ def test_import_csv_applies_the_rule_of_every_name(tmp_path, option, value, mess
         args += ["--model", "m"]
     line = _one_line_error(_invoke(*args))
     assert message in line and "\x1b" not in line
+
+
+# -- `s3kg cus` prints the Overview leaderboard's means: one implementation (issue 42) ----------
+
+FIVE_ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def _cus_json(db: Path, alpha: float, folder: Path) -> dict[int, dict]:
+    """``s3kg cus --alpha ALPHA --json``'s rows, by run id."""
+    out = folder / f"cus-{alpha}.json"
+    result = _invoke("cus", "--db", db, "--alpha", alpha, "--json", out)
+    assert result.exit_code == 0, result.output
+    return {int(row["run_id"]): row for row in json.loads(out.read_text(encoding="utf-8"))}
+
+
+def _assert_cus_is_the_leaderboard(db: Path, folder: Path) -> None:
+    """At each of five alphas, every run's n and means in ``s3kg cus`` are the numbers the
+    Overview's leaderboard reads (``dashboard.data.ranked``, what pages/0_Overview.py shows)."""
+    from dashboard import data
+
+    stamp = data.db_stamp(db)
+    signature = data.signatures(db, stamp)[1]
+    assert signature is not None
+    for alpha in FIVE_ALPHAS:
+        cli_rows = _cus_json(db, alpha, folder)
+        board = data.ranked(db, stamp, signature, alpha, "cus").set_index("run_id")
+        assert sorted(cli_rows) == sorted(int(r) for r in board.index)
+        for run, row in cli_rows.items():
+            assert row["n"] == int(board.loc[run, "n"])
+            for score in ("gold_sim", "ctx_sim", "cus"):
+                assert abs(row[score] - float(board.loc[run, score])) <= 1e-12, (alpha, run, score)
+
+
+def test_cus_prints_the_leaderboards_means_on_the_demo(db, tmp_path):
+    _assert_cus_is_the_leaderboard(db, tmp_path)
+
+
+def test_cus_prints_the_leaderboards_means_on_2000_answers(tmp_path):
+    from leaderboard_helpers import RUN_SIZES, build_scored_store
+
+    from dashboard.data import clear_caches
+
+    store, _ = build_scored_store(tmp_path / "big.duckdb")
+    assert sum(RUN_SIZES.values()) == 2000
+    clear_caches()
+    _assert_cus_is_the_leaderboard(Path(store.path), tmp_path)

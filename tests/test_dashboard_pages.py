@@ -1172,7 +1172,9 @@ def test_a_link_with_dataset_and_alpha_reopens_that_view(two_db):
 
 
 def test_moving_alpha_names_the_runs_that_swapped_places(two_db):
-    from s3kg_core.stages.leaderboard import rank_runs, swaps
+    from leaderboard_helpers import rank_runs
+
+    from s3kg_core.stages.leaderboard import swaps
     from s3kg_core.stages.results import latest_signature, scored_frame
     from s3kg_core.store.store import Store
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from leaderboard_helpers import rank_runs
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.leaderboard import (
     LEADERBOARD_COLUMNS,
     NORMAL_FROM,
+    SUMMARY_COLUMNS,
     rank_change_text,
-    rank_runs,
+    rank_summaries,
     swaps,
 )
 from s3kg_core.stats import normal_interval
@@ -75,8 +77,9 @@ def test_moving_alpha_reports_the_rank_change_and_the_swap():
 
 
 def test_an_unknown_metric_is_a_clear_error():
+    summary = pd.DataFrame(columns=list(SUMMARY_COLUMNS))
     with pytest.raises(ConfigError, match="rank by one of"):
-        rank_runs(components({1: ("a", HIGH, HIGH)}), 0.5, metric="s3kg")
+        rank_summaries(summary, summary, {}, metric="s3kg")
 
 
 def test_a_large_run_gets_the_normal_interval_which_matches_the_bootstrap_to_3_decimals():

@@ -481,3 +481,46 @@ def test_two_runs_that_share_a_display_name_stay_two_rows_of_the_cus_table(tmp_p
     table = cus_table(store)
     assert table["model"].tolist() == ["m", "m"]
     assert table["run_id"].tolist() == [1, 2] and table["n"].tolist() == [2, 2]
+
+
+# -- the CUS table's means are the leaderboard's, computed in DuckDB (issue 42) -----------------
+
+
+@pytest.fixture(scope="module")
+def answers_2000(tmp_path_factory):
+    """2,000 answers with components inserted directly (leaderboard_helpers.build_scored_store):
+    ``(store, signature)``; tests only read it."""
+    from leaderboard_helpers import build_scored_store
+
+    return build_scored_store(tmp_path_factory.mktemp("cus2000") / "big.duckdb", seed=3)
+
+
+@pytest.mark.parametrize("empty", ["zero", "drop"])
+@pytest.mark.parametrize("alpha", [None, 0.0, 0.6, 1.0])
+def test_the_cus_table_is_the_pandas_means_of_every_reblended_answer(answers_2000, alpha, empty):
+    """cus_report reads each run's means from the one SQL implementation
+    (leaderboard_queries.run_summaries); they are what the pandas groupby of reblend found
+    before, to 1e-12, with ``--empty drop`` leaving out the answers whose KG is empty."""
+    from leaderboard_helpers import RUN_SIZES
+
+    from s3kg_core.stages.results import cus_report, reblend
+    from s3kg_core.store import queries
+
+    store, signature = answers_2000
+    with store.connect() as con:
+        frame = reblend(queries.scored_components(con, signature), alpha)
+    if empty == "drop":
+        frame = frame[(frame["gold_status"] == "ok") & (frame["ctx_status"] == "ok")]
+    keys = ["dataset", "model", "temperature", "extractor", "run_id"]
+    want = frame.groupby(keys, sort=True).agg(
+        n=("item_id", "size"), gold_sim=("gold_sim", "mean"), ctx_sim=("ctx_sim", "mean"),
+        cus=("cus", "mean"),
+    ).reset_index()  # fmt: skip
+    report = cus_report(store, alpha=alpha, empty=empty)  # type: ignore[arg-type]
+    got = report.table
+    assert list(got.columns) == TABLE_COLUMNS and len(got) == len(RUN_SIZES)
+    assert got[[*keys, "n"]].values.tolist() == want[[*keys, "n"]].values.tolist()
+    assert got["unscored"].tolist() == [0] * len(RUN_SIZES)
+    for column in ("gold_sim", "ctx_sim", "cus"):
+        assert (got[column] - want[column]).abs().max() <= 1e-12
+    assert report.coverage.zero_kg == len(RUN_SIZES) - 1  # one empty KG per run of several

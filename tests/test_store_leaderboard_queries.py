@@ -10,15 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from leaderboard_helpers import rank_runs
+from leaderboard_helpers import run_summaries as pandas_summaries
 
 from dashboard.charts import score_histograms as pandas_histograms
 from s3kg_core.errors import ConfigError
-from s3kg_core.stages.leaderboard import (
-    SUMMARY_COLUMNS,
-    rank_runs,
-    rank_summaries,
-)
-from s3kg_core.stages.leaderboard import run_summaries as pandas_summaries
+from s3kg_core.stages.leaderboard import SUMMARY_COLUMNS, rank_summaries
 from s3kg_core.stages.results import reblend
 from s3kg_core.store import queries
 from s3kg_core.store.leaderboard_queries import run_summaries, run_values, score_histograms

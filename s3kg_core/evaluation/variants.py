@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..encoders.base import Encoder
+from ..scoring.result import blend
 from .metrics import DEFAULT_ALPHAS, auroc, max_f1
 from .pair_sets import PairSet
 from .pairs import choose_alpha
@@ -130,10 +131,10 @@ def candidates(rec: Components) -> dict[str, Candidate]:
     c = {k: np.asarray(v, dtype=np.float64) for k, v in rec.items() if k not in ("ids", "labels")}
 
     def emb(wl: Arr, sb: Arr) -> Candidate:  # paper/hybrid convention: alpha weights S_SBERT
-        return lambda a: (1 - a) * wl + a * sb
+        return lambda a: np.asarray(blend(wl, sb, a, "paper"), dtype=np.float64)
 
     def kgx(wl: Arr, sb: Arr) -> Candidate:  # kgx convention: alpha weights S_WL
-        return lambda a: a * wl + (1 - a) * sb
+        return lambda a: np.asarray(blend(wl, sb, a, "kgx"), dtype=np.float64)
 
     def mean(f: Candidate, r: Candidate) -> Candidate:
         return lambda a: (f(a) + r(a)) / 2

@@ -13,10 +13,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from ..errors import ConfigError
 from ..kg import Triple
 
-__all__ = ["DEFAULT_MODE", "MODES", "TEXT_MODES", "Mode", "ScoreResult", "blend", "check_alpha"]
+__all__ = [
+    "DEFAULT_MODE",
+    "MODES",
+    "TEXT_MODES",
+    "WL_MODES",
+    "Mode",
+    "ScoreResult",
+    "blend",
+    "check_alpha",
+]
 
 
 Mode = Literal["paper", "kgx", "hybrid", "text", "wwl", "ot"]
@@ -29,19 +40,32 @@ TEXT_MODES: tuple[Mode, ...] = ("text",)
 """Modes whose score uses the texts of the pair (callers must pass them)."""
 
 
+WL_MODES: tuple[Mode, ...] = ("kgx",)
+"""Modes whose alpha weights the WL side (the authors' code); the others weight the embedding
+side (the paper's equation)."""
+
+
 DEFAULT_MODE: Mode = "ot"
 """The project's default mode, chosen by evidence from two families (docs/scores.md, "Which mode
 is the default"): the BAMBOO meaning-graph benchmark (dev) and the nine labelled pair sets (mean
 test AUROC, alpha chosen on each set's dev pairs). ``hybrid`` was the default before it."""
 
 
-def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> Any:
-    """Blend the structural and embedding components into S3KG.
+def blend(s_wl: Any, s_sbert: Any, alpha: Any, mode: Any = DEFAULT_MODE) -> Any:
+    """Blend the structural and embedding components into S3KG: the one blend of the project.
 
     In every mode but ``kgx`` ``alpha`` weights the embedding side, as in the
     paper's equation: ``(1 - alpha) * s_wl + alpha * s_sbert``. In ``kgx`` mode it weights the
     WL side, as in the authors' released code: ``alpha * s_wl + (1 - alpha) * s_sbert``. Works
-    on floats and on NumPy arrays alike, so a whole run can be re-blended at once.
+    on floats and on NumPy arrays alike, so a whole run can be re-blended at once; ``alpha`` and
+    ``mode`` may be NumPy arrays too (one per row: stored scores of several modes, each at its
+    own alpha). In SQL: :func:`s3kg_core.store.blend_queries.blend_sql`, the same operations in the
+    same order (equal doubles).
+
+    Raises
+    ------
+    ConfigError
+        If an alpha is outside [0, 1] or a mode is not one of :data:`MODES`.
 
     Examples
     --------
@@ -53,13 +77,39 @@ def blend(s_wl: Any, s_sbert: Any, alpha: float, mode: Mode = DEFAULT_MODE) -> A
     0.2
     >>> blend(1.0, 0.0, 0.25, mode="hybrid")
     0.75
+    >>> blend(np.array([1.0, 1.0]), np.array([0.0, 0.0]), np.array([0.25, 0.5]),
+    ...       np.array(["paper", "kgx"])).tolist()
+    [0.75, 0.5]
     """
-    check_alpha(alpha)
-    if mode in ("paper", "hybrid", "text", "wwl", "ot"):
+    if not isinstance(alpha, np.ndarray):
+        check_alpha(alpha)
+    else:
+        alpha = alpha.astype(np.float64, copy=False)
+        outside = ~((alpha >= 0.0) & (alpha <= 1.0))  # NaN too
+        if outside.any():
+            raise ConfigError(f"alpha must be a number in [0, 1]; got {alpha[outside][0]!r}")
+    on_wl = _weights_wl(mode)
+    if isinstance(on_wl, bool):
+        if on_wl:
+            return alpha * s_wl + (1.0 - alpha) * s_sbert
         return (1.0 - alpha) * s_wl + alpha * s_sbert
-    if mode == "kgx":
-        return alpha * s_wl + (1.0 - alpha) * s_sbert
-    raise ConfigError(f"mode must be one of {MODES}; got {mode!r}")
+    wl, sbert = np.asarray(s_wl, dtype=np.float64), np.asarray(s_sbert, dtype=np.float64)
+    return np.where(on_wl, alpha * wl + (1.0 - alpha) * sbert, (1.0 - alpha) * wl + alpha * sbert)
+
+
+def _weights_wl(mode: Any) -> bool | np.ndarray:
+    """Whether alpha weights the WL side: for one mode, or per row of a NumPy array of modes."""
+    if not isinstance(mode, np.ndarray):
+        if mode not in MODES:
+            raise ConfigError(f"mode must be one of {MODES}; got {mode!r}")
+        return mode in WL_MODES
+    modes = set(mode.tolist())
+    unknown = modes - set(MODES)
+    if unknown:
+        raise ConfigError(f"mode must be one of {MODES}; got {sorted(map(repr, unknown))[0]}")
+    if len(modes) <= 1:  # one mode for every row (a signature's scores): one convention
+        return bool(modes & set(WL_MODES))
+    return np.isin(mode.astype(object, copy=False), WL_MODES)
 
 
 def check_alpha(alpha: float) -> None:

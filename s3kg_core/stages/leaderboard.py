@@ -15,7 +15,6 @@ places, so a move of alpha never re-sorts the table silently.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -24,7 +23,6 @@ import pandas as pd
 from ..errors import ConfigError
 from ..stats import mean_interval, normal_interval
 from .compare import SCORES
-from .results import reblend
 
 __all__ = [
     "LEADERBOARD_COLUMNS",
@@ -32,9 +30,7 @@ __all__ = [
     "REFERENCE_ALPHA",
     "SUMMARY_COLUMNS",
     "rank_change_text",
-    "rank_runs",
     "rank_summaries",
-    "run_summaries",
     "swaps",
 ]
 
@@ -62,12 +58,8 @@ LEADERBOARD_COLUMNS = (
     "reference_rank",
     "rank_change",
 )
-"""The columns of :func:`rank_runs`, in order (``model`` is the run's display name)."""
+"""The columns of :func:`rank_summaries`, in order (``model`` is the run's display name)."""
 
-_RUN_KEYS = ["run_id", "dataset", "model", "temperature", "extractor"]
-
-
-_COMPONENTS = ["mode", "alpha", "gold_s_wl", "gold_s_sbert", "ctx_s_wl", "ctx_s_sbert"]
 
 SUMMARY_COLUMNS = (
     "run_id",
@@ -79,40 +71,9 @@ SUMMARY_COLUMNS = (
     *SCORES,
     *(f"{score}_std" for score in SCORES),
 )
-"""The columns of a run summary (:func:`run_summaries`; in SQL
-:func:`s3kg_core.store.leaderboard_queries.run_summaries`): per run the answers scored, each
+"""The columns of a run summary (:func:`s3kg_core.store.leaderboard_queries.run_summaries`,
+computed in DuckDB where the scores are stored): per run the answers scored, each
 score's mean and its sample standard deviation (``ddof=1``; NaN for one answer)."""
-
-
-def run_summaries(frame: pd.DataFrame, alpha: float | None) -> pd.DataFrame:
-    """One row per run of ``frame`` at ``alpha``: answers, means and standard deviations.
-
-    ``frame`` holds stored components as :func:`rank_runs` takes them. Sums by
-    :func:`numpy.bincount` (a few milliseconds at 100,000 answers where a pandas groupby took
-    50). Columns :data:`SUMMARY_COLUMNS`, by run id.
-
-    Examples
-    --------
-    >>> f = pd.DataFrame({"run_id": [1, 1], "dataset": "d", "model": "m", "temperature": 0.0,
-    ...     "extractor": "x", "mode": "paper", "alpha": 0.5, "gold_s_wl": [1.0, 0.0],
-    ...     "gold_s_sbert": [1.0, 0.0], "ctx_s_wl": 1.0, "ctx_s_sbert": 1.0})
-    >>> run_summaries(f, 0.5)[["n", "gold_sim", "ctx_sim", "cus"]].values.tolist()
-    [[2.0, 0.5, 1.0, 0.5]]
-    """
-    runs, codes = np.unique(frame["run_id"].to_numpy(), return_inverse=True)
-    keys = frame.drop_duplicates("run_id")[_RUN_KEYS].set_index("run_id").loc[runs]
-    blended = reblend(frame[_COMPONENTS], alpha)  # blend only what the scores need
-    n = np.bincount(codes, minlength=len(runs))
-    out = keys.reset_index().assign(n=n)
-    for score in SCORES:
-        values = blended[score].to_numpy(dtype=float)
-        total = np.bincount(codes, weights=values, minlength=len(runs))
-        squares = np.bincount(codes, weights=values**2, minlength=len(runs))
-        mean = total / n
-        spread = np.maximum(0.0, squares - n * mean**2) / np.maximum(n - 1, 1)
-        out[score] = mean
-        out[f"{score}_std"] = np.where(n > 1, np.sqrt(spread), np.nan)
-    return out.loc[:, list(SUMMARY_COLUMNS)]
 
 
 def _ranks(means: pd.DataFrame, metric: str) -> pd.Series:
@@ -136,13 +97,19 @@ def rank_summaries(
     seed: int = 0,
     normal_from: int | None = NORMAL_FROM,
 ) -> pd.DataFrame:
-    """The leaderboard from run summaries: what :func:`rank_runs` returns, from fewer numbers.
+    """The leaderboard from run summaries: every run ranked by its mean ``metric`` in its dataset.
 
-    ``summary`` and ``reference`` are :func:`run_summaries` frames (one run per row) at the
+    ``summary`` and ``reference`` are
+    :func:`~s3kg_core.store.leaderboard_queries.run_summaries` frames (one run per row) at the
     alpha shown and at the reference alpha; ``values`` maps each run below ``normal_from``
     answers (every run when ``None``) to its values of ``metric``, in item order, for its
     bootstrap interval. The Overview builds both summaries with one ``GROUP BY`` each in DuckDB
-    and reads the values of small runs only. Columns :data:`LEADERBOARD_COLUMNS`.
+    and reads the values of small runs only. Columns :data:`LEADERBOARD_COLUMNS`: ``low``/``high``
+    the interval of ``metric``'s mean (:func:`~s3kg_core.stats.mean_interval`; :func:`~s3kg_core.stats.normal_interval` for a run
+    of ``normal_from`` answers or more, ``None``: never), ``tied`` whether the run's interval
+    overlaps its dataset leader's (the leader itself: ``False``), ``reference_rank`` the rank
+    in ``reference`` and ``rank_change`` how many places the run rose since (negative: fell).
+    Sorted by dataset, rank, run id: the order to show and to download.
 
     Raises
     ------
@@ -183,71 +150,6 @@ def rank_summaries(
     return means.reset_index(drop=True).loc[:, list(LEADERBOARD_COLUMNS)]
 
 
-def rank_runs(
-    frame: pd.DataFrame,
-    alpha: float,
-    *,
-    metric: str = "cus",
-    reference_alpha: float = REFERENCE_ALPHA,
-    confidence: float = 0.95,
-    resamples: int = 1999,
-    seed: int = 0,
-    normal_from: int | None = NORMAL_FROM,
-) -> pd.DataFrame:
-    """Every run ranked by its mean ``metric`` at ``alpha`` within its dataset.
-
-    ``frame`` holds the stored components of each scored answer (``run_id, dataset, model,
-    temperature, extractor, item_id`` and what :func:`~s3kg_core.stages.results.reblend`
-    needs). Columns :data:`LEADERBOARD_COLUMNS`: ``low``/``high`` the bootstrap interval of
-    ``metric``'s mean (:func:`~s3kg_core.stats.mean_interval`;
-    :func:`~s3kg_core.stats.normal_interval` for a run of
-    ``normal_from`` answers or more, ``None``: never), ``tied`` whether the run's interval
-    overlaps its dataset leader's (the leader itself: ``False``), ``reference_rank`` the rank at
-    ``reference_alpha`` and ``rank_change`` how many places it rose since (negative: fell).
-    Sorted by dataset, rank, run id: the order to show and to download. The ranking itself is
-    :func:`rank_summaries` (which the Overview feeds from DuckDB).
-
-    Raises
-    ------
-    ConfigError
-        If ``metric`` is not one of GoldSim, CtxSim, CUS (``gold_sim``, ``ctx_sim``, ``cus``).
-
-    Examples
-    --------
-    >>> f = pd.DataFrame({"run_id": [1, 1, 2, 2, 3], "dataset": ["d", "d", "d", "d", "e"],
-    ...     "model": ["m"] * 5, "temperature": [0.0] * 5, "extractor": ["x"] * 5,
-    ...     "item_id": [1, 2, 1, 2, 1], "mode": ["paper"] * 5, "alpha": [0.5] * 5,
-    ...     "gold_s_wl": [1.0, 1.0, 0.2, 0.2, 0.5], "gold_s_sbert": [0.0, 0.0, 0.6, 0.6, 0.5],
-    ...     "ctx_s_wl": [1.0, 1.0, 0.2, 0.2, 0.5], "ctx_s_sbert": [0.0, 0.0, 0.6, 0.6, 0.5]})
-    >>> board = rank_runs(f, 0.9)
-    >>> board[["dataset", "rank", "run_id", "reference_rank", "rank_change"]].values.tolist()
-    [['d', 1, 2, 2, 1], ['d', 2, 1, 1, -1], ['e', 1, 3, 1, 0]]
-    """
-    if metric not in SCORES:
-        raise ConfigError(f"rank by one of {', '.join(SCORES)}; got {metric!r}")
-    if frame.empty:
-        return pd.DataFrame(columns=list(LEADERBOARD_COLUMNS))
-    summary = run_summaries(frame, alpha)
-    small = summary.loc[
-        summary["n"] < (normal_from if normal_from is not None else math.inf), "run_id"
-    ]
-    blended = reblend(frame.loc[frame["run_id"].isin(small), ["run_id", *_COMPONENTS]], alpha)
-    values = {
-        int(run): group[metric].to_numpy(dtype=float)
-        for run, group in blended.groupby("run_id", sort=False)
-    }
-    return rank_summaries(
-        summary,
-        run_summaries(frame, reference_alpha),
-        values,
-        metric=metric,
-        confidence=confidence,
-        resamples=resamples,
-        seed=seed,
-        normal_from=normal_from,
-    )
-
-
 def rank_change_text(change: int) -> str:
     """A rank change as a reader sees it: ``▲2`` (rose two places), ``▼1``, ``=``.
 
@@ -266,7 +168,7 @@ def rank_change_text(change: int) -> str:
 def swaps(board: pd.DataFrame) -> list[tuple[str, int, int]]:
     """The pairs of runs of one dataset whose order differs from the reference alpha's.
 
-    ``board`` is :func:`rank_runs`'s frame; each pair is ``(dataset, above, below)``: run
+    ``board`` is :func:`rank_summaries`' frame; each pair is ``(dataset, above, below)``: run
     ``above`` now ranks above run ``below``, which ranked above it at the reference alpha.
 
     Examples

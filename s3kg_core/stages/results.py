@@ -25,10 +25,11 @@ from ..encoders.backend import backend_of_name, with_backend
 from ..encoders.registry import PACKAGED_ENCODERS
 from ..errors import ConfigError, InputFormatError
 from ..kg import SOURCES
-from ..scoring.result import TEXT_MODES
+from ..scoring.cus import harmonic_mean
+from ..scoring.result import TEXT_MODES, blend
 from ..scoring.signature import Signature
 from ..scoring.tau import TauResult
-from ..store import export_queries, queries
+from ..store import export_queries, leaderboard_queries, queries
 from ..store.connection import open_duckdb
 from ..store.store import Store
 from ..tables import csv_safe_frame
@@ -217,8 +218,15 @@ def reblend(frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
     """Set ``gold_sim``, ``ctx_sim`` and ``cus`` of stored components at ``alpha``.
 
     ``frame`` needs the columns ``mode``, ``alpha``, ``gold_s_wl``, ``gold_s_sbert``,
-    ``ctx_s_wl`` and ``ctx_s_sbert``; ``alpha=None`` keeps each row's stored alpha. Vectorised:
-    ten thousand answers take a few milliseconds, so a dashboard slider can call it on every move.
+    ``ctx_s_wl`` and ``ctx_s_sbert``; ``alpha=None`` keeps each row's stored alpha. The scores
+    are :func:`~s3kg_core.scoring.result.blend` and :func:`~s3kg_core.scoring.cus.harmonic_mean`
+    (in SQL: :data:`~s3kg_core.store.blend_queries.BLENDED`). Vectorised: ten thousand answers
+    take a few milliseconds, so a dashboard slider can call it on every move.
+
+    Raises
+    ------
+    ConfigError
+        If an alpha is outside [0, 1] or a row's mode is unknown.
 
     Examples
     --------
@@ -228,24 +236,15 @@ def reblend(frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
     [[0.75, 0.0, 0.0]]
     """
     frame = frame.copy()
-    a = frame["alpha"] if alpha is None else pd.Series(float(alpha), index=frame.index)
-    # paper and hybrid: alpha weights the embedding side; kgx: the WL side (types.blend)
-    embedding_side = frame["mode"] != "kgx"
-    frame["gold_sim"] = _blend_rows(frame["gold_s_wl"], frame["gold_s_sbert"], a, embedding_side)
-    frame["ctx_sim"] = _blend_rows(frame["ctx_s_wl"], frame["ctx_s_sbert"], a, embedding_side)
-    total = frame["gold_sim"] + frame["ctx_sim"]
-    frame["cus"] = (2 * frame["gold_sim"] * frame["ctx_sim"] / total.where(total > 0, 1.0)).where(
-        total > 0, 0.0
-    )
+    a = frame["alpha"].to_numpy(dtype=float) if alpha is None else float(alpha)
+    kinds = frame["mode"].unique()  # a signature's scores share one mode: blend it as one
+    modes = str(kinds[0]) if len(kinds) == 1 else frame["mode"].to_numpy()
+    for side in ("gold", "ctx"):
+        wl = frame[f"{side}_s_wl"].to_numpy(dtype=float)
+        sbert = frame[f"{side}_s_sbert"].to_numpy(dtype=float)
+        frame[f"{side}_sim"] = blend(wl, sbert, a, modes)
+    frame["cus"] = harmonic_mean(frame["gold_sim"].to_numpy(), frame["ctx_sim"].to_numpy())
     return frame
-
-
-def _blend_rows(
-    wl: pd.Series, sbert: pd.Series, alpha: pd.Series, embedding_side: pd.Series
-) -> pd.Series:
-    return ((1 - alpha) * wl + alpha * sbert).where(
-        embedding_side, alpha * wl + (1 - alpha) * sbert
-    )
 
 
 def unscored_reasons(statuses: pd.DataFrame) -> pd.Series:
@@ -465,8 +464,10 @@ def cus_report(
     and count in ``n``; with ``empty="drop"`` they are left out of the means and of ``n`` (what
     the authors' released QA scripts do: their score is ``None``), and counted in
     :attr:`ScoreCoverage.zero_kg` all the same. Answers without a score count in ``unscored``,
-    by reason in :attr:`CUSReport.coverage`. One connection reads the scores and the answers,
-    so the counts agree even while ``s3kg score`` writes.
+    by reason in :attr:`CUSReport.coverage`. The means are the Overview's leaderboard's
+    (:func:`s3kg_core.store.leaderboard_queries.run_summaries`, computed in DuckDB). One
+    connection reads the scores and the answers, so the counts agree even while ``s3kg score``
+    writes.
 
     Raises
     ------
@@ -486,23 +487,20 @@ def cus_report(
     if resolved is None:
         raise ConfigError(f"no scores in {store.path}: run `s3kg score --db {store.path}`")
     with store.connect() as con:
-        components = queries.scored_components(con, resolved)
+        summaries = leaderboard_queries.run_summaries(
+            con, resolved, alpha, drop_empty=empty == "drop"
+        )
+        components = queries.scored_components(con, resolved)  # for the coverage's counts
         statuses = queries.answer_statuses(con, resolved)
-    frame = reblend(components, alpha)
     keys = ["dataset", "model", "temperature", "extractor", "run_id"]
-    kept = frame[_both_ok(frame)] if empty == "drop" else frame
-    means = kept.groupby(keys, sort=True).agg(
-        n=("item_id", "size"),
-        gold_sim=("gold_sim", "mean"),
-        ctx_sim=("ctx_sim", "mean"),
-        cus=("cus", "mean"),
-    )
+    means = summaries.loc[:, [*keys, "n", "gold_sim", "ctx_sim", "cus"]]
     unscored = (~statuses["scored"].astype(bool)).groupby([statuses[k] for k in keys]).sum()
-    table = means.join(unscored.rename("unscored"), how="outer").sort_index().reset_index()
+    table = means.merge(unscored.rename("unscored").reset_index(), on=keys, how="outer")
+    table = table.sort_values(keys).reset_index(drop=True)
     for column in ("n", "unscored"):
         table[column] = table[column].fillna(0).astype(int)
     return CUSReport(
-        resolved, alpha, table[TABLE_COLUMNS], _coverage(statuses, frame, resolved), empty
+        resolved, alpha, table[TABLE_COLUMNS], _coverage(statuses, components, resolved), empty
     )
 
 

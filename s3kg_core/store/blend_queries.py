@@ -1,9 +1,15 @@
-"""Stored score components blended at an alpha in SQL: what ``reblend`` computes, in DuckDB.
+"""Stored score components blended at an alpha in SQL: the blend and CUS, written once.
 
-One ``WITH`` clause that pages and queries begin with (the Failure analysis's lowest share, the
-Run comparison's pair of runs), so the formula is written once. Its ``c`` holds every score of
-a signature with ``gold_sim``, ``ctx_sim`` and ``cus`` at the alpha; a query filters it (by
-run: DuckDB pushes the filter down to the scan) and selects from it.
+:func:`blend_sql` and :func:`harmonic_mean_sql` give the SQL text of
+:func:`s3kg_core.scoring.result.blend` and :func:`s3kg_core.scoring.cus.harmonic_mean` for
+given column expressions: the same operations in the same order, so DuckDB's doubles are
+Python's (tests/test_store_blend_queries.py checks it on random values and edge cases). Every
+query that blends uses them: :data:`BLENDED`, the ``WITH`` clause that the leaderboard, the
+Failure analysis's lowest share and the Run comparison's pair of runs begin with, and the
+search's score filter and question pages (:mod:`~s3kg_core.store.search_queries`).
+:data:`BLENDED`'s ``c`` holds every score of a signature with ``gold_sim``, ``ctx_sim`` and
+``cus`` at the alpha; a query filters it (by run: DuckDB pushes the filter down to the scan)
+and selects from it.
 
 Examples
 --------
@@ -17,32 +23,65 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["BLENDED"]
+from ..scoring.result import WL_MODES
 
-# reblend() in SQL, the same operations in the same order (bit-identical doubles): paper and
-# hybrid modes weight the embedding side by alpha, kgx the WL side
-BLENDED = """
+__all__ = ["BLENDED", "blend_sql", "harmonic_mean_sql"]
+
+
+def blend_sql(s_wl: str, s_sbert: str, alpha: str, mode: str) -> str:
+    """SQL of :func:`~s3kg_core.scoring.result.blend` of the given SQL expressions.
+
+    ``mode`` is an expression of a mode's name: the modes of
+    :data:`~s3kg_core.scoring.result.WL_MODES` (``kgx``) weight the WL side by alpha, every
+    other mode the embedding side. The arguments are SQL written by the caller (column names,
+    a parameter's ``CAST(? AS DOUBLE)``), never user text.
+
+    Examples
+    --------
+    >>> blend_sql("wl", "sb", "a", "m")
+    "(CASE WHEN m IN ('kgx') THEN a * wl + (1 - a) * sb ELSE (1 - a) * wl + a * sb END)"
+    """
+    modes = ", ".join(f"'{m}'" for m in WL_MODES)
+    return (
+        f"(CASE WHEN {mode} IN ({modes}) THEN {alpha} * {s_wl} + (1 - {alpha}) * {s_sbert} "
+        f"ELSE (1 - {alpha}) * {s_wl} + {alpha} * {s_sbert} END)"
+    )
+
+
+def harmonic_mean_sql(a: str, b: str) -> str:
+    """SQL of :func:`~s3kg_core.scoring.cus.harmonic_mean` of two SQL expressions (CUS).
+
+    0 where their sum is not positive (both 0), NULL or NaN, as in NumPy, where ``NaN > 0`` is
+    false (in DuckDB NaN is above every number). The arguments are SQL written by the caller.
+
+    Examples
+    --------
+    >>> harmonic_mean_sql("g", "c")
+    '(CASE WHEN g + c > 0 AND NOT isnan(g + c) THEN 2 * g * c / (g + c) ELSE 0.0 END)'
+    """
+    total = f"{a} + {b}"
+    return (
+        f"(CASE WHEN {total} > 0 AND NOT isnan({total}) THEN 2 * {a} * {b} / ({total}) "
+        "ELSE 0.0 END)"
+    )
+
+
+BLENDED = f"""
 WITH s AS (
     SELECT s.run_id, s.item_id, d.name AS dataset, coalesce(r.name, r.model) AS model,
-           r.temperature, r.extractor, s.mode <> 'kgx' AS emb,
-           coalesce(CAST(? AS DOUBLE), s.alpha) AS a,
-           s.gold_s_wl, s.gold_s_sbert, s.ctx_s_wl, s.ctx_s_sbert
+           r.temperature, r.extractor, s.mode, coalesce(CAST(? AS DOUBLE), s.alpha) AS a,
+           s.gold_s_wl, s.gold_s_sbert, s.gold_status, s.ctx_s_wl, s.ctx_s_sbert, s.ctx_status
     FROM scores s JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id)
     WHERE s.signature = ?),
 b AS (
-    SELECT *,
-        CASE WHEN emb THEN (1 - a) * gold_s_wl + a * gold_s_sbert
-             ELSE a * gold_s_wl + (1 - a) * gold_s_sbert END AS gold_sim,
-        CASE WHEN emb THEN (1 - a) * ctx_s_wl + a * ctx_s_sbert
-             ELSE a * ctx_s_wl + (1 - a) * ctx_s_sbert END AS ctx_sim
+    SELECT *, {blend_sql("gold_s_wl", "gold_s_sbert", "a", "mode")} AS gold_sim,
+        {blend_sql("ctx_s_wl", "ctx_s_sbert", "a", "mode")} AS ctx_sim
     FROM s),
-c AS (
-    SELECT *, CASE WHEN gold_sim + ctx_sim > 0
-                   THEN 2 * gold_sim * ctx_sim / (gold_sim + ctx_sim) ELSE 0.0 END AS cus
-    FROM b)
+c AS (SELECT *, {harmonic_mean_sql("gold_sim", "ctx_sim")} AS cus FROM b)
 """
 """The ``WITH s, b, c`` clause; ``c``: ``run_id, item_id, dataset, model, temperature,
-extractor, gold_sim, ctx_sim, cus`` (and the components) of every score of a signature.
+extractor, gold_sim, ctx_sim, cus``, the components, ``mode``, the alpha ``a`` and the
+statuses (``gold_status``, ``ctx_status``) of every score of a signature.
 
 Its two parameters come first: the alpha (``None``: each score's stored alpha), then the
 signature. ``model`` is the run's display name."""

@@ -1,9 +1,10 @@
 """The leaderboard's SQL: per-run means and spreads at an alpha, one ``GROUP BY`` in DuckDB.
 
-:func:`run_summaries` is :func:`s3kg_core.stages.leaderboard.run_summaries` computed where the
-scores are stored (:data:`~s3kg_core.store.blend_queries.BLENDED` blends them at the alpha), so
-ranking 100,000 answers reads one row per run; :func:`run_values` reads the values of the few
-runs too small for the normal interval (their bootstrap needs them). Both feed
+:func:`run_summaries` computes each run's means where the scores are stored
+(:data:`~s3kg_core.store.blend_queries.BLENDED` blends them at the alpha), so ranking 100,000
+answers reads one row per run, for the Overview's leaderboard and ``s3kg cus`` alike;
+:func:`run_values` reads the values of the few runs too small for the normal interval (their
+bootstrap needs them). Both feed
 :func:`s3kg_core.stages.leaderboard.rank_summaries`. :func:`score_histograms` counts each run's
 answers in bins of a score for the Overview's Distributions chart (a few hundred numbers,
 never a row per answer). Functions take an open connection, as
@@ -51,14 +52,21 @@ _SCORES = ("gold_sim", "ctx_sim", "cus")
 
 
 def run_summaries(
-    con: duckdb.DuckDBPyConnection, signature: str, alpha: float | None
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    alpha: float | None,
+    *,
+    drop_empty: bool = False,
 ) -> pd.DataFrame:
     """One row per run scored under ``signature``: answers, each score's mean and spread.
 
     The columns of :data:`s3kg_core.stages.leaderboard.SUMMARY_COLUMNS` (``n``, the mean
     ``gold_sim``, ``ctx_sim``, ``cus`` at ``alpha`` and their sample standard deviations
-    ``*_std``), by run id: what ``run_summaries`` computes from the components in pandas, to
-    the last bits of a sum (DuckDB adds in its own order).
+    ``*_std``), by run id. The one per-run mean of the project: the Overview's leaderboard and
+    ``s3kg cus`` (:func:`s3kg_core.stages.results.cus_report`) both read it. ``alpha=None``:
+    each score's stored alpha. ``drop_empty`` leaves out the scores whose gold or context
+    comparison is not ``ok`` (a KG empty or unparseable: ``s3kg cus --empty drop``); a run
+    left with none has no row.
 
     Raises
     ------
@@ -68,10 +76,11 @@ def run_summaries(
     if alpha is not None:
         check_alpha(alpha)
     means = ", ".join(f"avg({s}) AS {s}, stddev_samp({s}) AS {s}_std" for s in _SCORES)
+    kept = "WHERE gold_status = 'ok' AND ctx_status = 'ok' " if drop_empty else ""
     frame = con.execute(
         f"{BLENDED} SELECT run_id, any_value(dataset) AS dataset, any_value(model) AS model, "
         "any_value(temperature) AS temperature, any_value(extractor) AS extractor, "
-        f"count(*) AS n, {means} FROM c GROUP BY run_id ORDER BY run_id",
+        f"count(*) AS n, {means} FROM c {kept}GROUP BY run_id ORDER BY run_id",
         [alpha, signature],
     ).df()
     order = ["run_id", "dataset", "model", "temperature", "extractor", "n"]

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..scoring.result import check_alpha
+from .blend_queries import blend_sql, harmonic_mean_sql
 
 __all__ = [
     "PAGE_COLUMNS",
@@ -98,16 +99,9 @@ SCORE_FILTERS = ("cus", "gold_sim")
 """The scores a search can bound: CUS and GoldSim (S3KG of the answer KG against the gold)."""
 
 
-def _blended(side: str) -> str:
-    """SQL of one side's S3KG at alpha ``$alpha``, as ``blend`` computes it.
-
-    Alpha weights the embedding side, the WL side in ``kgx`` mode
-    (:func:`s3kg_core.scoring.result.blend`).
-    """
-    return (
-        f"(CASE WHEN s.mode = 'kgx' THEN $alpha * s.{side}_s_wl + (1 - $alpha) * s.{side}_s_sbert "
-        f"ELSE (1 - $alpha) * s.{side}_s_wl + $alpha * s.{side}_s_sbert END)"
-    )
+def _blended(side: str, alpha: str) -> str:
+    """SQL of one side's S3KG of score ``s`` at alpha ``alpha`` (:func:`blend_sql`)."""
+    return blend_sql(f"s.{side}_s_wl", f"s.{side}_s_sbert", alpha, "s.mode")
 
 
 @dataclass(frozen=True)
@@ -131,28 +125,16 @@ class ScoreRange:
         if self.score not in SCORE_FILTERS:
             raise ConfigError(f"score must be one of {SCORE_FILTERS}; got {self.score!r}")
         check_alpha(self.alpha)
-        gold, ctx = _blended("gold"), _blended("ctx")
-        value = (
-            gold
-            if self.score == "gold_sim"
-            else (
-                f"(CASE WHEN {gold} + {ctx} > 0 THEN 2 * {gold} * {ctx} / ({gold} + {ctx}) "
-                "ELSE 0 END)"
-            )
+        value = "gold_sim" if self.score == "gold_sim" else harmonic_mean_sql("gold_sim", "ctx_sim")
+        blended = (
+            f"SELECT {_blended('gold', 'p.alpha')} AS gold_sim, "
+            f"{_blended('ctx', 'p.alpha')} AS ctx_sim "
+            "FROM (SELECT CAST(? AS DOUBLE) AS alpha) p, scores s "
+            "WHERE s.run_id = a.run_id AND s.item_id = a.item_id AND s.signature = ?"
         )
-        value = value.replace("$alpha", "CAST(? AS DOUBLE)")
-        sql = (
-            "EXISTS (SELECT 1 FROM scores s WHERE s.run_id = a.run_id AND s.item_id = a.item_id "
-            f"AND s.signature = ? AND {value} BETWEEN ? AND ?)"
-        )
-        n_alpha = value.count("?")
+        sql = f"EXISTS (SELECT 1 FROM ({blended}) WHERE {value} BETWEEN ? AND ?)"
         eps = 1e-9
-        return sql, [
-            self.signature,
-            *[float(self.alpha)] * n_alpha,
-            self.low - eps,
-            self.high + eps,
-        ]
+        return sql, [float(self.alpha), self.signature, self.low - eps, self.high + eps]
 
 
 def like_pattern(word: str) -> str:
@@ -381,15 +363,13 @@ def _matches(
         where.append("(i.ext_id ILIKE ? ESCAPE '\\' OR i.question ILIKE ? ESCAPE '\\')")
         params += [like_pattern(word)] * 2
     check_alpha(alpha)
-    gold, ctx = (_blended(side).replace("$alpha", "CAST(? AS DOUBLE)") for side in ("gold", "ctx"))
     sql = (
-        f"WITH blended AS (SELECT s.item_id, i.ext_id, i.question, "
-        f"{gold} AS gold_sim, {ctx} AS ctx_sim "
-        "FROM scores s JOIN items i USING (item_id) "
+        "WITH p AS (SELECT CAST(? AS DOUBLE) AS alpha), "
+        f"blended AS (SELECT s.item_id, i.ext_id, i.question, {_blended('gold', 'p.alpha')} "
+        f"AS gold_sim, {_blended('ctx', 'p.alpha')} AS ctx_sim "
+        "FROM p, scores s JOIN items i USING (item_id) "
         f"WHERE {' AND '.join(where)}), "
-        "scored AS (SELECT *, CASE WHEN gold_sim + ctx_sim > 0 "
-        "THEN 2 * gold_sim * ctx_sim / (gold_sim + ctx_sim) ELSE 0 END AS cus FROM blended), "
+        f"scored AS (SELECT *, {harmonic_mean_sql('gold_sim', 'ctx_sim')} AS cus FROM blended), "
         "matches AS (SELECT * FROM scored WHERE cus BETWEEN ? AND ?)"
     )
-    alphas = [float(alpha)] * (gold.count("?") + ctx.count("?"))
-    return sql, alphas + params + [float(low) - 1e-9, float(high) + 1e-9]
+    return sql, [float(alpha), *params, float(low) - 1e-9, float(high) + 1e-9]
