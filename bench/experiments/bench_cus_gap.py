@@ -33,7 +33,7 @@ closest to the paper's (max absolute difference), where the paper gives them.
 
 Usage::
 
-    python bench/experiments/bench_cus_gap.py [--encoders minilm,mpnet] [--runs PATTERN,...]
+    python -m bench.experiments.bench_cus_gap [--encoders minilm,mpnet] [--runs PATTERN,...]
         [--components FILE.json] [--cache-dir DIR] [--json OUT]
 
 ``--components`` keeps the per-answer components (resumed per run and encoder).

@@ -43,7 +43,7 @@ intervals (``--bootstrap`` resamples, stratified, seed 0) against the best basel
 
 Usage::
 
-    python bench/experiments/bench_evidence.py --encoder minilm|mpnet --components FILE.json
+    python -m bench.experiments.bench_evidence --encoder minilm|mpnet --components FILE.json
         [--cache FILE.npz] [--sets a,b] [--no-score] [--bootstrap N] [--json OUT]
 
 ``--components`` is written after each set and resumed; ``--cache`` keeps the embedding cache on

@@ -7,7 +7,7 @@ match statistics alone (the six of head ``alignment-1``) against the match stati
 order ones, and each order statistic added alone. Printed: held-out AUROC overall, the AUROC of
 the positives against each negative kind alone, and the accuracy at 0.5 on each kind.
 
-    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/experiments/bench_order_features.py
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m bench.experiments.bench_order_features
         --pairs-file PAIRS.jsonl [--n 2400] [--model minilm|DIR] [--max-length 160]
         [--cache FEATURES.npz]
 """

@@ -13,7 +13,7 @@ Also printed: the training time from the model's manifest, and ten examples each
 extraction misses and checker errors for the trained checker
 (:func:`s3kg_core.evaluation.grapheval.failure_examples`).
 
-    nice -n 10 .venv/bin/python bench/experiments/bench_trained_checker.py [--limit N]
+    nice -n 10 .venv/bin/python -m bench.experiments.bench_trained_checker [--limit N]
         [--limit-summeval 400] [--dev-limit 120] [--checker-backend auto|torch|onnx]
         [--datasets summeval,qags_c,qags_x] [--checkers support,trained] [--out bench/out/tc.json]
 
@@ -23,7 +23,7 @@ export-checker``) in one run.
 
 The int8 ONNX check (bench/README.md, "int8 ONNX trained checker on the test articles"):
 
-    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/experiments/bench_trained_checker.py
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m bench.experiments.bench_trained_checker
         --checkers trained-torch,trained-onnx --limit-summeval 150 --dev-limit 40
         --trained-model DIR --export --out bench/out/tc_onnx.json
 

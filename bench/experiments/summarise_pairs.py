@@ -11,7 +11,7 @@ says what produced the input when the input does not.
 
 Usage::
 
-    python bench/experiments/summarise_pairs.py bench/out/bench_minilm_devtest.json [--markdown]
+    python -m bench.experiments.summarise_pairs bench/out/bench_minilm_devtest.json [--markdown]
         [--evidence evidence/pairs_minilm.json --command "s3kg bench pairs ..."]
 """
 
@@ -25,10 +25,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+from bench._common import machine, write_evidence
 
-from bench.evidence_io import machine, write_evidence  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 KEPT = ("auroc", "f1", "auroc_ci", "f1_ci", "alpha", "threshold")
 """The figures of a method the evidence file keeps (no per-pair data, no sweeps)."""

@@ -11,7 +11,7 @@ pairs/s, and the synthetic held-out metrics
 (:func:`s3kg_core.checker_training.training.evaluate_pairs`) plus the largest difference in
 P(supported) against torch.
 
-    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/speed/bench_checker_onnx.py
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m bench.speed.bench_checker_onnx
         --model ~/.cache/s3kg/checkers/trained-minilm-order --pairs-file PAIRS.jsonl [--n 600]
 """
 

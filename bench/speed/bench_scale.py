@@ -19,14 +19,14 @@ interleaved): ``import s3kg-release``, ``score --encoder minilm-static``, ``tau`
 
 Usage::
 
-    python bench/speed/bench_scale.py --sizes 2000,20000
-    python bench/speed/bench_scale.py --sizes 20000 --checkouts /tmp/before,.
-    python bench/speed/bench_scale.py --sizes 100000 --json bench/out/scale.json
-    python bench/speed/bench_scale.py --sizes 20000,100000 --evidence evidence/scale_cli.json
+    python -m bench.speed.bench_scale --sizes 2000,20000
+    python -m bench.speed.bench_scale --sizes 20000 --checkouts /tmp/before,.
+    python -m bench.speed.bench_scale --sizes 100000 --json bench/out/scale.json
+    python -m bench.speed.bench_scale --sizes 20000,100000 --evidence evidence/scale_cli.json
 
 ``--evidence`` adds each size's figures (wall seconds and peak memory of every stage, the
 database's size, date, commit, load average) to an evidence file, which
-``bench/docviews/speed.py`` renders as one row per size in ``bench/README.md``.
+``docsgen/speed.py`` renders as one row per size in ``bench/README.md``.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from bench._common import add_data_dir, git_commit, update_evidence
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "bench" / "out" / "scale"
@@ -183,7 +185,7 @@ def main() -> None:
     parser.add_argument("--checkouts", default=".", help="Comma-separated repository folders.")
     parser.add_argument("--stages", default=",".join(STAGES))
     parser.add_argument("--timeout", type=float, default=1800.0)
-    parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    add_data_dir(parser, "s3kg_release/qa")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
         "--evidence", type=Path, default=None,
@@ -242,9 +244,6 @@ def add_to_evidence(
     path: Path, results: dict[str, Any], checkout: Path, load_before: tuple[float, ...]
 ) -> None:
     """Write each size's stage figures of ``checkout`` to ``path`` as ``sizes[N]``."""
-    sys.path.insert(0, str(REPO))
-    from bench.evidence_io import git_commit, update_evidence
-
     for n, by_code in results.items():
         entry = {
             **by_code[str(checkout)],
