@@ -61,7 +61,6 @@ from s3kg_core.scoring.result import ScoreResult, blend
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 from s3kg_core.scoring.tau import TRIPLE_THRESHOLD, TripletAnalyzer
 
-
 ALPHAS = tuple(round(0.1 * k, 1) for k in range(11))
 
 

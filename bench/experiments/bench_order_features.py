@@ -26,6 +26,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from bench._common import md_table
 from s3kg_core.checker_training.synthetic import (
     SyntheticPair,
     generate_pairs,
@@ -109,8 +110,7 @@ def main() -> None:
     if tuple(FEATURES) not in sets.values():
         sets["FEATURES (this head)"] = tuple(FEATURES)
     head = ["set", "AUROC", *(f"{k} AUROC/acc" for k in neg_kinds)]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
+    body = []
     for name, feats in sets.items():
         x = np.stack([table[f] for f in feats], 1)
         clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0))
@@ -124,7 +124,8 @@ def main() -> None:
             auc = auroc(s[sel], yt[sel]) if (kt == k).any() else float("nan")
             acc = float((s[kt == k] <= 0.5).mean()) if (kt == k).any() else float("nan")
             cells.append(f"{auc:.3f}/{acc:.2f} (n={int((kt == k).sum())})")
-        print("| " + " | ".join(cells) + " |")
+        body.append(cells)
+    print(md_table(head, body))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench._common import machine, write_evidence
+from bench._common import machine, md_table, text_table, write_evidence
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -155,14 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     protocol = results[0].get("protocol", "same")
     print(f"AUROC (max-F1), encoder {results[0]['encoder']}, protocol {protocol}")
     if args.markdown:
-        print("| set | " + " | ".join(methods) + " |")
-        print("|---|" + "---|" * len(methods))
-        for name, cells in rows:
-            print(f"| {name} | " + " | ".join(cells) + " |")
+        print(md_table(["set", *methods], [[name, *cells] for name, cells in rows]))
     else:
-        print(f"{'set':<22}" + "".join(f"{m:>15}" for m in methods))
-        for name, cells in rows:
-            print(f"{name:<22}" + "".join(f"{c:>15}" for c in cells))
+        right = range(1, len(methods) + 1)
+        print(text_table(["set", *methods], [[name, *cells] for name, cells in rows], right))
     if args.evidence is not None:
         write(args.evidence, args.json, content, results, args.command)
         print(f"evidence written to {args.evidence}")

@@ -59,7 +59,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench._common import bench_environment, load_average, write_figures
+from bench._common import bench_environment, load_average, text_table, write_figures
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.s3kg import S3KGConfig
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
@@ -393,16 +393,6 @@ def overview_pages(browser: Any, url: str, visits: int) -> list[float]:
 # --- report --------------------------------------------------------------------------------
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table."""
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
-    line = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(
-        [line.format(*headers), line.format(*("-" * w for w in widths))]
-        + [line.format(*r) for r in rows]
-    )
-
-
 def report(figures: dict[str, Any]) -> str:
     """The printed summary."""
     db, rb, gr, br = figures["db"], figures["reblend"], figures["graphs"], figures["browser"]
@@ -456,7 +446,7 @@ def report(figures: dict[str, Any]) -> str:
         f"{db['seconds_score_graph_item']:.1f} s (MiniLM scoring of the graph item)",
         "",
     ]
-    return "\n".join([*head, table(["part", "figure", "value"], rows)])
+    return "\n".join([*head, text_table(["part", "figure", "value"], rows)])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from bench._common import load_average, print_load
+from bench._common import load_average, md_table, print_load
 from s3kg_core.config import default_data_dir
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
@@ -179,23 +179,30 @@ def cli_all(
         f"start-up and load included, best of {reps} interleaved rounds; "
         f"load average {load_average()}"
     )
-    print("| encoder / backend | seconds (best) | rounds | pairs/s | vs torch | max S3KG diff |")
-    print("|---|---|---|---|---|---|")
+    head = ["encoder / backend", "seconds (best)", "rounds", "pairs/s", "vs torch", "max S3KG diff"]
+    body = []
     table: dict[str, Any] = {"pairs": n, "threads": threads, "rounds": reps, "runs": {}}
     for b in names:
         diff = max(abs(scores[b][k] - scores[base][k]) for k in scores[base])
         same_space = b != "minilm-static"
         cell = f"{diff:.1e}" if same_space else "(other space)"
         rounds = " / ".join(f"{w:.1f}" for w in walls[b])
-        print(
-            f"| {b} | {best[b]:.1f} | {rounds} | {n / best[b]:.1f} | "
-            f"{best[base] / best[b]:.2f}x | {cell} |"
+        body.append(
+            [
+                b,
+                f"{best[b]:.1f}",
+                rounds,
+                f"{n / best[b]:.1f}",
+                f"{best[base] / best[b]:.2f}x",
+                cell,
+            ]
         )
         table["runs"][b] = {
             "seconds": walls[b],
             "pairs_per_s_best": n / best[b],
             "max_abs_diff_s3kg_vs_torch": diff if same_space else None,
         }
+    print(md_table(head, body))
     return table
 
 

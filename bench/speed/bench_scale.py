@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench._common import add_data_dir, git_commit, update_evidence
+from bench._common import add_data_dir, git_commit, md_table, update_evidence
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "bench" / "out" / "scale"
@@ -219,20 +219,15 @@ def main() -> None:
             results[str(n)][str(checkout)]["db_mb"] = size
             print(f"N={n:,} {checkout.name or checkout}: database {size:.0f} MB", flush=True)
     print()
-    header = "| N answers | code | " + " | ".join(stages) + " | DB size |"
-    print(header)
-    print("|" + "---|" * (len(stages) + 3))
+    table = []
     for n_key, by_code in results.items():
         for code, row in by_code.items():
             cells = [
                 row[s].get("stopped") or f"{row[s]['seconds']:.1f} s ({row[s]['peak_gb']:.2f} GB)"
                 for s in stages
             ]
-            print(
-                f"| {int(n_key):,} | {Path(code).name} | "
-                + " | ".join(cells)
-                + f" | {row['db_mb']:.0f} MB |"
-            )
+            table.append([f"{int(n_key):,}", Path(code).name, *cells, f"{row['db_mb']:.0f} MB"])
+    print(md_table(["N answers", "code", *stages, "DB size"], table))
     if opts.json:
         opts.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     if opts.evidence:

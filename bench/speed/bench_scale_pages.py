@@ -60,6 +60,7 @@ from bench._common import (
     bench_environment,
     git_commit,
     load_average,
+    md_table,
     read_evidence,
     update_evidence,
 )
@@ -364,10 +365,7 @@ def _line(row: dict[str, Any]) -> str:
 
 def table(figures: dict[str, Any]) -> str:
     """The figures as a Markdown table: one row per page, interactions in the last column."""
-    lines = [
-        "| page | first visit | second visit | interactions |",
-        "|---|---|---|---|",
-    ]
+    body = []
     for row in figures["pages"].values():
         extra = [
             f"{k} {v:.2f} s"
@@ -380,7 +378,8 @@ def table(figures: dict[str, Any]) -> str:
         def cell(k: str, row: dict[str, Any] = row) -> str:
             return f"{row[k]:.2f} s" if k in row else "-"
 
-        lines.append(f"| {row['page']} | {cell('first')} | {cell('second')} | {'; '.join(extra)} |")
+        body.append([row["page"], cell("first"), cell("second"), "; ".join(extra)])
+    lines = [md_table(["page", "first visit", "second visit", "interactions"], body)]
     lines.append(
         f"\nserver memory: {figures['server_start_gb']:.2f} GB at start, peak "
         f"{figures['server_peak_gb']:.2f} GB; load {figures['environment']['load_before']} -> "
