@@ -43,12 +43,12 @@ test-wheel: $(STAMP)
 	$(BIN)/python -m pytest tests/test_wheel_install.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check s3kg_core dashboard tests bench scripts app.py pages
-	$(BIN)/ruff format --check s3kg_core dashboard tests bench scripts app.py pages
+	$(BIN)/ruff check s3kg_core dashboard tests bench docsgen scripts app.py pages
+	$(BIN)/ruff format --check s3kg_core dashboard tests bench docsgen scripts app.py pages
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python bench/speed/bench_scoring.py
+	$(BIN)/python -m bench.speed.bench_scoring
 
 # the docs site (mkdocs.yml, docs/) into site/; --strict: a warning (a broken link, a name the
 # API pages cannot find) fails the build. The pages work offline: open site/index.html.

@@ -3,14 +3,14 @@
 The docs mark what is rendered:
 
 - a table: ``<!-- evidence:ID -->`` ... ``<!-- /evidence -->``; the lines between are the
-  output of view ID (``bench/docviews/``) and a line naming its evidence file(s);
+  output of view ID (``docsgen/``) and a line naming its evidence file(s);
 - a figure in prose: ``<!-- ev:NAME/key/key:SPEC -->0.790<!-- /ev -->``, the value of
   ``figures[key][key]`` of ``evidence/NAME.json`` formatted with the format spec SPEC
   (``.3f``, ``,d``, ``.1f``...; none: ``str``).
 
 ``--check`` changes nothing and exits 1 when a doc differs from what would be written, a
 marker names no view or figure, an evidence file is not in the format, an evidence file or a
-view is used nowhere, or a results section (``SCANNED`` in ``bench/docviews/base.py``) holds a
+view is used nowhere, or a results section (``SCANNED`` in ``docsgen/base.py``) holds a
 figure no marker renders: a table row with a decimal number, or in prose a number with three
 or more decimals or a ratio such as ``46x``. Such a figure is either rendered (a table, an
 inline marker) or replaced by a reference to the table that holds it.
@@ -38,8 +38,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench.docviews import SCANNED, VIEWS, View  # noqa: E402
-from bench.evidence_io import EVIDENCE_DIR, EvidenceError, figure, load_all  # noqa: E402
+from docsgen import SCANNED, VIEWS, View  # noqa: E402
+from docsgen.evidence import EVIDENCE_DIR, EvidenceError, figure, load_all  # noqa: E402
 
 __all__ = [
     "BLOCK",

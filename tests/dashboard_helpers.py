@@ -1,7 +1,7 @@
 """Helpers of the dashboard's browser and AppTest tests: read metrics, screenshots, values.
 
-Starting the dashboard on a free port and driving it with headless Chromium is the benchmarks'
-harness, :mod:`bench.speed.browser`; its names are imported here for the tests.
+Starting the dashboard on a free port and driving it with headless Chromium is
+:mod:`browser_helpers` (shared with the dashboard's benchmarks); its names are imported here.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.speed.browser import (  # noqa: F401 (the tests import them from here)
+from browser_helpers import (  # noqa: F401 (the tests import them from here)
     APP_IDLE,
     CHROMIUM,
     STATUS_WIDGET,

@@ -30,9 +30,9 @@ def test_the_table_has_a_row_per_page_with_its_interactions_and_errors():
 def test_runs_are_added_to_the_evidence_per_database_and_column(tmp_path):
     from store_helpers import build_store
 
-    from bench.docviews import VIEWS
-    from bench.evidence_io import read_evidence
     from bench.speed.bench_scale_pages import add_to_evidence, database_size
+    from docsgen import VIEWS
+    from docsgen.evidence import read_evidence
 
     db = build_store(tmp_path / "s.duckdb", n_items=6).path
     size = database_size(db)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import doctest
 
 import bench.speed.bench_search as bench_search
-from bench.docviews import VIEWS
-from bench.evidence_io import read_evidence, write_evidence
+from docsgen import VIEWS
+from docsgen.evidence import read_evidence, write_evidence
 
 
 def test_doctests():
@@ -45,7 +45,7 @@ def test_a_run_is_added_to_the_evidence_by_its_answers(tmp_path, capsys):
 
 
 def test_the_views_render_each_database_of_the_committed_evidence():
-    from bench.evidence_io import load_all
+    from docsgen.evidence import load_all
 
     ev = load_all()
     for n in ("20000", "100000"):

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
-from bench.evidence_io import read_evidence
 from bench.experiments import bench_variants
+from docsgen.evidence import read_evidence
 from s3kg_core.evaluation.variants import MODES, report
 
 

@@ -257,7 +257,7 @@ def test_a_json_path_below_a_file_is_refused_before_any_scoring(data_dir, tmp_pa
 def test_bamboo_prints_the_twelve_figures_and_writes_json_and_evidence(tmp_path):
     from bamboo_helpers import write_fake_bamboo
 
-    from bench.evidence_io import read_evidence
+    from docsgen.evidence import read_evidence
 
     data = tmp_path / "data"
     write_fake_bamboo(data, missing=("para/reify",))

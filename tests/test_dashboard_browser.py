@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from browser_helpers import focused_pair, press_for_next_pair
 from dashboard_helpers import (
     CHROMIUM,
     EXCEPTION,
@@ -36,7 +37,6 @@ from dashboard_helpers import (
 )
 from store_helpers import build_store, start_lock_holder
 
-from bench.speed.bench_annotate_keys import focused_pair, press_for_next_pair
 from dashboard.data import load_runs
 from dashboard.graphs import HIGHLIGHT_COLOUR
 from s3kg_core.grapheval.checkers.base import Checker, Verdict

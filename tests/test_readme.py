@@ -203,7 +203,7 @@ OTHER_TOOLS = {"--no-deps", "--device", "--strict", "--extra-index-url"}
 
 def test_options_named_in_prose_exist():
     # Outside command lines the README names options alone (`--batch-items`) or on a script
-    # (`python bench/experiments/bench_variants.py --no-reverse`): each must exist on some s3kg
+    # (`python -m bench.experiments.bench_variants --no-reverse`): each must exist on some s3kg
     # command, or in the script it is shown with.
     text = "\n".join(
         (REPO / doc).read_text(encoding="utf-8") for doc in DOCS if doc != "bench/README.md"
@@ -214,11 +214,14 @@ def test_options_named_in_prose_exist():
         span = " ".join(span.split())
         if span.startswith("s3kg "):
             continue
-        script = re.search(r"(?:bench|scripts)/(?:\w+/)*\w+\.py", span)
+        script = re.search(r"(?:bench|scripts)/(?:\w+/)*\w+\.py|-m (bench(?:\.\w+)+)", span)
         for name in _OPTION.findall(span):
             if script is not None:
-                if name not in (REPO / script.group()).read_text(encoding="utf-8"):
-                    wrong.append(f"{name} ({script.group()})")
+                path = (
+                    script.group(1).replace(".", "/") + ".py" if script.group(1) else script.group()
+                )
+                if name not in (REPO / path).read_text(encoding="utf-8"):
+                    wrong.append(f"{name} ({path})")
             elif name not in known:
                 wrong.append(name)
     assert not wrong, f"README.md or docs/ names options that do not exist: {wrong}"
@@ -238,6 +241,7 @@ MENTIONS = (
     "dashboard",
     "pages",
     "bench",
+    "docsgen",
 )
 _DOTTED = re.compile(r"\bs3kg_core(?:\.[A-Za-z_]\w*)+")
 _PATH = re.compile(r"\bs3kg_core/[\w/]*[\w.]*\w")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from script_helpers import load_script
 
-from bench.docviews import SCANNED, View
-from bench.evidence_io import EvidenceError, write_evidence
+from docsgen import SCANNED, View
+from docsgen.evidence import EvidenceError, write_evidence
 
 REPO = Path(__file__).resolve().parents[1]
 render = load_script("render_evidence")
@@ -66,7 +66,7 @@ Run it with tau 0.65 (a setting, not a figure): 0.123 here is not scanned.
 
 
 def test_render_writes_blocks_and_inline_figures(tmp_path):
-    from bench.evidence_io import load_all
+    from docsgen.evidence import load_all
 
     ev = load_all(_evidence(tmp_path, pairs={"auroc": {"mrpc": 0.6044, "paws": 0.80833}}))
     out = render.render_text(DOC, ev, VIEWS)
@@ -88,7 +88,7 @@ def test_render_writes_blocks_and_inline_figures(tmp_path):
     ],
 )
 def test_a_marker_that_cannot_render_is_reported_and_left_alone(tmp_path, doc, message):
-    from bench.evidence_io import load_all
+    from docsgen.evidence import load_all
 
     ev = load_all(_evidence(tmp_path, pairs={"auroc": {"paws": 0.8}}))
     problems: list[str] = []
@@ -139,7 +139,7 @@ def test_check_reports_drift_stray_figures_and_unused_evidence(tmp_path):
     assert "doc.md:17: figure not rendered from evidence/: 46x" in problems
     assert len(problems) == 4, problems
     # after rendering only the unused file and view (and the stray figure) remain
-    from bench.evidence_io import load_all
+    from docsgen.evidence import load_all
 
     fixed = render.render_text(DOC, load_all(evidence), VIEWS)
     assert _check(tmp_path, fixed, evidence) == [

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.evidence_io import read_evidence
 from bench.experiments import summarise_pairs
+from docsgen.evidence import read_evidence
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -31,10 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import CHROMIUM, free_port
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-
-from bench.speed.browser import CHROMIUM, free_port
 
 pytestmark = pytest.mark.slow
 

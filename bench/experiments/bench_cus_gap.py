@@ -33,7 +33,7 @@ closest to the paper's (max absolute difference), where the paper gives them.
 
 Usage::
 
-    python bench/experiments/bench_cus_gap.py [--encoders minilm,mpnet] [--runs PATTERN,...]
+    python -m bench.experiments.bench_cus_gap [--encoders minilm,mpnet] [--runs PATTERN,...]
         [--components FILE.json] [--cache-dir DIR] [--json OUT]
 
 ``--components`` keeps the per-answer components (resumed per run and encoder).
@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench._common import md_table
 from s3kg_core.config import default_data_dir
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
@@ -226,13 +227,13 @@ def report(combos: dict, runs: list[str], encoders: list[str]) -> str:
 
 def markdown(combos: dict, runs: list[str], encoders: list[str]) -> str:
     """The factor table: one row per factor, one column per run, GoldSim / CtxSim / CUS."""
-    lines = ["| factor | " + " | ".join(runs) + " |", "|---" * (len(runs) + 1) + "|"]
+    body = []
     paper = []
     for run in runs:
         p = PAPER.get(run)
         text = " / ".join("-" if v is None else f"{v:.3f}" for v in p) if p else ""
         paper.append(text or PAPER_RANGES.get(run, ""))
-    lines.append("| paper, Table 4 | " + " | ".join(paper) + " |")
+    body.append(["paper, Table 4", *paper])
     for label, enc, mode, driver, empty, w in FACTORS:
         cells = []
         for run in runs:
@@ -243,16 +244,14 @@ def markdown(combos: dict, runs: list[str], encoders: list[str]) -> str:
                 continue
             delta = f" ({m['cus'] - base['cus']:+.3f})" if base and m is not base else ""
             cells.append(f"{m['gold_sim']:.3f} / {m['ctx_sim']:.3f} / {m['cus']:.3f}{delta}")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        body.append([label, *cells])
     for enc in encoders:
         cells = []
         for run in runs:
             a = combos.get(f"{run}|{enc}|aa_kea")
             cells.append(f"{a['gold_sim']:.3f} / - / - (n={a['n']})" if a else "")
-        lines.append(
-            f"| released QA script (AA-KEA, gold first), {enc} | " + " | ".join(cells) + " |"
-        )
-    return "\n".join(lines)
+        body.append([f"released QA script (AA-KEA, gold first), {enc}", *cells])
+    return md_table(["factor", *runs], body)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,7 +43,7 @@ intervals (``--bootstrap`` resamples, stratified, seed 0) against the best basel
 
 Usage::
 
-    python bench/experiments/bench_evidence.py --encoder minilm|mpnet --components FILE.json
+    python -m bench.experiments.bench_evidence --encoder minilm|mpnet --components FILE.json
         [--cache FILE.npz] [--sets a,b] [--no-score] [--bootstrap N] [--json OUT]
 
 ``--components`` is written after each set and resumed; ``--cache`` keeps the embedding cache on
@@ -62,6 +62,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from bench._common import md_table
 from s3kg_core.config import default_data_dir
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
@@ -342,10 +343,7 @@ def markdown(result: dict) -> str:
     """The per-set table of the main candidates: test AUROC [95% CI] (max-F1), best baseline."""
     sets, regimes = result["sets"], result["regimes"]
     head = [h for h, _, _ in MARKDOWN_COLUMNS]
-    lines = [
-        "| set | " + " | ".join(head) + " | best baseline |",
-        "|---" * (len(head) + 2) + "|",
-    ]
+    body = []
     for d in sets:
         cells = []
         for _, regime, n in MARKDOWN_COLUMNS:
@@ -353,17 +351,17 @@ def markdown(result: dict) -> str:
             ci = f" [{r['auroc_ci'][0]:.3f}, {r['auroc_ci'][1]:.3f}]" if "auroc_ci" in r else ""
             cells.append(f"{r['test_auroc']:.3f}{ci} ({r['test_f1']:.3f})")
         base = BEST_BASELINE.get(d, ("?", float("nan")))
-        lines.append(f"| {short(d)} | " + " | ".join(cells) + f" | {base[1]:.3f} {base[0]} |")
+        body.append([short(d), *cells, f"{base[1]:.3f} {base[0]}"])
     means = []
     for _, regime, n in MARKDOWN_COLUMNS:
         sm = regimes[regime]["summary"][n]
         means.append(f"**{sm['mean_test_auroc']:.3f}** ({sm['mean_test_f1']:.3f})")
-    lines.append("| **mean** | " + " | ".join(means) + " | |")
+    body.append(["**mean**", *means, ""])
     worst = []
     for _, regime, n in MARKDOWN_COLUMNS:
         worst.append(f"{regimes[regime]['summary'][n]['worst_gap']:+.3f}")
-    lines.append("| worst gap to the set's best baseline | " + " | ".join(worst) + " | |")
-    return "\n".join(lines)
+    body.append(["worst gap to the set's best baseline", *worst, ""])
+    return md_table(["set", *head, "best baseline"], body)
 
 
 CURVE_ALPHAS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0)

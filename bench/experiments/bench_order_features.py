@@ -7,7 +7,7 @@ match statistics alone (the six of head ``alignment-1``) against the match stati
 order ones, and each order statistic added alone. Printed: held-out AUROC overall, the AUROC of
 the positives against each negative kind alone, and the accuracy at 0.5 on each kind.
 
-    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/experiments/bench_order_features.py
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m bench.experiments.bench_order_features
         --pairs-file PAIRS.jsonl [--n 2400] [--model minilm|DIR] [--max-length 160]
         [--cache FEATURES.npz]
 """
@@ -26,6 +26,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from bench._common import md_table
 from s3kg_core.checker_training.synthetic import (
     SyntheticPair,
     generate_pairs,
@@ -109,8 +110,7 @@ def main() -> None:
     if tuple(FEATURES) not in sets.values():
         sets["FEATURES (this head)"] = tuple(FEATURES)
     head = ["set", "AUROC", *(f"{k} AUROC/acc" for k in neg_kinds)]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
+    body = []
     for name, feats in sets.items():
         x = np.stack([table[f] for f in feats], 1)
         clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0))
@@ -124,7 +124,8 @@ def main() -> None:
             auc = auroc(s[sel], yt[sel]) if (kt == k).any() else float("nan")
             acc = float((s[kt == k] <= 0.5).mean()) if (kt == k).any() else float("nan")
             cells.append(f"{auc:.3f}/{acc:.2f} (n={int((kt == k).sum())})")
-        print("| " + " | ".join(cells) + " |")
+        body.append(cells)
+    print(md_table(head, body))
 
 
 if __name__ == "__main__":

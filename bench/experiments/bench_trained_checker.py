@@ -13,7 +13,7 @@ Also printed: the training time from the model's manifest, and ten examples each
 extraction misses and checker errors for the trained checker
 (:func:`s3kg_core.evaluation.grapheval.failure_examples`).
 
-    nice -n 10 .venv/bin/python bench/experiments/bench_trained_checker.py [--limit N]
+    nice -n 10 .venv/bin/python -m bench.experiments.bench_trained_checker [--limit N]
         [--limit-summeval 400] [--dev-limit 120] [--checker-backend auto|torch|onnx]
         [--datasets summeval,qags_c,qags_x] [--checkers support,trained] [--out bench/out/tc.json]
 
@@ -23,7 +23,7 @@ export-checker``) in one run.
 
 The int8 ONNX check (bench/README.md, "int8 ONNX trained checker on the test articles"):
 
-    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/experiments/bench_trained_checker.py
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m bench.experiments.bench_trained_checker
         --checkers trained-torch,trained-onnx --limit-summeval 150 --dev-limit 40
         --trained-model DIR --export --out bench/out/tc_onnx.json
 
@@ -39,6 +39,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench._common import md_table
 from s3kg_core.checker_training.export import export_checker
 from s3kg_core.evaluation.grapheval import compare_checkers, failure_examples
 from s3kg_core.evaluation.summ_sets import load_summ_set
@@ -104,33 +105,50 @@ def _checkers(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict
 
 
 def _print_tables(names: list[str], results: dict[str, Any]) -> None:
-    print(
-        "\n| set | n | checker | raw @0.5 [95% CI] | KG @0.5 [95% CI] | raw @dev-t | KG @dev-t "
-        "| summaries/s |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
+    head = ["set", "n", "checker", "raw @0.5 [95% CI]", "KG @0.5 [95% CI]", "raw @dev-t"]
+    head += ["KG @dev-t", "summaries/s"]
+    body = []
     for name in names:
         for cname, e in results["sets"][name].items():
-            print(
-                f"| {name} | {e['n']} | {cname} | {e['raw']} {e['raw_ci']} | {e['kg']} "
-                f"{e['kg_ci']} | {e['raw_at_dev_threshold']} (t={e['raw_dev_threshold']}) | "
-                f"{e['kg_at_dev_threshold']} (t={e['kg_dev_threshold']}) | "
-                f"{e['summaries_per_s']} |"
+            body.append(
+                [
+                    name,
+                    str(e["n"]),
+                    cname,
+                    f"{e['raw']} {e['raw_ci']}",
+                    f"{e['kg']} {e['kg_ci']}",
+                    f"{e['raw_at_dev_threshold']} (t={e['raw_dev_threshold']})",
+                    f"{e['kg_at_dev_threshold']} (t={e['kg_dev_threshold']})",
+                    str(e["summaries_per_s"]),
+                ]
             )
     for cname, m in results["mean"].items():
-        print(
-            f"| mean | | {cname} | {m['raw']} | {m['kg']} | {m['raw_at_dev_threshold']} | "
-            f"{m['kg_at_dev_threshold']} | |"
+        body.append(
+            [
+                "mean",
+                "",
+                cname,
+                str(m["raw"]),
+                str(m["kg"]),
+                str(m["raw_at_dev_threshold"]),
+                str(m["kg_at_dev_threshold"]),
+                "",
+            ]
         )
-    print("\n| set | checker | raw AUROC [95% CI] | KG AUROC [95% CI] | KG mean-triple AUROC |")
-    print("|---|---|---|---|---|")
-    for name in names:
-        for cname, e in results["sets"][name].items():
-            print(
-                f"| {name} | {cname} | {e['raw_auroc']} {e['raw_auroc_ci']} | "
-                f"{e['kg_auroc']} {e['kg_auroc_ci']} | {e['kg_mean_auroc']} "
-                f"{e['kg_mean_auroc_ci']} |"
-            )
+    print("\n" + md_table(head, body))
+    head = ["set", "checker", "raw AUROC [95% CI]", "KG AUROC [95% CI]", "KG mean-triple AUROC"]
+    body = [
+        [
+            name,
+            cname,
+            f"{e['raw_auroc']} {e['raw_auroc_ci']}",
+            f"{e['kg_auroc']} {e['kg_auroc_ci']}",
+            f"{e['kg_mean_auroc']} {e['kg_mean_auroc_ci']}",
+        ]
+        for name in names
+        for cname, e in results["sets"][name].items()
+    ]
+    print("\n" + md_table(head, body))
 
 
 def _sampled(lines: list[str], k: int) -> list[str]:

@@ -7,13 +7,13 @@ prints the tables.
 
 Usage::
 
-    python bench/experiments/bench_variants.py [--encoder minilm|mpnet] [--data-dir DIR]
+    python -m bench.experiments.bench_variants [--encoder minilm|mpnet] [--data-dir DIR]
         [--json OUT] [--components FILE] [--no-reverse] [--sets a,b,...] [--no-score]
 
 ``--components FILE`` saves the per-pair components after each set and reuses the sets already
 in FILE, so a killed run resumes and the analysis can be rerun without scoring again.
 ``--sets a,b`` scores only those sets, in that order. ``--json evidence/variants_ENC.json``
-writes the analysis as an evidence file with what produced it (``bench/evidence_io.py``), which
+writes the analysis as an evidence file with what produced it (``docsgen/evidence.py``), which
 the docs render (``scripts/render_evidence.py``).
 """
 
@@ -24,14 +24,13 @@ import json
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))  # this checkout's s3kg_core and bench, from any folder
+from bench._common import write_evidence
+from s3kg_core.config import default_data_dir
+from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.evaluation.pair_sets import list_pair_sets, load_pair_set
+from s3kg_core.evaluation.variants import analyse, report, score_components
 
-from bench.evidence_io import write_evidence  # noqa: E402
-from s3kg_core.config import default_data_dir  # noqa: E402
-from s3kg_core.encoders.registry import load_encoder  # noqa: E402
-from s3kg_core.evaluation.pair_sets import list_pair_sets, load_pair_set  # noqa: E402
-from s3kg_core.evaluation.variants import analyse, report, score_components  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 
 def main(argv: list[str] | None = None) -> int:

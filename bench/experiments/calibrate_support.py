@@ -12,7 +12,7 @@ triples are left out of the triple fit. The raw-mode model (whole answer as one 
 plain answer-level logistic regression. Both use sample weights 1 / count(dataset, label), so
 each dataset and each class weighs the same.
 
-    .venv/bin/python bench/experiments/calibrate_support.py [--data-dir DIR] [--out PATH]
+    .venv/bin/python -m bench.experiments.calibrate_support [--data-dir DIR] [--out PATH]
 """
 
 from __future__ import annotations

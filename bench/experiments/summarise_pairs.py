@@ -11,7 +11,7 @@ says what produced the input when the input does not.
 
 Usage::
 
-    python bench/experiments/summarise_pairs.py bench/out/bench_minilm_devtest.json [--markdown]
+    python -m bench.experiments.summarise_pairs bench/out/bench_minilm_devtest.json [--markdown]
         [--evidence evidence/pairs_minilm.json --command "s3kg bench pairs ..."]
 """
 
@@ -25,10 +25,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+from bench._common import machine, md_table, text_table, write_evidence
 
-from bench.evidence_io import machine, write_evidence  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 KEPT = ("auroc", "f1", "auroc_ci", "f1_ci", "alpha", "threshold")
 """The figures of a method the evidence file keeps (no per-pair data, no sweeps)."""
@@ -156,14 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     protocol = results[0].get("protocol", "same")
     print(f"AUROC (max-F1), encoder {results[0]['encoder']}, protocol {protocol}")
     if args.markdown:
-        print("| set | " + " | ".join(methods) + " |")
-        print("|---|" + "---|" * len(methods))
-        for name, cells in rows:
-            print(f"| {name} | " + " | ".join(cells) + " |")
+        print(md_table(["set", *methods], [[name, *cells] for name, cells in rows]))
     else:
-        print(f"{'set':<22}" + "".join(f"{m:>15}" for m in methods))
-        for name, cells in rows:
-            print(f"{name:<22}" + "".join(f"{c:>15}" for c in cells))
+        right = range(1, len(methods) + 1)
+        print(text_table(["set", *methods], [[name, *cells] for name, cells in rows], right))
     if args.evidence is not None:
         write(args.evidence, args.json, content, results, args.command)
         print(f"evidence written to {args.evidence}")

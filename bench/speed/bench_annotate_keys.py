@@ -24,7 +24,6 @@ otherwise idle machine: the load average is printed before and after.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import statistics
 import tempfile
@@ -32,37 +31,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.speed.browser import (
-    bench_environment,
+from bench._common import bench_environment, load_average, write_figures
+from tests.browser_helpers import (
     chromium,
-    load_average,
+    focused_pair,
+    press_for_next_pair,
     streamlit_server,
     wait_idle,
-    write_figures,
 )
 
-__all__ = ["focused_pair", "main", "press_for_next_pair"]
-
-_PAIR = re.compile(r"^Pair (\d+) of (\d+)$")
-
-
-def focused_pair(page: Any) -> tuple[int, int] | None:
-    """The focused pair as the page shows it, ``(k, n)`` of "Pair k of n" (``None``: none)."""
-    found = page.locator('[data-testid="stMain"] strong').filter(has_text=_PAIR)
-    if not found.count():
-        return None
-    match = _PAIR.match(found.first.inner_text().strip())
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def press_for_next_pair(page: Any, key: str, expected: int, timeout_ms: float = 60_000) -> float:
-    """Press ``key`` and wait until pair ``expected`` is focused; the seconds it took."""
-    start = time.perf_counter()
-    page.keyboard.press(key)
-    page.locator('[data-testid="stMain"] strong').filter(
-        has_text=re.compile(rf"^Pair {expected} of \d+$")
-    ).first.wait_for(timeout=timeout_ms)
-    return time.perf_counter() - start
+__all__ = ["main"]
 
 
 def _percentile(values: list[float], q: float) -> float:

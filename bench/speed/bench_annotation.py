@@ -24,7 +24,6 @@ machine: the load average is printed before and after.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import tempfile
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import duckdb
 
+from bench._common import print_load
 from s3kg_core.annotation.exchange import export_verdicts, import_verdicts
 from s3kg_core.annotation.log import (
     Decision,
@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=40)
     parser.add_argument("--log-rows", type=int, default=20_000)
     args = parser.parse_args()
-    print(f"load average before: {os.getloadavg()}")
+    print_load("before")
     folder = Path(tempfile.mkdtemp())
     store = _build(folder / "bench.duckdb", args.items)
     encoder = load_encoder("minilm")
@@ -192,7 +192,7 @@ def main() -> None:
             f"(e) {fmt:<7} export {exported:6.2f} s, import {imported:6.2f} s "
             f"({report.added} rows, {out.stat().st_size / 1e6:.1f} MB)"
         )
-    print(f"load average after: {os.getloadavg()}")
+    print_load("after")
 
 
 if __name__ == "__main__":

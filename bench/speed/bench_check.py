@@ -11,7 +11,7 @@ scoring), then times, each ``--repeats`` times:
 - ``export_frame`` with every group, and the writing of CSV, Parquet and JSON (file sizes);
 - ``read_export`` of each file.
 
-    python bench/speed/bench_check.py [--answers 2000,10000] [--repeats 2]
+    python -m bench.speed.bench_check [--answers 2000,10000] [--repeats 2]
 """
 
 from __future__ import annotations
@@ -19,23 +19,19 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
-
-from s3kg_core.kg import Triple  # noqa: E402
-from s3kg_core.stages.check import CheckSettings, check_runs  # noqa: E402
-from s3kg_core.stages.export_schema import INCLUDES, read_export  # noqa: E402
-from s3kg_core.stages.results import export_frame, write_export  # noqa: E402
-from s3kg_core.stats import paired_bootstrap  # noqa: E402
-from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord  # noqa: E402
-from s3kg_core.store.store import Store  # noqa: E402
+from s3kg_core.kg import Triple
+from s3kg_core.stages.check import CheckSettings, check_runs
+from s3kg_core.stages.export_schema import INCLUDES, read_export
+from s3kg_core.stages.results import export_frame, write_export
+from s3kg_core.stats import paired_bootstrap
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from s3kg_core.store.store import Store
 
 WORDS = [f"entity {i}" for i in range(200)]
 RELATIONS = [f"relation {i}" for i in range(30)]

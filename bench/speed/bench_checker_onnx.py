@@ -11,7 +11,7 @@ pairs/s, and the synthetic held-out metrics
 (:func:`s3kg_core.checker_training.training.evaluate_pairs`) plus the largest difference in
 P(supported) against torch.
 
-    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/speed/bench_checker_onnx.py
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m bench.speed.bench_checker_onnx
         --model ~/.cache/s3kg/checkers/trained-minilm-order --pairs-file PAIRS.jsonl [--n 600]
 """
 
@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from bench._common import md_table
 from s3kg_core.checker_training.synthetic import read_pairs
 from s3kg_core.checker_training.training import evaluate_pairs
 from s3kg_core.encoders.export import export_hidden_states, quantize_int8
@@ -99,19 +100,25 @@ def main() -> None:
                 seconds[name] += time.perf_counter() - t
                 probs[name].extend(p)
     base = np.asarray(probs["torch"])
-    print(
-        "| backend | seconds | pairs/s | balanced acc. | AUROC | max |dP| vs torch "
-        "| swap | same_type |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|")
+    head = ["backend", "seconds", "pairs/s", "balanced acc.", "AUROC", "max |dP| vs torch"]
+    body = []
     for name, s in seconds.items():
         m = evaluate_pairs(probs[name], pairs)
         by = m["accuracy_by_kind"]
         diff = float(np.abs(np.asarray(probs[name]) - base).max())
-        print(
-            f"| {name} | {s:.1f} | {len(pairs) / s:.1f} | {m['balanced_accuracy']} | "
-            f"{m['auroc']} | {diff:.4f} | {by.get('swap')} | {by.get('same_type')} |"
+        body.append(
+            [
+                name,
+                f"{s:.1f}",
+                f"{len(pairs) / s:.1f}",
+                str(m["balanced_accuracy"]),
+                str(m["auroc"]),
+                f"{diff:.4f}",
+                str(by.get("swap")),
+                str(by.get("same_type")),
+            ]
         )
+    print(md_table([*head, "swap", "same_type"], body))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ subprocess with ``--timeout`` set (the issue's 60 s timeout against 30-90 s answ
 down), at each concurrency, once with each code base, interleaved (main's checkout "before",
 this one "after"):
 
-    python bench/speed/bench_collect.py [--before /work/main] [--questions 12] [--service 1.0]
+    python -m bench.speed.bench_collect [--before /work/main] [--questions 12] [--service 1.0]
         [--timeout 2.5] [--concurrency 1,4,16] [--repeats 1]
 
 Prints one line per run: answers stored ok, wall seconds, answers/s, requests the server received
@@ -25,11 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO))
+from s3kg_core.llm.fault_server import Reply, fake_openai
 
-from s3kg_core.llm.fault_server import Reply, fake_openai  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _dataset(db: Path, n: int, code: Path, env: dict[str, str]) -> None:

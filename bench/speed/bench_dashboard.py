@@ -41,8 +41,8 @@ printed before and after.
 
 Usage::
 
-    python bench/speed/bench_dashboard.py --answers 10000
-    python bench/speed/bench_dashboard.py --answers 10000 --json bench/out/bench_dashboard.json \\
+    python -m bench.speed.bench_dashboard --answers 10000
+    python -m bench.speed.bench_dashboard --answers 10000 --json bench/out/bench_dashboard.json \\
         | tee bench/out/bench_dashboard.txt
 """
 
@@ -59,22 +59,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-from bench.speed.browser import (  # noqa: E402
+from bench._common import bench_environment, load_average, text_table, write_figures
+from s3kg_core.kg import Triple
+from s3kg_core.scoring.s3kg import S3KGConfig
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
+from s3kg_core.store.store import Store
+from tests.browser_helpers import (
     APP_IDLE,
     CHROMIUM,
-    bench_environment,
-    load_average,
     streamlit_server,
     wait_idle,
-    write_figures,
 )
-from s3kg_core.kg import Triple  # noqa: E402
-from s3kg_core.scoring.s3kg import S3KGConfig  # noqa: E402
-from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord  # noqa: E402
-from s3kg_core.store.store import Store  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
 
 RELATIONS = ("treats", "causes", "reduces", "is part of", "interacts with", "precedes")
 GRAPH_NODES = 50
@@ -396,16 +393,6 @@ def overview_pages(browser: Any, url: str, visits: int) -> list[float]:
 # --- report --------------------------------------------------------------------------------
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table."""
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
-    line = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(
-        [line.format(*headers), line.format(*("-" * w for w in widths))]
-        + [line.format(*r) for r in rows]
-    )
-
-
 def report(figures: dict[str, Any]) -> str:
     """The printed summary."""
     db, rb, gr, br = figures["db"], figures["reblend"], figures["graphs"], figures["browser"]
@@ -459,7 +446,7 @@ def report(figures: dict[str, Any]) -> str:
         f"{db['seconds_score_graph_item']:.1f} s (MiniLM scoring of the graph item)",
         "",
     ]
-    return "\n".join([*head, table(["part", "figure", "value"], rows)])
+    return "\n".join([*head, text_table(["part", "figure", "value"], rows)])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,9 +19,9 @@ are inflated by the others' load (printed before and after).
 
 Usage::
 
-    python bench/speed/bench_demo_build.py --repeats 2
-    python bench/speed/bench_demo_build.py --from-scratch     # ignore the shipped KGs (spaCy)
-    python bench/speed/bench_demo_build.py --no-grapheval     # the dashboard's first start
+    python -m bench.speed.bench_demo_build --repeats 2
+    python -m bench.speed.bench_demo_build --from-scratch     # ignore the shipped KGs (spaCy)
+    python -m bench.speed.bench_demo_build --no-grapheval     # the dashboard's first start
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from bench._common import load_average
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -168,18 +170,24 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(_child(args.child, args.from_scratch, not args.no_grapheval)))
         return 0
     runs = []
-    load = [" ".join(f"{x:.2f}" for x in os.getloadavg())]
+    load = [load_average()]
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory(prefix="bench_demo_build_") as tmp:
-            cmd = [sys.executable, __file__, "--child", str(Path(tmp) / "demo.duckdb")]
+            cmd = [
+                sys.executable,
+                "-m",
+                "bench.speed.bench_demo_build",
+                "--child",
+                str(Path(tmp) / "demo.duckdb"),
+            ]
             if args.from_scratch:
                 cmd.append("--from-scratch")
             if args.no_grapheval:
                 cmd.append("--no-grapheval")
             env = {**os.environ, "PYTHONPATH": str(REPO)}
-            out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
+            out = subprocess.run(cmd, env=env, cwd=REPO, check=True, capture_output=True, text=True)
             runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        load.append(" ".join(f"{x:.2f}" for x in os.getloadavg()))
+        load.append(load_average())
     labels = list(runs[0]["parts"])
     width = max(len(s) for s in labels) + 2
     print(

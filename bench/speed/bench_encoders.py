@@ -31,9 +31,9 @@ encoded (triple sentences and labels) are the *string pool*.
 
 Usage::
 
-    nice -n 10 python bench/speed/bench_encoders.py --n 400 --reps 5 --pairs 100 --int8
+    nice -n 10 python -m bench.speed.bench_encoders --n 400 --reps 5 --pairs 100 --int8
         --cli-pairs 100
-    nice -n 15 python bench/speed/bench_encoders.py --sets "" --cli-all --static --cli-reps 2
+    nice -n 15 python -m bench.speed.bench_encoders --sets "" --cli-all --static --cli-reps 2
 """
 
 from __future__ import annotations
@@ -52,16 +52,16 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+from bench._common import load_average, md_table, print_load
+from s3kg_core.config import default_data_dir
+from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.kgio import read_pairs_csv
+from s3kg_core.normalize import normalize_triples
+from s3kg_core.scoring.s3kg import KGScorer
+from s3kg_core.tables import csv_safe_row
 
-from s3kg_core.config import default_data_dir  # noqa: E402
-from s3kg_core.encoders.cache import EmbeddingCache  # noqa: E402
-from s3kg_core.encoders.registry import load_encoder  # noqa: E402
-from s3kg_core.kgio import read_pairs_csv  # noqa: E402
-from s3kg_core.normalize import normalize_triples  # noqa: E402
-from s3kg_core.scoring.s3kg import KGScorer  # noqa: E402
-from s3kg_core.tables import csv_safe_row  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 SETS = {"paws": "paws_wiki_400_KGs.csv", "globi": "semantic_kg_globi_400_KGs.csv"}
 
@@ -177,25 +177,32 @@ def cli_all(
     print(
         f"\ns3kg pairs score, all {n} pairs, MiniLM (hybrid), {threads} thread(s), "
         f"start-up and load included, best of {reps} interleaved rounds; "
-        f"load {os.getloadavg()[0]:.2f}"
+        f"load average {load_average()}"
     )
-    print("| encoder / backend | seconds (best) | rounds | pairs/s | vs torch | max S3KG diff |")
-    print("|---|---|---|---|---|---|")
+    head = ["encoder / backend", "seconds (best)", "rounds", "pairs/s", "vs torch", "max S3KG diff"]
+    body = []
     table: dict[str, Any] = {"pairs": n, "threads": threads, "rounds": reps, "runs": {}}
     for b in names:
         diff = max(abs(scores[b][k] - scores[base][k]) for k in scores[base])
         same_space = b != "minilm-static"
         cell = f"{diff:.1e}" if same_space else "(other space)"
         rounds = " / ".join(f"{w:.1f}" for w in walls[b])
-        print(
-            f"| {b} | {best[b]:.1f} | {rounds} | {n / best[b]:.1f} | "
-            f"{best[base] / best[b]:.2f}x | {cell} |"
+        body.append(
+            [
+                b,
+                f"{best[b]:.1f}",
+                rounds,
+                f"{n / best[b]:.1f}",
+                f"{best[base] / best[b]:.2f}x",
+                cell,
+            ]
         )
         table["runs"][b] = {
             "seconds": walls[b],
             "pairs_per_s_best": n / best[b],
             "max_abs_diff_s3kg_vs_torch": diff if same_space else None,
         }
+    print(md_table(head, body))
     return table
 
 
@@ -221,7 +228,8 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    print(f"threads {args.threads}; cpu count {os.cpu_count()}; load {os.getloadavg()[0]:.2f}")
+    print(f"threads {args.threads}; cpu count {os.cpu_count()}")
+    print_load("before")
     report: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}, "sets": {}}
     backends = args.backends.split(",")
     for key in [k for k in args.sets.split(",") if k]:

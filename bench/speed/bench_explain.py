@@ -29,8 +29,8 @@ with ``OMP_NUM_THREADS=1`` so that BLAS does not add threads of its own). It als
 
 Usage::
 
-    python bench/speed/bench_explain.py                       # hybrid and kgx, 5 rounds
-    python bench/speed/bench_explain.py --modes hybrid --rounds 9 --baseline main
+    python -m bench.speed.bench_explain                       # hybrid and kgx, 5 rounds
+    python -m bench.speed.bench_explain --modes hybrid --rounds 9 --baseline main
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import glob
 import importlib.util
-import os
 import statistics
 import subprocess
 import sys
@@ -48,13 +47,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+from bench._common import add_data_dir, print_load
+from s3kg_core.encoders.cache import EmbeddingCache
+from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.kgio import read_pairs_csv
+from s3kg_core.scoring.s3kg import KGScorer
 
-from s3kg_core.encoders.cache import EmbeddingCache  # noqa: E402
-from s3kg_core.encoders.registry import load_encoder  # noqa: E402
-from s3kg_core.kgio import read_pairs_csv  # noqa: E402
-from s3kg_core.scoring.s3kg import KGScorer  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 # The baseline's modules are loaded under made-up names inside the package (their relative
 # imports of the unchanged modules then resolve); no such module exists in the repository.
@@ -108,18 +107,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--modes", default="hybrid,kgx")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--limit", type=int, default=None, help="first N pairs only")
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path(os.environ.get("S3KG_DATA_DIR", REPO.parent / "shared" / "data")),
-    )
+    add_data_dir(parser, "s3kg_release/benchmarks")
     args = parser.parse_args(argv)
     baseline = load_baseline(args.baseline)
     pairs = read_pairs(args.data_dir, args.limit)
     encoder = load_encoder("minilm")
     cache = EmbeddingCache(encoder)
-    print(f"{len(pairs)} pairs; baseline {args.baseline}; {args.rounds} rounds; load", end=" ")
-    print(" ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(f"{len(pairs)} pairs; baseline {args.baseline}; {args.rounds} rounds")
+    print_load("before")
     print(f"{'mode, clock':13} {'before':>6} {'after p/s':>10} {'explain p/s':>12}"
           f" {'after/before':>13} {'explain/after':>14}")  # fmt: skip
     for mode in args.modes.split(","):
@@ -162,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
         spread = {n: (min(t), max(t)) for n, t in times.items()}
         print("         wall seconds min-max: " + ", ".join(
             f"{n} {a:.2f}-{b:.2f}" for n, (a, b) in spread.items()))  # fmt: skip
-    print("load", " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print_load("after")
 
 
 if __name__ == "__main__":

@@ -27,8 +27,8 @@ printed before and after.
 
 Usage::
 
-    python bench/speed/bench_explorer.py
-    python bench/speed/bench_explorer.py --visits 5 --json bench/out/bench_explorer.json
+    python -m bench.speed.bench_explorer
+    python -m bench.speed.bench_explorer --visits 5 --json bench/out/bench_explorer.json
 """
 
 from __future__ import annotations
@@ -44,20 +44,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-from bench.speed.browser import (  # noqa: E402
+from bench._common import bench_environment, load_average, write_figures
+from s3kg_core.kg import Triple
+from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
+from s3kg_core.store.store import Store
+from tests.browser_helpers import (
     CHROMIUM,
-    bench_environment,
-    load_average,
     streamlit_server,
     wait_idle,
-    write_figures,
 )
-from s3kg_core.kg import Triple  # noqa: E402
-from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord  # noqa: E402
-from s3kg_core.store.store import Store  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
 
 RENDER_MS = 300_000
 WORDS = (

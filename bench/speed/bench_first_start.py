@@ -21,8 +21,8 @@ after.
 
 Usage::
 
-    python bench/speed/bench_first_start.py --repeats 2 --steps 20
-    python bench/speed/bench_first_start.py --repeats 0 --db data/s3kg.duckdb   # (b) only
+    python -m bench.speed.bench_first_start --repeats 2 --steps 20
+    python -m bench.speed.bench_first_start --repeats 0 --db data/s3kg.duckdb   # (b) only
 """
 
 from __future__ import annotations
@@ -32,23 +32,21 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-from bench.speed.browser import (  # noqa: E402
+from bench._common import load_average
+from tests.browser_helpers import (
     APP_IDLE,
     CHROMIUM,
     STATUS_WIDGET,
-    load_average,
     streamlit_server,
 )
+
+REPO = Path(__file__).resolve().parents[2]
 
 RENDER_MS = 300_000
 VIEWPORT = {"width": 1440, "height": 900}

@@ -32,8 +32,8 @@ align whatever the vectors).
 
 Usage::
 
-    python bench/speed/bench_layout.py
-    python bench/speed/bench_layout.py --sizes 2000 --whole --repo /tmp/main-tree
+    python -m bench.speed.bench_layout
+    python -m bench.speed.bench_layout --sizes 2000 --whole --repo /tmp/main-tree
 """
 
 from __future__ import annotations
@@ -239,7 +239,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.child is not None:
         child(args.child, args.whole, args.out)
         return
-    print(f"repo {args.repo}; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    # Not at import: the child runs this file under another checkout (PYTHONPATH).
+    from bench._common import print_load
+
+    print(f"repo {args.repo}")
+    print_load("before")
     print(HEADER)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -252,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
                     fig["browser_timeout_s"] = args.browser_timeout
                 results.append(fig)
                 print(line(fig, args.timeout), flush=True)
-    print(f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print_load("after")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")

@@ -23,8 +23,8 @@ then says "killed"); the peak is the larger of that sample and the child's own `
 
 Usage::
 
-    python bench/speed/bench_limits.py --checkouts /work/main,. --parts tau,extract,pairs
-    python bench/speed/bench_limits.py --checkouts . --sizes 2000 --parts tau   # a quick look
+    python -m bench.speed.bench_limits --checkouts /work/main,. --parts tau,extract,pairs
+    python -m bench.speed.bench_limits --checkouts . --sizes 2000 --parts tau   # a quick look
 """
 
 from __future__ import annotations
@@ -74,7 +74,6 @@ def prepare_tau(n: int) -> Path:
     path = tau_cache_path(n)
     if path.exists():
         return path
-    sys.path.insert(0, str(REPO))
     from s3kg_core.encoders.cache import EmbeddingCache
     from s3kg_core.encoders.registry import load_encoder
     from s3kg_core.kg import as_triples
@@ -270,7 +269,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--cap-gb", type=float, default=6.0, help="Kill a child past this RSS.")
     parser.add_argument("--timeout", type=float, default=300.0, help="Kill a child after this.")
-    parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="folder holding the shared datasets (default: $S3KG_DATA_DIR, else ../shared/data)",
+    )
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
         "--no-limits",
@@ -283,7 +287,6 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     if args.child:
         part, value, result_file = args.child
-        sys.path.insert(0, os.getcwd())
         if part == "tau":
             data = child_tau(int(value))
         elif part == "extract":
@@ -293,6 +296,11 @@ def main() -> None:
         data["maxrss_gb"] = _rss_gb()
         Path(result_file).write_text(json.dumps(data), encoding="utf-8")
         return
+
+    # Not at import: the child runs this file under another checkout (PYTHONPATH), whose
+    # bench/ and s3kg_core may predate these modules.
+    from bench._common import print_load
+    from s3kg_core.config import default_data_dir
 
     global NO_LIMITS
     NO_LIMITS = args.no_limits
@@ -304,11 +312,11 @@ def main() -> None:
             prepare_tau(n)
             jobs.append((f"tau, chains of {n:,} triples", f"tau {n}"))
     if "extract" in parts:
-        contexts = prepare_contexts(args.data_dir)
+        contexts = prepare_contexts(args.data_dir or default_data_dir())
         jobs.append(("offline extraction, two 1 MB contexts", f"extract {contexts}"))
     if "pairs" in parts:
         jobs.append(("pairs score, one 5 MB label", f"pairs {prepare_pairs()}"))
-    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    print_load("before")
     figures: list[dict[str, Any]] = []
     for title, job in jobs:
         for repeat in range(args.repeats):
@@ -319,7 +327,7 @@ def main() -> None:
                 keys = ("counts", "status", "triples", "truncated", "statuses")
                 extra = {k: data[k] for k in keys if k in data}
                 print(f"{title:<38} {checkout.name:<7} {describe(data):<50} {extra}", flush=True)
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print_load("after")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
 

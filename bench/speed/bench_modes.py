@@ -7,17 +7,17 @@ graphs (``../shared/data`` or ``$S3KG_DATA_DIR``) with each mode in turn, A B A 
 pairs/s of each mode and the median of the per-round ratios B/A, so a drift of the machine's
 speed cancels out.
 
-    python bench/speed/bench_modes.py [--modes hybrid,wwl] [--rounds 3]
+    python -m bench.speed.bench_modes [--modes hybrid,wwl] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 from typing import Any
 
+from bench._common import print_load
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.evaluation.bamboo import load_bamboo
@@ -46,7 +46,8 @@ def main() -> None:
     modes = [m.strip() for m in args.modes.split(",")]
     encoder = load_encoder("minilm")
     sets = {"pair sets": _pair_sets(), "BAMBOO dev": _bamboo()}
-    print(f"load average {os.getloadavg()[0]:.2f}; encoder {encoder.name}")
+    print_load()
+    print(f"encoder {encoder.name}")
     for label, pairs in sets.items():
         rates: dict[tuple[str, str], list[float]] = {}
         for _ in range(args.rounds):

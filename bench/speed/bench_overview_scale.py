@@ -9,7 +9,9 @@ answers), with every Streamlit cache empty:
   first visit (runs, components, partial runs, the ranked leaderboard, its table and the run
   chart), one alpha step (a new alpha's leaderboard, table and chart), the Distributions chart,
   the explorer's first visit (its picker page and first case) and a picker search. The same
-  script runs against another checkout (``PYTHONPATH``) for before / after figures: a figure
+  script runs against another checkout for before / after figures (``-P`` leaves the current
+  folder off the path, so ``PYTHONPATH`` decides whose ``dashboard`` is timed:
+  ``PYTHONPATH=../other:. python -P bench/speed/bench_overview_scale.py --db ...``): a figure
   that checkout cannot build (no paged picker) is skipped.
 * *browser* (``--browser``): headless Chromium at 1440x900 on a fresh server; the Overview's
   first visit (until "Mean CUS" shows and the script has finished), three alpha steps (until
@@ -18,8 +20,8 @@ answers), with every Streamlit cache empty:
 
 Usage::
 
-    python bench/speed/bench_overview_scale.py --db /tmp/copy_of_scale_100000.duckdb
-    python bench/speed/bench_overview_scale.py --db /tmp/copy.duckdb --browser --shots /tmp/shots
+    python -m bench.speed.bench_overview_scale --db /tmp/copy_of_scale_100000.duckdb
+    python -m bench.speed.bench_overview_scale --db /tmp/copy.duckdb --browser --shots /tmp/shots
 """
 
 from __future__ import annotations
@@ -27,15 +29,10 @@ from __future__ import annotations
 import argparse
 import logging
 import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.append(str(REPO))  # after PYTHONPATH: another checkout can be measured
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -114,7 +111,7 @@ def functions(db: Path) -> dict[str, float]:
 def browser(db: Path, shots: Path | None) -> dict[str, float]:
     """The same in headless Chromium at 1440x900 on a fresh server; seconds each."""
     from bench.speed.bench_dashboard import RENDER_MS, alpha_round_trips
-    from bench.speed.browser import APP_IDLE, chromium, streamlit_server, wait_idle
+    from tests.browser_helpers import APP_IDLE, chromium, streamlit_server, wait_idle
 
     out: dict[str, float] = {}
     log = Path("/tmp") / f"bench_overview_{db.stem}.log"

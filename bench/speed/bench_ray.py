@@ -6,7 +6,7 @@ configurations. Ray start-up is included in the wall time and also reported on i
 
 Usage::
 
-    python bench/speed/bench_ray.py [--runs qa/small] [--encoder minilm] [--workers 1,2]
+    python -m bench.speed.bench_ray [--runs qa/small] [--encoder minilm] [--workers 1,2]
         [--data-dir DIR]
 """
 
@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench._common import add_data_dir
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -26,11 +28,7 @@ def main() -> None:
     parser.add_argument("--runs", default="qa/small", help="folder under s3kg_release/")
     parser.add_argument("--encoder", default="minilm")
     parser.add_argument("--workers", default="1,2")
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path(os.environ.get("S3KG_DATA_DIR", REPO.parent / "shared" / "data")),
-    )
+    add_data_dir(parser)
     args = parser.parse_args()
 
     import ray

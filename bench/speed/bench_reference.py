@@ -19,12 +19,12 @@ interleaved, best of two, and prints the ratio with that start added to the samp
 worker pool); without it torch uses its defaults, as before.
 
 ``--json evidence/reference.json`` writes the figures (seconds, ms per pair, the ratios, the
-agreement) as an evidence file with what produced them (``bench/evidence_io.py``), which the
+agreement) as an evidence file with what produced them (``docsgen/evidence.py``), which the
 docs render (``scripts/render_evidence.py``).
 
 Usage::
 
-    python bench/speed/bench_reference.py [--sample 40] [--encoder minilm] [--data-dir DIR]
+    python -m bench.speed.bench_reference [--sample 40] [--encoder minilm] [--data-dir DIR]
         [--backends torch|onnx,torch,...] [--include-load] [--threads N] [--no-all]
         [--json evidence/reference.json]
 """
@@ -41,8 +41,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._common import add_data_dir, print_load, write_evidence
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))  # this checkout's s3kg_core and bench, from any folder
 
 START = """
 from s3kg_core.encoders.registry import load_encoder
@@ -75,7 +76,7 @@ def figures(
     starts: dict[str, list[float]],
     agreement: dict[str, tuple[float, float]],
 ) -> dict[str, Any]:
-    """The run's figures as ``--json`` writes them (and ``bench/docviews/speed.py`` reads them)."""
+    """The run's figures as ``--json`` writes them (and ``docsgen/speed.py`` reads them)."""
     ref_pp = t_ref / n_sample
     ref_start = min(starts["reference"]) if starts.get("reference") else None
     out: dict[str, Any] = {
@@ -120,11 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=40)
     parser.add_argument("--encoder", default="minilm")
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path(os.environ.get("S3KG_DATA_DIR", REPO.parent / "shared" / "data")),
-    )
+    add_data_dir(parser, "s3kg_release/benchmarks")
     parser.add_argument("--backends", default="torch", help="KGScorer's backends, comma list")
     parser.add_argument("--include-load", action="store_true", help="also time each start")
     parser.add_argument("--threads", type=int, default=None, help="intra-op threads")
@@ -163,7 +160,8 @@ def main() -> None:
     }
     for enc in encoders.values():
         enc.encode(["warm up", "the encoder"])
-    print(f"load average {os.getloadavg()[0]:.2f}; threads {args.threads or 'default'}")
+    print_load()
+    print(f"threads {args.threads or 'default'}")
 
     starts: dict[str, list[float]] = {"reference": [], **{b: [] for b in backends}}
     if args.include_load:
@@ -256,7 +254,6 @@ def main() -> None:
             f"agreement on the sample{tag}: max |dS_WL| = {d_wl:.2e}, max |dS_SBERT| = {d_sb:.2e}"
         )
     if args.json is not None:
-        from bench.evidence_io import write_evidence
         from s3kg_core.scoring.s3kg import S3KGConfig
 
         write_evidence(

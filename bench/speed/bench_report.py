@@ -12,7 +12,7 @@ For each, the report of the new run alone and against the baseline, with the def
 answers shown and with 50: seconds of ``build_report`` (median of ``--repeats``), of
 ``render_report``, and the file's size (and gzipped, as a mail attachment travels zipped).
 
-    python bench/speed/bench_report.py [--answers 2000] [--repeats 3] [--demo-db PATH]
+    python -m bench.speed.bench_report [--answers 2000] [--repeats 3] [--demo-db PATH]
         [--json evidence/report.json]
 """
 
@@ -21,23 +21,19 @@ from __future__ import annotations
 import argparse
 import gzip
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
-
-from bench.evidence_io import write_evidence  # noqa: E402
-from bench.speed.bench_check import build  # noqa: E402
-from s3kg_core.encoders.registry import load_encoder  # noqa: E402
-from s3kg_core.scoring.s3kg import S3KGConfig  # noqa: E402
-from s3kg_core.stages.check import CheckSettings  # noqa: E402
-from s3kg_core.stages.report import build_report  # noqa: E402
-from s3kg_core.stages.report_html import render_report  # noqa: E402
-from s3kg_core.store.store import Store  # noqa: E402
+from bench._common import write_evidence
+from bench.speed.bench_check import build
+from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.scoring.s3kg import S3KGConfig
+from s3kg_core.stages.check import CheckSettings
+from s3kg_core.stages.report import build_report
+from s3kg_core.stages.report_html import render_report
+from s3kg_core.store.store import Store
 
 
 def measure(

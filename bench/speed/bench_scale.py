@@ -19,14 +19,14 @@ interleaved): ``import s3kg-release``, ``score --encoder minilm-static``, ``tau`
 
 Usage::
 
-    python bench/speed/bench_scale.py --sizes 2000,20000
-    python bench/speed/bench_scale.py --sizes 20000 --checkouts /tmp/before,.
-    python bench/speed/bench_scale.py --sizes 100000 --json bench/out/scale.json
-    python bench/speed/bench_scale.py --sizes 20000,100000 --evidence evidence/scale_cli.json
+    python -m bench.speed.bench_scale --sizes 2000,20000
+    python -m bench.speed.bench_scale --sizes 20000 --checkouts /tmp/before,.
+    python -m bench.speed.bench_scale --sizes 100000 --json bench/out/scale.json
+    python -m bench.speed.bench_scale --sizes 20000,100000 --evidence evidence/scale_cli.json
 
 ``--evidence`` adds each size's figures (wall seconds and peak memory of every stage, the
 database's size, date, commit, load average) to an evidence file, which
-``bench/docviews/speed.py`` renders as one row per size in ``bench/README.md``.
+``docsgen/speed.py`` renders as one row per size in ``bench/README.md``.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from bench._common import add_data_dir, git_commit, md_table, update_evidence
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "bench" / "out" / "scale"
@@ -183,7 +185,7 @@ def main() -> None:
     parser.add_argument("--checkouts", default=".", help="Comma-separated repository folders.")
     parser.add_argument("--stages", default=",".join(STAGES))
     parser.add_argument("--timeout", type=float, default=1800.0)
-    parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    add_data_dir(parser, "s3kg_release/qa")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
         "--evidence", type=Path, default=None,
@@ -217,20 +219,15 @@ def main() -> None:
             results[str(n)][str(checkout)]["db_mb"] = size
             print(f"N={n:,} {checkout.name or checkout}: database {size:.0f} MB", flush=True)
     print()
-    header = "| N answers | code | " + " | ".join(stages) + " | DB size |"
-    print(header)
-    print("|" + "---|" * (len(stages) + 3))
+    table = []
     for n_key, by_code in results.items():
         for code, row in by_code.items():
             cells = [
                 row[s].get("stopped") or f"{row[s]['seconds']:.1f} s ({row[s]['peak_gb']:.2f} GB)"
                 for s in stages
             ]
-            print(
-                f"| {int(n_key):,} | {Path(code).name} | "
-                + " | ".join(cells)
-                + f" | {row['db_mb']:.0f} MB |"
-            )
+            table.append([f"{int(n_key):,}", Path(code).name, *cells, f"{row['db_mb']:.0f} MB"])
+    print(md_table(["N answers", "code", *stages, "DB size"], table))
     if opts.json:
         opts.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     if opts.evidence:
@@ -242,9 +239,6 @@ def add_to_evidence(
     path: Path, results: dict[str, Any], checkout: Path, load_before: tuple[float, ...]
 ) -> None:
     """Write each size's stage figures of ``checkout`` to ``path`` as ``sizes[N]``."""
-    sys.path.insert(0, str(REPO))
-    from bench.evidence_io import git_commit, update_evidence
-
     for n, by_code in results.items():
         entry = {
             **by_code[str(checkout)],

@@ -31,15 +31,15 @@ warm server.
 
 Usage::
 
-    python bench/speed/bench_scale_pages.py --db bench/out/scale/scale_20000_0.duckdb
-    python bench/speed/bench_scale_pages.py --db bench/out/scale/scale_100000_0.duckdb \\
+    python -m bench.speed.bench_scale_pages --db bench/out/scale/scale_20000_0.duckdb
+    python -m bench.speed.bench_scale_pages --db bench/out/scale/scale_100000_0.duckdb \\
         --pages tau,overview --json evidence/scale_pages.json --as after
 
-``--json`` adds the run to an evidence file (``bench/evidence_io.py``) as
+``--json`` adds the run to an evidence file (``docsgen/evidence.py``) as
 ``figures["databases"][N][AS]`` (N: the database's answers; ``--as``: ``after``, the default,
 or ``before`` for the run it is compared with), with the database's size, the date, commit
 and load average before and after; the other entries of the file are kept, and
-``bench/docviews/speed.py`` renders one row per database, page and step.
+``docsgen/speed.py`` renders one row per database, page and step.
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ import argparse
 import datetime
 import shutil
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -56,19 +55,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.evidence_io import git_commit, read_evidence, update_evidence
-from bench.speed.browser import (
-    APP_IDLE,
+from bench._common import (
     REPO,
-    STATUS_WIDGET,
     bench_environment,
-    chromium,
+    git_commit,
     load_average,
-    streamlit_server,
+    md_table,
+    read_evidence,
+    update_evidence,
 )
 from dashboard.navigation import PAGES
+from tests.browser_helpers import (
+    APP_IDLE,
+    STATUS_WIDGET,
+    chromium,
+    streamlit_server,
+)
 
 TIMEOUT_MS = 300_000
 
@@ -363,10 +365,7 @@ def _line(row: dict[str, Any]) -> str:
 
 def table(figures: dict[str, Any]) -> str:
     """The figures as a Markdown table: one row per page, interactions in the last column."""
-    lines = [
-        "| page | first visit | second visit | interactions |",
-        "|---|---|---|---|",
-    ]
+    body = []
     for row in figures["pages"].values():
         extra = [
             f"{k} {v:.2f} s"
@@ -379,7 +378,8 @@ def table(figures: dict[str, Any]) -> str:
         def cell(k: str, row: dict[str, Any] = row) -> str:
             return f"{row[k]:.2f} s" if k in row else "-"
 
-        lines.append(f"| {row['page']} | {cell('first')} | {cell('second')} | {'; '.join(extra)} |")
+        body.append([row["page"], cell("first"), cell("second"), "; ".join(extra)])
+    lines = [md_table(["page", "first visit", "second visit", "interactions"], body)]
     lines.append(
         f"\nserver memory: {figures['server_start_gb']:.2f} GB at start, peak "
         f"{figures['server_peak_gb']:.2f} GB; load {figures['environment']['load_before']} -> "

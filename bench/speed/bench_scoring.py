@@ -44,9 +44,9 @@ the value in effect is printed.
 
 Usage::
 
-    python bench/speed/bench_scoring.py                              # everything, prints a table
-    python bench/speed/bench_scoring.py --sets paws --encoders minilm
-    python bench/speed/bench_scoring.py --naive-limit mpnet=600 --json bench/out/bench_scoring.json
+    python -m bench.speed.bench_scoring                              # everything, prints a table
+    python -m bench.speed.bench_scoring --sets paws --encoders minilm
+    python -m bench.speed.bench_scoring --naive-limit mpnet=600 --json bench/out/bench_scoring.json
 """
 
 from __future__ import annotations
@@ -68,6 +68,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench._common import add_data_dir, text_table
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH_SUBDIR = Path("s3kg_release") / "benchmarks"
 SETS = ("paws", "all")
@@ -84,11 +86,6 @@ WARMUP_TEXTS = [
 
 
 # -- data ------------------------------------------------------------------------------------------
-
-
-def default_data_dir() -> Path:
-    env = os.environ.get("S3KG_DATA_DIR")
-    return Path(env) if env else REPO.parent / "shared" / "data"
 
 
 def set_files(data_dir: Path, name: str) -> list[Path]:
@@ -469,7 +466,7 @@ def parse_limits(text: str | None, encoders: Sequence[str], option: str) -> dict
 
 
 def run_child(cfg: dict[str, Any]) -> dict[str, Any]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", json.dumps(cfg)]
+    cmd = [sys.executable, "-m", "bench.speed.bench_scoring", "--one", json.dumps(cfg)]
     label = f"{cfg['set']}/{cfg['encoder']}/{cfg['method']}"
     print(f"[bench] running {label} ...", file=sys.stderr, flush=True)
     start = time.perf_counter()
@@ -559,18 +556,8 @@ def compare(kgs: dict[str, Any], naive: dict[str, Any]) -> dict[str, Any]:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    align_left = {0, 1, 2}
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i in align_left else c.rjust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        )
-
-    out = [line(headers), "  ".join("-" * w for w in widths)]
-    out.extend(line(r) for r in rows)
-    return "\n".join(out)
+    """The three label columns left-aligned, the figures right-aligned."""
+    return text_table(headers, rows, right=range(3, len(headers)))
 
 
 def report(results: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
@@ -767,11 +754,7 @@ def report(results: list[dict[str, Any]], args: argparse.Namespace) -> dict[str,
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--data-dir",
-        default=str(default_data_dir()),
-        help="folder holding s3kg_release/benchmarks (default: $S3KG_DATA_DIR or ../shared/data)",
-    )
+    add_data_dir(parser, "s3kg_release/benchmarks")
     parser.add_argument("--encoders", default=",".join(ENCODERS), help="comma list of encoders")
     parser.add_argument("--sets", default=",".join(SETS), help="comma list: paws, all")
     parser.add_argument("--methods", default=",".join(METHODS), help=argparse.SUPPRESS)

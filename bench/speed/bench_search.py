@@ -13,33 +13,28 @@ median and the worst in milliseconds with the number of answers that matched:
 The scale benchmark's databases (``bench/speed/bench_scale.py``) are the intended input; the
 file is copied first and only read.
 
-    python bench/speed/bench_search.py DB.duckdb [--repeats 5] [--json evidence/search.json]
+    python -m bench.speed.bench_search DB.duckdb [--repeats 5] [--json evidence/search.json]
 
-``--json`` adds the run to an evidence file (``bench/evidence_io.py``) as
+``--json`` adds the run to an evidence file (``docsgen/evidence.py``) as
 ``figures["databases"][N]`` (N: the database's answers), with the database's size (answers,
 runs, scored answers, MB), the date, commit and load average; the figures of other databases
-in the file are kept, and ``bench/docviews/speed.py`` renders each database's table.
+in the file are kept, and ``docsgen/speed.py`` renders each database's table.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
-
-from bench.evidence_io import git_commit, update_evidence  # noqa: E402
-from s3kg_core.store.search_queries import ScoreRange, search_answers  # noqa: E402
-from s3kg_core.store.store import Store  # noqa: E402
+from bench._common import git_commit, load_average, update_evidence
+from s3kg_core.store.search_queries import ScoreRange, search_answers
+from s3kg_core.store.store import Store
 
 
 def cases(con: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -86,10 +81,6 @@ def cases(con: Any) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def search_row(name: str, matched: int, times_ms: list[float]) -> dict[str, Any]:
     """One search's figures as the evidence file holds them (milliseconds, rounded).
 
@@ -112,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None, help="add the run to this evidence")
     args = parser.parse_args(argv)
-    load_before = _load()
+    load_before = load_average()
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "search.duckdb"
@@ -154,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": git_commit(),
             "load_before": load_before,
-            "load_after": _load(),
+            "load_after": load_average(),
             "searches": rows,
         }
         update_evidence(

@@ -7,7 +7,7 @@ a short request (``max_tokens`` 8) and times it. A server that cancels on discon
 answers the short request in about its own time; one that keeps generating for the abandoned
 request answers it only after finishing that one.
 
-    python bench/speed/bench_serve_disconnect.py [--abandon-after 2] [--base-url URL --model NAME]
+    python -m bench.speed.bench_serve_disconnect [--abandon-after 2] [--base-url URL --model NAME]
 
 Prints one line per mode: the short request's latency, the same request's latency on an idle
 server, and the verdict.

@@ -237,15 +237,15 @@ def bench_pairs(
 
 
 def _evidence_io() -> Any:
-    """The checkout's ``bench/evidence_io.py``, the one home of the evidence format.
+    """The checkout's ``docsgen/evidence.py``, the one home of the evidence format.
 
-    ``bench/`` belongs to the source checkout, not to the installed package, so the module is
+    ``docsgen/`` belongs to the source checkout, not to the installed package, so the module is
     loaded from its file (beside the ``s3kg_core`` this runs from) when ``--evidence`` asks.
     """
     from ..errors import ConfigError
 
-    path = Path(__file__).resolve().parents[2] / "bench" / "evidence_io.py"
-    spec = importlib.util.spec_from_file_location("_s3kg_bench_evidence_io", path)
+    path = Path(__file__).resolve().parents[2] / "docsgen" / "evidence.py"
+    spec = importlib.util.spec_from_file_location("_s3kg_docsgen_evidence", path)
     if not path.is_file() or spec is None or spec.loader is None:
         raise ConfigError(
             f"--evidence updates the evidence files of a source checkout, and {path} is not "
@@ -304,7 +304,7 @@ def _bamboo_command(params: dict[str, Any]) -> str:
     default=None,
     help="Also add the result to this evidence file (evidence/bamboo.json) as ours/<mode>/"
     "<split>, with the command, signature, machine, date and commit; other entries are kept. "
-    "Needs a source checkout (bench/evidence_io.py).",
+    "Needs a source checkout (docsgen/evidence.py).",
 )
 def bench_bamboo(
     split: str,

@@ -123,18 +123,25 @@ def git_commit(repo: Path = REPO) -> str:
 def command_line(argv: list[str] | None = None) -> str:
     """This process's command line as a user would type it from the repository root.
 
+    A bench script (which runs as a module, ``python -m bench.speed.x``) is shown so.
+
     Examples
     --------
     >>> command_line([str(REPO / "bench" / "speed" / "x.py"), "--json", "evidence/x.json"])
-    'python bench/speed/x.py --json evidence/x.json'
+    'python -m bench.speed.x --json evidence/x.json'
+    >>> command_line([str(REPO / "scripts" / "y.py")])
+    'python scripts/y.py'
     """
     argv = list(sys.argv if argv is None else argv)
     script = Path(argv[0])
     try:
-        argv[0] = script.resolve().relative_to(REPO).as_posix()
+        relative = script.resolve().relative_to(REPO)
     except ValueError:
-        argv[0] = script.as_posix()
-    return "python " + shlex.join(argv)
+        return "python " + shlex.join([script.as_posix(), *argv[1:]])
+    if relative.parts[0] == "bench" and relative.suffix == ".py":
+        module = ".".join(relative.with_suffix("").parts)
+        return "python -m " + shlex.join([module, *argv[1:]])
+    return "python " + shlex.join([relative.as_posix(), *argv[1:]])
 
 
 def provenance(
@@ -287,7 +294,7 @@ def figure(evidence: Mapping[str, Mapping[str, Any]], path: str) -> Any:
     >>> figure(ev, "x/sets/paws/auroc")
     Traceback (most recent call last):
     ...
-    bench.evidence_io.EvidenceError: x/sets/paws/auroc: no 'paws' in x/sets
+    docsgen.evidence.EvidenceError: x/sets/paws/auroc: no 'paws' in x/sets
     """
     name, _, rest = path.partition("/")
     if name not in evidence:

@@ -1,16 +1,17 @@
 """Start the Streamlit dashboard on a free port and drive it with headless Chromium.
 
-The harness of the dashboard's speed benchmarks (``bench/speed/bench_dashboard.py``,
-``bench_explorer.py``, ``bench_first_start.py``) and of its browser tests
-(``tests/dashboard_helpers.py`` imports it). Playwright never downloads a browser here: it
-launches the system Chromium (``/usr/bin/chromium`` unless ``$S3KG_CHROMIUM`` names another),
-and callers skip when there is none. Also what a benchmark ran on (:func:`bench_environment`)
-and where its figures go (:func:`write_figures`).
+The harness of the dashboard's browser tests (``tests/dashboard_helpers.py`` re-exports it) and
+of its speed benchmarks (``bench/speed/bench_dashboard.py``, ``bench_explorer.py``,
+``bench_first_start.py``, ...), which import it as ``tests.browser_helpers`` when run from the
+repository root. Playwright never downloads a browser here: it launches the system Chromium
+(``/usr/bin/chromium`` unless ``$S3KG_CHROMIUM`` names another), and callers skip when there is
+none. Also the Annotate page's keyboard steps (:func:`focused_pair`, :func:`press_for_next_pair`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -30,21 +31,21 @@ __all__ = [
     "REPO",
     "STATUS_WIDGET",
     "Server",
-    "bench_environment",
     "chromium",
+    "focused_pair",
     "free_port",
-    "load_average",
+    "press_for_next_pair",
     "streamlit_server",
     "wait_idle",
-    "write_figures",
 ]
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("S3KG_CHROMIUM", "/usr/bin/chromium"))
 
 # Streamlit marks its root element with the script state; "notRunning" once a run has finished.
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 STATUS_WIDGET = '[data-testid="stStatusWidget"]'
+_PAIR = re.compile(r"^Pair (\d+) of (\d+)$")
 
 
 def free_port() -> int:
@@ -209,30 +210,20 @@ def wait_idle(page: Any, timeout_ms: float = 120_000, settle_ms: float = 750) ->
         page.wait_for_timeout(100)
 
 
-def load_average() -> str:
-    """The 1, 5 and 15 minute load averages as one line (benchmarks print it before and after)."""
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+def focused_pair(page: Any) -> tuple[int, int] | None:
+    """The focused pair the Annotate page shows: ``(k, n)`` of "Pair k of n" (``None``: none)."""
+    found = page.locator('[data-testid="stMain"] strong').filter(has_text=_PAIR)
+    if not found.count():
+        return None
+    match = _PAIR.match(found.first.inner_text().strip())
+    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def bench_environment(load_before: str) -> dict[str, Any]:
-    """What a dashboard benchmark ran on: Python, Streamlit, CPUs, the load before and now."""
-    import platform
-
-    import streamlit
-
-    return {
-        "python": platform.python_version(),
-        "streamlit": streamlit.__version__,
-        "cpus": os.cpu_count(),
-        "load_before": load_before,
-        "load_after": load_average(),
-    }
-
-
-def write_figures(path: Path | None, figures: dict[str, Any]) -> None:
-    """Also write a benchmark's figures as JSON to ``path`` (nothing when ``None``)."""
-    import json
-
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")
+def press_for_next_pair(page: Any, key: str, expected: int, timeout_ms: float = 60_000) -> float:
+    """Press ``key`` and wait until pair ``expected`` is focused; the seconds it took."""
+    start = time.perf_counter()
+    page.keyboard.press(key)
+    page.locator('[data-testid="stMain"] strong').filter(
+        has_text=re.compile(rf"^Pair {expected} of \d+$")
+    ).first.wait_for(timeout=timeout_ms)
+    return time.perf_counter() - start

@@ -1,4 +1,4 @@
-"""bench/docviews: the cell formats, every view against the committed evidence, and checks that
+"""docsgen: the cell formats, every view against the committed evidence, and checks that
 the transcribed figures agree with the files and runs they were copied from."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.docviews import SETS, VIEWS, base
-from bench.docviews.base import f, sci, span, template, with_ci
-from bench.evidence_io import load_all
+from docsgen import SETS, VIEWS, base
+from docsgen.base import f, sci, span, template, with_ci
+from docsgen.evidence import load_all
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-import bench.evidence_io as evidence_io
-from bench.evidence_io import (
+import docsgen.evidence as evidence_io
+from docsgen.evidence import (
     FORMAT,
     EvidenceError,
     command_line,
@@ -126,6 +126,18 @@ def test_figure_paths():
             figure(ev, bad)
 
 
+def test_a_bench_script_is_recorded_as_the_module_it_runs_as():
+    # the scripts run as `python -m bench.speed.x` (they no longer edit sys.path), so the
+    # command an evidence file records is that one, not `python bench/speed/x.py`
+    script = str(evidence_io.REPO / "bench" / "experiments" / "bench_variants.py")
+    assert command_line([script, "--json", "e.json"]) == (
+        "python -m bench.experiments.bench_variants --json e.json"
+    )
+    assert command_line([str(evidence_io.REPO / "scripts" / "render_evidence.py"), "--check"]) == (
+        "python scripts/render_evidence.py --check"
+    )
+
+
 def test_command_line_and_commit_outside_a_checkout(tmp_path):
     assert command_line(["/elsewhere/x.py", "--a", "b c"]) == "python /elsewhere/x.py --a 'b c'"
     assert git_commit(tmp_path) == "unknown"
@@ -143,7 +155,7 @@ def test_the_committed_evidence_files_are_all_in_the_format():
 
 
 def test_update_keeps_other_figures_and_the_transcribed_note(tmp_path):
-    from bench.evidence_io import update_evidence
+    from docsgen.evidence import update_evidence
 
     path = tmp_path / "x.json"
     tr = {"from": "bench/README.md", "run": "2026-12-02"}
