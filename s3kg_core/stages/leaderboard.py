@@ -105,9 +105,9 @@ def rank_summaries(
     answers (every run when ``None``) to its values of ``metric``, in item order, for its
     bootstrap interval. The Overview builds both summaries with one ``GROUP BY`` each in DuckDB
     and reads the values of small runs only. Columns :data:`LEADERBOARD_COLUMNS`: ``low``/``high``
-    the interval of ``metric``'s mean (:func:`~s3kg_core.stats.mean_interval`; :func:`~s3kg_core.stats.normal_interval` for a run
-    of ``normal_from`` answers or more, ``None``: never), ``tied`` whether the run's interval
-    overlaps its dataset leader's (the leader itself: ``False``), ``reference_rank`` the rank
+    the interval of ``metric``'s mean (:func:`~s3kg_core.stats.mean_interval`;
+    :func:`~s3kg_core.stats.normal_interval` for a run of ``normal_from`` answers or more,
+    ``None``: never), ``tied`` whether the run's interval overlaps its dataset leader's (the leader itself: ``False``), ``reference_rank`` the rank
     in ``reference`` and ``rank_change`` how many places the run rose since (negative: fell).
     Sorted by dataset, rank, run id: the order to show and to download.
 
