@@ -40,6 +40,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +51,7 @@ from .wwl import Transport
 __all__ = [
     "BEST_MATCH_WEIGHT",
     "KERNEL_WEIGHT",
+    "MAX_ASSIGNMENT",
     "MAX_EXACT",
     "SPREAD",
     "TRIPLE_TRANSPORT_WEIGHT",
@@ -84,6 +86,10 @@ solver's time grows with the cube of the size (1,500 x 1,500: about a second; 10
 minutes and gigabytes), so a larger KG is matched by the relaxed transport (Kusner et al. 2015):
 every unit goes to its nearest partner, which gives a lower bound of the distance."""
 
+MAX_ASSIGNMENT = 32
+"""Copies of units up to which the transport is solved as an assignment problem (exact, and
+several times faster than the network simplex for small KGs)."""
+
 _CHUNK = 1_024
 
 
@@ -111,29 +117,63 @@ def spread_transport(x1: Array, x2: Array, spread: float = SPREAD) -> Transport:
     >>> round(spread_transport(x1, far).distance, 6)  # 4 > 2 x 1: its two matches take it all
     0.0
     """
-    # POT imports torch (seconds) when it is installed: imported here, so that importing
-    # s3kg_core loads no torch.
-    import ot
-
     n1, n2 = len(x1), len(x2)
     if max(n1, n2) > MAX_EXACT:
         return _relaxed(x1, x2, balanced=n2 <= spread * n1)
-    cosine = np.asarray(_unit(x1) @ _unit(x2).T, dtype=np.float64)
+    return _transport(np.asarray(_unit(x1) @ _unit(x2).T, dtype=np.float64), spread)
+
+
+def _transport(cosine: Array, spread: float) -> Transport:
+    """:func:`spread_transport` of an ``n1 x n2`` cosine matrix (both sides at most MAX_EXACT).
+
+    With equal masses per unit the transport has a plan whose entries are multiples of one
+    quantum, so a small one is an assignment problem over copies of the units, solved exactly
+    by SciPy's ``linear_sum_assignment`` (Birkhoff-von Neumann); POT solves the others.
+    """
+    n1, n2 = cosine.shape
     cost = np.clip(1.0 - cosine, 0.0, 2.0)
-    a = np.full(n1, 1.0 / n1)
     if n2 <= spread * n1:
-        plan = np.asarray(ot.emd(a, np.full(n2, 1.0 / n2), cost), dtype=np.float64)
+        copies = math.lcm(n1, n2)
+        if copies <= MAX_ASSIGNMENT:  # every unit split into copies of mass 1 / copies
+            plan = _assigned(cost, copies // n1, copies // n2) / copies
+        else:
+            plan = _emd(np.full(n1, 1.0 / n1), np.full(n2, 1.0 / n2), cost)
+    elif float(spread).is_integer() and spread * n1 <= MAX_ASSIGNMENT:
+        # each T1 unit in `spread` copies, each T2 unit takes at most one copy
+        plan = _assigned(cost, int(spread), 1) / (spread * n1)
     else:
         cap = 1.0 / (spread * n1)
         spare = n2 * cap - 1.0
         total = 1.0 + spare
-        full = ot.emd(
-            np.append(a, spare) / total,
+        full = _emd(
+            np.append(np.full(n1, 1.0 / n1), spare) / total,
             np.full(n2, cap) / total,
             np.vstack([cost, np.zeros((1, n2))]),
         )
-        plan = np.asarray(full, dtype=np.float64)[:n1] * total
+        plan = full[:n1] * total
     return Transport(float(np.sum(plan * cost)), plan, cosine)
+
+
+def _assigned(cost: Array, row_copies: int, col_copies: int) -> Array:
+    """How many copies of each row the optimal assignment of the copies sends to each column."""
+    from scipy.optimize import linear_sum_assignment
+
+    n1, n2 = cost.shape
+    rows = np.repeat(np.arange(n1), row_copies)
+    cols = np.repeat(np.arange(n2), col_copies)
+    r, c = linear_sum_assignment(cost[rows][:, cols])
+    flat = np.bincount(rows[r] * n2 + cols[c], minlength=n1 * n2)
+    return flat.reshape(n1, n2).astype(np.float64)
+
+
+def _emd(a: Array, b: Array, cost: Array) -> Array:
+    """POT's exact earth mover's plan; its dual potentials are not needed, so not centred."""
+    # POT imports torch (seconds) when it is installed: imported here, so that importing
+    # s3kg_core loads no torch.
+    import ot
+
+    plan = ot.emd(a, b, cost, center_dual=False, check_marginals=False)
+    return np.asarray(plan, dtype=np.float64)
 
 
 def _nearest(x1: Array, x2: Array) -> tuple[npt.NDArray[np.int64], Array, Array]:
@@ -182,6 +222,10 @@ def best_match(sentences_1: Array, sentences_2: Array) -> float:
         _unit(np.asarray(sentences_1, dtype=np.float64))
         @ _unit(np.asarray(sentences_2, dtype=np.float64)).T
     )
+    return _best_match(cosine)
+
+
+def _best_match(cosine: Array) -> float:
     return float(min(1.0, max(0.0, float(cosine.max(axis=1).mean()))))
 
 
@@ -250,9 +294,15 @@ def ot_components(
     >>> other.s_wl < same.s_wl and other.s_sbert == same.s_sbert
     True
     """
+    if max(len(sentences_1), len(sentences_2)) > MAX_EXACT:
+        triples = spread_transport(sentences_1, sentences_2)
+        matched = best_match(sentences_1, sentences_2)
+    else:  # one cosine matrix for both
+        cosine = np.asarray(_unit(sentences_1) @ _unit(sentences_2).T, dtype=np.float64)
+        triples, matched = _transport(cosine, SPREAD), _best_match(cosine)
     return OTComponents(
-        triples=spread_transport(sentences_1, sentences_2),
-        best_match=best_match(sentences_1, sentences_2),
+        triples=triples,
+        best_match=matched,
         kernel=float(kernel),
         labels=spread_transport(entities_1, entities_2),
     )

@@ -532,15 +532,12 @@ class KGScorer:
             if keep:
                 pair.wl_labels = (labels_1, labels_2)
                 pair.kernels = {"kgx": s_wl}
-        m = self.cache.matrix
-        mean_1 = m[self.cache.rows(pair.one.sentences)].astype(np.float64).mean(axis=0)
-        sent_2 = [pair.two.sentences[i] for i in pair.picks]
-        mean_2 = m[self.cache.rows(sent_2)].astype(np.float64).mean(axis=0)
-        denom = float(np.linalg.norm(mean_1) * np.linalg.norm(mean_2))
-        s_sbert = float(np.clip(mean_1 @ mean_2 / denom, 0.0, 1.0)) if denom > 0 else 0.0
         if keep:
             pair.entities, pair.relations = ents, rels
-            pair.triples_cosine = s_sbert
+        if cfg.mode != "ot" or keep:  # ot's S_SBERT is the label transport; explain() shows this
+            s_sbert = self._pooled_cosine(pair)
+            if keep:
+                pair.triples_cosine = s_sbert
         if cfg.mode == "ot":
             s_wl, s_sbert = self._ot(pair, float(s_wl), keep)
         return ScoreResult(
@@ -556,6 +553,15 @@ class KGScorer:
             n_triples_1=len(one),
             n_triples_2=len(pair.two.triples),
         )
+
+    def _pooled_cosine(self, pair: _Pair) -> float:
+        """Cosine of T1's and T2^'s mean triple-sentence vectors (S3KG's S_SBERT)."""
+        m = self.cache.matrix
+        mean_1 = m[self.cache.rows(pair.one.sentences)].astype(np.float64).mean(axis=0)
+        sent_2 = [pair.two.sentences[i] for i in pair.picks]
+        mean_2 = m[self.cache.rows(sent_2)].astype(np.float64).mean(axis=0)
+        denom = float(np.linalg.norm(mean_1) * np.linalg.norm(mean_2))
+        return float(np.clip(mean_1 @ mean_2 / denom, 0.0, 1.0)) if denom > 0 else 0.0
 
     def _empty(self, pair: _Pair) -> ScoreResult:
         return ScoreResult(

@@ -107,7 +107,8 @@ def rank_summaries(
     and reads the values of small runs only. Columns :data:`LEADERBOARD_COLUMNS`: ``low``/``high``
     the interval of ``metric``'s mean (:func:`~s3kg_core.stats.mean_interval`;
     :func:`~s3kg_core.stats.normal_interval` for a run of ``normal_from`` answers or more,
-    ``None``: never), ``tied`` whether the run's interval overlaps its dataset leader's (the leader itself: ``False``), ``reference_rank`` the rank
+    ``None``: never), ``tied`` whether the run's interval overlaps its dataset leader's (the
+    leader itself: ``False``), ``reference_rank`` the rank
     in ``reference`` and ``rank_change`` how many places the run rose since (negative: fell).
     Sorted by dataset, rank, run id: the order to show and to download.
 
