@@ -80,6 +80,48 @@ def test_a_t2_over_twice_t1_is_capped_and_its_extra_costs_nothing() -> None:
     assert balanced.distance > 0.1
 
 
+def _pot_distance(x1: np.ndarray, x2: np.ndarray, spread: float) -> float:
+    """The transport's distance as POT's network simplex solves it, with no shortcut."""
+    import ot
+
+    u1 = x1 / np.linalg.norm(x1, axis=1, keepdims=True)
+    u2 = x2 / np.linalg.norm(x2, axis=1, keepdims=True)
+    cost = np.clip(1.0 - u1 @ u2.T, 0.0, 2.0)
+    n1, n2 = cost.shape
+    if n2 <= spread * n1:
+        plan = ot.emd(np.full(n1, 1 / n1), np.full(n2, 1 / n2), cost)
+    else:
+        cap = 1 / (spread * n1)
+        spare = n2 * cap - 1
+        full = ot.emd(
+            np.append(np.full(n1, 1 / n1), spare) / (1 + spare),
+            np.full(n2, cap) / (1 + spare),
+            np.vstack([cost, np.zeros((1, n2))]),
+        )
+        plan = full[:n1] * (1 + spare)
+    return float(np.sum(plan * cost))
+
+
+@pytest.mark.parametrize("spread", [2.0, 1.5, 10.0])
+def test_the_shortcuts_solve_the_transport_pot_solves(spread: float) -> None:
+    """Regression (issue 41, speed): one-unit sides in closed form and small transports as
+    assignment problems over unit copies give POT's distances, ties and caps included."""
+    rng = np.random.default_rng(7)
+    for _ in range(150):
+        n1, n2 = int(rng.integers(1, 9)), int(rng.integers(1, 25))
+        x1 = rng.normal(size=(n1, 6))
+        x2 = rng.normal(size=(n2, 6))
+        if rng.random() < 0.3:  # exact copies: ties in the cost
+            x2 = np.vstack([x1, x2])
+        t = spread_transport(x1, x2, spread=spread)
+        assert t.distance == pytest.approx(_pot_distance(x1, x2, spread), abs=1e-9)
+        np.testing.assert_allclose(t.plan.sum(axis=1), np.full(n1, 1 / n1))
+        if len(x2) <= spread * n1:
+            np.testing.assert_allclose(t.plan.sum(axis=0), np.full(len(x2), 1 / len(x2)))
+        else:
+            assert (t.plan.sum(axis=0) <= 1 / (spread * n1) + 1e-12).all()
+
+
 # -- the mode -------------------------------------------------------------------------------------
 
 
