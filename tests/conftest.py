@@ -140,6 +140,27 @@ def one_torch_thread():
     torch.set_num_threads(before)
 
 
+# -- tiny random language models (tests/tiny_models.py), built once per session ----------------
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Llama with a word-level tokenizer over the labelling prompt and the toy KG
+    (the factuality tests, ``s3kg llm serve``); tests only read it (copy it to change it)."""
+    from tiny_models import make_tiny_model
+
+    return make_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture(scope="session")
+def char_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Llama with one token per printable character: it can spell any JSON (the
+    chat server and constrained decoding); tests only read it."""
+    from tiny_models import make_char_model
+
+    return make_char_model(tmp_path_factory.mktemp("char") / "model", positions=65_536)
+
+
 # -- the demo database, built once per session exactly as a first dashboard start builds it ------
 
 
