@@ -38,7 +38,9 @@ def test_serve_help_names_the_model_port_and_stop():
 def test_a_model_that_is_not_a_folder_is_one_line_error(tmp_path):
     if serve_unavailable_reason():
         pytest.skip(serve_unavailable_reason())
-    result = CliRunner().invoke(cli, ["llm", "serve", "--model", str(tmp_path / "nothing")])
+    # --port 0: no fixed port (the order of the checks is pinned by the test below)
+    args = ["llm", "serve", "--port", "0", "--model", str(tmp_path / "nothing")]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
     assert result.output.startswith("Error: --model must be 'smollm2' or a local transformers")
     assert "Traceback" not in result.output
