@@ -222,8 +222,8 @@ def _all_options(command: click.Command) -> set[str]:
     return names
 
 
-# Options in README prose that belong to other tools: pip, transformers serve, mkdocs.
-OTHER_TOOLS = {"--no-deps", "--device", "--strict", "--extra-index-url"}
+# Options in README prose that belong to other tools: pip, transformers serve, mkdocs, pytest.
+OTHER_TOOLS = {"--no-deps", "--device", "--strict", "--extra-index-url", "--durations"}
 
 
 def test_options_named_in_prose_exist():
