@@ -29,11 +29,12 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.headless true
 
-# the suite in PYTEST_WORKERS processes (pytest-xdist), each module whole in one process
+# the suite in PYTEST_WORKERS processes (pytest-xdist), each module whole in one process; the 25
+# slowest tests (and fixtures' set-ups) are printed at the end
 PYTEST_WORKERS ?= 2
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadfile --durations=25
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest

@@ -15,6 +15,7 @@ from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.encoders.sentence import SentenceTransformerEncoder
 from s3kg_core.kgio import PairRow, read_pairs_csv
 from s3kg_core.scoring.s3kg import KGScorer
+from s3kg_core.store.store import Store
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,6 +141,27 @@ def one_torch_thread():
     torch.set_num_threads(before)
 
 
+# -- tiny random language models (tests/tiny_models.py), built once per session ----------------
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Llama with a word-level tokenizer over the labelling prompt and the toy KG
+    (the factuality tests, ``s3kg llm serve``); tests only read it (copy it to change it)."""
+    from tiny_models import make_tiny_model
+
+    return make_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture(scope="session")
+def char_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Llama with one token per printable character: it can spell any JSON (the
+    chat server and constrained decoding); tests only read it."""
+    from tiny_models import make_char_model
+
+    return make_char_model(tmp_path_factory.mktemp("char") / "model", positions=65_536)
+
+
 # -- the demo database, built once per session exactly as a first dashboard start builds it ------
 
 
@@ -168,10 +190,12 @@ def db(demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # -- a small scored database (tests of the score, results and TAU stages) ------------------------
 
 
-@pytest.fixture(scope="module")
-def scored_template(tmp_path_factory, minilm, one_torch_thread):
-    """A scored database (default config), scored once per module; tests copy it:
+@pytest.fixture(scope="session")
+def scored_template(tmp_path_factory, minilm):
+    """A scored database (default config, store_helpers.special_store), scored once per session
+    (with one torch thread: its batches are tiny); tests copy it (the ``scored`` fixture):
     ``(path, first report, texts the encoder was asked to encode)``."""
+    import torch
     from store_helpers import special_store
 
     from s3kg_core.stages.score import score_store
@@ -179,19 +203,54 @@ def scored_template(tmp_path_factory, minilm, one_torch_thread):
     path = tmp_path_factory.mktemp("pipeline") / "scored.duckdb"
     store = special_store(path)
     encoder = CountingEncoder(minilm)
-    report = score_store(store, encoder=encoder, batch_items=3)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        report = score_store(store, encoder=encoder, batch_items=3)
+    finally:
+        torch.set_num_threads(before)
     return path, report, encoder.texts
 
 
 @pytest.fixture
 def scored(tmp_path, scored_template):
     """A private copy of the scored database: ``(store, first report)``."""
-    from s3kg_core.store.store import Store
-
     path, report, _ = scored_template
     copy = tmp_path / "scored.duckdb"
     shutil.copy(path, copy)
     return Store(copy), report
+
+
+class ScoredStores:
+    """Databases of ``store_helpers.build_store(**options)`` scored with MiniLM (default config):
+    each set of options is built and scored once per session, and every call gets its own copy."""
+
+    def __init__(self, folder: Path, encoder: SentenceTransformerEncoder) -> None:
+        self._folder = folder
+        self._encoder = encoder
+        self._templates: dict[tuple, tuple[Path, str]] = {}
+
+    def copy(self, path: Path, **options) -> tuple[Store, str]:
+        """A private copy at ``path``: ``(store, the scores' signature)``."""
+        from store_helpers import build_store
+
+        from s3kg_core.stages.score import score_store
+
+        key = tuple(sorted(options.items()))
+        if key not in self._templates:
+            template = self._folder / f"template-{len(self._templates)}.duckdb"
+            report = score_store(build_store(template, **options), encoder=self._encoder)
+            self._templates[key] = (template, report.signature)
+        template, signature = self._templates[key]
+        shutil.copy(template, path)
+        return Store(path), signature
+
+
+@pytest.fixture(scope="session")
+def scored_stores(tmp_path_factory, minilm) -> ScoredStores:
+    """``scored_stores.copy(path, n_items=3, seed=2, ...)``: a scored ``build_store`` database,
+    scored once per session per set of options and copied to ``path`` for each caller."""
+    return ScoredStores(tmp_path_factory.mktemp("scored-stores"), minilm)
 
 
 @pytest.fixture(scope="session")
@@ -223,7 +282,6 @@ def _score_every_mode(path: Path) -> dict[str, str]:
     """
     from s3kg_core.scoring.s3kg import S3KGConfig
     from s3kg_core.stages.score import score_store
-    from s3kg_core.store.store import Store
 
     store = Store(path)
     return {
@@ -252,7 +310,6 @@ def released_every_mode(shared_data: Path, tmp_path_factory: pytest.TempPathFact
     import sys
 
     from s3kg_core.stages.importing import import_s3kg_release
-    from s3kg_core.store.store import Store
 
     small = shared_data / "s3kg_release" / "qa" / "small"
     if not all((small / name).is_file() for name in RELEASED_SAMPLE):

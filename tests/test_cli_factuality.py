@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from factuality_helpers import make_tiny_model, toy_kg_csv
+from factuality_helpers import toy_kg_csv
 
 from s3kg_core.cli import cli
 from s3kg_core.factuality.results import load_evaluations
@@ -24,12 +24,6 @@ REQUIRED = {
     "informativeness",
     "layer",
 }
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny random Llama and tokenizer, built once for this module."""
-    return make_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
 def _run(args: list[str]) -> str:

@@ -1,6 +1,6 @@
 """s3kg_core.cli.llm: ``s3kg llm serve``, its errors, and its stop (Ctrl-C, SIGTERM, kill -9).
 
-The real start and stop serve a tiny random Llama (tests/factuality_helpers.py), which loads in
+The real start and stop serve a tiny random Llama (conftest's ``tiny_model``), which loads in
 seconds; they are slow tests. The server itself is tested in tests/test_llm_chat_server.py;
 SmolLM2 served by the same command is exercised end to end in tests/test_e2e_llm.py.
 """
@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from factuality_helpers import make_tiny_model
 from serve_helpers import serve_unavailable_reason
 
 from s3kg_core.cli import cli
@@ -39,7 +38,9 @@ def test_serve_help_names_the_model_port_and_stop():
 def test_a_model_that_is_not_a_folder_is_one_line_error(tmp_path):
     if serve_unavailable_reason():
         pytest.skip(serve_unavailable_reason())
-    result = CliRunner().invoke(cli, ["llm", "serve", "--model", str(tmp_path / "nothing")])
+    # --port 0: no fixed port (the order of the checks is pinned by the test below)
+    args = ["llm", "serve", "--port", "0", "--model", str(tmp_path / "nothing")]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
     assert result.output.startswith("Error: --model must be 'smollm2' or a local transformers")
     assert "Traceback" not in result.output
@@ -113,12 +114,12 @@ def _start(model: Path) -> tuple[subprocess.Popen[str], dict[str, str], list[str
 
 
 @pytest.mark.slow
-def test_serve_prints_the_exports_answers_and_stops_on_ctrl_c_without_orphans(tmp_path):
+def test_serve_prints_the_exports_answers_and_stops_on_ctrl_c_without_orphans(tiny_model):
     """Issue 29: a local endpoint in one command, stopped cleanly on Ctrl-C, and no process
     left when the command itself is killed with SIGKILL (the server runs in its process)."""
     if serve_unavailable_reason():
         pytest.skip(serve_unavailable_reason())
-    model = make_tiny_model(tmp_path / "tiny")
+    model = tiny_model
     proc, exports, lines = _start(model)
     try:
         assert set(exports) == {"OPENAI_BASE_URL", "S3KG_MODEL"}, lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import socket
 import subprocess
 import sys
 
@@ -125,12 +126,24 @@ def test_endpoint_down_is_one_line_not_a_traceback(tmp_path, table, no_endpoint_
     assert len(lines) == 2 and lines[1].startswith("Error: the endpoint")
 
 
+@pytest.fixture
+def refused_port():
+    """A port of 127.0.0.1 that this test holds bound and not listening: every connection to it
+    is refused, whatever else runs on the machine (port 9 was assumed closed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
 # Regression (issue 17, D11): credentials in --base-url were echoed whole, and a malformed port
 # ended in a ValueError traceback that printed the URL.
 @pytest.mark.parametrize(
-    "url", ["http://user:SECRET@127.0.0.1:9/v1", "http://user:SECRET@127.0.0.1:x/v1"]
+    "url", ["http://user:SECRET@127.0.0.1:{port}/v1", "http://user:SECRET@127.0.0.1:x/v1"]
 )
-def test_credentials_in_the_base_url_are_never_printed(tmp_path, table, no_endpoint_env, url):
+def test_credentials_in_the_base_url_are_never_printed(
+    tmp_path, table, no_endpoint_env, refused_port, url
+):
+    url = url.format(port=refused_port)
     db = tmp_path / "cli.duckdb"
     _invoke("import", "csv", table, "--db", db, "--map", MAP)
     result = _invoke("collect", "--db", db, "--base-url", url, "--model", "m", "--max-retries", "0")

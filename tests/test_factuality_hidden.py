@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from factuality_helpers import make_tiny_model
 
 from s3kg_core.errors import FactualityError, InputFormatError
 from s3kg_core.factuality.hidden import (
@@ -22,12 +21,6 @@ TEXTS = [
     "Google produces Pixel and Xbox and Galaxy in China and Germany.",
     "Samsung operates in Germany.",
 ]
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny random Llama and tokenizer, built once for this module."""
-    return make_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
 def test_shapes_all_layers(tiny_model: Path) -> None:

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from factuality_helpers import make_tiny_model
 from fake_openai import Reply, fake_openai, last_user_message
 
 from s3kg_core.errors import FactualityError
@@ -21,12 +20,6 @@ from s3kg_core.factuality.labels import (
 )
 from s3kg_core.factuality.prompts import LABEL_PROMPT_VERSION, LABEL_SYSTEM_PROMPT
 from s3kg_core.llm.client import LLMClient, LLMSettings, MemoryCache
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny random Llama and tokenizer, built once for this module."""
-    return make_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
 @pytest.mark.parametrize(

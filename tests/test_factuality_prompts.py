@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from factuality_helpers import CHAT_TEMPLATE
+from tiny_models import WORD_CHAT_TEMPLATE
 
 from s3kg_core.factuality.labels import LABELS, parse_label
 from s3kg_core.factuality.prompts import (
@@ -28,7 +28,7 @@ def chat_tokenizer():
 
     tok = Tokenizer(models.WordLevel(vocab={"<unk>": 0}, unk_token="<unk>"))
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>")
-    tokenizer.chat_template = CHAT_TEMPLATE
+    tokenizer.chat_template = WORD_CHAT_TEMPLATE
     return tokenizer
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from factuality_helpers import make_tiny_model, toy_kg_csv
+from factuality_helpers import toy_kg_csv
 
 from s3kg_core.errors import FactualityError
 from s3kg_core.factuality.hidden import HiddenStateExtractor, read_hidden
@@ -21,12 +21,6 @@ from s3kg_core.factuality.ray_jobs import (
     ray_session,
 )
 from s3kg_core.factuality.statements import build_statements
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny random Llama and tokenizer, built once for this module."""
-    return make_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """s3kg_core.llm.chat_server: the server of ``s3kg llm serve``, on a tiny character-level model.
 
-Every test starts its own server on 127.0.0.1 port 0 (tests/char_model.py: a random two-layer
-Llama that spells any JSON, loaded in a second) and bounds its clients in number and in time.
+Every test starts its own server on 127.0.0.1 port 0 (conftest's ``char_model``: a random
+two-layer Llama that spells any JSON, loaded in a second) and bounds its clients in number and
+in time.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import jsonschema
 import pytest
-from char_model import make_char_model
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.llm.chat_server import ChatServer, ServeLimits
@@ -40,11 +39,6 @@ KG_SCHEMA = {
     "additionalProperties": False,
 }
 LONG = 50_000  # tokens: minutes of generation, so only a cancel ends it within the test
-
-
-@pytest.fixture(scope="module")
-def char_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_char_model(tmp_path_factory.mktemp("char") / "model", positions=65_536)
 
 
 def _post(url: str, body: dict, timeout: float = 30) -> tuple[int, dict, dict]:

@@ -7,7 +7,6 @@ import json
 
 import jsonschema
 import pytest
-from char_model import make_char_model
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.llm.constrained import (
@@ -50,12 +49,12 @@ def test_what_is_not_a_response_format_is_a_config_error(response_format, messag
         parse_response_format(response_format)
 
 
-def test_generation_held_to_a_schema_parses_and_validates(tmp_path):
+def test_generation_held_to_a_schema_parses_and_validates(char_model):
     """A random model, sampled, still writes JSON valid under the schema (seeded, 5 draws)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList
 
-    folder = make_char_model(tmp_path / "m", positions=512)
+    folder = char_model
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder)
     schema = {

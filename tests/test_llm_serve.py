@@ -16,7 +16,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from factuality_helpers import make_tiny_model
 
 from s3kg_core.errors import ServeError
 from s3kg_core.llm.serve import (
@@ -120,9 +119,9 @@ def test_serve_failure_reports_the_server_log(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_served_folder_is_loaded_before_the_url_is_given_and_stopped_after(tmp_path):
+def test_the_served_folder_is_loaded_before_the_url_is_given_and_stopped_after(tiny_model):
     _needs_serve()
-    model = make_tiny_model(tmp_path / "tiny")
+    model = tiny_model
     port = free_port()
     with transformers_serve(model, port=port, timeout=120) as base_url:
         assert base_url == f"http://127.0.0.1:{port}/v1"

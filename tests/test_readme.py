@@ -100,8 +100,18 @@ def _examples() -> list[tuple[str, str, str]]:
 
 
 EXAMPLES = _examples()
-IDS = [f"{doc}:{line[:60]}" for doc, _, line in EXAMPLES]
-BLOCKS = [example for example in EXAMPLES if example[1] == "block"]
+
+
+def _by_command() -> dict[str, list[tuple[str, str, str]]]:
+    """The examples grouped by the command they name (``"pairs score"``; ``""``: none)."""
+    groups: dict[str, list[tuple[str, str, str]]] = {}
+    for doc, kind, line in EXAMPLES:
+        groups.setdefault(" ".join(resolve(line)[0]), []).append((doc, kind, line))
+    return groups
+
+
+BY_COMMAND = _by_command()
+SHOWN_COMMANDS = sorted(name for name in BY_COMMAND if name)
 
 
 def test_the_readmes_show_commands():
@@ -146,47 +156,62 @@ def test_shown_commands_parser():
     ]
 
 
-@pytest.mark.parametrize(("doc", "kind", "line"), EXAMPLES, ids=IDS)
-def test_shown_command_exists_and_answers_help(doc, kind, line):
-    path, _ = resolve(line)
-    assert path, f"{doc}: `{line}` names no s3kg command"
-    result = CliRunner().invoke(cli, [*path, "--help"])
-    assert result.exit_code == 0, f"{doc}: s3kg {' '.join(path)} --help: {result.output}"
+def test_every_shown_command_line_names_a_command():
+    wrong = [f"{doc}: `{line}` names no s3kg command" for doc, _, line in BY_COMMAND.get("", [])]
+    assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize(("doc", "kind", "line"), EXAMPLES, ids=IDS)
-def test_shown_options_exist(doc, kind, line):
-    path, command = resolve(line)
+def line_problems(doc: str, kind: str, line: str, command: click.Command) -> list[str]:
+    """What a shown line gets wrong about its command: options it does not have, values its
+    choices refuse, and (a whole command line, ``kind == "block"``) required options left out."""
+    problems = []
     unknown = sorted(set(_OPTION.findall(line)) - option_names(command))
-    assert not unknown, f"{doc}: `s3kg {' '.join(path)}` has no {', '.join(unknown)}: `{line}`"
-
-
-@pytest.mark.parametrize(("doc", "kind", "line"), EXAMPLES, ids=IDS)
-def test_shown_choices_exist(doc, kind, line):
+    if unknown:
+        problems.append(f"has no {', '.join(unknown)}")
     # ``--mode hybrid|paper|kgx``: every alternative shown is a choice of the option.
-    _, command = resolve(line)
-    wrong = [
+    refused = [
         f"{name} {value}"
         for option, name, value in shown_values(line, command)
         if isinstance(option.type, click.Choice)
         and not set(value.split("|")) <= set(option.type.choices)
     ]
-    assert not wrong, f"{doc}: `{line}` shows values the command refuses: {wrong}"
+    if refused:
+        problems.append(f"shows values the command refuses: {refused}")
+    if kind == "block":
+        shown = set(_OPTION.findall(line))
+        missing = [
+            param.opts[0]
+            for param in command.params
+            if isinstance(param, click.Option) and param.required and not shown & set(param.opts)
+        ]
+        if missing:
+            problems.append(f"leaves out the required {missing}")
+    return [f"{doc}: `{line}` {problem}" for problem in problems]
 
 
-BLOCK_IDS = [f"{doc}:{line[:60]}" for doc, _, line in BLOCKS]
-
-
-@pytest.mark.parametrize(("doc", "kind", "line"), BLOCKS, ids=BLOCK_IDS)
-def test_shown_command_lines_give_the_required_options(doc, kind, line):
-    _, command = resolve(line)
-    shown = set(_OPTION.findall(line))
-    missing = [
-        param.opts[0]
-        for param in command.params
-        if isinstance(param, click.Option) and param.required and not shown & set(param.opts)
+def test_line_problems_names_each_fault():
+    _, score = resolve("s3kg pairs score")
+    assert line_problems("d.md", "inline", "s3kg pairs score --alpha 0.5", score) == []
+    bad = "s3kg pairs score IN.csv --nope x --mode fast"
+    assert line_problems("d.md", "block", bad, score) == [
+        f"d.md: `{bad}` has no --nope",
+        f"d.md: `{bad}` shows values the command refuses: ['--mode fast']",
+        f"d.md: `{bad}` leaves out the required ['--output']",
     ]
-    assert not missing, f"{doc}: `{line}` leaves out the required {missing}"
+    assert line_problems("d.md", "inline", bad, score)[2:] == []  # a span may leave options out
+
+
+@pytest.mark.parametrize("name", SHOWN_COMMANDS)
+def test_a_shown_command_answers_help_and_takes_what_each_line_shows(name):
+    # Every line that names the command: its options exist, its values are choices, and a whole
+    # command line gives the required options; each failing line is named.
+    examples = BY_COMMAND[name]
+    _, command = resolve(f"s3kg {name}")
+    result = CliRunner().invoke(cli, [*name.split(), "--help"])
+    doc, _, line = examples[0]
+    assert result.exit_code == 0, f"{doc}: `{line}`: s3kg {name} --help: {result.output}"
+    problems = [p for doc, kind, line in examples for p in line_problems(doc, kind, line, command)]
+    assert not problems, "\n".join(problems)
 
 
 def _all_options(command: click.Command) -> set[str]:
@@ -197,8 +222,8 @@ def _all_options(command: click.Command) -> set[str]:
     return names
 
 
-# Options in README prose that belong to other tools: pip, transformers serve, mkdocs.
-OTHER_TOOLS = {"--no-deps", "--device", "--strict", "--extra-index-url"}
+# Options in README prose that belong to other tools: pip, transformers serve, mkdocs, pytest.
+OTHER_TOOLS = {"--no-deps", "--device", "--strict", "--extra-index-url", "--durations"}
 
 
 def test_options_named_in_prose_exist():
