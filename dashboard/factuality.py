@@ -1,6 +1,6 @@
 """Factuality evaluations for the Factuality page: pure helpers.
 
-:func:`dashboard.data.factuality_evals` loads the ``factuality_evals`` rows that
+:func:`dashboard.data.evaluations.factuality_evals` loads the ``factuality_evals`` rows that
 ``s3kg factuality evaluate --db`` (and the demo build) wrote. The helpers here are pure: they
 turn one evaluation's summary and breakdown (the JSON of
 :class:`~s3kg_core.evaluation.factuality.EvaluationReport`) into tidy frames and plotly figures.

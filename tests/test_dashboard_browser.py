@@ -37,7 +37,8 @@ from dashboard_helpers import (
 from store_helpers import build_store, start_lock_holder
 
 from bench.speed.bench_annotate_keys import focused_pair, press_for_next_pair
-from dashboard.data import load_runs
+from dashboard.data.database import View
+from dashboard.data.reads import load_runs
 from dashboard.graphs import HIGHLIGHT_COLOUR
 from s3kg_core.grapheval.checkers.base import Checker, Verdict
 from s3kg_core.kg import Triple
@@ -472,7 +473,9 @@ def test_a_failure_case_opens_in_the_explorer_with_the_session_kept(
     page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
     # the explorer adds the tau it shows to the URL
-    assert re.search(rf"/Sample_explorer\?run={run}&item={item}&tau=[0-9.]+$", page.url), page.url
+    assert re.search(rf"/Sample_explorer\?run={run}&item={item}&threshold=[0-9.]+$", page.url), (
+        page.url
+    )
     page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for()  # the same session
     assert_clean(watched, server, "explorer from a failure case")
 
@@ -1166,7 +1169,7 @@ def test_a_failure_case_link_opens_that_case_in_annotate(
     watched: Watched, annotate_server: Server, annotate_db: Path
 ) -> None:
     page = watched.page
-    runs = load_runs(annotate_db, 0)
+    runs = load_runs(View(annotate_db, 0))
     labels = {int(r): str(label) for r, label in zip(runs["run_id"], runs["label"], strict=True)}
     open_page(watched, annotate_server, "Failure_analysis", "Failure analysis (TAU)")
     frame = graph_frame(page)  # the demo's worst case: an empty answer KG, 13 missing triples

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from oracle_helpers import score_histograms as pandas_histograms
 
-from dashboard.charts import score_histograms as pandas_histograms
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.leaderboard import (
     SUMMARY_COLUMNS,

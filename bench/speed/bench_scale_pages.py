@@ -33,7 +33,7 @@ Usage::
 
     python bench/speed/bench_scale_pages.py --db bench/out/scale/scale_20000_0.duckdb
     python bench/speed/bench_scale_pages.py --db bench/out/scale/scale_100000_0.duckdb \\
-        --pages tau,overview --json evidence/scale_pages.json --as after
+        --pages failure_analysis,overview --json evidence/scale_pages.json --as after
 
 ``--json`` adds the run to an evidence file (``bench/evidence_io.py``) as
 ``figures["databases"][N][AS]`` (N: the database's answers; ``--as``: ``after``, the default,
@@ -68,7 +68,7 @@ from bench.speed.browser import (
     load_average,
     streamlit_server,
 )
-from dashboard.navigation import PAGES
+from dashboard.navigation import OLD_KEYS, PAGES
 
 TIMEOUT_MS = 300_000
 
@@ -288,7 +288,7 @@ def interactions(
             ),
             "question pick": lambda: pick_next(page, "Question (", settle_ms),
         },
-        "tau": {
+        "failure_analysis": {
             "share 5->6 %": lambda: keys(page, share, ["ArrowRight"], settle_ms),
             "share 6->20 %": lambda: share_jump(page, share, 14, settle_ms),
         },
@@ -298,7 +298,8 @@ def interactions(
 
 
 def run(opts: argparse.Namespace) -> dict[str, Any]:
-    wanted = [p for p in PAGES if not opts.pages or p.key in opts.pages.split(",")]
+    keys = {OLD_KEYS.get(k, k) for k in opts.pages.split(",")} if opts.pages else set()
+    wanted = [p for p in PAGES if not keys or p.key in keys]
     width, height = (int(x) for x in opts.viewport.split("x"))
     opts.shots.mkdir(parents=True, exist_ok=True)
     load_before = load_average()
