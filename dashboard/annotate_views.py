@@ -31,7 +31,7 @@ from dashboard.save_queue import SaveQueue, pending_line
 from s3kg_core.annotation.log import Decision
 from s3kg_core.annotation.names import normalize_annotator
 from s3kg_core.annotation.quality import AnnotationReport, Estimate
-from s3kg_core.annotation.tasks import Unit
+from s3kg_core.annotation.tasks import Unit, extracted_forms
 from s3kg_core.errors import AnnotatorNameError, S3KGError
 
 __all__ = [
@@ -687,8 +687,6 @@ def added_pairs(
     task_id: int | None,
 ) -> None:
     """Add a pair TAU missed (saved at once as ``add``) and take one back."""
-    from s3kg_core.annotation.tasks import extracted_forms
-
     gold = extracted_forms(gold_kg.triples if gold_kg else ())
     answer = extracted_forms(answer_kg.triples if answer_kg else ())
     mine = (

@@ -18,6 +18,7 @@ from dashboard.escape import code, md
 from s3kg_core.config import IMPORT_ROOT_ENV, import_root
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
+from s3kg_core.stages.importing import import_s3kg_release
 from s3kg_core.tables import csv_safe_frame
 
 __all__ = [
@@ -483,8 +484,6 @@ def inside_import_root(folder: Path, root: Path | None = None) -> str | None:
 
 
 def _import_release(path: Path, folder: Path) -> None:
-    from s3kg_core.stages.importing import import_s3kg_release
-
     refused = inside_import_root(folder)
     if refused is not None:
         st.error(refused)
