@@ -667,7 +667,7 @@ def test_explorer_hover_and_rows_highlight_partners_in_all_three_graphs(
         timeout=RENDER_MS,
     )
     wait_idle(page, timeout_ms=RENDER_MS)
-    assert page.url.endswith("tau=0.66")
+    assert page.url.endswith("threshold=0.66")
     frame = graph_frame(page)
     assert frame.evaluate("() => window.s3kgNetworks.context.getPositions()") == before
     assert frame.evaluate("() => window.s3kg.rows()") == [0]
@@ -679,8 +679,8 @@ def test_explorer_deep_link_opens_the_case_and_survives_leaving_the_page(
     explorer: Watched, demo_server: Server
 ) -> None:
     page = explorer.page
-    frame = open_case(explorer, demo_server, "run=2&item=9&tau=0.7")
-    assert page.url.endswith("/Sample_explorer?run=2&item=9&tau=0.7")
+    frame = open_case(explorer, demo_server, "run=2&item=9&threshold=0.7")
+    assert page.url.endswith("/Sample_explorer?run=2&item=9&threshold=0.7")
     run = page.get_by_role("combobox", name="Run").input_value()
     assert run == "SmolLM2-135M-Instruct · T=0.7", run  # run 2 (dashboard.run_names)
     assert " · demo-09 · What did Johannes Gutenberg" in question_picker(page).input_value()
@@ -697,9 +697,13 @@ def test_explorer_deep_link_opens_the_case_and_survives_leaving_the_page(
     page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
     graph_frame(page)
-    assert page.url.endswith("/Sample_explorer?run=2&item=9&tau=0.7"), page.url
+    assert page.url.endswith("/Sample_explorer?run=2&item=9&threshold=0.7"), page.url
     assert " · demo-09 · " in question_picker(page).input_value()
     assert foreign_requests(explorer, demo_server) == []  # nothing from another host
+    # issue 42: a link written before the threshold had its name (tau=) opens the same case
+    frame = open_case(explorer, demo_server, "run=2&item=9&tau=0.8")
+    assert frame.evaluate("() => S3KG_DATA.tau") == "0.8"
+    assert page.url.endswith("/Sample_explorer?run=2&item=9&threshold=0.8"), page.url
     assert_clean(explorer, demo_server, "explorer deep link")
 
 
