@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data, navigation, widgets
+from dashboard import navigation, widgets
+from dashboard.data import explain
 
 with widgets.errors_as_lines():  # a locked, read-only or full database: one line, not a traceback
     current = st.navigation(navigation.pages())
     navigation.say_unknown_path()  # Streamlit shows the Overview at an unknown address: say so
     current.run()
-data.warm_up()  # after the first page is drawn: the lemmatiser loads while it is read
+explain.warm_up()  # after the first page is drawn: the lemmatiser loads while it is read

@@ -6,7 +6,7 @@ aligned pairs, relation and entity mismatches, extra and missing triples, taken 
 (fixed when the task was made) or from TAU's stored explanation of the answer
 (:func:`units_from_tau`), never worked out again here. A unit starts undecided unless the
 annotator's own decision on it is in effect in the verdict log; every decision is saved the
-moment it is made (the page calls :func:`dashboard.data.record_decision`).
+moment it is made (the page calls :func:`dashboard.data.writes.record_decision`).
 
 Examples
 --------

@@ -1,13 +1,13 @@
 """The Annotate page's blocks: name, decision panel, added pairs, adjudication, agreement, export.
 
-Every decision is written the moment it is made (:func:`dashboard.data.record_decision`): there
-is no Save button, so leaving an item, the page or the session loses nothing. The decision
-panel is one ``st.fragment``: a key press reruns only it (the graphs below are not sent again),
-so the next pair is focused quickly. A key press is bound to the pair shown when it was pressed
-(the button's arguments name it) and queued (:mod:`dashboard.save_queue`): a save that waits for
-a database another process holds never blocks the page, the decisions are saved in the order
-made, each on its own pair, and the panel says what is still being saved. Every user- or
-model-provided string shown as Markdown goes through :func:`dashboard.escape.md`.
+Every decision is written the moment it is made (:func:`dashboard.data.writes.record_decision`):
+there is no Save button, so leaving an item, the page or the session loses nothing. The decision
+panel is one ``st.fragment``: a key press reruns only it (the graphs below are not sent again), so
+the next pair is focused quickly. A key press is bound to the pair shown when it was pressed (the
+button's arguments name it) and queued (:mod:`dashboard.save_queue`): a save that waits for a
+database another process holds never blocks the page, the decisions are saved in the order made,
+each on its own pair, and the panel says what is still being saved. Every user- or model-provided
+string shown as Markdown goes through :func:`dashboard.escape.md`.
 """
 
 from __future__ import annotations
@@ -23,13 +23,15 @@ from urllib.parse import quote, unquote
 import pandas as pd
 import streamlit as st
 
-from dashboard import annotate, annotate_data, data, widgets
+from dashboard import annotate, annotate_data, widgets
+from dashboard.data import writes
+from dashboard.data.database import db_stamp
 from dashboard.escape import md
 from dashboard.save_queue import SaveQueue, pending_line
 from s3kg_core.annotation.log import Decision
 from s3kg_core.annotation.names import normalize_annotator
 from s3kg_core.annotation.quality import AnnotationReport, Estimate
-from s3kg_core.annotation.tasks import Unit
+from s3kg_core.annotation.tasks import Unit, extracted_forms
 from s3kg_core.errors import AnnotatorNameError, S3KGError
 
 __all__ = [
@@ -55,7 +57,7 @@ def _saves(path: Path) -> SaveQueue:
     """The session's save queue (one per database file)."""
     queue = _STATE.get(_SAVES)
     if not isinstance(queue, SaveQueue) or queue.target != path:
-        queue = SaveQueue(lambda decision: data.record_decision(path, decision), target=path)
+        queue = SaveQueue(lambda decision: writes.record_decision(path, decision), target=path)
         _STATE[_SAVES] = queue
     return queue
 
@@ -209,7 +211,7 @@ def _verdicts(case: Case) -> list[str | None]:
     if kept is not None and len(kept) == len(case.units):
         return list(kept)
     mine = annotate_data.decisions(
-        case.path, data.db_stamp(case.path), case.annotator, case.run_id, case.item_id
+        case.path, db_stamp(case.path), case.annotator, case.run_id, case.item_id
     )
     verdicts = annotate.unit_verdicts(case.units, annotate.verdict_map(mine))
     for pending in _saves(case.path).pending():  # saved soon: shown as made
@@ -281,7 +283,7 @@ def _act(case: Case, action: str, shown: int | None = None, drawn: int | None = 
                 "they are."
             )
         elif action == "undo" and case.annotator:
-            undone = data.undo_decision(case.path, case.annotator)
+            undone = writes.undo_decision(case.path, case.annotator)
             _STATE.pop(case.verdicts_key, None)  # read again: the undo may restore anything
             if undone is None:
                 _STATE["annotate.note"] = "Nothing to undo: you have no decision left."
@@ -458,7 +460,7 @@ def _label_buttons(path: Path, who: str, row: Any, n: int, task_id: int | None, 
 
         def record(label: str = label) -> None:
             try:
-                data.record_decision(
+                writes.record_decision(
                     path,
                     Decision(
                         who,
@@ -495,7 +497,7 @@ __all__ += ["PAGE_SIZE"]
 
 def adjudication(path: Path, who: str, task_id: int | None) -> None:
     """The pairs annotators disagree on, side by side; the adjudicator records the final label."""
-    rows = annotate_data.disagreements(path, data.db_stamp(path), task_id)
+    rows = annotate_data.disagreements(path, db_stamp(path), task_id)
     error = _STATE.pop("annotate.adjudication_error", None)
     if error:
         st.error(f"Not saved: {md(error.rstrip('.'))}. Press the label again.")
@@ -595,7 +597,7 @@ __all__ += ["MIN_INTERVAL_UNITS", "agreement_table"]
 
 def agreement(path: Path, task_id: int | None) -> None:
     """Kappa and alpha with intervals, overall and per TAU category; TAU's P/R/F1; the notes."""
-    report = annotate_data.report(path, data.db_stamp(path), task_id)
+    report = annotate_data.report(path, db_stamp(path), task_id)
     q = report.quality
     scope = f"task {task_id}" if task_id is not None else "all annotations"
     st.caption(
@@ -653,7 +655,7 @@ def download(path: Path) -> None:
     widgets.file_download(
         cols[1],
         "Download the decisions",
-        annotate_data.export(path, data.db_stamp(path), fmt),
+        annotate_data.export(path, db_stamp(path), fmt),
         file_name=f"s3kg-decisions.{fmt}",
         mime={"csv": "text/csv", "jsonl": "application/jsonl"}.get(fmt, "application/octet-stream"),
         key="annotate_download",
@@ -670,7 +672,7 @@ def download(path: Path) -> None:
 
 def _record(path: Path, decision: Decision) -> None:
     try:
-        data.record_decision(path, decision)
+        writes.record_decision(path, decision)
     except S3KGError as exc:
         _STATE["annotate.add_error"] = " ".join(str(exc).split())
 
@@ -685,12 +687,10 @@ def added_pairs(
     task_id: int | None,
 ) -> None:
     """Add a pair TAU missed (saved at once as ``add``) and take one back."""
-    from s3kg_core.annotation.tasks import extracted_forms
-
     gold = extracted_forms(gold_kg.triples if gold_kg else ())
     answer = extracted_forms(answer_kg.triples if answer_kg else ())
     mine = (
-        annotate_data.decisions(path, data.db_stamp(path), who, run_id, item_id)
+        annotate_data.decisions(path, db_stamp(path), who, run_id, item_id)
         if who
         else pd.DataFrame(columns=["verdict", "gold_triple", "answer_triple"])
     )

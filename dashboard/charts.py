@@ -30,7 +30,6 @@ __all__ = [
     "distribution_figure",
     "leaderboard_figure",
     "run_labels",
-    "score_histograms",
     "tau_figure",
     "temperature_figure",
     "top_runs",
@@ -166,7 +165,7 @@ def leaderboard_figure(board: pd.DataFrame, height: int | None = None) -> go.Fig
     top; the three scores are grouped bars (never stacked) in three colours
     (:data:`SCORE_COLOURS`), named in the legend above the plot. At 40 runs every run keeps its
     own row and name, where a colour per run could not be told apart. ``board`` is
-    :func:`dashboard.data.leaderboard`'s frame: one row per run; the height grows with the runs
+    :func:`dashboard.data.reads.ranked`' frame: one row per run; the height grows with the runs
     unless ``height`` is given. Built with graph objects (plotly express took 0.3 s a step).
     """
     ordered = board.sort_values("cus", kind="stable")  # plotly draws the first row at the bottom
@@ -243,41 +242,12 @@ def temperature_figure(board: pd.DataFrame, height: int = 380) -> go.Figure:
     return fig
 
 
-def score_histograms(frame: pd.DataFrame, metric: str, bins: int = 20) -> pd.DataFrame:
-    """Per run, how many answers fall in each of ``bins`` equal bins of ``metric`` on [0, 1].
-
-    One :func:`numpy.bincount` over the column (never a point per answer to the browser).
-    Columns: the run's (``dataset, model, temperature, extractor``, ``run_id`` where given),
-    ``bin`` (its lower edge), ``answers`` and ``share`` (of the run's answers).
-
-    Examples
-    --------
-    >>> f = pd.DataFrame({"dataset": "d", "model": "m", "temperature": 0.0, "extractor": "x",
-    ...                   "run_id": 1, "cus": [0.0, 0.12, 0.13, 1.0]})
-    >>> h = score_histograms(f, "cus", bins=4)
-    >>> h[["bin", "answers"]].values.tolist()
-    [[0.0, 3.0], [0.25, 0.0], [0.5, 0.0], [0.75, 1.0]]
-    """
-    keys = [k for k in ("run_id", *_RUN_KEYS) if k in frame]
-    groups = frame.groupby(keys, sort=False)
-    run_of = groups.ngroup().to_numpy()
-    order = groups.head(1)[keys].reset_index(drop=True)
-    where = np.clip((frame[metric].to_numpy(dtype=float) * bins).astype(int), 0, bins - 1)
-    counts = np.bincount(run_of * bins + where, minlength=len(order) * bins).reshape(-1, bins)
-    out = order.loc[order.index.repeat(bins)].reset_index(drop=True)
-    out["bin"] = np.tile(np.arange(bins) / bins, len(order))
-    out["answers"] = counts.ravel().astype(float)
-    totals = counts.sum(axis=1, keepdims=True)
-    out["share"] = (counts / np.where(totals == 0, 1, totals)).ravel()
-    return out
-
-
 def distribution_figure(hist: pd.DataFrame, metric: str, height: int | None = None) -> go.Figure:
     """Each run's histogram of ``metric`` as one heat row, one facet row per dataset.
 
-    ``hist`` is :func:`score_histograms`'s frame; the y axis names the runs, the colour is the
-    share of the run's answers in the bin (the hover gives the count). A few hundred numbers
-    whatever the number of answers.
+    ``hist`` is :func:`dashboard.data.reads.score_histograms`' frame; the y axis names the runs, the
+    colour is the share of the run's answers in the bin (the hover gives the count). A few hundred
+    numbers whatever the number of answers.
     """
     datasets = sorted(hist["dataset"].astype(str).unique()) if not hist.empty else []
     fig = make_subplots(

@@ -1,7 +1,7 @@
 """Two runs side by side: which runs can be compared, and the per-question change in scores.
 
-Pure functions on the frames of :mod:`dashboard.data` (the blended per-answer scores and the
-item texts), for the Run comparison page. The per-question change itself is the library's
+Pure functions on the frames of :mod:`dashboard.data.comparison` (the blended per-answer scores and
+the item texts), for the Run comparison page. The per-question change itself is the library's
 (:func:`s3kg_core.stages.compare.question_deltas`, shared with ``s3kg check``).
 """
 
@@ -88,7 +88,7 @@ def default_pair(runs: pd.DataFrame, pairs: dict[tuple[int, int], int]) -> tuple
     Two runs of the same model and extractor at two temperatures (the lower one as A) come
     first, else the pair sharing the most questions; ``None`` when no pair shares any.
 
-    ``runs`` is :func:`dashboard.data.load_runs`'s frame.
+    ``runs`` is :func:`dashboard.data.reads.load_runs`'s frame.
 
     Examples
     --------

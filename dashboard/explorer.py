@@ -15,8 +15,8 @@ out again what the scorer keys, picks or aligns:
   hops as stay under a node cap (:func:`linked_view`);
 * the words of aligned entities are marked in a text, escaped (:func:`mark_text`).
 
-Pages get a :class:`CaseScores` through :func:`dashboard.data.explorer_case`, which fills the
-scorer's cache from the database with exactly the strings the scorer needs
+Pages get a :class:`CaseScores` through :func:`dashboard.data.explain.explorer_case`, which fills
+the scorer's cache from the database with exactly the strings the scorer needs
 (:meth:`~s3kg_core.scoring.s3kg.KGScorer.strings_needed`).
 """
 
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from s3kg_core.scoring.s3kg import KGScorer
 
 __all__ = [
+    "LINK_PARAMS",
     "MAX_NODES",
     "SOURCES",
     "TABLE_COLUMNS",
@@ -735,23 +736,32 @@ def linked_view(
     return panels, rows
 
 
+LINK_PARAMS = ("run", "item", "threshold", "tau")
+"""The query parameters of a case link; ``tau`` is the old name of ``threshold`` (still read)."""
+
+
 def parse_link(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
-    """Read a case link ``?run=<run_id>&item=<item_id>&tau=<t>``.
+    """Read a case link ``?run=<run_id>&item=<item_id>&threshold=<t>``.
+
+    ``threshold`` is S3KG's alignment threshold (tau in the paper); a link written before it
+    had its own name says ``tau=<t>``, read when there is no ``threshold``.
 
     Returns
     -------
     tuple
-        The values that parse (``run`` and ``item`` as int, ``tau`` as a float in [0, 1]
-        rounded to 0.01) and one message per value that does not. A message names the
+        The values that parse (``run`` and ``item`` as int, ``threshold`` as a float in
+        [0, 1] rounded to 0.01) and one message per value that does not. A message names the
         parameter but never repeats its text (a link is anyone's text; the page shows the
         messages as Markdown).
 
     Examples
     --------
-    >>> parse_link({"run": "2", "item": "7", "tau": "0.8"})
-    ({'run': 2, 'item': 7, 'tau': 0.8}, [])
-    >>> parse_link({"run": "x", "tau": "3"})
-    ({}, ['run is not a run id', 'tau is not a number in [0, 1]'])
+    >>> parse_link({"run": "2", "item": "7", "threshold": "0.8"})
+    ({'run': 2, 'item': 7, 'threshold': 0.8}, [])
+    >>> parse_link({"run": "2", "tau": "0.7"})
+    ({'run': 2, 'threshold': 0.7}, [])
+    >>> parse_link({"run": "x", "threshold": "3"})
+    ({}, ['run is not a run id', 'threshold is not a number in [0, 1]'])
     """
     values: dict[str, Any] = {}
     problems = []
@@ -763,16 +773,17 @@ def parse_link(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
             values[name] = int(text)
         except ValueError:
             problems.append(f"{name} is not a{'n' * (name == 'item')} {name} id")
-    text = params.get("tau")
+    name = "threshold" if params.get("threshold") not in (None, "") else "tau"
+    text = params.get(name)
     if text not in (None, ""):
         try:
-            tau = float(str(text))
+            threshold = float(str(text))
         except ValueError:
-            tau = float("nan")
-        if 0.0 <= tau <= 1.0:
-            values["tau"] = round(tau, 2)
+            threshold = float("nan")
+        if 0.0 <= threshold <= 1.0:
+            values["threshold"] = round(threshold, 2)
         else:
-            problems.append("tau is not a number in [0, 1]")
+            problems.append(f"{name} is not a number in [0, 1]")
     return values, problems
 
 

@@ -1,6 +1,6 @@
 """Factuality evaluations for the Factuality page: pure helpers.
 
-:func:`dashboard.data.factuality_evals` loads the ``factuality_evals`` rows that
+:func:`dashboard.data.evaluations.factuality_evals` loads the ``factuality_evals`` rows that
 ``s3kg factuality evaluate --db`` (and the demo build) wrote. The helpers here are pure: they
 turn one evaluation's summary and breakdown (the JSON of
 :class:`~s3kg_core.evaluation.factuality.EvaluationReport`) into tidy frames and plotly figures.
@@ -25,6 +25,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.escape import md, plotly_text
+from s3kg_core.demo import DEMO_DIR
 from s3kg_core.errors import ConfigError
 
 __all__ = [
@@ -441,8 +442,6 @@ def demo_note(name: str, demo_file: Path | None = None) -> str | None:
 
 
 def _demo_names(demo_file: Path | None) -> frozenset[str]:
-    from s3kg_core.demo import DEMO_DIR
-
     path = demo_file if demo_file is not None else DEMO_DIR / "factuality_eval.json"
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))

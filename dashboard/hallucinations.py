@@ -1,11 +1,12 @@
 """GraphEval results for the Hallucinations page: the stored result of an answer, pure helpers.
 
-:func:`dashboard.data.grapheval_overview` and :func:`dashboard.data.grapheval_results` load the
-``grapheval_results`` rows that ``s3kg grapheval detect`` (and the demo build) wrote, as
-:class:`AnswerCheck` objects. The helpers here are pure: :func:`highlight_html` marks the words
-of an answer that carry a flagged triple, :func:`triple_table` lists every triple with its
-probability and a reason, :func:`answer_panel` draws the answer KG with the flagged triples red
-(for :func:`dashboard.graphs.linked_graphs_html`), its nodes keyed as the scorer keys them.
+:func:`dashboard.data.evaluations.grapheval_overview` and
+:func:`dashboard.data.evaluations.grapheval_results` load the ``grapheval_results`` rows that ``s3kg
+grapheval detect`` (and the demo build) wrote, as :class:`AnswerCheck` objects. The helpers here are
+pure: :func:`highlight_html` marks the words of an answer that carry a flagged triple,
+:func:`triple_table` lists every triple with its probability and a reason, :func:`answer_panel`
+draws the answer KG with the flagged triples red (for :func:`dashboard.graphs.linked_graphs_html`),
+its nodes keyed as the scorer keys them.
 
 Notes
 -----

@@ -1,7 +1,7 @@
 """The Overview's leaderboard as the reader sees it: one table per dataset, and its notes.
 
 Pure functions on :func:`s3kg_core.stages.leaderboard.rank_summaries`' frame and
-:func:`dashboard.data.load_runs`'s: the table shown is the table downloaded (same rows, same
+:func:`dashboard.data.reads.load_runs`'s: the table shown is the table downloaded (same rows, same
 order), and the note of which runs swapped places says what a move of alpha did.
 """
 

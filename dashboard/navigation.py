@@ -20,6 +20,7 @@ from dashboard.escape import md
 from s3kg_core.resources import package_path
 
 __all__ = [
+    "OLD_KEYS",
     "OVERVIEW_ALIAS",
     "PAGES",
     "PageSpec",
@@ -59,7 +60,12 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("explorer", "pages/1_Sample_explorer.py", "Sample explorer", "Sample_explorer"),
     PageSpec("run", "pages/8_Run.py", "Run details", "Run"),
     PageSpec("search", "pages/9_Search.py", "Search answers", "Search"),
-    PageSpec("tau", "pages/2_Failure_analysis.py", "Failure analysis (TAU)", "Failure_analysis"),
+    PageSpec(
+        "failure_analysis",
+        "pages/2_Failure_analysis.py",
+        "Failure analysis (TAU)",
+        "Failure_analysis",
+    ),
     PageSpec("annotate", "pages/3_Annotate.py", "Annotate", "Annotate"),
     PageSpec("hallucinations", "pages/5_Hallucinations.py", "Hallucinations", "Hallucinations"),
     PageSpec("factuality", "pages/6_Factuality.py", "Factuality", "Factuality"),
@@ -68,8 +74,19 @@ PAGES: tuple[PageSpec, ...] = (
 """Every page in the order of the sidebar's list; the overview is the default page."""
 
 
+OLD_KEYS: dict[str, str] = {"tau": "failure_analysis"}
+"""Page keys that were renamed -> their page's key now (``"tau"`` read as S3KG's threshold)."""
+
+
 def page(key: str) -> PageSpec:
-    """The page called ``key`` (``"explorer"``, ``"annotate"``, ...)."""
+    """The page called ``key`` (``"explorer"``, ``"annotate"``; an old key: :data:`OLD_KEYS`).
+
+    Examples
+    --------
+    >>> page("tau").key
+    'failure_analysis'
+    """
+    key = OLD_KEYS.get(key, key)
     for spec in PAGES:
         if spec.key == key:
             return spec

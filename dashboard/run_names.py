@@ -35,7 +35,7 @@ def run_label_map(runs: pd.DataFrame) -> dict[int, str]:
     ----------
     runs
         One row per run with ``run_id`` and ``model`` (the display name, as
-        :func:`dashboard.data.load_runs` gives it); ``temperature``, ``extractor`` and
+        :func:`dashboard.data.reads.load_runs` gives it); ``temperature``, ``extractor`` and
         ``dataset`` are used where present.
 
     Returns

@@ -1,6 +1,6 @@
 """The Run details page's tables: a run's identity and settings, and what its answers cost.
 
-Pure functions on :class:`dashboard.data.RunSummary` (its numbers are aggregated in DuckDB).
+Pure functions on :class:`dashboard.data.reads.RunSummary` (its numbers are aggregated in DuckDB).
 Every value becomes text for ``st.dataframe`` (no Markdown: nothing to escape).
 """
 

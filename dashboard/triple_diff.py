@@ -1,8 +1,8 @@
 """The Run comparison's triple-level diff as tables and one summary line.
 
 Pure functions on :class:`s3kg_core.stages.question_diff.QuestionDiff` and the pair counts of
-:func:`dashboard.data.pair_gold_changes`. Tables hold plain text for ``st.dataframe``; the
-summary line is Markdown with nothing user-provided in it.
+:func:`dashboard.data.comparison.pair_gold_changes`. Tables hold plain text for ``st.dataframe``;
+the summary line is Markdown with nothing user-provided in it.
 """
 
 from __future__ import annotations

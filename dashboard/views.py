@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 import streamlit as st
 
-from dashboard import data
+from dashboard.data import writes
+from dashboard.data.reads import ItemView
 from dashboard.escape import code, md
 from dashboard.run_names import run_label_map
 from s3kg_core.errors import ConfigError
@@ -40,7 +41,7 @@ def run_choices(runs: pd.DataFrame) -> dict[str, int]:
     """Selectbox labels of runs, mapped to their ids.
 
     Plain labels rather than a format function, so that streamlit.testing can select them.
-    The label is the run's ``label`` column (:func:`dashboard.data.load_runs`: the same run
+    The label is the run's ``label`` column (:func:`dashboard.data.reads.load_runs`: the same run
     reads the same on every page), or :func:`dashboard.run_names.run_label_map` of ``runs``.
     """
     ids = [int(r) for r in runs["run_id"]]
@@ -53,9 +54,9 @@ def run_choices(runs: pd.DataFrame) -> dict[str, int]:
 def rename_run_form(path: Path, run_id: int, current: str) -> None:
     """A form that renames run ``run_id`` (its display name, as ``--name`` gives one).
 
-    On save the name is stored (:func:`dashboard.data.rename_run`), the page reruns with it on
-    every picker and table, and ``st.session_state["run.renamed"]`` holds it for a notice; a
-    name the store refuses is an ``st.error`` and nothing changes.
+    On save the name is stored (:func:`dashboard.data.writes.rename_run`), the page reruns with it
+    on every picker and table, and ``st.session_state["run.renamed"]`` holds it for a notice; a name
+    the store refuses is an ``st.error`` and nothing changes.
     """
     with st.form(key=f"run.rename_form.{run_id}", border=False):
         name = st.text_input(
@@ -69,7 +70,7 @@ def rename_run_form(path: Path, run_id: int, current: str) -> None:
     if not saved:
         return
     try:
-        stored = data.rename_run(path, run_id, name)
+        stored = writes.rename_run(path, run_id, name)
     except ConfigError as exc:
         st.error(md(str(exc)))
         return
@@ -86,7 +87,7 @@ def item_choices(answers: pd.DataFrame) -> dict[str, int]:
     return {f"item {int(r.item_id)}": int(r.item_id) for r in answers.itertuples()}
 
 
-def texts(view: data.ItemView) -> None:
+def texts(view: ItemView) -> None:
     """Question, then context, gold answer and model answer side by side (as plain text)."""
     st.markdown("**Question**")
     st.text(f"[{view.ext_id}] {view.question}")
@@ -263,7 +264,7 @@ def explorer_transport(case: CaseScores) -> None:
         )
 
 
-def explorer_texts(view: data.ItemView, case: CaseScores) -> None:
+def explorer_texts(view: ItemView, case: CaseScores) -> None:
     """Question, gold answer, model answer and context in tabs, aligned entities marked."""
     from dashboard.explorer import mark_text, text_marks
 

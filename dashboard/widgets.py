@@ -11,11 +11,14 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import data, navigation
+from dashboard import navigation
+from dashboard.data import reads, writes
+from dashboard.data.database import View, clear_caches, db_path, db_stamp, writer
 from dashboard.escape import code, md
 from s3kg_core.config import IMPORT_ROOT_ENV, import_root
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
+from s3kg_core.stages.importing import import_s3kg_release
 from s3kg_core.tables import csv_safe_frame
 
 __all__ = [
@@ -49,13 +52,18 @@ class Controls:
     alpha: float
     alpha_slot: Any = None  # sidebar(live_alpha=True): where live_alpha() draws the slider
 
+    @property
+    def view(self) -> View:
+        """The database, its stamp and the signature chosen: the key of every cached read."""
+        return View(self.path, self.stamp, self.signature)
+
 
 def page_setup(title: str) -> None:
     """Page config and title; builds the demo database on the very first start."""
     navigation.ensure_navigation()
     st.set_page_config(page_title=f"{title} · S3KG Workbench", layout="wide")
     st.title(title)
-    path = data.db_path()
+    path = db_path()
     if not path.exists():
         first_start(path)
 
@@ -75,7 +83,7 @@ def first_start(path: Path) -> None:
             box.update(label=f"First start ({elapsed:.0f} s): {md(line)}")
             st.text(f"{elapsed:5.1f} s  {line}")
 
-        built = data.ensure_database(path, on_step=step, defer_grapheval=True)
+        built = writes.ensure_database(path, on_step=step, defer_grapheval=True)
         seconds = time.perf_counter() - started
         st.text(f"{seconds:5.1f} s  done")
         done = (
@@ -92,7 +100,7 @@ def first_start(path: Path) -> None:
 
 def finish_pending(path: Path) -> None:
     """Run the demo build's pending GraphEval step, with its progress, if there is one."""
-    if "grapheval" not in data.demo_pending(path, data.db_stamp(path)):
+    if "grapheval" not in writes.demo_pending(View(path, db_stamp(path))):
         return
     started = time.perf_counter()
     with st.status(
@@ -104,7 +112,7 @@ def finish_pending(path: Path) -> None:
         def progress(stage: str, done: int, total: int) -> None:
             bar.progress(done / total if total else 1.0, text=f"{md(stage)}: {done} of {total}")
 
-        checked = data.finish_demo(path, progress=progress)
+        checked = writes.finish_demo(path, progress=progress)
         box.update(
             label=f"Checked {checked} demo answers in {time.perf_counter() - started:.0f} s",
             state="complete",
@@ -141,22 +149,18 @@ def errors_as_lines() -> Iterator[None]:
 
 
 def partial_note(
-    path: Path, stamp: int, signature: str, runs: Any, run_ids: Iterable[int] | None = None
+    view: View, runs: Any, run_ids: Iterable[int] | None = None
 ) -> dict[int, tuple[int, int]]:
     """Say which of the runs shown are only partly scored, so their numbers are not read as final.
 
     A run is partial while ``s3kg score`` writes it, or after it was stopped. One short warning
     naming each partial run (model, temperature, run id) and how many of its answers are scored;
-    nothing when every run shown is complete. ``runs`` is :func:`dashboard.data.load_runs`'s
+    nothing when every run shown is complete. ``runs`` is :func:`dashboard.data.reads.load_runs`'s
     frame, ``run_ids`` the runs the page shows (default: all). Returns the partial runs among
     them: ``run_id -> (scored, scorable)``.
     """
     shown = set(runs["run_id"].astype(int)) if run_ids is None else {int(r) for r in run_ids}
-    partial = {
-        run: counts
-        for run, counts in data.partial_runs(path, stamp, signature).items()
-        if run in shown
-    }
+    partial = {run: counts for run, counts in reads.partial_runs(view).items() if run in shown}
     if partial:
         names = {
             int(r.run_id): f"{r.model} T={float(r.temperature):g} (run {int(r.run_id)})"
@@ -361,11 +365,11 @@ def sidebar(*, alpha: bool = True, live_alpha: bool = False) -> Controls:
     place in the sidebar for :func:`live_alpha`, which draws it in one fragment with the blocks
     that depend on it.
     """
-    path = data.db_path()
-    stamp = data.db_stamp(path)
+    path = db_path()
+    stamp = db_stamp(path)
     with st.sidebar:
         st.caption(f"Database: {code(path)}")
-        sigs, latest = data.signatures(path, stamp)
+        sigs, latest = reads.signatures(View(path, stamp))
         signature = None
         if sigs:
             labels = signature_labels(sigs)
@@ -480,14 +484,12 @@ def inside_import_root(folder: Path, root: Path | None = None) -> str | None:
 
 
 def _import_release(path: Path, folder: Path) -> None:
-    from s3kg_core.stages.importing import import_s3kg_release
-
     refused = inside_import_root(folder)
     if refused is not None:
         st.error(refused)
         return
     try:
-        with data.writer(path) as store:
+        with writer(path) as store:
             reports = import_s3kg_release(store, folder)
     except S3KGError as exc:
         st.error(md(exc))
@@ -497,4 +499,4 @@ def _import_release(path: Path, folder: Path) -> None:
         f"Imported {len(reports)} runs ({rows} answers). Score them with "
         f"{code(f's3kg score --db {path}')} (the dashboard shows them once scored)."
     )
-    data.clear_caches()
+    clear_caches()

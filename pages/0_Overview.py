@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, data, leaderboard, url_state, widgets
+from dashboard import charts, leaderboard, url_state, widgets
+from dashboard.data import reads
 from dashboard.escape import code, md
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.leaderboard import NORMAL_FROM, REFERENCE_ALPHA
@@ -20,7 +21,7 @@ st.caption(
     "**GoldSim**: answer KG vs gold KG · **CtxSim**: answer KG vs context KG (both S3KG) · "
     "**CUS**: their harmonic mean · all follow **alpha** (sidebar)."
 )
-runs = data.load_runs(controls.path, controls.stamp)
+runs = reads.load_runs(controls.view)
 if controls.signature is None:
     st.info(
         "Nothing is scored yet. Score the stored runs with "
@@ -30,8 +31,8 @@ if controls.signature is None:
     st.stop()
 
 stored_signature = controls.signature
-partial = widgets.partial_note(controls.path, controls.stamp, stored_signature, runs)
-summary = data.run_summaries(controls.path, controls.stamp, stored_signature, REFERENCE_ALPHA)
+partial = widgets.partial_note(controls.view, runs)
+summary = reads.run_summaries(controls.view, REFERENCE_ALPHA)
 
 DATASETS = sorted(summary["dataset"].astype(str).unique())
 ALL = "All datasets"
@@ -105,7 +106,7 @@ def scores(alpha: float) -> None:
     """Everything on the page that alpha changes: one fragment with the slider."""
     signature = Signature.blended(stored_signature, alpha)
     metric = st.session_state["overview.by"]
-    whole = data.ranked(controls.path, controls.stamp, stored_signature, alpha, metric)
+    whole = reads.ranked(controls.view, alpha, metric)
 
     cols = st.columns(4)
     cols[0].metric("Runs scored", f"{len(whole):,}")
@@ -163,7 +164,7 @@ def scores(alpha: float) -> None:
     )
 
     # One chart at a time: only the chosen one is built on each alpha step.
-    means = data.mark_partial(board, runs, partial)
+    means = reads.mark_partial(board, runs, partial)
     chart = st.segmented_control(
         "Chart", CHARTS, default=CHARTS[0], key="overview_chart", label_visibility="collapsed"
     )
@@ -178,8 +179,8 @@ def scores(alpha: float) -> None:
             horizontal=True,
             key="dist_metric",
         )
-        hist = data.score_histograms(
-            controls.path, controls.stamp, stored_signature, alpha, dist,
+        hist = reads.score_histograms(
+            controls.view, alpha, dist,
             None if dataset == ALL else dataset,
         )  # fmt: skip
         st.plotly_chart(charts.distribution_figure(hist, dist), width="stretch", key="dist")

@@ -1,7 +1,8 @@
 """Sample explorer: one answer's three KGs, linked, with its scores recomputed at any tau.
 
-The case is a URL (``?run=<run_id>&item=<item_id>&tau=<t>``): opening one shows exactly that
-case, and the page keeps the URL in step with run, question and tau. Its widgets keep their
+The case is a URL (``?run=<run_id>&item=<item_id>&threshold=<t>``, ``threshold`` S3KG's tau;
+an old link's ``tau=<t>`` is read too): opening one shows exactly that case, and the page keeps
+the URL in step with run, question and tau. Its widgets keep their
 values for the whole session (keys ``explorer.<name>``), so leaving the page and coming back
 shows the same case.
 """
@@ -13,12 +14,13 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from dashboard import data, explorer, views, widgets
+from dashboard import explorer, views, widgets
+from dashboard.data import explain, reads, search
 from dashboard.escape import code
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.results import reblend
 
-RUN, ITEM, TAU = "explorer.run", "explorer.item", "explorer.tau"
+RUN, ITEM, THRESHOLD = "explorer.run", "explorer.item", "explorer.tau"
 RANGE, ALL, LINK = "explorer.cus_range", "explorer.show_all", "explorer._link"
 PICKER, SEARCH, PAGE = "explorer.item_picker", "explorer.search", "explorer.page"
 PAGE_SIZE = 50  # questions per page of the picker (searched and paged in DuckDB)
@@ -38,14 +40,14 @@ def picked(key: str) -> None:
 
 def apply_link(runs: list[int]) -> None:
     """A URL the page did not write itself (a shared link) sets run, question and tau."""
-    raw = {k: st.query_params.get(k) for k in ("run", "item", "tau")}
+    raw = {k: st.query_params.get(k) for k in explorer.LINK_PARAMS}
     params = {k: v for k, v in raw.items() if v is not None}
     if not params or params == st.session_state.get(LINK):
         return
     values, problems = explorer.parse_link(params)
     if "run" in values and values["run"] not in runs:
         problems.append(f"run {values.pop('run')} has no scored KGs here")
-    for name, key in (("run", RUN), ("item", ITEM), ("tau", TAU)):
+    for name, key in (("run", RUN), ("item", ITEM), ("threshold", THRESHOLD)):
         if name in values:
             st.session_state[key] = values[name]
     if "item" in values:
@@ -58,9 +60,11 @@ def apply_link(runs: list[int]) -> None:
 
 
 def write_link(run_id: int, item_id: int, tau: float) -> None:
-    params = {"run": str(run_id), "item": str(item_id), "tau": f"{tau:g}"}
+    params = {"run": str(run_id), "item": str(item_id), "threshold": f"{tau:g}"}
     if {k: st.query_params.get(k) for k in params} != params:
         st.query_params.update(params)
+    if "tau" in st.query_params:  # an old link's name of the threshold: written anew above
+        del st.query_params["tau"]
     st.session_state[LINK] = params
 
 
@@ -98,7 +102,7 @@ CASE, DRAWN = "explorer._case", "explorer._drawn"
 def main() -> None:
     widgets.page_setup("Sample explorer")
     controls = widgets.sidebar(live_alpha=True)
-    runs = data.load_runs(controls.path, controls.stamp)
+    runs = reads.load_runs(controls.view)
     runs = runs[runs["with_kgs"] > 0]
     if runs.empty or controls.signature is None:
         st.info(
@@ -107,7 +111,7 @@ def main() -> None:
         )
         st.stop()
     assert controls.signature is not None
-    scored = set(data.scored_runs(controls.path, controls.stamp, controls.signature))
+    scored = set(reads.scored_runs(controls.view))
     run_labels = {v: k for k, v in views.run_choices(runs).items()}
     run_ids = [r for r in run_labels if r in scored]
     if not run_ids:
@@ -120,7 +124,7 @@ def main() -> None:
         st.warning(f"Link: {problem}")
     if st.session_state.get(RUN) not in run_ids:
         st.session_state[RUN] = run_ids[0]
-    st.session_state.setdefault(TAU, stored_tau)
+    st.session_state.setdefault(THRESHOLD, stored_tau)
     st.session_state.setdefault(RANGE, (0.0, 1.0))
     st.session_state.setdefault(ALL, False)
     st.session_state[DRAWN] = None  # this full run draws what the controls choose
@@ -139,14 +143,10 @@ def main() -> None:
 
     widgets.live_alpha(controls, controls_and_scores)
     run_id, item_id, tau, show_all = st.session_state[CASE]
-    widgets.partial_note(controls.path, controls.stamp, controls.signature, runs, [run_id])
+    widgets.partial_note(controls.view, runs, [run_id])
     st.session_state[DRAWN] = st.session_state[CASE]
-    view = data.item_view(
-        controls.path, controls.stamp, int(run_id), int(item_id), controls.signature
-    )
-    case = data.explorer_case(
-        controls.path, controls.stamp, controls.signature, int(run_id), int(item_id), tau
-    )
+    view = reads.item_view(controls.view, int(run_id), int(item_id))
+    case = explain.explorer_case(controls.view, int(run_id), int(item_id), tau)
     views.explorer_graphs(
         case, view.kg_statuses, show_all=bool(show_all), state_key=f"{int(run_id)}:{int(item_id)}"
     )
@@ -173,7 +173,7 @@ def top_block(
     run_id = top[0].selectbox(
         "Run", run_ids, format_func=run_labels.__getitem__, key=RUN, persist_state="session"
     )
-    components = data.run_components(controls.path, controls.stamp, controls.signature, run_id)
+    components = reads.run_components(controls.view, run_id)
     answers = reblend(components, alpha)
     if st.session_state.get("explorer._run_seen") != run_id:  # another run: its worst answer
         if st.session_state.get("explorer._run_seen") is not None:
@@ -182,20 +182,20 @@ def top_block(
         st.session_state[PAGE] = 1
     lo, hi = st.session_state[RANGE]
     text = str(st.session_state.get(SEARCH, "")).strip()
-    at = (controls.path, controls.stamp, controls.signature, int(run_id), alpha)
+    at = (controls.view, int(run_id), alpha)
     wanted = st.session_state.get(ITEM)
     placed = (wanted, run_id, alpha, text, lo, hi)
     if wanted is not None and st.session_state.get("explorer._placed") != placed:
         # a linked question, or the one kept while alpha moves, opens on its own page
-        position = data.question_position(*at, int(wanted), text, lo, hi)
+        position = search.question_position(*at, int(wanted), text, lo, hi)
         if position is not None:
             st.session_state[PAGE] = position // PAGE_SIZE + 1
         st.session_state["explorer._placed"] = placed
     page = max(0, int(st.session_state.get(PAGE, 1)) - 1)
-    rows, total = data.question_page(*at, text, lo, hi, page, PAGE_SIZE)
+    rows, total = search.question_page(*at, text, lo, hi, page, PAGE_SIZE)
     if rows.empty and page > 0:
         page, st.session_state[PAGE] = 0, 1
-        rows, total = data.question_page(*at, text, lo, hi, 0, PAGE_SIZE)
+        rows, total = search.question_page(*at, text, lo, hi, 0, PAGE_SIZE)
     pages = max(1, -(-total // PAGE_SIZE))
     st.session_state[PAGE] = page + 1
     with top[4].popover("Find", help="Search the questions, filter by CUS, go to a page."):
@@ -232,7 +232,7 @@ def top_block(
         args=(key,),
     )
     previous = (
-        list(data.question_page(*at, text, lo, hi, page - 1, PAGE_SIZE)[0]["item_id"])
+        list(search.question_page(*at, text, lo, hi, page - 1, PAGE_SIZE)[0]["item_id"])
         if page > 0
         else []
     )
@@ -263,7 +263,7 @@ def top_block(
             0.0,
             1.0,
             step=0.01,
-            key=TAU,
+            key=THRESHOLD,
             persist_state="session",
             help="Soft-alignment threshold. Moving it recomputes this question's alignment, "
             "S_WL, S_SBERT, GoldSim, CtxSim and CUS from the stored embeddings.",
@@ -277,9 +277,7 @@ def top_block(
         )
     tau = round(float(tau), 2)
     write_link(int(run_id), int(item_id), tau)
-    case = data.explorer_case(
-        controls.path, controls.stamp, controls.signature, int(run_id), int(item_id), tau
-    )
+    case = explain.explorer_case(controls.view, int(run_id), int(item_id), tau)
     row = answers[answers["item_id"] == item_id].iloc[0]
     with second[1]:
         views.explorer_scores(row, case.scores(alpha), alpha=alpha, tau=tau, stored_tau=stored_tau)

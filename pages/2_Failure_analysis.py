@@ -7,7 +7,8 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, data, navigation, views, widgets
+from dashboard import charts, navigation, views, widgets
+from dashboard.data import explain, reads, tau_cases
 from dashboard.escape import code, md
 from dashboard.explorer import marked_by_lemmas
 from s3kg_core.scoring.signature import Signature
@@ -34,15 +35,15 @@ target = cols[0].radio(
     help="CtxSim explains the answer against the context KG, the others against the gold KG.",
 )
 percent = cols[1].slider("Lowest share of each run (%)", 1, 50, 5, key="tau_percent")
-view_of = (controls.path, controls.stamp, controls.signature, target, percent / 100, controls.alpha)
-found = data.tau_cases(*view_of)
+view_of = (controls.view, target, percent / 100, controls.alpha)
+found = tau_cases.tau_cases(*view_of)
 cases = found.frame
 
 
 @st.fragment(run_every=PROGRESS_EVERY)
 def progress() -> None:
     """The background explanation's progress; the whole page again once it is done."""
-    pending = data.tau_pending(*view_of)
+    pending = tau_cases.tau_pending(*view_of)
     if pending == 0:
         st.rerun()
     done = found.picked - pending
@@ -66,7 +67,7 @@ if cases.empty:
         st.info("No answers in range.")
     st.stop()
 cases = (
-    cases.merge(data.item_questions(controls.path, controls.stamp), on="item_id", how="left")
+    cases.merge(reads.item_questions(controls.view), on="item_id", how="left")
     .sort_values(["score", "run_id", "item_id"], kind="stable")
     .reset_index(drop=True)
 )
@@ -87,11 +88,7 @@ st.caption(
 )
 
 widgets.partial_note(
-    controls.path,
-    controls.stamp,
-    controls.signature,
-    data.load_runs(controls.path, controls.stamp),
-    cases["run_id"].astype(int).unique(),
+    controls.view, reads.load_runs(controls.view), cases["run_id"].astype(int).unique()
 )
 per_run = cases.groupby(["dataset", "model", "temperature", "extractor"], as_index=False)[
     CATEGORIES
@@ -122,7 +119,7 @@ with right:
     run_id, item_id = int(case["run_id"]), int(case["item_id"])
     result = json.loads(case["result"])
     reference = "context" if target == "ctx_sim" else "gold"
-    view = data.item_view(controls.path, controls.stamp, run_id, item_id, controls.signature)
+    view = reads.item_view(controls.view, run_id, item_id)
     counts = st.columns(5)
     for col, (label, n, about) in zip(
         counts,
@@ -211,9 +208,7 @@ residual = {
     + [m["gold"] for k in ("relation_mismatch", "entity_mismatch") for m in result[k]],
 }
 stored_tau = Signature.parse(controls.signature).tau
-case_kgs = data.explorer_case(
-    controls.path, controls.stamp, controls.signature, run_id, item_id, stored_tau
-)
+case_kgs = explain.explorer_case(controls.view, run_id, item_id, stored_tau)
 st.caption(
     f"**Red edges**: the residual triples above (mismatched, extra, missing {reference}). The "
     f"badges show S3KG's entity alignment at tau {stored_tau:g}."
@@ -226,7 +221,6 @@ views.explorer_graphs(
     marked=marked_by_lemmas(case_kgs.triples, residual),
 )
 # after drawing: the answers the next share steps add are explained in the background
-data.prefetch_tau(
-    controls.path, controls.stamp, controls.signature, target, controls.alpha,
-    data.prefetch_share(percent / 100),
-)  # fmt: skip
+tau_cases.prefetch_tau(
+    controls.view, target, controls.alpha, tau_cases.prefetch_share(percent / 100)
+)

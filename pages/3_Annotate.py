@@ -12,7 +12,8 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import annotate, annotate_data, annotate_views, data, navigation, views, widgets
+from dashboard import annotate, annotate_data, annotate_views, navigation, views, widgets
+from dashboard.data import database, explain, reads, tau_cases
 from dashboard.escape import code, md
 from dashboard.explorer import MAX_NODES, marked_by_lemmas
 from s3kg_core.scoring.signature import Signature
@@ -44,7 +45,7 @@ view_name = str(chosen_view or "annotate")
 url_run, url_item = annotate.case_from_query(st.query_params, state)
 annotator = annotate_views.name_bar(top[0], st.query_params)
 
-tasks = annotate_data.tasks(path, data.db_stamp(path))
+tasks = annotate_data.tasks(path, database.db_stamp(path))
 task_labels = {"": "No task: any answer"} | {
     str(t["task_id"]): f"task {t['task_id']}"
     + (f" · {t['name']}" if t["name"] else "")
@@ -75,12 +76,12 @@ if view_name == "agreement":
     st.stop()
 
 # --- Annotate: which answer -------------------------------------------------------------------
-texts = data.item_questions(path, controls.stamp).set_index("item_id")
+texts = reads.item_questions(controls.view).set_index("item_id")
 questions, ext_ids = texts["question"], texts["ext_id"]
 queue_task = task_id if annotator and task_choice in mine else None
 pick = st.columns([5.4, 2.6], vertical_alignment="bottom")
 if queue_task is not None:
-    stamp, the_task = data.db_stamp(path), int(queue_task)
+    stamp, the_task = database.db_stamp(path), int(queue_task)
     queue = annotate_data.queue(path, stamp, the_task, annotator)
     progress = annotate_data.queue_progress(path, stamp, the_task, annotator)
     labels = {
@@ -110,7 +111,7 @@ if queue_task is not None:
 
     def next_item() -> tuple[int, int] | None:
         after = annotate_data.queue_progress(
-            path, data.db_stamp(path), the_task, annotator, after=(run_id, item_id)
+            path, database.db_stamp(path), the_task, annotator, after=(run_id, item_id)
         )
         return after.next_item
 
@@ -120,8 +121,8 @@ if queue_task is not None:
 else:
     if task_id is not None and annotator:
         st.caption(f"{md(annotator)} has no queue in task {task_id}: any answer can be judged.")
-    runs = data.load_runs(path, controls.stamp)
-    runs = runs[runs["run_id"].isin(data.scored_runs(path, controls.stamp, signature))]
+    runs = reads.load_runs(controls.view)
+    runs = runs[runs["run_id"].isin(reads.scored_runs(controls.view))]
     if runs.empty:
         st.info("No run has scores under the chosen signature.")
         st.stop()
@@ -131,10 +132,10 @@ else:
         state["_annotate_item_choice"] = str(url_item)
     with pick[1]:
         run_id = int(widgets.keyed_selectbox("Run", run_labels, key="annotate_run"))
-    answers = reblend(data.run_components(path, controls.stamp, signature, run_id), controls.alpha)
+    answers = reblend(reads.run_components(controls.view, run_id), controls.alpha)
     answers = answers.sort_values(["cus", "item_id"], kind="stable")
     order = [int(i) for i in answers["item_id"]]
-    found = data.run_unit_counts(path, controls.stamp, signature, run_id, order)
+    found = tau_cases.run_unit_counts(controls.view, run_id, order)
     counts = {i: found.counts.get(i, 0 if i not in found.with_kgs else None) for i in order}
     item_labels = {
         str(i): annotate.item_label(
@@ -175,7 +176,7 @@ else:
 st.query_params.update({"run": str(run_id), "item": str(item_id)})
 annotate.note_case(state, run_id, item_id)
 
-view = data.item_view(path, controls.stamp, run_id, item_id, signature)
+view = reads.item_view(controls.view, run_id, item_id)
 gold_kg, answer_kg = view.kgs.get("gold"), view.kgs.get("answer")
 if queue_task is not None:
     units = annotate_data.item_units(path, queue_task, run_id, item_id)
@@ -183,9 +184,7 @@ else:
     units = annotate.units_from_tau(
         run_id,
         item_id,
-        data.tau_item(path, controls.stamp, signature, run_id, item_id)
-        if item_id in found.with_kgs
-        else {},
+        tau_cases.tau_item(controls.view, run_id, item_id) if item_id in found.with_kgs else {},
         gold_kg.triples if gold_kg else (),
         answer_kg.triples if answer_kg else (),
     )
@@ -198,7 +197,7 @@ annotate_views.added_pairs(path, annotator, run_id, item_id, gold_kg, answer_kg,
 
 st.subheader("The answer's graphs")
 stored_tau = Signature.parse(signature).tau
-case = data.explorer_case(path, controls.stamp, signature, run_id, item_id, stored_tau)
+case = explain.explorer_case(controls.view, run_id, item_id, stored_tau)
 switch, note = st.columns([1.4, 6.6], vertical_alignment="center")
 note.caption(
     "**Red edges**: the gold and answer triples of TAU's pairs above (TAU pairs triples by "

@@ -8,7 +8,8 @@ import plotly.express as px
 import streamlit as st
 from sklearn.metrics import roc_curve
 
-from dashboard import data, widgets
+from dashboard import widgets
+from dashboard.data import evaluations
 from dashboard.escape import code, md, plotly_frame
 from s3kg_core.config import default_data_dir
 from s3kg_core.evaluation.demo_results import is_precomputed
@@ -16,7 +17,7 @@ from s3kg_core.evaluation.pair_sets import list_pair_sets
 
 widgets.page_setup("Benchmarks")
 controls = widgets.sidebar(alpha=False)
-results = data.bench_results(controls.path, controls.stamp)
+results = evaluations.bench_results(controls.view)
 if results.empty:
     st.info(
         "No benchmark results in this database yet. Run for example "
@@ -182,7 +183,7 @@ else:
     pairs["predicted"] = (pairs.score >= row.threshold).astype(int)
     wrong = pairs[pairs.predicted != pairs.label].copy()
     wrong["error"] = np.where(wrong.label == 1, "false negative", "false positive")
-    texts = data.bench_texts(dataset)
+    texts = evaluations.bench_texts(dataset)
     if texts is not None:
         wrong = wrong.merge(texts, on="id", how="left")
     st.caption(f"{len(wrong)} of {len(pairs)} pairs misclassified by {md(method)}.")

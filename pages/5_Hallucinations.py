@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data, hallucinations, views, widgets
+from dashboard import hallucinations, views, widgets
+from dashboard.data import database, evaluations, reads
 from dashboard.escape import code, md
 from dashboard.graph_layout import LayoutCancelled
 from dashboard.graphs import linked_graphs_html
@@ -13,9 +14,9 @@ from s3kg_core.scoring.s3kg import S3KGConfig
 from s3kg_core.scoring.signature import Signature
 
 widgets.page_setup("Hallucinations")
-widgets.finish_pending(data.db_path())  # a fresh demo's GraphEval step runs on the first visit
+widgets.finish_pending(database.db_path())  # a fresh demo's GraphEval step runs on the first visit
 controls = widgets.sidebar(alpha=False)
-overview = data.grapheval_overview(controls.path, controls.stamp)
+overview = evaluations.grapheval_overview(controls.view)
 if overview.empty:
     st.info(
         "No GraphEval results in this database yet. Check every answer of its runs against its "
@@ -31,7 +32,7 @@ st.markdown(
     "context does not support it exceeds 0.5; an answer with a flagged triple is "
     "**inconsistent**."
 )
-runs = data.load_runs(controls.path, controls.stamp)
+runs = reads.load_runs(controls.view)
 runs = runs[runs["run_id"].isin(set(overview["run_id"]))]
 run_options = views.run_choices(runs)
 run_id = run_options[st.selectbox("Run", list(run_options), key="halluc_run")]
@@ -51,7 +52,7 @@ st.caption(
     f"Checker {code(checker)} on {code(extractor)} answer KGs · signature "
     f"{code(setup['signature'])}"
 )
-offer = data.trained_checker_offer()
+offer = evaluations.trained_checker_offer()
 if offer is not None and "trained" not in set(setups["checker"]):
     ask = st.columns([2.6, 5.4], vertical_alignment="center")
     ask[1].caption(
@@ -67,12 +68,12 @@ if offer is not None and "trained" not in set(setups["checker"]):
             def progress(stage: str, done: int, total: int) -> None:
                 bar.progress(done / total if total else 1.0, text=f"{md(stage)}: {done} of {total}")
 
-            checked = data.check_with_trained(controls.path, int(run_id), progress=progress)
+            checked = evaluations.check_with_trained(controls.view, int(run_id), progress=progress)
             box.update(label=f"Checked {checked} answers", state="complete", expanded=False)
         st.session_state["halluc_setup"] = f"trained checker · {extractor} KGs"
         st.rerun()
 
-checks = data.grapheval_results(controls.path, controls.stamp, int(run_id), checker, extractor)
+checks = evaluations.grapheval_results(controls.view, int(run_id), checker, extractor)
 counts = hallucinations.check_counts(checks)
 cols = st.columns(4)
 cols[0].metric("Answers checked", counts["answers"])

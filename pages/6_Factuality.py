@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Literal
 
 import streamlit as st
 
-from dashboard import data, factuality, widgets
+from dashboard import factuality, widgets
+from dashboard.data import evaluations
 from dashboard.escape import code
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 widgets.page_setup("Factuality")
 controls = widgets.sidebar(alpha=False)
-evals = data.factuality_evals(controls.path, controls.stamp)
+evals = evaluations.factuality_evals(controls.view)
 if evals.empty:
     st.info(
         "No factuality evaluation in this database yet. Build statements from a KG, label them "

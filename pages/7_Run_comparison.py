@@ -10,7 +10,6 @@ import streamlit as st
 from dashboard import (
     charts,
     compare,
-    data,
     navigation,
     triple_diff,
     url_state,
@@ -18,6 +17,7 @@ from dashboard import (
     widgets,
     word_diff,
 )
+from dashboard.data import comparison, reads
 from dashboard.escape import code, md
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
@@ -36,8 +36,8 @@ signature = controls.signature  # a str from here on (also inside the fragment)
 
 # Only what the page shows is read: the pairs (one query per results version), the chosen
 # pair's scores at alpha (blended and joined in DuckDB) and a page of the question picker.
-pairs = data.comparable_pairs(controls.path, controls.stamp, controls.signature)
-runs = data.load_runs(controls.path, controls.stamp)
+pairs = comparison.comparable_pairs(controls.view)
+runs = reads.load_runs(controls.view)
 runs = runs[runs["run_id"].isin({a for a, _ in pairs})]
 if not pairs:
     st.info(
@@ -73,10 +73,8 @@ with cols[1]:
         )
     )
 
-widgets.partial_note(controls.path, controls.stamp, controls.signature, runs, (run_a, run_b))
-deltas = data.pair_deltas(
-    controls.path, controls.stamp, controls.signature, run_a, run_b, controls.alpha
-)
+widgets.partial_note(controls.view, runs, (run_a, run_b))
+deltas = comparison.pair_deltas(controls.view, run_a, run_b, controls.alpha)
 worse = int((deltas["d_cus"] < 0).sum())
 better = int((deltas["d_cus"] > 0).sum())
 cols = st.columns(5)
@@ -98,14 +96,12 @@ gated = len(deltas) <= compare.CHECK_LIVE_MAX or st.toggle(
     "for this pair and alpha.",
 )
 if gated:
-    latest = data.signatures(controls.path, controls.stamp)[1]
+    latest = reads.signatures(controls.view)[1]
     command = compare.check_command(
         controls.path, run_b, run_a, controls.alpha, None if signature == latest else signature
     )
     try:
-        check = data.pair_check(
-            controls.path, controls.stamp, signature, run_a, run_b, controls.alpha
-        )
+        check = comparison.pair_check(controls.view, run_a, run_b, controls.alpha)
     except S3KGError as exc:
         st.error(f"{code(command)} refuses these runs: {md(exc)}")
     else:
@@ -123,9 +119,7 @@ if gated:
 widgets.file_download(
     st,
     "Download the report (HTML)",
-    lambda: data.run_report(
-        controls.path, controls.stamp, controls.signature, controls.alpha, run_b, run_a
-    ),
+    lambda: comparison.run_report(controls.view, controls.alpha, run_b, run_a),
     file_name=f"s3kg-report-run{run_b}-vs-run{run_a}.html",
     mime="text/html",
     key="compare_report",
@@ -195,9 +189,7 @@ counted = len(deltas) <= compare.LIVE_CHANGES_MAX or st.toggle(
     "the result is kept for this pair of runs.",
 )
 if counted:
-    changes = data.pair_gold_changes(
-        controls.path, controls.stamp, controls.signature, run_a, run_b
-    )
+    changes = comparison.pair_gold_changes(controls.view, run_a, run_b)
     st.info(triple_diff.pair_summary(changes, len(deltas)), icon=":material/compare_arrows:")
 
 
@@ -219,8 +211,8 @@ def one_question() -> None:
         if remembered is not None and st.session_state.get("_compare_item_paged") != placed
         else None
     )
-    listed, matches, page = data.pair_questions(
-        controls.path, controls.stamp, signature, run_a, run_b, controls.alpha,
+    listed, matches, page = comparison.pair_questions(
+        controls.view, run_a, run_b, controls.alpha,
         search, int(st.session_state.get("compare_page", 1)) - 1, PAGE_SIZE, kept,
     )  # fmt: skip
     st.session_state["_compare_item_paged"] = placed
@@ -261,10 +253,7 @@ def one_question() -> None:
     with cols[3]:
         navigation.case_link("annotate", "Annotate · B", run_b, item_id)
 
-    answers = {
-        run: data.item_view(controls.path, controls.stamp, run, item_id, signature).answer
-        for run in (run_a, run_b)
-    }
+    answers = {run: reads.item_view(controls.view, run, item_id).answer for run in (run_a, run_b)}
     words = word_diff.word_diff(answers[run_a] or "", answers[run_b] or "")
     st.markdown(
         f"**The two answers**: {words.only_a} words only in A, {words.only_b} only in B, "
@@ -277,7 +266,7 @@ def one_question() -> None:
             st.caption(f"{side}: {md(names[run])}")
             st.html(word_diff.answer_panels(words, side))
 
-    diff = data.question_across(controls.path, controls.stamp, signature, run_a, run_b, item_id)
+    diff = comparison.question_across(controls.view, run_a, run_b, item_id)
     st.markdown(
         f"**Triple by triple**: {len(diff.both)} answer triples in both, {len(diff.only_a)} only "
         f"in A, {len(diff.only_b)} only in B; {sum(f.changed for f in diff.gold)} of "
@@ -323,12 +312,6 @@ def one_question() -> None:
 
 one_question()
 # after drawing: this pair's numbers at the slider's other alphas, so a step finds them ready
-data.warm_pair(
-    controls.path,
-    controls.stamp,
-    signature,
-    run_a,
-    run_b,
-    controls.alpha,
-    gates=len(deltas) <= compare.CHECK_LIVE_MAX,
+comparison.warm_pair(
+    controls.view, run_a, run_b, controls.alpha, gates=len(deltas) <= compare.CHECK_LIVE_MAX
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data, navigation, run_page, url_state, views, widgets
+from dashboard import navigation, run_page, url_state, views, widgets
+from dashboard.data import reads
 from dashboard.escape import code, md
 from s3kg_core.stages.leaderboard import rank_change_text
 from s3kg_core.stages.results import reblend
@@ -12,7 +13,7 @@ from s3kg_core.stages.results import reblend
 widgets.page_setup("Run details")
 url_state.adopt_alpha("run")
 controls = widgets.sidebar()
-runs = data.load_runs(controls.path, controls.stamp)
+runs = reads.load_runs(controls.view)
 if runs.empty:
     st.info(f"No runs yet: import or collect one ({code('s3kg import --help')}).")
     st.stop()
@@ -34,7 +35,7 @@ with rename.popover("Rename", icon=":material/edit:", width="stretch"):
 if renamed := st.session_state.pop("run.renamed", None):
     st.toast(f"Run {run_id} is now called {md(renamed)}.", icon=":material/edit:")
 
-summary = data.run_summary(controls.path, controls.stamp, run_id)
+summary = reads.run_summary(controls.view, run_id)
 if summary is None:  # removed since the list was read
     st.error(f"Run {run_id} is not in the database any more.")
     st.stop()
@@ -43,11 +44,11 @@ info = summary.info
 board = None
 worst = None
 if controls.signature is not None:
-    ranked = data.ranked(controls.path, controls.stamp, controls.signature, controls.alpha, "cus")
+    ranked = reads.ranked(controls.view, controls.alpha, "cus")
     mine = ranked[ranked["run_id"] == run_id]
     board = None if mine.empty else mine.iloc[0]
     if board is not None:
-        frame = data.run_components(controls.path, controls.stamp, controls.signature, run_id)
+        frame = reads.run_components(controls.view, run_id)
         blended = reblend(frame, controls.alpha)
         worst = int(blended.sort_values(["cus", "item_id"]).iloc[0]["item_id"])
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data, navigation, url_state, views, widgets
+from dashboard import navigation, url_state, views, widgets
+from dashboard.data import reads, search
 from dashboard.search_snippet import match_row_html
 from s3kg_core.store.search_queries import SCORE_FILTERS, TAU_FILTERS, ScoreRange
 
@@ -36,7 +37,7 @@ def _range(value: str) -> tuple[float, float]:
 widgets.page_setup("Search answers")
 url_state.adopt_alpha("search")
 controls = widgets.sidebar()  # alpha: the score range filters scores at it
-runs = data.load_runs(controls.path, controls.stamp)
+runs = reads.load_runs(controls.view)
 labels = {str(run_id): label for label, run_id in views.run_choices(runs).items()}
 
 found = url_state.adopt(
@@ -110,9 +111,8 @@ if st.session_state.get("search._filters") != filters:  # new filters: back to p
         st.session_state["search.page"] = 0
 page = int(st.session_state.get("search.page", 0))
 
-hits, total = data.search(
-    controls.path,
-    controls.stamp,
+hits, total = search.search(
+    controls.view,
     text.strip(),
     tuple(int(r) for r in chosen) or None,
     None if status == ANY else status,

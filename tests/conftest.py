@@ -167,7 +167,7 @@ def char_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory: pytest.TempPathFactory, minilm: SentenceTransformerEncoder) -> Path:
-    from dashboard.data import ensure_database
+    from dashboard.data.writes import ensure_database
 
     path = tmp_path_factory.mktemp("demo") / "s3kg.duckdb"
     assert ensure_database(path) is True  # built on first use ...
@@ -181,7 +181,7 @@ def db(demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "s3kg.duckdb"
     shutil.copy(demo_db, path)
     monkeypatch.setenv("S3KG_DB", str(path))
-    from dashboard.data import clear_caches
+    from dashboard.data.database import clear_caches
 
     clear_caches()
     return path
@@ -251,6 +251,43 @@ def scored_stores(tmp_path_factory, minilm) -> ScoredStores:
     """``scored_stores.copy(path, n_items=3, seed=2, ...)``: a scored ``build_store`` database,
     scored once per session per set of options and copied to ``path`` for each caller."""
     return ScoredStores(tmp_path_factory.mktemp("scored-stores"), minilm)
+
+
+@pytest.fixture(scope="session")
+def two_runs_template(tmp_path_factory, minilm):
+    """Two runs (model-a, model-b) of three answers each, scored with MiniLM once per session."""
+    from store_helpers import build_store
+
+    from s3kg_core.stages.score import score_store
+
+    store = build_store(
+        tmp_path_factory.mktemp("two_runs") / "d.duckdb", n_items=3, n_triples=2, seed=2
+    )
+    score_store(store, encoder=minilm)
+    return store.path
+
+
+@pytest.fixture
+def two_runs(tmp_path, two_runs_template):
+    """A private copy of :func:`two_runs_template` (the dashboard's data tests; some write)."""
+    from dashboard.data.database import clear_caches
+
+    copy = tmp_path / "d.duckdb"
+    shutil.copy(two_runs_template, copy)
+    clear_caches()
+    return copy
+
+
+@pytest.fixture
+def two_runs_view(two_runs):
+    """The dashboard's view of :func:`two_runs`: the file, its stamp, its one signature."""
+    from dashboard.data import reads
+    from dashboard.data.database import View, db_stamp
+
+    file = View(two_runs, db_stamp(two_runs))
+    _, latest = reads.signatures(file)
+    assert latest is not None
+    return View(two_runs, file.stamp, latest)
 
 
 @pytest.fixture(scope="session")

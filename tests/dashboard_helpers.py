@@ -98,11 +98,9 @@ def hold_tau(monkeypatch: Any) -> Any:
 
 
 def prefetch_done(timeout: float = 120.0) -> None:
-    """Wait until no background TAU explanation (``tau-prefetch`` thread) is running."""
-    import threading
+    """Wait until no background TAU explanation (a ``tau-prefetch`` or ``tau-run`` job) runs."""
+    from dashboard.data import background
 
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and any(
-        t.name == "tau-prefetch" and t.is_alive() for t in threading.enumerate()
-    ):
-        time.sleep(0.1)
+    for job in [*background.jobs("tau-prefetch"), *background.jobs("tau-run")]:
+        job.thread.join(timeout=max(0.0, deadline - time.monotonic()))

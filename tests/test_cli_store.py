@@ -1008,15 +1008,17 @@ def _cus_json(db: Path, alpha: float, folder: Path) -> dict[int, dict]:
 
 def _assert_cus_is_the_leaderboard(db: Path, folder: Path) -> None:
     """At each of five alphas, every run's n and means in ``s3kg cus`` are the numbers the
-    Overview's leaderboard reads (``dashboard.data.ranked``, what pages/0_Overview.py shows)."""
-    from dashboard import data
+    Overview's leaderboard reads (``dashboard.data.reads.ranked``, what pages/0_Overview.py
+    shows)."""
+    from dashboard.data.database import View, db_stamp
+    from dashboard.data.reads import ranked, signatures
 
-    stamp = data.db_stamp(db)
-    signature = data.signatures(db, stamp)[1]
+    stamp = db_stamp(db)
+    signature = signatures(View(db, stamp))[1]
     assert signature is not None
     for alpha in FIVE_ALPHAS:
         cli_rows = _cus_json(db, alpha, folder)
-        board = data.ranked(db, stamp, signature, alpha, "cus").set_index("run_id")
+        board = ranked(View(db, stamp, signature), alpha, "cus").set_index("run_id")
         assert sorted(cli_rows) == sorted(int(r) for r in board.index)
         for run, row in cli_rows.items():
             assert row["n"] == int(board.loc[run, "n"])
@@ -1031,7 +1033,7 @@ def test_cus_prints_the_leaderboards_means_on_the_demo(db, tmp_path):
 def test_cus_prints_the_leaderboards_means_on_2000_answers(tmp_path):
     from leaderboard_helpers import RUN_SIZES, build_scored_store
 
-    from dashboard.data import clear_caches
+    from dashboard.data.database import clear_caches
 
     store, _ = build_scored_store(tmp_path / "big.duckdb")
     assert sum(RUN_SIZES.values()) == 2000

@@ -37,7 +37,8 @@ from dashboard_helpers import (
 )
 from store_helpers import build_store, start_lock_holder
 
-from dashboard.data import load_runs
+from dashboard.data.database import View
+from dashboard.data.reads import load_runs
 from dashboard.graphs import HIGHLIGHT_COLOUR
 from s3kg_core.grapheval.checkers.base import Checker, Verdict
 from s3kg_core.kg import Triple
@@ -472,7 +473,9 @@ def test_a_failure_case_opens_in_the_explorer_with_the_session_kept(
     page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
     # the explorer adds the tau it shows to the URL
-    assert re.search(rf"/Sample_explorer\?run={run}&item={item}&tau=[0-9.]+$", page.url), page.url
+    assert re.search(rf"/Sample_explorer\?run={run}&item={item}&threshold=[0-9.]+$", page.url), (
+        page.url
+    )
     page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for()  # the same session
     assert_clean(watched, server, "explorer from a failure case")
 
@@ -664,7 +667,7 @@ def test_explorer_hover_and_rows_highlight_partners_in_all_three_graphs(
         timeout=RENDER_MS,
     )
     wait_idle(page, timeout_ms=RENDER_MS)
-    assert page.url.endswith("tau=0.66")
+    assert page.url.endswith("threshold=0.66")
     frame = graph_frame(page)
     assert frame.evaluate("() => window.s3kgNetworks.context.getPositions()") == before
     assert frame.evaluate("() => window.s3kg.rows()") == [0]
@@ -676,8 +679,8 @@ def test_explorer_deep_link_opens_the_case_and_survives_leaving_the_page(
     explorer: Watched, demo_server: Server
 ) -> None:
     page = explorer.page
-    frame = open_case(explorer, demo_server, "run=2&item=9&tau=0.7")
-    assert page.url.endswith("/Sample_explorer?run=2&item=9&tau=0.7")
+    frame = open_case(explorer, demo_server, "run=2&item=9&threshold=0.7")
+    assert page.url.endswith("/Sample_explorer?run=2&item=9&threshold=0.7")
     run = page.get_by_role("combobox", name="Run").input_value()
     assert run == "SmolLM2-135M-Instruct · T=0.7", run  # run 2 (dashboard.run_names)
     assert " · demo-09 · What did Johannes Gutenberg" in question_picker(page).input_value()
@@ -694,9 +697,13 @@ def test_explorer_deep_link_opens_the_case_and_survives_leaving_the_page(
     page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
     graph_frame(page)
-    assert page.url.endswith("/Sample_explorer?run=2&item=9&tau=0.7"), page.url
+    assert page.url.endswith("/Sample_explorer?run=2&item=9&threshold=0.7"), page.url
     assert " · demo-09 · " in question_picker(page).input_value()
     assert foreign_requests(explorer, demo_server) == []  # nothing from another host
+    # issue 42: a link written before the threshold had its name (tau=) opens the same case
+    frame = open_case(explorer, demo_server, "run=2&item=9&tau=0.8")
+    assert frame.evaluate("() => S3KG_DATA.tau") == "0.8"
+    assert page.url.endswith("/Sample_explorer?run=2&item=9&threshold=0.8"), page.url
     assert_clean(explorer, demo_server, "explorer deep link")
 
 
@@ -1166,7 +1173,7 @@ def test_a_failure_case_link_opens_that_case_in_annotate(
     watched: Watched, annotate_server: Server, annotate_db: Path
 ) -> None:
     page = watched.page
-    runs = load_runs(annotate_db, 0)
+    runs = load_runs(View(annotate_db, 0))
     labels = {int(r): str(label) for r, label in zip(runs["run_id"], runs["label"], strict=True)}
     open_page(watched, annotate_server, "Failure_analysis", "Failure analysis (TAU)")
     frame = graph_frame(page)  # the demo's worst case: an empty answer KG, 13 missing triples

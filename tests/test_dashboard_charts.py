@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from oracle_helpers import score_histograms
 
 import dashboard.charts as charts_module
 from dashboard.charts import (
@@ -16,7 +17,6 @@ from dashboard.charts import (
     distribution_figure,
     leaderboard_figure,
     run_labels,
-    score_histograms,
     tau_figure,
     temperature_figure,
     top_runs,

@@ -403,10 +403,18 @@ def test_text_marks_carry_the_badges_of_each_picture(scorer: KGScorer) -> None:
 @pytest.mark.parametrize(
     ("params", "values", "problems"),
     [
-        ({"run": "3", "item": "12", "tau": "0.7"}, {"run": 3, "item": 12, "tau": 0.7}, 0),
-        ({"tau": "0.123"}, {"tau": 0.12}, 0),
+        (
+            {"run": "3", "item": "12", "threshold": "0.7"},
+            {"run": 3, "item": 12, "threshold": 0.7},
+            0,
+        ),
+        ({"threshold": "0.123"}, {"threshold": 0.12}, 0),
         ({"run": "", "item": ""}, {}, 0),
-        ({"run": "1.5", "item": "<x>", "tau": "-0.1"}, {}, 3),
+        ({"run": "1.5", "item": "<x>", "threshold": "-0.1"}, {}, 3),
+        ({"threshold": "nan"}, {}, 1),
+        # issue 42: the old name of the threshold, still read; the new name wins over it
+        ({"run": "3", "item": "12", "tau": "0.7"}, {"run": 3, "item": 12, "threshold": 0.7}, 0),
+        ({"tau": "0.4", "threshold": "0.8"}, {"threshold": 0.8}, 0),
         ({"tau": "nan"}, {}, 1),
     ],
 )

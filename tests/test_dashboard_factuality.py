@@ -247,7 +247,7 @@ def fact_db(tmp_path, monkeypatch) -> Path:
     with Store(path).connect():
         pass
     monkeypatch.setenv("S3KG_DB", str(path))
-    from dashboard.data import clear_caches
+    from dashboard.data.database import clear_caches
 
     clear_caches()
     return path

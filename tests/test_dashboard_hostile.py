@@ -293,7 +293,7 @@ def test_the_sink_checks_catch_the_raw_name():
 @pytest.fixture
 def hostile_env(hostile_db: HostileDB, monkeypatch: pytest.MonkeyPatch) -> HostileDB:
     monkeypatch.setenv("S3KG_DB", str(hostile_db.path))
-    from dashboard.data import clear_caches
+    from dashboard.data.database import clear_caches
 
     clear_caches()
     return hostile_db
@@ -411,7 +411,7 @@ def test_no_page_renders_the_hostile_name_or_calls_another_host(
         nav = page.locator('[data-testid="stSidebarNav"]').inner_text().splitlines()
         assert [line for line in nav if line.strip()][:2] == ["Overview", "Run comparison"], nav
         # the case shown is the linked one (the explorer adds its tau to the URL)
-        assert f"/Sample_explorer?run={run}&item={item}&tau=" in page.url, page.url
+        assert f"/Sample_explorer?run={run}&item={item}&threshold=" in page.url, page.url
         for spec in PAGES:
             page.goto(f"{server.url}/{spec.url_path}", timeout=180_000)
             page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=180_000)

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard.navigation as navigation_module
-from dashboard.navigation import PAGES, case_query, case_url, page, unknown_path_text
+from dashboard.navigation import PAGES, case_query, case_url, page, page_url, unknown_path_text
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -30,9 +30,17 @@ def test_every_page_file_is_in_the_navigation_once_overview_first():
 def test_the_addresses_stay_what_links_and_bookmarks_use():
     paths = {spec.key: spec.url_path for spec in PAGES}
     assert paths["explorer"] == "Sample_explorer"
-    assert paths["tau"] == "Failure_analysis"
+    assert paths["failure_analysis"] == "Failure_analysis"
     assert paths["annotate"] == "Annotate"
     assert paths["compare"] == "Run_comparison"
+
+
+def test_the_failure_analysis_old_key_still_names_its_page():
+    """Issue 42: the page's key was ``"tau"``, the word of S3KG's threshold too; the old key
+    still routes to the Failure analysis (and its address never changed)."""
+    assert page("tau") == page("failure_analysis")
+    assert page_url("tau", {"a": "1"}) == "/Failure_analysis?a=1"
+    assert case_url("tau", 1, 2) == "/Failure_analysis?run=1&item=2"
 
 
 def test_a_case_is_a_url():

@@ -25,13 +25,22 @@ from s3kg_core.encoders.registry import load_encoder
 PAGES = {
     "overview": REPO / "app.py",
     "sample": REPO / "pages" / "1_Sample_explorer.py",
-    "tau": REPO / "pages" / "2_Failure_analysis.py",
+    "failure_analysis": REPO / "pages" / "2_Failure_analysis.py",
     "annotate": REPO / "pages" / "3_Annotate.py",
     "factuality": REPO / "pages" / "6_Factuality.py",
     "compare": REPO / "pages" / "7_Run_comparison.py",
     "run": REPO / "pages" / "8_Run.py",
     "search": REPO / "pages" / "9_Search.py",
 }
+
+
+def _view(db):
+    """The dashboard's view of ``db`` under its latest signature."""
+    from dashboard.data.database import View, db_stamp
+    from s3kg_core.stages.results import latest_signature
+    from s3kg_core.store.store import Store
+
+    return View(db, db_stamp(db), latest_signature(Store(db, read_only=True)))
 
 
 def _app(page: str) -> AppTest:
@@ -136,7 +145,7 @@ def test_alpha_shows_only_where_it_changes_something(db):
     for name in ("bench", "factuality"):
         at = _app(name)
         assert not [s for s in at.sidebar.slider if s.key == "alpha"], name
-    for name in ("overview", "tau", "compare"):
+    for name in ("overview", "failure_analysis", "compare"):
         at = _app(name)
         assert at.sidebar.slider(key="alpha").value == 0.5, name
 
@@ -178,7 +187,8 @@ def _shown_case(at: AppTest) -> tuple[int, int, float]:
 
 
 def _link(at: AppTest) -> dict[str, str]:
-    values = {k: at.query_params[k] for k in ("run", "item", "tau")}
+    assert "tau" not in at.query_params  # the threshold's old name: never written
+    values = {k: at.query_params[k] for k in ("run", "item", "threshold")}
     return {k: v if isinstance(v, str) else v[0] for k, v in values.items()}
 
 
@@ -209,7 +219,7 @@ def test_sample_explorer_opens_on_the_lowest_cus_and_writes_its_link(db):
     at = _explorer()
     run, item, tau = _shown_case(at)
     assert tau == 0.65  # the stored signature's tau
-    assert _link(at) == {"run": str(run), "item": str(item), "tau": "0.65"}
+    assert _link(at) == {"run": str(run), "item": str(item), "threshold": "0.65"}
     picker = _picker(at)
     assert picker.options[0].startswith("CUS ") and " · demo-" in picker.options[0]
     cus = [float(o.split()[1]) for o in picker.options]
@@ -229,7 +239,7 @@ def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(db, mini
     expected = _library_scores(db, run, item, 0.8, minilm)
     assert shown == expected
     assert shown != stored, "tau 0.8 must change this answer's scores"
-    assert _link(at)["tau"] == "0.8"
+    assert _link(at)["threshold"] == "0.8"
     caption = next(c.value for c in at.caption if c.value.startswith("Scores at tau"))
     assert "recomputed" in caption and "(0 strings encoded)" in caption  # no encoder call
     for m in at.metric:  # the stored value under each recomputed one
@@ -242,7 +252,7 @@ def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(db, mini
 def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
     """A run scored with ``s3kg score --mode wwl`` (issue 41): its signature is the latest, and
     the explorer explains it from the stored label vectors, encoding nothing."""
-    from dashboard.data import clear_caches
+    from dashboard.data.database import clear_caches
     from s3kg_core.scoring.s3kg import S3KGConfig
     from s3kg_core.stages.score import score_store
     from s3kg_core.store.store import Store
@@ -260,7 +270,7 @@ def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
     assert np.allclose(shares, 1.0)  # each answer entity's whole mass goes somewhere
     at.slider(key="explorer.tau").set_value(0.8).run()  # tau only decides what counts as matched
     assert not at.exception
-    for page in ("overview", "tau", "compare", "run"):
+    for page in ("overview", "failure_analysis", "compare", "run"):
         _app(page)
 
 
@@ -273,11 +283,21 @@ def test_the_transport_plan_of_the_default_mode_is_the_entity_labels(db):
 
 
 def test_sample_explorer_opens_a_link_exactly(db, minilm):
-    at = _explorer({"run": "2", "item": "9", "tau": "0.7"})
+    at = _explorer({"run": "2", "item": "9", "threshold": "0.7"})
     assert _shown_case(at) == (2, 9, 0.7)
     assert "demo-09" in _picker(at).format_func(9)
     assert {m.label: m.value for m in at.metric} == _library_scores(db, 2, 9, 0.7, minilm)
-    assert _link(at) == {"run": "2", "item": "9", "tau": "0.7"}
+    assert _link(at) == {"run": "2", "item": "9", "threshold": "0.7"}
+
+
+def test_an_old_explorer_link_with_tau_opens_the_same_case(db):
+    """Issue 42: the explorer's URL named S3KG's threshold ``tau`` (the word of the TAU
+    analysis too); it is ``threshold`` now, and a link written before (``?tau=0.7``) opens
+    exactly that case, its URL written anew with ``threshold``."""
+    at = _explorer({"run": "2", "item": "9", "tau": "0.7"})
+    assert _shown_case(at) == (2, 9, 0.7)
+    assert _link(at) == {"run": "2", "item": "9", "threshold": "0.7"}
+    assert not [w.value for w in at.warning if "not a" in w.value]
 
 
 def test_sample_explorer_reports_a_broken_link_and_falls_back(db):
@@ -286,7 +306,8 @@ def test_sample_explorer_reports_a_broken_link_and_falls_back(db):
     assert "run 77" in warnings and "item is not an item id" in warnings
     assert "tau is not a number" in warnings and "javascript" not in warnings
     run, item, tau = _shown_case(at)
-    assert tau == 0.65 and _link(at) == {"run": str(run), "item": str(item), "tau": "0.65"}
+    assert tau == 0.65
+    assert _link(at) == {"run": str(run), "item": str(item), "threshold": "0.65"}
 
 
 def test_sample_explorer_prev_and_next_walk_the_listed_order(db):
@@ -338,7 +359,7 @@ def test_sample_explorer_searches_its_picker_and_a_run_switch_opens_the_worst_an
 
 
 def test_failure_analysis_counts_categories_and_opens_cases(db):
-    at = _app("tau")
+    at = _app("failure_analysis")
     table = app_frame_with(at, "relation_mismatch", "extra")
     assert {"relation_mismatch", "entity_mismatch", "extra", "missing"} <= set(table.columns)
     assert table[["extra", "missing"]].to_numpy().sum() > 0
@@ -354,7 +375,7 @@ def test_failure_analysis_counts_categories_and_opens_cases(db):
 
 def test_failure_cases_are_listed_lowest_score_first_with_their_question(db):
     # regression: cases were listed by run and item, so the worst (CUS 0.000) came 8th of 12
-    at = _app("tau")
+    at = _app("failure_analysis")
     at.slider(key="tau_percent").set_value(20).run()
     options = at.selectbox(key="tau_case").options
     assert len(options) == 12
@@ -376,7 +397,7 @@ def test_a_failure_case_shows_its_answer_text(db):
     """Issue 31: the Failure analysis page never showed the answer it explains."""
     from dashboard.escape import md
 
-    at = _app("tau")
+    at = _app("failure_analysis")
     at.slider(key="tau_percent").set_value(20).run()
     case = at.selectbox(key="tau_case")
     for index in range(len(case.options)):
@@ -404,7 +425,7 @@ def test_a_failure_case_shows_its_answer_text(db):
 
 
 def test_a_failure_case_draws_its_residual_triples_as_marked_edges(db):
-    at = _app("tau")
+    at = _app("failure_analysis")
     at.slider(key="tau_percent").set_value(20).run()
     counts = {}
     for i in range(len(at.selectbox(key="tau_case").options)):
@@ -426,12 +447,12 @@ def test_a_failure_case_draws_its_residual_triples_as_marked_edges(db):
 def test_a_share_jump_shows_the_explained_cases_and_its_progress(db, monkeypatch):
     """Issue 33: a share jump waited for every new answer to be explained (59 s at 100,000
     answers); now the page draws what is explained and a progress bar, then fills in."""
-    from dashboard import data
+    from dashboard.data import tau_cases
 
-    at = _app("tau")
+    at = _app("failure_analysis")
     prefetch_done()  # the 20 % the page explains ahead after drawing
     release = hold_tau(monkeypatch)
-    monkeypatch.setattr(data, "LIVE_TAU", 0)
+    monkeypatch.setattr(tau_cases, "LIVE_TAU", 0)
     at.slider(key="tau_percent").set_value(40).run()
     assert not at.exception
     (bar,) = at.get("progress")
@@ -449,7 +470,7 @@ def test_a_share_jump_shows_the_explained_cases_and_its_progress(db, monkeypatch
 
 
 def test_a_failure_case_stays_chosen_when_alpha_moves_its_score(db):
-    at = _app("tau")
+    at = _app("failure_analysis")
     at.slider(key="tau_percent").set_value(20).run()
     at.selectbox(key="tau_case").select_index(5).run()
     value = at.selectbox(key="tau_case").value
@@ -628,11 +649,11 @@ def _annotate(name: str = "", **query: str) -> AppTest:
 def test_annotate_opens_before_a_large_run_is_explained(db, monkeypatch):
     """Issue 33: the picker waited for TAU of every answer of the run (7 s at 5,000); now the
     lowest ANNOTATE_LIVE at once, the others labelled as being explained."""
-    from dashboard import data
+    from dashboard.data import tau_cases
 
     prefetch_done()
-    data._explained.clear()
-    monkeypatch.setattr(data, "ANNOTATE_LIVE", 3)
+    tau_cases.explained_store(_view(db), "gold").clear()
+    monkeypatch.setattr(tau_cases, "ANNOTATE_LIVE", 3)
     release = hold_tau(monkeypatch)
     try:
         at = AppTest.from_file(str(PAGES["annotate"]), default_timeout=180)
@@ -751,14 +772,11 @@ def _linked_data(srcdoc: str) -> dict:
 
 def test_the_pairs_and_cosines_are_tau_s_own(db, minilm):
     # what the page lists is TAU's stored explanation of the answer, pair for pair
-    from dashboard.data import tau_run
-    from s3kg_core.stages.results import latest_signature
-    from s3kg_core.store.store import Store
+    from dashboard.data.tau_cases import tau_run
 
     at = _annotate(run="1", item="4")
     table = app_frame_with(at, "TAU says", "Cosine")
-    signature = latest_signature(Store(db, read_only=True))
-    result = tau_run(db, 0, signature, 1)[4]
+    result = tau_run(_view(db), 1)[4]
     aligned = table[table["TAU says"] == "aligned"]
     assert len(aligned) == len(result["aligned"]) >= 1
     assert [float(c) for c in aligned["Cosine"]] == [
@@ -916,9 +934,9 @@ def _drop_bench_rows(db) -> None:
 @pytest.fixture
 def short_lock_wait(monkeypatch):
     """The dashboard's wait for a locked file cut from 15 s to 1 s (the behaviour is the same)."""
-    import dashboard.data
+    import dashboard.data.database
 
-    monkeypatch.setattr(dashboard.data, "LOCK_TIMEOUT", 1.0)
+    monkeypatch.setattr(dashboard.data.database, "LOCK_TIMEOUT", 1.0)
 
 
 def test_a_decision_while_another_process_holds_the_file_says_so_and_a_retry_saves(
@@ -1054,7 +1072,7 @@ def test_every_page_that_shows_a_partial_runs_numbers_marks_it(db):
     finally:
         con.close()
     mark = "run 1\\): 25 of 30 answers scored"  # as escaped Markdown
-    for page in ("overview", "compare", "sample", "tau"):
+    for page in ("overview", "compare", "sample", "failure_analysis"):
         at = _app(page)
         notes = [w.value for w in at.warning if "Partial run" in w.value]
         assert len(notes) == 1 and mark in notes[0], (page, [w.value for w in at.warning])
@@ -1125,7 +1143,7 @@ def two_datasets(tmp_path_factory, minilm):
 def two_db(two_datasets, tmp_path, monkeypatch):
     import shutil
 
-    from dashboard.data import clear_caches
+    from dashboard.data.database import clear_caches
 
     path = tmp_path / "s3kg.duckdb"
     shutil.copy(two_datasets, path)
@@ -1393,13 +1411,13 @@ def test_run_comparison_reads_no_components_of_every_run(db, monkeypatch):
     """Regression (issue 33): the page read every answer's score components of every run into
     pandas and reblended them all at alpha on each rerun (and paged its picker in pandas); it
     reads the pairs, the chosen pair's scores and one page of questions from DuckDB."""
-    from dashboard import data
+    from dashboard.data import reads
 
     def refuse(*args, **kwargs):
         raise AssertionError("the Run comparison loaded every answer's components")
 
-    monkeypatch.setattr(data, "load_components", refuse)
-    monkeypatch.setattr(data, "item_questions", refuse)
+    monkeypatch.setattr(reads, "run_components", refuse)
+    monkeypatch.setattr(reads, "item_questions", refuse)
     at = _app("compare")
     assert app_metric(at, "Shared questions") == "30"
     table = app_frame_with(at, "item_id", "ext_id", "d_cus", "cus_a", "cus_b")
@@ -1509,7 +1527,7 @@ def test_an_out_of_range_number_in_a_link_is_a_bad_value_not_a_crash(db, page, p
 def test_a_save_error_on_annotate_is_escaped_once_and_reads_as_typed(db, monkeypatch):
     """Regression (issue 44, item 10): the lock and disk-full lines showed Markdown escapes
     (``\\/tmp\\/...\\(PID ...\\)``): the message was escaped twice."""
-    import dashboard.data
+    import dashboard.data.writes
     from s3kg_core.errors import DatabaseError
     from s3kg_core.escape import md
 
@@ -1522,7 +1540,7 @@ def test_a_save_error_on_annotate_is_escaped_once_and_reads_as_typed(db, monkeyp
         raise DatabaseError(raw)
 
     at = _annotate("ann")
-    monkeypatch.setattr(dashboard.data, "record_decision", disk_full)
+    monkeypatch.setattr(dashboard.data.writes, "record_decision", disk_full)
     _key(at, "confirm")
     (error,) = at.error
     assert error.value == f"Not saved: {md(raw.rstrip('.'))}. Press the key again to retry."

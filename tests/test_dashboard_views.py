@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import views
-from dashboard.data import ItemView
+from dashboard.data.reads import ItemView
 from dashboard.escape import md
 
 
@@ -42,7 +42,7 @@ def test_item_choices_never_carry_a_score():
 
 def _texts_block() -> None:
     from dashboard import views
-    from dashboard.data import ItemView
+    from dashboard.data.reads import ItemView
 
     view = ItemView(
         run_id=1,

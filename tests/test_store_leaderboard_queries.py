@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from leaderboard_helpers import rank_runs
 from leaderboard_helpers import run_summaries as pandas_summaries
+from oracle_helpers import score_histograms as pandas_histograms
 
-from dashboard.charts import score_histograms as pandas_histograms
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.leaderboard import SUMMARY_COLUMNS, rank_summaries
 from s3kg_core.stages.results import reblend

@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if args.db is not None:
             shutil.copy(args.db, db)
         else:
-            from dashboard.data import ensure_database
+            from dashboard.data.writes import ensure_database
 
             ensure_database(db)
         with (

@@ -9,7 +9,7 @@ with the packaged MiniLM, so every vector the page needs is stored.
 
 Figures:
 
-(a) *server side*: :func:`dashboard.data.explorer_case` at a tau not computed before (the
+(a) *server side*: :func:`dashboard.data.explain.explorer_case` at a tau not computed before (the
     stored vectors read back, both S3KG comparisons and the triple table; median and p95 over
     ``--taus`` values), and :func:`dashboard.explorer.linked_view` +
     :func:`dashboard.graphs.linked_graphs_html` (the document: first call with the layout
@@ -167,17 +167,18 @@ def bench_server(db: Path, info: dict[str, Any], n_taus: int) -> dict[str, Any]:
     """(a) explorer_case at new taus, the document, and the page script under AppTest."""
     import numpy as np
 
-    from dashboard import data
+    from dashboard.data.database import View, db_stamp
+    from dashboard.data.explain import explorer_case
     from dashboard.explorer import linked_view
     from dashboard.graphs import linked_graphs_html
 
     quiet()
-    stamp = data.db_stamp(db)
+    view = View(db, db_stamp(db), info["signature"])
     run, item = info["run"], info["items"][0]
     cases, times = [], []
     for tau in np.round(np.linspace(0.3, 0.95, n_taus), 2):
         t0 = time.perf_counter()
-        cases.append(data.explorer_case(db, stamp, info["signature"], run, item, float(tau)))
+        cases.append(explorer_case(view, run, item, float(tau)))
         times.append(time.perf_counter() - t0)
     docs = []
     for i, case in enumerate([cases[0], cases[0], *cases[1:]]):
@@ -209,7 +210,7 @@ def bench_script(db: Path, run: int, item: int) -> dict[str, float]:
     """The page's script under AppTest: the first run, then a tau move (no browser)."""
     from streamlit.testing.v1 import AppTest
 
-    from dashboard.data import clear_caches
+    from dashboard.data.database import clear_caches
 
     clear_caches()
     os.environ["S3KG_DB"] = str(db)

@@ -44,65 +44,49 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 def functions(db: Path) -> dict[str, float]:
     """The Overview's and the picker's work outside Streamlit, cold caches; seconds each."""
-    from dashboard import charts, data, leaderboard
-    from s3kg_core.stages.results import reblend
+    from dashboard import charts, leaderboard
+    from dashboard.data import explain, reads, search
+    from dashboard.data.database import View, clear_caches, db_stamp
 
-    stamp = data.db_stamp(db)
-    signature = data.signatures(db, stamp)[1]
+    file = View(db, db_stamp(db))
+    signature = reads.signatures(file)[1]
     if signature is None:
         raise SystemExit(f"{db} holds no scores")
+    view = View(db, file.stamp, signature)
     out: dict[str, float] = {}
 
     def overview(alpha: float) -> None:
-        runs = data.load_runs(db, stamp)
-        partial = data.partial_runs(db, stamp, signature)
-        board = data.ranked(db, stamp, signature, alpha, "cus")
+        runs = reads.load_runs(view)
+        partial = reads.partial_runs(view)
+        board = reads.ranked(view, alpha, "cus")
         leaderboard.table(board, runs, partial, "cus", alpha)
-        means = data.mark_partial(board, runs, partial)
-        shown = charts.top_runs(means, charts.TOP_RUNS) if hasattr(charts, "top_runs") else means
-        charts.leaderboard_figure(shown).to_json()
+        means = reads.mark_partial(board, runs, partial)
+        charts.leaderboard_figure(charts.top_runs(means, charts.TOP_RUNS)).to_json()
 
     out["overview first visit"], _ = timed(lambda: overview(0.5))
     steps = [timed(lambda a=a: overview(a))[0] for a in (0.55, 0.6, 0.65)]
     out["alpha step (median of 3)"] = statistics.median(steps)
-    components = data.load_components(db, stamp, signature)
 
     def distributions() -> int:
-        frame = reblend(components, 0.6)
-        if hasattr(charts, "score_histograms"):
-            return len(
-                charts.distribution_figure(charts.score_histograms(frame, "cus"), "cus").to_json()
-            )
-        return len(charts.distribution_figure(frame, "cus").to_json())
+        hist = reads.score_histograms(view, 0.6, "cus", None)
+        return len(charts.distribution_figure(hist, "cus").to_json())
 
     out["distributions chart"], size = timed(distributions)
     out["distributions chart MB"] = size / 1e6
-    run_id = int(components["run_id"].iloc[0])
+    run_id = reads.scored_runs(view)[0]
 
     def picker(text: str) -> int:
-        if hasattr(data, "question_page"):
-            rows, _ = data.question_page(db, stamp, signature, run_id, 0.5, text, 0.0, 1.0, 0)
-            return len(rows)
-        # before: every answer of the run, labelled (the select box's options)
-        from dashboard.explorer import question_label
-
-        frame = reblend(components, 0.5)
-        answers = frame[frame["run_id"] == run_id].sort_values(["cus", "item_id"])
-        texts = data.item_questions(db, stamp).set_index("item_id")
-        return len(
-            [question_label(str(texts.at[i, "ext_id"]), str(texts.at[i, "question"]), c)
-             for i, c in zip(answers["item_id"], answers["cus"], strict=True)]
-        )  # fmt: skip
+        rows, _ = search.question_page(view, run_id, 0.5, text, 0.0, 1.0, 0)
+        return len(rows)
 
     def explorer() -> None:
         out["explorer: picker's first page"], _ = timed(lambda: picker(""))
-        first = int(components[components["run_id"] == run_id]["item_id"].iloc[0])
-        view = data.item_view(db, stamp, run_id, first, signature)
-        data.explorer_case(db, stamp, signature, run_id, first, 0.65)
-        del view
+        first = int(reads.run_components(view, run_id)["item_id"].iloc[0])
+        reads.item_view(view, run_id, first)
+        explain.explorer_case(view, run_id, first, 0.65)
 
-    data.clear_caches()
-    data.load_components(db, stamp, signature)  # the explorer shares the Overview's components
+    clear_caches()
+    reads.run_summaries(view, 0.5)  # the Overview's read, before the explorer's
     out["explorer first visit (after Overview)"], _ = timed(explorer)
     out["picker search"], _ = timed(lambda: picker("what is"))
     return out

@@ -33,7 +33,7 @@ Usage::
 
     python -m bench.speed.bench_scale_pages --db bench/out/scale/scale_20000_0.duckdb
     python -m bench.speed.bench_scale_pages --db bench/out/scale/scale_100000_0.duckdb \\
-        --pages tau,overview --json evidence/scale_pages.json --as after
+        --pages failure_analysis,overview --json evidence/scale_pages.json --as after
 
 ``--json`` adds the run to an evidence file (``docsgen/evidence.py``) as
 ``figures["databases"][N][AS]`` (N: the database's answers; ``--as``: ``after``, the default,
@@ -64,7 +64,7 @@ from bench._common import (
     read_evidence,
     update_evidence,
 )
-from dashboard.navigation import PAGES
+from dashboard.navigation import OLD_KEYS, PAGES
 from tests.browser_helpers import (
     APP_IDLE,
     STATUS_WIDGET,
@@ -290,7 +290,7 @@ def interactions(
             ),
             "question pick": lambda: pick_next(page, "Question (", settle_ms),
         },
-        "tau": {
+        "failure_analysis": {
             "share 5->6 %": lambda: keys(page, share, ["ArrowRight"], settle_ms),
             "share 6->20 %": lambda: share_jump(page, share, 14, settle_ms),
         },
@@ -300,7 +300,8 @@ def interactions(
 
 
 def run(opts: argparse.Namespace) -> dict[str, Any]:
-    wanted = [p for p in PAGES if not opts.pages or p.key in opts.pages.split(",")]
+    keys = {OLD_KEYS.get(k, k) for k in opts.pages.split(",")} if opts.pages else set()
+    wanted = [p for p in PAGES if not keys or p.key in keys]
     width, height = (int(x) for x in opts.viewport.split("x"))
     opts.shots.mkdir(parents=True, exist_ok=True)
     load_before = load_average()
