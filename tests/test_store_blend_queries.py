@@ -13,7 +13,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from store_helpers import build_store
 
 from s3kg_core.scoring.cus import harmonic_mean
 from s3kg_core.scoring.result import MODES, blend
@@ -25,12 +24,10 @@ from s3kg_core.store.store import Store
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory, minilm):
+def scored(tmp_path_factory, scored_stores):
     """Two scored runs; run 2's scores are marked ``kgx`` (alpha weights its WL side)."""
-    from s3kg_core.stages.score import score_store
-
-    store = build_store(tmp_path_factory.mktemp("blend") / "b.duckdb", n_items=6, seed=3)
-    signature = score_store(store, encoder=minilm).signature
+    path = tmp_path_factory.mktemp("blend") / "b.duckdb"
+    store, signature = scored_stores.copy(path, n_items=6, seed=3)
     with store.transaction() as con:
         con.execute("UPDATE scores SET mode = 'kgx', alpha = 0.8 WHERE run_id = 2")
     return store, signature

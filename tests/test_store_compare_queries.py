@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 from compare_helpers import comparable_pairs as pandas_pairs
 from compare_helpers import question_choices
-from store_helpers import build_store
 
 from s3kg_core.errors import ComparisonError, ConfigError
 from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
@@ -28,16 +27,13 @@ PAIRS = [(1, 2), (2, 1), (1, 3), (3, 2)]
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory, minilm):
-    from s3kg_core.stages.score import score_store
-
-    store = build_store(
+def scored(tmp_path_factory, scored_stores):
+    store, signature = scored_stores.copy(
         tmp_path_factory.mktemp("compare") / "c.duckdb",
         models=("model-a", "model-b", "model-c"),
         n_items=12,
         seed=5,
     )
-    signature = score_store(store, encoder=minilm).signature
     with store.transaction() as con:  # run 3 keeps its scores of q0-q7 only
         con.execute(
             "DELETE FROM scores WHERE run_id = 3 AND item_id IN "

@@ -84,7 +84,7 @@ def test_wildcards_in_the_words_are_literal(store):
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory):
+def hand_scored(tmp_path_factory):
     """One run of 120 scored questions: question i has CUS i / 119 at alpha 0 (kgx: WL side)."""
     from s3kg_core.store.records import ItemRecord
     from s3kg_core.store.store import Store
@@ -107,11 +107,11 @@ def scored(tmp_path_factory):
     return db, run, ids
 
 
-def test_the_question_picker_pages_through_every_question_once_lowest_cus_first(scored):
+def test_the_question_picker_pages_through_every_question_once_lowest_cus_first(hand_scored):
     """Issue 33: the Sample explorer listed every answer in one select box (5,000 at 100k)."""
     from s3kg_core.store.search_queries import PAGE_COLUMNS, question_page, question_position
 
-    db, run, ids = scored
+    db, run, ids = hand_scored
     with db.connect() as con:
         pages = [question_page(con, "sig", run, 0.0, limit=50, offset=o) for o in (0, 50, 100)]
         past, past_total = question_page(con, "sig", run, 0.0, limit=50, offset=150)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from store_helpers import build_store
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.results import scored_frame
@@ -14,17 +13,13 @@ from s3kg_core.store.tau_queries import lowest_scored, stored_tau_of
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory, minilm):
-    from s3kg_core.stages.score import score_store
-
-    store = build_store(
+def scored(tmp_path_factory, scored_stores):
+    return scored_stores.copy(
         tmp_path_factory.mktemp("tau") / "t.duckdb",
         models=("model-a", "model-b", "model-c"),
         n_items=9,
         seed=4,
     )
-    signature = score_store(store, encoder=minilm).signature
-    return store, signature
 
 
 @pytest.mark.parametrize("target", ["cus", "gold_sim", "ctx_sim"])
