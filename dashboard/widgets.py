@@ -419,9 +419,9 @@ def _alpha_slider() -> float:
             key="alpha",
             on_change=_remember,
             args=("alpha",),
-            help="Blend of the stored components, recomputed instantly. Hybrid, text and paper "
-            "mode: (1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha S_WL + (1 - alpha) "
-            "S_SBERT.",
+            help="Blend of the stored components, recomputed instantly. Every mode but kgx "
+            "(ot, the default, included): (1 - alpha) S_WL + alpha S_SBERT; kgx mode: alpha "
+            "S_WL + (1 - alpha) S_SBERT.",
         )
     )
 

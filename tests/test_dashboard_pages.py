@@ -90,6 +90,21 @@ def test_overview_leaderboard_follows_the_alpha_slider(db):
     assert spec["data"][0]["type"] == "heatmap" and len(at.get("plotly_chart")) == 1
 
 
+def test_the_alpha_sliders_help_gives_the_default_modes_blend(db):
+    """Regression (issue 41): the help named hybrid, text, paper and kgx, not ot, the default."""
+    from s3kg_core.scoring.result import DEFAULT_MODE, WL_MODES
+
+    at = _app("overview")
+    help_text = at.sidebar.slider(key="alpha").help
+    assert DEFAULT_MODE in help_text
+    formula = (
+        "alpha S_WL + (1 - alpha) S_SBERT"
+        if DEFAULT_MODE in WL_MODES
+        else ("(1 - alpha) S_WL + alpha S_SBERT")
+    )
+    assert formula in help_text
+
+
 def test_alpha_is_kept_when_moving_to_another_page(db):
     at = _app("overview")
     at.sidebar.slider(key="alpha").set_value(0.8).run()
