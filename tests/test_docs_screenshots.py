@@ -29,7 +29,18 @@ def test_main_refreshes_every_picture_and_says_what_is_missing(tmp_path, capsys)
     Image.new("RGB", (1440, 3000), "white").save(artefacts / sources[0])
     assert shots.main(["--artefacts", str(artefacts), "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(shots.PICTURES)
-    assert {Image.open(p).size for p in out.iterdir()} == {(1080, 675)}
+    assert {Image.open(p).size for p in out.iterdir()} == {(1080, 853)}
+
+
+def test_the_pictures_leave_out_the_sidebar_and_its_temporary_database_path(tmp_path):
+    """Regression (issue 43.10): the README's picture showed a pytest temporary path."""
+    source = tmp_path / "page.png"
+    image = Image.new("RGB", (1440, 900), "white")
+    image.paste((255, 0, 0), (0, 0, shots.SIDEBAR, 900))  # the sidebar
+    image.save(source)
+    out = Image.open(shots.shrink(source, tmp_path / "small.png")).convert("RGB")
+    reds = [c for c in out.getdata() if c[0] > 200 and c[1] < 80 and c[2] < 80]
+    assert not reds
 
 
 def test_the_docs_show_exactly_the_pictures_the_script_makes():
