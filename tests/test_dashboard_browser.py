@@ -1310,6 +1310,8 @@ def test_no_column_is_cut_at_1280_and_the_comparison_shows_the_checks_gates(
         for width, height in ((1280, 720), (1440, 900)):
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(600)
+            # a loaded machine draws the table after the title: wait for it, do not count early
+            main.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
             assert main.locator('[data-testid="stDataFrame"]').count() >= 1, name
             assert cut_tables(page) == [], (name, width, cut_tables(page))
             first_screen(page, artefacts() / f"{name}_cols_{width}x{height}.png")
