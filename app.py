@@ -8,7 +8,8 @@ from dashboard import navigation, widgets
 from dashboard.data import explain
 
 with widgets.errors_as_lines():  # a locked, read-only or full database: one line, not a traceback
+    unknown = navigation.take_unknown_path()  # an unknown address: the Overview, with a line
     current = st.navigation(navigation.pages())
-    navigation.say_unknown_path()  # Streamlit shows the Overview at an unknown address: say so
+    navigation.say_unknown_path(unknown)
     current.run()
 explain.warm_up()  # after the first page is drawn: the lemmatiser loads while it is read

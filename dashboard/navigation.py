@@ -32,6 +32,7 @@ __all__ = [
     "page_url",
     "params_link",
     "say_unknown_path",
+    "take_unknown_path",
     "unknown_path_text",
 ]
 
@@ -149,17 +150,33 @@ def unknown_path_text(requested: str) -> str | None:
     return f"No page at /{md(name)}; the pages are: {md(listing)}. This is the Overview."
 
 
-def say_unknown_path() -> None:
-    """Warn, above the page about to run, when the browser asked for an address no page has.
+def take_unknown_path() -> str | None:
+    """Before ``st.navigation``: the line for an address no page has, the request then dropped.
 
-    Called by ``app.py`` between ``st.navigation`` (which falls back to the Overview) and the
-    page's run; it reads the page name the browser asked for from Streamlit's page manager.
+    Streamlit runs the default page at an unknown address and opens its own "Page not found"
+    dialog over it, which names neither the address nor the pages and hid this page's line
+    (issue 43). Called by ``app.py`` before ``st.navigation``: when the browser asked for an
+    unknown page name (and no page hash), the request is turned into one for the default page,
+    so Streamlit opens no dialog, and the line (:func:`unknown_path_text`) is returned for
+    :func:`say_unknown_path` to show above the Overview. It reads and resets the page request
+    in Streamlit's page manager (``intended_page_name``, ``set_script_intent``; Streamlit
+    1.67).
     """
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
-    requested = ctx.pages_manager.intended_page_name if ctx is not None else None
+    if ctx is None:
+        return None
+    manager = ctx.pages_manager
+    requested = manager.intended_page_name
     text = unknown_path_text(requested) if requested else None
+    if text is not None and not manager.intended_page_script_hash:
+        manager.set_script_intent("", "")
+    return text
+
+
+def say_unknown_path(text: str | None) -> None:
+    """Show the line :func:`take_unknown_path` returned (nothing for ``None``), above the page."""
     if text is not None:
         st.warning(text, icon=":material/link_off:")
 
