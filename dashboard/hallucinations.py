@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.escape import md
 from dashboard.explorer import window
 from dashboard.graphs import (
     HIGHLIGHT_COLOUR,
@@ -54,6 +55,7 @@ __all__ = [
     "flagged_pairs",
     "highlight_html",
     "triple_table",
+    "triple_table_shown",
     "verdict_text",
 ]
 
@@ -294,6 +296,37 @@ def triple_table(detection: Detection) -> pd.DataFrame:
     return pd.DataFrame(
         rows, columns=["#", "head", "relation", "tail", "probability", "flagged", "reason"]
     )
+
+
+def triple_table_shown(detection: Detection) -> pd.DataFrame:
+    r""":func:`triple_table` as the page shows it: every cell Markdown-escaped text, wrapped.
+
+    ``st.table`` wraps long cells (a ``st.dataframe`` cut the reason at 1280 px, issue 43.7) and
+    renders Markdown, so the model's and checker's strings are escaped; the probability is
+    written with 3 decimals (``-`` when not judged) and a flagged triple says ``yes``.
+
+    Examples
+    --------
+    >>> d = Detection((Triple("a*", "r", "b"), Triple("c", "r", "d")), (0.9, None), (0,), True,
+    ...               reasons={"1": "no verdict"})
+    >>> triple_table_shown(d).reset_index().values.tolist()
+    [['0', 'a\\*', 'r', 'b', '0.900', 'yes', ''], ['1', 'c', 'r', 'd', '-', '', 'no verdict']]
+    """
+    table = triple_table(detection)
+    shown = pd.DataFrame(
+        {
+            "#": table["#"].map(str),
+            "head": table["head"].map(md),
+            "relation": table["relation"].map(md),
+            "tail": table["tail"].map(md),
+            "P(unsupported)": table["probability"].map(
+                lambda p: "-" if p is None or pd.isna(p) else f"{float(p):.3f}"
+            ),
+            "flagged": table["flagged"].map(lambda f: "yes" if f else ""),
+            "reason": table["reason"].map(md),
+        }
+    )
+    return shown.set_index("#").rename_axis(None)  # a named index draws a second header row
 
 
 def flagged_pairs(detection: Detection) -> list[tuple[Triple, float | None]]:

@@ -161,16 +161,7 @@ except LayoutCancelled:
 st.iframe(doc.html, height=doc.height, alt="The answer KG, flagged triples in red")
 
 st.markdown("**Every triple**")
-st.dataframe(
-    hallucinations.triple_table(detection),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "probability": st.column_config.ProgressColumn(
-            "P(unsupported)", min_value=0.0, max_value=1.0, format="%.3f"
-        )
-    },
-)
+st.table(hallucinations.triple_table_shown(detection))  # wrapped: nothing cut at 1280 px
 fixes = hallucinations.correction_fixes(check.correction)
 if not fixes.empty:
     st.markdown("**Triple fixes of the correction**")

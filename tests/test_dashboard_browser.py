@@ -339,6 +339,16 @@ def test_page_renders_without_exception(watched: Watched, server: Server, name: 
         main.locator('[data-testid="stIFrame"]').first.wait_for(timeout=RENDER_MS)
         assert main.locator('[data-testid="stIFrame"]').count() >= 1
         assert main.locator("img[onerror], [onerror]").count() == 0
+        # every triple in a wrapped table, its reason column whole at both sizes (issue 43.7:
+        # a dataframe ran the reason off the right edge at 1280 px)
+        table = main.locator('[data-testid="stTable"]').filter(has_text="reason").first
+        table.wait_for(timeout=RENDER_MS)
+        for width, height in ((1280, 720), (1440, 900)):
+            watched.page.set_viewport_size({"width": width, "height": height})
+            watched.page.wait_for_timeout(400)
+            table.scroll_into_view_if_needed()
+            assert _unclipped(table), (width, height)
+            first_screen(watched.page, artefacts() / f"hallucinations_triples_{width}x{height}.png")
     elif name == "factuality":  # the demo evaluation's charts
         main.locator('[data-testid="stPlotlyChart"]').nth(2).wait_for(timeout=RENDER_MS)
         assert main.locator('[data-testid="stPlotlyChart"]').count() >= 3

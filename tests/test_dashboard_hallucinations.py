@@ -18,6 +18,7 @@ from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
 # The demo database fixtures are shared with the other pages' tests.
+from dashboard.escape import md
 from dashboard.graphs import HIGHLIGHT_COLOUR, UNMATCHED_COLOUR, linked_graphs_html
 from dashboard.hallucinations import (
     PANEL_NODES,
@@ -30,6 +31,7 @@ from dashboard.hallucinations import (
     describe_detail,
     highlight_html,
     triple_table,
+    triple_table_shown,
     verdict_text,
 )
 from s3kg_core.errors import GraphRenderError
@@ -119,6 +121,24 @@ def test_triple_table_lists_every_triple_with_probability_flag_and_reason():
         "no verdict for statement 2",
     ]
     assert table["probability"].iloc[:2].tolist() == [0.2, 0.9]
+
+
+def test_the_shown_triple_table_is_escaped_text_that_wraps():
+    """Regression (issue 43.7): the page's triple table is a wrapped ``st.table`` of escaped
+    Markdown, so a model's ``**`` or a link in a triple is shown as written."""
+    d = _detection(
+        [("**bold**", "[x](javascript:alert(1))", "b"), ("c", "r", "d")],
+        [0.9, None],
+        reasons={"1": "no verdict"},
+        details=({"best_cos": 0.3}, None),
+    )
+    shown = triple_table_shown(d)
+    assert shown.index.tolist() == ["0", "1"]
+    assert shown["head"].tolist()[0] == md("**bold**") != "**bold**"
+    assert shown["relation"].tolist()[0] == md("[x](javascript:alert(1))")
+    assert shown["P(unsupported)"].tolist() == ["0.900", "-"]
+    assert shown["flagged"].tolist() == ["yes", ""]
+    assert shown["reason"].tolist() == [md("best context match cos 0.30"), "no verdict"]
 
 
 @pytest.mark.parametrize(
@@ -333,8 +353,13 @@ def test_the_page_shows_counts_highlights_graph_and_triples(db):
     # the first answer shown is the most flagged one; its spans are marked
     assert "<mark" in _answer_html(at) and "P(unsupported)" in _answer_html(at)
     assert at.error and at.error[0].value.startswith("Inconsistent:")
-    table = app_frame_with(at, "head", "relation", "tail", "probability", "flagged", "reason")
-    assert table["flagged"].any() and table["probability"].between(0, 1).all()
+    # every triple in a wrapped table (a dataframe cut the reason at 1280 px: issue 43.7)
+    table = next(t.value for t in at.table if "reason" in t.value.columns)
+    columns = ["head", "relation", "tail", "P(unsupported)", "flagged", "reason"]
+    assert list(table.columns) == columns
+    assert (table["flagged"] == "yes").any()
+    assert table["P(unsupported)"].map(lambda p: 0 <= float(p) <= 1).all()
+    assert table["reason"].str.len().gt(0).any()
     assert any("Raw mode" in c.value for c in at.caption)
     assert any("s3kg grapheval correct --db" in c.value for c in at.caption)
     overview = app_frame_with(at, "item_id", "verdict", "max_p", "raw_p")
@@ -377,7 +402,7 @@ def test_a_second_checker_is_offered_as_a_choice(db):
     assert any("signature `checker:llm|test`" in c.value for c in at.caption)
     # the checker's reason is escaped (Markdown): shown as "no triples: nothing"
     assert any("Consistent by default: no triples\\: nothing" in s.value for s in at.success)
-    assert app_frame_with(at, "head", "relation", "tail", "probability").empty
+    assert next(t.value for t in at.table if "reason" in t.value.columns).empty
 
 
 def test_an_xss_answer_is_shown_escaped_on_the_page(db):
