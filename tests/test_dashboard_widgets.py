@@ -7,7 +7,7 @@ import doctest
 from streamlit.testing.v1 import AppTest
 
 import dashboard.widgets as widgets_module
-from dashboard.widgets import signature_labels
+from dashboard.widgets import demo_check_line, signature_labels
 
 BASE = "mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:0.1.0"
 
@@ -135,3 +135,10 @@ def test_every_page_downloads_csv_through_the_escaping_widget():
         and (".to_csv(" in (t := p.read_text(encoding="utf-8")) or "download_button(" in t)
     ]
     assert direct == []
+
+
+def test_the_first_visit_line_never_says_it_checked_zero_answers():
+    """Regression: a second start found the demo's GraphEval step done by the first and said
+    "Checked 0 demo answers in 1 s"; it now says the answers had been checked already."""
+    assert demo_check_line(0, 1.2) == "GraphEval had already checked the demo answers"
+    assert demo_check_line(60, 41.6) == "Checked 60 demo answers in 42 s"
