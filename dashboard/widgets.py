@@ -15,6 +15,7 @@ from dashboard import navigation
 from dashboard.data import reads, writes
 from dashboard.data.database import View, clear_caches, db_path, db_stamp, writer
 from dashboard.escape import code, md
+from dashboard.url_state import ALPHA_STEP
 from s3kg_core.config import IMPORT_ROOT_ENV, import_root
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
@@ -431,7 +432,7 @@ def _alpha_slider() -> float:
             "alpha",
             0.0,
             1.0,
-            step=0.05,
+            step=ALPHA_STEP,
             key="alpha",
             on_change=_remember,
             args=("alpha",),

@@ -17,6 +17,7 @@ from dashboard.data import background
 from dashboard.data.database import View, by_results, read_store, reader, results_version
 from dashboard.data.explain import encoder, explorer_case
 from dashboard.data.tau_cases import tau_item, tau_run
+from dashboard.url_state import ALPHA_STEP
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.scoring.tau import TauResult
 from s3kg_core.stages.check import CheckResult, check_runs
@@ -26,7 +27,6 @@ from s3kg_core.stages.report_html import render_report
 from s3kg_core.store import compare_queries
 
 __all__ = [
-    "ALPHA_STEP",
     "comparable_pairs",
     "pair_check",
     "pair_deltas",
@@ -36,9 +36,6 @@ __all__ = [
     "run_report",
     "warm_pair",
 ]
-
-ALPHA_STEP = 0.05
-"""The alpha slider's step: :func:`warm_pair` fills the caches at these alphas."""
 
 
 @by_results()
