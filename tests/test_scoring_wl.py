@@ -319,6 +319,45 @@ def test_paper_kernel_equals_naive_reimplementation(g1, g2, k):
     assert ours == pytest.approx(_naive_paper_wl(g1[0], g1[1], g2[0], g2[1], k), abs=1e-12)
 
 
+def _every_round(e1, l1, e2, l2, k, variant):  # the kernel with all K rounds run
+    labeler = WLLabeler()
+    f1 = wl_features(e1, l1, k, labeler, variant=variant)
+    f2 = wl_features(e2, l2, k, labeler, variant=variant)
+    if not f1 or not f2:
+        return 0.0
+    dot = sum(c * f2.get(key, 0) for key, c in f1.items())
+    n1, n2 = sum(c * c for c in f1.values()), sum(c * c for c in f2.values())
+    return min(1.0, float(dot) / math.sqrt(float(n1) * float(n2)))
+
+
+@pytest.mark.parametrize("variant", ["paper", "struct", "kgx"])
+@PROPERTY
+@given(graphs(), graphs(), st.integers(min_value=0, max_value=8))
+def test_the_kernel_stopping_at_a_stable_partition_equals_every_round_run(variant, g1, g2, k):
+    """The kernel stops once a round splits no class and adds the later rounds' equal counts:
+    the same float, bit for bit, as running all K rounds."""
+    ours = wl_kernel(g1[0], g1[1], g2[0], g2[1], k, variant=variant)
+    assert ours == _every_round(g1[0], g1[1], g2[0], g2[1], k, variant)
+
+
+def test_the_kernel_stops_early_on_a_stable_partition(monkeypatch):
+    """Two rounds of a 2-node path split nothing more: K = 50 runs no more rounds than K = 2."""
+    calls = []
+    labeler_call = WLLabeler.__call__
+
+    def counting(self, signature):
+        calls.append(signature)
+        return labeler_call(self, signature)
+
+    monkeypatch.setattr(WLLabeler, "__call__", counting)
+    edges, labels = [("a", "r", "b")], {"a": "x", "b": "y"}
+    wl_kernel(edges, labels, edges, labels, 2)
+    two = len(calls)
+    calls.clear()
+    assert wl_kernel(edges, labels, edges, labels, 50) == 1.0
+    assert len(calls) == two
+
+
 # -- properties of the kernel ----------------------------------------------------------------------
 
 VARIANTS = pytest.mark.parametrize("variant", ["paper", "struct", "kgx"])

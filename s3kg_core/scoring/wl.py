@@ -73,6 +73,40 @@ def kgx_graph(edges: Iterable[Edge]) -> list[Edge]:
     return [(u, relation, v) for (u, v), relation in ordered]
 
 
+def _neighbours(
+    edges: Sequence[Edge], nodes: Iterable[str], variant: Variant
+) -> dict[str, list[tuple[int, str, str]]]:
+    """Each node's ``(direction, relation, neighbour)`` list as ``variant`` reads the edges."""
+    if variant not in ("paper", "struct", "kgx"):
+        raise ConfigError(f"WL variant must be paper, struct or kgx; got {variant!r}")
+    neighbours: dict[str, list[tuple[int, str, str]]] = {node: [] for node in nodes}
+    for head, relation, tail in edges:
+        if variant == "paper":
+            neighbours[head].append((1, relation, tail))
+            neighbours[tail].append((-1, relation, head))
+        elif variant == "struct":
+            neighbours[head].append((0, "", tail))
+            neighbours[tail].append((0, "", head))
+        else:  # kgx
+            neighbours[head].append((1, "", tail))
+    return neighbours
+
+
+def _refine(
+    labels: dict[str, int],
+    neighbours: Mapping[str, list[tuple[int, str, str]]],
+    k: int,
+    labeler: WLLabeler,
+) -> dict[str, int]:
+    """Iteration ``k``'s labels: each node's label and its neighbours' multiset, compressed."""
+    return {
+        node: labeler(
+            (k, labels[node], tuple(sorted((d, r, labels[n]) for d, r, n in neighbours[node])))
+        )
+        for node in labels
+    }
+
+
 def wl_features(
     edges: Sequence[Edge],
     node_labels: Mapping[str, str],
@@ -95,30 +129,20 @@ def wl_features(
         Shared with the other graph of the comparison.
     variant
         ``paper``, ``struct`` or ``kgx``; see the module docstring.
+
+    Examples
+    --------
+    >>> f = wl_features([("a", "r", "b")], {"a": "x", "b": "y"}, 1, WLLabeler())
+    >>> sorted(f.values())  # two labels at iteration 0, two at iteration 1
+    [1, 1, 1, 1]
     """
     if iterations < 0:
         raise ConfigError(f"WL iterations must be >= 0; got {iterations}")
-    if variant not in ("paper", "struct", "kgx"):
-        raise ConfigError(f"WL variant must be paper, struct or kgx; got {variant!r}")
-    neighbours: dict[str, list[tuple[int, str, str]]] = {node: [] for node in node_labels}
-    for head, relation, tail in edges:
-        if variant == "paper":
-            neighbours[head].append((1, relation, tail))
-            neighbours[tail].append((-1, relation, head))
-        elif variant == "struct":
-            neighbours[head].append((0, "", tail))
-            neighbours[tail].append((0, "", head))
-        elif variant == "kgx":
-            neighbours[head].append((1, "", tail))
+    neighbours = _neighbours(edges, node_labels, variant)
     labels = {node: labeler((0, label)) for node, label in node_labels.items()}
     counts: Counter[int] = Counter(labels.values())
     for k in range(1, iterations + 1):
-        labels = {
-            node: labeler(
-                (k, labels[node], tuple(sorted((d, r, labels[n]) for d, r, n in neighbours[node])))
-            )
-            for node in labels
-        }
+        labels = _refine(labels, neighbours, k, labeler)
         counts.update(labels.values())
     return counts
 
@@ -148,14 +172,34 @@ def wl_kernel(
     >>> wl_kernel(e1, labels, e2, labels, variant="struct")  # not to the structural variant
     1.0
     """
-    labeler = WLLabeler()
-    f1 = wl_features(edges_1, labels_1, iterations, labeler, variant=variant)
-    f2 = wl_features(edges_2, labels_2, iterations, labeler, variant=variant)
-    if not f1 or not f2:
+    if iterations < 0:
+        raise ConfigError(f"WL iterations must be >= 0; got {iterations}")
+    near_1 = _neighbours(edges_1, labels_1, variant)
+    near_2 = _neighbours(edges_2, labels_2, variant)
+    if not labels_1 or not labels_2:
         return 0.0
-    if len(f2) < len(f1):
-        f1, f2 = f2, f1
-    dot = sum(c * f2.get(key, 0) for key, c in f1.items())
-    n1 = sum(c * c for c in f1.values())
-    n2 = sum(c * c for c in f2.values())
-    return min(1.0, float(dot) / math.sqrt(float(n1) * float(n2)))
+    labeler = WLLabeler()
+    ids_1 = {node: labeler((0, label)) for node, label in labels_1.items()}
+    ids_2 = {node: labeler((0, label)) for node, label in labels_2.items()}
+    dot = norm_1 = norm_2 = 0
+    classes = -1
+    for k in range(iterations + 1):
+        if k:
+            ids_1 = _refine(ids_1, near_1, k, labeler)
+            ids_2 = _refine(ids_2, near_2, k, labeler)
+        c1, c2 = Counter(ids_1.values()), Counter(ids_2.values())
+        step_dot = sum(c * c2.get(key, 0) for key, c in c1.items())
+        step_1 = sum(c * c for c in c1.values())
+        step_2 = sum(c * c for c in c2.values())
+        now = len(c1.keys() | c2.keys())
+        # A round refines the last one's partition of both graphs' nodes; one that splits no
+        # class leaves every later round the same partition, class sizes and counts: add them
+        # all now (exact, the same integers as running them).
+        repeat = iterations - k + 1 if now == classes else 1
+        dot += repeat * step_dot
+        norm_1 += repeat * step_1
+        norm_2 += repeat * step_2
+        if repeat > 1:
+            break
+        classes = now
+    return min(1.0, float(dot) / math.sqrt(float(norm_1) * float(norm_2)))
