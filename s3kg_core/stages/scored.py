@@ -40,7 +40,6 @@ __all__ = [
     "latest_signature",
     "reblend",
     "resolve_signature",
-    "score_coverage",
     "scored_frame",
     "unscored_reasons",
 ]
@@ -323,6 +322,15 @@ def coverage_of(
 
     ``statuses`` is :func:`~s3kg_core.store.queries.answer_statuses`' frame and ``scored``
     :func:`~s3kg_core.store.queries.scored_components`' (both of ``signature``).
+
+    Examples
+    --------
+    >>> statuses = pd.DataFrame({"scored": [False], "answer_status": ["error"],
+    ...                          "gold_kg_status": [None], "answer_kg_status": [None],
+    ...                          "context_kg_status": [None]})
+    >>> scored = pd.DataFrame(columns=["mode", "gold_status", "ctx_status"])
+    >>> coverage_of(statuses, scored, None).lines()
+    ['1 answers not scored: 1 collect error']
     """
     reasons = unscored_reasons(statuses)
     counts = reasons.value_counts()
@@ -338,31 +346,3 @@ def coverage_of(
         zero_kg=int((empty_kg & ~on_texts).sum()),
         text_kg=int((empty_kg & on_texts).sum()),
     )
-
-
-def score_coverage(store: Store, signature: str | None = None) -> ScoreCoverage:
-    """How many stored answers ``signature`` (default: the latest) covers, and why not the rest.
-
-    Raises
-    ------
-    ConfigError
-        If ``signature`` is given and unknown (see :func:`resolve_signature`).
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from s3kg_core.store.records import AnswerRecord, ItemRecord
-    >>> store = Store(os.path.join(tempfile.mkdtemp(), "c.duckdb"))
-    >>> with store.transaction() as con:
-    ...     ds = store.ensure_dataset(con, "toy")
-    ...     ids = store.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
-    ...     run = store.ensure_run(con, ds, "m", 0.0, "none")
-    ...     _ = store.put_answers(con, run, [AnswerRecord(ids["q1"], None, error="HTTP 500")])
-    >>> score_coverage(store).lines()
-    ['1 answers not scored: 1 collect error']
-    """
-    signature = resolve_signature(store, signature)
-    with store.connect() as con:
-        statuses = queries.answer_statuses(con, signature)
-        scored = queries.scored_components(con, signature or "")
-    return coverage_of(statuses, scored, signature)
