@@ -2,7 +2,7 @@
 
 Pure functions on the frames of :mod:`dashboard.data.comparison` (the blended per-answer scores and
 the item texts), for the Run comparison page. The per-question change itself is the library's
-(:func:`s3kg_core.stages.compare.question_deltas`, shared with ``s3kg check``).
+(:func:`s3kg_core.analysis.compare.question_deltas`, shared with ``s3kg check``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from s3kg_core.analysis.check import CheckResult, Gate
+from s3kg_core.analysis.compare import DELTA_COLUMNS, question_deltas
 from s3kg_core.escape import code, md
-from s3kg_core.stages.check import CheckResult, Gate
-from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
 from s3kg_core.stats import PairedDifference
 
 __all__ = [
@@ -47,7 +47,7 @@ waits for the reader to ask (about 15 s for two runs of 5,000 answers)."""
 CHECK_LIVE_MAX = 1000
 """Shared questions up to which the page runs ``s3kg check``'s gates as it opens.
 
-The gates are :func:`s3kg_core.stages.check.check_runs` itself: a paired BCa bootstrap of
+The gates are :func:`s3kg_core.analysis.check.check_runs` itself: a paired BCa bootstrap of
 9,999 resamples for each of CUS, GoldSim and CtxSim (0.4 s for the demo's 30 questions, about
 0.6 s per score at 2,000 to 5,000 questions on two cores); past this many the page waits for
 the reader to ask."""

@@ -1,6 +1,6 @@
 """The Overview's leaderboard as the reader sees it: one table per dataset, and its notes.
 
-Pure functions on :func:`s3kg_core.stages.leaderboard.rank_summaries`' frame and
+Pure functions on :func:`s3kg_core.analysis.leaderboard.rank_summaries`' frame and
 :func:`dashboard.data.reads.load_runs`'s: the table shown is the table downloaded (same rows, same
 order), and the note of which runs swapped places says what a move of alpha did.
 """
@@ -14,7 +14,7 @@ import pandas as pd
 
 from dashboard.escape import md
 from dashboard.run_names import run_label_map
-from s3kg_core.stages.leaderboard import REFERENCE_ALPHA, rank_change_text, swaps
+from s3kg_core.analysis.leaderboard import REFERENCE_ALPHA, rank_change_text, swaps
 
 __all__ = ["TABLE_COLUMNS", "run_url", "swap_note", "table"]
 

@@ -1,6 +1,6 @@
 """The Run comparison's triple-level diff as tables and one summary line.
 
-Pure functions on :class:`s3kg_core.stages.question_diff.QuestionDiff` and the pair counts of
+Pure functions on :class:`s3kg_core.analysis.question_diff.QuestionDiff` and the pair counts of
 :func:`dashboard.data.comparison.pair_gold_changes`. Tables hold plain text for ``st.dataframe``;
 the summary line is Markdown with nothing user-provided in it.
 """
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from s3kg_core.stages.question_diff import QuestionDiff
+from s3kg_core.analysis.question_diff import QuestionDiff
 
 __all__ = ["CATEGORY_NAMES", "answer_table", "gold_table", "pair_summary"]
 
@@ -51,7 +51,7 @@ def gold_table(diff: QuestionDiff) -> pd.DataFrame:
     Examples
     --------
     >>> from s3kg_core.kg import Triple
-    >>> from s3kg_core.stages.question_diff import GoldFate
+    >>> from s3kg_core.analysis.question_diff import GoldFate
     >>> g = Triple("a", "r", "b")
     >>> d = QuestionDiff((), (), (), (GoldFate(g, "missing", "missing"),
     ...                               GoldFate(Triple("x", "y", "z"), "aligned", "missing")))

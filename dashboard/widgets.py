@@ -230,7 +230,7 @@ def csv_download(container: Any, label: str, frame: Any, file_name: str, key: st
 def file_download(container: Any, label: str, data: Any, file_name: str, **options: Any) -> None:
     """A download button for a file the library writes with its own escaping.
 
-    The HTML report (every string escaped by :mod:`s3kg_core.stages.report_html`) and the
+    The HTML report (every string escaped by :mod:`s3kg_core.report.html`) and the
     annotation export (formula cells escaped by :mod:`s3kg_core.annotation.exchange`); a page's
     table goes through :func:`csv_download`, or here as a callable giving :func:`csv_bytes` when
     it is large. ``data`` may be a callable, run only on a click.

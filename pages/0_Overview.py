@@ -8,8 +8,8 @@ import streamlit as st
 from dashboard import charts, leaderboard, url_state, widgets
 from dashboard.data import reads
 from dashboard.escape import code, md
+from s3kg_core.analysis.leaderboard import NORMAL_FROM, REFERENCE_ALPHA
 from s3kg_core.scoring.signature import Signature
-from s3kg_core.stages.leaderboard import NORMAL_FROM, REFERENCE_ALPHA
 
 CHARTS = ("By run", "By temperature", "Distributions")
 

@@ -18,7 +18,7 @@ from dashboard import explorer, views, widgets
 from dashboard.data import explain, reads, search
 from dashboard.escape import code
 from s3kg_core.scoring.signature import Signature
-from s3kg_core.stages.results import reblend
+from s3kg_core.stages.scored import reblend
 
 RUN, ITEM, THRESHOLD = "explorer.run", "explorer.item", "explorer.tau"
 RANGE, ALL, LINK = "explorer.cus_range", "explorer.show_all", "explorer._link"

@@ -17,7 +17,7 @@ from dashboard.data import database, explain, reads, tau_cases
 from dashboard.escape import code, md
 from dashboard.explorer import MAX_NODES, marked_by_lemmas
 from s3kg_core.scoring.signature import Signature
-from s3kg_core.stages.results import reblend
+from s3kg_core.stages.scored import reblend
 
 widgets.page_setup("Annotate alignments")
 controls = widgets.sidebar()

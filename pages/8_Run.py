@@ -7,8 +7,8 @@ import streamlit as st
 from dashboard import navigation, run_page, url_state, views, widgets
 from dashboard.data import reads
 from dashboard.escape import code, md
-from s3kg_core.stages.leaderboard import rank_change_text
-from s3kg_core.stages.results import reblend
+from s3kg_core.analysis.leaderboard import rank_change_text
+from s3kg_core.stages.scored import reblend
 
 widgets.page_setup("Run details")
 url_state.adopt_alpha("run")

@@ -11,7 +11,7 @@ Three kinds of interval, each written once:
 - :func:`percentile_bootstrap`: the percentile interval of any statistic of units resampled
   with replacement, within groups (a metric's two classes,
   :func:`s3kg_core.evaluation.metrics.bootstrap_ci`) or over all units (annotators'
-  agreement, :mod:`s3kg_core.scoring.agreement`, and TAU's quality,
+  agreement, :mod:`s3kg_core.annotation.agreement`, and TAU's quality,
   :mod:`s3kg_core.annotation.quality`).
 
 Every bootstrap is seeded: the same inputs and seed give the same interval.

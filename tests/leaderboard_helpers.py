@@ -4,7 +4,7 @@ The library computes each run's means once, in DuckDB
 (:func:`s3kg_core.store.leaderboard_queries.run_summaries`, which ``s3kg cus`` and the
 Overview read); these are the NumPy sums the Overview took before, kept here to check the SQL
 against an independent path and to rank small frames in tests of
-:func:`s3kg_core.stages.leaderboard.rank_summaries`. :func:`build_scored_store` writes a store
+:func:`s3kg_core.analysis.leaderboard.rank_summaries`. :func:`build_scored_store` writes a store
 of 2,000 scored answers without an encoder.
 """
 
@@ -16,16 +16,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from s3kg_core.errors import ConfigError
-from s3kg_core.stages.compare import SCORES
-from s3kg_core.stages.leaderboard import (
+from s3kg_core.analysis.compare import SCORES
+from s3kg_core.analysis.leaderboard import (
     LEADERBOARD_COLUMNS,
     NORMAL_FROM,
     REFERENCE_ALPHA,
     SUMMARY_COLUMNS,
     rank_summaries,
 )
-from s3kg_core.stages.results import reblend
+from s3kg_core.errors import ConfigError
+from s3kg_core.stages.scored import reblend
 from s3kg_core.store.records import AnswerRecord, ItemRecord
 from s3kg_core.store.store import Store
 
@@ -71,7 +71,7 @@ def rank_runs(
     """Every run ranked by its mean ``metric`` at ``alpha`` within its dataset.
 
     ``frame`` holds the stored components of each scored answer (``run_id, dataset, model,
-    temperature, extractor, item_id`` and what :func:`~s3kg_core.stages.results.reblend`
+    temperature, extractor, item_id`` and what :func:`~s3kg_core.stages.scored.reblend`
     needs); the ranking is :func:`rank_summaries` of :func:`run_summaries`.
     """
     if metric not in SCORES:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from dashboard.annotate_views import MIN_INTERVAL_UNITS, agreement_table
+from s3kg_core.annotation.agreement import Reliability
 from s3kg_core.annotation.quality import AnnotationReport, Estimate, TauQuality
-from s3kg_core.scoring.agreement import Reliability
 
 
 def _report(*rows: Reliability) -> AnnotationReport:

@@ -43,8 +43,8 @@ from dashboard.graphs import HIGHLIGHT_COLOUR
 from s3kg_core.grapheval.checkers.base import Checker, Verdict
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.s3kg import S3KGConfig
-from s3kg_core.stages.results import latest_signature, reblend, scored_frame
 from s3kg_core.stages.score import score_store
+from s3kg_core.stages.scored import latest_signature, reblend, scored_frame
 from s3kg_core.stages.tau import tau_store
 from s3kg_core.store.records import KGRecord
 

@@ -8,9 +8,9 @@ import pytest
 
 from dashboard import compare
 from dashboard.data import comparison, reads
-from s3kg_core.stages import compare as stages_compare
-from s3kg_core.stages.check import check_runs
-from s3kg_core.stages.results import reblend
+from s3kg_core.analysis import compare as analysis_compare
+from s3kg_core.analysis.check import check_runs
+from s3kg_core.stages.scored import reblend
 from s3kg_core.stats import paired_bootstrap
 from s3kg_core.store import compare_queries
 from s3kg_core.store.store import Store
@@ -69,7 +69,7 @@ def test_warm_pair_fills_the_comparison_at_every_alpha_of_the_slider(two_runs_vi
         raise AssertionError("computed again")
 
     monkeypatch.setattr(compare_queries, "pair_deltas", refuse)
-    monkeypatch.setattr(stages_compare, "paired_bootstrap", refuse)
+    monkeypatch.setattr(analysis_compare, "paired_bootstrap", refuse)
     for alpha in (0.0, 0.3, 0.5, 0.6, 1.0):  # on the slider's grid: cached
         assert len(comparison.pair_deltas(view, 1, 2, alpha)) == 3
         comparison.pair_check(view, 1, 2, alpha)

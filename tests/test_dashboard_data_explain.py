@@ -9,7 +9,7 @@ from dashboard.data import explain
 from dashboard.data.database import View, clear_caches, db_stamp
 from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.signature import Signature
-from s3kg_core.stages.results import scored_frame
+from s3kg_core.stages.scored import scored_frame
 from s3kg_core.store.store import Store
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import dashboard.data.reads as reads_module
 from dashboard.data import reads, tau_cases
-from s3kg_core.stages.results import reblend
+from s3kg_core.stages.scored import reblend
 from s3kg_core.store.records import KGRecord
 from s3kg_core.store.store import Store
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from dashboard.data import reads, search
-from s3kg_core.stages.results import reblend
+from s3kg_core.stages.scored import reblend
 
 
 def test_a_run_s_question_pages_list_its_questions_lowest_cus_first(two_runs_view):

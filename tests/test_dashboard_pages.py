@@ -37,7 +37,7 @@ PAGES = {
 def _view(db):
     """The dashboard's view of ``db`` under its latest signature."""
     from dashboard.data.database import View, db_stamp
-    from s3kg_core.stages.results import latest_signature
+    from s3kg_core.stages.scored import latest_signature
     from s3kg_core.store.store import Store
 
     return View(db, db_stamp(db), latest_signature(Store(db, read_only=True)))
@@ -212,7 +212,7 @@ def _library_scores(db, run: int, item: int, tau: float, minilm) -> dict[str, st
     from s3kg_core.scoring.cus import cus_score
     from s3kg_core.scoring.s3kg import KGScorer
     from s3kg_core.scoring.signature import Signature
-    from s3kg_core.stages.results import latest_signature
+    from s3kg_core.stages.scored import latest_signature
     from s3kg_core.store.store import Store
 
     store = Store(db, read_only=True)
@@ -1207,8 +1207,8 @@ def test_a_link_with_dataset_and_alpha_reopens_that_view(two_db):
 def test_moving_alpha_names_the_runs_that_swapped_places(two_db):
     from leaderboard_helpers import rank_runs
 
-    from s3kg_core.stages.leaderboard import swaps
-    from s3kg_core.stages.results import latest_signature, scored_frame
+    from s3kg_core.analysis.leaderboard import swaps
+    from s3kg_core.stages.scored import latest_signature, scored_frame
     from s3kg_core.store.store import Store
 
     store = Store(two_db, read_only=True)

@@ -539,7 +539,7 @@ def test_the_docs_ci_recipe_runs_and_fails_a_worse_candidate(tmp_path, monkeypat
 
 
 def test_the_docs_name_every_export_column():
-    from s3kg_core.stages.export_schema import EXPORT_COLUMNS
+    from s3kg_core.export.schema import EXPORT_COLUMNS
 
     text = (REPO / RUNS_PAGE).read_text(encoding="utf-8")
     section = text.split("## Runs in a database", 1)[1].split("## Gate a model in CI", 1)[0]

@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
+from s3kg_core.analysis.cus_table import cus_table
 from s3kg_core.errors import ConfigError
 from s3kg_core.kg import Triple
-from s3kg_core.stages.results import cus_table
 from s3kg_core.stages.score import score_store
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
 from s3kg_core.store.store import Store

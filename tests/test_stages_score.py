@@ -7,12 +7,13 @@ import json
 import pytest
 from store_helpers import build_store, count, stored_components
 
+from s3kg_core.analysis.cus_table import cus_table
 from s3kg_core.errors import ConfigError
 from s3kg_core.scoring.cus import harmonic_mean, score_cus_many
 from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
-from s3kg_core.stages.results import cus_table, latest_signature
 from s3kg_core.stages.score import score_store
+from s3kg_core.stages.scored import latest_signature
 from s3kg_core.store import queries
 from s3kg_core.store.records import KGRecord
 from s3kg_core.store.store import Store

@@ -14,8 +14,8 @@ from s3kg_core.errors import ConfigError
 from s3kg_core.scoring.cus import harmonic_mean
 from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.signature import Signature
-from s3kg_core.stages.results import encoder_for
 from s3kg_core.stages.score import score_store
+from s3kg_core.stages.scored import encoder_for
 from s3kg_core.stages.tau import tau_store
 from s3kg_core.store.store import Store
 

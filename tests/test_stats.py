@@ -1,9 +1,10 @@
 """Tests of s3kg_core.stats: every interval, its old figures pinned, and its properties.
 
 The pinned figures were computed with the functions these replaced, on main before the move
-(``stages.compare.paired_bootstrap`` and ``normal_interval``, ``stages.leaderboard.mean_interval``
-(1,999 resamples), ``stages.report.mean_interval`` (9,999), ``evaluation.metrics.bootstrap_ci``,
-``scoring.agreement.bootstrap_interval``): the same inputs and seeds give the same floats.
+(in today's modules: ``analysis.compare.paired_bootstrap`` and ``normal_interval``,
+``analysis.leaderboard.mean_interval`` (1,999 resamples), ``report.build.mean_interval``
+(9,999), ``evaluation.metrics.bootstrap_ci``, ``annotation.agreement.bootstrap_interval``): the
+same inputs and seeds give the same floats.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import pytest
 
 from s3kg_core.scoring.cus import harmonic_mean
 from s3kg_core.scoring.result import MODES, blend
-from s3kg_core.stages.results import reblend
+from s3kg_core.stages.scored import reblend
 from s3kg_core.store import queries
 from s3kg_core.store.blend_queries import BLENDED, blend_sql, harmonic_mean_sql
 from s3kg_core.store.records import ItemRecord

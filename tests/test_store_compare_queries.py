@@ -12,9 +12,9 @@ import pytest
 from compare_helpers import comparable_pairs as pandas_pairs
 from compare_helpers import question_choices
 
+from s3kg_core.analysis.compare import DELTA_COLUMNS, question_deltas
 from s3kg_core.errors import ComparisonError, ConfigError
-from s3kg_core.stages.compare import DELTA_COLUMNS, question_deltas
-from s3kg_core.stages.results import scored_frame
+from s3kg_core.stages.scored import scored_frame
 from s3kg_core.store import queries
 from s3kg_core.store.compare_queries import (
     PAIR_COLUMNS,

@@ -14,9 +14,9 @@ from leaderboard_helpers import rank_runs
 from leaderboard_helpers import run_summaries as pandas_summaries
 from oracle_helpers import score_histograms as pandas_histograms
 
+from s3kg_core.analysis.leaderboard import SUMMARY_COLUMNS, rank_summaries
 from s3kg_core.errors import ConfigError
-from s3kg_core.stages.leaderboard import SUMMARY_COLUMNS, rank_summaries
-from s3kg_core.stages.results import reblend
+from s3kg_core.stages.scored import reblend
 from s3kg_core.store import queries
 from s3kg_core.store.leaderboard_queries import run_summaries, run_values, score_histograms
 from s3kg_core.store.records import ItemRecord

@@ -254,7 +254,7 @@ def test_scoring_candidates_count_only_ready_answers(store):
 def test_status_counts_are_the_answer_statuses_counted(store):
     """The Overview's partial-run note reads counts (a few rows per run), not one row per
     answer: the same reasons and numbers as ``unscored_reasons`` of every answer."""
-    from s3kg_core.stages.results import unscored_reasons
+    from s3kg_core.stages.scored import unscored_reasons
 
     with store.transaction() as con:
         store.put_scores(con, [_score(1, 1), _score(2, 2), _score(2, 3, "other")])

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from s3kg_core.errors import ConfigError
-from s3kg_core.stages.results import scored_frame
+from s3kg_core.stages.scored import scored_frame
 from s3kg_core.stages.tau import lowest_cases, tau_signature, tau_store
 from s3kg_core.store.tau_queries import lowest_scored, stored_tau_of
 

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
+from s3kg_core.analysis.check import CheckSettings, check_runs
+from s3kg_core.export.schema import INCLUDES, read_export
+from s3kg_core.export.writer import export_frame, write_export
 from s3kg_core.kg import Triple
-from s3kg_core.stages.check import CheckSettings, check_runs
-from s3kg_core.stages.export_schema import INCLUDES, read_export
-from s3kg_core.stages.results import export_frame, write_export
 from s3kg_core.stats import paired_bootstrap
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
 from s3kg_core.store.store import Store

@@ -22,7 +22,7 @@ Figures:
     Chromium: the script has run to the end (``data-test-script-state="notRunning"``) and the
     "Mean CUS" metric shows. Chromium is started before the clock. Repeated ``--repeats`` times,
     each with a fresh server.
-(b) *alpha recompute*: :func:`s3kg_core.stages.results.reblend` + each run's means (a pandas
+(b) *alpha recompute*: :func:`s3kg_core.stages.scored.reblend` + each run's means (a pandas
     ``groupby``, the leaderboard the dashboard computed in pandas before issue 33) on the stored
     components of every answer (``scored_frame``), for ``--alphas`` alpha values from 0 to 1:
     median and p95 milliseconds (target: under 100 ms). Also the round trip in the browser:
@@ -197,7 +197,7 @@ def bench_reblend(db: Path, signature: str, n_alphas: int) -> dict[str, Any]:
     """(b) reblend + leaderboard for ``n_alphas`` alphas on every stored answer."""
     import numpy as np
 
-    from s3kg_core.stages.results import reblend, scored_frame
+    from s3kg_core.stages.scored import reblend, scored_frame
 
     def leaderboard(frame: Any) -> Any:  # each run's means, as the dashboard's pandas path did
         keys = ["run_id", "dataset", "model", "temperature", "extractor"]

@@ -33,8 +33,8 @@ def main() -> None:
 
     import ray
 
+    from s3kg_core.analysis.cus_table import cus_table
     from s3kg_core.stages.importing import import_s3kg_release
-    from s3kg_core.stages.results import cus_table
     from s3kg_core.stages.score import score_store
     from s3kg_core.store.store import Store
 

@@ -28,11 +28,11 @@ from typing import Any
 
 from bench._common import write_evidence
 from bench.speed.bench_check import build
+from s3kg_core.analysis.check import CheckSettings
 from s3kg_core.encoders.registry import load_encoder
+from s3kg_core.report.build import build_report
+from s3kg_core.report.html import render_report
 from s3kg_core.scoring.s3kg import S3KGConfig
-from s3kg_core.stages.check import CheckSettings
-from s3kg_core.stages.report import build_report
-from s3kg_core.stages.report_html import render_report
 from s3kg_core.store.store import Store
 
 

@@ -18,12 +18,12 @@ from dashboard.data.database import View, by_results, read_store, reader, result
 from dashboard.data.explain import encoder, explorer_case
 from dashboard.data.tau_cases import tau_item, tau_run
 from dashboard.url_state import ALPHA_STEP
+from s3kg_core.analysis.check import CheckResult, check_runs
+from s3kg_core.analysis.question_diff import QuestionDiff, pair_changes, question_diff
+from s3kg_core.report.build import build_report
+from s3kg_core.report.html import render_report
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.scoring.tau import TauResult
-from s3kg_core.stages.check import CheckResult, check_runs
-from s3kg_core.stages.question_diff import QuestionDiff, pair_changes, question_diff
-from s3kg_core.stages.report import build_report
-from s3kg_core.stages.report_html import render_report
 from s3kg_core.store import compare_queries
 
 __all__ = [
@@ -92,7 +92,7 @@ def pair_questions(
 def pair_check(view: View, run_a: int, run_b: int, alpha: float) -> CheckResult:
     """``s3kg check``'s gates on run B against run A (the baseline) at ``alpha``.
 
-    :func:`s3kg_core.stages.check.check_runs` with its default settings, as
+    :func:`s3kg_core.analysis.check.check_runs` with its default settings, as
     ``s3kg check --run B --baseline A --signature S --alpha ALPHA`` runs it: one gate
     evaluation for the command and the page (its paired BCa bootstrap of 9,999 resamples,
     seed 0). Cached per pair and alpha: choosing a question or a page does not run it again.
@@ -130,7 +130,7 @@ def question_across(view: View, run_a: int, run_b: int, item_id: int) -> Questio
 def pair_gold_changes(view: View, run_a: int, run_b: int) -> dict[tuple[str, str], int]:
     """Over the questions both runs answered: ``(A's TAU category, B's) -> gold triples``.
 
-    Only changed categories are counted (:func:`s3kg_core.stages.question_diff.pair_changes`
+    Only changed categories are counted (:func:`s3kg_core.analysis.question_diff.pair_changes`
     on :func:`~dashboard.data.tau_cases.tau_run` of each run).
     """
     a, b = (
@@ -144,8 +144,8 @@ def pair_gold_changes(view: View, run_a: int, run_b: int) -> dict[tuple[str, str
 def run_report(view: View, alpha: float | None, run_id: int, baseline_id: int) -> str:
     """The HTML report of run ``run_id`` against ``baseline_id``: ``s3kg report``'s file.
 
-    Built by the library (:func:`~s3kg_core.stages.report.build_report`,
-    :func:`~s3kg_core.stages.report_html.render_report`) with the page's signature and alpha,
+    Built by the library (:func:`~s3kg_core.report.build.build_report`,
+    :func:`~s3kg_core.report.html.render_report`) with the page's signature and alpha,
     the encoder the dashboard already holds, under the process lock.
     """
     enc = encoder(view)

@@ -23,7 +23,7 @@ from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.normalize import load_lemmatizer
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 from s3kg_core.scoring.signature import Signature
-from s3kg_core.stages.results import encoder_for
+from s3kg_core.stages.scored import encoder_for
 from s3kg_core.store import queries
 
 __all__ = ["encoder", "encoder_of", "explorer_case", "fill_stored", "warm_up"]

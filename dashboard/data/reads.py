@@ -17,8 +17,8 @@ import streamlit as st
 
 from dashboard.data.database import View, by_results, reader
 from dashboard.run_names import run_label_map
-from s3kg_core.stages.leaderboard import NORMAL_FROM, REFERENCE_ALPHA, rank_summaries
-from s3kg_core.stages.results import unscored_reasons
+from s3kg_core.analysis.leaderboard import NORMAL_FROM, REFERENCE_ALPHA, rank_summaries
+from s3kg_core.stages.scored import unscored_reasons
 from s3kg_core.store import leaderboard_queries, queries, run_queries
 from s3kg_core.store.records import SOURCES, KGRecord
 from s3kg_core.store.store import Store
@@ -219,7 +219,7 @@ def scored_runs(view: View) -> list[int]:
 def ranked(view: View, alpha: float, metric: str) -> pd.DataFrame:
     """The leaderboard at ``alpha``: every run ranked within its dataset by ``metric``.
 
-    :func:`s3kg_core.stages.leaderboard.rank_summaries` (intervals, ties with the leader, rank
+    :func:`s3kg_core.analysis.leaderboard.rank_summaries` (intervals, ties with the leader, rank
     change against alpha 0.5) on the runs' summaries at ``alpha`` and at 0.5, computed in
     DuckDB (:func:`run_summaries`); only the runs too small for the normal interval have their
     values read, for their bootstrap. Cached per alpha: a slider step back costs nothing.

@@ -46,9 +46,9 @@ import duckdb
 import pandas as pd
 
 from ..errors import AnnotationError
-from ..scoring.agreement import Judgement
 from ..store import annotation_queries as aq
 from ..store.store import Store
+from .agreement import Judgement
 from .names import normalize_annotator
 
 __all__ = [
@@ -576,7 +576,7 @@ def judgements(
 
     The unit is ``(run_id, item_id, gold, answer)`` and its category TAU's (``None`` for an
     added pair); ``skip`` is no label. With ``task_id``, only the task's units and annotators
-    count (see :func:`~s3kg_core.scoring.agreement.agreement_report`).
+    count (see :func:`~s3kg_core.annotation.agreement.agreement_report`).
 
     Raises
     ------

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..scoring.agreement import Reliability, agreement_report
 from ..stats import percentile_bootstrap
 from ..store.store import Store
+from .agreement import Reliability, agreement_report
 from .log import CATEGORIES, final_labels, judgements
 
 __all__ = ["AnnotationReport", "Estimate", "TauQuality", "annotation_report", "tau_quality"]

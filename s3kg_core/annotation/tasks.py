@@ -34,7 +34,7 @@ from ..names import clean_name
 from ..normalize import normalize_triples
 from ..scoring.signature import TauSignature
 from ..scoring.tau import TauResult, TripletAnalyzer
-from ..stages.results import encoder_for, resolve_signature
+from ..stages.scored import encoder_for, resolve_signature
 from ..stages.tau import resolve_threshold
 from ..store import annotation_queries as aq
 from ..store.store import Store

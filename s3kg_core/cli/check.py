@@ -174,8 +174,8 @@ def check_cmd(
     (--pairs) with another (--baseline-pairs), gate by gate; prints one line per
     gate and writes JUnit XML and a Markdown summary if asked.
     """
-    from ..stages.check import CheckSettings, check_pairs, check_runs
-    from ..stages.check_report import junit_xml, markdown_summary
+    from ..analysis.check import CheckSettings, check_pairs, check_runs
+    from ..analysis.check_report import junit_xml, markdown_summary
     from ..store.store import Store
 
     ctx = click.get_current_context()

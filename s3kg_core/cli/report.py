@@ -80,9 +80,9 @@ def report_cmd(
     check` and the biggest regressions with a triple-level diff. It loads nothing from
     any host: open it from disk, attach it, mail it.
     """
-    from ..stages.check import CheckSettings
-    from ..stages.report import build_report
-    from ..stages.report_html import render_report
+    from ..analysis.check import CheckSettings
+    from ..report.build import build_report
+    from ..report.html import render_report
     from ..store.store import Store
 
     check_output(out)

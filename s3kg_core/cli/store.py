@@ -312,7 +312,7 @@ def cus_cmd(
     without a score under the signature; a line after the table gives their reasons, and says
     when answers that can be scored are not yet (a `s3kg score` in progress).
     """
-    from ..stages.results import cus_report
+    from ..analysis.cus_table import cus_report
     from ..store.store import Store
 
     if json_path is not None:
@@ -330,15 +330,14 @@ def cus_cmd(
 
 
 def _export_epilog() -> str:
-    from ..stages.export_schema import columns_help
+    from ..export.schema import columns_help
 
     return (
         "Columns, by group (--include adds metadata, triples, tau; the base columns are "
         "always there, followed by the imported file's extra columns, as text, under their own "
         "names: input_NAME where that is taken). Every column has one pandas dtype in every "
         "format (Int64 and boolean may be missing); nested values are JSON text. Read an "
-        "export back with its dtypes: s3kg_core.stages.export_schema.read_export.\n\n"
-        + columns_help()
+        "export back with its dtypes: s3kg_core.export.schema.read_export.\n\n" + columns_help()
     )
 
 
@@ -366,8 +365,8 @@ def export_cmd(
     and settings and what collect stored of each answer (latency, tokens, model id); triples
     the three KGs; tau TAU's category per reference triple.
     """
-    from ..stages.export_schema import parse_include
-    from ..stages.results import export_results
+    from ..export.schema import parse_include
+    from ..export.writer import export_results
     from ..store.store import Store
 
     groups = parse_include(include, fmt)

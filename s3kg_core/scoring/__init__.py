@@ -1,1 +1,1 @@
-"""Scores: S3KG, its WL kernel and soft alignment, CUS, TAU, agreement, results."""
+"""Scores: S3KG, its WL kernel and soft alignment, CUS, TAU."""

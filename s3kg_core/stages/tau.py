@@ -31,7 +31,7 @@ from ..scoring.tau import (
 from ..store import annotation_queries, queries
 from ..store.store import Store
 from ..store.tau_queries import TAU_TARGETS
-from .results import encoder_for, resolve_signature, scored_frame
+from .scored import encoder_for, resolve_signature, scored_frame
 
 __all__ = [
     "TARGETS",

@@ -63,7 +63,7 @@ PAIR_COLUMNS = (
     *(f"d_{s}" for s in _SCORES),
 )
 """The columns of :func:`pair_deltas` and :func:`pair_questions`, in order: those of
-:func:`s3kg_core.stages.compare.question_deltas`."""
+:func:`s3kg_core.analysis.compare.question_deltas`."""
 
 
 def comparable_pairs(con: duckdb.DuckDBPyConnection, signature: str) -> dict[tuple[int, int], int]:
@@ -124,7 +124,7 @@ def pair_deltas(
 ) -> pd.DataFrame:
     """Each question both runs answered: GoldSim, CtxSim and CUS of A and B at ``alpha``, B - A.
 
-    :func:`s3kg_core.stages.compare.question_deltas` of the blended frame (``reblend`` at
+    :func:`s3kg_core.analysis.compare.question_deltas` of the blended frame (``reblend`` at
     ``alpha``; ``None`` keeps each score's stored alpha), computed in DuckDB from the two runs'
     scores only: the same rows, values (bit for bit) and order, biggest regression first.
     Columns :data:`PAIR_COLUMNS`.

@@ -5,7 +5,7 @@
 answers reads one row per run, for the Overview's leaderboard and ``s3kg cus`` alike;
 :func:`run_values` reads the values of the few runs too small for the normal interval (their
 bootstrap needs them). Both feed
-:func:`s3kg_core.stages.leaderboard.rank_summaries`. :func:`score_histograms` counts each run's
+:func:`s3kg_core.analysis.leaderboard.rank_summaries`. :func:`score_histograms` counts each run's
 answers in bins of a score for the Overview's Distributions chart (a few hundred numbers,
 never a row per answer). Functions take an open connection, as
 :mod:`~s3kg_core.store.queries` does.
@@ -60,10 +60,10 @@ def run_summaries(
 ) -> pd.DataFrame:
     """One row per run scored under ``signature``: answers, each score's mean and spread.
 
-    The columns of :data:`s3kg_core.stages.leaderboard.SUMMARY_COLUMNS` (``n``, the mean
+    The columns of :data:`s3kg_core.analysis.leaderboard.SUMMARY_COLUMNS` (``n``, the mean
     ``gold_sim``, ``ctx_sim``, ``cus`` at ``alpha`` and their sample standard deviations
     ``*_std``), by run id. The one per-run mean of the project: the Overview's leaderboard and
-    ``s3kg cus`` (:func:`s3kg_core.stages.results.cus_report`) both read it. ``alpha=None``:
+    ``s3kg cus`` (:func:`s3kg_core.analysis.cus_table.cus_report`) both read it. ``alpha=None``:
     each score's stored alpha. ``drop_empty`` leaves out the scores whose gold or context
     comparison is not ``ok`` (a KG empty or unparseable: ``s3kg cus --empty drop``); a run
     left with none has no row.

@@ -286,7 +286,7 @@ def question_page(
 
     A question matches when each word of ``text`` occurs (any case) in its external id or its
     question, and its CUS at ``alpha`` lies in ``[low, high]``. Blended in DuckDB as
-    :func:`~s3kg_core.stages.results.reblend` does; rows (:data:`PAGE_COLUMNS`) by CUS, then
+    :func:`~s3kg_core.stages.scored.reblend` does; rows (:data:`PAGE_COLUMNS`) by CUS, then
     item. For pickers: one page of a run of thousands of answers, never all of them.
 
     Examples

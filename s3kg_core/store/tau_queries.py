@@ -44,7 +44,7 @@ def lowest_scored(
     """The lowest ``fraction`` of each run's answers by ``target`` at ``alpha``, in DuckDB.
 
     What :func:`s3kg_core.stages.tau.lowest_cases` picks from
-    :func:`s3kg_core.stages.results.scored_frame`: per run, ``ceil(n * fraction)`` answers
+    :func:`s3kg_core.stages.scored.scored_frame`: per run, ``ceil(n * fraction)`` answers
     (at least one), ties broken by item; ``alpha=None`` keeps each answer's stored alpha.
     Columns :data:`LOWEST_COLUMNS`, ordered by run and item.
 

@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.stages.check_report: the Markdown summary and the JUnit XML, on real
+"""Tests of s3kg_core.analysis.check_report: the Markdown summary and the JUnit XML, on real
 checks and on hostile names."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
 
-import s3kg_core.stages.check_report as report_module
-from s3kg_core.stages.check import CheckResult, CheckSettings, Gate, check_runs
-from s3kg_core.stages.check_report import JUNIT_CLASSNAME, junit_xml, markdown_summary
+import s3kg_core.analysis.check_report as report_module
+from s3kg_core.analysis.check import CheckResult, CheckSettings, Gate, check_runs
+from s3kg_core.analysis.check_report import JUNIT_CLASSNAME, junit_xml, markdown_summary
 
 GFM = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 HOSTILE = "<img src=x onerror=alert(1)> | **b** [l](http://127.0.0.1:9/) `c`\n# h \x01\ud800"

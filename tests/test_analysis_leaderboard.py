@@ -1,4 +1,4 @@
-"""Tests of s3kg_core/stages/leaderboard.py: per-dataset ranks, intervals, ties, rank changes."""
+"""Tests of s3kg_core/analysis/leaderboard.py: per-dataset ranks, intervals, ties, rank changes."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 from leaderboard_helpers import rank_runs
 
-from s3kg_core.errors import ConfigError
-from s3kg_core.stages.leaderboard import (
+from s3kg_core.analysis.leaderboard import (
     LEADERBOARD_COLUMNS,
     NORMAL_FROM,
     SUMMARY_COLUMNS,
@@ -16,6 +15,7 @@ from s3kg_core.stages.leaderboard import (
     rank_summaries,
     swaps,
 )
+from s3kg_core.errors import ConfigError
 from s3kg_core.stats import normal_interval
 
 

@@ -45,7 +45,7 @@ def markdown_summary(result: CheckResult) -> str:
 
     Examples
     --------
-    >>> from s3kg_core.stages.check import CheckResult, Gate
+    >>> from s3kg_core.analysis.check import CheckResult, Gate
     >>> gate = Gate("min_cus", "Mean CUS", False, "0.41 over 9 answers", "the mean is below 0.5")
     >>> print(markdown_summary(CheckResult("m|1 (run 2)", (gate,), (("dataset", "d"),))))
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -118,7 +118,7 @@ def junit_xml(result: CheckResult) -> str:
 
     Examples
     --------
-    >>> from s3kg_core.stages.check import CheckResult, Gate
+    >>> from s3kg_core.analysis.check import CheckResult, Gate
     >>> gate = Gate("min_cus", "Mean CUS", False, "0.41 over 9 answers", "the mean is below 0.5")
     >>> text = junit_xml(CheckResult("m (run 2)", (gate,), (("dataset", "d"),)))
     >>> print(text.splitlines()[1])

@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.stages.check: the gates on runs built to pass and to fail, and on pair
+"""Tests of s3kg_core.analysis.check: the gates on runs built to pass and to fail, and on pair
 files."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from store_helpers import CHECK_ITEMS
 
-import s3kg_core.stages.check as check_module
-from s3kg_core.errors import ComparisonError, ConfigError, InputFormatError, RunSelectionError
-from s3kg_core.stages.check import (
+import s3kg_core.analysis.check as check_module
+from s3kg_core.analysis.check import (
     EXIT_FAILED,
     EXIT_PASSED,
     REGRESSION_COLUMNS,
@@ -21,6 +20,7 @@ from s3kg_core.stages.check import (
     check_runs,
     read_pair_scores,
 )
+from s3kg_core.errors import ComparisonError, ConfigError, InputFormatError, RunSelectionError
 
 FAST = CheckSettings(resamples=999)
 

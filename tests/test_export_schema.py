@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.stages.export_schema: column groups, dtypes, names and the reader."""
+"""Tests of s3kg_core.export.schema: column groups, dtypes, names and the reader."""
 
 from __future__ import annotations
 
@@ -8,11 +8,9 @@ import json
 import pandas as pd
 import pytest
 
-import s3kg_core.stages.export_schema as schema_module
+import s3kg_core.export.schema as schema_module
 from s3kg_core.errors import ConfigError
-from s3kg_core.kg import Triple
-from s3kg_core.scoring.tau import AlignedTriple, Mismatch, TauResult
-from s3kg_core.stages.export_schema import (
+from s3kg_core.export.schema import (
     EXPORT_COLUMNS,
     INCLUDES,
     columns_help,
@@ -24,6 +22,8 @@ from s3kg_core.stages.export_schema import (
     read_export,
     tau_gold_categories,
 )
+from s3kg_core.kg import Triple
+from s3kg_core.scoring.tau import AlignedTriple, Mismatch, TauResult
 
 
 def test_the_module_doctests_pass():

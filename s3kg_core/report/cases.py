@@ -250,7 +250,7 @@ def entity_badges(case: ReportCase) -> dict[str, dict[str, str]]:
 
 def _scorer(store: Store, signature: str, encoder: Any | None) -> KGScorer:
     from ..encoders.registry import load_encoder
-    from .results import encoder_for
+    from ..stages.scored import encoder_for
 
     config = Signature.parse(signature).config_kwargs()
     enc = encoder if encoder is not None else load_encoder(encoder_for(store, signature))

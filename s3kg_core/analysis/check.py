@@ -48,12 +48,12 @@ import pandas as pd
 
 from ..errors import ComparisonError, ConfigError, InputFormatError
 from ..scoring.signature import Signature
+from ..stages.scored import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
 from ..store import queries
 from ..store.store import Store
 from ..tables import read_csv_rows
 from .compare import RunComparison, compare_runs, find_run, scorability
-from .results import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 
 __all__ = [
     "EXIT_BAD_INPUT",

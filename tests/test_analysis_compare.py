@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.stages.compare: naming runs, two runs compared (the bootstrap: test_stats)."""
+"""Tests of s3kg_core.analysis.compare: naming runs, two runs compared (bootstrap: test_stats)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import pandas as pd
 import pytest
 from store_helpers import CHECK_ITEMS
 
-import s3kg_core.stages.compare as compare_module
-from s3kg_core.errors import ComparisonError, ConfigError, RunSelectionError
-from s3kg_core.stages.compare import (
+import s3kg_core.analysis.compare as compare_module
+from s3kg_core.analysis.compare import (
     DELTA_COLUMNS,
     SCORES,
     UNSCORABLE_COLUMNS,
@@ -18,7 +17,8 @@ from s3kg_core.stages.compare import (
     find_run,
     question_deltas,
 )
-from s3kg_core.stages.results import scored_frame
+from s3kg_core.errors import ComparisonError, ConfigError, RunSelectionError
+from s3kg_core.stages.scored import scored_frame
 from s3kg_core.store.store import Store
 
 

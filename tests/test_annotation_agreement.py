@@ -1,4 +1,4 @@
-"""Chance-corrected annotator agreement (s3kg_core.scoring.agreement)."""
+"""Chance-corrected annotator agreement (s3kg_core.annotation.agreement)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s3kg_core.errors import InputFormatError
-from s3kg_core.scoring.agreement import (
+from s3kg_core.annotation.agreement import (
     Judgement,
     agreement_report,
     cohen_kappa,
     krippendorff_alpha,
 )
+from s3kg_core.errors import InputFormatError
 
 # -- chance-corrected agreement: published worked examples, then properties -------------------
 

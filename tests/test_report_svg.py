@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.stages.report_svg: the charts are well-formed SVG, escaped, and honest."""
+"""Tests of s3kg_core.report.svg: the charts are well-formed SVG, escaped, and honest."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import itertools
 import math
 import xml.etree.ElementTree as ET
 
-from s3kg_core.stages.report_svg import histogram_svg, interval_svg
+from s3kg_core.report.svg import histogram_svg, interval_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.stages.report_html: hostile strings stay text, and the demo's report of
+"""Tests of s3kg_core.report.html: hostile strings stay text, and the demo's report of
 T=0.7 against T=0 opened from a file URL in headless Chromium (nothing requested from any host,
 the main content on the first screen, the linked highlight, labels of 12 px or more;
 screenshots at 1440x900 and 1280x720 under ``$S3KG_TEST_ARTEFACTS/report/``)."""
@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from dashboard_helpers import CHROMIUM, REPO
 
+from s3kg_core.analysis.check import CheckSettings
+from s3kg_core.analysis.compare import RunInfo
+from s3kg_core.report.build import RunReport, ScoreSummary, TauSummary, build_report
+from s3kg_core.report.cases import CaseSide, ReportCase
+from s3kg_core.report.html import render_report
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
-from s3kg_core.stages.check import CheckSettings
-from s3kg_core.stages.compare import RunInfo
-from s3kg_core.stages.report import RunReport, ScoreSummary, TauSummary, build_report
-from s3kg_core.stages.report_cases import CaseSide, ReportCase
-from s3kg_core.stages.report_html import render_report
 from s3kg_core.store.store import Store
 
 HOSTILE = (

@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.stages.report_cases: the triple tables and the gold diff read the scorer's
+"""Tests of s3kg_core.report.cases: the triple tables and the gold diff read the scorer's
 explanations (MiniLM, small KGs made here)."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from s3kg_core.kg import Triple
-from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
-from s3kg_core.stages.report_cases import (
+from s3kg_core.report.cases import (
     CaseSide,
     ReportCase,
     answer_rows,
     entity_badges,
     gold_diff,
 )
+from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 
 GOLD = [
     ("Marie Curie", "discovered", "radium"),

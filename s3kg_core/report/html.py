@@ -1,8 +1,8 @@
-"""A :class:`~s3kg_core.stages.report.RunReport` as one self-contained, offline HTML file.
+"""A :class:`~s3kg_core.report.build.RunReport` as one self-contained, offline HTML file.
 
 The page's frame, style and script are package data (``report.html``, ``report.css`` and
 ``report.js`` of ``s3kg_core/templates/``, read with :mod:`importlib.resources`); the charts
-are static SVG (:mod:`.report_svg`). Nothing is fetched: no font, no script, no image from
+are static SVG (:mod:`.svg`). Nothing is fetched: no font, no script, no image from
 any host, and the page's Content-Security-Policy forbids it. Every string that comes from a
 user, a file or a model (run names, settings, questions, answers, triple labels) goes through
 :func:`html.escape` exactly once, and is only ever placed in element text or a quoted
@@ -18,12 +18,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from string import Template
 
+from ..analysis.compare import SCORES, RunComparison
 from ..kg import Triple
 from ..statuses import describe_status, role_status
-from .compare import SCORES, RunComparison
-from .report import TAU_CATEGORIES, RunReport, ScoreSummary, TauSummary
-from .report_cases import ReportCase, TripleRow, answer_rows, entity_badges, gold_diff
-from .report_svg import histogram_svg, interval_svg
+from .build import TAU_CATEGORIES, RunReport, ScoreSummary, TauSummary
+from .cases import ReportCase, TripleRow, answer_rows, entity_badges, gold_diff
+from .svg import histogram_svg, interval_svg
 
 __all__ = ["render_report"]
 
@@ -390,8 +390,8 @@ def render_report(report: RunReport) -> str:
 
     Examples
     --------
-    >>> from s3kg_core.stages.report import RunReport, ScoreSummary, TauSummary
-    >>> from s3kg_core.stages.compare import RunInfo
+    >>> from s3kg_core.report.build import RunReport, ScoreSummary, TauSummary
+    >>> from s3kg_core.analysis.compare import RunInfo
     >>> run = RunInfo(1, "<script>alert(1)</script>", "demo", 0.0, "offline")
     >>> s = {k: ScoreSummary(k, 2, 0.5, 0.4, 0.6, 0.95) for k in ("gold_sim", "ctx_sim", "cus")}
     >>> page = render_report(RunReport(run, {}, "sig", None, "zero", s, {"new": [0.4, 0.6]},

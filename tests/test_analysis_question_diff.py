@@ -1,4 +1,4 @@
-"""Tests of s3kg_core/stages/question_diff.py on a hand-made pair of runs, real MiniLM TAU.
+"""Tests of s3kg_core/analysis/question_diff.py on a hand-made pair of runs, real MiniLM TAU.
 
 Run A's answer restates two of the three gold triples; run B's keeps the first, drops the
 Louvre and adds a false claim. So the diff must say: one triple in both, the Louvre only in A,
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
+from s3kg_core.analysis.question_diff import gold_categories, pair_changes, question_diff
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.s3kg import KGScorer
 from s3kg_core.scoring.tau import TripletAnalyzer
-from s3kg_core.stages.question_diff import gold_categories, pair_changes, question_diff
 
 GOLD = [
     ("Paris", "is the capital of", "France"),

@@ -17,17 +17,17 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ComparisonError, RunSelectionError
-from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
-from ..statuses import Reference, role_status
-from ..store import queries
-from ..store.store import Store
-from .results import (
+from ..stages.scored import (
     EmptyPolicy,
     check_empty_policy,
     reblend,
     resolve_signature,
     unscored_reasons,
 )
+from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
+from ..statuses import Reference, role_status
+from ..store import queries
+from ..store.store import Store
 
 __all__ = [
     "DELTA_COLUMNS",
@@ -165,7 +165,7 @@ def scorability(statuses: pd.DataFrame, scored: pd.DataFrame) -> pd.Series:
     """Why each answer of ``statuses`` cannot be scored, ``None`` where it can.
 
     An answer is unscorable without a score under the signature (the reason of
-    :func:`~s3kg_core.stages.results.unscored_reasons`: ``collect_error``,
+    :func:`~s3kg_core.stages.scored.unscored_reasons`: ``collect_error``,
     ``kg_extraction_failed``, ``not_extracted``, ``not_scored``) or when a comparison found a
     KG empty or unparseable: the statuses, which name the KG (``answer_kg_empty``,
     ``gold_kg_empty, context_kg_unparseable``...; the old pair names are read too).

@@ -3,10 +3,10 @@
 A :class:`RunReport` gathers, from the database and the library's own functions (nothing is
 computed twice): the run's settings and the scores' signature; GoldSim, CtxSim and CUS means
 with seeded bootstrap intervals and their distributions; the TAU categories stored for the
-run; the worst answers, explained by the scorer (:mod:`.report_cases`). With a baseline: the
-gates of ``s3kg check`` (:func:`~s3kg_core.stages.check.check_runs`, whose paired comparison
-is :func:`~s3kg_core.stages.compare.compare_runs`) and the biggest regressions with their
-triple-level diff. :func:`~s3kg_core.stages.report_html.render_report` writes it as one HTML
+run; the worst answers, explained by the scorer (:mod:`.cases`). With a baseline: the
+gates of ``s3kg check`` (:func:`~s3kg_core.analysis.check.check_runs`, whose paired comparison
+is :func:`~s3kg_core.analysis.compare.compare_runs`) and the biggest regressions with their
+triple-level diff. :func:`~s3kg_core.report.html.render_report` writes it as one HTML
 file.
 """
 
@@ -21,15 +21,15 @@ from typing import Any
 import pandas as pd
 
 from .._version import __version__
+from ..analysis.check import CheckResult, CheckSettings, check_runs
+from ..analysis.compare import SCORES, RunInfo, find_run
 from ..errors import ComparisonError, ConfigError
 from ..scoring.signature import Signature
+from ..stages.scored import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 from ..stats import mean_interval
 from ..store import export_queries, queries
 from ..store.store import Store
-from .check import CheckResult, CheckSettings, check_runs
-from .compare import SCORES, RunInfo, find_run
-from .report_cases import ReportCase, explain_cases
-from .results import EmptyPolicy, check_empty_policy, reblend, resolve_signature
+from .cases import ReportCase, explain_cases
 
 __all__ = [
     "TAU_CATEGORIES",

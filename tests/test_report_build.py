@@ -1,4 +1,4 @@
-"""Tests of s3kg_core.stages.report: what a report gathers, checked against the library's own
+"""Tests of s3kg_core.report.build: what a report gathers, checked against the library's own
 functions on the scored check database (store_helpers.build_check_store) and a TAU pass."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
+from s3kg_core.analysis.check import CheckSettings, check_runs
+from s3kg_core.analysis.compare import compare_runs
+from s3kg_core.analysis.cus_table import cus_report
 from s3kg_core.errors import ComparisonError, ConfigError, RunSelectionError
-from s3kg_core.stages.check import CheckSettings, check_runs
-from s3kg_core.stages.compare import compare_runs
-from s3kg_core.stages.report import TAU_CATEGORIES, build_report
-from s3kg_core.stages.results import cus_report
+from s3kg_core.report.build import TAU_CATEGORIES, build_report
 from s3kg_core.stages.tau import tau_store
 from s3kg_core.store.store import Store
 
