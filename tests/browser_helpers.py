@@ -36,6 +36,7 @@ __all__ = [
     "free_port",
     "press_for_next_pair",
     "streamlit_server",
+    "wait_for_pair",
     "wait_idle",
 ]
 
@@ -219,11 +220,16 @@ def focused_pair(page: Any) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
+def wait_for_pair(page: Any, expected: int, timeout_ms: float = 60_000) -> None:
+    """Wait until the Annotate page focuses pair ``expected``."""
+    page.locator('[data-testid="stMain"] strong').filter(
+        has_text=re.compile(rf"^Pair {expected} of \d+$")
+    ).first.wait_for(timeout=timeout_ms)
+
+
 def press_for_next_pair(page: Any, key: str, expected: int, timeout_ms: float = 60_000) -> float:
     """Press ``key`` and wait until pair ``expected`` is focused; the seconds it took."""
     start = time.perf_counter()
     page.keyboard.press(key)
-    page.locator('[data-testid="stMain"] strong').filter(
-        has_text=re.compile(rf"^Pair {expected} of \d+$")
-    ).first.wait_for(timeout=timeout_ms)
+    wait_for_pair(page, expected, timeout_ms)
     return time.perf_counter() - start

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from browser_helpers import focused_pair, press_for_next_pair
+from browser_helpers import focused_pair, press_for_next_pair, wait_for_pair
 from dashboard_helpers import (
     CHROMIUM,
     EXCEPTION,
@@ -1466,9 +1466,7 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
         # the save was asked for while the import wrote (measured at the press, not when the
         # page has redrawn: on a loaded machine the import may end before the redraw)
         saved_during_import = importer.poll() is None
-        page.locator('[data-testid="stMain"] strong').filter(
-            has_text=re.compile(r"^Pair 2 of \d+$")
-        ).first.wait_for(timeout=120_000)
+        wait_for_pair(page, 2, timeout_ms=120_000)
         first_screen(page, artefacts() / "annotate_saved_during_import.png")
     finally:
         output, _ = importer.communicate(timeout=600)
