@@ -66,6 +66,11 @@ PAIRS: dict[str, tuple[list[list[str]], list[list[str]], tuple[str, str]]] = {
         [["Alan Turing", "worked at", "Bletchley Park"], ["Bletchley Park", "is in", "England"]],
         ("Turing worked at Bletchley Park in England.", "Alan Turing worked at Bletchley Park."),
     ),
+    "numbered_roles": (
+        [["chase", "ARG0", "cat"], ["chase", "ARG1", "mouse"], ["cat", "mod", "black"]],
+        [["chase", "ARG0", "mouse"], ["chase", "ARG1", "cat"], ["cat", "mod", "black"]],
+        ("The black cat chases the mouse.", "The mouse chases the black cat."),
+    ),
     "empty_candidate": (
         [["water", "boils at", "100 degrees"]],
         [],
