@@ -4,7 +4,7 @@ __all__ = ["SCORING_VERSION", "__version__"]
 
 __version__ = "0.2.0"
 
-SCORING_VERSION = "2"
+SCORING_VERSION = "3"
 """The version of the scores: the ``version`` field of every score signature.
 
 It changes exactly when a score for the same input (triples, texts, encoder, tau, K, mode,

@@ -104,7 +104,7 @@ class _Name:
     name: str = "stub"
 
 
-STUB_SIGNATURE = "mode:stub|enc:quant@0|tau:0.65|K:5|align:yes|norm:lemma|version:2"
+STUB_SIGNATURE = "mode:stub|enc:quant@0|tau:0.65|K:5|align:yes|norm:lemma|version:3"
 """A well-formed signature for the stub scorer (Signature.blended parses it)."""
 
 

@@ -118,7 +118,7 @@ def build_scored_store(path: Path, *, seed: int = 0) -> tuple[Store, str]:
     answer KG is empty (``answer_kg_empty``, components 0). Returns ``(store, signature)``.
     """
     rng = np.random.default_rng(seed)
-    signature = "mode:ot|enc:test@0|tau:0.65|K:5|align:yes|norm:lemma|version:2"
+    signature = "mode:ot|enc:test@0|tau:0.65|K:5|align:yes|norm:lemma|version:3"
     store = Store(path)
     n_items = max(RUN_SIZES.values())
     with store.transaction() as con:

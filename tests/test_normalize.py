@@ -8,7 +8,12 @@ from hypothesis import strategies as st
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.kg import Triple
-from s3kg_core.normalize import normalization_name, normalize_label, normalize_triples
+from s3kg_core.normalize import (
+    normalization_name,
+    normalize_label,
+    normalize_triples,
+    spell_numbered_role,
+)
 
 PROPERTY = settings(
     max_examples=200,
@@ -56,6 +61,37 @@ def test_normalize_label_table(label, expected):
 )
 def test_normalize_label_without_lemmas(label, expected):
     assert normalize_label(label, lemmatize=False) == expected
+
+
+@pytest.mark.parametrize("lemmatize", [True, False])
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("ARG0", "argument zero"),
+        ("Arg1", "argument one"),
+        ("ARG2-of", "argument two of"),
+        ("arg9", "argument nine"),
+        ("ARG10", "arg10"),  # no such role: left as it is
+        ("ARG0x", "arg0x"),
+        ("op1", "op1"),
+    ],
+)
+def test_a_numbered_role_is_spelt_out_as_a_relation(label, expected, lemmatize):
+    assert normalize_label(label, role="relation", lemmatize=lemmatize) == expected
+
+
+def test_a_numbered_role_as_an_entity_stays_a_token():
+    assert normalize_label("ARG0") == "arg0"
+    assert normalize_triples([Triple("feed", "ARG0", "man")]) == (
+        Triple("feed", "argument zero", "man"),
+    )
+
+
+def test_spelling_is_idempotent():
+    for d in range(10):
+        once = spell_numbered_role(f"arg{d}")
+        assert spell_numbered_role(once) == once
+        assert normalize_label(once, role="relation") == once  # lemmas keep the words
 
 
 def test_unknown_role_is_a_config_error():

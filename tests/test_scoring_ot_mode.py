@@ -138,6 +138,16 @@ def test_a_role_swap_scores_lower(otm: KGScorer) -> None:
     assert swapped.s_sbert == pytest.approx(1.0)  # the labels alone do not see the swap
 
 
+def test_numbered_roles_are_embedded_spelt_out(otm: KGScorer) -> None:
+    """MiniLM embeds ``arg0`` and ``arg1`` almost alike; the spelt-out roles differ more."""
+    needed = otm.strings_needed([(FEED, FEED_SWAPPED)])
+    assert "feed argument zero man" in needed and "feed arg0 man" not in needed
+    raw = otm.encoder.encode(["feed arg0 man", "feed arg1 man"])
+    spelt = otm.encoder.encode(["feed argument zero man", "feed argument one man"])
+    cos = [float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)) for a, b in (raw, spelt)]
+    assert cos[1] < cos[0]
+
+
 def test_a_flipped_edge_scores_lower(otm: KGScorer) -> None:
     a = [["Renzo", "won_against", "Thomas"]]
     assert otm.score(a, [["Thomas", "won_against", "Renzo"]]).s_wl < 0.95

@@ -1,6 +1,6 @@
 """The score signature: everything that determines a stored S3KG score, as one string.
 
-A signature reads ``mode:hybrid|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:2``,
+A signature reads ``mode:ot|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:3``,
 optionally followed by ``|alpha:0.5`` where a blended number is printed. Publish it with your
 numbers: the same triples give the same scores only under the same signature. This module is the
 one place that writes and reads it (sacrebleu's ``Signature`` is the model).
