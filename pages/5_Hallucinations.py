@@ -143,6 +143,10 @@ with right:
 with st.expander("Context", expanded=False):
     st.text(check.context or "(empty)")
 
+# the verdicts first, the picture after: the reasons are within reach without scrolling past it
+st.markdown("**Every triple**")
+st.table(hallucinations.triple_table_shown(detection))  # wrapped: nothing cut at 1280 px
+
 # the answer's entities keyed as the chosen signature's scorer keys them (default config: none)
 keys = None
 if controls.signature is not None:
@@ -160,8 +164,6 @@ except LayoutCancelled:
     st.stop()  # the browser session is gone: nobody to draw for
 st.iframe(doc.html, height=doc.height, alt="The answer KG, flagged triples in red")
 
-st.markdown("**Every triple**")
-st.table(hallucinations.triple_table_shown(detection))  # wrapped: nothing cut at 1280 px
 fixes = hallucinations.correction_fixes(check.correction)
 if not fixes.empty:
     st.markdown("**Triple fixes of the correction**")

@@ -366,6 +366,25 @@ def test_the_page_shows_counts_highlights_graph_and_triples(db):
     assert len(overview) == answers
 
 
+def _flat(node) -> list:
+    children = getattr(node, "children", None)
+    if not children:
+        return [node]
+    return [leaf for child in children.values() for leaf in _flat(child)]
+
+
+def test_the_triple_verdicts_come_before_the_answer_kg_picture(db):
+    """Regression (issue 43): the reasons sat a screen below the picture; now they come first."""
+    at = _app()
+    leaves = _flat(at.main)
+    kinds = [type(e).__name__ + ":" + str(getattr(e, "type", "")) for e in leaves]
+    table = next(
+        i for i, e in enumerate(leaves) if e in at.table and "reason" in e.value.columns
+    )
+    picture = next(i for i, k in enumerate(kinds) if "iframe" in k.lower())
+    assert table < picture, kinds
+
+
 def test_switching_answers_runs_and_the_flagged_filter(db):
     at = _app()
     items = at.selectbox(key="halluc_item")
