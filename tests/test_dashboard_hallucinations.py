@@ -378,9 +378,7 @@ def test_the_triple_verdicts_come_before_the_answer_kg_picture(db):
     at = _app()
     leaves = _flat(at.main)
     kinds = [type(e).__name__ + ":" + str(getattr(e, "type", "")) for e in leaves]
-    table = next(
-        i for i, e in enumerate(leaves) if e in at.table and "reason" in e.value.columns
-    )
+    table = next(i for i, e in enumerate(leaves) if e in at.table and "reason" in e.value.columns)
     picture = next(i for i, k in enumerate(kinds) if "iframe" in k.lower())
     assert table < picture, kinds
 
