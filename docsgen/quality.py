@@ -12,6 +12,7 @@ __all__: list[str] = []  # the views register themselves in ``VIEWS``
 # -- labelled pair sets ---------------------------------------------------------------------------
 
 PAIR_METHODS = {
+    "s3kg@ot": "s3kg ot (default)",
     "s3kg@hybrid": "s3kg hybrid",
     "s3kg@paper": "s3kg paper",
     "s3kg@kgx": "s3kg kgx",

@@ -8,6 +8,7 @@ import json
 import pytest
 from store_helpers import REPO
 
+from s3kg_core import SCORING_VERSION
 from s3kg_core.errors import InputFormatError
 from s3kg_core.evaluation.demo_results import (
     BENCH_FILE,
@@ -26,16 +27,23 @@ PER_PAIR = ("ids", "labels", "scores")
 def test_the_shipped_file_holds_the_projects_figures_and_nothing_of_the_pairs():
     content = read_bench_file()
     assert content["format"] == BENCH_FORMAT
-    assert content["signature"].startswith("mode:hybrid|enc:minilm@0.1.0|tau:0.65")
+    # the default mode at this scoring version
+    assert content["signature"].startswith("mode:ot|enc:minilm@0.1.0")
+    assert content["signature"].endswith(f"|version:{SCORING_VERSION}")
     assert "s3kg bench pairs" in content["command"] and "--bootstrap 200" in content["command"]
     rows = content["rows"]
-    assert len(content["datasets"]) == 9 and len(rows) == 9 * 12
+    methods = {r["method"] for r in rows}
+    assert {"s3kg", "s3kg@hybrid", "s3kg@kgx", "rouge1", "bertscore"} <= methods
+    assert len(content["datasets"]) == 9 and len(rows) == 9 * len(methods)
     assert all(k not in r["detail"] for r in rows for k in PER_PAIR)
-    s3kg = {r["dataset"]: r for r in rows if r["method"] == "s3kg"}
-    # the figures bench/README.md reports (test AUROC, dev-test protocol, MiniLM, hybrid mode)
-    assert round(s3kg["mrpc_400"]["auroc"], 3) == 0.604
-    assert round(s3kg["semantic_kg_codex_400"]["auroc"], 3) == 0.995
-    assert round(s3kg["semantic_kg_combined_400"]["auroc"], 3) == 0.830
+    # the same figures as the separate ot/hybrid run in evidence/pairs_ot.json (test AUROC,
+    # dev-test protocol, MiniLM), to the third decimal
+    ot = json.loads((REPO / "evidence" / "pairs_ot.json").read_text())["figures"]["sets"]
+    for method, mode in (("s3kg", "ot"), ("s3kg@hybrid", "hybrid")):
+        shipped = {r["dataset"]: r["auroc"] for r in rows if r["method"] == method}
+        assert shipped.keys() == ot.keys()
+        for name, auroc in shipped.items():
+            assert abs(auroc - ot[name][mode]["auroc"]) < 2e-3, (method, name)
     assert {r["detail"]["protocol"] for r in rows} == {"dev-test"}
 
 
