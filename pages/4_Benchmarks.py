@@ -28,8 +28,8 @@ if results.empty:
 
 st.markdown(
     "Max-F1 over a threshold sweep and AUROC of every method against the pairs' human labels, "
-    "with bootstrap 95 % intervals. `s3kg` is S3KG in the run's mode; `s3kg@paper`, `s3kg@kgx` "
-    "and `s3kg@hybrid` are S3KG in each mode."
+    "with bootstrap 95 % intervals. `s3kg` is S3KG in the run's mode (the setting below); "
+    "`s3kg@<mode>` is S3KG in that mode (`s3kg@hybrid`, `s3kg@kgx`, ...)."
 )
 precomputed = [d["precomputed"] for d in results["detail"] if is_precomputed(d)]
 live_sets = list_pair_sets()
