@@ -29,6 +29,7 @@ from s3kg_core.evaluation.metrics import auroc
 from s3kg_core.evaluation.pair_sets import list_pair_sets, load_pair_set
 from s3kg_core.evaluation.pairs import DEFAULT_ALPHAS, choose_alpha
 from s3kg_core.evaluation.splits import checked_dev_mask
+from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.s3kg import KGScorer
 
 MODE = "ot"
@@ -46,7 +47,7 @@ def pair_sets_at_alphas(cache: EmbeddingCache, data_dir: Any) -> dict[str, Any]:
         sb = np.array([r.s_sbert for r in scored])
 
         def at(alpha: float, wl: np.ndarray = wl, sb: np.ndarray = sb) -> np.ndarray:
-            return np.asarray((1 - alpha) * wl + alpha * sb, dtype=np.float64)
+            return np.asarray(blend(wl, sb, alpha, MODE), dtype=np.float64)
 
         sets[name] = {
             "dev_auroc": {f"{a:.1f}": auroc(at(a)[dev], ps.labels[dev]) for a in DEFAULT_ALPHAS},
