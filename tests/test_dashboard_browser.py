@@ -611,6 +611,47 @@ def test_explorer_labels_are_legible_in_every_graph_of_the_first_questions(
     assert_clean(explorer, demo_server, "explorer, first five questions of each run")
 
 
+def label_clashes(metrics: dict[str, Any]) -> dict[str, int]:
+    """Relation labels drawn on a node's box, and pairs of relation labels drawn on each other
+    (vis-network's own boxes, on screen), summed over the pictures."""
+
+    def hit(a: dict[str, float], b: dict[str, float]) -> bool:
+        return (
+            a["left"] + 0.5 < b["right"]
+            and b["left"] + 0.5 < a["right"]
+            and a["top"] + 0.5 < b["bottom"]
+            and b["top"] + 0.5 < a["bottom"]
+        )
+
+    on_nodes = on_labels = 0
+    for m in metrics.values():
+        labels = [e for e in m["edges"] if "left" in e]
+        on_nodes += sum(hit(e, n) for e in labels for n in m["nodes"])
+        on_labels += sum(hit(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :])
+    return {"on_nodes": on_nodes, "on_labels": on_labels}
+
+
+def test_explorer_relation_labels_keep_off_nodes_and_each_other_at_1280(
+    browser: Any, demo_server: Server, demo_copy: Path
+) -> None:
+    """Issue 43, item 6: at 1280 x 720 relation labels were drawn on node boxes and on each
+    other in the gold and context KGs. Over the first five questions of run 1 (15 pictures),
+    the layout now keeps room for them (227 labels on a node box and 19 pairs on each other
+    before; 117 and 14 after), never at the price of two node boxes on each other."""
+    items = first_questions(demo_copy)[1]
+    totals = {"on_nodes": 0, "on_labels": 0}
+    with watched_session(browser, (1280, 720)) as w:
+        for item in items:
+            frame = open_case(w, demo_server, f"run=1&item={item}")
+            for key, value in label_clashes(frame.evaluate("() => window.s3kg.metrics()")).items():
+                totals[key] += value
+        w.page.screenshot(path=str(artefacts() / "explorer_labels_1280.png"))
+        assert_clean(w, demo_server, "explorer at 1280 x 720")
+    (artefacts() / "explorer_label_clashes_1280.json").write_text(json.dumps(totals))
+    assert totals["on_nodes"] <= 160, totals
+    assert totals["on_labels"] <= 17, totals
+
+
 def test_explorer_hover_and_rows_highlight_partners_in_all_three_graphs(
     explorer: Watched, demo_server: Server
 ) -> None:

@@ -242,6 +242,7 @@
     const W = Math.max(p.container.clientWidth - 2 * O.pad, 50);
     const H = Math.max(p.container.clientHeight - 2 * O.pad, 50);
     const upright = H > W * 1.15;
+    const labels = edgeLabels(p);
     // Layouts with room between the boxes (for the relation labels) at every scale first, then
     // tightly packed rows; the first without overlaps wins.
     const tries = [];
@@ -250,14 +251,22 @@
     for (const scale of O.scales) tries.push([scale, "rows", 1]);
     tries.push([O.lastScale, "rows", 1]);
     if (p.panel.nodes.length > O.maxNodes) for (const scale of O.bigScales) tries.push([scale, "rows", 1]);
+    // A try whose boxes do not overlap beats one whose boxes do; of two such, the one with
+    // clearly fewer relation labels on boxes and labels (the larger on a near tie).
+    const better = (t, b) => {
+      if (!b) return true;
+      if (t.overlap === 0 && b.overlap === 0) return t.labels < b.labels * 0.7;
+      if (t.overlap === 0 || b.overlap === 0) return t.overlap === 0;
+      return (t.scale >= O.lastScale && t.overlap < b.overlap) || t.overlap < b.overlap * 0.5;
+    };
     let best = null;
     for (const [scale, how, share] of tries) {
       const Wc = W / scale, Hc = H / scale;
       const nodes = how === "fill" ? fill(comps, Wc, Hc, upright) : rows(comps, Wc, Hc, upright, share);
-      const overlap = relax(nodes, Wc, Hc);
-      const tried = { scale: scale, nodes: nodes, overlap: overlap, Wc: Wc, Hc: Hc, how: how };
-      if (!best || (scale >= O.lastScale && overlap < best.overlap) || overlap < best.overlap * 0.5) best = tried;
-      if (overlap === 0) break;
+      const [overlap, clashes] = relax(nodes, Wc, Hc, labels);
+      const tried = { scale: scale, nodes: nodes, overlap: overlap, labels: clashes, Wc: Wc, Hc: Hc, how: how };
+      if (better(tried, best)) best = tried;
+      if (overlap === 0 && clashes === 0) break;
     }
     p.nodes.update(best.nodes.map(n => ({ id: n.id, x: n.x, y: n.y })));
     bend(p, best.nodes);
@@ -265,6 +274,23 @@
     p.overlap = best.overlap;
     p.how = best.how;
     net.moveTo({ position: { x: best.Wc / 2, y: best.Hc / 2 }, scale: best.scale, animation: false });
+  }
+
+  // The relation labels relax() keeps clear: a straight edge's label sits halfway between its
+  // nodes' centres, in the box vis-network measured when it first drew it (half width hw and
+  // half height hh, canvas pixels). A curved edge (one of two between the same nodes) and a
+  // loop draw theirs off the line, and are left out.
+  function edgeLabels(p) {
+    const out = [];
+    for (const e of p.panel.edges) {
+      if (!e.label || e.smooth || e.selfReference || e.from === e.to) continue;
+      const body = p.network.body.edges[e.id];
+      const s = body && body.labelModule && body.labelModule.size;
+      const w = s && s.width > 0 ? s.width : e.label.length * O.edgeFont * 0.55;
+      const h = s && s.height > 0 ? s.height : O.edgeFont * 1.2;
+      out.push({ from: e.from, to: e.to, hw: w / 2 + 2, hh: h / 2 + 1 });
+    }
+    return out;
   }
 
   // The skeletons packed in shelves, then stretched so that the boxes fill Wc x Hc.
@@ -306,24 +332,55 @@
     return all;
   }
 
-  // An edge whose straight line would cross another node's box is drawn as a curve (the side
-  // alternates), so that it never runs through a label.
+  // An edge whose straight line would cross another node's box is drawn as a curve, so that it
+  // never runs through a label. Of the curves tried (either side, two bulges), the one whose
+  // label lands on the fewest node boxes and other relation labels wins (the first on a tie).
   function bend(p, nodes) {
     const at = {};
     for (const n of nodes) at[n.id] = n;
     const crosses = (a, b) => nodes.some(n => n !== a && n !== b && segmentHitsBox(a, b, n));
+    const net = p.network;
+    const labelled = p.panel.edges.filter(e => e.label && !e.selfReference && e.from !== e.to);
+    const boxOf = id => {  // where vis-network draws the edge's label now, canvas pixels
+      const body = net.body.edges[id];
+      const s = body && body.labelModule && body.labelModule.size;
+      if (!s || !(s.width > 0) || !body.edgeType || !body.edgeType.getPoint) return null;
+      const pt = body.edgeType.getPoint(0.5);
+      return { x: pt.x, y: pt.y, l: s.width / 2 + 2, r: s.width / 2 + 2, t: s.height / 2 + 1, b: s.height / 2 + 1 };
+    };
+    const hits = (a, c) => Math.min(a.x + a.r, c.x + c.r) - Math.max(a.x - a.l, c.x - c.l) > 0.01 &&
+      Math.min(a.y + a.b, c.y + c.b) - Math.max(a.y - a.t, c.y - c.t) > 0.01;
+    const clashes = (id, box) => {
+      let k = 0;
+      for (const n of nodes) if (hits(box, n)) k += 1;
+      for (const o of labelled) {
+        if (o.id === id) continue;
+        const ob = boxOf(o.id);
+        if (ob && hits(box, ob)) k += 1;
+      }
+      return k;
+    };
     let side = 0;
-    const updates = [];
     for (const e of p.panel.edges) {
       if (e.smooth || e.selfReference) continue;
       const a = at[e.from], b = at[e.to];
       if (!a || !b || !crosses(a, b)) continue;
       side += 1;
       // a bulge of about 45 px, whatever the edge's length, so that a curve stays near its ends
-      const roundness = Math.min(0.35, Math.max(0.08, 45 / Math.hypot(b.x - a.x, b.y - a.y)));
-      updates.push({ id: e.id, smooth: { enabled: true, type: side % 2 ? "curvedCW" : "curvedCCW", roundness: roundness } });
+      const round = Math.min(0.35, Math.max(0.08, 45 / Math.hypot(b.x - a.x, b.y - a.y)));
+      const first = side % 2 ? "curvedCW" : "curvedCCW";
+      const other = side % 2 ? "curvedCCW" : "curvedCW";
+      let best = null;
+      for (const [type, roundness] of [[first, round], [other, round], [first, round * 2], [other, round * 2]]) {
+        const smooth = { enabled: true, type: type, roundness: Math.min(roundness, 0.6) };
+        p.edges.update({ id: e.id, smooth: smooth });
+        const box = e.label ? boxOf(e.id) : null;
+        const k = box ? clashes(e.id, box) : 0;
+        if (!best || k < best.k) best = { k: k, smooth: smooth };
+        if (k === 0) break;
+      }
+      p.edges.update({ id: e.id, smooth: best.smooth });
     }
-    if (updates.length) p.edges.update(updates);
   }
 
   function segmentHitsBox(a, b, n) {
@@ -392,17 +449,33 @@
   }
 
   // Push overlapping boxes apart, each along the axis where the pair overlaps least for its
-  // size (the other axis if the frame's side blocks it), every box kept inside Wc x Hc.
-  // Returns the area still overlapping (0: none).
-  function relax(nodes, Wc, Hc) {
+  // size (the other axis if the frame's side blocks it), every box kept inside Wc x Hc. First
+  // with the relation labels (edgeLabels) taking part: a label is moved by moving both ends of its
+  // edge, and a label on one of its own nodes lengthens its edge; then the boxes alone, so that
+  // no label's push leaves two boxes on each other. Returns the area of boxes still overlapping
+  // (0: none) and the area of relation labels still on a box or another label.
+  function relax(nodes, Wc, Hc, labels) {
     const clamp = n => {
       n.x = Math.min(Math.max(n.x, n.l), Math.max(Wc - n.r, n.l));
       n.y = Math.min(Math.max(n.y, n.t), Math.max(Hc - n.b, n.t));
     };
     nodes.forEach(clamp);
-    let area = 0;
-    for (let round = 0; round < 400; round++) {
-      area = 0;
+    const byId = {};
+    for (const n of nodes) byId[n.id] = n;
+    const labs = (labels || []).filter(e => byId[e.from] && byId[e.to]).map(e => ({
+      a: byId[e.from], b: byId[e.to], l: e.hw, r: e.hw, t: e.hh, b2: e.hh, x: 0, y: 0,
+    }));
+    const place = L => { L.x = (L.a.x + L.b.x) / 2; L.y = (L.a.y + L.b.y) / 2; };
+    // overlap of a label (half sizes l, t) with a box n
+    const over = (L, n) => [
+      Math.min(L.x + L.r, n.x + n.r) - Math.max(L.x - L.l, n.x - n.l),
+      Math.min(L.y + L.b2, n.y + n.b) - Math.max(L.y - L.t, n.y - n.t),
+    ];
+    const moveLabel = (L, dx, dy) => { L.a.x += dx; L.b.x += dx; L.a.y += dy; L.b.y += dy; };
+    const sameEdge = (L, M) => (M.a === L.a && M.b === L.b) || (M.a === L.b && M.b === L.a);
+
+    function boxRound() {
+      let area = 0;
       for (let i = 0; i < nodes.length; i++) {
         const a = nodes[i];
         for (let j = i + 1; j < nodes.length; j++) {
@@ -423,9 +496,63 @@
           clamp(a); clamp(c);
         }
       }
+      return area;
+    }
+
+    // one round over the labels; with move false, only the area is measured
+    function labelRound(move) {
+      let area = 0;
+      for (let i = 0; i < labs.length; i++) {
+        const L = labs[i];
+        place(L);
+        for (const n of nodes) {
+          const [ox, oy] = over(L, n);
+          if (ox <= 0.01 || oy <= 0.01) continue;
+          area += ox * oy;
+          if (!move) continue;
+          const sideways = ox / (L.l + L.r + n.l + n.r) <= oy / (L.t + L.b2 + n.t + n.b);
+          if (n === L.a || n === L.b) {  // on its own node: its edge is too short, lengthen it
+            const far = n === L.a ? L.b : L.a;
+            if (sideways) { const d = (far.x >= n.x ? 1 : -1) * (ox / 2 + 0.05); far.x += d; n.x -= d; }
+            else { const d = (far.y >= n.y ? 1 : -1) * (oy / 2 + 0.05); far.y += d; n.y -= d; }
+          } else if (sideways) {
+            const d = (n.x >= L.x ? 1 : -1) * (ox / 2 + 0.05); n.x += d; moveLabel(L, -d, 0);
+          } else {
+            const d = (n.y >= L.y ? 1 : -1) * (oy / 2 + 0.05); n.y += d; moveLabel(L, 0, -d);
+          }
+          clamp(n); clamp(L.a); clamp(L.b); place(L);
+        }
+        for (let j = i + 1; j < labs.length; j++) {
+          const M = labs[j];
+          if (sameEdge(L, M)) continue;
+          place(M);
+          const [ox, oy] = over(L, { x: M.x, y: M.y, l: M.l, r: M.r, t: M.t, b: M.b2 });
+          if (ox <= 0.01 || oy <= 0.01) continue;
+          area += ox * oy;
+          if (!move) continue;
+          if (ox / (L.l + L.r + M.l + M.r) <= oy / (L.t + L.b2 + M.t + M.b2)) {
+            const d = (M.x >= L.x ? 1 : -1) * (ox / 2 + 0.05); moveLabel(M, d, 0); moveLabel(L, -d, 0);
+          } else {
+            const d = (M.y >= L.y ? 1 : -1) * (oy / 2 + 0.05); moveLabel(M, 0, d); moveLabel(L, 0, -d);
+          }
+          clamp(L.a); clamp(L.b); clamp(M.a); clamp(M.b); place(L);
+        }
+      }
+      return area;
+    }
+
+    if (labs.length) {
+      for (let round = 0; round < 300; round++) {
+        const boxes = boxRound();
+        if (labelRound(true) === 0 && boxes === 0) break;
+      }
+    }
+    let area = 0;
+    for (let round = 0; round < 400; round++) {
+      area = boxRound();
       if (area === 0) break;
     }
-    return Math.round(area);
+    return [Math.round(area), Math.round(labelRound(false))];
   }
 
   function shelves(placed, limit) {
@@ -663,8 +790,18 @@
                  left: tl.x, top: tl.y, right: br.x, bottom: br.y };
       });
       const edges = p.panel.edges.map(e => {
-        const font = net.body.edges[e.id].options.font.size;
-        return { id: e.id, font: font, px: font * scale };
+        const body = net.body.edges[e.id];
+        const font = body.options.font.size;
+        const smooth = p.edges.get(e.id).smooth;
+        const out = { id: e.id, label: e.label, font: font, px: font * scale,
+                      curved: !!(smooth && smooth.enabled !== false) };
+        const s = body.labelModule && body.labelModule.size;
+        if (e.label && s && s.width > 0) {  // the box vis-network drew the label in, on screen
+          const tl = net.canvasToDOM({ x: s.left, y: s.top });
+          const br = net.canvasToDOM({ x: s.left + s.width, y: s.top + s.height });
+          Object.assign(out, { left: tl.x, top: tl.y, right: br.x, bottom: br.y });
+        }
+        return out;
       });
       out[key] = { scale: scale, overlap: p.overlap, layout: p.how, width: W, height: H, nodes: nodes, edges: edges };
     }
