@@ -223,8 +223,10 @@
   // measured and the frame's real size: for each scale from the largest down to minScale, the frame holds
   // W / scale x H / scale canvas pixels; the components' skeletons are packed in shelves and
   // stretched to fill that area, then every pair of overlapping boxes is pushed apart (each box
-  // kept inside the frame) until none overlaps. The largest scale without overlaps wins; if none
-  // is free of them, minScale with the fewest. Same data, same frame: same picture.
+  // kept inside the frame, the relation labels' boxes taking part: relax) until none overlaps.
+  // Of the tries without overlapping boxes, the largest scale wins unless a smaller one has
+  // clearly fewer relation labels on boxes; if none is free of them, minScale with the fewest.
+  // Same data, same frame: same picture.
 
   function arrange(p) {
     const net = p.network;
