@@ -72,12 +72,20 @@
     };
   }
 
-  function edgeStyle(e, state) {
+  // vis-network keeps an edge's old label when given an empty one: a hidden label is a space.
+  const HIDDEN = " ";
+  // The share of a box a relation label may cover before it counts as on it (boxesMeet).
+  const LABEL_COVER = 0.2;
+
+  // A label thin() hid (it would lie on a node or another label) shows while its edge is part
+  // of the focus (reveal), and always in the edge's tooltip.
+  function edgeStyle(e, state, reveal) {
     const dim = state === "dim";
     const hot = state === "hot";
     const base = e.marked ? O.markedEdge : hot ? "#222222" : dim ? "#e2e2e2" : "#8a8a8a";
     return {
       id: e.id,
+      label: e.hidden && !reveal ? HIDDEN : e.label,
       color: { color: e.marked && dim ? fade(O.markedEdge, 0.5) : base, highlight: "#222222", hover: "#444444" },
       width: hot ? 3.5 : e.marked ? 3 : 1.5,
       font: {
@@ -156,6 +164,7 @@
       network.fit({ animation: false });
       network.once("afterDrawing", () => {
         arrange(p);
+        fitHeads();
         network.once("afterDrawing", () => { readyCount += 1; markReady(); });
         network.redraw();
       });
@@ -272,6 +281,7 @@
     }
     p.nodes.update(best.nodes.map(n => ({ id: n.id, x: n.x, y: n.y })));
     bend(p, best.nodes);
+    thin(p, best.nodes);
     p.scale = best.scale;
     p.overlap = best.overlap;
     p.how = best.how;
@@ -286,13 +296,65 @@
     const out = [];
     for (const e of p.panel.edges) {
       if (!e.label || e.smooth || e.selfReference || e.from === e.to) continue;
-      const body = p.network.body.edges[e.id];
-      const s = body && body.labelModule && body.labelModule.size;
-      const w = s && s.width > 0 ? s.width : e.label.length * O.edgeFont * 0.55;
-      const h = s && s.height > 0 ? s.height : O.edgeFont * 1.2;
+      const [w, h] = labelSize(p, e);
       out.push({ from: e.from, to: e.to, hw: w / 2 + 2, hh: h / 2 + 1 });
     }
     return out;
+  }
+
+  // The size vis-network measured for an edge's label when it first drew it (kept: a hidden
+  // label measures nothing), or an estimate before that.
+  function labelSize(p, e) {
+    if (!e.size) {
+      const body = p.network.body.edges[e.id];
+      const s = body && body.labelModule && body.labelModule.size;
+      if (s && s.width > 0 && !e.hidden) e.size = [s.width, s.height];
+    }
+    return e.size || [e.label.length * O.edgeFont * 0.55, O.edgeFont * 1.2];
+  }
+
+  // Where the edge's label is drawn now (the middle of its line or curve), as a box in canvas
+  // pixels with a little room around it.
+  function labelBox(p, e) {
+    const body = p.network.body.edges[e.id];
+    if (!body || !body.edgeType || !body.edgeType.getPoint) return null;
+    const [w, h] = labelSize(p, e);
+    const pt = body.edgeType.getPoint(0.5);
+    return { x: pt.x, y: pt.y, l: w / 2 + 2, r: w / 2 + 2, t: h / 2 + 1, b: h / 2 + 1 };
+  }
+
+  // Whether a label's box (a) covers enough of another box (c) to hide text: a fifth of the
+  // smaller of the two (a label grazing a node's border is still read).
+  function boxesMeet(a, c) {
+    const ox = Math.min(a.x + a.r, c.x + c.r) - Math.max(a.x - a.l, c.x - c.l);
+    const oy = Math.min(a.y + a.b, c.y + c.b) - Math.max(a.y - a.t, c.y - c.t);
+    if (ox <= 0 || oy <= 0) return false;
+    const smaller = Math.min((a.l + a.r) * (a.t + a.b), (c.l + c.r) * (c.t + c.b));
+    return ox * oy >= LABEL_COVER * smaller;
+  }
+
+  // Where the layout could not keep a relation label off the node boxes and the other labels,
+  // the label is hidden rather than drawn on top of them: the highlighted (marked) edges' labels
+  // are placed first, then the others in the KG's order. A hidden label shows in the edge's
+  // tooltip and whenever its edge is in focus; the picture's header says how many there are.
+  function thin(p, nodes) {
+    const m = O.margin / 2;
+    const boxes = nodes.map(n => ({ x: n.x, y: n.y, l: n.l - m, r: n.r - m, t: n.t - m, b: n.b - m }));
+    const kept = [];
+    const order = p.panel.edges.filter(e => e.label && !e.selfReference && e.from !== e.to);
+    order.sort((a, b) => (b.marked ? 1 : 0) - (a.marked ? 1 : 0));
+    let hidden = 0;
+    for (const e of order) {
+      const box = labelBox(p, e);
+      e.hidden = !!box && (boxes.some(n => boxesMeet(box, n)) || kept.some(k => boxesMeet(box, k)));
+      if (e.hidden) hidden += 1; else if (box) kept.push(box);
+    }
+    p.edges.update(p.panel.edges.map(e => ({ id: e.id, label: e.hidden ? HIDDEN : e.label })));
+    p.hidden = hidden;
+    if (p.hid) {
+      p.hid.textContent = hidden ? "\u00b7 " + hidden + (hidden === 1 ? " label" : " labels") + " on hover" : "";
+      p.hid.title = hidden ? "Relation labels that would cover a node or another label: hover the edge, or a node or triple row to show them" : "";
+    }
   }
 
   // The skeletons packed in shelves, then stretched so that the boxes fill Wc x Hc.
@@ -341,32 +403,26 @@
     const at = {};
     for (const n of nodes) at[n.id] = n;
     const crosses = (a, b) => nodes.some(n => n !== a && n !== b && segmentHitsBox(a, b, n));
-    const net = p.network;
     const labelled = p.panel.edges.filter(e => e.label && !e.selfReference && e.from !== e.to);
-    const boxOf = id => {  // where vis-network draws the edge's label now, canvas pixels
-      const body = net.body.edges[id];
-      const s = body && body.labelModule && body.labelModule.size;
-      if (!s || !(s.width > 0) || !body.edgeType || !body.edgeType.getPoint) return null;
-      const pt = body.edgeType.getPoint(0.5);
-      return { x: pt.x, y: pt.y, l: s.width / 2 + 2, r: s.width / 2 + 2, t: s.height / 2 + 1, b: s.height / 2 + 1 };
-    };
-    const hits = (a, c) => Math.min(a.x + a.r, c.x + c.r) - Math.max(a.x - a.l, c.x - c.l) > 0.01 &&
-      Math.min(a.y + a.b, c.y + c.b) - Math.max(a.y - a.t, c.y - c.t) > 0.01;
-    const clashes = (id, box) => {
+    const clashes = (e, box) => {
       let k = 0;
-      for (const n of nodes) if (hits(box, n)) k += 1;
+      for (const n of nodes) if (boxesMeet(box, n)) k += 1;
       for (const o of labelled) {
-        if (o.id === id) continue;
-        const ob = boxOf(o.id);
-        if (ob && hits(box, ob)) k += 1;
+        if (o === e) continue;
+        const ob = labelBox(p, o);
+        if (ob && boxesMeet(box, ob)) k += 1;
       }
       return k;
     };
+    // a new arrangement (the frame resized) starts from straight lines
+    if (p.bent && p.bent.length) p.edges.update(p.bent.map(id => ({ id: id, smooth: false })));
+    p.bent = [];
     let side = 0;
     for (const e of p.panel.edges) {
       if (e.smooth || e.selfReference) continue;
       const a = at[e.from], b = at[e.to];
       if (!a || !b || !crosses(a, b)) continue;
+      p.bent.push(e.id);
       side += 1;
       // a bulge of about 45 px, whatever the edge's length, so that a curve stays near its ends
       const round = Math.min(0.35, Math.max(0.08, 45 / Math.hypot(b.x - a.x, b.y - a.y)));
@@ -376,8 +432,8 @@
       for (const [type, roundness] of [[first, round], [other, round], [first, round * 2], [other, round * 2]]) {
         const smooth = { enabled: true, type: type, roundness: Math.min(roundness, 0.6) };
         p.edges.update({ id: e.id, smooth: smooth });
-        const box = e.label ? boxOf(e.id) : null;
-        const k = box ? clashes(e.id, box) : 0;
+        const box = e.label ? labelBox(p, e) : null;
+        const k = box ? clashes(e, box) : 0;
         if (!best || k < best.k) best = { k: k, smooth: smooth };
         if (k === 0) break;
       }
@@ -667,11 +723,13 @@
       p.nodes.update(p.panel.nodes.map(n => nodeStyle(n, p.state[n.id])));
       p.edges.update(p.panel.edges.map(e => {
         let state = "normal";
+        let reveal = false;
         if (f) {
           if (f.row !== null) state = hotE.has(e.id) ? "hot" : "dim";
           else state = hotN.has(e.from) || hotN.has(e.to) ? "normal" : "dim";
+          reveal = state !== "dim";
         }
-        return edgeStyle(e, state);
+        return edgeStyle(e, state, reveal);
       }));
     }
     document.querySelectorAll("#s3kg-table tbody tr").forEach(tr => {
@@ -796,9 +854,9 @@
         const font = body.options.font.size;
         const smooth = p.edges.get(e.id).smooth;
         const out = { id: e.id, label: e.label, font: font, px: font * scale,
-                      curved: !!(smooth && smooth.enabled !== false) };
+                      curved: !!(smooth && smooth.enabled !== false), hidden: !!e.hidden };
         const s = body.labelModule && body.labelModule.size;
-        if (e.label && s && s.width > 0) {  // the box vis-network drew the label in, on screen
+        if (e.label && !e.hidden && s && s.width > 0) {  // the box vis-network drew it in, on screen
           const tl = net.canvasToDOM({ x: s.left, y: s.top });
           const br = net.canvasToDOM({ x: s.left + s.width, y: s.top + s.height });
           Object.assign(out, { left: tl.x, top: tl.y, right: br.x, bottom: br.y });
@@ -868,10 +926,12 @@
     const sub = head.appendChild(el("span", "s3kg-sub", panel.subtitle));
     sub.title = panel.subtitle;  // the full text where a narrow picture shortens it
     heads.push([head, sub, panel.subtitle]);
+    const hid = head.appendChild(el("span", "s3kg-sub s3kg-hid", ""));
     box.appendChild(head);
     if (panel.note) box.appendChild(el("div", "s3kg-note", panel.note));
     row.appendChild(box);
     build(panel, box);
+    if (panels[panel.key]) panels[panel.key].hid = hid;
   }
   buildTable();
   fitHeads();
