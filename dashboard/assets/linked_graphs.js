@@ -76,6 +76,8 @@
   const HIDDEN = " ";
   // The share of a box a relation label may cover before it counts as on it (boxesMeet).
   const LABEL_COVER = 0.2;
+  // How many layouts free of overlapping boxes arrange() also places the relation labels in.
+  const LABEL_TRIES = 6;
 
   // A label thin() hid (it would lie on a node or another label) shows while its edge is part
   // of the focus (reveal), and always in the edge's tooltip.
@@ -270,14 +272,25 @@
       if (t.overlap === 0 || b.overlap === 0) return t.overlap === 0;
       return (t.scale >= O.lastScale && t.overlap < b.overlap) || t.overlap < b.overlap * 0.5;
     };
+    // The boxes alone are placed in every try; the relation labels join in (the costly part) in
+    // the first LABEL_TRIES tries whose boxes come out free, then the choice is made. A picture of
+    // more than maxNodes nodes (a whole KG) places its boxes only.
+    const withLabels = labels.length > 0 && p.panel.nodes.length <= O.maxNodes;
     let best = null;
+    let labelled = 0;
     for (const [scale, how, share] of tries) {
       const Wc = W / scale, Hc = H / scale;
       const nodes = how === "fill" ? fill(comps, Wc, Hc, upright) : rows(comps, Wc, Hc, upright, share);
-      const [overlap, clashes] = relax(nodes, Wc, Hc, labels);
+      let [overlap, clashes] = relax(nodes, Wc, Hc, null);
+      if (overlap === 0 && withLabels) {
+        labelled += 1;
+        [overlap, clashes] = relax(nodes, Wc, Hc, labels);
+      } else if (withLabels) {
+        clashes = Infinity;
+      }
       const tried = { scale: scale, nodes: nodes, overlap: overlap, labels: clashes, Wc: Wc, Hc: Hc, how: how };
       if (better(tried, best)) best = tried;
-      if (overlap === 0 && clashes === 0) break;
+      if (overlap === 0 && (clashes === 0 || labelled >= LABEL_TRIES)) break;
     }
     p.nodes.update(best.nodes.map(n => ({ id: n.id, x: n.x, y: n.y })));
     bend(p, best.nodes);
@@ -600,7 +613,7 @@
     }
 
     if (labs.length) {
-      for (let round = 0; round < 300; round++) {
+      for (let round = 0; round < 150; round++) {
         const boxes = boxRound();
         if (labelRound(true) === 0 && boxes === 0) break;
       }
