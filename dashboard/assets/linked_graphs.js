@@ -76,10 +76,12 @@
   const HIDDEN = " ";
   // The share of a box a relation label may cover before it counts as on it (boxesMeet).
   const LABEL_COVER = 0.2;
+  // The padding of a node's box around its text (the top one holds the entity's badge).
+  const BOX_MARGIN = { top: 9, right: 7, bottom: 5, left: 7 };
   // How many layouts free of overlapping boxes arrange() also places the relation labels in.
   const LABEL_TRIES = 6;
 
-  // A label thin() hid (it would lie on a node or another label) shows while its edge is part
+  // A label thin() hid (it would lie on a node's text or another label) shows while its edge is part
   // of the focus (reveal), and always in the edge's tooltip.
   function edgeStyle(e, state, reveal) {
     const dim = state === "dim";
@@ -110,7 +112,7 @@
     const first = firstPlace(panel, container);
     const nodes = new vis.DataSet(panel.nodes.map(n => Object.assign(nodeStyle(n, "normal"), {
       label: n.label, title: n.title, x: first[n.id].x, y: first[n.id].y, shape: "box", chosen: false,
-      margin: { top: 9, right: 7, bottom: 5, left: 7 }, shapeProperties: { borderRadius: 4 },
+      margin: BOX_MARGIN, shapeProperties: { borderRadius: 4 },
       widthConstraint: { maximum: O.nodeWrap },
     })));
     const edges = new vis.DataSet(panel.edges.map(e => {
@@ -336,30 +338,38 @@
     return { x: pt.x, y: pt.y, l: w / 2 + 2, r: w / 2 + 2, t: h / 2 + 1, b: h / 2 + 1 };
   }
 
-  // Whether a label's box (a) covers enough of another box (c) to hide text: a fifth of the
-  // smaller of the two (a label grazing a node's border is still read).
-  function boxesMeet(a, c) {
+  // Whether a label's box (a) covers enough of another box (c) to hide text: a share of the
+  // smaller of the two (a fifth: a label grazing a text is still read; thin() hides a label from
+  // half of that on, as where vis-network draws a curve's label differs by a pixel or two).
+  function boxesMeet(a, c, share = LABEL_COVER) {
     const ox = Math.min(a.x + a.r, c.x + c.r) - Math.max(a.x - a.l, c.x - c.l);
     const oy = Math.min(a.y + a.b, c.y + c.b) - Math.max(a.y - a.t, c.y - c.t);
     if (ox <= 0 || oy <= 0) return false;
     const smaller = Math.min((a.l + a.r) * (a.t + a.b), (c.l + c.r) * (c.t + c.b));
-    return ox * oy >= LABEL_COVER * smaller;
+    return ox * oy >= share * smaller;
   }
 
-  // Where the layout could not keep a relation label off the node boxes and the other labels,
-  // the label is hidden rather than drawn on top of them: the highlighted (marked) edges' labels
-  // are placed first, then the others in the KG's order. A hidden label shows in the edge's
+  // Where the layout could not keep a relation label off the nodes' texts (and badges) and the
+  // other labels, the label is hidden rather than drawn on top of them: the highlighted (marked)
+  // edges' labels are placed first, then the others in the KG's order. A hidden label shows in the edge's
   // tooltip and whenever its edge is in focus; the picture's header says how many there are.
   function thin(p, nodes) {
     const m = O.margin / 2;
-    const boxes = nodes.map(n => ({ x: n.x, y: n.y, l: n.l - m, r: n.r - m, t: n.t - m, b: n.b - m }));
+    // what a label must leave readable: a node's text, and its badge (the top padding) if it
+    // has one; a label on the rest of the box's padding or border hides nothing
+    const B = BOX_MARGIN;
+    const boxes = nodes.map(n => ({
+      x: n.x, y: n.y, l: n.l - m - B.left, r: n.r - m - B.right,
+      t: n.t - m - (p.byId[n.id] && p.byId[n.id].badges.length ? 0 : B.top), b: n.b - m - B.bottom,
+    }));
     const kept = [];
     const order = p.panel.edges.filter(e => e.label && !e.selfReference && e.from !== e.to);
     order.sort((a, b) => (b.marked ? 1 : 0) - (a.marked ? 1 : 0));
     let hidden = 0;
     for (const e of order) {
       const box = labelBox(p, e);
-      e.hidden = !!box && (boxes.some(n => boxesMeet(box, n)) || kept.some(k => boxesMeet(box, k)));
+      const on = o => boxesMeet(box, o, LABEL_COVER / 2);
+      e.hidden = !!box && (boxes.some(on) || kept.some(on));
       if (e.hidden) hidden += 1; else if (box) kept.push(box);
     }
     p.edges.update(p.panel.edges.map(e => ({ id: e.id, label: e.hidden ? HIDDEN : e.label })));
@@ -859,8 +869,12 @@
         const tl = net.canvasToDOM({ x: b.left, y: b.top });
         const br = net.canvasToDOM({ x: b.right, y: b.bottom });
         const font = net.body.nodes[n.id].options.font.size;
+        const M = BOX_MARGIN, pad = n.badges.length ? 0 : M.top;
         return { id: n.id, label: n.label, font: font, px: font * scale,
-                 left: tl.x, top: tl.y, right: br.x, bottom: br.y };
+                 left: tl.x, top: tl.y, right: br.x, bottom: br.y,
+                 // the part a relation label must not cover: the text, and the badge if any
+                 text: { left: tl.x + M.left * scale, top: tl.y + pad * scale,
+                         right: br.x - M.right * scale, bottom: br.y - M.bottom * scale } };
       });
       const edges = p.panel.edges.map(e => {
         const body = net.body.edges[e.id];
