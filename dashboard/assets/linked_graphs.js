@@ -309,12 +309,17 @@
   // loop draw theirs off the line, and are left out.
   function edgeLabels(p) {
     const out = [];
-    for (const e of p.panel.edges) {
-      if (!e.label || e.smooth || e.selfReference || e.from === e.to) continue;
+    for (const e of labelledEdges(p)) {
+      if (e.smooth) continue;
       const [w, h] = labelSize(p, e);
       out.push({ from: e.from, to: e.to, hw: w / 2 + 2, hh: h / 2 + 1 });
     }
     return out;
+  }
+
+  // The edges that draw a label beside their line (a loop draws its own above the node).
+  function labelledEdges(p) {
+    return p.panel.edges.filter(e => e.label && !e.selfReference && e.from !== e.to);
   }
 
   // The size vis-network measured for an edge's label when it first drew it (kept: a hidden
@@ -351,8 +356,8 @@
 
   // Where the layout could not keep a relation label off the nodes' texts (and badges) and the
   // other labels, the label is hidden rather than drawn on top of them: the highlighted (marked)
-  // edges' labels are placed first, then the others in the KG's order. A hidden label shows in the edge's
-  // tooltip and whenever its edge is in focus; the picture's header says how many there are.
+  // edges' labels are placed first, then the others in the KG's order. A hidden label shows in
+  // the edge's tooltip and whenever its edge is in focus; the picture's header says how many.
   function thin(p, nodes) {
     const m = O.margin / 2;
     // what a label must leave readable: a node's text, and its badge (the top padding) if it
@@ -363,7 +368,7 @@
       t: n.t - m - (p.byId[n.id] && p.byId[n.id].badges.length ? 0 : B.top), b: n.b - m - B.bottom,
     }));
     const kept = [];
-    const order = p.panel.edges.filter(e => e.label && !e.selfReference && e.from !== e.to);
+    const order = labelledEdges(p);
     order.sort((a, b) => (b.marked ? 1 : 0) - (a.marked ? 1 : 0));
     let hidden = 0;
     for (const e of order) {
@@ -373,7 +378,6 @@
       if (e.hidden) hidden += 1; else if (box) kept.push(box);
     }
     p.edges.update(p.panel.edges.map(e => ({ id: e.id, label: e.hidden ? HIDDEN : e.label })));
-    p.hidden = hidden;
     if (p.hid) {
       p.hid.textContent = hidden ? "\u00b7 " + hidden + (hidden === 1 ? " label" : " labels") + " on hover" : "";
       p.hid.title = hidden ? "Relation labels that would cover a node or another label: hover the edge, or a node or triple row to show them" : "";
@@ -426,7 +430,7 @@
     const at = {};
     for (const n of nodes) at[n.id] = n;
     const crosses = (a, b) => nodes.some(n => n !== a && n !== b && segmentHitsBox(a, b, n));
-    const labelled = p.panel.edges.filter(e => e.label && !e.selfReference && e.from !== e.to);
+    const labelled = labelledEdges(p);
     const clashes = (e, box) => {
       let k = 0;
       for (const n of nodes) if (boxesMeet(box, n)) k += 1;
@@ -879,9 +883,7 @@
       const edges = p.panel.edges.map(e => {
         const body = net.body.edges[e.id];
         const font = body.options.font.size;
-        const smooth = p.edges.get(e.id).smooth;
-        const out = { id: e.id, label: e.label, font: font, px: font * scale,
-                      curved: !!(smooth && smooth.enabled !== false), hidden: !!e.hidden };
+        const out = { id: e.id, label: e.label, font: font, px: font * scale, hidden: !!e.hidden };
         const s = body.labelModule && body.labelModule.size;
         if (e.label && !e.hidden && s && s.width > 0) {  // the box vis-network drew it in, on screen
           const tl = net.canvasToDOM({ x: s.left, y: s.top });
