@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
+from filelock import FileLock
 
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
@@ -18,6 +20,29 @@ from s3kg_core.scoring.s3kg import KGScorer
 from s3kg_core.store.store import Store
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]
+) -> tuple[Path, object]:
+    """Build a folder once per test run, whatever the number of xdist workers; return this
+    process's own copy of it and what ``build(folder)`` returned (JSON data).
+
+    The first worker to take the lock builds into the run's temporary root (shared by the
+    workers of one run, never by two runs); the others wait for it. Every worker then works on
+    a copy, so no file (a DuckDB database) is ever opened by two processes.
+    """
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    shared, done = root / f"built-{name}", root / f"built-{name}.json"
+    with FileLock(str(root / f"built-{name}.lock")):
+        if not done.is_file():
+            shutil.rmtree(shared, ignore_errors=True)
+            shared.mkdir()
+            done.write_text(json.dumps({"value": build(shared)}), encoding="utf-8")
+    own = tmp_path_factory.mktemp(name)
+    shutil.copytree(shared, own, dirs_exist_ok=True)
+    return own, json.loads(done.read_text(encoding="utf-8"))["value"]
 
 
 class CountingEncoder:
@@ -169,9 +194,13 @@ def char_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def demo_db(tmp_path_factory: pytest.TempPathFactory, minilm: SentenceTransformerEncoder) -> Path:
     from dashboard.data.writes import ensure_database
 
-    path = tmp_path_factory.mktemp("demo") / "s3kg.duckdb"
-    assert ensure_database(path) is True  # built on first use ...
-    assert ensure_database(path) is False  # ... and only then
+    def build(folder: Path) -> bool:
+        return ensure_database(folder / "s3kg.duckdb")
+
+    folder, built = build_once(tmp_path_factory, "demo", build)
+    path = folder / "s3kg.duckdb"
+    assert built is True  # built on first use ...
+    assert ensure_database(path) is False  # ... and only then (a copy counts as built)
     return path
 
 
@@ -330,9 +359,13 @@ def _score_every_mode(path: Path) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def demo_every_mode(demo_db: Path, tmp_path_factory: pytest.TempPathFactory, minilm):
     """A copy of the demo database scored in every mode: ``(path, mode -> signature)``."""
-    path = tmp_path_factory.mktemp("demo-modes") / "s3kg.duckdb"
-    shutil.copy(demo_db, path)
-    return path, _score_every_mode(path)
+
+    def build(folder: Path) -> dict[str, str]:
+        shutil.copy(demo_db, folder / "s3kg.duckdb")
+        return _score_every_mode(folder / "s3kg.duckdb")
+
+    folder, signatures = build_once(tmp_path_factory, "demo-modes", build)
+    return folder / "s3kg.duckdb", signatures
 
 
 RELEASED_SAMPLE = {"mesaqa_gemma-7b-it.csv": 10, "pubmedqa_llama-2-7b-chat.csv": 10}
@@ -351,13 +384,16 @@ def released_every_mode(shared_data: Path, tmp_path_factory: pytest.TempPathFact
     small = shared_data / "s3kg_release" / "qa" / "small"
     if not all((small / name).is_file() for name in RELEASED_SAMPLE):
         pytest.skip(f"the released small runs are not in {small}")
-    folder = tmp_path_factory.mktemp("released-sample")
-    csv.field_size_limit(sys.maxsize)
-    for name, n in RELEASED_SAMPLE.items():
-        with (small / name).open(encoding="utf-8", newline="") as fh:
-            rows = list(csv.reader(fh))
-        with (folder / name).open("w", encoding="utf-8", newline="") as fh:
-            csv.writer(fh).writerows(rows[: n + 1])
-    path = folder / "released.duckdb"
-    import_s3kg_release(Store(path), folder)
-    return path, _score_every_mode(path)
+
+    def build(folder: Path) -> dict[str, str]:
+        csv.field_size_limit(sys.maxsize)
+        for name, n in RELEASED_SAMPLE.items():
+            with (small / name).open(encoding="utf-8", newline="") as fh:
+                rows = list(csv.reader(fh))
+            with (folder / name).open("w", encoding="utf-8", newline="") as fh:
+                csv.writer(fh).writerows(rows[: n + 1])
+        import_s3kg_release(Store(folder / "released.duckdb"), folder)
+        return _score_every_mode(folder / "released.duckdb")
+
+    folder, signatures = build_once(tmp_path_factory, "released-sample", build)
+    return folder / "released.duckdb", signatures
