@@ -7,7 +7,7 @@ from conftest import SCORING_MODES
 
 from dashboard.data import explain
 from dashboard.data.database import View, clear_caches, db_stamp
-from s3kg_core.scoring.result import blend
+from s3kg_core.scoring.result import DEFAULT_MODE, blend
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.scored import scored_frame
 from s3kg_core.store.store import Store
@@ -45,10 +45,11 @@ def explorer_equals_stored(path, signature, every: int = 1) -> int:
 def test_the_explorer_shows_every_demo_answers_stored_scores(demo_every_mode, mode):
     path, signatures = demo_every_mode
     clear_caches()
-    # every other answer in the demo's own mode, every sixth in the others (the same code path;
-    # each case opens the file twice: a tenth of a second): the explanations of all 60 answers
-    # are checked against score() in test_scoring_explain.py
-    assert explorer_equals_stored(path, signatures[mode], 2 if mode == "hybrid" else 6) >= 10
+    # every other answer in the demo's own mode (the default), every sixth in the others (the
+    # same code path; each case opens the file twice: a tenth of a second): the explanations of
+    # all 60 answers are checked against score() in test_scoring_explain.py
+    every = 2 if mode == DEFAULT_MODE else 6
+    assert explorer_equals_stored(path, signatures[mode], every) >= 10
 
 
 @pytest.mark.shared_data
@@ -56,7 +57,7 @@ def test_the_explorer_shows_every_demo_answers_stored_scores(demo_every_mode, mo
 def test_the_explorer_shows_released_answers_stored_scores(released_every_mode, mode):
     path, signatures = released_every_mode
     clear_caches()
-    assert explorer_equals_stored(path, signatures[mode], 1 if mode == "hybrid" else 2) >= 10
+    assert explorer_equals_stored(path, signatures[mode], 1 if mode == DEFAULT_MODE else 2) >= 10
 
 
 def test_warm_up_loads_the_lemmatizer_once_in_the_background():

@@ -21,6 +21,7 @@ import s3kg_core.scoring.explain as explain_module
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.explain import Explanation, KeyedTriple, LabelMatch, Pick
+from s3kg_core.scoring.ot_mode import BEST_MATCH_WEIGHT, KERNEL_WEIGHT, TRIPLE_TRANSPORT_WEIGHT
 from s3kg_core.scoring.s3kg import TEXT_WEIGHT, KGScorer
 from s3kg_core.store import queries
 from s3kg_core.store.store import Store
@@ -76,6 +77,13 @@ def check_consistent(ex: Explanation, scorer: KGScorer) -> None:
         if scorer.config.mode == "text":
             assert ex.s_wl == ex.s_sbert == ex.text_cosine
         return
+    if scorer.config.mode == "wwl":  # whole graphs, no T2^: both transports, the plan aligns
+        assert ex.picks == () and ex.matched == tuple(range(len(ex.triples_2)))
+        assert r.matched == tuple(t.key for t in ex.triples_2)
+        assert ex.kernels == {"wwl": ex.s_wl, "labels": ex.s_sbert}
+        assert {m.label: m.partner for m in ex.entities} == r.entity_map
+        check_plan(ex)
+        return
     assert [p.one for p in ex.picks] == list(range(len(ex.triples_1)))
     assert ex.matched == tuple(dict.fromkeys(p.two for p in ex.picks))
     assert tuple(ex.triples_2[i].key for i in ex.matched) == r.matched
@@ -92,20 +100,42 @@ def check_consistent(ex: Explanation, scorer: KGScorer) -> None:
             assert p.cosine == pytest.approx(float(va @ vb), abs=1e-5)
     assert set(ex.wl_labels_1) == {m.label for m in ex.entities}
     assert set(ex.wl_labels_2) == set(ex.entity_ids_2)
-    kernels = ex.kernels
-    if scorer.config.mode == "kgx":
+    kernels, mode = ex.kernels, scorer.config.mode
+    if mode == "kgx":
         assert kernels == {"kgx": ex.s_wl}
     else:
         assert ex.wl_labels_1 == {m.label: m.id for m in ex.entities}
-        if scorer.config.mode == "paper":
+        if mode == "paper":
             assert kernels == {"paper": ex.s_wl}
+        elif mode == "ot":  # S_WL: the triple transport, the best match and hybrid's kernel
+            assert kernels["wl"] == 0.5 * (kernels["paper"] + kernels["struct"])
+            parts = (kernels["triple_transport"], kernels["best_match"], kernels["wl"])
+            weights = (TRIPLE_TRANSPORT_WEIGHT, BEST_MATCH_WEIGHT, KERNEL_WEIGHT)
+            s_wl = sum(w * v for w, v in zip(weights, parts, strict=True))
+            assert ex.s_wl == pytest.approx(min(1.0, max(0.0, s_wl)), abs=1e-15)
         else:
             assert 0.5 * (kernels["paper"] + kernels["struct"]) == ex.s_wl
-    if scorer.config.mode == "text":
+    if mode == "text":
         assert ex.text_cosine is not None and ex.triples_cosine is not None
         assert (1.0 - TEXT_WEIGHT) * ex.triples_cosine + TEXT_WEIGHT * ex.text_cosine == ex.s_sbert
+    elif mode == "ot":  # S_SBERT: the entity labels' transport, the plan the explorer draws
+        assert kernels["labels"] == ex.s_sbert and ex.text_cosine is None
+        check_plan(ex)
     else:
         assert ex.triples_cosine == ex.s_sbert and ex.text_cosine is None
+
+
+def check_plan(ex: Explanation) -> None:
+    """The transport plan moves every G1 entity's mass (1 / n1 each) onto G2's entities."""
+    assert ex.transport, "an explained ot or wwl pair carries its plan"
+    labels_1 = {t.key.head for t in ex.triples_1} | {t.key.tail for t in ex.triples_1}
+    labels_2 = {t.key.head for t in ex.triples_2} | {t.key.tail for t in ex.triples_2}
+    sent: dict[str, float] = {}
+    for one, two, mass in ex.transport:
+        assert mass > 0 and two in labels_2
+        sent[one] = sent.get(one, 0.0) + mass
+    assert set(sent) == labels_1
+    assert all(v == pytest.approx(1.0 / len(labels_1), abs=1e-9) for v in sent.values())
 
 
 def explain_equals_score(cases: list[Case], scorer: KGScorer) -> int:
@@ -246,6 +276,9 @@ def test_strings_needed_are_all_the_scorer_embeds(make_counting_minilm, mode) ->
     sentences = {" ".join(t) for t in pairs[0][0] + pairs[0][1]}
     if mode == "kgx":
         assert sentences <= needed and "marie curie" in needed
+    elif mode == "wwl":  # the labels alone, never a triple's sentence
+        assert {"marie curie", "discover", "radium"} <= needed
+        assert not sentences & needed and "marie curie discover radium" not in needed
     else:
         assert not sentences & needed and "marie curie discover radium" in needed
     assert ("Curie found radium." in needed) == (mode == "text")

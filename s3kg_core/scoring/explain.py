@@ -179,16 +179,20 @@ class Explanation:
         The WL iteration-0 label of every node of G1 and G2: two nodes are one to the kernel
         when these are equal.
     kernels
-        WL variant -> its kernel value: ``paper`` (paper mode), ``paper`` and ``struct`` (hybrid
-        and text: S_WL is their mean), ``kgx``.
+        Each part of S_WL (and S_SBERT) by name: ``paper`` (paper mode), ``paper`` and ``struct``
+        (hybrid and text: S_WL is their mean), ``kgx``; ``ot`` adds ``wl`` (that mean),
+        ``triple_transport`` and ``best_match`` (S_WL is their weighted sum) and ``labels`` (its
+        S_SBERT); ``wwl`` has ``wwl`` (S_WL) and ``labels`` (S_SBERT).
     triples_cosine
-        The triples' part of S_SBERT: ``max(0, cos(mean T1, mean T2^))`` (``None``: not scored).
+        The triples' part of S_SBERT: ``max(0, cos(mean T1, mean T2^))`` (``None``: not scored;
+        in ``ot`` mode kept beside S_SBERT, not part of it).
     text_cosine
         ``text`` mode: the cosine of the two texts (``None`` in the other modes).
     transport
-        ``wwl`` mode: the structural transport plan, ``(G1 entity, G2 entity, mass)`` for every
-        pair of nodes that exchanges mass (each G1 node holds ``1 / n1``); the alignment is
-        this plan: a node may send its mass to several nodes (empty in the other modes).
+        ``wwl`` mode: the structural transport plan; ``ot`` mode: the entity labels' plan.
+        ``(G1 entity, G2 entity, mass)`` for every pair of nodes that exchanges mass (each G1
+        node holds ``1 / n1``); the alignment is this plan: a node may send its mass to several
+        nodes (empty in the other modes).
 
     Examples
     --------
