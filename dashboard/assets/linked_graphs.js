@@ -915,12 +915,14 @@
   const row = document.getElementById("s3kg-panels");
   const heads = [];
   // A header too wide for its picture says less ("12 triples" for "12 triples · 14 nodes"),
-  // then takes two lines: never cut (issue 43: "Answer KG 0 tripl..." at 1280 px).
+  // then takes two lines: never cut (issue 43: "Answer KG 0 tripl..." at 1280 px). Any part one
+  // pixel too wide is cut (an ellipsis), so no slack, and the hidden labels' count counts too.
   function fitHeads() {
     for (const [head, sub, full] of heads) {
       head.classList.remove("s3kg-head-wrap");
       sub.textContent = full;
-      const cut = () => head.scrollWidth > head.clientWidth + 1 || sub.scrollWidth > sub.clientWidth + 1;
+      const parts = [...head.querySelectorAll(".s3kg-sub")];
+      const cut = () => head.scrollWidth > head.clientWidth || parts.some(s => s.scrollWidth > s.clientWidth);
       if (cut()) sub.textContent = full.split(" \u00b7 ")[0];
       if (cut()) head.classList.add("s3kg-head-wrap");
     }
