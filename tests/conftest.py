@@ -23,7 +23,7 @@ from s3kg_core.store.store import Store
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def build_once(
+def shared_build(
     tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]
 ) -> tuple[Path, object]:
     """Build a folder once per test run, whatever the number of xdist workers; return this
@@ -198,7 +198,7 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory, minilm: SentenceTransforme
     def build(folder: Path) -> bool:
         return ensure_database(folder / "s3kg.duckdb")
 
-    folder, built = build_once(tmp_path_factory, "demo", build)
+    folder, built = shared_build(tmp_path_factory, "demo", build)
     path = folder / "s3kg.duckdb"
     assert built is True  # built on first use ...
     assert ensure_database(path) is False  # ... and only then (a copy counts as built)
@@ -366,7 +366,7 @@ def demo_every_mode(demo_db: Path, tmp_path_factory: pytest.TempPathFactory, min
         shutil.copy(demo_db, folder / "s3kg.duckdb")
         return _score_every_mode(folder / "s3kg.duckdb")
 
-    folder, signatures = build_once(tmp_path_factory, "demo-modes", build)
+    folder, signatures = shared_build(tmp_path_factory, "demo-modes", build)
     return folder / "s3kg.duckdb", signatures
 
 
@@ -397,5 +397,5 @@ def released_every_mode(shared_data: Path, tmp_path_factory: pytest.TempPathFact
         import_s3kg_release(Store(folder / "released.duckdb"), folder)
         return _score_every_mode(folder / "released.duckdb")
 
-    folder, signatures = build_once(tmp_path_factory, "released-sample", build)
+    folder, signatures = shared_build(tmp_path_factory, "released-sample", build)
     return folder / "released.duckdb", signatures
