@@ -8,6 +8,15 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+# Under xdist (``make test``: ``-n 2``) each worker is one of as many processes as the machine
+# has cores; a runtime's own pool of one thread per core in each (onnxruntime, OpenBLAS, torch)
+# oversubscribes them, and their spinning threads burn what the other worker needs (MiniLM on
+# onnxruntime beside a busy core: 52.5 CPU-s by default, 34.8 with one thread, for the same
+# texts). One thread per worker, set before numpy loads; subprocesses (servers, the CLI) inherit
+# it. A single-process run keeps the runtimes' defaults.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import numpy as np
 import pytest
 from filelock import FileLock
@@ -207,13 +216,11 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory, minilm: SentenceTransforme
 
 @pytest.fixture
 def db(demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private copy of the demo database for one test (some tests write)."""
+    """A private copy of the demo database for one test (some tests write): a new path, so
+    every cached read of the dashboard starts cold (the caches are keyed by the path)."""
     path = tmp_path / "s3kg.duckdb"
     shutil.copy(demo_db, path)
     monkeypatch.setenv("S3KG_DB", str(path))
-    from dashboard.data.database import clear_caches
-
-    clear_caches()
     return path
 
 

@@ -37,6 +37,7 @@ from dashboard_helpers import (
 )
 from store_helpers import build_store, start_lock_holder
 
+from dashboard import navigation
 from dashboard.data.database import View
 from dashboard.data.reads import load_runs
 from dashboard.graphs import HIGHLIGHT_COLOUR
@@ -300,10 +301,19 @@ def test_overview_mean_cus_follows_alpha(
     assert_clean(watched, server, "sample explorer after navigation")
 
 
+def test_the_page_tour_opens_every_address_but_the_overviews() -> None:
+    """The tour below opens every page by its address (the Overview's ``/`` and ``/Overview``
+    are opened by the Overview tests and test_dashboard_browser_words)."""
+    assert sorted(path for path, _ in PAGES.values()) == sorted(
+        spec.url_path for spec in navigation.PAGES if spec.url_path
+    )
+
+
 @pytest.mark.parametrize("name", list(PAGES))
 def test_page_renders_without_exception(watched: Watched, server: Server, name: str) -> None:
     path, title = PAGES[name]
     open_page(watched, server, path, title)
+    assert "Page not found" not in watched.page.locator("body").inner_text(), name
     screenshot(watched.page, artefacts() / f"{name}.png")
     first_screen(watched.page, artefacts() / f"{name}_first_screen.png")
     assert_clean(watched, server, name)

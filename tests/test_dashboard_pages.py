@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import time
 
@@ -32,6 +33,39 @@ PAGES = {
     "run": REPO / "pages" / "8_Run.py",
     "search": REPO / "pages" / "9_Search.py",
 }
+
+
+@pytest.fixture(scope="module")
+def shared_demo(demo_db, tmp_path_factory):
+    """One copy of the demo database for this module's tests that only read it."""
+    import shutil
+
+    return shutil.copy(demo_db, tmp_path_factory.mktemp("pages_read") / "s3kg.duckdb")
+
+
+def _file_state(path):
+    """The file's and its write-ahead log's (size, mtime): any write changes one."""
+    out = []
+    for p in (path, f"{path}.wal"):
+        try:
+            st = os.stat(p)
+            out.append((st.st_size, st.st_mtime_ns))
+        except FileNotFoundError:
+            out.append(None)
+    return out
+
+
+@pytest.fixture
+def read_db(shared_demo, monkeypatch):
+    """The module's shared demo copy, for a test that only reads the database: its pages share
+    the cached reads of the tests before it, as one user's page views do (a cold start is what
+    :func:`db` gives, and what a test that writes takes). Fails a test that wrote to it."""
+    from pathlib import Path
+
+    monkeypatch.setenv("S3KG_DB", str(shared_demo))
+    before = _file_state(shared_demo)
+    yield Path(shared_demo)
+    assert _file_state(shared_demo) == before, "this test wrote to the shared copy: give it `db`"
 
 
 def _view(db):
@@ -69,7 +103,7 @@ def test_the_demo_database_holds_two_scored_smollm2_runs(demo_db):
     assert [n for n, _ in evals] == ["smollm2-findkg-calibrated", "smollm2-findkg-raw"]
 
 
-def test_overview_leaderboard_follows_the_alpha_slider(db):
+def test_overview_leaderboard_follows_the_alpha_slider(read_db):
     at = _app("overview")
     assert app_metric(at, "Answers scored") == "60"
     before = app_metric(at, "Mean CUS")
@@ -90,7 +124,7 @@ def test_overview_leaderboard_follows_the_alpha_slider(db):
     assert spec["data"][0]["type"] == "heatmap" and len(at.get("plotly_chart")) == 1
 
 
-def test_the_alpha_sliders_help_gives_the_default_modes_blend(db):
+def test_the_alpha_sliders_help_gives_the_default_modes_blend(read_db):
     """Regression (issue 41): the help named hybrid, text, paper and kgx, not ot, the default."""
     from s3kg_core.scoring.result import DEFAULT_MODE, WL_MODES
 
@@ -105,7 +139,7 @@ def test_the_alpha_sliders_help_gives_the_default_modes_blend(db):
     assert formula in help_text
 
 
-def test_alpha_is_kept_when_moving_to_another_page(db):
+def test_alpha_is_kept_when_moving_to_another_page(read_db):
     at = _app("overview")
     at.sidebar.slider(key="alpha").set_value(0.8).run()
     assert at.session_state["_alpha_value"] == 0.8
@@ -119,7 +153,7 @@ def _numbers(values) -> list[float]:
     return [float(v) for v in values]
 
 
-def test_the_overview_draws_each_temperature_run_as_its_own_bar(db):
+def test_the_overview_draws_each_temperature_run_as_its_own_bar(read_db):
     at = _app("overview")
     board = app_frame_with(at, "model", "temperature", "cus")
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
@@ -135,7 +169,7 @@ def test_the_overview_draws_each_temperature_run_as_its_own_bar(db):
     assert max(max(_numbers(t["x"])) for t in bars["data"]) < 1.0
 
 
-def test_the_app_lists_its_pages_overview_first_and_keeps_alpha_across_them(db):
+def test_the_app_lists_its_pages_overview_first_and_keeps_alpha_across_them(read_db):
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -156,7 +190,7 @@ def test_the_app_lists_its_pages_overview_first_and_keeps_alpha_across_them(db):
     assert at.sidebar.slider(key="alpha").value == 0.8
 
 
-def test_alpha_shows_only_where_it_changes_something(db):
+def test_alpha_shows_only_where_it_changes_something(read_db):
     for name in ("bench", "factuality"):
         at = _app(name)
         assert not [s for s in at.sidebar.slider if s.key == "alpha"], name
@@ -165,7 +199,7 @@ def test_alpha_shows_only_where_it_changes_something(db):
         assert at.sidebar.slider(key="alpha").value == 0.5, name
 
 
-def test_the_signature_box_names_what_the_signature_says_in_full_on_hover(db):
+def test_the_signature_box_names_what_the_signature_says_in_full_on_hover(read_db):
     at = _app("overview")
     box = at.sidebar.selectbox(key="signature")
     enc = load_encoder("minilm").name  # minilm@0.1.0 and its backend (default onnx: +onnx)
@@ -230,7 +264,7 @@ def _library_scores(db, run: int, item: int, tau: float, minilm) -> dict[str, st
     }
 
 
-def test_sample_explorer_opens_on_the_lowest_cus_and_writes_its_link(db):
+def test_sample_explorer_opens_on_the_lowest_cus_and_writes_its_link(read_db):
     at = _explorer()
     run, item, tau = _shown_case(at)
     assert tau == 0.65  # the stored signature's tau
@@ -244,14 +278,14 @@ def test_sample_explorer_opens_on_the_lowest_cus_and_writes_its_link(db):
     assert next(b for b in at.button if b.key == "explorer.prev").disabled
 
 
-def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(db, minilm):
+def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(read_db, minilm):
     at = _explorer({"run": "2", "item": "9"})  # an answer with aligned entities
     run, item, _ = _shown_case(at)
     stored = {m.label: m.value for m in at.metric}
     at.slider(key="explorer.tau").set_value(0.8).run()
     assert not at.exception
     shown = {m.label: m.value for m in at.metric}
-    expected = _library_scores(db, run, item, 0.8, minilm)
+    expected = _library_scores(read_db, run, item, 0.8, minilm)
     assert shown == expected
     assert shown != stored, "tau 0.8 must change this answer's scores"
     assert _link(at)["threshold"] == "0.8"
@@ -289,7 +323,7 @@ def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
         _app(page)
 
 
-def test_the_transport_plan_of_the_default_mode_is_the_entity_labels(db):
+def test_the_transport_plan_of_the_default_mode_is_the_entity_labels(read_db):
     at = _explorer({"run": "2", "item": "9"})  # the demo is scored in the default mode, ot
     plans = [e for e in at.expander if e.label.startswith("Transport plan")]
     assert [e.label for e in plans] == [
@@ -297,15 +331,15 @@ def test_the_transport_plan_of_the_default_mode_is_the_entity_labels(db):
     ]
 
 
-def test_sample_explorer_opens_a_link_exactly(db, minilm):
+def test_sample_explorer_opens_a_link_exactly(read_db, minilm):
     at = _explorer({"run": "2", "item": "9", "threshold": "0.7"})
     assert _shown_case(at) == (2, 9, 0.7)
     assert "demo-09" in _picker(at).format_func(9)
-    assert {m.label: m.value for m in at.metric} == _library_scores(db, 2, 9, 0.7, minilm)
+    assert {m.label: m.value for m in at.metric} == _library_scores(read_db, 2, 9, 0.7, minilm)
     assert _link(at) == {"run": "2", "item": "9", "threshold": "0.7"}
 
 
-def test_an_old_explorer_link_with_tau_opens_the_same_case(db):
+def test_an_old_explorer_link_with_tau_opens_the_same_case(read_db):
     """Issue 42: the explorer's URL named S3KG's threshold ``tau`` (the word of the TAU
     analysis too); it is ``threshold`` now, and a link written before (``?tau=0.7``) opens
     exactly that case, its URL written anew with ``threshold``."""
@@ -315,7 +349,7 @@ def test_an_old_explorer_link_with_tau_opens_the_same_case(db):
     assert not [w.value for w in at.warning if "not a" in w.value]
 
 
-def test_sample_explorer_reports_a_broken_link_and_falls_back(db):
+def test_sample_explorer_reports_a_broken_link_and_falls_back(read_db):
     at = _explorer({"run": "77", "item": "[x](javascript:alert(1))", "tau": "2"})
     warnings = " ".join(w.value for w in at.warning)
     assert "run 77" in warnings and "item is not an item id" in warnings
@@ -325,7 +359,7 @@ def test_sample_explorer_reports_a_broken_link_and_falls_back(db):
     assert _link(at) == {"run": str(run), "item": str(item), "threshold": "0.65"}
 
 
-def test_sample_explorer_prev_and_next_walk_the_listed_order(db):
+def test_sample_explorer_prev_and_next_walk_the_listed_order(read_db):
     at = _explorer()
     order = list(_picker(at).options)
     ids = [_picker(at).value]
@@ -340,7 +374,7 @@ def test_sample_explorer_prev_and_next_walk_the_listed_order(db):
     assert _picker(at).value == ids[1]
 
 
-def test_sample_explorer_filters_by_cus_and_keeps_state_per_run(db):
+def test_sample_explorer_filters_by_cus_and_keeps_state_per_run(read_db):
     at = _explorer()
     at.slider(key="explorer.cus_range").set_value((0.5, 1.0)).run()
     assert not at.exception
@@ -354,7 +388,7 @@ def test_sample_explorer_filters_by_cus_and_keeps_state_per_run(db):
     assert not at.exception
 
 
-def test_sample_explorer_searches_its_picker_and_a_run_switch_opens_the_worst_answer(db):
+def test_sample_explorer_searches_its_picker_and_a_run_switch_opens_the_worst_answer(read_db):
     """Issue 33: the picker is a searched, paged query, not a box of every answer."""
     at = _explorer()
     at.text_input(key="explorer.search").set_value("demo-09").run()
@@ -373,7 +407,7 @@ def test_sample_explorer_searches_its_picker_and_a_run_switch_opens_the_worst_an
     assert cus == sorted(cus)
 
 
-def test_failure_analysis_counts_categories_and_opens_cases(db):
+def test_failure_analysis_counts_categories_and_opens_cases(read_db):
     at = _app("failure_analysis")
     table = app_frame_with(at, "relation_mismatch", "extra")
     assert {"relation_mismatch", "entity_mismatch", "extra", "missing"} <= set(table.columns)
@@ -388,7 +422,7 @@ def test_failure_analysis_counts_categories_and_opens_cases(db):
     assert not at.exception
 
 
-def test_failure_cases_are_listed_lowest_score_first_with_their_question(db):
+def test_failure_cases_are_listed_lowest_score_first_with_their_question(read_db):
     # regression: cases were listed by run and item, so the worst (CUS 0.000) came 8th of 12
     at = _app("failure_analysis")
     at.slider(key="tau_percent").set_value(20).run()
@@ -408,7 +442,7 @@ def test_failure_cases_are_listed_lowest_score_first_with_their_question(db):
     assert at.table
 
 
-def test_a_failure_case_shows_its_answer_text(db):
+def test_a_failure_case_shows_its_answer_text(read_db):
     """Issue 31: the Failure analysis page never showed the answer it explains."""
     from dashboard.escape import md
 
@@ -419,7 +453,7 @@ def test_a_failure_case_shows_its_answer_text(db):
         case.select_index(index).run()
         assert not at.exception
         run, item = (int(x) for x in at.selectbox(key="tau_case").value.split(":"))
-        con = duckdb.connect(str(db), read_only=True)
+        con = duckdb.connect(str(read_db), read_only=True)
         try:
             (text,) = con.execute(
                 "SELECT answer FROM answers WHERE run_id = ? AND item_id = ?", [run, item]
@@ -439,7 +473,7 @@ def test_a_failure_case_shows_its_answer_text(db):
             break
 
 
-def test_a_failure_case_draws_its_residual_triples_as_marked_edges(db):
+def test_a_failure_case_draws_its_residual_triples_as_marked_edges(read_db):
     at = _app("failure_analysis")
     at.slider(key="tau_percent").set_value(20).run()
     counts = {}
@@ -484,7 +518,7 @@ def test_a_share_jump_shows_the_explained_cases_and_its_progress(db, monkeypatch
     assert any(c.value.startswith("24 answers: the lowest 40 %") for c in at.caption)
 
 
-def test_a_failure_case_stays_chosen_when_alpha_moves_its_score(db):
+def test_a_failure_case_stays_chosen_when_alpha_moves_its_score(read_db):
     at = _app("failure_analysis")
     at.slider(key="tau_percent").set_value(20).run()
     at.selectbox(key="tau_case").select_index(5).run()
@@ -511,7 +545,7 @@ def test_run_comparison_lists_the_ends_of_thousands_of_questions(db, monkeypatch
     assert any(b.label == "Every shared question (CSV)" for b in at.get("download_button"))
 
 
-def test_run_comparison_opens_on_the_demo_temperatures_biggest_regression_first(db):
+def test_run_comparison_opens_on_the_demo_temperatures_biggest_regression_first(read_db):
     at = _app("compare")
     assert at.selectbox(key="compare_a").value == "1"  # T=0
     assert at.selectbox(key="compare_b").value == "2"  # T=0.7
@@ -746,12 +780,12 @@ def test_a_name_in_the_url_must_be_confirmed_before_it_saves(db):
     assert _annotations(db) == [("bob", 1, 5, "confirm")]
 
 
-def test_annotates_picker_names_each_answer_by_its_question_id(db):
+def test_annotates_picker_names_each_answer_by_its_question_id(read_db):
     """Regression (issue 43, item 8): the picker listed "item 13" while the page said
     "demo-13", so typing the id the page shows found nothing."""
     at = _annotate("ann")
     picker = at.selectbox(key="annotate_item")
-    with duckdb.connect(str(db), read_only=True) as con:
+    with duckdb.connect(str(read_db), read_only=True) as con:
         ids = dict(con.execute("SELECT item_id, ext_id FROM items").fetchall())
     for option in picker.options:
         item = int(option.split(" · ")[0].removeprefix("item "))
@@ -761,7 +795,7 @@ def test_annotates_picker_names_each_answer_by_its_question_id(db):
     assert shown.split(" · ")[1].replace("\\", "") in chosen  # the id the page shows
 
 
-def test_annotate_opens_on_an_answer_with_units_and_steps_to_the_next(db):
+def test_annotate_opens_on_an_answer_with_units_and_steps_to_the_next(read_db):
     at = _annotate("ann")
     first = at.selectbox(key="annotate_item").value
     assert "nothing to judge" not in at.selectbox(key="annotate_item").format_func(first)
@@ -785,13 +819,13 @@ def _linked_data(srcdoc: str) -> dict:
     return json.JSONDecoder().raw_decode(srcdoc[start:])[0]
 
 
-def test_the_pairs_and_cosines_are_tau_s_own(db, minilm):
+def test_the_pairs_and_cosines_are_tau_s_own(read_db, minilm):
     # what the page lists is TAU's stored explanation of the answer, pair for pair
     from dashboard.data.tau_cases import tau_run
 
     at = _annotate(run="1", item="4")
     table = app_frame_with(at, "TAU says", "Cosine")
-    result = tau_run(_view(db), 1)[4]
+    result = tau_run(_view(read_db), 1)[4]
     aligned = table[table["TAU says"] == "aligned"]
     assert len(aligned) == len(result["aligned"]) >= 1
     assert [float(c) for c in aligned["Cosine"]] == [
@@ -801,7 +835,7 @@ def test_the_pairs_and_cosines_are_tau_s_own(db, minilm):
     assert len(table) == sum(len(result[k]) for k in categories)
 
 
-def test_the_raw_labels_stand_beside_the_lemmas(db):
+def test_the_raw_labels_stand_beside_the_lemmas(read_db):
     at = _annotate(run="1", item="4")
     n = int(_focused(at).split(" of ")[1].split("**")[0])
     cells = []
@@ -905,7 +939,7 @@ def test_annotate_escapes_model_text_in_markdown(db):
 # --- Benchmarks and Factuality on the demo (issue 16: empty pages) ---------------------------
 
 
-def test_benchmarks_page_labels_the_demos_precomputed_results(db):
+def test_benchmarks_page_labels_the_demos_precomputed_results(read_db):
     at = _app("bench")
     note = next(i.value for i in at.info if "Precomputed project results" in i.value)
     assert "9 public labelled pair sets" in note and "data/demo/bench_results.json" in note
@@ -1097,7 +1131,7 @@ def test_every_page_that_shows_a_partial_runs_numbers_marks_it(db):
     assert sorted(board["scoring"]) == ["complete", "partial: 25 of 30 scored"]
 
 
-def test_complete_runs_carry_no_partial_mark(db):
+def test_complete_runs_carry_no_partial_mark(read_db):
     at = _app("overview")
     assert not [w for w in at.warning if "Partial run" in w.value]
     assert set(app_frame_with(at, "model", "scoring")["scoring"]) == {"complete"}
@@ -1226,12 +1260,12 @@ def test_moving_alpha_names_the_runs_that_swapped_places(two_db):
 # -- the Run details page and the comparison's links (issue 31) ----------------------------------
 
 
-def test_the_run_page_shows_its_name_model_settings_cost_and_statuses(db):
+def test_the_run_page_shows_its_name_model_settings_cost_and_statuses(read_db):
     at = AppTest.from_file(str(PAGES["run"]), default_timeout=180)
     at.query_params["run"] = "2"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    with duckdb.connect(str(db), read_only=True) as con:
+    with duckdb.connect(str(read_db), read_only=True) as con:
         median, prompt, kgs = con.execute(
             "SELECT median(latency_s), sum(prompt_tokens), "
             "(SELECT count(*) FROM kgs WHERE run_id = 2) FROM answers WHERE run_id = 2"
@@ -1252,7 +1286,7 @@ def test_the_run_page_shows_its_name_model_settings_cost_and_statuses(db):
     assert not other.exception and any("run 99" in w.value for w in other.warning)
 
 
-def test_a_comparison_link_reopens_its_pair_and_question(db):
+def test_a_comparison_link_reopens_its_pair_and_question(read_db):
     at = AppTest.from_file(str(PAGES["compare"]), default_timeout=180)
     at.query_params.update({"a": "2", "b": "1", "item": "7", "alpha": "0.8"})
     at.run()
@@ -1272,7 +1306,7 @@ def _gate_lines(output: str) -> list[tuple[str, str, str]]:
     return [(mark, name, measured) for mark, name, measured in found]
 
 
-def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(db):
+def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(read_db):
     """Regression (issue 43, item 4): the page said "no clear difference" while
     ``s3kg check --run 2 --baseline 1`` failed on ``new_unscorable`` (demo-02's answer KG is
     empty), a gate the page never showed, and its interval came from 1,999 resamples against
@@ -1286,7 +1320,7 @@ def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(db):
     at = _app("compare")
     alpha = at.sidebar.slider(key="alpha").value
     run = CliRunner().invoke(
-        cli, ["check", "--db", str(db), "--run", "2", "--baseline", "1", "--alpha", str(alpha)]
+        cli, ["check", "--db", str(read_db), "--run", "2", "--baseline", "1", "--alpha", str(alpha)]
     )
     assert run.exit_code == 1, run.output
     lines = _gate_lines(run.output)
@@ -1312,11 +1346,11 @@ def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(db):
     assert float(shown.group(1)) == pytest.approx(float(low), abs=6e-4)
     assert float(shown.group(2)) == pytest.approx(float(high), abs=6e-4)
     assert "9,999 resamples" in verdict and not at.success
-    command = f"s3kg check --db {db} --run 2 --baseline 1 --alpha {alpha:g}"
+    command = f"s3kg check --db {read_db} --run 2 --baseline 1 --alpha {alpha:g}"
     assert any(f"`{command}`" in c.value for c in at.caption)
 
 
-def test_run_comparison_diffs_one_question_triple_by_triple(db):
+def test_run_comparison_diffs_one_question_triple_by_triple(read_db):
     at = AppTest.from_file(str(PAGES["compare"]), default_timeout=300)
     at.query_params.update({"a": "1", "b": "2", "item": "7"})
     at.run()
@@ -1349,14 +1383,14 @@ def test_run_comparison_counts_lost_triples_of_many_questions_only_when_asked(db
     assert any(i.value.startswith("Over 30 shared questions, B lost") for i in at.info)
 
 
-def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(db):
+def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(read_db):
     at = AppTest.from_file(str(PAGES["search"]), default_timeout=180)
     at.query_params["q"] = "PENICILLIN"
     at.query_params["in"] = "all"  # the four texts (issue 43: the answer alone by default)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     hits = app_frame_with(at, "ext_id", "question", "explorer")
-    with duckdb.connect(str(db), read_only=True) as con:
+    with duckdb.connect(str(read_db), read_only=True) as con:
         (want,) = con.execute(
             "SELECT count(*) FROM answers a JOIN items i USING (item_id) WHERE "
             "lower(i.question || ' ' || coalesce(a.answer, '') || ' ' || i.gold_answer || ' ' "
@@ -1384,10 +1418,10 @@ def _search_html(at: AppTest) -> str:
     return next((b for b in bodies if "the words in their text" in b), "")
 
 
-def test_search_looks_in_the_answers_by_default_and_marks_where_the_words_are(db):
+def test_search_looks_in_the_answers_by_default_and_marks_where_the_words_are(read_db):
     """Regression (issue 43): Search matched the question and the context as well as the
     answer, with no "answers only", no highlight and nothing saying which text matched."""
-    with duckdb.connect(str(db), read_only=True) as con:
+    with duckdb.connect(str(read_db), read_only=True) as con:
         (in_answers,) = con.execute(
             "SELECT count(*) FROM answers WHERE answer ILIKE '%penicillin%'"
         ).fetchone()
@@ -1529,7 +1563,7 @@ def test_no_page_holds_a_bare_string_streamlit_would_draw(page):
     ],
     ids=["compare-item", "compare-run", "search-page", "run", "annotate", "sample"],
 )
-def test_an_out_of_range_number_in_a_link_is_a_bad_value_not_a_crash(db, page, params):
+def test_an_out_of_range_number_in_a_link_is_a_bad_value_not_a_crash(read_db, page, params):
     """Regression (issue 44, item 5): DuckDB's ConversionException (INT64) on the page."""
     at = AppTest.from_file(str(PAGES[page]), default_timeout=180)
     for key, value in params.items():
