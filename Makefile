@@ -30,8 +30,10 @@ run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.headless true
 
 # the suite in PYTEST_WORKERS processes (pytest-xdist), each module whole in one process; the 25
-# slowest tests (and fixtures' set-ups) are printed at the end
-PYTEST_WORKERS ?= 2
+# slowest tests (and fixtures' set-ups) are printed at the end. Three on a 2-core machine: the
+# browser and subprocess tests wait on Chromium, servers and child processes, and a third
+# worker fills those waits (each worker runs its libraries on one thread: tests/conftest.py)
+PYTEST_WORKERS ?= 3
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadfile --durations=25

@@ -23,6 +23,7 @@ import threading
 import time
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -93,77 +94,72 @@ def test_broken_model_directory_raises_encoder_error_naming_it(tmp_path):
 # -- the worker pool -------------------------------------------------------------------------------
 
 
-def _in_fresh_process(body: str) -> None:
-    """Run a pool test in a new interpreter: worker pools are process-global, and a test
-    process that already hosts Ray or other models (earlier tests) hung when starting one."""
-    script = textwrap.dedent(body)
+_POOL_LIFE = """
+import io, json, logging
+import numpy as np
+from s3kg_core.encoders.registry import resolve_encoder
+from s3kg_core.encoders.sentence import SentenceTransformerEncoder
+
+log = io.StringIO()
+logging.getLogger("s3kg_core.encoders.sentence").addHandler(logging.StreamHandler(log))
+name, path = resolve_encoder("minilm")
+single = SentenceTransformerEncoder(path, name, processes=1)
+pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
+texts = [f"entity {i} is located in region {i % 7}" for i in range(300)]
+out = {}
+try:
+    small = pooled.encode(texts[:4])  # below pool_min_texts: no pool
+    out["pool_after_small"] = pooled._pool is not None
+    big = pooled.encode(texts)  # 300 texts: starts the pool and uses it
+    out["pool_after_big"] = pooled._pool is not None
+    victim = pooled._pool["processes"][0]
+    victim.kill()
+    victim.join(timeout=10)
+    again = pooled.encode(texts)  # the dead worker is found before sending: in-process
+finally:
+    pooled.close()
+ref = single.encode(texts)
+out["pool_after_close"] = pooled._pool is not None
+out["processes_after_death"] = pooled.processes
+out["log"] = log.getvalue()
+out["big_vs_single"] = float(np.abs(big - ref).max())
+out["small_vs_single"] = float(np.abs(small - ref[:4]).max())
+out["norms_off"] = float(np.abs(np.linalg.norm(big, axis=1) - 1.0).max())
+out["after_death_vs_before"] = float(np.abs(again - big).max())
+print("RESULT " + json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def pool_life() -> dict[str, Any]:
+    """One pool's life in a new interpreter (worker pools are process-global, and a test process
+    that already hosts Ray or other models hung when starting one): a small call (no pool), a
+    large one (the pool starts), a worker killed, the same call again, the pool closed. One
+    pool for the two tests below: each pool start spawns two interpreters that load torch."""
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, cwd=REPO
+        [sys.executable, "-c", _POOL_LIFE], capture_output=True, text=True, timeout=600, cwd=REPO
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    assert "OK" in done.stdout
+    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
+    result: dict[str, Any] = json.loads(line.removeprefix("RESULT "))
+    return result
 
 
-def test_worker_pool_encodes_like_one_process():
+def test_worker_pool_encodes_like_one_process(pool_life: dict[str, Any]) -> None:
     # Large calls go to one single-threaded process per core; the vectors must not change.
-    _in_fresh_process(
-        """
-        import numpy as np
-        from s3kg_core.encoders.registry import resolve_encoder
-        from s3kg_core.encoders.sentence import SentenceTransformerEncoder
-
-        name, path = resolve_encoder("minilm")
-        single = SentenceTransformerEncoder(path, name, processes=1)
-        pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
-        texts = [f"entity {i} is located in region {i % 7}" for i in range(300)]
-        try:
-            small = pooled.encode(texts[:4])  # below pool_min_texts: no pool
-            assert pooled._pool is None
-            big = pooled.encode(texts)  # 300 texts: starts the pool and uses it
-            assert pooled._pool is not None
-        finally:
-            pooled.close()
-        assert pooled._pool is None
-        ref = single.encode(texts)
-        np.testing.assert_allclose(big, ref, atol=1e-5)
-        np.testing.assert_allclose(small, ref[:4], atol=1e-5)
-        assert np.allclose(np.linalg.norm(big, axis=1), 1.0, atol=1e-5)
-        print("OK")
-        """
-    )
+    assert pool_life["pool_after_small"] is False
+    assert pool_life["pool_after_big"] is True
+    assert pool_life["big_vs_single"] <= 1e-5
+    assert pool_life["small_vs_single"] <= 1e-5
+    assert pool_life["norms_off"] <= 1e-5
 
 
-def test_a_dead_pool_worker_falls_back_to_in_process_encoding():
+def test_a_dead_pool_worker_falls_back_to_in_process_encoding(pool_life: dict[str, Any]) -> None:
     # regression: a full test run once hung for good when a pool worker process was gone,
     # because sentence-transformers waits on the pool's queue forever
-    _in_fresh_process(
-        """
-        import logging, io
-        import numpy as np
-        from s3kg_core.encoders.registry import resolve_encoder
-        from s3kg_core.encoders.sentence import SentenceTransformerEncoder
-
-        log = io.StringIO()
-        logging.getLogger("s3kg_core.encoders.sentence").addHandler(logging.StreamHandler(log))
-        name, path = resolve_encoder("minilm")
-        pooled = SentenceTransformerEncoder(path, name, processes=2, pool_min_texts=8)
-        texts = [f"river {i} flows into lake {i % 5}" for i in range(300)]
-        try:
-            first = pooled.encode(texts)
-            assert pooled._pool is not None
-            victim = pooled._pool["processes"][0]
-            victim.kill()
-            victim.join(timeout=10)
-            again = pooled.encode(texts)  # found before sending: in-process
-
-        finally:
-            pooled.close()
-        assert pooled._pool is None and pooled.processes == 1
-        assert "worker process died" in log.getvalue()
-        np.testing.assert_allclose(again, first, atol=1e-5)
-        print("OK")
-        """
-    )
+    assert pool_life["pool_after_close"] is False and pool_life["processes_after_death"] == 1
+    assert "worker process died" in pool_life["log"]
+    assert pool_life["after_death_vs_before"] <= 1e-5
 
 
 # -- the pool ends with its parent (issue 17, D4) --------------------------------------------
