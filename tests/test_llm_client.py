@@ -577,10 +577,11 @@ def test_a_single_worker_server_gets_one_request_at_a_time_after_one_probe():
 
 
 def test_a_parallel_server_lets_the_limit_grow_to_the_concurrency():
-    # 0.4 s per reply: a first token is "queued" past 1.5x the quickest, so the CPU noise of a
-    # busy machine (tests in two processes) stays well under what would read as congestion
-    # (regression: at 0.1 s one late reply under load left the limit at 3)
-    with fake_openai(lambda body, n: Reply(text="done", hang=0.4)) as server:
+    # 1 s per reply: a first token is "queued" past 1.5x the quickest, so the CPU noise of a
+    # busy machine stays well under what would read as congestion (regressions: at 0.1 s one
+    # late reply under load left the limit at 3; at 0.4 s, with four test processes on two
+    # cores, at 1)
+    with fake_openai(lambda body, n: Reply(text="done", hang=1.0)) as server:
         client = _client(server.base_url, concurrency=4, max_retries=0)
         results = client.chat_many([_request(f"q{i}") for i in range(24)])
     assert all(r.ok for r in results)
