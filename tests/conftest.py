@@ -8,9 +8,9 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-# Under xdist (``make test``: ``-n 2``) each worker is one of as many processes as the machine
+# Under xdist (``make test``: ``-n 3``) each worker is one of more processes than the machine
 # has cores; a runtime's own pool of one thread per core in each (onnxruntime, OpenBLAS, torch)
-# oversubscribes them, and their spinning threads burn what the other worker needs (MiniLM on
+# oversubscribes them, and their spinning threads burn what the other workers need (MiniLM on
 # onnxruntime beside a busy core: 52.5 CPU-s by default, 34.8 with one thread, for the same
 # texts). One thread per worker, set before numpy loads; subprocesses (servers, the CLI) inherit
 # it. A single-process run keeps the runtimes' defaults.

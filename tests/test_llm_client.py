@@ -564,8 +564,11 @@ def test_a_server_that_ignores_stream_is_read_as_plain_json():
 
 
 def test_a_single_worker_server_gets_one_request_at_a_time_after_one_probe():
+    # 1 s per reply, so a queued reply (2 s) reads as queued beside the CPU noise of a busy
+    # machine (regression: at 0.3 s, with three test processes on two cores, the probe's queued
+    # reply did not, and the limit grew to 4)
     def script(body, n):
-        return Reply(text="done", hang=0.3)
+        return Reply(text="done", hang=1.0)
 
     with fake_openai(script, workers=1) as server:
         client = _client(server.base_url, concurrency=8, max_retries=0)
