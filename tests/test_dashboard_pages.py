@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import time
 
@@ -43,18 +42,6 @@ def shared_demo(demo_db, tmp_path_factory):
     return shutil.copy(demo_db, tmp_path_factory.mktemp("pages_read") / "s3kg.duckdb")
 
 
-def _file_state(path):
-    """The file's and its write-ahead log's (size, mtime): any write changes one."""
-    out = []
-    for p in (path, f"{path}.wal"):
-        try:
-            st = os.stat(p)
-            out.append((st.st_size, st.st_mtime_ns))
-        except FileNotFoundError:
-            out.append(None)
-    return out
-
-
 @pytest.fixture
 def read_db(shared_demo, monkeypatch):
     """The module's shared demo copy, for a test that only reads the database: its pages share
@@ -62,10 +49,13 @@ def read_db(shared_demo, monkeypatch):
     :func:`db` gives, and what a test that writes takes). Fails a test that wrote to it."""
     from pathlib import Path
 
-    monkeypatch.setenv("S3KG_DB", str(shared_demo))
-    before = _file_state(shared_demo)
-    yield Path(shared_demo)
-    assert _file_state(shared_demo) == before, "this test wrote to the shared copy: give it `db`"
+    from dashboard.data.database import db_stamp
+
+    path = Path(shared_demo)
+    monkeypatch.setenv("S3KG_DB", str(path))
+    before = db_stamp(path)
+    yield path
+    assert db_stamp(path) == before, "this test wrote to the shared copy: give it `db`"
 
 
 def _view(db):
