@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -53,6 +55,36 @@ def shared_build(
     own = tmp_path_factory.mktemp(name)
     shutil.copytree(shared, own, dirs_exist_ok=True)
     return own, json.loads(done.read_text(encoding="utf-8"))["value"]
+
+
+@pytest.fixture(autouse=True)
+def _background_work_ends_with_its_test():
+    """A page a test opens may start background work (TAU explained ahead, a comparison warmed
+    at every alpha); it is stopped when the test ends, so it does not run on beside the next
+    tests of the process (a user's server keeps it: a later page view finds it done)."""
+    yield
+    background = sys.modules.get("dashboard.data.background")
+    if background is not None:
+        background.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_component_scan_per_process():
+    """Scan the installed packages for Streamlit components once per test process.
+
+    Every ``AppTest`` makes its own component registry and reads every installed package's
+    metadata to fill it (about 0.2 CPU-s each, some hundred times a run); the packages do not
+    change during a run, so the scan's result is shared.
+    """
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # a Streamlit without components v2 scans nothing
+        yield
+        return
+    scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.cache(scan)
+    yield
+    manifest_scanner.scan_component_manifests = scan
 
 
 class CountingEncoder:

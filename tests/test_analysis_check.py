@@ -21,6 +21,7 @@ from s3kg_core.analysis.check import (
     read_pair_scores,
 )
 from s3kg_core.errors import ComparisonError, ConfigError, InputFormatError, RunSelectionError
+from s3kg_core.store.store import Store
 
 FAST = CheckSettings(resamples=999)
 
@@ -315,3 +316,22 @@ def test_a_binary_file_is_named_in_one_short_printable_line(tmp_path):
         read_pair_scores(path)
     message = str(caught.value)
     assert len(message) < 200 and message.isprintable() and message.endswith("...")
+
+
+def test_a_check_opens_the_database_once(check_store, monkeypatch):
+    """``check_runs`` reads in several steps (runs, signature, scores, statuses); they share one
+    connection (``Store.session``), not one each (each open costs about 15 ms: the Run
+    comparison page runs a check per alpha of its slider)."""
+    import s3kg_core.store.store as store_module
+
+    opened: list[str] = []
+    real = store_module.open_duckdb
+
+    def counting(path, **kwargs):
+        opened.append(path)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(store_module, "open_duckdb", counting)
+    reader = Store(check_store.path, read_only=True)
+    result = check_runs(reader, "steady", "baseline", settings=FAST)
+    assert result.passed and opened == [str(check_store.path)]

@@ -83,3 +83,29 @@ def test_exit_waits_for_the_alpha_warming_threads(running, two_runs_view, monkey
     finally:
         release.set()
         stopper.join(30)
+
+
+def test_stop_stops_the_running_jobs_of_a_group_and_they_start_again_when_asked(running):
+    release = threading.Event()
+
+    def slow(stopped) -> bool:
+        release.wait(30)
+        return not stopped()
+
+    warm = background.start("warm", slow, group="warm")
+    other = background.start("other", slow, group="other")
+    stopper = threading.Thread(target=background.stop, args=("warm",))
+    stopper.start()
+    stopper.join(0.3)
+    assert stopper.is_alive()  # it waits for the job's next check
+    release.set()
+    stopper.join(30)
+    other.join(30)
+    by_key = {j.key: j for j in background.jobs()}
+    assert by_key["warm"].cancelled.is_set() and not by_key["warm"].complete.is_set()
+    assert by_key["other"].complete.is_set()  # another group is left alone
+    assert background.stop() == 0  # nothing runs now
+    again = background.start("warm", lambda stopped: True, group="warm")
+    assert again is not warm
+    again.join(30)
+    assert not background_module._EXITING.is_set()  # unlike stop_all, later jobs still start

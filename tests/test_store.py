@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -985,3 +986,44 @@ def test_run_names_follow_the_rule_of_every_name(tmp_path, kwargs, message):
         assert con.execute("SELECT name FROM runs WHERE run_id = ?", [run]).fetchone() == (
             "two words",
         )
+
+
+def test_a_session_holds_one_connection_for_its_thread_and_closes_it_after(tmp_path):
+    store = Store(tmp_path / "s.duckdb")
+    with store.transaction() as con:
+        con.execute("CREATE TABLE t (x INTEGER)")
+    seen: dict[str, object] = {}
+    with store.session() as held:
+        with store.connect() as a, store.session() as inner:
+            assert a is held and inner is held  # nested: the outer connection
+        with store.transaction() as con:  # a write in a session runs on its connection
+            assert con is held
+            con.execute("INSERT INTO t VALUES (1)")
+
+        def other_thread() -> None:
+            with store.connect() as con:
+                seen["other"] = con
+
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join(30)
+        assert seen["other"] is not held  # another thread opens its own
+    with pytest.raises(duckdb.ConnectionException):
+        held.execute("SELECT 1")  # closed when the session ended
+    with store.connect() as con:
+        assert con is not held
+    assert count(store, "t") == 1
+
+
+def test_a_failure_inside_a_session_ends_it_and_the_next_read_opens_anew(tmp_path):
+    path = tmp_path / "s.duckdb"
+    Store(path).schema_version()  # create it
+    store = Store(path, read_only=True)
+    with (
+        pytest.raises(duckdb.Error, match="read-only"),
+        store.session() as held,
+        store.connect() as con,
+    ):
+        con.execute("CREATE TABLE t (x INTEGER)")  # a read-only file refuses
+    with store.connect() as con:  # not the failed session's (closed) connection
+        assert con is not held and con.execute("SELECT 1").fetchone() == (1,)

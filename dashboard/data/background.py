@@ -4,9 +4,10 @@ A page starts work that outlives its run (TAU explained ahead, a comparison warm
 alpha, the lemmatiser loaded) with :func:`start`: one thread per key, started once, started
 again only when it was stopped before its work was complete. Starting a job with
 ``supersede=True`` stops the other jobs of its group at their next check (an alpha step stops
-the last step's prefetch). At exit, :func:`stop_all` lets every thread finish what it is doing
-and waits: a thread killed inside a DuckDB query aborts the interpreter ("terminate called
-after throwing an instance of ...").
+the last step's prefetch). :func:`stop` tells the running jobs (of a group) to stop at their next
+check and waits for them (asked again, they start anew). At exit, :func:`stop_all` does so for
+every job and starts none after: a thread killed inside a DuckDB query aborts the interpreter
+("terminate called after throwing an instance of ...").
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["Job", "Work", "jobs", "start", "stop_all"]
+__all__ = ["Job", "Work", "jobs", "start", "stop", "stop_all"]
 
 Work = Callable[[Callable[[], bool]], bool]
 """A job's work: called with ``stopped`` (check it between blocks; return when it is true);
@@ -96,9 +97,32 @@ def jobs(group: str | None = None) -> list[Job]:
         return [j for j in _JOBS.values() if group is None or j.group == group]
 
 
+def stop(group: str | None = None, timeout: float = 60.0) -> int:
+    """Tell the running jobs (of ``group``) to stop at their next check, and wait for each.
+
+    At most ``timeout`` seconds a thread. A stopped job that was not complete starts anew when
+    it is asked again. Returns how many jobs were running.
+
+    Examples
+    --------
+    >>> import threading
+    >>> go = threading.Event()
+    >>> thread = start("wait", lambda stopped: go.wait(30) and not stopped(), group="wait")
+    >>> stop("wait", timeout=0.1)  # it checks only once the event is set
+    1
+    >>> go.set(); thread.join(); [j.complete.is_set() for j in jobs("wait")]
+    [False]
+    """
+    running = [j for j in jobs(group) if j.thread.is_alive()]
+    for job in running:
+        job.cancelled.set()
+    for job in running:
+        job.thread.join(timeout=timeout)
+    return len(running)
+
+
 @atexit.register
 def stop_all(timeout: float = 60.0) -> None:
-    """Tell every job to stop, and wait for each (at most ``timeout`` seconds a thread)."""
+    """Tell every job to stop and start none after; wait for each (``timeout`` s a thread)."""
     _EXITING.set()
-    for job in jobs():
-        job.thread.join(timeout=timeout)
+    stop(timeout=timeout)

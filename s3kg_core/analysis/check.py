@@ -51,7 +51,7 @@ from ..scoring.signature import Signature
 from ..stages.scored import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
 from ..store import queries
-from ..store.store import Store
+from ..store.store import Store, in_one_session
 from ..tables import read_csv_rows
 from .compare import RunComparison, compare_runs, find_run, scorability
 
@@ -326,6 +326,7 @@ def _regressions(ids: pd.Series, questions: pd.Series, a: pd.Series, b: pd.Serie
     return worse.head(_SHOWN).reset_index(drop=True)
 
 
+@in_one_session
 def check_runs(
     store: Store,
     new: str | int,

@@ -27,7 +27,7 @@ from ..stages.scored import (
 from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
 from ..statuses import Reference, role_status
 from ..store import queries
-from ..store.store import Store
+from ..store.store import Store, in_one_session
 
 __all__ = [
     "DELTA_COLUMNS",
@@ -244,6 +244,7 @@ class RunComparison:
         return len(self.deltas)
 
 
+@in_one_session
 def compare_runs(
     store: Store,
     new: str | int,
