@@ -17,6 +17,7 @@ from browser_helpers import (  # noqa: F401 (the tests import them from here)
     Server,
     chromium,
     free_port,
+    new_context,
     streamlit_server,
     wait_idle,
 )

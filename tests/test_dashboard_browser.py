@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from browser_helpers import focused_pair, press_for_next_pair, wait_for_pair
+from browser_helpers import focused_pair, new_context, press_for_next_pair, wait_for_pair
 from dashboard_helpers import (
     CHROMIUM,
     EXCEPTION,
@@ -201,7 +201,7 @@ class Watched:
 def watched_session(browser: Any, viewport: tuple[int, int] = VIEWPORT) -> Iterator[Watched]:
     """A fresh browser session (1440 x 900 unless ``viewport`` says otherwise) whose dialogs,
     page errors and requests are recorded (a dialog is dismissed)."""
-    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    context = new_context(browser, viewport)
     page = context.new_page()
     page.set_default_timeout(60_000)
     w = Watched(page)
@@ -971,6 +971,41 @@ def test_the_browser_packs_components_for_its_frame(browser: Any) -> None:
             for b in boxes[i + 1 :]:
                 assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1])
         assert w.errors == []
+
+
+def test_a_test_session_runs_css_animations_to_their_end_at_once(browser: Any) -> None:
+    """The sessions of these tests (browser_helpers.new_context) run every CSS animation to its
+    end at once, in the page and in its frames: a spinner does not repaint for as long as a test
+    waits, and an animation's end event still fires. A benchmark's session may keep them."""
+    page_html = """<style>@keyframes spin { to { transform: rotate(360deg); } }
+      .s { animation: spin 1s linear infinite; } .f { animation: spin 5s 2s; }</style>
+      <div class="s" id="s"></div><div class="f" id="f"></div>
+      <iframe srcdoc="<style>@keyframes p{to{opacity:0}}
+        i{animation:p 1s infinite}</style><i>x</i>"></iframe>
+      <script>window.ended = 0; document.getElementById('f')
+        .addEventListener('animationend', () => { window.ended += 1; });</script>"""
+    style = "id => { const c = getComputedStyle(document.getElementById(id)); " \
+            "return [c.animationDuration, c.animationIterationCount]; }"  # fmt: skip
+    url = "http://animations.invalid/"  # served by the route: no network
+
+    def serve(page: Any) -> None:
+        page.route(url, lambda r: r.fulfill(body=page_html, content_type="text/html"))
+        page.goto(url)
+
+    with watched_session(browser) as w:
+        serve(w.page)
+        assert w.page.evaluate(style, "s") == ["0s", "1"]
+        w.page.wait_for_function("() => window.ended === 1", timeout=5_000)
+        frame = w.page.frames[1]
+        assert frame.evaluate("() => getComputedStyle(document.querySelector('i'))"
+                              ".animationDuration") == "0s"  # fmt: skip
+    context = new_context(browser, VIEWPORT, still=False)
+    try:
+        page = context.new_page()
+        serve(page)
+        assert page.evaluate(style, "s") == ["1s", "infinite"]
+    finally:
+        context.close()
 
 
 # -- the first start, as `make run` on a fresh checkout -----------------------------------------

@@ -24,6 +24,7 @@ from dashboard_helpers import (
     EXCEPTION,
     REPO,
     Server,
+    new_context,
     screenshot,
     streamlit_server,
     wait_idle,
@@ -79,7 +80,7 @@ def words_browser() -> Iterator[Any]:
 @pytest.fixture
 def page(words_browser: Any, words_server: Server) -> Iterator[Any]:
     """A fresh browser session (no cookies, no cache) at 1440x900; no dialog may open."""
-    context = words_browser.new_context(viewport={"width": 1440, "height": 900})
+    context = new_context(words_browser, (1440, 900))
     dialogs: list[str] = []
     tab = context.new_page()
     tab.set_default_timeout(60_000)

@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from dashboard_helpers import CHROMIUM, REPO
+from dashboard_helpers import CHROMIUM, REPO, new_context
 
 from s3kg_core.analysis.check import CheckSettings
 from s3kg_core.analysis.compare import RunInfo
@@ -152,7 +152,7 @@ def test_the_demo_report_opens_offline_in_chromium(demo_report, viewport):
             executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
         )
         try:
-            context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+            context = new_context(browser, viewport)
 
             def route(r):  # record every request; let only the file itself through
                 requests.append(r.request.url)
