@@ -787,8 +787,8 @@ def in_one_session(
 ) -> Callable[Concatenate[Store, _P], _R]:
     """Run ``read(store, ...)`` inside :meth:`Store.session`: its reads share one connection.
 
-    For a library call that reads the same store in several steps (``s3kg check``,
-    ``s3kg compare``, ``s3kg report``).
+    For a library call that reads the same store in several steps (``check_runs``,
+    ``compare_runs``; ``s3kg report`` reads through them).
 
     Examples
     --------
