@@ -268,7 +268,12 @@ def test_collect_from_a_single_worker_server_stores_every_answer_without_a_pile_
     timed-out requests the server kept working on) jammed the server: 24 requests logged, 1
     finished, exit 3. Now: one request at a time after one probe, every answer stored, one
     request per answer; an answer slower than the timeout is an error row (exit 3), retried
-    only once the server is past it."""
+    only once the server is past it.
+
+    Replies take 1 s (0.5 s before): a reply queued behind the probe then comes 1 s late, not
+    0.5, which load cannot hide (the same rule as the probe tests of test_llm_client: under
+    coverage tracing beside two other test processes, a 0.5 s queue once did not read as one,
+    the limit grew and the answers piled up)."""
     for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
         monkeypatch.delenv(var, raising=False)
     items = [
@@ -281,9 +286,9 @@ def test_collect_from_a_single_worker_server_stores_every_answer_without_a_pile_
 
     def script(body, n):
         slow = "SLOWITEM" in last_user_message(body)
-        return Reply(text=toy_model(body, n).text, hang=2.4 if slow else 0.5)
+        return Reply(text=toy_model(body, n).text, hang=4.0 if slow else 1.0)
 
-    args = ["collect", "--db", str(db), "--model", "toy", "--timeout", "1.5", "--max-retries", "1"]
+    args = ["collect", "--db", str(db), "--model", "toy", "--timeout", "2.5", "--max-retries", "1"]
     with fake_openai(script, workers=1) as server:
         result = CliRunner().invoke(cli, [*args, "--base-url", server.base_url])
         fast = sum(i.ext_id != "slow" for i in items)
@@ -293,7 +298,7 @@ def test_collect_from_a_single_worker_server_stores_every_answer_without_a_pile_
     assert result.exit_code == 3, result.output
     rows = _answer_rows(db)
     assert all(rows[i.ext_id] == ("ok", None) for i in items if i.ext_id != "slow")
-    assert rows["slow"] == ("error", "timeout (no complete reply within 1.5 s)")
+    assert rows["slow"] == ("error", "timeout (no complete reply within 2.5 s)")
     assert f"{len(items) + 1} requests sent (1 retries, 2 timeouts" in result.output
 
 
