@@ -320,18 +320,18 @@ def test_a_binary_file_is_named_in_one_short_printable_line(tmp_path):
 
 def test_a_check_opens_the_database_once(check_store, monkeypatch):
     """``check_runs`` reads in several steps (runs, signature, scores, statuses); they share one
-    connection (``Store.session``), not one each (each open costs about 15 ms: the Run
-    comparison page runs a check per alpha of its slider)."""
+    connection (``Store.session``), not one each (the Run comparison page runs a check per alpha
+    of its slider)."""
     import s3kg_core.store.store as store_module
 
     opened: list[str] = []
-    real = store_module.open_duckdb
+    real = store_module.attached_read_only
 
-    def counting(path, **kwargs):
+    def counting(path):
         opened.append(path)
-        return real(path, **kwargs)
+        return real(path)
 
-    monkeypatch.setattr(store_module, "open_duckdb", counting)
+    monkeypatch.setattr(store_module, "attached_read_only", counting)
     reader = Store(check_store.path, read_only=True)
     result = check_runs(reader, "steady", "baseline", settings=FAST)
     assert result.passed and opened == [str(check_store.path)]

@@ -1,4 +1,5 @@
-"""Tests of s3kg_core.store.connection: every DuckDB connection is offline (issue 44, item 9).
+"""Tests of s3kg_core.store.connection: every DuckDB connection is offline (issue 44, item 9);
+a reader attaches the file to one instance per process and holds it only while it reads.
 
 DuckDB installs and loads known extensions by itself; a SQLite file given as ``--db`` made it
 try to download ``sqlite_scanner``. No connection the project opens may do that.
@@ -6,16 +7,26 @@ try to download ``sqlite_scanner``. No connection the project opens may do that.
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 import sqlite3
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from s3kg_core.cli import cli
-from s3kg_core.errors import CorruptDatabaseError
-from s3kg_core.store.connection import OFFLINE_CONFIG, open_duckdb
+from s3kg_core.errors import CorruptDatabaseError, DatabaseError
+from s3kg_core.store.connection import (
+    OFFLINE_CONFIG,
+    attached_read_only,
+    open_duckdb,
+    opened_for_writing,
+)
+from s3kg_core.store.schema import SCHEMA_VERSION
 from s3kg_core.store.store import Store
 
 PACKAGE = Path(__file__).resolve().parent.parent / "s3kg_core"
@@ -67,3 +78,146 @@ def test_no_module_opens_duckdb_but_through_open_duckdb() -> None:
         if p.name != "connection.py" and re.search(r"duckdb\.connect\(", p.read_text("utf-8"))
     ]
     assert offenders == []
+
+
+# -- readers attached to one instance per process ------------------------------------------------
+
+_TRY_WRITE = """
+import sys, duckdb
+try:
+    con = duckdb.connect(sys.argv[1])
+except duckdb.IOException as exc:
+    sys.exit(3 if "lock" in str(exc) else 4)
+con.execute("CREATE OR REPLACE TABLE written AS SELECT 1 AS x")
+con.close()
+"""
+
+
+def other_process_can_write(path: Path) -> bool:
+    """Whether another process may open ``path`` for writing now (it writes a table if so)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TRY_WRITE, str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode in (0, 3), done.stderr
+    return done.returncode == 0
+
+
+def _table(path: Path, rows: int = 3) -> Path:
+    con = open_duckdb(str(path))
+    con.execute(f"CREATE TABLE t AS SELECT range AS x FROM range({rows})")
+    con.close()
+    return path
+
+
+def test_a_reader_holds_the_file_only_while_it_reads(tmp_path: Path) -> None:
+    path = _table(tmp_path / "r.duckdb")
+    with attached_read_only(str(path)) as con:
+        assert con.execute("SELECT count(*) FROM t").fetchone() == (3,)
+        assert not other_process_can_write(path)  # locked while it reads
+    assert other_process_can_write(path)  # and free after, for a writer of another process
+    with attached_read_only(str(path)) as con:  # attached again, with the other's write
+        assert con.execute("SELECT x FROM written").fetchall() == [(1,)]
+
+
+def test_readers_in_two_threads_share_the_file_until_the_last_one_ends(tmp_path: Path) -> None:
+    path = _table(tmp_path / "r.duckdb")
+    entered, leave, seen = threading.Event(), threading.Event(), []
+
+    def read() -> None:
+        with attached_read_only(str(path)) as con:
+            seen.append(con.execute("SELECT sum(x) FROM t").fetchone())
+            entered.set()
+            leave.wait(30)
+
+    other = threading.Thread(target=read)
+    other.start()
+    assert entered.wait(30)
+    with attached_read_only(str(path)) as con:
+        leave.set()
+        other.join(30)
+        assert seen == [(3,)]
+        # the other thread's reader is gone, this one still reads and holds the file
+        assert con.execute("SELECT sum(x) FROM t").fetchone() == (3,)
+        assert not other_process_can_write(path)
+    assert other_process_can_write(path)
+
+
+def test_a_file_read_here_is_not_opened_for_writing_here_and_keeps_its_lock(
+    tmp_path: Path,
+) -> None:
+    """Regression: DuckDB refuses the second open after opening the file, and closing that
+    handle dropped this process's lock (POSIX record locks): another process could then write
+    the file while it was read. Both directions are refused before the file is touched."""
+    path = _table(tmp_path / "r.duckdb")
+    with attached_read_only(str(path)):
+        with pytest.raises(DatabaseError, match="is open for reading in this process"):
+            opened_for_writing(str(path)).__enter__()
+        assert not other_process_can_write(path)
+    with opened_for_writing(str(path)):
+        with pytest.raises(DatabaseError, match="is open for writing in this process"):
+            attached_read_only(str(path)).__enter__()
+        assert not other_process_can_write(path)
+    assert other_process_can_write(path)
+
+
+def test_a_reader_sees_what_another_process_left_in_the_write_ahead_log(tmp_path: Path) -> None:
+    path = _table(tmp_path / "r.duckdb")
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys, duckdb\n"
+            "con = duckdb.connect(sys.argv[1])\n"
+            "con.execute('INSERT INTO t VALUES (41)')\n"
+            "os._exit(0)  # no close, no checkpoint: the row is in the WAL only\n",
+            str(path),
+        ],
+        timeout=120,
+    )
+    assert killed.returncode == 0 and Path(f"{path}.wal").is_file()
+    with attached_read_only(str(path)) as con:
+        assert con.execute("SELECT max(x) FROM t").fetchone() == (41,)
+    assert Path(f"{path}.wal").is_file()  # a reader replays the log, it never writes it
+
+
+def test_a_store_reads_its_own_schema_while_another_file_is_attached(tmp_path: Path) -> None:
+    """Regression: the schema check counted a ``meta`` table of any attached file."""
+    store = Store(tmp_path / "s.duckdb")
+    with store.connect():
+        pass
+    plain = _table(tmp_path / "plain.duckdb")
+    with Store(store.path, read_only=True).connect():
+        with pytest.raises(DatabaseError, match="has schema version 0"):
+            Store(plain, read_only=True).connect().__enter__()
+        assert Store(store.path, read_only=True).schema_version() == SCHEMA_VERSION
+
+
+def _read_in_child(path: str, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    with attached_read_only(path) as con:
+        out.put(con.execute("SELECT count(*) FROM t").fetchone())
+
+
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
+def test_a_forked_child_reads_through_an_instance_of_its_own(tmp_path: Path) -> None:
+    """The parent's instance, copied by the fork, is never used nor closed in the child (closing
+    it there waits forever for threads the child does not have)."""
+    path = _table(tmp_path / "r.duckdb")
+    fork = multiprocessing.get_context("fork")
+    for hold in (False, True):
+        with attached_read_only(str(path)) as con:
+            con.execute("SELECT 1").fetchall()
+        held = attached_read_only(str(path))
+        if hold:
+            held.__enter__()
+        try:
+            out = fork.Queue()
+            child = fork.Process(target=_read_in_child, args=(str(path), out))
+            child.start()
+            assert out.get(timeout=60) == (3,)
+            child.join(60)
+            assert child.exitcode == 0
+        finally:
+            if hold:
+                held.__exit__(None, None, None)
