@@ -167,16 +167,15 @@ def attached_read_only(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
             host.execute(f"ATTACH '{quoted}' AS {alias} (READ_ONLY)")
             entry = _attached[real] = [alias, 0]
         entry[1] += 1
-        try:
-            con = host.cursor()
-            con.execute(f"USE {entry[0]}")
-        except BaseException:
-            _release(host, real, entry)
-            raise
     try:
-        yield con
+        with _HOST_LOCK:
+            con = host.cursor()
+        try:
+            con.execute(f"USE {entry[0]}")
+            yield con
+        finally:
+            con.close()
     finally:
-        con.close()
         with _HOST_LOCK:
             _release(host, real, entry)
 
