@@ -63,12 +63,46 @@ def open_duckdb(
     )
 
 
-_HOST_LOCK = threading.Lock()
-_host: tuple[int, duckdb.DuckDBPyConnection] | None = None  # (process id, instance)
-_attached: dict[str, list[Any]] = {}  # real path -> [alias, readers]
-_writing: dict[str, int] = {}  # real path -> writers' connections open in this process
+class _ProcessState:
+    """What this process has open, and the lock over all of it.
+
+    The in-memory instance readers attach files to (made on first use), the files attached
+    (real path -> ``[alias, readers]``) and the files open for writing (real path -> connections).
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.host: duckdb.DuckDBPyConnection | None = None
+        self.attached: dict[str, list[Any]] = {}
+        self.writing: dict[str, int] = {}
+
+    def instance(self) -> duckdb.DuckDBPyConnection:
+        """The in-memory instance, made on first use; call under :attr:`lock`."""
+        if self.host is None:
+            # spilling (a large sort) goes to the temporary folder, not the working directory
+            spill = os.path.join(tempfile.gettempdir(), "s3kg-duckdb-spill")
+            self.host = open_duckdb(config={"temp_directory": spill})
+        return self.host
+
+
+_state = _ProcessState()
+_inherited: list[_ProcessState] = []  # a forked parent's state: never used nor closed
 _aliases = itertools.count(1)
-_inherited: list[duckdb.DuckDBPyConnection] = []  # a forked parent's instance, never closed
+
+
+def _forget_the_parent() -> None:
+    """In a forked child, nothing the parent had open is the child's: a state of its own.
+
+    The parent's instance is kept, unused: closing the fork's copy would wait forever for its
+    threads, which the child does not have; and its lock may have been held at the fork.
+    """
+    global _state
+    _inherited.append(_state)
+    _state = _ProcessState()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_the_parent)
 
 
 def _in_use_error(database: str, other: str) -> DatabaseError:
@@ -95,11 +129,11 @@ def opened_for_writing(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
     ...     con.execute("CREATE TABLE t AS SELECT 1 AS x").fetchall()
     [(1,)]
     """
-    real = os.path.realpath(database)
-    with _HOST_LOCK:
-        if real in _attached and (_host is None or _host[0] == os.getpid()):
+    real, state = os.path.realpath(database), _state
+    with state.lock:
+        if real in state.attached:
             raise _in_use_error(database, "reading")
-        _writing[real] = _writing.get(real, 0) + 1
+        state.writing[real] = state.writing.get(real, 0) + 1
     try:
         con = open_duckdb(database)
         try:
@@ -107,25 +141,10 @@ def opened_for_writing(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
         finally:
             con.close()  # a checkpoint may write here too
     finally:
-        with _HOST_LOCK:
-            _writing[real] -= 1
-            if not _writing[real]:
-                del _writing[real]
-
-
-def _host_connection() -> duckdb.DuckDBPyConnection:
-    """The in-memory instance of this process (a new one after a fork); under ``_HOST_LOCK``."""
-    global _host
-    if _host is None or _host[0] != os.getpid():
-        if _host is not None:
-            # a fork's copy of the parent's instance: closing it would wait forever for its
-            # threads, which the child does not have; it is kept, unused
-            _inherited.append(_host[1])
-        _attached.clear()  # nor are the parent's attachments the child's
-        # spilling (a large sort) goes to the temporary folder, not to the working directory
-        spill = os.path.join(tempfile.gettempdir(), "s3kg-duckdb-spill")
-        _host = (os.getpid(), open_duckdb(config={"temp_directory": spill}))
-    return _host[1]
+        with state.lock:
+            state.writing[real] -= 1
+            if not state.writing[real]:
+                del state.writing[real]
 
 
 @contextmanager
@@ -137,7 +156,7 @@ def attached_read_only(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
     file's. Readers of one file in several threads share the attachment, each with its own
     connection (a cursor); the file is detached, and its lock released, when the last one ends.
     DuckDB's errors (a file another process locks, one that is not a DuckDB database) are raised
-    as they are, from the attach.
+    as they are, from the attach. A forked child attaches to an instance of its own.
 
     Raises
     ------
@@ -155,20 +174,20 @@ def attached_read_only(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
     ...     con.execute("SELECT x FROM t").fetchall()
     [(42,)]
     """
-    real = os.path.realpath(database)
-    with _HOST_LOCK:
-        if real in _writing:
+    real, state = os.path.realpath(database), _state
+    with state.lock:
+        if real in state.writing:
             raise _in_use_error(database, "writing")
-        host = _host_connection()
-        entry = _attached.get(real)
+        host = state.instance()
+        entry = state.attached.get(real)
         if entry is None:
             alias = f"s3kg_file_{next(_aliases)}"
             quoted = database.replace("'", "''")  # as given: DuckDB's messages name it so
             host.execute(f"ATTACH '{quoted}' AS {alias} (READ_ONLY)")
-            entry = _attached[real] = [alias, 0]
+            entry = state.attached[real] = [alias, 0]
         entry[1] += 1
     try:
-        with _HOST_LOCK:
+        with state.lock:
             con = host.cursor()
         try:
             con.execute(f"USE {entry[0]}")
@@ -176,13 +195,8 @@ def attached_read_only(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
         finally:
             con.close()
     finally:
-        with _HOST_LOCK:
-            _release(host, real, entry)
-
-
-def _release(host: duckdb.DuckDBPyConnection, real: str, entry: list[Any]) -> None:
-    """One reader of the file fewer; the last one detaches it. Call under ``_HOST_LOCK``."""
-    entry[1] -= 1
-    if entry[1] == 0 and _attached.get(real) is entry:
-        del _attached[real]
-        host.execute(f"DETACH {entry[0]}")
+        with state.lock:
+            entry[1] -= 1  # one reader fewer; the last one detaches the file
+            if entry[1] == 0 and state.attached.get(real) is entry:
+                del state.attached[real]
+                host.execute(f"DETACH {entry[0]}")
