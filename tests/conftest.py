@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 # Under xdist (``make test``: ``-n 3``) each worker is one of more processes than the machine
@@ -109,6 +109,33 @@ class CountingEncoder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         self.batches.append(list(texts))
         return self.inner.encode(texts)
+
+
+def _tmpfs(folder: Path, options: str, what: str) -> Iterator[Path]:
+    """A tmpfs mounted at ``folder`` with ``options`` (root only); skips where mounting is not
+    allowed; unmounted after the test."""
+    import subprocess
+
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount {what} here: {mounted.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MB tmpfs mounted for the test (root only); skips where mounting is not allowed."""
+    yield from _tmpfs(tmp_path / "disk", "size=2m", "a small tmpfs")
+
+
+@pytest.fixture
+def read_only_disk(tmp_path: Path) -> Iterator[Path]:
+    """A read-only tmpfs mounted for the test (root only); skips where mounting is not allowed."""
+    yield from _tmpfs(tmp_path / "ro", "ro,size=64k", "a read-only tmpfs")
 
 
 @pytest.fixture(scope="session")

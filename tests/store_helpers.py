@@ -317,3 +317,13 @@ def build_check_store(path: Path) -> Store:
             ],
         )
     return store
+
+
+def fill_disk(folder: Path) -> None:
+    """Take every free byte of the file system of ``folder``."""
+    with (folder / "filler").open("wb") as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 65536)
+        except OSError:
+            pass

@@ -46,22 +46,6 @@ def test_it_becomes_streamlit_with_the_database_set(
     assert "http://127.0.0.1:8777" in result.output
 
 
-@pytest.fixture
-def read_only_disk(tmp_path):
-    """A read-only tmpfs mounted for the test (root only); skips where mounting is not allowed."""
-    import subprocess
-
-    folder = tmp_path / "ro"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a read-only tmpfs here: {mounted.stderr.decode().strip()}")
-    yield folder
-    subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
 @pytest.mark.parametrize(
     ("args", "env", "expected"),
     [

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 import numpy as np
 import pytest
-from store_helpers import build_store, count, start_lock_holder
+from store_helpers import build_store, count, fill_disk, start_lock_holder
 
 from s3kg_core.errors import (
     ConfigError,
@@ -796,32 +797,6 @@ def test_put_embeddings_is_a_bulk_insert(tmp_path):
 # -- a full disk, a read-only file system (issue 28, item 6) ---------------------------------------
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 2 MB tmpfs mounted for the test (root only); skips where mounting is not allowed."""
-    import subprocess
-
-    folder = tmp_path / "disk"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
-    yield folder
-    subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
-def _fill(folder: Path) -> None:
-    """Take every free byte of the file system of ``folder``."""
-    with (folder / "filler").open("wb") as fh:
-        try:
-            while True:
-                fh.write(b"\0" * 65536)
-        except OSError:
-            pass
-
-
 def _items(n: int, size: int = 2000) -> list[ItemRecord]:
     return [ItemRecord(f"q{i}", "why?" * size, "ctx", "gold") for i in range(n)]
 
@@ -835,7 +810,7 @@ def test_a_full_disk_is_one_database_error_naming_the_file_and_keeps_the_file_re
     with store.transaction() as con:
         ds = store.ensure_dataset(con, "toy")
         store.upsert_items(con, ds, _items(3, 10))
-    _fill(small_disk)
+    fill_disk(small_disk)
     with pytest.raises(DatabaseError) as info, store.transaction() as con:
         store.upsert_items(con, ds, _items(200))
     message = str(info.value)
@@ -896,14 +871,18 @@ class _FailingCommit:
 )
 def test_write_errors_at_the_commit_become_one_line(tmp_path, monkeypatch, exc, expected):
     """The same translation without a small file system: DuckDB's error injected at COMMIT."""
+    from s3kg_core.store import store as store_module
+
     db = tmp_path / "runs.duckdb"
     Store(db).schema_version()
-    real = duckdb.connect
-    monkeypatch.setattr(
-        duckdb,
-        "connect",
-        lambda *a, **k: _FailingCommit(real(*a, **k), type(exc)(str(exc).format(db=db))),
-    )
+    real = store_module.opened_for_writing
+
+    @contextmanager
+    def failing(database):
+        with real(database) as con:
+            yield _FailingCommit(con, type(exc)(str(exc).format(db=db)))
+
+    monkeypatch.setattr(store_module, "opened_for_writing", failing)
     with pytest.raises(DatabaseError) as info, Store(db).transaction() as con:
         Store.ensure_dataset(con, "toy")
     assert str(info.value) == expected.format(db=db)

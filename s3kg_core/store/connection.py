@@ -2,32 +2,35 @@
 
 DuckDB installs and loads a known extension by itself when a file or a function needs one (a
 SQLite file given as a database asks for ``sqlite_scanner``), which means a download from the
-internet. Every connection the project opens goes through :func:`open_duckdb` (or
-:func:`attached_read_only`), which turns both off, so nothing reaches the network and such a file
-fails at once with DuckDB's own message.
+internet. Every connection the project opens goes through :func:`open_duckdb` (files are
+attached to an instance it made), which turns both off, so nothing reaches the network and such
+a file fails at once with DuckDB's own message.
 
-Reading a file without a new database instance: a DuckDB instance costs about 15 ms to create
+Opening a file without a new database instance: a DuckDB instance costs about 15 ms to create
 (it registers every built-in function) and a few more for its first catalog query, whatever the
-file, so a reader that opens the file for each short read (the dashboard, to leave it free for
-writers in between) spent most of its time there. :func:`attached_read_only` attaches the file
-read-only to one in-memory instance per process and detaches it when the last reader is done
-(about 3 ms for both): the file is locked exactly while it is read, as with its own instance.
+file, so a process that opens the file for each short read or write (the dashboard and the
+pipeline, to leave it free for other processes in between) spent most of its time there.
+:func:`attached_read_only` and :func:`opened_for_writing` attach the file to one in-memory
+instance per process and detach it when the last user is done (about 3 ms for both): the file is
+locked exactly while it is used, as with an instance of its own, and a writer's detach writes the
+checkpoint its instance's close wrote.
 
-A process never reads a file through the attachment while it writes it through an instance of
-its own (:func:`opened_for_writing`), or the other way round: DuckDB would refuse the second
-after opening the file, and closing that file handle would drop the process's lock on it (POSIX
-record locks), leaving the file open to other processes' writes. Both functions refuse such an
-open before touching the file.
+A process never reads a file through a read-only attachment while it writes it, or the other way
+round: DuckDB would refuse the second attach after opening the file, and closing that file
+handle would drop the process's lock on it (POSIX record locks), leaving the file open to other
+processes' writes. Both functions refuse such an open before touching the file.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -63,18 +66,26 @@ def open_duckdb(
     )
 
 
+@dataclass
+class _Attachment:
+    """A file attached to the process's instance: its alias, mode and open connections."""
+
+    alias: str
+    read_only: bool
+    users: int = 0
+
+
 class _ProcessState:
     """What this process has open, and the lock over all of it.
 
-    The in-memory instance readers attach files to (made on first use), the files attached
-    (real path -> ``[alias, readers]``) and the files open for writing (real path -> connections).
+    The in-memory instance files are attached to (made on first use) and the files attached
+    (real path -> :class:`_Attachment`).
     """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.host: duckdb.DuckDBPyConnection | None = None
-        self.attached: dict[str, list[Any]] = {}
-        self.writing: dict[str, int] = {}
+        self.attached: dict[str, _Attachment] = {}
 
     def instance(self) -> duckdb.DuckDBPyConnection:
         """The in-memory instance, made on first use; call under :attr:`lock`."""
@@ -88,6 +99,7 @@ class _ProcessState:
 _state = _ProcessState()
 _inherited: list[_ProcessState] = []  # a forked parent's state: never used nor closed
 _aliases = itertools.count(1)
+_log = logging.getLogger(__name__)
 
 
 def _forget_the_parent() -> None:
@@ -114,7 +126,15 @@ def _in_use_error(database: str, other: str) -> DatabaseError:
 
 @contextmanager
 def opened_for_writing(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-write connection to the file ``database`` (:func:`open_duckdb`), closed after use.
+    """A read-write connection to the DuckDB file ``database``, without a new database instance.
+
+    The file is attached to this process's one in-memory instance (:func:`attached_read_only`
+    says how); writers of one file in several threads share the attachment, each with its own
+    connection, as connections to one file shared its instance before. When the last one ends
+    the file is detached, which writes a checkpoint as closing its own instance did, and its
+    lock is released. A detach whose checkpoint fails (a full disk) still detaches the file
+    (DuckDB's message says so): what was committed is in the write-ahead log, and the next open
+    replays it; the error is raised.
 
     Raises
     ------
@@ -129,22 +149,8 @@ def opened_for_writing(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
     ...     con.execute("CREATE TABLE t AS SELECT 1 AS x").fetchall()
     [(1,)]
     """
-    real, state = os.path.realpath(database), _state
-    with state.lock:
-        if real in state.attached:
-            raise _in_use_error(database, "reading")
-        state.writing[real] = state.writing.get(real, 0) + 1
-    try:
-        con = open_duckdb(database)
-        try:
-            yield con
-        finally:
-            con.close()  # a checkpoint may write here too
-    finally:
-        with state.lock:
-            state.writing[real] -= 1
-            if not state.writing[real]:
-                del state.writing[real]
+    with _attached(database, read_only=False) as con:
+        yield con
 
 
 @contextmanager
@@ -167,36 +173,62 @@ def attached_read_only(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
     --------
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "r.duckdb")
-    >>> con = open_duckdb(path)
-    >>> _ = con.execute("CREATE TABLE t AS SELECT 42 AS x")
-    >>> con.close()
+    >>> with opened_for_writing(path) as con:
+    ...     _ = con.execute("CREATE TABLE t AS SELECT 42 AS x")
     >>> with attached_read_only(path) as con:
     ...     con.execute("SELECT x FROM t").fetchall()
     [(42,)]
     """
+    with _attached(database, read_only=True) as con:
+        yield con
+
+
+@contextmanager
+def _attached(database: str, *, read_only: bool) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A cursor on the file attached to this process's instance (``read_only`` or not)."""
     real, state = os.path.realpath(database), _state
     with state.lock:
-        if real in state.writing:
-            raise _in_use_error(database, "writing")
-        host = state.instance()
         entry = state.attached.get(real)
+        if entry is not None and entry.read_only != read_only:
+            raise _in_use_error(database, "reading" if entry.read_only else "writing")
+        host = state.instance()
         if entry is None:
             alias = f"s3kg_file_{next(_aliases)}"
             quoted = database.replace("'", "''")  # as given: DuckDB's messages name it so
-            host.execute(f"ATTACH '{quoted}' AS {alias} (READ_ONLY)")
-            entry = state.attached[real] = [alias, 0]
-        entry[1] += 1
+            host.execute(f"ATTACH '{quoted}' AS {alias}{' (READ_ONLY)' if read_only else ''}")
+            entry = state.attached[real] = _Attachment(alias, read_only)
+        entry.users += 1
     try:
         with state.lock:
             con = host.cursor()
         try:
-            con.execute(f"USE {entry[0]}")
+            con.execute(f"USE {entry.alias}")
             yield con
         finally:
             con.close()
     finally:
         with state.lock:
-            entry[1] -= 1  # one reader fewer; the last one detaches the file
-            if entry[1] == 0 and state.attached.get(real) is entry:
+            entry.users -= 1  # one user fewer; the last one detaches the file
+            if entry.users == 0 and state.attached.get(real) is entry:
                 del state.attached[real]
-                host.execute(f"DETACH {entry[0]}")
+                _detach(host, entry.alias, database)
+
+
+def _detach(host: duckdb.DuckDBPyConnection, alias: str, database: str) -> None:
+    """Detach ``alias``, which writes a writer's checkpoint; a failed checkpoint is logged.
+
+    Closing an instance ignored a failed checkpoint, and so does this: what was committed is in
+    the write-ahead log, which the next open replays, so the write was not lost. DuckDB detaches
+    the file even then; if it did not, it is asked once more.
+    """
+    try:
+        host.execute(f"DETACH {alias}")
+    except duckdb.Error as exc:
+        _log.warning(
+            "the checkpoint of %s failed when it was closed (%s); what was committed is in its "
+            "write-ahead log and is read back at the next open",
+            database,
+            str(exc).replace("\n", " "),
+        )
+        with suppress(duckdb.Error):
+            host.execute(f"DETACH DATABASE IF EXISTS {alias}")
