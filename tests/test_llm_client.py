@@ -436,13 +436,18 @@ def test_rate_limiter_spaces_requests_evenly():
 
 
 def test_requests_per_minute_setting_limits_the_client():
+    """The setting reaches the client: 300/min lets requests start 0.2 s apart (0.6 s for four).
+
+    Regression: at 600/min (0.1 s apart) a first request that arrived 0.09 s late on a busy
+    machine (its thread, its new connection) left a span of 0.21 s, under the 0.25 asked; the
+    exact spacing is the fake-clock test's above, this one allows 0.2 s of such lateness."""
     with fake_openai(_echo) as server:
-        _client(server.base_url, requests_per_minute=600, concurrency=4).chat_many(
+        _client(server.base_url, requests_per_minute=300, concurrency=4).chat_many(
             [_request(f"q{i}") for i in range(4)]
         )
         times = sorted(server.times("q"))
     assert len(times) == 4
-    assert times[-1] - times[0] >= 0.25  # 600/min: starts 0.1 s apart, minus scheduling noise
+    assert times[-1] - times[0] >= 0.4
 
 
 def test_chat_result_round_trips_through_json():
