@@ -46,11 +46,13 @@ def default_db() -> Path:
     Examples
     --------
     >>> import os
-    >>> os.environ["S3KG_DB"] = "/tmp/runs.duckdb"
-    >>> str(default_db())
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"S3KG_DB": "/tmp/runs.duckdb"}):
+    ...     str(default_db())
     '/tmp/runs.duckdb'
-    >>> del os.environ["S3KG_DB"]
-    >>> str(default_db())
+    >>> with mock.patch.dict(os.environ):  # the variable unset, then as it was
+    ...     _ = os.environ.pop("S3KG_DB", None)
+    ...     str(default_db())
     'data/s3kg.duckdb'
     """
     env = os.environ.get(DB_ENV)
@@ -65,11 +67,13 @@ def default_data_dir() -> Path:
     Examples
     --------
     >>> import os
-    >>> os.environ["S3KG_DATA_DIR"] = "/data/public"
-    >>> str(default_data_dir())
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"S3KG_DATA_DIR": "/data/public"}):
+    ...     str(default_data_dir())
     '/data/public'
-    >>> del os.environ["S3KG_DATA_DIR"]
-    >>> default_data_dir() == Path.cwd().parent / "shared" / "data"
+    >>> with mock.patch.dict(os.environ):  # the variable unset, then as it was
+    ...     _ = os.environ.pop("S3KG_DATA_DIR", None)
+    ...     default_data_dir() == Path.cwd().parent / "shared" / "data"
     True
     """
     env = os.environ.get(DATA_DIR_ENV)
@@ -82,11 +86,13 @@ def cache_dir() -> Path:
     Examples
     --------
     >>> import os
-    >>> os.environ["S3KG_CACHE_DIR"] = "/tmp/s3kg-cache"
-    >>> str(cache_dir())
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"S3KG_CACHE_DIR": "/tmp/s3kg-cache"}):
+    ...     str(cache_dir())
     '/tmp/s3kg-cache'
-    >>> del os.environ["S3KG_CACHE_DIR"]
-    >>> cache_dir() == Path.home() / ".cache" / "s3kg"
+    >>> with mock.patch.dict(os.environ):  # the variable unset, then as it was
+    ...     _ = os.environ.pop("S3KG_CACHE_DIR", None)
+    ...     cache_dir() == Path.home() / ".cache" / "s3kg"
     True
     """
     env = os.environ.get(CACHE_DIR_ENV)
@@ -102,11 +108,13 @@ def import_root() -> Path:
     Examples
     --------
     >>> import os
-    >>> os.environ["S3KG_IMPORT_ROOT"] = "/srv/runs"
-    >>> str(import_root())
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"S3KG_IMPORT_ROOT": "/srv/runs"}):
+    ...     str(import_root())
     '/srv/runs'
-    >>> del os.environ["S3KG_IMPORT_ROOT"]
-    >>> import_root() == default_data_dir()
+    >>> with mock.patch.dict(os.environ):  # the variable unset, then as it was
+    ...     _ = os.environ.pop("S3KG_IMPORT_ROOT", None)
+    ...     import_root() == default_data_dir()
     True
     """
     env = os.environ.get(IMPORT_ROOT_ENV)

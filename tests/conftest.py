@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 from filelock import FileLock
 
+from s3kg_core.config import CACHE_DIR_ENV
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.encoders.sentence import SentenceTransformerEncoder
@@ -62,6 +63,27 @@ def shared_build(
     own = tmp_path_factory.mktemp(name)
     shutil.copytree(shared, own, dirs_exist_ok=True)
     return own, json.loads(done.read_text(encoding="utf-8"))["value"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _the_runs_own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """``$S3KG_CACHE_DIR`` is a folder of this run, shared by its xdist workers (and the CLI
+    and dashboard processes the tests start), never the user's ``~/.cache/s3kg``.
+
+    Regression: the suite exported MiniLM, distilled minilm-static and joined mpnet into the
+    user's cache, a new copy for each checkout (their keys name the installed files: 4 GB
+    after a day of runs), and a test could pass or fail with what another run had left there.
+    """
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "s3kg-cache"
+    folder.mkdir(exist_ok=True)
+    before = os.environ.get(CACHE_DIR_ENV)
+    os.environ[CACHE_DIR_ENV] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop(CACHE_DIR_ENV, None)
+    else:
+        os.environ[CACHE_DIR_ENV] = before
 
 
 @pytest.fixture(autouse=True)

@@ -52,11 +52,13 @@ def default_backend() -> str:
     Examples
     --------
     >>> import os
-    >>> os.environ["S3KG_ENCODER_BACKEND"] = "openvino"
-    >>> default_backend()
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"S3KG_ENCODER_BACKEND": "openvino"}):
+    ...     default_backend()
     'openvino'
-    >>> del os.environ["S3KG_ENCODER_BACKEND"]
-    >>> default_backend() == DEFAULT_BACKEND
+    >>> with mock.patch.dict(os.environ):  # the variable unset, then as it was
+    ...     _ = os.environ.pop("S3KG_ENCODER_BACKEND", None)
+    ...     default_backend() == DEFAULT_BACKEND
     True
     """
     env = os.environ.get(BACKEND_ENV, "").strip()
