@@ -12,6 +12,9 @@ shell can change it without re-importing anything):
 
 Relative defaults are relative to the current directory, never to the source tree, so an
 installed (non-editable) package behaves as a checkout does when run from the project folder.
+
+Other libraries' settings for the processes s3kg starts itself (the CLI, the dashboard) are
+:data:`PROCESS_ENV`, applied by :func:`set_process_env` at their start.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ __all__ = [
     "DB_ENV",
     "DEFAULT_DB",
     "IMPORT_ROOT_ENV",
+    "PROCESS_ENV",
     "cache_dir",
     "default_data_dir",
     "default_db",
     "import_root",
+    "set_process_env",
 ]
 
 DB_ENV = "S3KG_DB"
@@ -38,6 +43,15 @@ IMPORT_ROOT_ENV = "S3KG_IMPORT_ROOT"
 
 DEFAULT_DB = Path("data") / "s3kg.duckdb"
 """The database file when ``$S3KG_DB`` is not set (relative to the current directory)."""
+
+PROCESS_ENV: dict[str, str] = {"POT_BACKEND_DISABLE_PYTORCH": "1"}
+"""Other libraries' settings for the CLI's and the dashboard's processes.
+
+POT (optimal transport, the ``ot`` and ``wwl`` modes) imports torch when it is installed, to
+offer a torch backend: 1.4 s of CPU at a process's first transport. s3kg gives POT NumPy arrays
+only, so its own processes turn that backend off. A program that imports the library keeps
+POT as it is (its own code may give POT torch tensors).
+"""
 
 
 def default_db() -> Path:
@@ -119,3 +133,22 @@ def import_root() -> Path:
     """
     env = os.environ.get(IMPORT_ROOT_ENV)
     return Path(env) if env else default_data_dir()
+
+
+def set_process_env() -> None:
+    """Set each variable of :data:`PROCESS_ENV` that is not set in this process.
+
+    Called at the start of the ``s3kg`` command and of the dashboard (``app.py``); a value a
+    user set is kept. Processes they start (workers, servers) inherit the settings.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"POT_BACKEND_DISABLE_PYTORCH": "mine"}):
+    ...     set_process_env()
+    ...     os.environ["POT_BACKEND_DISABLE_PYTORCH"]
+    'mine'
+    """
+    for name, value in PROCESS_ENV.items():
+        os.environ.setdefault(name, value)

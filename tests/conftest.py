@@ -26,6 +26,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
     sys.dont_write_bytecode = False
 
+# The test processes run the library as the CLI and the dashboard do (s3kg_core.config.PROCESS_ENV:
+# POT without the torch backend it would import, 1.4 CPU-s a process), and so do the servers and
+# CLI processes they start. tests/test_config.py checks the setting with and without it.
+os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
+
 import numpy as np
 import pytest
 from filelock import FileLock

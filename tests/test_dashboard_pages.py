@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import time
 
@@ -159,10 +160,12 @@ def test_the_overview_draws_each_temperature_run_as_its_own_bar(read_db):
     assert max(max(_numbers(t["x"])) for t in bars["data"]) < 1.0
 
 
-def test_the_app_lists_its_pages_overview_first_and_keeps_alpha_across_them(read_db):
+def test_the_app_lists_its_pages_overview_first_and_keeps_alpha_across_them(read_db, monkeypatch):
+    monkeypatch.delenv("POT_BACKEND_DISABLE_PYTORCH", raising=False)
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+    assert os.environ["POT_BACKEND_DISABLE_PYTORCH"] == "1"  # the app's process settings
     assert at.title[0].value == "S3KG Workbench"  # the overview is the default page
     at.sidebar.slider(key="alpha").set_value(0.8).run()
     at.switch_page("pages/7_Run_comparison.py").run()

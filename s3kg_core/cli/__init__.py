@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
+from ..config import set_process_env
 from ..dependencies import missing_dependency
 from ..errors import S3KGError
 from . import (
@@ -72,5 +73,6 @@ for _module in (
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the ``s3kg`` command line."""
+    """Run the ``s3kg`` command line (in a process of its own: :func:`set_process_env`)."""
+    set_process_env()
     cli.main(args=argv, prog_name="s3kg")
