@@ -162,6 +162,28 @@ SEARCH_MS = 120_000
 """How long the search may take to show a result: Material builds its index in a Web Worker
 when the box opens, which took over 30 s on a 2-core machine running four test processes."""
 
+_INDEX_READ = """() => {
+  const meta = document.querySelector('.md-search-result__meta');
+  return meta !== null && !/Initializing search/.test(meta.textContent);
+}"""
+"""Material's search has read its index: its line no longer says "Initializing search"."""
+
+
+def _search(page: Any, query: str) -> Any:
+    """Open the search box, type ``query`` once the index is read, and wait for a result.
+
+    Regression: a query typed before Material's Web Worker has read the index is never run, so
+    the served site's check waited its whole 120 s for a result under load and failed; the
+    result locator is returned (possibly empty, for the caller's message).
+    """
+    page.keyboard.press("s")  # Material's shortcut opens the search box
+    page.wait_for_function(_INDEX_READ, timeout=SEARCH_MS)
+    page.locator("input.md-search__input").press_sequentially(query)
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=SEARCH_MS)
+    return results
+
+
 needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}")
 
 
@@ -172,11 +194,8 @@ def test_every_page_loads_offline_in_chromium(site, served):
         seen = _visit(page, served, _pages(site))
         # the search works from the local index, in the browser
         page.goto(f"{served}/index.html", wait_until="load")
-        page.keyboard.press("s")  # Material's shortcut opens the search box
-        page.locator("input.md-search__input").fill("signature")
-        results = page.locator(".md-search-result__item")
-        results.first.wait_for(timeout=SEARCH_MS)
-        assert results.count() > 0
+        results = _search(page, "signature")
+        assert results.count() > 0, page.locator(".md-search-result").inner_text()
     assert not seen.outside, f"requests to other hosts: {sorted(set(seen.outside))}"
     assert not seen.failed, f"failed requests: {sorted(set(seen.failed))}"
     assert not seen.broken_images, f"pictures that did not load: {seen.broken_images}"
@@ -196,15 +215,7 @@ def test_the_search_works_from_file_without_a_server(site):
             lambda r: outside.append(r.url) if not r.url.startswith(("file:", "data:")) else None,
         )
         page.goto((site / "api" / "scoring.html").as_uri(), wait_until="load")
-        page.keyboard.press("s")  # Material's shortcut opens the search box
-        box = page.locator("input.md-search__input")
-        results = page.locator(".md-search-result__item")
-        # a query typed before the worker has read the index is not rerun: type it again
-        for _ in range(30):
-            box.fill("")
-            box.press_sequentially("signature")
-            if results.count() or page.wait_for_timeout(1000) or results.count():
-                break
+        results = _search(page, "signature")
         assert results.count() > 0, page.locator(".md-search-result").inner_text()
     assert not outside, f"requests that are not files: {sorted(set(outside))}"
 
