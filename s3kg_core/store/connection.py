@@ -133,8 +133,8 @@ def opened_for_writing(database: str) -> Iterator[duckdb.DuckDBPyConnection]:
     connection, as connections to one file shared its instance before. When the last one ends
     the file is detached, which writes a checkpoint as closing its own instance did, and its
     lock is released. A detach whose checkpoint fails (a full disk) still detaches the file
-    (DuckDB's message says so): what was committed is in the write-ahead log, and the next open
-    replays it; the error is raised.
+    (DuckDB's message says so): what was committed is in the write-ahead log, which the next
+    open replays, so the failure is logged, not raised (closing an instance ignored it).
 
     Raises
     ------
