@@ -1613,6 +1613,11 @@ def test_a_save_during_a_long_import_is_stored_without_a_traceback(
     assert importer.returncode == 0, output
     assert "mesaqa_long-import.csv: mesaqa / long-import: 4000 items" in output
     assert saved_during_import, "the import ended before the save: nothing was tested"
+    # the save is the page's queue's (it retries with growing pauses, up to a second): under
+    # load it may get the file only after the import's last batch, so the file is read once
+    # the page no longer says it is saving (regression: read at once, it was read first)
+    page.get_by_text("Saving reject for pair 1").first.wait_for(state="hidden", timeout=120_000)
+    assert page.locator('[data-testid="stAlert"]').filter(has_text="Not saved").count() == 0
     from s3kg_core.annotation.log import current_verdicts
     from s3kg_core.store.store import Store
 
