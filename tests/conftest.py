@@ -26,16 +26,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
     sys.dont_write_bytecode = False
 
-# The test processes run the library as the CLI and the dashboard do (s3kg_core.config.PROCESS_ENV:
-# POT without the torch backend it would import, 1.4 CPU-s a process), and so do the servers and
-# CLI processes they start. tests/test_config.py checks the setting with and without it.
-os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
-
 import numpy as np
 import pytest
 from filelock import FileLock
 
-from s3kg_core.config import CACHE_DIR_ENV
+from s3kg_core.config import CACHE_DIR_ENV, set_process_env
 from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.encoders.sentence import SentenceTransformerEncoder
@@ -43,6 +38,11 @@ from s3kg_core.kgio import PairRow, read_pairs_csv
 from s3kg_core.scoring.result import MODES
 from s3kg_core.scoring.s3kg import KGScorer
 from s3kg_core.store.store import Store
+
+# The test processes run the library as the CLI and the dashboard do (s3kg_core.config.PROCESS_ENV:
+# POT without the torch backend it would import, 1.4 CPU-s a process), and so do the servers and
+# CLI processes they start. tests/test_config.py checks the setting with and without it.
+set_process_env()
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -90,8 +90,9 @@ class _ProcessState:
     def instance(self) -> duckdb.DuckDBPyConnection:
         """The in-memory instance, made on first use; call under :attr:`lock`."""
         if self.host is None:
-            # spilling (a large sort) goes to the temporary folder, not the working directory
-            spill = os.path.join(tempfile.gettempdir(), "s3kg-duckdb-spill")
+            # spilling (a large sort, an import) goes to the temporary folder, not the working
+            # directory; a folder of this process's own (DuckDB removes it when it ends)
+            spill = os.path.join(tempfile.gettempdir(), f"s3kg-duckdb-spill-{os.getpid()}")
             self.host = open_duckdb(config={"temp_directory": spill})
         return self.host
 
