@@ -1095,8 +1095,14 @@ def _open_as(w: Watched, server: Server, query: str, name: str) -> Any:
     page = w.page
     page.get_by_text(re.compile(rf"This link names the annotator {name}\.")).wait_for()
     page.get_by_role("button", name=f"I am {name}").click()
+    # the click's rerun may start after a first idle look on a loaded machine (the box was
+    # read empty once in a fresh clone): wait for the name itself, then for the page
+    from playwright.sync_api import expect
+
+    box = page.get_by_role("textbox", name="Your name")
+    expect(box).to_have_value(name, timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
-    assert page.get_by_role("textbox", name="Your name").input_value() == name
+    assert box.input_value() == name
     return page
 
 
