@@ -4,6 +4,7 @@ import pytest
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.kg import Triple
+from s3kg_core.normalize import normalize_triples
 from s3kg_core.scoring.tau import (
     COMPONENT_THRESHOLD,
     LOWEST_FRACTION,
@@ -27,7 +28,7 @@ GOLD = [
     ["aspirin", "reduces", "fever"],
 ]
 ANSWER = [
-    ["Thomas", "won_against", "Renzo"],  # swapped: entity mismatch
+    ["Thomas", "won_against", "Renzo"],  # roles swapped
     ["Renzo", "won_in", "finals"],  # aligned
     ["aspirin", "causes", "fever"],  # relation mismatch
     ["Renzo", "owns", "a yacht"],  # extra
@@ -39,12 +40,14 @@ def test_worked_example_categories(tau):
     assert r.counts() == {
         "aligned": 1,
         "relation_mismatch": 1,
-        "entity_mismatch": 1,
+        "entity_mismatch": 0,
+        "roles_swapped": 1,
         "extra": 1,
         "missing": 1,
     }
     assert r.aligned[0].gold == Triple("renzo", "win in", "final")
-    assert r.entity_mismatch[0].parts == "swapped"
+    assert [(m.kind, m.parts) for m in r.roles_swapped] == [("roles", "swapped")]
+    assert r.roles_swapped[0].answer == Triple("thomas", "win against", "renzo")
     assert r.relation_mismatch[0].gold.relation == "reduce"
     assert r.relation_mismatch[0].answer.relation == "cause"
     assert r.extra == (Triple("renzo", "own", "a yacht"),)
@@ -59,6 +62,7 @@ def test_literal_mode_counts_sentence_matches_as_aligned():
     r = TripletAnalyzer("minilm", verify_components=False).analyse(GOLD, ANSWER)
     assert r.counts()["aligned"] == 3
     assert r.counts()["entity_mismatch"] == r.counts()["relation_mismatch"] == 0
+    assert r.counts()["roles_swapped"] == 0
 
 
 def test_entity_mismatch_on_one_side(tau):
@@ -100,6 +104,7 @@ def test_many_equals_one_by_one(tau):
     for a, b in zip(many, single, strict=True):
         assert a.counts() == b.counts()
         assert [m.answer for m in a.entity_mismatch] == [m.answer for m in b.entity_mismatch]
+        assert [m.answer for m in a.roles_swapped] == [m.answer for m in b.roles_swapped]
         assert a.extra == b.extra and a.missing == b.missing
 
 
@@ -175,24 +180,26 @@ def _dense_reference(tau: TripletAnalyzer, gold, answer) -> dict:
 
     from s3kg_core.kg import as_triples
     from s3kg_core.normalize import normalize_triples
+    from s3kg_core.scoring.roles import read_triple
 
     g = normalize_triples(as_triples(gold), lemmatize=tau.lemmatize)
     a = normalize_triples(as_triples(answer), lemmatize=tau.lemmatize)
-    out = {"aligned": [], "relation": [], "entity": []}
+    rg, ra = [read_triple(t) for t in g], [read_triple(t) for t in a]
+    out = {"aligned": [], "relation": [], "entity": [], "roles": []}
     left_g, left_a = set(range(len(g))), set(range(len(a)))
 
     def record(i, j, s, kind, via):
         if kind is None or kind[0] == "aligned":
             out["aligned"].append((g[i], a[j], via))
         else:
-            out["relation" if kind[0] == "relation" else "entity"].append((g[i], a[j], kind[1]))
+            out[kind[0]].append((g[i], a[j], kind[1]))
         left_g.discard(i)
         left_a.discard(j)
 
     if g and a:
         m = tau.cache.matrix
-        sim = m[tau.cache.rows([t.sentence() for t in g])] @ m[tau.cache.rows(
-            [t.sentence() for t in a])].T  # fmt: skip
+        sim = m[tau.cache.rows([t.triple.sentence() for t in rg])] @ m[tau.cache.rows(
+            [t.triple.sentence() for t in ra])].T  # fmt: skip
         rows, cols = np.nonzero(sim >= tau.triple_threshold)
         used_r, used_c = set(), set()
         for k in np.lexsort((cols, rows, -sim[rows, cols])):
@@ -200,9 +207,9 @@ def _dense_reference(tau: TripletAnalyzer, gold, answer) -> dict:
             if i not in used_r and j not in used_c:
                 used_r.add(i)
                 used_c.add(j)
-                record(i, j, float(sim[i, j]), tau._classify(g[i], a[j]), "sentence")
+                record(i, j, float(sim[i, j]), tau._classify(rg[i], ra[j]), "sentence")
         for _, i, j in sorted((-float(sim[i, j]), i, j) for i in left_g for j in left_a):
-            if i in left_g and j in left_a and (kind := tau._classify(g[i], a[j])) is not None:
+            if i in left_g and j in left_a and (kind := tau._classify(rg[i], ra[j])) is not None:
                 record(i, j, 0.0, kind, "components")
     out["extra"] = [a[j] for j in sorted(left_a)]
     out["missing"] = [g[i] for i in sorted(left_g)]
@@ -214,6 +221,7 @@ def _as_reference(r: TauResult) -> dict:
         "aligned": [(x.gold, x.answer, x.via) for x in r.aligned],
         "relation": [(m.gold, m.answer, m.parts) for m in r.relation_mismatch],
         "entity": [(m.gold, m.answer, m.parts) for m in r.entity_mismatch],
+        "roles": [(m.gold, m.answer, m.parts) for m in r.roles_swapped],
         "extra": list(r.extra),
         "missing": list(r.missing),
     }
@@ -314,3 +322,112 @@ def test_tau_s_defaults_are_one_named_constant_each_read_everywhere():
     assert TauSettings().fraction is LOWEST_FRACTION
     assert option(tau_cmd, "fraction") is LOWEST_FRACTION
     assert option(run_cmd, "fraction") is LOWEST_FRACTION
+
+
+# -- roles: a passive or inverse triple states the gold fact; a swapped one does not ------------
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "rule"),
+    [
+        (
+            ["alexander fleming", "discover", "penicillin"],
+            ["Penicillin", "discovered by", "Alexander Fleming"],
+            "passive",
+        ),
+        (["marie curie", "parent of", "irene"], ["Irene", "child of", "Marie Curie"], "inverse"),
+        (["acme", "employ", "bob"], ["Bob", "works for", "Acme"], "inverse"),
+        (["irene", "child of", "marie curie"], ["Marie Curie", "parent of", "Irene"], "inverse"),
+    ],
+)
+def test_a_passive_or_inverse_triple_is_aligned(tau, gold, answer, rule):
+    """Regression: ``(penicillin, discovered by, alexander fleming)`` was not aligned with
+    ``(alexander fleming, discover, penicillin)``."""
+    r = tau.analyse([gold], [answer])
+    assert r.counts()["aligned"] == 1, r.counts()
+    assert r.aligned[0].rule == rule
+    assert r.aligned[0].answer == normalize_triples([Triple.from_any(answer)])[0]  # as written
+
+
+def test_the_same_wording_on_both_sides_has_no_rule(tau):
+    r = tau.analyse(
+        [["penicillin", "discovered by", "fleming"]], [["penicillin", "discovered by", "fleming"]]
+    )
+    assert r.counts()["aligned"] == 1 and r.aligned[0].rule == ""
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        (["brutus", "killed", "caesar"], ["caesar", "killed", "brutus"]),
+        (
+            ["alexander fleming", "discover", "penicillin"],
+            ["Alexander Fleming", "discovered by", "Penicillin"],
+        ),
+        (["marie curie", "parent of", "irene"], ["Marie Curie", "child of", "Irene"]),
+    ],
+)
+def test_a_swapped_triple_is_roles_swapped(tau, gold, answer):
+    """Regression: a swap was an entity mismatch with parts "swapped"."""
+    r = tau.analyse([gold], [answer])
+    assert r.counts() == {
+        "aligned": 0,
+        "relation_mismatch": 0,
+        "entity_mismatch": 0,
+        "roles_swapped": 1,
+        "extra": 0,
+        "missing": 0,
+    }
+    assert (r.roles_swapped[0].kind, r.roles_swapped[0].parts) == ("roles", "swapped")
+
+
+def test_a_swap_whose_sentences_align_is_still_roles_swapped(tau):
+    gold, answer = ["Renzo", "won_against", "Thomas"], ["Thomas", "won_against", "Renzo"]
+    r = tau.analyse([gold], [answer])
+    assert r.roles_swapped[0].similarity >= tau.triple_threshold  # aligned by sentence first
+    assert r.counts()["roles_swapped"] == 1 and r.counts()["aligned"] == 0
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        (["france", "borders", "spain"], ["Spain", "borders", "France"]),
+        (["pierre", "married to", "marie"], ["Marie", "is married to", "Pierre"]),
+    ],
+)
+def test_a_symmetric_relation_read_both_ways_is_aligned(tau, gold, answer):
+    r = tau.analyse([gold], [answer])
+    assert r.counts()["aligned"] == 1 and r.counts()["roles_swapped"] == 0
+    assert "symmetric" in r.aligned[0].rule
+
+
+def test_roles_swapped_round_trips_through_dict(tau):
+    r = tau.analyse(
+        [["brutus", "killed", "caesar"], ["fleming", "discover", "penicillin"]],
+        [["caesar", "killed", "brutus"], ["penicillin", "discovered by", "fleming"]],
+    )
+    d = r.to_dict()
+    assert d["counts"]["roles_swapped"] == 1 and len(d["roles_swapped"]) == 1
+    assert d["aligned"][0]["rule"] == "passive"
+    assert TauResult.from_dict(d) == r
+
+
+def test_an_old_stored_dict_reads_its_swapped_entity_mismatches_as_roles_swapped():
+    old = {
+        "aligned": [{"gold": ["a", "r", "b"], "answer": ["a", "r", "b"], "similarity": 1.0}],
+        "relation_mismatch": [],
+        "entity_mismatch": [
+            {"gold": ["d", "r", "e"], "answer": ["e", "r", "d"], "kind": "entity",
+             "parts": "swapped", "similarity": 0.97},
+            {"gold": ["d", "r", "e"], "answer": ["d", "r", "f"], "kind": "entity",
+             "parts": "tail", "similarity": 0.8},
+        ],
+        "extra": [],
+        "missing": [],
+    }  # fmt: skip
+    r = TauResult.from_dict(old)
+    assert [m.parts for m in r.entity_mismatch] == ["tail"]
+    assert [(m.answer, m.kind, m.parts) for m in r.roles_swapped] == [
+        (Triple("e", "r", "d"), "roles", "swapped")
+    ]
+    assert r.aligned[0].rule == "" and r.counts()["roles_swapped"] == 1

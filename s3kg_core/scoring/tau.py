@@ -1,12 +1,19 @@
 """Triplet Analysis Unit (TAU): explain a low score triple by triple.
 
-Every gold and answer triple is normalised (as in S3KG's paper mode) and embedded as the sentence
-``"head relation tail"``. Pairs with cosine >= ``triple_threshold`` (0.76) are aligned one-to-one,
-best first. The rest are compared part by part, each part matching when equal or when its label
-embeddings have cosine >= ``component_threshold`` (by default the same 0.76):
+Every gold and answer triple is normalised (as in S3KG's paper mode) and read in its canonical
+direction (:func:`s3kg_core.scoring.roles.read_triple`: ``(penicillin, discover by, alexander
+fleming)`` is ``(alexander fleming, discover, penicillin)``, ``(irene, child of, marie)`` is
+``(marie, parent of, irene)``). The canonical triples are compared; the result reports the
+normalised triples as written. Each is embedded as the sentence ``"head relation tail"``. Pairs
+with cosine >= ``triple_threshold`` (0.76) are aligned one-to-one, best first. The rest are
+compared part by part, each part matching when equal or when its label embeddings have cosine
+>= ``component_threshold`` (by default the same 0.76):
 
 - relation mismatch: head and tail match, the relation differs;
-- entity mismatch: the relation matches and an entity differs (or head and tail are swapped);
+- entity mismatch: the relation matches and one entity differs;
+- roles swapped: the relation matches and the answer's head is the gold tail and its tail the
+  gold head (``(caesar, kill, brutus)`` for ``(brutus, kill, caesar)``); for a symmetric
+  relation (``border``, ``married to``) that is the same fact, and the pair is aligned;
 - a residual pair whose three parts all match is aligned too (``via="components"``);
 - extra: an answer triple with no counterpart (a possible hallucination);
 - missing: a gold triple the answer does not cover.
@@ -23,9 +30,9 @@ characters) is not analysed: :attr:`TauResult.status` says why and the lists are
 Sentence embeddings barely see argument order or opposite verbs: "renzo win against thomas" and
 "thomas win against renzo" have cosine 0.97 with MiniLM, "aspirin reduce fever" and "aspirin cause
 fever" 0.90. So by default (``verify_components=True``) a sentence-aligned pair is also compared
-part by part, and reported as a relation or entity mismatch when exactly that is what differs
-(its ``similarity`` then is >= 0.76). ``verify_components=False`` gives the literal reading:
-every sentence-aligned pair counts as aligned.
+part by part, and reported as a relation mismatch, an entity mismatch or roles swapped when
+exactly that is what differs (its ``similarity`` then is >= 0.76). ``verify_components=False``
+gives the literal reading: every sentence-aligned pair counts as aligned.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from ..errors import ConfigError
 from ..kg import Triple, TriplesLike, as_triples
 from ..limits import OVERSIZED, kg_problem
 from ..normalize import normalize_triples
+from .roles import Reading, read_triple
 
 __all__ = [
     "COMPONENT_THRESHOLD",
@@ -85,25 +93,32 @@ _SLACK = 1e-5
 
 @dataclass(frozen=True)
 class AlignedTriple:
-    """A gold triple and the answer triple that covers it."""
+    """A gold triple and the answer triple that covers it.
+
+    ``rule`` says how the two were read alike when their wording has head and tail in other
+    places (:func:`~s3kg_core.scoring.roles.read_relation`'s rules: ``"passive"``,
+    ``"inverse"``, ``"amr inverse"``, ``"have-of"``..., or ``"symmetric"`` for a symmetric
+    relation read both ways); ``""`` when both read as written.
+    """
 
     gold: Triple
     answer: Triple
     similarity: float
     via: Literal["sentence", "components"] = "sentence"
+    rule: str = ""
 
 
 @dataclass(frozen=True)
 class Mismatch:
     """A gold triple and an answer triple that agree on all but one thing.
 
-    ``kind`` is ``"relation"`` or ``"entity"``; ``parts`` names what differs
-    (``"relation"``, ``"head"``, ``"tail"`` or ``"swapped"``).
+    ``kind`` is ``"relation"``, ``"entity"`` or ``"roles"``; ``parts`` names what differs
+    (``"relation"``, ``"head"``, ``"tail"``, or ``"swapped"`` for roles swapped).
     """
 
     gold: Triple
     answer: Triple
-    kind: Literal["relation", "entity"]
+    kind: Literal["relation", "entity", "roles"]
     parts: str
     similarity: float
 
@@ -117,11 +132,20 @@ class TauResult:
     >>> r = TauResult(missing=(Triple("a", "r", "b"),))
     >>> r.counts()["missing"], TauResult.from_dict(r.to_dict()) == r
     (1, True)
+
+    A result stored before roles swapped was a category of its own (an entity mismatch whose
+    parts are ``"swapped"``) reads as roles swapped:
+
+    >>> old = {"entity_mismatch": [{"gold": ["a", "r", "b"], "answer": ["b", "r", "a"],
+    ...                             "kind": "entity", "parts": "swapped", "similarity": 0.9}]}
+    >>> [(m.kind, m.parts) for m in TauResult.from_dict(old).roles_swapped]
+    [('roles', 'swapped')]
     """
 
     aligned: tuple[AlignedTriple, ...] = ()
     relation_mismatch: tuple[Mismatch, ...] = ()
     entity_mismatch: tuple[Mismatch, ...] = ()
+    roles_swapped: tuple[Mismatch, ...] = ()
     extra: tuple[Triple, ...] = ()
     missing: tuple[Triple, ...] = ()
     triple_threshold: float = TRIPLE_THRESHOLD
@@ -135,6 +159,7 @@ class TauResult:
             "aligned": len(self.aligned),
             "relation_mismatch": len(self.relation_mismatch),
             "entity_mismatch": len(self.entity_mismatch),
+            "roles_swapped": len(self.roles_swapped),
             "extra": len(self.extra),
             "missing": len(self.missing),
         }
@@ -151,18 +176,22 @@ class TauResult:
                 "similarity": m.similarity,
             }
 
+        def aligned(a: AlignedTriple) -> dict[str, Any]:
+            out = {
+                "gold": a.gold.to_list(),
+                "answer": a.answer.to_list(),
+                "similarity": a.similarity,
+                "via": a.via,
+            }
+            if a.rule:
+                out["rule"] = a.rule
+            return out
+
         return {
-            "aligned": [
-                {
-                    "gold": a.gold.to_list(),
-                    "answer": a.answer.to_list(),
-                    "similarity": a.similarity,
-                    "via": a.via,
-                }
-                for a in self.aligned
-            ],
+            "aligned": [aligned(a) for a in self.aligned],
             "relation_mismatch": [mismatch(m) for m in self.relation_mismatch],
             "entity_mismatch": [mismatch(m) for m in self.entity_mismatch],
+            "roles_swapped": [mismatch(m) for m in self.roles_swapped],
             "extra": [t.to_list() for t in self.extra],
             "missing": [t.to_list() for t in self.missing],
             "triple_threshold": self.triple_threshold,
@@ -174,7 +203,11 @@ class TauResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TauResult:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`.
+
+        A dict without ``roles_swapped`` (stored before it was a category) has its entity
+        mismatches with parts ``"swapped"`` read as roles swapped.
+        """
 
         def mismatch(d: Mapping[str, Any]) -> Mismatch:
             return Mismatch(
@@ -185,6 +218,12 @@ class TauResult:
                 float(d["similarity"]),
             )
 
+        entity = [mismatch(m) for m in data.get("entity_mismatch", ())]
+        swapped = tuple(
+            Mismatch(m.gold, m.answer, "roles", m.parts, m.similarity)
+            for m in entity
+            if m.parts == "swapped"
+        )
         return cls(
             aligned=tuple(
                 AlignedTriple(
@@ -192,11 +231,13 @@ class TauResult:
                     Triple.from_any(a["answer"]),
                     float(a["similarity"]),
                     a.get("via", "sentence"),
+                    str(a.get("rule", "")),
                 )
                 for a in data.get("aligned", ())
             ),
             relation_mismatch=tuple(mismatch(m) for m in data.get("relation_mismatch", ())),
-            entity_mismatch=tuple(mismatch(m) for m in data.get("entity_mismatch", ())),
+            entity_mismatch=tuple(m for m in entity if m.parts != "swapped"),
+            roles_swapped=(*swapped, *(mismatch(m) for m in data.get("roles_swapped", ()))),
             extra=tuple(Triple.from_any(t) for t in data.get("extra", ())),
             missing=tuple(Triple.from_any(t) for t in data.get("missing", ())),
             triple_threshold=float(data.get("triple_threshold", TRIPLE_THRESHOLD)),
@@ -375,21 +416,28 @@ class TripletAnalyzer:
         rx, ry = self.cache.rows([x, y])
         return float(m[rx] @ m[ry]) >= self.component_threshold
 
-    def _classify(self, g: Triple, a: Triple) -> tuple[str, str] | None:
-        """``(kind, parts)`` with kind aligned, relation or entity; ``None`` if unrelated."""
+    def _classify(self, rg: Reading, ra: Reading) -> tuple[str, str] | None:
+        """``(kind, parts)`` of two canonical readings; ``None`` if unrelated.
+
+        ``kind`` is aligned (``parts``: the rule that read them alike, or ``""``), relation,
+        entity or roles.
+        """
+        g, a = rg.triple, ra.triple
         head, rel, tail = (
             self._match(a.head, g.head),
             self._match(a.relation, g.relation),
             self._match(a.tail, g.tail),
         )
         if head and tail:
-            return ("aligned", "") if rel else ("relation", "relation")
+            return ("aligned", _rule(rg, ra)) if rel else ("relation", "relation")
         if not rel:
             return None
         if head or tail:
             return "entity", "tail" if head else "head"
         if self._match(a.head, g.tail) and self._match(a.tail, g.head):
-            return "entity", "swapped"
+            if rg.symmetric or ra.symmetric:  # "spain border france" is "france border spain"
+                return "aligned", _rule(rg, ra, "symmetric")
+            return "roles", "swapped"
         return None
 
     def analyse(self, gold: TriplesLike, answer: TriplesLike) -> TauResult:
@@ -404,9 +452,17 @@ class TripletAnalyzer:
         ...     answer=[["Thomas", "won_against", "Renzo"], ["Renzo", "won_in", "finals"],
         ...             ["Renzo", "owns", "a yacht"]])
         >>> r.counts()
-        {'aligned': 1, 'relation_mismatch': 0, 'entity_mismatch': 1, 'extra': 1, 'missing': 1}
-        >>> r.entity_mismatch[0].parts
-        'swapped'
+        {'aligned': 1, 'relation_mismatch': 0, 'entity_mismatch': 0, 'roles_swapped': 1, \
+'extra': 1, 'missing': 1}
+        >>> r.roles_swapped[0].answer
+        Triple(head='thomas', relation='win against', tail='renzo')
+
+        A passive or an inverse relation states the gold fact: aligned, and ``rule`` says why.
+
+        >>> r = tau.analyse([["Alexander Fleming", "discover", "penicillin"]],
+        ...                 [["Penicillin", "discovered by", "Alexander Fleming"]])
+        >>> [(a.answer.relation, a.rule) for a in r.aligned]
+        [('discover by', 'passive')]
         """
         return self.analyse_many([(gold, answer)])[0]
 
@@ -441,7 +497,8 @@ class TripletAnalyzer:
             for pair in norm
             if not isinstance(pair, str)
             for t in (*pair[0], *pair[1])
-            for s in (t.sentence(), t.head, t.relation, t.tail)
+            for c in (read_triple(t).triple,)
+            for s in (c.sentence(), c.head, c.relation, c.tail)
         )
 
     def strings_needed(self, items: Iterable[tuple[TriplesLike, TriplesLike]]) -> set[str]:
@@ -452,6 +509,11 @@ class TripletAnalyzer:
         Examples
         --------
         >>> sorted(TripletAnalyzer().strings_needed([([["Cats", "chase", "mice"]], [])]))
+        ['cat', 'cat chase mouse', 'chase', 'mouse']
+
+        Triples are embedded in their canonical direction:
+
+        >>> sorted(TripletAnalyzer().strings_needed([([["Mice", "chased by", "cats"]], [])]))
         ['cat', 'cat chase mouse', 'chase', 'mouse']
         """
         return set(self._strings(self._normalized(items)))
@@ -483,6 +545,7 @@ class TripletAnalyzer:
             aligned=tuple(aligned),
             relation_mismatch=tuple(mismatches.get("relation", ())),
             entity_mismatch=tuple(mismatches.get("entity", ())),
+            roles_swapped=tuple(mismatches.get("roles", ())),
             extra=tuple(answer[j] for j in sorted(left[1])),
             missing=tuple(gold[i] for i in sorted(left[0])),
             triple_threshold=self.triple_threshold,
@@ -493,24 +556,27 @@ class TripletAnalyzer:
 
     def _analyse(self, gold: Sequence[Triple], answer: Sequence[Triple]) -> TauResult:
         aligned: list[AlignedTriple] = []
-        mismatches: dict[str, list[Mismatch]] = {"relation": [], "entity": []}
+        mismatches: dict[str, list[Mismatch]] = {"relation": [], "entity": [], "roles": []}
         left_g, left_a = set(range(len(gold))), set(range(len(answer)))
+        read_g, read_a = [read_triple(t) for t in gold], [read_triple(t) for t in answer]
+        canon_g, canon_a = [r.triple for r in read_g], [r.triple for r in read_a]
 
         def record(i: int, j: int, s: float, kind: tuple[str, str] | None, via: str) -> None:
-            if kind is None or kind[0] == "aligned":
-                aligned.append(AlignedTriple(gold[i], answer[j], s, via=via))  # type: ignore[arg-type]
+            if kind is None:  # literal mode: the sentences align
+                kind = ("aligned", _rule(read_g[i], read_a[j]))
+            if kind[0] == "aligned":
+                aligned.append(AlignedTriple(gold[i], answer[j], s, via, kind[1]))  # type: ignore[arg-type]
             else:
-                category = "relation" if kind[0] == "relation" else "entity"
-                mismatches[category].append(
-                    Mismatch(gold[i], answer[j], category, kind[1], s)  # type: ignore[arg-type]
+                mismatches[kind[0]].append(
+                    Mismatch(gold[i], answer[j], kind[0], kind[1], s)  # type: ignore[arg-type]
                 )
             left_g.discard(i)
             left_a.discard(j)
 
         if not (gold and answer):
             return self._result(gold, answer, left=(left_g, left_a))
-        vec_g = self._vectors([t.sentence() for t in gold])
-        vec_a = self._vectors([t.sentence() for t in answer])
+        vec_g = self._vectors([t.sentence() for t in canon_g])
+        vec_a = self._vectors([t.sentence() for t in canon_a])
         threshold = self.triple_threshold
 
         def sentence_keys(rows: np.ndarray) -> np.ndarray:
@@ -521,14 +587,15 @@ class TripletAnalyzer:
             return sim
 
         for i, j, s in _greedy(len(gold), len(answer), sentence_keys, lambda *_: True):
-            kind = self._classify(gold[i], answer[j]) if self.verify_components else None
+            kind = self._classify(read_g[i], read_a[j]) if self.verify_components else None
             record(i, j, s, kind, "sentence")
 
         # The rest, best sentence cosine first: pairs whose parts say relation or entity
-        # mismatch (or all match). Such a pair shares an entity (head, tail, or crossed), and
-        # that is checked for a block of pairs at once before each pair taken is classified.
+        # mismatch, roles swapped (or all match). Such a pair shares an entity (head, tail, or
+        # crossed), and that is checked for a block of pairs at once before each pair taken is
+        # classified. All on the canonical readings.
         rows, cols = sorted(left_g), sorted(left_a)
-        g_rest, a_rest = [gold[i] for i in rows], [answer[j] for j in cols]
+        g_rest, a_rest = [canon_g[i] for i in rows], [canon_a[j] for j in cols]
         heads = self._matches([t.head for t in g_rest], [t.head for t in a_rest])
         tails = self._matches([t.tail for t in g_rest], [t.tail for t in a_rest])
         rels = self._matches([t.relation for t in g_rest], [t.relation for t in a_rest])
@@ -551,7 +618,7 @@ class TripletAnalyzer:
             return keys
 
         def accept(r: int, c: int, s: float) -> bool:
-            kind = self._classify(g_rest[r], a_rest[c])
+            kind = self._classify(read_g[rows[r]], read_a[cols[c]])
             if kind is not None:
                 record(rows[r], cols[c], s, kind, "components")
             return kind is not None
@@ -559,6 +626,12 @@ class TripletAnalyzer:
         for _ in _greedy(len(rows), len(cols), component_keys, accept):
             pass
         return self._result(gold, answer, aligned, mismatches, (left_g, left_a))
+
+
+def _rule(rg: Reading, ra: Reading, *more: str) -> str:
+    """The rules that read two triples alike, as :attr:`AlignedTriple.rule` (``""``: none)."""
+    rules = [r.rule for r in (rg, ra) if r.flipped] if rg.flipped != ra.flipped else []
+    return ", ".join(dict.fromkeys((*rules, *more)))
 
 
 def tau_analyse(
