@@ -83,7 +83,10 @@ def test_tau_categories_follow_a_stored_result():
             Mismatch(Triple("a", "x", "c"), Triple("a", "y", "c"), "relation", "relation", 0.8),
         ),
         entity_mismatch=(
-            Mismatch(Triple("d", "r", "e"), Triple("e", "r", "d"), "entity", "swapped", 0.9),
+            Mismatch(Triple("d", "r", "e"), Triple("d", "r", "f"), "entity", "tail", 0.9),
+        ),
+        roles_swapped=(
+            Mismatch(Triple("g", "r", "h"), Triple("h", "r", "g"), "roles", "swapped", 0.97),
         ),
         extra=(Triple("p", "q", "r"),),
         missing=(Triple("m", "n", "o"),),
@@ -93,7 +96,8 @@ def test_tau_categories_follow_a_stored_result():
     assert [(r["gold"], r["category"], r["answer"]) for r in rows] == [
         (["a", "r", "b"], "aligned", ["a", "r", "b"]),
         (["a", "x", "c"], "relation_mismatch", ["a", "y", "c"]),
-        (["d", "r", "e"], "entity_mismatch", ["e", "r", "d"]),
+        (["d", "r", "e"], "entity_mismatch", ["d", "r", "f"]),
+        (["g", "r", "h"], "roles_swapped", ["h", "r", "g"]),
         (["m", "n", "o"], "missing", None),
     ]
     assert json.loads(dumps(rows)) == rows

@@ -221,7 +221,7 @@ def test_an_export_carries_ids_extra_columns_metadata_triples_and_tau(carried):
         gold = json.loads(row["tau_gold"])
         assert len(gold) == len(json.loads(row["gold_triples"]))
         assert {g["category"] for g in gold} <= {
-            "aligned", "relation_mismatch", "entity_mismatch", "missing"
+            "aligned", "relation_mismatch", "entity_mismatch", "roles_swapped", "missing"
         }  # fmt: skip
         counts = {c: int(row[f"tau_{c}"]) for c in ("aligned", "missing")}
         assert counts["aligned"] == sum(g["category"] == "aligned" for g in gold)

@@ -39,7 +39,7 @@ def _tau_rows(store: Store) -> list[tuple]:
     with store.connect() as con:
         return con.execute(
             "SELECT run_id, item_id, target, fraction, target_score, n_aligned, "
-            "n_relation_mismatch, n_entity_mismatch, n_extra, n_missing, result "
+            "n_relation_mismatch, n_entity_mismatch, n_roles_swapped, n_extra, n_missing, result "
             "FROM tau_results ORDER BY target, run_id, item_id"
         ).fetchall()
 
@@ -65,11 +65,18 @@ def test_tau_store_explains_the_lowest_ceil_fraction_of_each_run(scored, minilm,
         for row in got:
             assert row[2:4] == ("cus", fraction)
             assert row[4] == pytest.approx(cus[(run, row[1])], abs=1e-9)
-            result = json.loads(row[10])
+            result = json.loads(row[11])
             assert [
                 len(result[k])
-                for k in ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
-            ] == list(row[5:10])
+                for k in (
+                    "aligned",
+                    "relation_mismatch",
+                    "entity_mismatch",
+                    "roles_swapped",
+                    "extra",
+                    "missing",
+                )
+            ] == list(row[5:11])
     totals = {k: sum(r[5 + i] for r in rows) for i, k in enumerate(report.counts)}
     assert totals == report.counts
 
@@ -128,7 +135,7 @@ def test_tau_store_stores_an_oversized_kg_with_its_status_and_counts_it(
     assert report.oversized == sum(s != "ok" for s in statuses) > 0
     assert set(statuses) <= {"ok", "oversized_gold", "oversized_answer"}
     assert "not analysed: a KG over the size limits" in report.summary()
-    assert all(sum(r[5:10]) == 0 for r, s in zip(rows, statuses, strict=True) if s != "ok")
+    assert all(sum(r[5:11]) == 0 for r, s in zip(rows, statuses, strict=True) if s != "ok")
 
 
 # -- the threshold, and the TAU signature that records it (issue 30) -------------------------
@@ -158,7 +165,7 @@ def _calibrate(store: Store, encoder: str, threshold: float) -> None:
 
 
 def _results(store: Store) -> list[dict]:
-    return [json.loads(r[10]) for r in _tau_rows(store)]
+    return [json.loads(r[11]) for r in _tau_rows(store)]
 
 
 def test_each_result_records_the_threshold_and_where_it_came_from(scored, minilm):

@@ -74,7 +74,7 @@ def _set_version(path: Path, value: str) -> None:
 def test_first_open_creates_the_schema_and_records_its_version(tmp_path):
     path = tmp_path / "sub" / "new.duckdb"
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 8
+    assert store.schema_version() == SCHEMA_VERSION == 9
     assert path.exists()
     assert _tables(path) >= TABLES
     con = duckdb.connect(str(path), read_only=True)
@@ -251,16 +251,16 @@ def test_a_version_5_file_migrates_to_7_and_keeps_its_rows(tmp_path):
     con.execute("INSERT INTO datasets (name) VALUES ('kept')")
     con.close()
     assert "extra_columns" not in _tables(path)
-    with pytest.raises(DatabaseError, match="migrations 6, 7, 8 to run"):
+    with pytest.raises(DatabaseError, match="migrations 6, 7, 8, 9 to run"):
         Store(path, read_only=True).schema_version()
     store = Store(path)
-    assert store.schema_version() == SCHEMA_VERSION == 8
+    assert store.schema_version() == SCHEMA_VERSION == 9
     assert "extra_columns" in _tables(path)
     with store.connect() as con:
         assert con.execute("SELECT name FROM datasets").fetchall() == [("kept",)]
         applied = store.get_meta(con, "schema_migrations")
     assert applied == ",".join(str(v) for v in sorted(MIGRATIONS))
-    assert Store(path, read_only=True).schema_version() == 8
+    assert Store(path, read_only=True).schema_version() == 9
 
 
 def test_a_version_7_file_s_statuses_are_renamed_by_the_kg_they_are_about(tmp_path):
@@ -291,7 +291,7 @@ def test_a_version_7_file_s_statuses_are_renamed_by_the_kg_they_are_about(tmp_pa
         )
     con.close()
     store = Store(path)
-    assert store.schema_version() == 8
+    assert store.schema_version() == 9
     with store.connect() as con:
         rows = con.execute("SELECT gold_status, ctx_status FROM scores ORDER BY item_id").fetchall()
     assert rows == [
@@ -304,6 +304,57 @@ def test_a_version_7_file_s_statuses_are_renamed_by_the_kg_they_are_about(tmp_pa
         ("gold_kg_oversized", "answer_kg_oversized"),
         ("gold_kg_empty", "something_else"),
     ]
+
+
+def test_a_version_8_file_s_swapped_entity_mismatches_are_counted_as_roles_swapped(tmp_path):
+    """TAU's roles swapped became a category: migration 9 adds ``n_roles_swapped`` and moves the
+    stored entity mismatches with parts "swapped" there (the JSON is read as such on load)."""
+    import json
+
+    from s3kg_core.scoring.tau import TauResult
+
+    path = tmp_path / "v8.duckdb"
+    con = duckdb.connect(str(path))
+    for version in range(1, 9):
+        for statement in MIGRATIONS[version]:
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '8')")
+
+    def mismatch(answer: list[str], parts: str) -> dict:
+        return {"gold": ["d", "r", "e"], "answer": answer, "kind": "entity", "parts": parts,
+                "similarity": 0.9}  # fmt: skip
+
+    results = [
+        {
+            "entity_mismatch": [
+                mismatch(["e", "r", "d"], "swapped"),
+                mismatch(["d", "r", "f"], "tail"),
+            ]
+        },
+        {"entity_mismatch": [mismatch(["f", "r", "e"], "head")]},
+        {},
+    ]
+    for item, result in enumerate(results):
+        n = len(result.get("entity_mismatch", []))
+        con.execute(
+            "INSERT INTO tau_results VALUES (1, ?, 's', 'cus', 0.05, 0.5, 0.1, 0, 0, ?, 0, 0, ?)",
+            [item, n, json.dumps(result)],
+        )
+    con.close()
+    store = Store(path)
+    assert store.schema_version() == 9
+    with store.connect() as con:
+        rows = con.execute(
+            "SELECT n_entity_mismatch, n_roles_swapped, result FROM tau_results ORDER BY item_id"
+        ).fetchall()
+        for statement in MIGRATIONS[9]:  # a second run moves nothing more
+            con.execute(statement)
+        again = con.execute(
+            "SELECT n_entity_mismatch, n_roles_swapped FROM tau_results ORDER BY item_id"
+        ).fetchall()
+    assert [r[:2] for r in rows] == [(1, 1), (1, 0), (0, 0)] == again
+    first = TauResult.from_dict(json.loads(rows[0][2]))
+    assert first.counts()["entity_mismatch"] == first.counts()["roles_swapped"] == 1
 
 
 def test_bench_results_are_replaced_by_key(tmp_path):
@@ -568,7 +619,7 @@ def _results_of(con, run: int, item: int) -> None:
         con, [ScoreRecord(run, item, "sig", "paper", 0.5, 0.0, 0.0, "ok", 0.0, 0.0, "ok")]
     )
     con.execute(
-        "INSERT INTO tau_results VALUES (?, ?, 'sig', 'cus', 0.05, 0.5, 0, 0, 0, 0, 0, 0, '{}')",
+        "INSERT INTO tau_results VALUES (?, ?, 'sig', 'cus', 0.05, 0.5, 0, 0, 0, 0, 0, 0, '{}', 0)",
         [run, item],
     )
 

@@ -7,6 +7,7 @@ import json
 
 import s3kg_core.store.export_queries as export_queries_module
 from s3kg_core.kg import Triple
+from s3kg_core.store import queries
 from s3kg_core.store.export_queries import (
     ITEM_LEVEL,
     answer_metadata,
@@ -102,8 +103,8 @@ def test_answer_and_run_metadata(tmp_path):
 def test_tau_rows_of_one_signature(tmp_path):
     store, run, ids = _store(tmp_path)
     with store.transaction() as con:
-        row = [run, ids["a"], "sig", "cus", 0.05, 0.5, 0.1, 1, 0, 0, 0, 0, '{"aligned": []}']
-        con.execute("INSERT INTO tau_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        row = [run, ids["a"], "sig", "cus", 0.05, 0.5, 0.1, 1, 0, 0, 0, 0, 0, '{"aligned": []}']
+        queries.replace_tau_results(con, "sig", "cus", [row])
         assert tau_rows(con, "sig") == [(run, ids["a"], "cus", '{"aligned": []}')]
         assert tau_rows(con, "other") == []
 
@@ -154,8 +155,8 @@ def test_the_groups_queries_keep_the_answers_of_the_keys(tmp_path):
     with store.transaction() as con:
         store.put_kgs(con, [KGRecord(r, i, "gold", (Triple("x", "r", "y"),)) for r in runs
                             for i in (a, b)])  # fmt: skip
-        row = [runs[0], b, "sig", "cus", 0.05, 0.5, 0.1, 1, 0, 0, 0, 0, '{"aligned": []}']
-        con.execute("INSERT INTO tau_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        row = [runs[0], b, "sig", "cus", 0.05, 0.5, 0.1, 1, 0, 0, 0, 0, 0, '{"aligned": []}']
+        queries.replace_tau_results(con, "sig", "cus", [row])
         keys = export_keys(con)
         block = keys[keys["item_id"] == b]
         assert sorted(kg_triples_json(con, block)["run_id"]) == sorted(runs)

@@ -122,6 +122,7 @@ _COLUMNS = (
     ("tau_aligned", "tau", "Int64", "TAU: gold triples the answer covers"),
     ("tau_relation_mismatch", "tau", "Int64", "TAU: pairs whose relation differs"),
     ("tau_entity_mismatch", "tau", "Int64", "TAU: pairs whose entity differs"),
+    ("tau_roles_swapped", "tau", "Int64", "TAU: pairs whose head and tail are swapped"),
     ("tau_extra", "tau", "Int64", "TAU: answer triples with no counterpart"),
     ("tau_missing", "tau", "Int64", "TAU: gold triples the answer does not cover"),
     (
@@ -129,8 +130,9 @@ _COLUMNS = (
         "tau",
         "str",
         'TAU\'s category per reference triple, JSON [{"gold": [h, r, t], "category": '
-        'aligned, relation_mismatch, entity_mismatch or missing, "answer": [h, r, t] or '
-        'null, "similarity": cosine or null}, ...], labels normalised as TAU compared them',
+        'aligned, relation_mismatch, entity_mismatch, roles_swapped or missing, "answer": '
+        '[h, r, t] or null, "similarity": cosine or null}, ...], labels normalised as TAU '
+        "compared them",
     ),
     ("tau_extra_triples", "tau", "str", "TAU's extra answer triples, JSON [[h, r, t], ...]"),
 )
@@ -142,7 +144,7 @@ EXPORT_COLUMNS: dict[str, ExportColumn] = {
 columns follow the ``base`` group's, as text (dtype ``str``)."""
 
 _EXTRA_DTYPE = "str"
-_TAU_CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch")
+_TAU_CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch", "roles_swapped")
 
 
 def parse_include(spec: str | None, fmt: str) -> tuple[str, ...]:
@@ -206,7 +208,9 @@ def extra_column_names(names: Iterable[str], taken: Iterable[str]) -> dict[str, 
 def tau_gold_categories(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     """TAU's category of each reference triple, from a stored result (``TauResult.to_dict``).
 
-    Aligned pairs first, then relation and entity mismatches, then missing triples.
+    Aligned pairs first, then relation and entity mismatches, roles swapped, then missing
+    triples. A result stored before roles swapped was a category of its own has them as
+    entity mismatches: pass it through ``TauResult.from_dict(...).to_dict()`` first.
 
     Examples
     --------

@@ -46,7 +46,14 @@ __all__ = [
     "write_export",
 ]
 
-_TAU_COUNTS = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
+_TAU_COUNTS = (
+    "aligned",
+    "relation_mismatch",
+    "entity_mismatch",
+    "roles_swapped",
+    "extra",
+    "missing",
+)
 _COMPONENTS = ["mode", "alpha", "gold_s_wl", "gold_s_sbert", "ctx_s_wl", "ctx_s_sbert"]
 _BASE = [c.name for c in EXPORT_COLUMNS.values() if c.group == "base"]
 
@@ -252,8 +259,8 @@ def _with_tau(frame: pd.DataFrame, rows: Sequence[tuple[Any, ...]]) -> pd.DataFr
     names = [c.name for c in EXPORT_COLUMNS.values() if c.group == "tau"]
     records = []
     for (run, item), (target, text) in chosen.items():
-        result = json.loads(text)
-        counts = TauResult.from_dict(result).counts()
+        result = TauResult.from_dict(json.loads(text)).to_dict()  # old swaps: roles swapped
+        counts = result["counts"]
         records.append(
             [
                 run,

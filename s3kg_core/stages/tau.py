@@ -230,6 +230,7 @@ def tau_store(
                 counts["aligned"],
                 counts["relation_mismatch"],
                 counts["entity_mismatch"],
+                counts["roles_swapped"],
                 counts["extra"],
                 counts["missing"],
                 json.dumps({**res.to_dict(), "signature": report.tau_signature}),

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "TAU_COLUMNS",
     "answer_statuses",
     "answer_texts",
     "answered_item_ids",
@@ -561,6 +562,27 @@ def _sql_path(path: Path) -> str:
 # -- TAU -------------------------------------------------------------------------------------
 
 
+TAU_COLUMNS = (
+    "run_id",
+    "item_id",
+    "signature",
+    "target",
+    "fraction",
+    "alpha",
+    "target_score",
+    "n_aligned",
+    "n_relation_mismatch",
+    "n_entity_mismatch",
+    "n_roles_swapped",
+    "n_extra",
+    "n_missing",
+    "result",
+)
+"""The columns of a ``tau_results`` row as :func:`replace_tau_results` takes them, in order
+(``n_roles_swapped``, added by migration 9, is the table's last column but comes here with the
+other counts)."""
+
+
 def replace_tau_results(
     con: duckdb.DuckDBPyConnection,
     signature: str,
@@ -570,11 +592,12 @@ def replace_tau_results(
     """Replace every TAU result of ``(signature, target)`` by ``rows``.
 
     Each row holds the ``tau_results`` columns in order: ``run_id, item_id, signature, target,
-    fraction, alpha, target_score, n_aligned, n_relation_mismatch, n_entity_mismatch, n_extra,
-    n_missing, result``.
+    fraction, alpha, target_score, n_aligned, n_relation_mismatch, n_entity_mismatch,
+    n_roles_swapped, n_extra, n_missing, result``.
     """
     con.execute("DELETE FROM tau_results WHERE signature = ? AND target = ?", [signature, target])
-    con.executemany("INSERT INTO tau_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.executemany(f"INSERT INTO tau_results ({', '.join(TAU_COLUMNS)}) VALUES "
+                    f"({', '.join('?' * len(TAU_COLUMNS))})", rows)  # fmt: skip
 
 
 def tau_result(

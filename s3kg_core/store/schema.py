@@ -11,7 +11,7 @@ from ..statuses import LEGACY_STATUSES, Reference
 __all__ = ["BENCH_COLUMNS", "MIGRATIONS", "SCHEMA_VERSION"]
 
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 def _rename_statuses(column: str, reference: Reference) -> str:
@@ -20,6 +20,13 @@ def _rename_statuses(column: str, reference: Reference) -> str:
     cases = " ".join(f"WHEN '{old}' THEN '{new}'" for old, new in names.items())
     olds = ", ".join(f"'{old}'" for old in names)
     return f"UPDATE scores SET {column} = CASE {column} {cases} END WHERE {column} IN ({olds})"
+
+
+_SWAPPED = (
+    "len(list_filter(coalesce(json_extract_string(result, '$.entity_mismatch[*].parts'), []), "
+    "lambda p: p = 'swapped'))"
+)
+"""SQL: the entity mismatches of a stored TAU result filed as head and tail swapped."""
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -334,6 +341,18 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # become ``answer_kg_empty``, ``gold_kg_empty``, ``context_kg_empty``,
     # ``answer_and_gold_kgs_empty``, ``answer_kg_unparseable``... (s3kg_core.statuses).
     8: (_rename_statuses("gold_status", "gold"), _rename_statuses("ctx_status", "context")),
+    # 9: TAU's roles swapped (a gold triple stated with head and tail exchanged) is a category
+    # of its own, counted in ``n_roles_swapped``. A stored result filed it as an entity
+    # mismatch with parts "swapped": those move from ``n_entity_mismatch`` to the new count
+    # (the JSON stays as it is: TauResult.from_dict reads them as roles swapped). The WHERE
+    # makes a second run a no-op: it moves counts only while they still equal the JSON's.
+    9: (
+        "ALTER TABLE tau_results ADD COLUMN IF NOT EXISTS n_roles_swapped INTEGER DEFAULT 0",
+        f"""UPDATE tau_results SET n_roles_swapped = {_SWAPPED},
+            n_entity_mismatch = n_entity_mismatch - {_SWAPPED}
+            WHERE {_SWAPPED} > 0 AND n_entity_mismatch
+                = coalesce(json_array_length(result, '$.entity_mismatch'), 0)""",
+    ),
 }
 
 

@@ -92,7 +92,14 @@ _LISTED = ("question", "answer", "gold answer", "context")
 """The order ``matched`` names the texts in: as a case reads."""
 
 
-TAU_FILTERS = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
+TAU_FILTERS = (
+    "aligned",
+    "relation_mismatch",
+    "entity_mismatch",
+    "roles_swapped",
+    "extra",
+    "missing",
+)
 """TAU's categories a search can ask for (a count column ``n_<category>`` of ``tau_results``)."""
 
 SCORE_FILTERS = ("cus", "gold_sim")
