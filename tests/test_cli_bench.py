@@ -306,3 +306,98 @@ def test_bamboo_help_documents_every_option():
     ):  # fmt: skip
         assert option in result.output
     assert "bamboo" in CliRunner().invoke(cli, ["bench", "--help"]).output
+
+
+# -- bench direction -------------------------------------------------------------------------------
+
+
+def _direction(*args: str) -> object:
+    return CliRunner().invoke(cli, ["bench", "direction", *args])
+
+
+def test_direction_prints_the_table_and_writes_json_and_evidence(tmp_path):
+    from docsgen.evidence import read_evidence
+
+    data = tmp_path / "data"
+    rows = [
+        {"id": str(i), "paragraph_1": "a", "paragraph_2": "b", "kg_2": "[]", "label": str(i % 2),
+         "kg_1": json.dumps([[h, r, t]])}
+        for i, (h, r, t) in enumerate([
+            ("Fleming", "discovered", "penicillin"), ("Newton", "wrote", "Principia"),
+            ("Bees", "pollinate", "flowers"), ("Shakers", "built", "barns"),
+        ])
+    ]  # fmt: skip
+    _write_set(data, "toy_d", rows)
+    out, evidence = tmp_path / "direction.json", tmp_path / "evidence" / "direction.json"
+    args = ["--split", "all", "--modes", "paper,kgx", "--data-dir", str(data)]
+    result = _direction(*args, "--json", str(out), "--evidence", str(evidence))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()  # stderr has the encoder's first load
+    assert lines[0].startswith("Direction suite, dev split: ")
+    assert "comparisons" in lines[0] and "drawn)" in lines[0]
+    assert lines[1].split() == [
+        "mode", "accuracy", "keep", "passive", "inverse", "synonym", "symmetr", "swap",
+        "pas.old", "replace", "change",
+    ]  # fmt: skip
+    assert [line.split()[0] for line in lines[2:4]] == ["paper", "kgx"]
+    assert "Direction suite, test split: " in result.output
+    assert "Direction suite, all facts: " in result.output
+    assert "note:" not in result.output  # the data folder had a pair set: facts were drawn
+    payload = json.loads(out.read_text(encoding="utf-8"))
+    assert [p["mode"] for p in payload] == ["paper", "kgx"]
+    assert payload[0]["facts"]["drawn"] == 4 and payload[0]["facts"]["written"] >= 150
+    assert {s["source"] for s in payload[0]["scores"]} == {"written", "drawn"}
+    assert payload[0]["signature"].startswith("mode:paper|enc:minilm")
+    ev = read_evidence(evidence)
+    assert set(ev["figures"]["modes"]) == {"paper", "kgx"}
+    entry = ev["figures"]["modes"]["paper"]["dev"]
+    assert entry["accuracy"] == payload[0]["metrics"]["dev"]["accuracy"]
+    assert set(entry["family_means"]) == {
+        "passive", "inverse", "synonym", "symmetric", "swap", "passive_old_order",
+        "entity_replaced",
+    }  # fmt: skip
+    assert entry["command"].startswith("s3kg bench direction --split all --modes paper,kgx")
+    assert entry["commit"] and entry["split_rule"] == "direction-facts-v1"
+    assert ev["provenance"]["signature"] == payload[0]["signature"]  # the first mode's
+    assert f"updated {evidence} (modes/paper/dev, paper/test" in result.output
+    # a later run in another mode adds its block and keeps the others
+    again = _direction("--mode", "hybrid", "--no-drawn", "--evidence", str(evidence))
+    assert again.exit_code == 0, again.output
+    modes = read_evidence(evidence)["figures"]["modes"]
+    assert set(modes) == {"paper", "kgx", "hybrid"} and set(modes["hybrid"]) == {"dev"}
+    assert list(modes["hybrid"]["dev"]["by_source"]) == ["written"]
+    assert modes["hybrid"]["dev"]["drawn_note"] == "drawn facts not asked for"
+
+
+def test_direction_without_the_data_folder_runs_on_the_written_facts_and_says_so(tmp_path):
+    result = _direction("--split", "test", "--mode", "paper", "--data-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Direction suite, test split: ")
+    assert ", 0 drawn)" in result.stdout.splitlines()[0]
+    assert f"note: no pair sets under {tmp_path / BENCHMARKS_SUBDIR}" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--mode", "ot", "--modes", "ot,kgx"], "give --mode or --modes, not both"),
+        (["--modes", "ot,nope"], "unknown mode(s) nope"),
+        (["--modes", " , "], "give at least one mode"),
+        (["--split", "train"], "'train' is not one of"),
+    ],
+)
+def test_direction_bad_options_are_usage_errors(args, message):
+    result = _direction(*args)
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_direction_help_documents_every_option():
+    result = _direction("--help")
+    assert result.exit_code == 0
+    for option in (
+        "--mode", "--modes", "--split", "--data-dir", "--drawn", "--no-drawn", "--encoder",
+        "--backend", "--alpha", "--json", "--evidence",
+    ):  # fmt: skip
+        assert option in result.output
+    assert "direction" in CliRunner().invoke(cli, ["bench", "--help"]).output

@@ -12,9 +12,12 @@ from s3kg_core.evaluation.splits import (
     ARTICLE_DEV_PERCENT,
     ARTICLE_SPLIT,
     DEV_TENTHS,
+    DIRECTION_DEV_PERCENT,
+    DIRECTION_SPLIT,
     PAIR_SPLIT,
     article_split,
     dev_mask,
+    direction_split,
     hash_bucket,
     heldout_document,
     split_groups,
@@ -31,6 +34,7 @@ GOLDEN = {
     "groups_seed0": "d3fec40ac9df12a4",
     "groups_seed7": "2df55a6117766ed1",
     "groups_70_10_20_seed3": "249f89d3a8b0030c",
+    "direction_dev_synthetic_ids": "b3e2c77cfaaa238a",
 }
 """Splits of made-up names: what each rule gives, whatever data there is."""
 
@@ -49,6 +53,8 @@ GOLDEN_SHARED = {
     "summ_dev:qags_x": "9689e901ae6f6eca",
     "synthetic_sources": "9dce0a0819f35324",
     "synthetic_heldout": "ce45c3997c18bc01",
+    "direction_drawn": "049954636282bf58",
+    "direction_drawn_dev": "de9d142d85830cf3",
 }
 """Splits of the shared data: every pair set's dev pairs, every GraphEval benchmark's dev
 summaries, the checker's synthetic source documents and the held-out ones among them."""
@@ -76,6 +82,7 @@ def test_every_rule_keeps_its_golden_members():
         "groups_70_10_20_seed3": listing(
             split_groups([f"g{i}" for i in range(500)], (0.7, 0.1, 0.2), 3)
         ),
+        "direction_dev_synthetic_ids": members(IDS, [direction_split(k) == "dev" for k in IDS]),
     }
     assert got == GOLDEN
     assert PAIR_SPLIT == "sha256-name-id-30pct-v1"
@@ -84,6 +91,7 @@ def test_every_rule_keeps_its_golden_members():
 @pytest.mark.shared_data
 def test_the_shared_data_keeps_its_golden_members(shared_data):
     from s3kg_core.checker_training.synthetic import source_documents
+    from s3kg_core.evaluation.direction import draw_facts
     from s3kg_core.evaluation.summ_sets import DATASETS, load_summ_set
 
     got = {}
@@ -98,6 +106,9 @@ def test_the_shared_data_keeps_its_golden_members(shared_data):
     docs = [d.doc_id for d in source_documents(shared_data)]
     got["synthetic_sources"] = listing(docs)
     got["synthetic_heldout"] = members(docs, [heldout_document(d) for d in docs])
+    drawn = [f.id for f in draw_facts(shared_data)]
+    got["direction_drawn"] = listing(drawn)
+    got["direction_drawn_dev"] = members(drawn, [direction_split(d) == "dev" for d in drawn])
     assert got == GOLDEN_SHARED
 
 
@@ -214,3 +225,32 @@ def test_split_by_group_deterministic_and_disjoint() -> None:
     assert counts == {"train": 120, "val": 40, "test": 40}
     with pytest.raises(FactualityError):
         split_groups(groups, (0.5, 0.5, 0.5))
+
+
+# -- the direction suite's facts ----------------------------------------------------------------
+
+# The packaged facts of the direction suite and the dev ones among them (by id, one per line). A
+# fact's side never changes (it is a hash of its id alone); a fact added or removed changes these
+# two lines, a new rule needs a new DIRECTION_SPLIT.
+GOLDEN_DIRECTION_WRITTEN = ("c511755c6e30d972", "a41ef4af570968bf")
+
+
+def test_the_direction_split_is_pinned():
+    from s3kg_core.evaluation.direction import load_facts
+
+    assert (DIRECTION_SPLIT, DIRECTION_DEV_PERCENT) == ("direction-facts-v1", 50)
+    # sci-01 .. sci-32, D = dev
+    shown = "".join("D" if direction_split(f"sci-{i:02d}") == "dev" else "t" for i in range(1, 33))
+    assert shown == "ttDDttDDDtDDtDtDDDtDtDDDDDDDDtDD"
+    ids = [f.id for f in load_facts()]
+    got = (listing(ids), members(ids, [direction_split(i) == "dev" for i in ids]))
+    assert got == GOLDEN_DIRECTION_WRITTEN
+
+
+def test_the_direction_split_is_about_half_and_the_documented_hash():
+    keys = [f"fact-{i}" for i in range(2000)]
+    sides = [direction_split(k) for k in keys]
+    assert 0.46 < sides.count("dev") / 2000 < 0.54
+    assert sides == [
+        "dev" if hash_bucket(f"direction-facts-v1:{k}", 100) < 50 else "test" for k in keys
+    ]

@@ -1,8 +1,9 @@
-"""The benchmark commands of ``s3kg``: ``bench pairs`` and ``bench bamboo``.
+"""The benchmark commands of ``s3kg``: ``bench pairs``, ``bench bamboo`` and ``bench direction``.
 
 Added to the main group by :mod:`s3kg_core.cli`; thin over
-:func:`s3kg_core.evaluation.pairs.run_pair_benchmark` and
-:func:`s3kg_core.evaluation.bamboo.run_bamboo`.
+:func:`s3kg_core.evaluation.pairs.run_pair_benchmark`,
+:func:`s3kg_core.evaluation.bamboo.run_bamboo` and
+:func:`s3kg_core.evaluation.direction.run_direction`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from ..evaluation.bamboo import SPLITS
+from ..evaluation.direction import SPLITS as DIRECTION_SPLITS
 from ..evaluation.pairs import PROTOCOLS
 from ..scoring.result import DEFAULT_MODE, MODES
 from ._common import (
     ENCODER_HELP,
+    FiniteRange,
     StageBar,
     backend_option,
     check_output,
@@ -366,6 +370,186 @@ def bench_bamboo(
             signature=result.signature,
         )
         notes.append(f"updated {evidence_path} (ours/{result.mode}/{result.split})")
+    if notes:
+        click.echo("; ".join(notes))
+
+
+def _mode_list(value: str | None) -> list[str] | None:
+    """``--modes``: the comma-separated modes, each one of :data:`MODES`, in the order given."""
+    if value is None:
+        return None
+    names = list(dict.fromkeys(m.strip() for m in value.split(",") if m.strip()))
+    if not names:
+        raise click.BadParameter("give at least one mode", param_hint="--modes")
+    if unknown := [m for m in names if m not in MODES]:
+        raise click.BadParameter(
+            f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(MODES)}",
+            param_hint="--modes",
+        )
+    return names
+
+
+def _direction_command(params: dict[str, Any], modes: list[str]) -> str:
+    """The ``s3kg bench direction`` command line of a run, from its parsed options."""
+    words = ["s3kg", "bench", "direction", "--split", params["split"]]
+    if params["modes"] is not None:
+        words += ["--modes", ",".join(modes)]
+    else:
+        words += ["--mode", modes[0]]
+    words += ["--encoder", params["encoder"]]
+    if params.get("backend") is not None:
+        words += ["--backend", params["backend"]]
+    if params["alpha"] != 0.5:
+        words += ["--alpha", f"{params['alpha']:g}"]
+    if not params["drawn"]:
+        words.append("--no-drawn")
+    for option, key in (
+        ("--data-dir", "data_dir"), ("--json", "json_path"), ("--evidence", "evidence_path")
+    ):  # fmt: skip
+        if params[key] is not None:
+            words += [option, str(params[key])]
+    return shlex.join(words)
+
+
+@bench.command("direction")
+@click.option(
+    "--mode",
+    type=click.Choice(list(MODES)),
+    default=DEFAULT_MODE,
+    show_default=True,
+    help="The scorer's mode (see `s3kg score --help`); --modes runs several.",
+)
+@click.option(
+    "--modes",
+    default=None,
+    help="Comma-separated modes, e.g. ot,hybrid,paper,wwl,kgx: each scores the whole suite "
+    "in one batch, all on one encoder and one embedding cache (instead of --mode).",
+)
+@click.option(
+    "--split",
+    type=click.Choice(list(DIRECTION_SPLITS)),
+    default="dev",
+    show_default=True,
+    help="Which facts: dev or test (half each, by a hash of the fact id), or all: the "
+    "figures of dev, of test and of all facts together.",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The shared data folder holding s3kg_release/benchmarks/, whose KGs give the drawn "
+    "facts (default: $S3KG_DATA_DIR, else ../shared/data); without it the suite runs on the "
+    "packaged facts only, and says so.",
+)
+@click.option(
+    "--drawn/--no-drawn",
+    default=True,
+    show_default=True,
+    help="Add up to 100 facts drawn from the labelled pair sets' KGs (when the data folder "
+    "has them).",
+)
+@click.option("--encoder", default="minilm", show_default=True, help=ENCODER_HELP)
+@backend_option
+@click.option(
+    "--alpha",
+    type=FiniteRange(0.0, 1.0),
+    default=0.5,
+    show_default=True,
+    help="Blend weight of every mode (see `s3kg score --help` for its side in each mode).",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Also write every mode's result as JSON: the figures and every variant's score "
+    "(fact id, family, split, S3KG, S_WL, S_SBERT).",
+)
+@click.option(
+    "--evidence",
+    "evidence_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Also add the figures to this evidence file (evidence/direction.json) as modes/<mode>/"
+    "<split>, with the command, signature, machine, date and commit; other entries are kept. "
+    "Needs a source checkout (docsgen/evidence.py).",
+)
+def bench_direction(
+    mode: str,
+    modes: str | None,
+    split: str,
+    data_dir: Path | None,
+    drawn: bool,
+    encoder: str,
+    alpha: float,
+    json_path: Path | None,
+    evidence_path: Path | None,
+) -> None:
+    """Score facts reworded against facts changed: who did what to whom, per mode.
+
+    Every fact (the packaged hand-written ones, and up to 100 single triples drawn from the
+    labelled pair sets' KGs) is a reference KG, scored against its variants: passive (tail,
+    passive, head), inverse (tail, inverse, head), synonym (head, synonym, tail) and, for a
+    symmetric relation, the swap keep the meaning; the swap of an asymmetric relation, the
+    passive with the old order (head, passive, tail) and a wrong entity change it. Accuracy is
+    the share of (keeping, changing) variant pairs of a fact in which the keeping one scores
+    higher (ties count half), over every fact. The table gives per mode the accuracy, the mean
+    of the variants that keep the meaning, each family's mean and the mean of those that change
+    it, then the accuracy per domain and source.
+    """
+    from ..evaluation.direction import report, run_direction
+
+    ctx = click.get_current_context()
+    chosen = _mode_list(modes)
+    if chosen is not None and ctx.get_parameter_source("mode") is ParameterSource.COMMANDLINE:
+        raise click.UsageError("give --mode or --modes, not both")
+    run_modes = chosen if chosen is not None else [mode]
+    check_output(json_path, option="--json")  # before the work, not after it
+    check_output(evidence_path, option="--evidence")
+    evidence_io = _evidence_io() if evidence_path is not None else None
+    with StageBar() as bar:
+        results = run_direction(
+            run_modes,
+            encoder=encoder,
+            alpha=alpha,
+            split=split,
+            data_dir=data_dir,
+            drawn=drawn,
+            progress=bar.update,
+        )
+    click.echo(report(results))
+    notes = []
+    if json_path is not None:
+        write_json_atomic(json_path, [r.to_dict(scores=True) for r in results])
+        notes.append(f"wrote {json_path}")
+    if evidence_io is not None and evidence_path is not None:
+        command = _direction_command(ctx.params, run_modes)
+        date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+        commit = evidence_io.git_commit()
+        written = []
+        for result in results:
+            payload = result.to_dict()
+            del payload["facts"]  # the run's; each side's own count and sources replace it
+            for side, metrics in payload.pop("metrics").items():
+                entry = {
+                    **payload,
+                    **metrics,
+                    "command": command,
+                    "date": date,
+                    "commit": commit,
+                }
+                evidence_io.update_evidence(
+                    evidence_path,
+                    ["modes", result.mode, side],
+                    entry,
+                    title="Direction suite: a fact reworded (passive, inverse, synonym, "
+                    "symmetric swap) against a fact changed (swap, passive with the old order, "
+                    "a wrong entity), per mode and split (s3kg bench direction)",
+                    command=command,
+                    signature=results[0].signature,
+                )
+                written.append(f"{result.mode}/{side}")
+        notes.append(f"updated {evidence_path} (modes/{', '.join(written)})")
     if notes:
         click.echo("; ".join(notes))
 

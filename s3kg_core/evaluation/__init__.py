@@ -15,7 +15,9 @@ One module per job:
 - :mod:`.factuality`: the factuality judge's layer sweep, training and evaluation
   (``s3kg factuality train`` / ``evaluate``);
 - :mod:`.bamboo`: the BAMBOO meaning-graph (AMR) benchmark, its protocol and its runner
-  (``s3kg bench bamboo``).
+  (``s3kg bench bamboo``);
+- :mod:`.direction`: the direction suite, facts reworded against facts changed ("who did what
+  to whom"), its packaged facts and its runner (``s3kg bench direction``).
 """
 
 from .metrics import (

@@ -20,6 +20,9 @@ document`)             training
 factuality facts       a fact group goes to ``train``,       groups ordered by
 (:func:`split_        ``val`` or ``test``                   ``sha256(f"{seed}\x1f{group}")``, cut
 groups`)                                                     at the fractions (60/20/20)
+direction facts        a fact of the direction suite, and    ``bucket(f"direction-facts-v1:{id}",
+(:func:`direction_    all its variants, is **dev** (about   100) < 50`` (:data:`DIRECTION_SPLIT`)
+split`)                50 %)
 =====================  ====================================  =====================================
 
 The golden member lists of every split are pinned by ``tests/test_evaluation_splits.py``: a
@@ -44,12 +47,15 @@ __all__ = [
     "ARTICLE_DEV_PERCENT",
     "ARTICLE_SPLIT",
     "DEV_TENTHS",
+    "DIRECTION_DEV_PERCENT",
+    "DIRECTION_SPLIT",
     "GROUP_SPLITS",
     "HELDOUT_PERCENT",
     "PAIR_SPLIT",
     "article_split",
     "checked_dev_mask",
     "dev_mask",
+    "direction_split",
     "hash_bucket",
     "heldout_document",
     "split_groups",
@@ -73,6 +79,12 @@ HELDOUT_PERCENT = 10
 
 GROUP_SPLITS = ("train", "val", "test")
 """The factuality judge's splits, in the order of their fractions."""
+
+DIRECTION_SPLIT = "direction-facts-v1"
+"""The direction suite's fact split (its version string is part of the hashed key)."""
+
+DIRECTION_DEV_PERCENT = 50
+"""Direction suite facts: the dev share in percent."""
 
 
 def hash_bucket(key: str, buckets: int) -> int:
@@ -211,3 +223,21 @@ def split_groups(
         for i, g in enumerate(order)
     }
     return np.array([where[str(g)] for g in groups], dtype=object)
+
+
+# -- the direction suite's facts --------------------------------------------------------------
+
+
+def direction_split(fact_id: str) -> str:
+    """``"dev"`` or ``"test"`` for a fact of the direction suite, by its id (about half each).
+
+    Every variant of a fact is on the fact's side; written and drawn facts follow the same rule
+    (:mod:`s3kg_core.evaluation.direction`).
+
+    Examples
+    --------
+    >>> [direction_split(f"sci-{i:02d}") for i in range(1, 5)]
+    ['test', 'test', 'dev', 'dev']
+    """
+    bucket = hash_bucket(f"{DIRECTION_SPLIT}:{fact_id}", 100)
+    return "dev" if bucket < DIRECTION_DEV_PERCENT else "test"
