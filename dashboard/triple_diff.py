@@ -19,6 +19,7 @@ CATEGORY_NAMES = {
     "aligned": "aligned",
     "relation_mismatch": "relation mismatch",
     "entity_mismatch": "entity mismatch",
+    "roles_swapped": "roles swapped",
     "missing": "missing",
     "absent": "not in this run's gold KG",
 }
@@ -78,7 +79,7 @@ def pair_summary(changes: Mapping[tuple[str, str], int], questions: int) -> str:
     --------
     >>> pair_summary({("aligned", "missing"): 30, ("aligned", "relation_mismatch"): 11,
     ...               ("missing", "aligned"): 7}, 30)
-    'Over 30 shared questions, B lost 41 gold triples that A aligned (11 of them now relation mismatches, 0 entity mismatches, 30 missing) and gained 7 that A did not align.'
+    'Over 30 shared questions, B lost 41 gold triples that A aligned (11 of them now relation mismatches, 0 entity mismatches, 0 roles swapped, 30 missing) and gained 7 that A did not align.'
     """  # noqa: E501
     lost = {b: n for (a, b), n in changes.items() if a == "aligned" and b != "absent"}
     gained = sum(n for (a, b), n in changes.items() if b == "aligned" and a != "absent")
@@ -86,6 +87,7 @@ def pair_summary(changes: Mapping[tuple[str, str], int], questions: int) -> str:
     return (
         f"Over {questions} shared questions, B lost {total} gold triples that A aligned "
         f"({lost.get('relation_mismatch', 0)} of them now relation mismatches, "
-        f"{lost.get('entity_mismatch', 0)} entity mismatches, {lost.get('missing', 0)} "
+        f"{lost.get('entity_mismatch', 0)} entity mismatches, "
+        f"{lost.get('roles_swapped', 0)} roles swapped, {lost.get('missing', 0)} "
         f"missing) and gained {gained} that A did not align."
     )

@@ -52,3 +52,11 @@ def test_each_gold_triples_tau_category_in_a_and_in_b(diff):
     assert dict(pair_changes({7: tau_a}, {7: tau_b}, [7, 8])) == {("aligned", "missing"): 1}
     assert d.to_dict()["gold"][1] == {"gold": ["paris", "have", "the louvre"], "a": "aligned",
                                        "b": "missing"}  # fmt: skip
+
+
+def test_a_swapped_gold_triple_is_roles_swapped():
+    from s3kg_core.scoring.tau import Mismatch, TauResult
+
+    gold = Triple("brutus", "kill", "caesar")
+    swap = Mismatch(gold, Triple("caesar", "kill", "brutus"), "roles", "swapped", 0.97)
+    assert gold_categories(TauResult(roles_swapped=(swap,))) == {gold: "roles_swapped"}

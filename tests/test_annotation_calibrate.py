@@ -86,6 +86,8 @@ def test_only_labels_that_say_whether_a_pair_aligns_are_used():
             (None, g, a, "add", True),
             ("relation_mismatch", g, a, "confirm", False),
             ("entity_mismatch", g, a, "confirm", False),
+            ("roles_swapped", g, a, "confirm", None),  # the threshold cannot tell a swap
+            ("roles_swapped", g, a, "reject", None),
             ("relation_mismatch", g, a, "reject", None),  # aligned, or unrelated? unknown
             ("extra", None, a, "confirm", None),
             ("missing", g, None, "reject", None),

@@ -228,3 +228,15 @@ def test_a_task_s_labels_include_the_pairs_added_on_its_answers(fresh):
     assert [(j.unit[:2], j.value) for j in rows] == [(mine[0], "add")]
     report = annotation_report(store, task_id=1, bootstrap=0)
     assert report.quality.false_negative == 1 and report.quality.recall_tested
+
+
+def test_roles_swapped_pairs_are_units_of_their_own():
+    from s3kg_core.scoring.tau import Mismatch, TauResult
+
+    swap = Mismatch(Triple("brutus", "kill", "caesar"), Triple("caesar", "kill", "brutus"),
+                    "roles", "swapped", 0.97)  # fmt: skip
+    units = units_of(1, 2, TauResult(roles_swapped=(swap,)), [], [])
+    assert [(u.category, u.gold, u.answer) for u in units] == [
+        ("roles_swapped", ("brutus", "kill", "caesar"), ("caesar", "kill", "brutus"))
+    ]
+    Decision("ann", 1, 2, units[0].gold, units[0].answer, "confirm", category="roles_swapped")

@@ -188,6 +188,7 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
     result = _invoke("tau", "--db", db, "--fraction", "0.5")
     assert result.exit_code == 0, result.output
     assert result.output.startswith("TAU on 4 answers (lowest 0.5 by cus): ")
+    assert " roles swapped, " in result.output  # its own category, beside the entity mismatches
     with Store(db, read_only=True).connect() as con:
         assert con.execute("SELECT count(*) FROM tau_results").fetchall() == [(4,)]
 

@@ -214,3 +214,22 @@ def _labels_are_legible(page) -> None:
     }"""
     )
     assert small == [], small
+
+
+def test_the_tau_table_names_roles_swapped():
+    run = RunInfo(1, "m", "d", 0.0, "x")
+    report = RunReport(
+        run=run,
+        settings={},
+        signature="sig",
+        alpha=None,
+        empty="zero",
+        scores={k: ScoreSummary(k, 3, 0.5, 0.4, 0.6, 0.95) for k in ("gold_sim", "ctx_sim", "cus")},
+        distributions={"new": [0.2, 0.5]},
+        tau=TauSummary(2, {"aligned": 1, "roles_swapped": 3}),
+        cases=(),
+        created="today",
+    )
+    page = render_report(report)
+    assert "<tr><td>roles swapped</td><td class=num>3 (75%)</td></tr>" in page
+    assert "roles swapped" in "".join(_parse(page).text)

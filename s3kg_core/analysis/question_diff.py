@@ -27,7 +27,14 @@ __all__ = [
     "question_diff",
 ]
 
-CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch", "missing", "absent")
+CATEGORIES = (
+    "aligned",
+    "relation_mismatch",
+    "entity_mismatch",
+    "roles_swapped",
+    "missing",
+    "absent",
+)
 """A gold triple's TAU category in one run; ``absent``: not in that run's gold KG."""
 
 
@@ -47,6 +54,8 @@ def gold_categories(result: TauResult) -> dict[Triple, str]:
         out.setdefault(m.gold, "relation_mismatch")
     for m in result.entity_mismatch:
         out.setdefault(m.gold, "entity_mismatch")
+    for m in result.roles_swapped:
+        out.setdefault(m.gold, "roles_swapped")
     for t in result.missing:
         out.setdefault(t, "missing")
     return out

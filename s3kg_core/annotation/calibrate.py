@@ -7,16 +7,18 @@ say which pairs really are aligned:
 - aligned: an aligned pair they confirmed, or a pair they added (TAU missed it);
 - not aligned: an aligned pair they rejected, or a relation or entity mismatch they confirmed.
 
-Other labels (a rejected mismatch, extra and missing triples) do not say whether a *pair*
-aligns and are left out. Every threshold of a grid (0.30 to 0.99 by 0.01, and the default)
-predicts "aligned" for the pairs whose cosine reaches it; the one with the best F1 against the
-labels wins (ties: the one nearest the default, then the higher), with a bootstrap interval of
-its F1. Below :data:`MIN_LABELS` labelled pairs of either kind the evidence is too thin: the
-curve is still computed and shown, but the default threshold is kept (and said so), since a
-threshold fitted to three labels fits those three. The curve is kept with the
-result in the database, so ``s3kg tau --threshold calibrated`` can use it and its signature can
-name it. The fit scores pairs one at a time; TAU itself also pairs triples one-to-one, best
-first, so its F1 at the chosen threshold can differ a little.
+Other labels (a rejected mismatch, extra and missing triples) do not say whether a *pair* aligns
+and are left out. So are roles swapped: a swapped triple's sentence embeds almost as its gold's
+(cosine 0.97), and TAU tells the two apart by reading the roles, not by the threshold; a confirmed
+swap would only push the threshold above every paraphrase. Every threshold of a grid (0.30 to 0.99
+by 0.01, and the default) predicts "aligned" for the pairs whose cosine reaches it; the one with
+the best F1 against the labels wins (ties: the one nearest the default, then the higher), with a
+bootstrap interval of its F1. Below :data:`MIN_LABELS` labelled pairs of either kind the evidence
+is too thin: the curve is still computed and shown, but the default threshold is kept (and said
+so), since a threshold fitted to three labels fits those three. The curve is kept with the result
+in the database, so ``s3kg tau --threshold calibrated`` can use it and its signature can name it.
+The fit scores pairs one at a time; TAU itself also pairs triples one-to-one, best first, so its F1
+at the chosen threshold can differ a little.
 
 Examples
 --------

@@ -1,7 +1,8 @@
 """The verdict log: every decision saved the moment it is made, undo, adjudication, final labels.
 
 A *decision* is one person's verdict on one pair of one answer: ``confirm`` or ``reject`` what
-TAU said of the pair (its category: aligned, relation or entity mismatch, extra, missing),
+TAU said of the pair (its category: aligned, relation or entity mismatch, roles swapped, extra,
+missing),
 ``skip`` it, or ``add`` a pair TAU missed. Decisions are appended to the store's log
 (:mod:`s3kg_core.store.annotation_queries`), each in its own short transaction, with the time
 and the row it replaces; nothing is ever updated or deleted. Taking a decision back
@@ -80,7 +81,14 @@ LABELS = ("confirm", "reject", "add")
 ROLES = ("annotator", "adjudicator")
 """Who decides: annotators label pairs; an adjudicator's decision is a pair's final label."""
 
-CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
+CATEGORIES = (
+    "aligned",
+    "relation_mismatch",
+    "entity_mismatch",
+    "roles_swapped",
+    "extra",
+    "missing",
+)
 """TAU's categories of a pair (of a single triple, for ``extra`` and ``missing``)."""
 
 _ACTS = (*VERDICTS, "withdraw")

@@ -1,12 +1,12 @@
 """Annotation tasks: who sees which answers, the units judged on each, queues and progress.
 
 A task (``s3kg annotate assign``) picks answers (all eligible ones of some runs, or a seeded
-sample), gives each to ``overlap`` annotators (:mod:`~s3kg_core.annotation.assign`), and fixes
-its *units*: TAU's explanation of each answer, pair by pair (aligned, relation mismatch, entity
-mismatch) and triple by triple (extra, missing), computed once when the task is made, so every
-annotator judges the same units whatever TAU's threshold becomes later. An annotator's item is
-*done* when every unit of it has a decision of theirs in effect (``skip`` counts: the unit was
-seen).
+sample), gives each to ``overlap`` annotators (:mod:`~s3kg_core.annotation.assign`), and fixes its
+*units*: TAU's explanation of each answer, pair by pair (aligned, relation mismatch, entity
+mismatch, roles swapped) and triple by triple (extra, missing), computed once when the task is
+made, so every annotator judges the same units whatever TAU's threshold becomes later. An
+annotator's item is *done* when every unit of it has a decision of theirs in effect (``skip``
+counts: the unit was seen).
 
 Examples
 --------
@@ -149,6 +149,7 @@ def units_of(
         *(("aligned", a.gold, a.answer, a.similarity) for a in result.aligned),
         *(("relation_mismatch", m.gold, m.answer, m.similarity) for m in result.relation_mismatch),
         *(("entity_mismatch", m.gold, m.answer, m.similarity) for m in result.entity_mismatch),
+        *(("roles_swapped", m.gold, m.answer, m.similarity) for m in result.roles_swapped),
         *(("extra", None, t, None) for t in result.extra),
         *(("missing", t, None, None) for t in result.missing),
     ]

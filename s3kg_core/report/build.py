@@ -25,6 +25,7 @@ from ..analysis.check import CheckResult, CheckSettings, check_runs
 from ..analysis.compare import SCORES, RunInfo, find_run
 from ..errors import ComparisonError, ConfigError
 from ..scoring.signature import Signature
+from ..scoring.tau import TauResult
 from ..stages.scored import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 from ..stats import mean_interval
 from ..store import export_queries, queries
@@ -39,7 +40,14 @@ __all__ = [
     "build_report",
 ]
 
-TAU_CATEGORIES = ("aligned", "relation_mismatch", "entity_mismatch", "extra", "missing")
+TAU_CATEGORIES = (
+    "aligned",
+    "relation_mismatch",
+    "entity_mismatch",
+    "roles_swapped",
+    "extra",
+    "missing",
+)
 """TAU's categories of triples, in the order shown."""
 
 
@@ -141,11 +149,11 @@ def _tau(store: Store, signature: str, run_id: int) -> TauSummary:
     for run, _item, target, result in rows:
         if int(run) != run_id:
             continue
-        parsed = json.loads(result)
+        parsed = TauResult.from_dict(json.loads(result)).counts()  # old swaps: roles swapped
         cases += 1
         targets.add(str(target))
         for category in TAU_CATEGORIES:
-            counts[category] += int(parsed.get("counts", {}).get(category, 0))
+            counts[category] += parsed.get(category, 0)
     return TauSummary(cases, dict(counts), tuple(sorted(targets)))
 
 

@@ -32,6 +32,7 @@ _TAU_TITLES = {
     "aligned": "aligned",
     "relation_mismatch": "relation mismatch",
     "entity_mismatch": "entity mismatch",
+    "roles_swapped": "roles swapped",
     "extra": "extra (possible hallucination)",
     "missing": "missing",
 }
@@ -239,8 +240,8 @@ def _tau_section(report: RunReport) -> str:
             rows.append(cells)
         body = _table(head, rows, set(range(1, len(runs) + 1))) + (
             '<p class="note">Triples of the lowest-scoring answers TAU analysed (stored by '
-            "<code>s3kg tau</code>): gold triples aligned, mismatched or missing, answer "
-            "triples extra.</p>"
+            "<code>s3kg tau</code>): gold triples aligned, mismatched, stated with head and tail "
+            "swapped (roles swapped) or missing, answer triples extra.</p>"
         )
     return "<section id=tau><h2>TAU categories</h2>" + body + "</section>"
 
