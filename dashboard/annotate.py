@@ -67,6 +67,7 @@ CATEGORY_LABELS = {
     "aligned": "aligned",
     "relation_mismatch": "relation mismatch",
     "entity_mismatch": "entity mismatch",
+    "roles_swapped": "roles swapped",
     "extra": "extra (answer only)",
     "missing": "missing (gold only)",
 }

@@ -39,14 +39,22 @@ SCORE_NAMES = {"gold_sim": "GoldSim", "ctx_sim": "CtxSim", "cus": "CUS"}
 """Column -> the name a reader sees."""
 
 # Okabe & Ito's palette for colour-blind readers; extra and missing (the pair read most) are
-# vermillion and blue, which no colour vision confuses.
+# vermillion and blue, which no colour vision confuses. Roles swapped is orange with its own
+# pattern (orange and vermillion are near for some readers: the pattern tells them apart).
 TAU_COLOURS = {
     "relation mismatch": "#009E73",
     "entity mismatch": "#CC79A7",
+    "roles swapped": "#E69F00",
     "extra": "#D55E00",
     "missing": "#0072B2",
 }
-_TAU_PATTERNS = {"relation mismatch": "", "entity mismatch": ".", "extra": "/", "missing": "x"}
+_TAU_PATTERNS = {
+    "relation mismatch": "",
+    "entity mismatch": ".",
+    "roles swapped": "-",
+    "extra": "/",
+    "missing": "x",
+}
 RUN_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000"]
 """Okabe & Ito's colours, yellow left out (unreadable on white): the first lines of a chart."""
 LONG_COLOURS = RUN_COLOURS + [c for c in px.colors.qualitative.Dark24 if c not in RUN_COLOURS]

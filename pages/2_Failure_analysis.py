@@ -15,7 +15,8 @@ from s3kg_core.scoring.signature import Signature
 
 ANSWER_SHOWN = 400  # characters of the case's answer beside its counts; the rest in an expander
 
-CATEGORIES = ["relation_mismatch", "entity_mismatch", "extra", "missing"]
+CATEGORIES = ["relation_mismatch", "entity_mismatch", "roles_swapped", "extra", "missing"]
+MISMATCHES = ("relation_mismatch", "entity_mismatch", "roles_swapped")
 CASE_LIMIT = 1000  # cases listed in the picker (the lowest first); the chart counts them all
 PROGRESS_EVERY = 1.0  # seconds between looks at a background explanation's progress
 
@@ -120,13 +121,18 @@ with right:
     result = json.loads(case["result"])
     reference = "context" if target == "ctx_sim" else "gold"
     view = reads.item_view(controls.view, run_id, item_id)
-    counts = st.columns(5)
+    counts = st.columns(6)
     for col, (label, n, about) in zip(
         counts,
         [
             ("aligned", len(result["aligned"]), f"{reference} and answer triples TAU paired"),
             ("relation", len(result["relation_mismatch"]), "relation mismatches"),
             ("entity", len(result["entity_mismatch"]), "entity mismatches"),
+            (
+                "swapped",
+                len(result["roles_swapped"]),
+                f"roles swapped: {reference} triples stated with head and tail exchanged",
+            ),
             ("extra", len(result["extra"]), "answer triples with no counterpart"),
             ("missing", len(result["missing"]), f"{reference} triples the answer lacks"),
         ],
@@ -181,16 +187,19 @@ with left:
         ],
         "none",
     )  # fmt: skip
-    st.markdown("**Mismatches** (head and tail match but the relation differs, or vice versa)")
+    st.markdown(
+        "**Mismatches** (head and tail match but the relation differs, or vice versa; roles "
+        "swapped: head and tail exchanged)"
+    )
     _table(
         [
             {
                 "kind": kind.replace("_", " "),
                 reference: _triple(m["gold"]),
                 "answer": _triple(m["answer"]),
-                "differs in": md(", ".join(m["parts"])),
+                "differs in": md(m["parts"]),
             }
-            for kind in ("relation_mismatch", "entity_mismatch")
+            for kind in MISMATCHES
             for m in result[kind]
         ],
         "none",
@@ -202,15 +211,14 @@ with right:
     _table([{"triple": _triple(t)} for t in result["missing"]], "none")
 
 residual = {
-    "answer": [*result["extra"]]
-    + [m["answer"] for k in ("relation_mismatch", "entity_mismatch") for m in result[k]],
-    reference: [*result["missing"]]
-    + [m["gold"] for k in ("relation_mismatch", "entity_mismatch") for m in result[k]],
+    "answer": [*result["extra"]] + [m["answer"] for k in MISMATCHES for m in result[k]],
+    reference: [*result["missing"]] + [m["gold"] for k in MISMATCHES for m in result[k]],
 }
 stored_tau = Signature.parse(controls.signature).tau
 case_kgs = explain.explorer_case(controls.view, run_id, item_id, stored_tau)
 st.caption(
-    f"**Red edges**: the residual triples above (mismatched, extra, missing {reference}). The "
+    f"**Red edges**: the residual triples above (mismatched, roles swapped, extra, missing "
+    f"{reference}). The "
     f"badges show S3KG's entity alignment at tau {stored_tau:g}."
 )
 views.explorer_graphs(

@@ -177,21 +177,25 @@ def test_names_reach_every_figure_escaped():
 
 
 def test_tau_bars_stack_counts_per_run_in_colour_blind_safe_colours():
-    per_run = board().assign(relation_mismatch=[1, 0], entity_mismatch=[0, 2], extra=[3, 1],
-                             missing=[4, 4])  # fmt: skip
-    fig = tau_figure(per_run, ["relation_mismatch", "entity_mismatch", "extra", "missing"])
+    categories = ["relation_mismatch", "entity_mismatch", "roles_swapped", "extra", "missing"]
+    per_run = board().assign(relation_mismatch=[1, 0], entity_mismatch=[0, 2],
+                             roles_swapped=[2, 0], extra=[3, 1], missing=[4, 4])  # fmt: skip
+    fig = tau_figure(per_run, categories)
     assert fig.layout.barmode == "relative"  # counts add up
     by_name = {t.name: t for t in fig.data}
-    assert list(by_name) == ["relation mismatch", "entity mismatch", "extra", "missing"]
+    assert list(by_name) == [
+        "relation mismatch", "entity mismatch", "roles swapped", "extra", "missing"
+    ]  # fmt: skip
     extra = dict(zip(by_name["extra"].y, by_name["extra"].x, strict=True))
     assert extra == {f"{MODEL} · T=0": 3, f"{MODEL} · T=0.7": 1}
     assert list(by_name["missing"].x) == [4, 4]
     assert by_name["extra"].marker.color == TAU_COLOURS["extra"] == "#D55E00"
     assert by_name["missing"].marker.color == TAU_COLOURS["missing"] == "#0072B2"
-    assert len(set(TAU_COLOURS.values())) == 4
+    assert by_name["roles swapped"].marker.color == TAU_COLOURS["roles swapped"] == "#E69F00"
+    assert len(set(TAU_COLOURS.values())) == 5
     # not by colour alone: each category has its own fill pattern too
     shapes = {t.name: t.marker.pattern.shape for t in fig.data}
-    assert len(set(shapes.values())) == 4
+    assert len(set(shapes.values())) == 5
     # regression: the legend sat under the plot, over the ticks' second line (the temperature)
     assert f"{MODEL} · T=0.7" in by_name["extra"].y
     assert fig.layout.legend.y >= 1 and fig.layout.legend.yanchor == "bottom"

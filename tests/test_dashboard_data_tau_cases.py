@@ -187,3 +187,17 @@ def test_run_unit_counts_leaves_the_rest_pending_while_it_is_explained(view, mon
         assert set(found.counts) == {2} and found.pending == 2  # not waited for
     finally:
         release.set()
+
+
+def test_a_stored_result_from_before_roles_swapped_is_read_with_it():
+    old = {
+        "entity_mismatch": [
+            {"gold": ["d", "r", "e"], "answer": ["e", "r", "d"], "kind": "entity",
+             "parts": "swapped", "similarity": 0.97},
+        ],
+        "signature": "tau|enc:x",
+    }  # fmt: skip
+    found = tau_cases._current(old)
+    assert found["entity_mismatch"] == [] and found["signature"] == "tau|enc:x"
+    assert [m["parts"] for m in found["roles_swapped"]] == ["swapped"]
+    assert tau_cases._tau_counts(found) == (0, 0, 0, 1, 0, 0)

@@ -27,7 +27,12 @@ from s3kg_core.encoders.cache import EmbeddingCache
 from s3kg_core.kg import Triple
 from s3kg_core.normalize import normalize_label
 from s3kg_core.scoring.signature import Signature
-from s3kg_core.scoring.tau import COMPONENT_THRESHOLD, TRIPLE_THRESHOLD, TripletAnalyzer
+from s3kg_core.scoring.tau import (
+    COMPONENT_THRESHOLD,
+    TRIPLE_THRESHOLD,
+    TauResult,
+    TripletAnalyzer,
+)
 from s3kg_core.stages.tau import tau_signature
 from s3kg_core.store import tau_queries
 from s3kg_core.store.records import KGRecord
@@ -58,13 +63,14 @@ TAU_COLUMNS = (
     "aligned",
     "relation_mismatch",
     "entity_mismatch",
+    "roles_swapped",
     "extra",
     "missing",
     "result",
 )
 """The columns of :func:`tau_live`."""
 
-_TAU_COUNTS = TAU_COLUMNS[7:12]
+_TAU_COUNTS = TAU_COLUMNS[7:13]
 
 TAU_BLOCK = 500
 """Answers explained at a time (a background job checks whether to stop between blocks)."""
@@ -84,8 +90,8 @@ Answer = tuple[int, int]
 """An answer: ``(run_id, item_id)``."""
 
 Explained = tuple[tuple[int, ...], str]
-"""One answer's TAU: its five counts (aligned, two mismatches, extra, missing) and its result
-as JSON."""
+"""One answer's TAU: its six counts (aligned, two mismatches, roles swapped, extra, missing) and
+its result as JSON (:meth:`TauResult.to_dict`, with its ``signature``)."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +183,17 @@ def _dashboard_tau_signature(signature: str) -> str:
     )
 
 
+def _current(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored result as :meth:`TauResult.to_dict` writes it now, its ``signature`` kept.
+
+    An old result's entity mismatches with parts "swapped" become roles swapped.
+    """
+    out = TauResult.from_dict(stored).to_dict()
+    if "signature" in stored:
+        out["signature"] = stored["signature"]
+    return out
+
+
 def _tau_counts(result: dict[str, Any]) -> tuple[int, ...]:
     return tuple(len(result[k]) for k in _TAU_COUNTS)
 
@@ -197,7 +214,8 @@ def _fill_stored_tau(
     with reader(view.path) as con:
         stored = tau_queries.stored_tau_of(con, view.scored, targets, wanted, answers)
     for key, text in stored.items():
-        into[key] = (_tau_counts(json.loads(text)), text)
+        found = _current(json.loads(text))
+        into[key] = (_tau_counts(found), json.dumps(found))
     return [a for a in answers if a not in stored]
 
 
