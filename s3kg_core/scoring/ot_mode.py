@@ -41,11 +41,13 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from .parts import PartVectors, part_similarity
 from .wwl import Transport
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "KERNEL_WEIGHT",
     "MAX_ASSIGNMENT",
     "MAX_EXACT",
+    "ROLE_WEIGHT",
     "SPREAD",
     "TRIPLE_TRANSPORT_WEIGHT",
     "OTComponents",
@@ -71,6 +74,10 @@ BEST_MATCH_WEIGHT = 0.4
 
 KERNEL_WEIGHT = 0.2
 """Weight of the exact WL kernel (``hybrid``'s S_WL) in the ``ot`` mode's S_WL."""
+
+ROLE_WEIGHT = 0.5
+"""Weight of the part-wise comparison (:mod:`s3kg_core.scoring.parts`) in the similarity of two
+triples; the rest is their sentences' cosine. Both transports of triples read this mix."""
 
 
 SPREAD = 2.0
@@ -176,30 +183,40 @@ def _emd(a: Array, b: Array, cost: Array) -> Array:
     return np.asarray(plan, dtype=np.float64)
 
 
-def _nearest(x1: Array, x2: Array) -> tuple[npt.NDArray[np.int64], Array, Array]:
-    """Each row's nearest row of ``x2`` (index and cosine) and each column's best cosine."""
+Similarity = Callable[[slice], Array]
+"""``rows -> (len(rows), n2)`` block of an ``n1 x n2`` similarity matrix."""
+
+
+def _cosine_blocks(x1: Array, x2: Array) -> tuple[int, int, Similarity]:
     u1, u2t = _unit(np.asarray(x1, dtype=np.float64)), _unit(np.asarray(x2, dtype=np.float64)).T
-    idx = np.empty(len(u1), dtype=np.int64)
-    row_best = np.empty(len(u1))
-    col_best = np.full(u2t.shape[1], -1.0)
-    for start in range(0, len(u1), _CHUNK):  # never the whole n1 x n2 matrix at once
-        block = u1[start : start + _CHUNK] @ u2t
-        best = block.argmax(axis=1)
-        idx[start : start + len(best)] = best
-        row_best[start : start + len(best)] = block[np.arange(len(best)), best]
+    return len(u1), u2t.shape[1], lambda rows: np.asarray(u1[rows] @ u2t, dtype=np.float64)
+
+
+def _nearest(n1: int, n2: int, blocks: Similarity) -> tuple[Array, Array]:
+    """Each row's best similarity and each column's, a block of rows at a time."""
+    row_best = np.empty(n1)
+    col_best = np.full(n2, -1.0)
+    for start in range(0, n1, _CHUNK):  # never the whole n1 x n2 matrix at once
+        block = blocks(slice(start, start + _CHUNK))
+        row_best[start : start + len(block)] = block.max(axis=1)
         np.maximum(col_best, block.max(axis=0), out=col_best)
-    return idx, row_best, col_best
+    return row_best, col_best
 
 
 def _relaxed(x1: Array, x2: Array, *, balanced: bool) -> Transport:
+    """:func:`_relaxed_blocks` of the cosines of the rows of ``x1`` and ``x2``."""
+    return _relaxed_blocks(*_nearest(*_cosine_blocks(x1, x2)), balanced=balanced)
+
+
+def _relaxed_blocks(row_best: Array, col_best: Array, *, balanced: bool) -> Transport:
     """The relaxed transport of a large pair: each unit to its nearest partner.
 
-    Its distance is the larger of the two one-sided means of each unit's cost to its nearest
+    ``row_best`` and ``col_best`` are each unit's best similarity to a partner. Its distance is
+    the larger of the two one-sided means of each unit's cost to its nearest
     partner when the transport would be balanced (the relaxed word mover's bound), T1's side
     alone when T2 is capped. Its ``plan`` and ``cosine`` are left empty (``n1 x n2`` numbers
     would take gigabytes at this size).
     """
-    _idx, row_best, col_best = _nearest(x1, x2)
     row_cost = float(np.clip(1.0 - row_best, 0.0, 2.0).mean())
     col_cost = float(np.clip(1.0 - col_best, 0.0, 2.0).mean())
     distance = max(row_cost, col_cost) if balanced else row_cost
@@ -272,6 +289,8 @@ def ot_components(
     entities_1: Array,
     entities_2: Array,
     kernel: float,
+    *,
+    parts: tuple[PartVectors, PartVectors] | None = None,
 ) -> OTComponents:
     """The ``ot`` mode's components of one pair of non-empty KGs.
 
@@ -283,6 +302,11 @@ def ot_components(
         Embeddings of each KG's entity labels, one row an entity.
     kernel
         The exact WL kernel's similarity of the pair, in [0, 1].
+    parts
+        The heads', relations' and tails' embeddings of T1's and T2's triples (read in their
+        canonical direction): two triples' similarity is then ``1 - ROLE_WEIGHT`` times their
+        sentences' cosine plus ``ROLE_WEIGHT`` times their part-wise similarity. ``None``: the
+        sentences' cosine alone.
 
     Examples
     --------
@@ -294,12 +318,23 @@ def ot_components(
     >>> other.s_wl < same.s_wl and other.s_sbert == same.s_sbert
     True
     """
-    if max(len(sentences_1), len(sentences_2)) > MAX_EXACT:
-        triples = spread_transport(sentences_1, sentences_2)
-        matched = best_match(sentences_1, sentences_2)
-    else:  # one cosine matrix for both
-        cosine = np.asarray(_unit(sentences_1) @ _unit(sentences_2).T, dtype=np.float64)
-        triples, matched = _transport(cosine, SPREAD), _best_match(cosine)
+    n1, n2, cosine_blocks = _cosine_blocks(sentences_1, sentences_2)
+
+    def blocks(rows: slice) -> Array:
+        sim = cosine_blocks(rows)
+        if parts is None:
+            return sim
+        one, two = parts
+        part = part_similarity(one.rows(rows), two)
+        return np.asarray((1.0 - ROLE_WEIGHT) * sim + ROLE_WEIGHT * part, dtype=np.float64)
+
+    if max(n1, n2) > MAX_EXACT:
+        row_best, col_best = _nearest(n1, n2, blocks)
+        triples = _relaxed_blocks(row_best, col_best, balanced=n2 <= SPREAD * n1)
+        matched = float(min(1.0, max(0.0, float(row_best.mean()))))
+    else:  # one similarity matrix for both
+        similarity = blocks(slice(0, n1))
+        triples, matched = _transport(similarity, SPREAD), _best_match(similarity)
     return OTComponents(
         triples=triples,
         best_match=matched,

@@ -28,7 +28,9 @@ from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
 from .explain import Explanation, KeyedTriple, LabelMatch, Pick
 from .ot_mode import OTComponents, ot_components
+from .parts import PartVectors, entity_role_vectors, symbol_id
 from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
+from .roles import read_relation, read_triple
 from .signature import Signature
 from .wl import kgx_graph, wl_kernel
 from .wwl import Transport, WWLResult, wwl_similarity
@@ -50,6 +52,10 @@ cos(texts)``. Chosen on the dev pairs of the nine shared labelled sets, one valu
 them (``bench/experiments/bench_evidence.py``, bench/README.md "Text-aware variants")."""
 
 TextPair = tuple[str | None, str | None]
+
+ROLE_MODES = ("ot",)
+"""The modes that read every triple in its canonical direction and compare triples part by part
+(:mod:`s3kg_core.scoring.roles`, :mod:`s3kg_core.scoring.parts`)."""
 
 DEFAULT_ITERATIONS: dict[str, int] = {"wwl": 1}
 """K where a configuration leaves ``wl_iterations`` unset: 5 in every mode but these. One round
@@ -144,7 +150,9 @@ class S3KGConfig:
         """The graph labels this configuration gives a triple (docs/scores.md, S3KG step 1).
 
         ``kgx`` mode lowercases; the other modes normalise (lemmatised unless ``lemmatize`` is
-        false). A triple whose key has an empty part is dropped by those modes, not by ``kgx``.
+        false), and ``ot`` mode reads the normalised triple in its canonical direction
+        (:func:`s3kg_core.scoring.roles.read_triple`: a passive or an inverse relation turned
+        round). A triple whose key has an empty part is dropped by those modes, not by ``kgx``.
 
         Examples
         --------
@@ -152,10 +160,15 @@ class S3KGConfig:
         Triple(head='cat', relation='chase', tail='mouse')
         >>> S3KGConfig(mode="kgx").key(Triple("Cats", "chases", "mice"))
         Triple(head='cats', relation='chases', tail='mice')
+        >>> S3KGConfig().key(Triple("Penicillin", "was discovered by", "Fleming"))  # ot: roles
+        Triple(head='fleming', relation='discover', tail='penicillin')
         """
         if self.mode == "kgx":
             return Triple(triple.head.lower(), triple.relation.lower(), triple.tail.lower())
-        return normalize_triple(triple, lemmatize=self.lemmatize)
+        key = normalize_triple(triple, lemmatize=self.lemmatize)
+        if self.mode in ROLE_MODES and key.head and key.relation and key.tail:
+            return read_triple(key).triple
+        return key
 
     def signature(self, encoder_name: str) -> str:
         """The component signature: everything that determines ``s_wl`` and ``s_sbert``."""
@@ -413,8 +426,8 @@ class KGScorer:
         one = pair.one.triples
         two = [pair.two.triples[i] for i in pair.picks]
         labels = _entities(one) + _relations(one) + _entities(two) + _relations(two)
-        if self.config.mode == "ot":  # the label transport reads all of T2's entities
-            labels += _entities(pair.two.triples)
+        if self.config.mode == "ot":  # the transports read all of T2's entities and relations
+            labels += _entities(pair.two.triples) + _relations(pair.two.triples)
         return labels
 
     def _align(self, labels_1: list[str], labels_2: list[str], prefix: str) -> Alignment:
@@ -473,12 +486,14 @@ class KGScorer:
     def _ot(self, pair: _Pair, kernel: float, keep: bool) -> tuple[float, float]:
         """``ot`` mode: S_WL and S_SBERT from the triple and label transports (and the kernel)."""
         m, rows = self.cache.matrix, self.cache.rows
+        parts_1, parts_2 = self._parts(pair.one.triples), self._parts(pair.two.triples)
         comps = ot_components(
             m[rows(pair.one.sentences)],
             m[rows(pair.two.sentences)],
-            m[rows(_entities(pair.one.triples))],
-            m[rows(_entities(pair.two.triples))],
+            self._role_vectors(pair.one.triples, parts_1),
+            self._role_vectors(pair.two.triples, parts_2),
             kernel,
+            parts=(parts_1, parts_2),
         )
         if keep:
             pair.ot = comps
@@ -491,6 +506,25 @@ class KGScorer:
                 }
             )
         return comps.s_wl, comps.s_sbert
+
+    def _parts(self, triples: Sequence[Triple]) -> PartVectors:
+        """The embeddings of the heads, relations and tails of canonical triples."""
+        m, rows = self.cache.matrix, self.cache.rows
+        return PartVectors(
+            heads=m[rows([t.head for t in triples])],
+            relations=m[rows([t.relation for t in triples])],
+            tails=m[rows([t.tail for t in triples])],
+            symmetric=np.array([read_relation(t.relation).symmetric for t in triples], dtype=bool),
+            symbols=tuple(symbol_id(t.relation) for t in triples),
+        )
+
+    def _role_vectors(self, triples: Sequence[Triple], parts: PartVectors) -> np.ndarray:
+        """The KG's entity vectors with their roles (:func:`entity_role_vectors`)."""
+        entities = _entities(triples)
+        pos = {label: i for i, label in enumerate(entities)}
+        edges = [(pos[t.head], k, pos[t.tail]) for k, t in enumerate(triples)]
+        labels = self.cache.matrix[self.cache.rows(entities)]
+        return entity_role_vectors(entities, labels, edges, parts)
 
     def _finish(self, pair: _Pair, keep: bool) -> ScoreResult:
         cfg = self.config
