@@ -2,9 +2,9 @@
 
 __all__ = ["SCORING_VERSION", "__version__"]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
-SCORING_VERSION = "3"
+SCORING_VERSION = "4"
 """The version of the scores: the ``version`` field of every score signature.
 
 It changes exactly when a score for the same input (triples, texts, encoder, tau, K, mode,

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .parts import PartVectors, part_similarity
+from .parts import PartVectors, part_similarity, role_agreement
 from .wwl import Transport
 
 __all__ = [
@@ -291,6 +291,7 @@ def ot_components(
     kernel: float,
     *,
     parts: tuple[PartVectors, PartVectors] | None = None,
+    roles: tuple[Array, Array] | None = None,
 ) -> OTComponents:
     """The ``ot`` mode's components of one pair of non-empty KGs.
 
@@ -307,6 +308,11 @@ def ot_components(
         canonical direction): two triples' similarity is then ``1 - ROLE_WEIGHT`` times their
         sentences' cosine plus ``ROLE_WEIGHT`` times their part-wise similarity. ``None``: the
         sentences' cosine alone.
+    roles
+        Each entity's role context (:func:`s3kg_core.scoring.parts.role_contexts`), one row per
+        row of ``entities_1`` and ``entities_2``: the label transport's plan stays the labels'
+        (who is aligned with whom), and each aligned pair's similarity is its labels' cosine
+        times its :func:`~s3kg_core.scoring.parts.role_agreement`. ``None``: labels alone.
 
     Examples
     --------
@@ -339,5 +345,29 @@ def ot_components(
         triples=triples,
         best_match=matched,
         kernel=float(kernel),
-        labels=spread_transport(entities_1, entities_2),
+        labels=_label_transport(entities_1, entities_2, roles),
     )
+
+
+def _label_transport(x1: Array, x2: Array, roles: tuple[Array, Array] | None) -> Transport:
+    """The entity labels' transport; with roles, each aligned pair's value scaled by theirs.
+
+    The plan is the labels' own. A pair too large for an exact plan (the relaxed transport)
+    takes each entity's nearest partner by the role-scaled similarity.
+    """
+    if roles is None:
+        return spread_transport(x1, x2)
+    n1, n2 = len(x1), len(x2)
+    if max(n1, n2) > MAX_EXACT:
+        _, _, cosine_blocks = _cosine_blocks(x1, x2)
+        ctx_1, ctx_2 = roles
+
+        def blocks(rows: slice) -> Array:
+            return cosine_blocks(rows) * role_agreement(ctx_1[rows], ctx_2)
+
+        row_best, col_best = _nearest(n1, n2, blocks)
+        return _relaxed_blocks(row_best, col_best, balanced=n2 <= SPREAD * n1)
+    labels = spread_transport(x1, x2)
+    value = labels.cosine * role_agreement(*roles)
+    distance = float(np.sum(labels.plan * np.clip(1.0 - value, 0.0, 2.0)))
+    return Transport(distance, labels.plan, labels.cosine)

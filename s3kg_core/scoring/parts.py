@@ -31,7 +31,6 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,17 +41,18 @@ import numpy.typing as npt
 __all__ = [
     "ENTITY_WEIGHT",
     "FLOOR",
-    "ROLE_CONTEXT_WEIGHT",
+    "ROLE_AGREEMENT_WEIGHT",
     "SYMBOL_MISMATCH",
     "PartVectors",
-    "entity_role_vectors",
     "part_similarity",
+    "role_agreement",
+    "role_contexts",
     "symbol_id",
 ]
 
 Array = npt.NDArray[np.float64]
 
-ENTITY_WEIGHT = 0.35
+ENTITY_WEIGHT = 0.45
 """The exponent of the head's and of the tail's cosine; the relation's is ``1 - 2 x`` this."""
 
 FLOOR = 0.05
@@ -178,73 +178,65 @@ def part_similarity(
     return out
 
 
-ROLE_CONTEXT_WEIGHT = 0.7
-"""How much an entity's roles weigh beside its label in :func:`entity_role_vectors`."""
-
-_SYMBOL_SEED = 20261207
-SYMBOL_CONTEXT = True
+ROLE_AGREEMENT_WEIGHT = 0.8
+"""How much two aligned entities' roles can take from their similarity (:func:`role_agreement`):
+an entity that is the subject in one KG and the object in the other keeps ``1 -`` this of it."""
 
 
-def _symbol_vector(symbol: str, dim: int) -> Array:
-    """A fixed random unit vector for a symbolic relation (seeded by its name)."""
-    digest = int.from_bytes(hashlib.sha256(symbol.encode()).digest()[:8], "big")
-    v = np.random.default_rng([_SYMBOL_SEED, digest]).standard_normal(dim)
-    return np.asarray(v / np.linalg.norm(v), dtype=np.float64)
+def role_contexts(n: int, edges: Sequence[tuple[int, int, int]], parts: PartVectors) -> Array:
+    """Each entity's role context: the relations it takes part in, and on which side.
 
-
-def entity_role_vectors(
-    entities: Sequence[str],
-    labels: Array,
-    edges: Sequence[tuple[int, int, int]],
-    parts: PartVectors,
-    *,
-    weight: float | None = None,
-) -> Array:
-    """Entity vectors that carry their roles: the label beside the relations it takes part in.
-
-    Each entity's vector is its label's unit vector followed by ``weight`` times the unit
-    vector of its role context: the sum of the unit vectors of the relations of which it is the
-    head, minus those of which it is the tail (both plus, for a symmetric relation). An entity
-    that is the subject of ``kill`` in one KG and its object in the other loses most of its
-    similarity; a passive read in its canonical direction keeps all of it. A symbolic relation
-    (:func:`symbol_id`) takes a fixed random vector of its own, so different numbered roles are
-    orthogonal.
+    The unit vector of the sum of the unit vectors of the relations of which the entity is the
+    head, minus those of which it is the tail (plus for a symmetric relation, which has no
+    sides); a zero row for an entity with no relation in words. Symbolic relations
+    (:func:`symbol_id`, AMR's roles) are left out: what an ``argument zero`` is depends on its
+    frame, which the triples' part-wise comparison already sees.
 
     Parameters
     ----------
-    entities
-        The KG's entity labels, one row of ``labels`` each.
-    labels
-        Their label embeddings.
+    n
+        The number of entities.
     edges
-        ``(head entity, triple, tail entity)`` indices: one per triple of ``parts``.
+        ``(head entity, triple, tail entity)`` indices, one per triple of ``parts``.
     parts
         The triples' part vectors (relations, symmetric flags and symbols are read).
-    weight
-        The role context's weight beside the label; ``None``: :data:`ROLE_CONTEXT_WEIGHT`.
 
     Examples
     --------
     >>> v = np.eye(3)
     >>> parts = PartVectors(v[[0]], v[[2]], v[[1]])
-    >>> a = entity_role_vectors(["b", "c"], v[:2], [(0, 0, 1)], parts)
-    >>> b = entity_role_vectors(["b", "c"], v[:2], [(1, 0, 0)], parts)  # roles swapped
-    >>> cos = (a / np.linalg.norm(a, axis=1, keepdims=True)) @ (
-    ...     b / np.linalg.norm(b, axis=1, keepdims=True)).T
-    >>> round(float(cos[0, 0]), 3)  # "b": subject in one, object in the other
-    0.342
+    >>> role_contexts(2, [(0, 0, 1)], parts)[:, 2].tolist()  # subject +, object -
+    [1.0, -1.0]
+    """
+    relations = _unit(parts.relations)
+    words = np.array([s is None for s in parts.symbols] if parts.symbols else [True] * len(parts))
+    symmetric = parts.symmetric if parts.symmetric is not None else np.zeros(len(parts), bool)
+    context = np.zeros((n, relations.shape[1] if relations.ndim == 2 else 0))
+    for head, k, tail in edges:
+        if words[k]:
+            context[head] += relations[k]
+            context[tail] += relations[k] if symmetric[k] else -relations[k]
+    has = np.linalg.norm(context, axis=1, keepdims=True) > 1e-9
+    return np.asarray(_unit(context) * has, dtype=np.float64)
+
+
+def role_agreement(contexts_1: Array, contexts_2: Array, *, weight: float | None = None) -> Array:
+    """The ``n1 x n2`` factors by which two entities' roles scale their label similarity.
+
+    ``1 - weight * (1 - cos) / 2`` of the two role contexts' cosine: 1 for the same roles,
+    ``1 - weight`` for opposite ones (subject of ``kill`` in one KG, its object in the other).
+    A pair in which either entity has no role context keeps its similarity (factor 1).
+
+    Examples
+    --------
+    >>> c = np.array([[1.0, 0.0]])
+    >>> role_agreement(c, c).tolist(), role_agreement(c, -c).round(2).tolist()
+    ([[1.0]], [[0.4]])
+    >>> role_agreement(c, np.zeros((1, 2))).tolist()
+    [[1.0]]
     """
     if weight is None:
-        weight = ROLE_CONTEXT_WEIGHT
-    n, dim = len(entities), labels.shape[1]
-    relations = _unit(parts.relations)
-    for i, symbol in enumerate(parts.symbols):
-        if symbol is not None:
-            relations[i] = _symbol_vector(symbol, dim) if SYMBOL_CONTEXT else 0.0
-    context = np.zeros((n, dim))
-    symmetric = parts.symmetric if parts.symmetric is not None else np.zeros(len(parts), bool)
-    for head, k, tail in edges:
-        context[head] += relations[k]
-        context[tail] += relations[k] if symmetric[k] else -relations[k]
-    has_roles = np.linalg.norm(context, axis=1, keepdims=True) > 1e-9  # else no role part
-    return np.hstack([_unit(labels), weight * _unit(context) * has_roles])
+        weight = ROLE_AGREEMENT_WEIGHT
+    cos = contexts_1 @ contexts_2.T
+    both = (np.abs(contexts_1).sum(axis=1) > 0)[:, None] & (np.abs(contexts_2).sum(axis=1) > 0)
+    return np.asarray(np.where(both, 1.0 - weight * (1.0 - cos) / 2.0, 1.0), dtype=np.float64)

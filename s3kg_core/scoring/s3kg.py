@@ -28,7 +28,7 @@ from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
 from .explain import Explanation, KeyedTriple, LabelMatch, Pick
 from .ot_mode import OTComponents, ot_components
-from .parts import PartVectors, entity_role_vectors, symbol_id
+from .parts import PartVectors, role_contexts, symbol_id
 from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
 from .roles import read_relation, read_triple
 from .signature import Signature
@@ -280,6 +280,14 @@ def _entity_transport(pair: _Pair) -> Transport | None:
     return None
 
 
+def _role_contexts(triples: Sequence[Triple], parts: PartVectors) -> np.ndarray:
+    """The role context of each of the KG's entities (:func:`role_contexts`), in entity order."""
+    entities = _entities(triples)
+    pos = {label: i for i, label in enumerate(entities)}
+    edges = [(pos[t.head], k, pos[t.tail]) for k, t in enumerate(triples)]
+    return role_contexts(len(entities), edges, parts)
+
+
 def _entities(triples: Sequence[Triple]) -> list[str]:
     return list(dict.fromkeys(p for t in triples for p in (t.head, t.tail)))
 
@@ -490,10 +498,14 @@ class KGScorer:
         comps = ot_components(
             m[rows(pair.one.sentences)],
             m[rows(pair.two.sentences)],
-            self._role_vectors(pair.one.triples, parts_1),
-            self._role_vectors(pair.two.triples, parts_2),
+            m[rows(_entities(pair.one.triples))],
+            m[rows(_entities(pair.two.triples))],
             kernel,
             parts=(parts_1, parts_2),
+            roles=(
+                _role_contexts(pair.one.triples, parts_1),
+                _role_contexts(pair.two.triples, parts_2),
+            ),
         )
         if keep:
             pair.ot = comps
@@ -517,14 +529,6 @@ class KGScorer:
             symmetric=np.array([read_relation(t.relation).symmetric for t in triples], dtype=bool),
             symbols=tuple(symbol_id(t.relation) for t in triples),
         )
-
-    def _role_vectors(self, triples: Sequence[Triple], parts: PartVectors) -> np.ndarray:
-        """The KG's entity vectors with their roles (:func:`entity_role_vectors`)."""
-        entities = _entities(triples)
-        pos = {label: i for i, label in enumerate(entities)}
-        edges = [(pos[t.head], k, pos[t.tail]) for k, t in enumerate(triples)]
-        labels = self.cache.matrix[self.cache.rows(entities)]
-        return entity_role_vectors(entities, labels, edges, parts)
 
     def _finish(self, pair: _Pair, keep: bool) -> ScoreResult:
         cfg = self.config
