@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .parts import PartVectors, part_similarity, role_agreement
+from .parts import PartVectors, part_similarity, role_agreement, role_contexts
 from .wwl import Transport
 
 __all__ = [
@@ -183,6 +183,9 @@ def _emd(a: Array, b: Array, cost: Array) -> Array:
     return np.asarray(plan, dtype=np.float64)
 
 
+Edges = list[tuple[int, int, int]]
+"""``(head entity, triple, tail entity)`` rows of one KG's triples."""
+
 Similarity = Callable[[slice], Array]
 """``rows -> (len(rows), n2)`` block of an ``n1 x n2`` similarity matrix."""
 
@@ -192,20 +195,26 @@ def _cosine_blocks(x1: Array, x2: Array) -> tuple[int, int, Similarity]:
     return len(u1), u2t.shape[1], lambda rows: np.asarray(u1[rows] @ u2t, dtype=np.float64)
 
 
-def _nearest(n1: int, n2: int, blocks: Similarity) -> tuple[Array, Array]:
-    """Each row's best similarity and each column's, a block of rows at a time."""
+def _nearest(n1: int, n2: int, blocks: Similarity) -> tuple[Array, Array, npt.NDArray[np.int64]]:
+    """Each row's best similarity and each column's, and each row's best column.
+
+    A block of rows at a time: never the whole ``n1 x n2`` matrix at once.
+    """
     row_best = np.empty(n1)
     col_best = np.full(n2, -1.0)
-    for start in range(0, n1, _CHUNK):  # never the whole n1 x n2 matrix at once
+    row_arg = np.empty(n1, dtype=np.int64)
+    for start in range(0, n1, _CHUNK):
         block = blocks(slice(start, start + _CHUNK))
+        row_arg[start : start + len(block)] = block.argmax(axis=1)
         row_best[start : start + len(block)] = block.max(axis=1)
         np.maximum(col_best, block.max(axis=0), out=col_best)
-    return row_best, col_best
+    return row_best, col_best, row_arg
 
 
 def _relaxed(x1: Array, x2: Array, *, balanced: bool) -> Transport:
     """:func:`_relaxed_blocks` of the cosines of the rows of ``x1`` and ``x2``."""
-    return _relaxed_blocks(*_nearest(*_cosine_blocks(x1, x2)), balanced=balanced)
+    row_best, col_best, _ = _nearest(*_cosine_blocks(x1, x2))
+    return _relaxed_blocks(row_best, col_best, balanced=balanced)
 
 
 def _relaxed_blocks(row_best: Array, col_best: Array, *, balanced: bool) -> Transport:
@@ -291,7 +300,7 @@ def ot_components(
     kernel: float,
     *,
     parts: tuple[PartVectors, PartVectors] | None = None,
-    roles: tuple[Array, Array] | None = None,
+    edges: tuple[Edges, Edges] | None = None,
 ) -> OTComponents:
     """The ``ot`` mode's components of one pair of non-empty KGs.
 
@@ -308,11 +317,13 @@ def ot_components(
         canonical direction): two triples' similarity is then ``1 - ROLE_WEIGHT`` times their
         sentences' cosine plus ``ROLE_WEIGHT`` times their part-wise similarity. ``None``: the
         sentences' cosine alone.
-    roles
-        Each entity's role context (:func:`s3kg_core.scoring.parts.role_contexts`), one row per
-        row of ``entities_1`` and ``entities_2``: the label transport's plan stays the labels'
-        (who is aligned with whom), and each aligned pair's similarity is its labels' cosine
-        times its :func:`~s3kg_core.scoring.parts.role_agreement`. ``None``: labels alone.
+    edges
+        With ``parts``: each triple's ``(head, tail)`` rows in ``entities_1`` and ``entities_2``.
+        Each entity then has a role context (:func:`s3kg_core.scoring.parts.role_contexts`):
+        T1's from all its triples, T2's from the T2 triples T1's triples match best (T2's
+        extra triples cost nothing). The label transport's plan stays the labels' (who is
+        aligned with whom), and each aligned pair's similarity is its labels' cosine times its
+        :func:`~s3kg_core.scoring.parts.role_agreement`. ``None``: labels alone.
 
     Examples
     --------
@@ -335,12 +346,21 @@ def ot_components(
         return np.asarray((1.0 - ROLE_WEIGHT) * sim + ROLE_WEIGHT * part, dtype=np.float64)
 
     if max(n1, n2) > MAX_EXACT:
-        row_best, col_best = _nearest(n1, n2, blocks)
+        row_best, col_best, partners = _nearest(n1, n2, blocks)
         triples = _relaxed_blocks(row_best, col_best, balanced=n2 <= SPREAD * n1)
         matched = float(min(1.0, max(0.0, float(row_best.mean()))))
     else:  # one similarity matrix for both
         similarity = blocks(slice(0, n1))
         triples, matched = _transport(similarity, SPREAD), _best_match(similarity)
+        partners = similarity.argmax(axis=1)
+    roles = None
+    if parts is not None and edges is not None:
+        # T2's roles as T1 needs them: from the T2 triples T1's triples match best
+        needed = sorted(set(partners.tolist()))
+        roles = (
+            role_contexts(len(entities_1), edges[0], parts[0]),
+            role_contexts(len(entities_2), [edges[1][j] for j in needed], parts[1]),
+        )
     return OTComponents(
         triples=triples,
         best_match=matched,
@@ -365,7 +385,7 @@ def _label_transport(x1: Array, x2: Array, roles: tuple[Array, Array] | None) ->
         def blocks(rows: slice) -> Array:
             return cosine_blocks(rows) * role_agreement(ctx_1[rows], ctx_2)
 
-        row_best, col_best = _nearest(n1, n2, blocks)
+        row_best, col_best, _ = _nearest(n1, n2, blocks)
         return _relaxed_blocks(row_best, col_best, balanced=n2 <= SPREAD * n1)
     labels = spread_transport(x1, x2)
     value = labels.cosine * role_agreement(*roles)

@@ -108,6 +108,17 @@ class PartVectors:
     def __len__(self) -> int:
         return len(self.heads)
 
+    def take(self, rows: Sequence[int]) -> PartVectors:
+        """The triples of these rows, in this order."""
+        idx = np.asarray(rows, dtype=np.int64)
+        return PartVectors(
+            self.heads[idx],
+            self.relations[idx],
+            self.tails[idx],
+            None if self.symmetric is None else self.symmetric[idx],
+            tuple(self.symbols[i] for i in rows) if self.symbols else (),
+        )
+
     def rows(self, rows: slice) -> PartVectors:
         """The triples of a slice of rows."""
         return PartVectors(

@@ -28,7 +28,7 @@ from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
 from .explain import Explanation, KeyedTriple, LabelMatch, Pick
 from .ot_mode import OTComponents, ot_components
-from .parts import PartVectors, role_contexts, symbol_id
+from .parts import PartVectors, symbol_id
 from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
 from .roles import read_relation, read_triple
 from .signature import Signature
@@ -280,12 +280,10 @@ def _entity_transport(pair: _Pair) -> Transport | None:
     return None
 
 
-def _role_contexts(triples: Sequence[Triple], parts: PartVectors) -> np.ndarray:
-    """The role context of each of the KG's entities (:func:`role_contexts`), in entity order."""
-    entities = _entities(triples)
-    pos = {label: i for i, label in enumerate(entities)}
-    edges = [(pos[t.head], k, pos[t.tail]) for k, t in enumerate(triples)]
-    return role_contexts(len(entities), edges, parts)
+def _edges(triples: Sequence[Triple]) -> list[tuple[int, int, int]]:
+    """``(head, triple, tail)`` of each triple: its entities' rows in :func:`_entities` order."""
+    pos = {label: i for i, label in enumerate(_entities(triples))}
+    return [(pos[t.head], k, pos[t.tail]) for k, t in enumerate(triples)]
 
 
 def _entities(triples: Sequence[Triple]) -> list[str]:
@@ -502,10 +500,7 @@ class KGScorer:
             m[rows(_entities(pair.two.triples))],
             kernel,
             parts=(parts_1, parts_2),
-            roles=(
-                _role_contexts(pair.one.triples, parts_1),
-                _role_contexts(pair.two.triples, parts_2),
-            ),
+            edges=(_edges(pair.one.triples), _edges(pair.two.triples)),
         )
         if keep:
             pair.ot = comps
