@@ -138,6 +138,78 @@ def test_a_role_swap_scores_lower(otm: KGScorer) -> None:
     assert swapped.s_sbert == pytest.approx(1.0)  # the labels alone do not see the swap
 
 
+FLEMING = [["Alexander Fleming", "discovered", "penicillin"]]
+BRUTUS = [["Brutus", "killed", "Caesar"], ["Caesar", "ruled", "Rome"]]
+
+
+def test_swap_scores_below_passive_and_passive_as_the_fact(otm: KGScorer) -> None:
+    # issue 57: who did what to whom. Hand-made KGs, the default mode.
+    same, passive, swap, old_order = otm.score_pairs(
+        [
+            (FLEMING, FLEMING),
+            (FLEMING, [["penicillin", "was discovered by", "Alexander Fleming"]]),
+            (FLEMING, [["penicillin", "discovered", "Alexander Fleming"]]),
+            (FLEMING, [["Alexander Fleming", "was discovered by", "penicillin"]]),
+        ]
+    )
+    assert same.score == pytest.approx(1.0)
+    assert passive.score == pytest.approx(same.score)  # read in its canonical direction
+    assert swap.score < passive.score - 0.3
+    assert old_order.score == pytest.approx(swap.score)  # the passive with the old order
+    assert swap.s_wl < passive.s_wl and swap.s_sbert < passive.s_sbert  # both sides see it
+
+
+def test_an_inverse_or_symmetric_rewording_scores_above_a_swap(otm: KGScorer) -> None:
+    employs = [["Acme", "employs", "Jane Doe"]]
+    borders = [["France", "borders", "Spain"]]
+    inverse, swap, symmetric, replaced = otm.score_pairs(
+        [
+            (employs, [["Jane Doe", "works for", "Acme"]]),
+            (employs, [["Jane Doe", "employs", "Acme"]]),
+            (borders, [["Spain", "borders", "France"]]),
+            (borders, [["France", "borders", "Italy"]]),
+        ]
+    )
+    assert inverse.score == pytest.approx(1.0)
+    assert swap.score < inverse.score - 0.3
+    assert symmetric.score == pytest.approx(1.0)
+    assert replaced.score < symmetric.score
+
+
+def test_a_paraphrase_scores_above_the_swap_of_the_same_fact(otm: KGScorer) -> None:
+    paraphrase = [["Brutus", "murdered", "Julius Caesar"], ["Julius Caesar", "governed", "Rome"]]
+    swap = [["Caesar", "killed", "Brutus"], ["Caesar", "ruled", "Rome"]]
+    para, swapped = otm.score_pairs([(BRUTUS, paraphrase), (BRUTUS, swap)])
+    assert para.score > swapped.score
+
+
+def test_the_papers_worked_example(otm: KGScorer) -> None:
+    # The seed paper's Table 1: pair 12 of paws_wiki_400 (the players swapped) scores below the
+    # 0.5 threshold, pair 3 (identical KGs) 1.0.
+    pair_12 = (
+        [["Renzo_Furlan", "won_against", "Thomas_Johansson"], ["Renzo_Furlan", "won_in", "finals"]],
+        [
+            ["Thomas_Johansson", "won_against", "Renzo_Furlan"],
+            ["Thomas_Johansson", "won_in", "finals"],
+        ],
+    )
+    pair_3 = [["Griese", "was_injured_in", "season"], ["Griese", "was_relieved_by", "Grossman"]]
+    swapped, identical = otm.score_pairs([pair_12, (pair_3, pair_3)])
+    assert swapped.score < 0.5
+    assert identical.score == pytest.approx(1.0)
+
+
+def test_explain_is_score_for_a_passive_and_a_swap(otm: KGScorer) -> None:
+    for two in (
+        [["penicillin", "discovered by", "Alexander Fleming"]],
+        [["penicillin", "discovered", "Alexander Fleming"]],
+    ):
+        ex, r = otm.explain(FLEMING, two), otm.score(FLEMING, two)
+        assert (ex.s_wl, ex.s_sbert, ex.score) == (r.s_wl, r.s_sbert, r.score)
+        assert ex.triples_2[0].key.relation == "discover"  # the canonical key
+        assert ex.transport  # the label plan is still drawn
+
+
 def test_numbered_roles_are_embedded_spelt_out(otm: KGScorer) -> None:
     """MiniLM embeds ``arg0`` and ``arg1`` almost alike; the spelt-out roles differ more."""
     needed = otm.strings_needed([(FEED, FEED_SWAPPED)])

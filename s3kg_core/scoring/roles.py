@@ -28,7 +28,7 @@ said so, and whether the base reads the same both ways (``symmetric``). The rule
    paris)`` is ``(paris, capital of, france)``); ``have`` before a verb is a perfect and is
    dropped (``have win`` -> ``win``).
 6. A base in :data:`SYMMETRIC` reads the same both ways: ``marry``, ``border``, ``sibling of``,
-   ``interact with``, ...
+   ``interact with``, ... (:func:`read_triple` puts its two entities in one canonical order).
 
 Everything else is its own base, unflipped. The rules look at words only, so they err in both
 directions on words they do not know: an inverse pair missing from the table scores as a
@@ -264,16 +264,22 @@ def _reading(base: str, flipped: bool, rule: str) -> RelationReading:
 def read_triple(triple: Triple) -> Reading:
     """A normalised triple read in its canonical direction.
 
-    A symmetric relation's triple is never flipped (both directions are canonical).
+    A symmetric relation's triple reads the same both ways: its canonical order puts the
+    smaller label first (``flipped`` and rule ``"symmetric"`` when that exchanged them), so
+    ``(spain, border, france)`` and ``(france, border, spain)`` are one triple.
 
     Examples
     --------
     >>> read_triple(Triple("penicillin", "discover by", "alexander fleming")).triple
     Triple(head='alexander fleming', relation='discover', tail='penicillin')
-    >>> read_triple(Triple("spain", "border", "france")).triple
-    Triple(head='spain', relation='border', tail='france')
+    >>> r = read_triple(Triple("spain", "border", "france"))
+    >>> r.triple, r.flipped, r.rule
+    (Triple(head='france', relation='border', tail='spain'), True, 'symmetric')
     """
     r = read_relation(triple.relation)
-    flip = r.flipped and not r.symmetric
-    head, tail = (triple.tail, triple.head) if flip else (triple.head, triple.tail)
-    return Reading(Triple(head, r.base, tail), flip, r.rule, r.symmetric)
+    if r.symmetric:
+        head, tail = sorted((triple.head, triple.tail))
+        flip = head != triple.head
+        return Reading(Triple(head, r.base, tail), flip, "symmetric" if flip else r.rule, True)
+    head, tail = (triple.tail, triple.head) if r.flipped else (triple.head, triple.tail)
+    return Reading(Triple(head, r.base, tail), r.flipped, r.rule, False)
