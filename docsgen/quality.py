@@ -368,3 +368,39 @@ def _ot_variants(ev: Mapping[str, Any]) -> str:
             ]
         )
     return md_table(header, rows)
+
+
+@view("roles_variants", "roles_variants")
+def _roles_variants(ev: Mapping[str, Any]) -> str:
+    header = [
+        "triple similarity",
+        "S_SBERT",
+        "direction dev: accuracy",
+        "meaning kept",
+        "pair 12",
+        "BAMBOO dev mean",
+        "STS / PARA role",
+        "pair sets dev AUROC",
+        "pair sets test AUROC",
+        "PAWS dev / test",
+    ]
+
+    def opt(value: Any, spec: str) -> str:
+        return "-" if value is None else f(value, spec)
+
+    rows = [
+        [
+            bold(r["variant"], r["chosen"]),
+            r["s_sbert"],
+            opt(r["dir_acc"], ".3f"),
+            opt(r["dir_keep"], ".3f"),
+            opt(r["p12"], ".3f"),
+            f(r["bamboo"], ".2f"),
+            f"{f(r['sts_role'], '.1f')} / {f(r['para_role'], '.1f')}",
+            f(r["pairs_dev"], ".4f"),
+            f(r["pairs_test"], ".4f"),
+            f"{opt(r['paws_dev'], '.3f')} / {opt(r['paws_test'], '.3f')}",
+        ]
+        for r in ev["rows"]
+    ]
+    return md_table(header, rows)
