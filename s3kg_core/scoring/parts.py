@@ -18,6 +18,20 @@ numbered roles, ``argument zero`` ...) are compared as symbols: equal or not
 (:data:`SYMBOL_MISMATCH`), since an encoder embeds ``argument zero`` and ``argument one`` almost
 alike although they are opposite roles.
 
+The label side sees roles too: an entity's *role context* (:func:`role_contexts`) sums the
+relations it takes part in, plus as their head and minus as their tail, and two entities that a
+label transport aligns keep their labels' similarity times the agreement of their role contexts
+(:func:`role_agreement`), as a Weisfeiler-Lehman iteration refines a node's label by its edges.
+
+References
+----------
+.. [1] S. Cai, K. Knight, "Smatch: an Evaluation Metric for Semantic Feature Structures", ACL
+   2013: graphs compared triple by triple, each part matched.
+.. [2] M. Togninalli, E. Ghisu, F. Llinares-Lopez, B. Rieck, K. Borgwardt, "Wasserstein
+   Weisfeiler-Lehman Graph Kernels", NeurIPS 2019: node vectors refined by their edges.
+.. [3] J. Opitz, A. Daza, A. Frank, "Weisfeiler-Leman in the Bamboo", TACL 9 (2021): role
+   confusion, the test a graph metric must pass and a bag of words fails.
+
 Examples
 --------
 >>> import numpy as np
@@ -242,7 +256,7 @@ def role_agreement(contexts_1: Array, contexts_2: Array, *, weight: float | None
     --------
     >>> c = np.array([[1.0, 0.0]])
     >>> role_agreement(c, c).tolist(), role_agreement(c, -c).round(2).tolist()
-    ([[1.0]], [[0.4]])
+    ([[1.0]], [[0.2]])
     >>> role_agreement(c, np.zeros((1, 2))).tolist()
     [[1.0]]
     """
