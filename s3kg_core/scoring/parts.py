@@ -109,6 +109,8 @@ def symbol_id(relation: str) -> str | None:
 class PartVectors:
     """The embeddings of a list of triples' heads, relations and tails (one row a triple).
 
+    The rows are stored as unit vectors.
+
     ``symmetric`` marks the triples whose relation reads the same both ways; ``symbols`` holds
     each relation's :func:`symbol_id` (``None`` for a relation in words). Both default to none.
     """
@@ -118,6 +120,10 @@ class PartVectors:
     tails: Array
     symmetric: npt.NDArray[np.bool_] | None = None
     symbols: tuple[str | None, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        for name in ("heads", "relations", "tails"):  # unit rows, once: every cosine reads them
+            object.__setattr__(self, name, _unit(getattr(self, name)))
 
     def __len__(self) -> int:
         return len(self.heads)
@@ -150,7 +156,8 @@ def _unit(x: Array) -> Array:
 
 
 def _cos(a: Array, b: Array) -> Array:
-    return np.clip(_unit(a) @ _unit(b).T, FLOOR, 1.0)
+    """Cosines of unit rows, at least :data:`FLOOR`."""
+    return np.clip(a @ b.T, FLOOR, 1.0)
 
 
 def _relation_cosine(one: PartVectors, two: PartVectors) -> Array:
@@ -233,7 +240,7 @@ def role_contexts(n: int, edges: Sequence[tuple[int, int, int]], parts: PartVect
     >>> role_contexts(2, [(0, 0, 1)], parts)[:, 2].tolist()  # subject +, object -
     [1.0, -1.0]
     """
-    relations = _unit(parts.relations)
+    relations = parts.relations  # unit rows
     words = np.array([s is None for s in parts.symbols] if parts.symbols else [True] * len(parts))
     symmetric = parts.symmetric if parts.symmetric is not None else np.zeros(len(parts), bool)
     context = np.zeros((n, relations.shape[1] if relations.ndim == 2 else 0))

@@ -261,6 +261,7 @@ def _reading(base: str, flipped: bool, rule: str) -> RelationReading:
     return RelationReading(base, flipped, rule, base in _tables()[1])
 
 
+@lru_cache(maxsize=200_000)
 def read_triple(triple: Triple) -> Reading:
     """A normalised triple read in its canonical direction.
 
