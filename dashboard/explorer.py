@@ -8,6 +8,9 @@ out again what the scorer keys, picks or aligns:
 * every answer entity gets a stable identity, badge ``E<n>`` and colour, by its order of first
   appearance among the keyed answer triples, so that moving tau never renumbers or recolours an
   entity (:func:`entity_identities`);
+* a triple is drawn and tabled as it was written, its two entities carrying the badges of the
+  keys the scorer gave them, also where the scorer read it turned round (``ot`` mode: a
+  passive, an inverse or a symmetric relation in its canonical direction, :func:`raw_ends`);
 * each answer triple is lined up with the gold and context triple the scorer picked for it,
   with the pick's cosine and, per part, the label alignment the WL kernel saw at that tau
   (:attr:`CaseScores.rows`);
@@ -38,7 +41,7 @@ from dashboard.graphs import (
     PanelNode,
 )
 from s3kg_core.kg import SOURCES, Triple
-from s3kg_core.normalize import normalize_triples
+from s3kg_core.normalize import normalize_label, normalize_triples
 from s3kg_core.scoring.cus import harmonic_mean
 from s3kg_core.scoring.explain import Explanation, KeyedTriple
 from s3kg_core.statuses import Reference, role_status
@@ -66,6 +69,7 @@ __all__ = [
     "parse_link",
     "partners",
     "question_label",
+    "raw_ends",
     "text_marks",
     "transport_rows",
     "window",
@@ -107,6 +111,47 @@ class Identity:
     label: str
 
 
+def _spellings(label: str) -> set[str]:
+    """The keys the scorer may give ``label``: lowercased (``kgx``), normalised, lemmatised."""
+    return {
+        label.lower(),
+        normalize_label(label),
+        normalize_label(label, lemmatize=False),
+    }
+
+
+def raw_ends(t: KeyedTriple) -> tuple[str, str]:
+    """The keys of ``t.raw``'s head and tail: exchanged where the scorer read it turned round.
+
+    In ``ot`` mode the key is the triple in its canonical direction
+    (:func:`s3kg_core.scoring.roles.read_triple`): ``(Penicillin, discovered by, Alexander
+    Fleming)`` is keyed ``(alexander fleming, discover, penicillin)``. A page that shows the
+    triple as written must give "Penicillin" the badge of the key ``penicillin``, not of the
+    key's head.
+
+    Examples
+    --------
+    >>> turned = KeyedTriple(Triple("Penicillin", "discovered by", "Alexander Fleming"),
+    ...     Triple("alexander fleming", "discover", "penicillin"), "")
+    >>> raw_ends(turned)
+    ('penicillin', 'alexander fleming')
+    >>> raw_ends(KeyedTriple(Triple("Cats", "chase", "mice"), Triple("cat", "chase", "mouse"),
+    ...     "cat chase mouse"))
+    ('cat', 'mouse')
+    """
+    key, raw = t.key, t.raw
+    if key.head == key.tail or raw.head.lower() == key.head or raw.tail.lower() == key.tail:
+        return key.head, key.tail  # the common case, without normalising anything
+    head, tail = _spellings(raw.head), _spellings(raw.tail)
+    if key.head not in head and key.tail not in tail and (key.tail in head or key.head in tail):
+        return key.tail, key.head
+    return key.head, key.tail
+
+
+def _turned(t: KeyedTriple) -> bool:
+    return raw_ends(t)[0] != t.key.head
+
+
 def entity_identities(answer: Sequence[KeyedTriple]) -> dict[str, Identity]:
     """Badge ``E1, E2, ...`` and colour for every answer entity, by first appearance.
 
@@ -128,7 +173,8 @@ def entity_identities(answer: Sequence[KeyedTriple]) -> dict[str, Identity]:
     """
     out: dict[str, Identity] = {}
     for t in answer:
-        for label, raw_label in ((t.key.head, t.raw.head), (t.key.tail, t.raw.tail)):
+        head, tail = raw_ends(t)
+        for label, raw_label in ((head, t.raw.head), (tail, t.raw.tail)):
             if label not in out:
                 n = len(out)
                 out[label] = Identity(f"E{n + 1}", PALETTE[n % len(PALETTE)], raw_label)
@@ -504,7 +550,8 @@ def text_marks(case: CaseScores, source: str) -> dict[str, tuple[str, str]]:
     badges = _node_badges(case, entity_identities(case.triples["answer"]))[source]
     marks: dict[str, tuple[str, str]] = {}
     for t in case.triples[source]:
-        for label, node in ((t.raw.head, t.key.head), (t.raw.tail, t.key.tail)):
+        head, tail = raw_ends(t)
+        for label, node in ((t.raw.head, head), (t.raw.tail, tail)):
             ids = badges.get(node)
             if ids:
                 marks.setdefault(label, ("+".join(i.badge for i in ids), ids[0].colour))
@@ -578,8 +625,9 @@ def _draw(
     triples = case.triples[source]
     labels: dict[str, str] = {}
     for t in triples:
-        labels.setdefault(t.key.head, t.raw.head)
-        labels.setdefault(t.key.tail, t.raw.tail)
+        head, tail = raw_ends(t)
+        labels.setdefault(head, t.raw.head)
+        labels.setdefault(tail, t.raw.tail)
     cap = WHOLE_MAX_NODES if show_all else min(max_nodes, WHOLE_MAX_NODES)
     if len(labels) <= cap:
         return _Drawn(labels, set(labels), "")
@@ -692,7 +740,7 @@ def linked_view(
             )
         marks = marked.get(source, ())
         panel_edges = tuple(
-            PanelEdge(t.key.head, t.key.tail, t.raw.relation, index[source][i], marked=i in marks)
+            PanelEdge(*raw_ends(t), t.raw.relation, index[source][i], marked=i in marks)
             for i, t in enumerate(triples)
             if visible(source, t)
         )
@@ -711,9 +759,9 @@ def linked_view(
                 edges=panel_edges,
                 triples=tuple(
                     (
-                        triples[i].key.head,
+                        raw_ends(triples[i])[0],
                         triples[i].raw.relation,
-                        triples[i].key.tail,
+                        raw_ends(triples[i])[1],
                         triples[i].raw.head,
                         triples[i].raw.tail,
                     )
@@ -732,6 +780,11 @@ def linked_view(
             other = None if m.other is None else index[key][m.other]
             links[key] = other
             found[key] = {**m.to_dict(), "other": other}
+            if _turned(answer[i]):  # head, relation, tail as the triple is shown, and how read
+                for part in ("parts", "partners", "aligned"):
+                    if found[key][part] is not None:
+                        found[key][part] = found[key][part][::-1]
+                found[key]["reading"] = " ".join(answer[i].key.to_list())
         rows.append(LinkedRow(links=links, matches=found, number=i + 1))
     return panels, rows
 

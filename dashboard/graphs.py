@@ -215,7 +215,9 @@ class LinkedRow:
     matches
         ``"gold"`` / ``"context"`` -> ``{"other", "cosine", "exact", "parts", "partners",
         "aligned"}`` (see :class:`dashboard.explorer.TripleMatch`; ``other`` indexes the
-        panel's ``triples``), or ``None``.
+        panel's ``triples``), or ``None``. ``parts``, ``partners`` and ``aligned`` follow the
+        answer triple as shown; where the scorer read it turned round they are reversed and
+        ``"reading"`` is its key (``"alexander fleming discover penicillin"``).
     number
         The number the table shows for the row (default: its position, from 1).
     """

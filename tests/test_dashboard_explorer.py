@@ -23,6 +23,7 @@ from dashboard.explorer import (
     parse_link,
     partners,
     question_label,
+    raw_ends,
     text_marks,
     window,
 )
@@ -398,6 +399,60 @@ def test_text_marks_carry_the_badges_of_each_picture(scorer: KGScorer) -> None:
     gold = text_marks(case, "gold")
     assert gold["Curie"][1] == PALETTE[0] and "E1" in gold["Curie"][0]
     assert "Poland" not in gold
+
+
+# The demo's T=0 answer to demo-01 and its gold: the passive is keyed in its canonical
+# direction by the ot mode, ("alexander fleming", "discover", "penicillin").
+FLEMING_ANSWER = [
+    Triple("Penicillin", "discovered by", "Alexander Fleming"),
+    Triple("Penicillin", "discovered in", "1928"),
+]
+FLEMING_GOLD = [
+    Triple("Alexander Fleming", "discovered", "penicillin"),
+    Triple("Alexander Fleming", "discovered penicillin in", "1928"),
+]
+
+
+def test_a_triple_read_turned_round_is_drawn_and_tabled_as_written(minilm) -> None:  # type: ignore[no-untyped-def]
+    """Regression: ot mode keys a passive turned round, and the explorer paired the key's head
+    with the raw head. The demo's "Penicillin discovered by Alexander Fleming" was drawn as a
+    node "Penicillin" with the badge of gold's "Alexander Fleming" (E1), the node of the key
+    "penicillin" was labelled "Alexander Fleming" (so "Alexander Fleming discovered in 1928"),
+    "Penicillin" had E1 in one row and E2 in the next, and the answer text marked it E1."""
+    case = case_scores(KGScorer(minilm, mode="ot"), FLEMING_ANSWER, FLEMING_GOLD, FLEMING_GOLD)
+    passive = case.triples["answer"][0]
+    assert passive.key == Triple("alexander fleming", "discover", "penicillin")
+    assert raw_ends(passive) == ("penicillin", "alexander fleming")
+    assert raw_ends(case.triples["answer"][1]) == ("penicillin", "1928")
+
+    panels, rows = linked_view(case)
+    answer = next(p for p in panels if p.key == "answer")
+    labels = {n.id: n.label for n in answer.nodes}
+    assert labels["penicillin"] == "Penicillin"
+    assert labels["alexander fleming"] == "Alexander Fleming"
+    drawn = {(e.source, e.label, e.target) for e in answer.edges}
+    assert ("penicillin", "discovered by", "alexander fleming") in drawn  # as written
+    assert ("penicillin", "discovered in", "1928") in drawn
+    head, _, tail, head_label, tail_label = answer.triples[rows[0].links["answer"]]
+    assert (head, head_label, tail, tail_label) == (
+        "penicillin", "Penicillin", "alexander fleming", "Alexander Fleming"
+    )  # fmt: skip
+    ids = entity_identities(case.triples["answer"])
+    assert ids["penicillin"].label == "Penicillin" and ids["alexander fleming"].label == (
+        "Alexander Fleming"
+    )
+    assert text_marks(case, "answer")["Penicillin"][0] == ids["penicillin"].badge
+    gold = next(p for p in panels if p.key == "gold")
+    badges = {n.id: n.badges for n in gold.nodes}
+    assert badges["penicillin"] == (ids["penicillin"].badge,)
+
+    # the pick is aligned part by part; the table's h, r, t follow the triple as shown
+    assert case.rows["gold"][0].passed
+    m = rows[0].matches["gold"]
+    assert m is not None and m["aligned"] == [True, True, True]
+    assert m["reading"] == "alexander fleming discover penicillin"
+    assert m["partners"] == ["penicillin", "discover", "alexander fleming"]
+    assert "reading" not in (rows[1].matches["gold"] or {})
 
 
 @pytest.mark.parametrize(

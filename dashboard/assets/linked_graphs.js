@@ -822,6 +822,7 @@
       const how = ok ? "aligned" : partner !== null ? "aligned to \u201c" + partner + "\u201d instead" : "not aligned";
       tips.push(names[j] + ": " + cos + ", " + how);
     });
+    if (m.reading) tips.unshift("read turned round, as \u201c" + m.reading + "\u201d:");
     td.title = tips.join("\n") + "\n(aligned at tau " + D.tau + ")";
     td.classList.add(m.aligned.every(x => x) ? "s3kg-pass" : "s3kg-fail");
     return td;
