@@ -121,24 +121,23 @@ with right:
     result = json.loads(case["result"])
     reference = "context" if target == "ctx_sim" else "gold"
     view = reads.item_view(controls.view, run_id, item_id)
-    counts = st.columns(6)
-    for col, (label, n, about) in zip(
-        counts,
-        [
-            ("aligned", len(result["aligned"]), f"{reference} and answer triples TAU paired"),
-            ("relation", len(result["relation_mismatch"]), "relation mismatches"),
-            ("entity", len(result["entity_mismatch"]), "entity mismatches"),
-            (
-                "swapped",
-                len(result["roles_swapped"]),
-                f"roles swapped: {reference} triples stated with head and tail exchanged",
-            ),
-            ("extra", len(result["extra"]), "answer triples with no counterpart"),
-            ("missing", len(result["missing"]), f"{reference} triples the answer lacks"),
-        ],
-        strict=True,
-    ):
-        col.metric(label, n, help=about)
+    counts = [
+        ("aligned", len(result["aligned"]), f"{reference} and answer triples TAU paired"),
+        ("relation", len(result["relation_mismatch"]), "relation mismatches"),
+        ("entity", len(result["entity_mismatch"]), "entity mismatches"),
+        (
+            "roles swapped",
+            len(result["roles_swapped"]),
+            f"{reference} triples stated with head and tail exchanged",
+        ),
+        ("extra", len(result["extra"]), "answer triples with no counterpart"),
+        ("missing", len(result["missing"]), f"{reference} triples the answer lacks"),
+    ]
+    # two rows of three: in one row of six every label was cut ("swap…", "relati…" at 1440 px;
+    # "ali…" at 1280); "relation mismatch" is cut at 1280 even in a row of three
+    for row in (counts[:3], counts[3:]):
+        for col, (label, n, about) in zip(st.columns(3), row, strict=True):
+            col.metric(label, n, help=about)
     links = st.columns([5, 4])  # both labels whole at 1280 px (half the page is the chart)
     with links[0]:
         navigation.case_link(
@@ -178,11 +177,15 @@ def _table(rows: list[dict[str, object]], empty: str) -> None:
 st.subheader("Triples of this case")
 left, right = st.columns(2)
 with left:
-    st.markdown(f"**Aligned pairs** ({reference} ↔ answer, sentence cosine)")
+    st.markdown(
+        f"**Aligned pairs** ({reference} ↔ answer, sentence cosine; *via* names the rule that "
+        "read a passive or inverse wording turned round)"
+    )
     _table(
         [
             {reference: _triple(a["gold"]), "answer": _triple(a["answer"]),
-             "cosine": f"{a['similarity']:.3f}", "via": md(a["via"])}
+             "cosine": f"{a['similarity']:.3f}",
+             "via": md(" · ".join(filter(None, (a["via"], a.get("rule")))))}
             for a in result["aligned"]
         ],
         "none",

@@ -819,6 +819,60 @@ def test_explorer_deep_link_opens_the_case_and_survives_leaving_the_page(
     assert_clean(explorer, demo_server, "explorer deep link")
 
 
+def demo_case(db: Path, ext_id: str, temperature: float) -> tuple[int, int]:
+    """The run and item ids of the demo answer to ``ext_id`` at ``temperature``."""
+    from s3kg_core.store.store import Store
+
+    with Store(db, read_only=True).connect() as con:
+        (run,) = con.execute(
+            "SELECT run_id FROM runs WHERE temperature = ?", [temperature]
+        ).fetchone()
+        (item,) = con.execute("SELECT item_id FROM items WHERE ext_id = ?", [ext_id]).fetchone()
+    return int(run), int(item)
+
+
+TABLE_CELLS = """() => [...document.querySelectorAll('#s3kg-table tbody tr')].map(tr =>
+    [...tr.children].map(td => ({text: td.textContent, cls: td.className, title: td.title})))"""
+
+
+def test_the_fleming_passive_is_aligned_in_the_explorer_with_the_badges_it_is_written_with(
+    explorer: Watched, demo_server: Server, demo_copy: Path
+) -> None:
+    """This round's acceptance: the demo's T=0 answer to demo-01 has "Penicillin -- discovered
+    by -- Alexander Fleming" against the gold "Alexander Fleming -- discovered -- penicillin";
+    the triple table showed it "not aligned". The ot mode reads the passive turned round: the
+    row is aligned in all three parts (its tooltip says how it was read). Regression of the
+    same round: the explorer paired the key's head with the written head, so "Penicillin"
+    carried gold's "Alexander Fleming" badge in the row and the answer picture, and the
+    picture's node "Alexander Fleming" stood for penicillin."""
+    run, item = demo_case(demo_copy, "demo-01", 0.0)
+    frame = open_case(explorer, demo_server, f"run={run}&item={item}")
+    rows = frame.evaluate(TABLE_CELLS)
+    passive = re.compile(r"Penicillin discovered by .*Alexander Fleming")
+    (row,) = [r for r in rows if passive.search(r[1]["text"])]
+    gold, at_tau = row[2], row[4]
+    assert re.search(r"Alexander Fleming discovered .*penicillin", gold["text"]), gold
+    assert at_tau["text"] == "h\u2713r\u2713t\u2713" and "s3kg-pass" in at_tau["cls"], at_tau
+    reading = "read turned round, as \u201calexander fleming discover penicillin\u201d"
+    assert reading in at_tau["title"], at_tau
+    badge = {  # the badge of each written label, in the answer row and in the gold match
+        m.group(2).lower(): m.group(1)
+        for cell in (row[1], gold)
+        for m in re.finditer(r"(E\d+) (Penicillin|penicillin|Alexander Fleming)", cell["text"])
+    }
+    nodes = frame.evaluate(
+        "() => Object.fromEntries(S3KG_DATA.panels.map(p => [p.key, "
+        "Object.fromEntries(p.nodes.map(n => [n.label, n.badges.join('+')]))]))"
+    )
+    assert nodes["answer"]["Penicillin"] == nodes["gold"]["penicillin"] == badge["penicillin"]
+    assert nodes["answer"]["Alexander Fleming"] == nodes["gold"]["Alexander Fleming"]
+    assert nodes["answer"]["Alexander Fleming"] == badge["alexander fleming"] != badge["penicillin"]
+    written = [r[1]["text"] for r in rows if "Penicillin" in r[1]["text"]]
+    assert all(f"{badge['penicillin']} Penicillin" in t for t in written), written
+    explorer.page.screenshot(path=str(artefacts() / "explorer_fleming.png"))
+    assert_clean(explorer, demo_server, "explorer, the Fleming passive")
+
+
 SIZES = ((1440, 900), (1280, 720))  # the screens the explorer and failure analysis must read on
 
 
@@ -887,6 +941,16 @@ def test_every_triple_row_every_header_and_the_tau_chart_show_at_both_sizes(
         chart = page.locator('[data-testid="stPlotlyChart"]').first
         plot = chart.locator(".nsewdrag").first.bounding_box()
         assert plot is not None and plot["width"] >= 140, plot
+        labels = page.locator('[data-testid="stMain"] [data-testid="stMetricLabel"]')
+        assert [labels.nth(i).inner_text().strip() for i in range(labels.count())] == [
+            "aligned", "relation", "entity", "roles swapped", "extra", "missing"
+        ]  # fmt: skip
+        for i in range(labels.count()):  # one row of six: "swap…", "relati…", even "ali…" at 1280
+            assert labels.nth(i).evaluate(
+                "e => [...e.querySelectorAll('*')].every(x => x.scrollWidth <= x.clientWidth + 1)"
+            ), labels.nth(i).inner_text()
+        legend = chart.locator(".legend .legendtext").evaluate_all("l => l.map(e => e.textContent)")
+        assert "roles swapped" in legend, legend
         links = page.locator('[data-testid="stMain"] [data-testid="stPageLink"]')
         assert links.count() >= 2
         for i in range(links.count()):  # "Open in the Sample explor" at 1280 with a wider chart

@@ -435,6 +435,26 @@ def test_failure_cases_are_listed_lowest_score_first_with_their_question(read_db
     assert at.table
 
 
+def test_a_failure_case_names_the_rule_that_aligned_a_passive(read_db):
+    """This round's TAU aligns a passive with the gold fact (AlignedTriple.rule): the demo's
+    T=0 answer to demo-09 says "movable metal type was adopted by other printing companies";
+    the aligned pairs' *via* says "passive" beside "sentence", and the counts name roles
+    swapped in full (one row of six cut it to "swap…")."""
+    at = _app("failure_analysis")
+    at.slider(key="tau_percent").set_value(30).run()
+    case = at.selectbox(key="tau_case")
+    (key,) = [k for k in case.options if " · demo-09 · " in k and " T=0 · " in k]
+    case.select(key).run()
+    assert not at.exception
+    aligned = next(t.value for t in at.table if "via" in t.value.columns)
+    rows = aligned[aligned["answer"].str.contains("adopt by", regex=False)]
+    assert list(rows["via"]) == ["sentence · passive"], aligned
+    labels = [m.label for m in at.metric]
+    assert labels == [
+        "aligned", "relation", "entity", "roles swapped", "extra", "missing"
+    ]  # fmt: skip
+
+
 def test_a_failure_case_shows_its_answer_text(read_db):
     """Issue 31: the Failure analysis page never showed the answer it explains."""
     from dashboard.escape import md
