@@ -431,3 +431,17 @@ def test_an_old_stored_dict_reads_its_swapped_entity_mismatches_as_roles_swapped
         (Triple("e", "r", "d"), "roles", "swapped")
     ]
     assert r.aligned[0].rule == "" and r.counts()["roles_swapped"] == 1
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        # the demo's false swaps (issue 57): a copula written either way round, and an agentless
+        # passive whose relation is the gold one and a preposition
+        (["first people", "is", "Edmund Hillary"], ["Edmund Hillary", "is", "first people"]),
+        (["photosynthesis", "releases", "oxygen"], ["oxygen", "released during", "photosynthesis"]),
+    ],
+)
+def test_a_copula_or_an_agentless_passive_read_crossed_is_no_swap(tau, gold, answer):
+    r = tau.analyse(gold=[gold], answer=[answer])
+    assert not r.roles_swapped

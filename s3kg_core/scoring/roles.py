@@ -17,9 +17,9 @@ said so, and whether the base reads the same both ways (``symmetric``). The rule
    ``parent of``, ``have be discover by`` -> ``discover by``, ``get kill by`` -> ``kill by``.
 2. A PropBank/AMR inverse role is de-inverted: ``argument zero of`` -> ``argument zero``,
    flipped (``(a :ARG0-of b)`` is ``(b :ARG0 a)``).
-3. A passive, a verb phrase ending in ``by``, is made active: ``discover by`` -> ``discover``,
-   flipped. A few phrasal verbs in ``by`` are active (``stand by``, ``go by``, ...:
-   :data:`ACTIVE_BY`).
+3. A passive, a verb phrase ending in ``by`` (the word before it has a verb lemma), is made
+   active: ``discover by`` -> ``discover``, flipped; ``theory by`` is no passive. A few phrasal
+   verbs in ``by`` are active (``stand by``, ``go by``, ...: :data:`ACTIVE_BY`).
 4. A relation in the table of inverse pairs (:data:`INVERSES`) is replaced by its partner,
    flipped: ``child of`` -> ``parent of``, ``work for`` -> ``employ``, ``lose to`` -> ``defeat``,
    ``younger than`` -> ``older than``.
@@ -27,7 +27,9 @@ said so, and whether the base reads the same both ways (``symmetric``). The rule
    lemma) is ``X of``, flipped: ``have capital`` -> ``capital of`` (``(france, have capital,
    paris)`` is ``(paris, capital of, france)``); ``have`` before a verb is a perfect and is
    dropped (``have win`` -> ``win``).
-6. A base in :data:`SYMMETRIC` reads the same both ways: ``marry``, ``border``, ``sibling of``,
+6. A base in :data:`SYMMETRIC` reads the same both ways: the bare copula ``be`` (``(first
+   people, be, hillary)``, which extractors write either way round), ``marry``, ``border``,
+   ``sibling of``,
    ``interact with``, ... (:func:`read_triple` puts its two entities in one canonical order).
 
 Everything else is its own base, unflipped. The rules look at words only, so they err in both
@@ -122,7 +124,7 @@ for _base, _inverses in reversed(_PAIRS):  # the first base listed wins a shared
 
 SYMMETRIC: frozenset[str] = frozenset(
     {
-        "marry", "married to", "spouse of", "partner of", "partner with", "wed",
+        "be", "marry", "married to", "spouse of", "partner of", "partner with", "wed",
         "sibling of", "twin of", "cousin of", "friend of", "colleague of", "classmate of",
         "teammate of", "roommate of", "neighbour of", "neighbor of",
         "border", "share border with", "share a border with", "adjacent to", "next to", "near",
@@ -230,7 +232,12 @@ def read_relation(relation: str) -> RelationReading:
     if role is not None:
         return _reading(role.group(1), True, "amr inverse")
     words = text.split()
-    if len(words) >= 2 and words[-1] == "by" and words[-2] not in ACTIVE_BY:
+    if (
+        len(words) >= 2
+        and words[-1] == "by"
+        and words[-2] not in ACTIVE_BY
+        and "VERB" in _parts_of_speech(words[-2])  # "theory by" is no passive
+    ):
         active = _strip(" ".join(words[:-1]))
         base = inverses.get(active)  # "succeed by" is "follow by": precede
         if base is not None:

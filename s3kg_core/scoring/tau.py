@@ -13,7 +13,9 @@ compared part by part, each part matching when equal or when its label embedding
 - entity mismatch: the relation matches and one entity differs;
 - roles swapped: the relation matches and the answer's head is the gold tail and its tail the
   gold head (``(caesar, kill, brutus)`` for ``(brutus, kill, caesar)``); for a symmetric
-  relation (``border``, ``married to``) that is the same fact, and the pair is aligned;
+  relation (``border``, ``married to``, the bare copula ``be``) that is the same fact, and the
+  pair is aligned; where one relation is the other and more words (``release during`` against
+  ``release``: an agentless passive, whose direction its words do not say) nothing is claimed;
 - a residual pair whose three parts all match is aligned too (``via="components"``);
 - extra: an answer triple with no counterpart (a possible hallucination);
 - missing: a gold triple the answer does not cover.
@@ -437,6 +439,8 @@ class TripletAnalyzer:
         if self._match(a.head, g.tail) and self._match(a.tail, g.head):
             if rg.symmetric or ra.symmetric:  # "spain border france" is "france border spain"
                 return "aligned", _rule(rg, ra, "symmetric")
+            if _extends(a.relation, g.relation) or _extends(g.relation, a.relation):
+                return None  # "oxygen release during photosynthesis": an agentless passive
             return "roles", "swapped"
         return None
 
@@ -626,6 +630,15 @@ class TripletAnalyzer:
         for _ in _greedy(len(rows), len(cols), component_keys, accept):
             pass
         return self._result(gold, answer, aligned, mismatches, (left_g, left_a))
+
+
+def _extends(longer: str, shorter: str) -> bool:
+    """Whether relation ``longer`` is ``shorter`` and more words (``release during``, ``release``).
+
+    Such a pair read crossed is mostly an agentless passive (``oxygen, released during,
+    photosynthesis``) whose direction its words do not say, not a swap of roles.
+    """
+    return longer.startswith(shorter + " ")
 
 
 def _rule(rg: Reading, ra: Reading, *more: str) -> str:
