@@ -779,12 +779,13 @@ def linked_view(
             m = matches[key][i]
             other = None if m.other is None else index[key][m.other]
             links[key] = other
-            found[key] = {**m.to_dict(), "other": other}
+            match = {**m.to_dict(), "other": other}
             if _turned(answer[i]):  # head, relation, tail as the triple is shown, and how read
                 for part in ("parts", "partners", "aligned"):
-                    if found[key][part] is not None:
-                        found[key][part] = found[key][part][::-1]
-                found[key]["reading"] = " ".join(answer[i].key.to_list())
+                    if match[part] is not None:
+                        match[part] = match[part][::-1]
+                match["reading"] = " ".join(answer[i].key.to_list())
+            found[key] = match
         rows.append(LinkedRow(links=links, matches=found, number=i + 1))
     return panels, rows
 

@@ -280,12 +280,6 @@ def _entity_transport(pair: _Pair) -> Transport | None:
     return None
 
 
-def _edges(triples: Sequence[Triple]) -> list[tuple[int, int, int]]:
-    """``(head, triple, tail)`` of each triple: its entities' rows in :func:`_entities` order."""
-    pos = {label: i for i, label in enumerate(_entities(triples))}
-    return [(pos[t.head], k, pos[t.tail]) for k, t in enumerate(triples)]
-
-
 def _entities(triples: Sequence[Triple]) -> list[str]:
     return list(dict.fromkeys(p for t in triples for p in (t.head, t.tail)))
 
@@ -492,15 +486,15 @@ class KGScorer:
     def _ot(self, pair: _Pair, kernel: float, keep: bool) -> tuple[float, float]:
         """``ot`` mode: S_WL and S_SBERT from the triple and label transports (and the kernel)."""
         m, rows = self.cache.matrix, self.cache.rows
-        parts_1, parts_2 = self._parts(pair.one.triples), self._parts(pair.two.triples)
+        sides = [self._side_parts(side.triples) for side in (pair.one, pair.two)]
         comps = ot_components(
             m[rows(pair.one.sentences)],
             m[rows(pair.two.sentences)],
-            m[rows(_entities(pair.one.triples))],
-            m[rows(_entities(pair.two.triples))],
+            sides[0][0],
+            sides[1][0],
             kernel,
-            parts=(parts_1, parts_2),
-            edges=(_edges(pair.one.triples), _edges(pair.two.triples)),
+            parts=(sides[0][1], sides[1][1]),
+            edges=(sides[0][2], sides[1][2]),
         )
         if keep:
             pair.ot = comps
@@ -514,16 +508,28 @@ class KGScorer:
             )
         return comps.s_wl, comps.s_sbert
 
-    def _parts(self, triples: Sequence[Triple]) -> PartVectors:
-        """The embeddings of the heads, relations and tails of canonical triples."""
-        m, rows = self.cache.matrix, self.cache.rows
-        return PartVectors(
-            heads=m[rows([t.head for t in triples])],
-            relations=m[rows([t.relation for t in triples])],
-            tails=m[rows([t.tail for t in triples])],
-            symmetric=np.array([read_relation(t.relation).symmetric for t in triples], dtype=bool),
-            symbols=tuple(symbol_id(t.relation) for t in triples),
+    def _side_parts(
+        self, triples: Sequence[Triple]
+    ) -> tuple[np.ndarray, PartVectors, list[tuple[int, int, int]]]:
+        """One KG's entity vectors, its triples' part vectors and its edges, for ``ot`` mode.
+
+        The heads' and tails' vectors are rows of the entities' (each label looked up once).
+        """
+        entities = _entities(triples)
+        pos = {label: i for i, label in enumerate(entities)}
+        edges = [(pos[t.head], k, pos[t.tail]) for k, t in enumerate(triples)]
+        vectors = self.cache.matrix[self.cache.rows(entities)]
+        heads = np.fromiter((e[0] for e in edges), dtype=np.int64, count=len(edges))
+        tails = np.fromiter((e[2] for e in edges), dtype=np.int64, count=len(edges))
+        relations = [t.relation for t in triples]
+        parts = PartVectors(
+            heads=vectors[heads],
+            relations=self.cache.matrix[self.cache.rows(relations)],
+            tails=vectors[tails],
+            symmetric=np.array([read_relation(r).symmetric for r in relations], dtype=bool),
+            symbols=tuple(symbol_id(r) for r in relations),
         )
+        return vectors, parts, edges
 
     def _finish(self, pair: _Pair, keep: bool) -> ScoreResult:
         cfg = self.config
