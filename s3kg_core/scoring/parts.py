@@ -151,8 +151,12 @@ class PartVectors:
 
 
 def _unit(x: Array) -> Array:
+    """Rows of ``x`` scaled to unit length (a zero row stays zero)."""
     x = np.asarray(x, dtype=np.float64)
-    return np.asarray(x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12))
+    if x.ndim != 2:
+        x = x.reshape(len(x), -1)
+    norm = np.sqrt(np.einsum("ij,ij->i", x, x))  # several times faster than linalg.norm here
+    return np.asarray(x / np.maximum(norm, 1e-12)[:, None])
 
 
 def _cos(a: Array, b: Array) -> Array:
@@ -244,10 +248,13 @@ def role_contexts(n: int, edges: Sequence[tuple[int, int, int]], parts: PartVect
     words = np.array([s is None for s in parts.symbols] if parts.symbols else [True] * len(parts))
     symmetric = parts.symmetric if parts.symmetric is not None else np.zeros(len(parts), bool)
     context = np.zeros((n, relations.shape[1] if relations.ndim == 2 else 0))
-    for head, k, tail in edges:
-        if words[k]:
-            context[head] += relations[k]
-            context[tail] += relations[k] if symmetric[k] else -relations[k]
+    if len(edges):
+        head, k, tail = np.asarray(edges, dtype=np.int64).reshape(-1, 3).T
+        keep = words[k]
+        head, k, tail = head[keep], k[keep], tail[keep]
+        sign = np.where(symmetric[k], 1.0, -1.0)[:, None]
+        np.add.at(context, head, relations[k])
+        np.add.at(context, tail, sign * relations[k])
     has = np.linalg.norm(context, axis=1, keepdims=True) > 1e-9
     return np.asarray(_unit(context) * has, dtype=np.float64)
 
