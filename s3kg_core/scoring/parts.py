@@ -48,6 +48,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -62,6 +63,7 @@ __all__ = [
     "role_agreement",
     "role_contexts",
     "symbol_id",
+    "unit_rows",
 ]
 
 Array = npt.NDArray[np.float64]
@@ -82,6 +84,7 @@ _AMR_SYMBOLS = frozenset({"mod", "poss", "quant", "ord", "li", "domain", "polari
 _NUMBERED = re.compile(r"(op|snt)[0-9]+|prep-[a-z-]+|consist-of")
 
 
+@lru_cache(maxsize=100_000)
 def symbol_id(relation: str) -> str | None:
     """The symbol a relation is, or ``None`` for a relation in words.
 
@@ -121,9 +124,15 @@ class PartVectors:
     symmetric: npt.NDArray[np.bool_] | None = None
     symbols: tuple[str | None, ...] = field(default=())
 
+    unit: bool = False
+    """Whether the rows are unit vectors already (else they are scaled on construction)."""
+
     def __post_init__(self) -> None:
+        if self.unit:
+            return
         for name in ("heads", "relations", "tails"):  # unit rows, once: every cosine reads them
             object.__setattr__(self, name, _unit(getattr(self, name)))
+        object.__setattr__(self, "unit", True)
 
     def __len__(self) -> int:
         return len(self.heads)
@@ -137,6 +146,7 @@ class PartVectors:
             self.tails[idx],
             None if self.symmetric is None else self.symmetric[idx],
             tuple(self.symbols[i] for i in rows) if self.symbols else (),
+            unit=True,
         )
 
     def rows(self, rows: slice) -> PartVectors:
@@ -147,7 +157,19 @@ class PartVectors:
             self.tails[rows],
             None if self.symmetric is None else self.symmetric[rows],
             self.symbols[rows],
+            unit=True,
         )
+
+
+def unit_rows(x: npt.ArrayLike) -> Array:
+    """Rows of ``x`` scaled to unit length (a zero row stays zero).
+
+    Examples
+    --------
+    >>> unit_rows([[3.0, 4.0], [0.0, 0.0]]).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
+    return _unit(np.asarray(x, dtype=np.float64))
 
 
 def _unit(x: Array) -> Array:
@@ -248,13 +270,10 @@ def role_contexts(n: int, edges: Sequence[tuple[int, int, int]], parts: PartVect
     words = np.array([s is None for s in parts.symbols] if parts.symbols else [True] * len(parts))
     symmetric = parts.symmetric if parts.symmetric is not None else np.zeros(len(parts), bool)
     context = np.zeros((n, relations.shape[1] if relations.ndim == 2 else 0))
-    if len(edges):
-        head, k, tail = np.asarray(edges, dtype=np.int64).reshape(-1, 3).T
-        keep = words[k]
-        head, k, tail = head[keep], k[keep], tail[keep]
-        sign = np.where(symmetric[k], 1.0, -1.0)[:, None]
-        np.add.at(context, head, relations[k])
-        np.add.at(context, tail, sign * relations[k])
+    for head, k, tail in edges:  # a loop: np.add.at is slower for a KG's few edges
+        if words[k]:
+            context[head] += relations[k]
+            context[tail] += relations[k] if symmetric[k] else -relations[k]
     has = np.linalg.norm(context, axis=1, keepdims=True) > 1e-9
     return np.asarray(_unit(context) * has, dtype=np.float64)
 

@@ -28,7 +28,7 @@ from ..progress import Progress, StageProgress
 from .align import Alignment, best_matches, soft_align
 from .explain import Explanation, KeyedTriple, LabelMatch, Pick
 from .ot_mode import OTComponents, ot_components
-from .parts import PartVectors, symbol_id
+from .parts import PartVectors, symbol_id, unit_rows
 from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
 from .roles import read_relation, read_triple
 from .signature import Signature
@@ -518,16 +518,17 @@ class KGScorer:
         entities = _entities(triples)
         pos = {label: i for i, label in enumerate(entities)}
         edges = [(pos[t.head], k, pos[t.tail]) for k, t in enumerate(triples)]
-        vectors = self.cache.matrix[self.cache.rows(entities)]
+        vectors = unit_rows(self.cache.matrix[self.cache.rows(entities)])
         heads = np.fromiter((e[0] for e in edges), dtype=np.int64, count=len(edges))
         tails = np.fromiter((e[2] for e in edges), dtype=np.int64, count=len(edges))
         relations = [t.relation for t in triples]
         parts = PartVectors(
             heads=vectors[heads],
-            relations=self.cache.matrix[self.cache.rows(relations)],
+            relations=unit_rows(self.cache.matrix[self.cache.rows(relations)]),
             tails=vectors[tails],
             symmetric=np.array([read_relation(r).symmetric for r in relations], dtype=bool),
             symbols=tuple(symbol_id(r) for r in relations),
+            unit=True,
         )
         return vectors, parts, edges
 
