@@ -121,3 +121,10 @@ def test_the_reading_is_a_plain_value() -> None:
     r = read_relation("discover by")
     assert r == RelationReading("discover", True, "passive", False)
     assert hash(r) == hash(RelationReading("discover", True, "passive", False))
+
+
+def test_the_copula_is_read_both_ways_but_keeps_its_written_order() -> None:
+    # the report and the explorer show keys: "a metal be radium" read oddly (issue 57)
+    r = read_triple(normalize_triple(Triple("radium", "is", "a metal")))
+    assert r.triple == Triple("radium", "be", "a metal")
+    assert r.symmetric and not r.flipped

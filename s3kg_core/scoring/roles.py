@@ -67,6 +67,7 @@ __all__ = [
 ]
 
 _LEADING = frozenset({"be", "get", "have be", "have get"})
+_COPULA = "be"
 _ARTICLES = frozenset({"the", "a", "an"})
 _ROLE_OF = re.compile(r"(argument [a-z]+) of")
 
@@ -274,7 +275,9 @@ def read_triple(triple: Triple) -> Reading:
 
     A symmetric relation's triple reads the same both ways: its canonical order puts the
     smaller label first (``flipped`` and rule ``"symmetric"`` when that exchanged them), so
-    ``(spain, border, france)`` and ``(france, border, spain)`` are one triple.
+    ``(spain, border, france)`` and ``(france, border, spain)`` are one triple. The bare copula
+    ``be`` is symmetric (compared both ways, never a swap) but keeps its written order: ``(radium,
+    be, a metal)`` reads as written wherever its key is shown.
 
     Examples
     --------
@@ -285,9 +288,10 @@ def read_triple(triple: Triple) -> Reading:
     (Triple(head='france', relation='border', tail='spain'), True, 'symmetric')
     """
     r = read_relation(triple.relation)
-    if r.symmetric:
+    if r.symmetric and r.base != _COPULA:  # the copula keeps its written order (shown as is)
         head, tail = sorted((triple.head, triple.tail))
         flip = head != triple.head
         return Reading(Triple(head, r.base, tail), flip, "symmetric" if flip else r.rule, True)
-    head, tail = (triple.tail, triple.head) if r.flipped else (triple.head, triple.tail)
-    return Reading(Triple(head, r.base, tail), r.flipped, r.rule, False)
+    flip = r.flipped and not r.symmetric
+    head, tail = (triple.tail, triple.head) if flip else (triple.head, triple.tail)
+    return Reading(Triple(head, r.base, tail), flip, r.rule, r.symmetric)
