@@ -69,7 +69,8 @@ def test_the_report_of_a_store_puts_agreement_beside_tau_quality(tmp_path):
     assert (alpha.method, alpha.category, alpha.units) == ("krippendorff_alpha", "all", 6)
     assert (kappa.method, kappa.annotators) == ("cohen_kappa", ("ann", "bob"))
     assert [r.category for r in report.agreement if r.method == "krippendorff_alpha"] == [
-        "all", "aligned", "relation_mismatch", "entity_mismatch", "extra", "missing",
+        "all", "aligned", "relation_mismatch", "entity_mismatch", "roles_swapped", "extra",
+        "missing",
     ]  # fmt: skip
     missing = next(r for r in report.agreement if r.category == "missing")
     assert math.isnan(missing.value) and "no unit" in missing.reason

@@ -291,7 +291,8 @@ def test_scores_details_and_their_removal(store):
 
 def test_tau_results_are_replaced_per_signature_and_target(store):
     def row(item: int, target: str, result: str) -> list[object]:
-        return [1, item, "sig", target, 0.05, 0.5, 0.1, 1, 0, 0, 0, 0, result]
+        # queries.TAU_COLUMNS: the counts now include n_roles_swapped (migration 9)
+        return [1, item, "sig", target, 0.05, 0.5, 0.1, 1, 0, 0, 0, 0, 0, result]
 
     with store.transaction() as con:
         queries.replace_tau_results(con, "sig", "gold_sim", [row(1, "gold_sim", '{"g": 1}')])

@@ -124,7 +124,7 @@ class Store:
     ...     ds = db.ensure_dataset(con, "toy", source="doctest")
     ...     ids = db.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
     >>> db.schema_version(), sorted(ids)
-    (8, ['q1'])
+    (9, ['q1'])
     """
 
     def __init__(
