@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -214,9 +215,12 @@ def test_the_check_covers_the_docs_site_pages(tmp_path):
     assert all(d in render.default_docs() for d in docs)
     (tmp_path / "docs").mkdir()
     text = docs[0].read_text(encoding="utf-8")
-    row = "| paws_wiki | 0.797 (0.768) |"  # the pair-set table's first cells (default mode)
-    assert row in text
-    drifted = text.replace(row, "| paws_wiki | 0.811 (0.768) |")
+    # the pair-set table's first cells (default mode), read from the page, so a new figure
+    # written by the renderer does not break the check of the check
+    row = re.search(r"^\| paws_wiki \| (\d\.\d{3}) \(", text, re.M)
+    assert row is not None
+    moved = f"{float(row.group(1)) + 0.011:.3f}"
+    drifted = text.replace(row.group(0), row.group(0).replace(row.group(1), moved), 1)
     drifted += "\nHybrid is 46x better.\n"
     (tmp_path / "docs" / "papers.md").write_text(drifted, encoding="utf-8")
     problems = render.check(render.default_docs(tmp_path), root=tmp_path, complete=False)

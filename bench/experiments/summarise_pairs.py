@@ -89,10 +89,11 @@ def figures(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _last_commit(path: Path) -> str:
     out = subprocess.run(
-        ["git", "log", "-1", "--format=%h", "--", str(path)],
+        ["git", "log", "-1", "--format=%H", "--", str(path)],
         cwd=REPO, capture_output=True, text=True, check=False,
     ).stdout.strip()  # fmt: skip
-    return out or "unknown"
+    # 12 digits as docsgen writes them: %h's length depends on the clone's size and settings
+    return out[:12] or "unknown"
 
 
 def write(
