@@ -8,6 +8,7 @@ from s3kg_core.normalize import normalize_triples
 from s3kg_core.scoring.tau import (
     COMPONENT_THRESHOLD,
     LOWEST_FRACTION,
+    TAU_CATEGORIES,
     TRIPLE_THRESHOLD,
     TauResult,
     TripletAnalyzer,
@@ -54,6 +55,13 @@ def test_worked_example_categories(tau):
     assert r.missing == (Triple("renzo", "born in", "italy"),)
     assert (r.triple_threshold, r.component_threshold) == (0.76, 0.76)
     assert r.encoder.startswith("minilm@")
+
+
+def test_categories_are_the_result_fields_counted_in_order():
+    r = TauResult(missing=(Triple("a", "r", "b"),))
+    assert tuple(r.counts()) == TAU_CATEGORIES
+    assert all(isinstance(r.to_dict()[c], list) for c in TAU_CATEGORIES)
+    assert r.counts()["missing"] == 1 and sum(r.counts().values()) == 1
 
 
 def test_literal_mode_counts_sentence_matches_as_aligned():

@@ -14,6 +14,7 @@ from s3kg_core.errors import ConfigError
 from s3kg_core.scoring.cus import harmonic_mean
 from s3kg_core.scoring.result import blend
 from s3kg_core.scoring.signature import Signature
+from s3kg_core.scoring.tau import TAU_CATEGORIES
 from s3kg_core.stages.score import score_store
 from s3kg_core.stages.scored import encoder_for
 from s3kg_core.stages.tau import tau_store
@@ -66,17 +67,7 @@ def test_tau_store_explains_the_lowest_ceil_fraction_of_each_run(scored, minilm,
             assert row[2:4] == ("cus", fraction)
             assert row[4] == pytest.approx(cus[(run, row[1])], abs=1e-9)
             result = json.loads(row[11])
-            assert [
-                len(result[k])
-                for k in (
-                    "aligned",
-                    "relation_mismatch",
-                    "entity_mismatch",
-                    "roles_swapped",
-                    "extra",
-                    "missing",
-                )
-            ] == list(row[5:11])
+            assert [len(result[k]) for k in TAU_CATEGORIES] == list(row[5:11])
     totals = {k: sum(r[5 + i] for r in rows) for i, k in enumerate(report.counts)}
     assert totals == report.counts
 

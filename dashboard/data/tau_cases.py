@@ -29,6 +29,7 @@ from s3kg_core.normalize import normalize_label
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.scoring.tau import (
     COMPONENT_THRESHOLD,
+    TAU_CATEGORIES,
     TRIPLE_THRESHOLD,
     TauResult,
     TripletAnalyzer,
@@ -60,17 +61,10 @@ __all__ = [
 TAU_COLUMNS = (
     *tau_queries.LOWEST_COLUMNS[:6],
     "score",
-    "aligned",
-    "relation_mismatch",
-    "entity_mismatch",
-    "roles_swapped",
-    "extra",
-    "missing",
+    *TAU_CATEGORIES,
     "result",
 )
 """The columns of :func:`tau_live`."""
-
-_TAU_COUNTS = TAU_COLUMNS[7:13]
 
 TAU_BLOCK = 500
 """Answers explained at a time (a background job checks whether to stop between blocks)."""
@@ -169,7 +163,7 @@ def _cases(picks: pd.DataFrame, target: str, explained: dict[Answer, Explained])
     done = [a in explained for a in answers]
     picks = picks[done].reset_index(drop=True)
     answers = [a for a, d in zip(answers, done, strict=True) if d]
-    counts = pd.DataFrame([explained[a][0] for a in answers], columns=list(_TAU_COUNTS))
+    counts = pd.DataFrame([explained[a][0] for a in answers], columns=list(TAU_CATEGORIES))
     frame = picks[list(TAU_COLUMNS[:6])].assign(score=picks[target].astype(float))
     return pd.concat(
         [frame, counts, pd.DataFrame({"result": [explained[a][1] for a in answers]})], axis=1
@@ -195,7 +189,7 @@ def _current(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tau_counts(result: dict[str, Any]) -> tuple[int, ...]:
-    return tuple(len(result[k]) for k in _TAU_COUNTS)
+    return tuple(len(result[k]) for k in TAU_CATEGORIES)
 
 
 def _triples(

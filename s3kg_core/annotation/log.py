@@ -47,6 +47,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import AnnotationError
+from ..scoring.tau import TAU_CATEGORIES
 from ..store import annotation_queries as aq
 from ..store.store import Store
 from .agreement import Judgement
@@ -81,15 +82,9 @@ LABELS = ("confirm", "reject", "add")
 ROLES = ("annotator", "adjudicator")
 """Who decides: annotators label pairs; an adjudicator's decision is a pair's final label."""
 
-CATEGORIES = (
-    "aligned",
-    "relation_mismatch",
-    "entity_mismatch",
-    "roles_swapped",
-    "extra",
-    "missing",
-)
-"""TAU's categories of a pair (of a single triple, for ``extra`` and ``missing``)."""
+CATEGORIES = TAU_CATEGORIES
+"""TAU's categories of a pair (of a single triple, for ``extra`` and ``missing``):
+:data:`s3kg_core.scoring.tau.TAU_CATEGORIES`."""
 
 _ACTS = (*VERDICTS, "withdraw")
 

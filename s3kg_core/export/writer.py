@@ -20,7 +20,7 @@ import pandas as pd
 from ..atomic import replacing, write_failure
 from ..errors import ConfigError
 from ..kg import SOURCES
-from ..scoring.tau import TauResult
+from ..scoring.tau import TAU_CATEGORIES, TauResult
 from ..stages.scored import reblend, resolve_signature, unscored_reasons
 from ..store import export_queries, queries
 from ..store.connection import open_duckdb
@@ -46,14 +46,6 @@ __all__ = [
     "write_export",
 ]
 
-_TAU_COUNTS = (
-    "aligned",
-    "relation_mismatch",
-    "entity_mismatch",
-    "roles_swapped",
-    "extra",
-    "missing",
-)
 _COMPONENTS = ["mode", "alpha", "gold_s_wl", "gold_s_sbert", "ctx_s_wl", "ctx_s_sbert"]
 _BASE = [c.name for c in EXPORT_COLUMNS.values() if c.group == "base"]
 
@@ -266,7 +258,7 @@ def _with_tau(frame: pd.DataFrame, rows: Sequence[tuple[Any, ...]]) -> pd.DataFr
                 run,
                 item,
                 target,
-                *(counts[k] for k in _TAU_COUNTS),
+                *(counts[k] for k in TAU_CATEGORIES),
                 dumps(tau_gold_categories(result)),
                 dumps([list(t) for t in result.get("extra", ())]),
             ]

@@ -25,7 +25,7 @@ from ..analysis.check import CheckResult, CheckSettings, check_runs
 from ..analysis.compare import SCORES, RunInfo, find_run
 from ..errors import ComparisonError, ConfigError
 from ..scoring.signature import Signature
-from ..scoring.tau import TauResult
+from ..scoring.tau import TAU_CATEGORIES, TauResult
 from ..stages.scored import EmptyPolicy, check_empty_policy, reblend, resolve_signature
 from ..stats import mean_interval
 from ..store import export_queries, queries
@@ -39,16 +39,6 @@ __all__ = [
     "TauSummary",
     "build_report",
 ]
-
-TAU_CATEGORIES = (
-    "aligned",
-    "relation_mismatch",
-    "entity_mismatch",
-    "roles_swapped",
-    "extra",
-    "missing",
-)
-"""TAU's categories of triples, in the order shown."""
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,9 @@ from string import Template
 
 from ..analysis.compare import SCORES, RunComparison
 from ..kg import Triple
+from ..scoring.tau import TAU_CATEGORIES
 from ..statuses import describe_status, role_status
-from .build import TAU_CATEGORIES, RunReport, ScoreSummary, TauSummary
+from .build import RunReport, ScoreSummary, TauSummary
 from .cases import ReportCase, TripleRow, answer_rows, entity_badges, gold_diff
 from .svg import histogram_svg, interval_svg
 

@@ -60,6 +60,7 @@ from .roles import Reading, read_triple
 __all__ = [
     "COMPONENT_THRESHOLD",
     "LOWEST_FRACTION",
+    "TAU_CATEGORIES",
     "TRIPLE_THRESHOLD",
     "AlignedTriple",
     "Mismatch",
@@ -77,6 +78,18 @@ COMPONENT_THRESHOLD = 0.76
 
 LOWEST_FRACTION = 0.05
 """The lowest-scoring share of each run that TAU explains, by default."""
+
+TAU_CATEGORIES = (
+    "aligned",
+    "relation_mismatch",
+    "entity_mismatch",
+    "roles_swapped",
+    "extra",
+    "missing",
+)
+"""TAU's categories, in the order shown: the pair categories, then ``extra`` and ``missing``
+(single triples). Each names a :class:`TauResult` field and a key of :meth:`TauResult.counts`;
+the store counts each in a column ``n_<category>`` of ``tau_results``."""
 
 _BLOCK_CELLS = 1_000_000
 """Gold-by-answer similarities computed at once (a block of gold rows; 4 MB of float32)."""
@@ -156,15 +169,8 @@ class TauResult:
     status: str = "ok"
 
     def counts(self) -> dict[str, int]:
-        """Number of triples (or pairs) in each category."""
-        return {
-            "aligned": len(self.aligned),
-            "relation_mismatch": len(self.relation_mismatch),
-            "entity_mismatch": len(self.entity_mismatch),
-            "roles_swapped": len(self.roles_swapped),
-            "extra": len(self.extra),
-            "missing": len(self.missing),
-        }
+        """Number of triples (or pairs) in each of :data:`TAU_CATEGORIES`, in that order."""
+        return {category: len(getattr(self, category)) for category in TAU_CATEGORIES}
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (triples as lists)."""

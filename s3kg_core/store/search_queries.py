@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..scoring.result import check_alpha
+from ..scoring.tau import TAU_CATEGORIES
 from .blend_queries import blend_sql, harmonic_mean_sql
 
 __all__ = [
@@ -92,14 +93,7 @@ _LISTED = ("question", "answer", "gold answer", "context")
 """The order ``matched`` names the texts in: as a case reads."""
 
 
-TAU_FILTERS = (
-    "aligned",
-    "relation_mismatch",
-    "entity_mismatch",
-    "roles_swapped",
-    "extra",
-    "missing",
-)
+TAU_FILTERS = TAU_CATEGORIES
 """TAU's categories a search can ask for (a count column ``n_<category>`` of ``tau_results``)."""
 
 SCORE_FILTERS = ("cus", "gold_sim")
