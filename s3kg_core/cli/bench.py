@@ -8,8 +8,6 @@ Added to the main group by :mod:`s3kg_core.cli`; thin over
 
 from __future__ import annotations
 
-import datetime
-import importlib.util
 import shlex
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,7 @@ from ._common import (
     scoring_options,
     write_json_atomic,
 )
+from .evidence import BenchOutputs
 
 __all__ = ["COMMANDS"]
 
@@ -240,26 +239,6 @@ def bench_pairs(
     click.echo(note)
 
 
-def _evidence_io() -> Any:
-    """The checkout's ``docsgen/evidence.py``, the one home of the evidence format.
-
-    ``docsgen/`` belongs to the source checkout, not to the installed package, so the module is
-    loaded from its file (beside the ``s3kg_core`` this runs from) when ``--evidence`` asks.
-    """
-    from ..errors import ConfigError
-
-    path = Path(__file__).resolve().parents[2] / "docsgen" / "evidence.py"
-    spec = importlib.util.spec_from_file_location("_s3kg_docsgen_evidence", path)
-    if not path.is_file() or spec is None or spec.loader is None:
-        raise ConfigError(
-            f"--evidence updates the evidence files of a source checkout, and {path} is not "
-            "there (an installed package): use --json"
-        )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _bamboo_command(params: dict[str, Any]) -> str:
     """The ``s3kg bench bamboo`` command line of a run, from its parsed options."""
     words = ["s3kg", "bench", "bamboo", "--split", params["split"]]
@@ -335,9 +314,7 @@ def bench_bamboo(
     from ..evaluation.bamboo import run_bamboo
     from ..scoring.s3kg import KGScorer, S3KGConfig
 
-    check_output(json_path, option="--json")  # before the work, not after it
-    check_output(evidence_path, option="--evidence")
-    evidence_io = _evidence_io() if evidence_path is not None else None
+    outputs = BenchOutputs(json_path, evidence_path)  # before the work, not after it
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
         alpha=alpha,
@@ -348,30 +325,15 @@ def bench_bamboo(
     with StageBar() as bar:
         result = run_bamboo(scorer, split=split, data_dir=data_dir, progress=bar.update)
     click.echo(result.table())
-    notes = []
-    if json_path is not None:
-        write_json_atomic(json_path, result.to_dict())
-        notes.append(f"wrote {json_path}")
-    if evidence_io is not None and evidence_path is not None:
-        command = _bamboo_command(click.get_current_context().params)
-        entry = {
-            **result.to_dict(),
-            "command": command,
-            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-            "commit": evidence_io.git_commit(),
-        }
-        evidence_io.update_evidence(
-            evidence_path,
-            ["ours", result.mode, result.split],
-            entry,
-            title="BAMBOO (AMR graph similarity): our 12 figures and their mean, per mode and "
-            "split (s3kg bench bamboo)",
-            command=command,
-            signature=result.signature,
-        )
-        notes.append(f"updated {evidence_path} (ours/{result.mode}/{result.split})")
-    if notes:
-        click.echo("; ".join(notes))
+    outputs.write(
+        result.to_dict(),
+        [((result.mode, result.split), result.to_dict())],
+        section="ours",
+        title="BAMBOO (AMR graph similarity): our 12 figures and their mean, per mode and "
+        "split (s3kg bench bamboo)",
+        command=_bamboo_command(click.get_current_context().params),
+        signature=result.signature,
+    )
 
 
 def _mode_list(value: str | None) -> list[str] | None:
@@ -504,9 +466,7 @@ def bench_direction(
     if chosen is not None and ctx.get_parameter_source("mode") is ParameterSource.COMMANDLINE:
         raise click.UsageError("give --mode or --modes, not both")
     run_modes = chosen if chosen is not None else [mode]
-    check_output(json_path, option="--json")  # before the work, not after it
-    check_output(evidence_path, option="--evidence")
-    evidence_io = _evidence_io() if evidence_path is not None else None
+    outputs = BenchOutputs(json_path, evidence_path)  # before the work, not after it
     with StageBar() as bar:
         results = run_direction(
             run_modes,
@@ -518,40 +478,22 @@ def bench_direction(
             progress=bar.update,
         )
     click.echo(report(results))
-    notes = []
-    if json_path is not None:
-        write_json_atomic(json_path, [r.to_dict(scores=True) for r in results])
-        notes.append(f"wrote {json_path}")
-    if evidence_io is not None and evidence_path is not None:
-        command = _direction_command(ctx.params, run_modes)
-        date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
-        commit = evidence_io.git_commit()
-        written = []
-        for result in results:
-            payload = result.to_dict()
-            del payload["facts"]  # the run's; each side's own count and sources replace it
-            for side, metrics in payload.pop("metrics").items():
-                entry = {
-                    **payload,
-                    **metrics,
-                    "command": command,
-                    "date": date,
-                    "commit": commit,
-                }
-                evidence_io.update_evidence(
-                    evidence_path,
-                    ["modes", result.mode, side],
-                    entry,
-                    title="Direction suite: a fact reworded (passive, inverse, synonym, "
-                    "symmetric swap) against a fact changed (swap, passive with the old order, "
-                    "a wrong entity), per mode and split (s3kg bench direction)",
-                    command=command,
-                    signature=results[0].signature,
-                )
-                written.append(f"{result.mode}/{side}")
-        notes.append(f"updated {evidence_path} (modes/{', '.join(written)})")
-    if notes:
-        click.echo("; ".join(notes))
+    entries = []
+    for result in results:
+        payload = result.to_dict()
+        del payload["facts"]  # the run's; each side's own count and sources replace it
+        for side, metrics in payload.pop("metrics").items():
+            entries.append(((result.mode, side), {**payload, **metrics}))
+    outputs.write(
+        [r.to_dict(scores=True) for r in results],
+        entries,
+        section="modes",
+        title="Direction suite: a fact reworded (passive, inverse, synonym, symmetric swap) "
+        "against a fact changed (swap, passive with the old order, a wrong entity), per mode "
+        "and split (s3kg bench direction)",
+        command=_direction_command(ctx.params, run_modes),
+        signature=results[0].signature,
+    )
 
 
 COMMANDS: tuple[click.Command, ...] = (bench,)

@@ -1,0 +1,41 @@
+"""Tests of the bench commands' ``--json`` and ``--evidence`` files (s3kg_core.cli.evidence)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+import pytest
+
+from docsgen.evidence import read_evidence
+from s3kg_core.cli.evidence import BenchOutputs
+from s3kg_core.errors import OutputError
+
+
+def test_neither_file_writes_nothing_and_says_nothing(capsys):
+    BenchOutputs(None, None).write(
+        {"r": 1}, [(("a",), {"r": 1})], section="s", title="t", command="c", signature="sig"
+    )
+    assert capsys.readouterr().out == ""
+
+
+def test_json_and_evidence_are_written_and_named_in_one_line(tmp_path, capsys):
+    out, evidence = tmp_path / "out.json", tmp_path / "evidence" / "x.json"
+    outputs = BenchOutputs(out, evidence)
+    entries = [(("ot", "dev"), {"acc": 0.5}), (("ot", "test"), {"acc": 0.25})]
+    outputs.write(
+        [{"acc": 0.5}], entries, section="modes", title="t", command="s3kg x", signature="sig"
+    )
+    assert capsys.readouterr().out == f"wrote {out}; updated {evidence} (modes/ot/dev, ot/test)\n"
+    assert json.loads(out.read_text(encoding="utf-8")) == [{"acc": 0.5}]
+    ev = read_evidence(evidence)
+    entry = ev["figures"]["modes"]["ot"]["test"]
+    assert entry["acc"] == 0.25 and entry["command"] == "s3kg x" and entry["commit"]
+    assert entry["date"] == datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    assert ev["title"] == "t" and ev["provenance"]["signature"] == "sig"
+
+
+def test_a_path_below_a_file_is_refused_when_built(tmp_path):
+    (tmp_path / "some.csv").write_text("not a folder\n", encoding="utf-8")
+    with pytest.raises(OutputError, match="is a file, not a folder"):
+        BenchOutputs(None, tmp_path / "some.csv" / "evidence.json")
