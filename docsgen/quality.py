@@ -342,65 +342,72 @@ def _wwl_variants(ev: Mapping[str, Any]) -> str:
     return md_table(header, rows)
 
 
+_Cell = Callable[[Mapping[str, Any]], str]
+"""One cell of a variants table, from the variant's row of figures."""
+
+
+def _variants_table(ev: Mapping[str, Any], columns: Mapping[str, _Cell]) -> str:
+    """A table of ``ev["rows"]``, one variant a row: ``columns`` maps each header to its cell."""
+    return md_table(list(columns), [[cell(r) for cell in columns.values()] for r in ev["rows"]])
+
+
+def _chosen(key: str) -> _Cell:
+    """The variant's ``key``, bold on the chosen variant's row."""
+    return lambda r: bold(r[key], r["chosen"])
+
+
+def _text(key: str) -> _Cell:
+    """The variant's ``key`` as written."""
+    return lambda r: r[key]
+
+
+def _figure(key: str, spec: str, absent: str = "") -> _Cell:
+    """The variant's ``key`` formatted (:func:`~docsgen.base.f`); ``absent`` where it is None."""
+    return lambda r: absent if r[key] is None else f(r[key], spec)
+
+
+def _slash(first: _Cell, second: _Cell) -> _Cell:
+    """Two figures in one cell: ``first / second``."""
+    return lambda r: f"{first(r)} / {second(r)}"
+
+
+def _worst_set(r: Mapping[str, Any]) -> str:
+    worst = r["worst_set"]
+    return "-" if worst is None else f"{worst['change']:+.3f} ({worst['set']})"
+
+
 @view("ot_variants", "ot_variants")
 def _ot_variants(ev: Mapping[str, Any]) -> str:
-    header = [
-        "S_WL",
-        "S_SBERT",
-        "T2 in the transports",
-        "BAMBOO dev mean",
-        "pair sets dev AUROC",
-        "pair sets test AUROC",
-        "worst set (test) vs hybrid",
-    ]
-    rows = []
-    for r in ev["rows"]:
-        worst = r["worst_set"]
-        rows.append(
-            [
-                bold(r["s_wl"], r["chosen"]),
-                r["s_sbert"],
-                r["t2"],
-                f(r["bamboo_dev_mean"], ".2f"),
-                f(r["pairs_dev_mean_auroc"], ".3f"),
-                f(r["pairs_test_mean_auroc"], ".3f"),
-                "-" if worst is None else f"{worst['change']:+.3f} ({worst['set']})",
-            ]
-        )
-    return md_table(header, rows)
+    return _variants_table(
+        ev,
+        {
+            "S_WL": _chosen("s_wl"),
+            "S_SBERT": _text("s_sbert"),
+            "T2 in the transports": _text("t2"),
+            "BAMBOO dev mean": _figure("bamboo_dev_mean", ".2f"),
+            "pair sets dev AUROC": _figure("pairs_dev_mean_auroc", ".3f"),
+            "pair sets test AUROC": _figure("pairs_test_mean_auroc", ".3f"),
+            "worst set (test) vs hybrid": _worst_set,
+        },
+    )
 
 
 @view("roles_variants", "roles_variants")
 def _roles_variants(ev: Mapping[str, Any]) -> str:
-    header = [
-        "triple similarity",
-        "S_SBERT",
-        "direction dev: accuracy",
-        "meaning kept",
-        "pair 12",
-        "BAMBOO dev mean",
-        "STS / PARA role",
-        "pair sets dev AUROC",
-        "pair sets test AUROC",
-        "PAWS dev / test",
-    ]
-
-    def opt(value: Any, spec: str) -> str:
-        return "-" if value is None else f(value, spec)
-
-    rows = [
-        [
-            bold(r["variant"], r["chosen"]),
-            r["s_sbert"],
-            opt(r["dir_acc"], ".3f"),
-            opt(r["dir_keep"], ".3f"),
-            opt(r["p12"], ".3f"),
-            f(r["bamboo"], ".2f"),
-            f"{f(r['sts_role'], '.1f')} / {f(r['para_role'], '.1f')}",
-            f(r["pairs_dev"], ".4f"),
-            f(r["pairs_test"], ".4f"),
-            f"{opt(r['paws_dev'], '.3f')} / {opt(r['paws_test'], '.3f')}",
-        ]
-        for r in ev["rows"]
-    ]
-    return md_table(header, rows)
+    return _variants_table(
+        ev,
+        {
+            "triple similarity": _chosen("variant"),
+            "S_SBERT": _text("s_sbert"),
+            "direction dev: accuracy": _figure("dir_acc", ".3f", "-"),
+            "meaning kept": _figure("dir_keep", ".3f", "-"),
+            "pair 12": _figure("p12", ".3f", "-"),
+            "BAMBOO dev mean": _figure("bamboo", ".2f"),
+            "STS / PARA role": _slash(_figure("sts_role", ".1f"), _figure("para_role", ".1f")),
+            "pair sets dev AUROC": _figure("pairs_dev", ".4f"),
+            "pair sets test AUROC": _figure("pairs_test", ".4f"),
+            "PAWS dev / test": _slash(
+                _figure("paws_dev", ".3f", "-"), _figure("paws_test", ".3f", "-")
+            ),
+        },
+    )
