@@ -10,6 +10,7 @@ import csv
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from s3kg_core.kg import SOURCES, Triple
 from s3kg_core.stages.importing import RELEASE_LAYOUTS
+from s3kg_core.store import queries
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord
 from s3kg_core.store.store import Store
 
@@ -317,6 +319,18 @@ def build_check_store(path: Path) -> Store:
             ],
         )
     return store
+
+
+def reblended_copy(store: Store, path: Path, alpha: float) -> Path:
+    """A copy of ``store``'s file at ``path`` with every score re-blended at ``alpha`` (as
+    ``s3kg score --alpha`` does): a stored alpha other than the default, for the outputs that
+    must name it."""
+    shutil.copy(store.path, path)
+    copy = Store(path)
+    with copy.transaction() as con:
+        for signature in queries.signatures_by_recency(con):
+            queries.set_score_alpha(con, signature, alpha)
+    return path
 
 
 def fill_disk(folder: Path) -> None:

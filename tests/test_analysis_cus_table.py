@@ -92,8 +92,18 @@ def answers_2000(tmp_path_factory):
     return build_scored_store(tmp_path_factory.mktemp("cus2000") / "big.duckdb", seed=3)
 
 
+def test_scores_stored_with_several_alphas_need_one_to_be_named_issue_58(answers_2000):
+    """Issue 58: the table's signature names its alpha; scores stored with several (written
+    directly here: ``s3kg score --alpha`` re-blends a signature's scores all at once) have no
+    one alpha to name, so the table asks for one instead of printing a signature without it."""
+    store, _ = answers_2000
+    with pytest.raises(ConfigError, match=r"stored with alphas 0\.3, 0\.5, 0\.7: pass --alpha"):
+        cus_report(store)
+    assert cus_report(store, alpha=0.4).full_signature.endswith("|alpha:0.4")
+
+
 @pytest.mark.parametrize("empty", ["zero", "drop"])
-@pytest.mark.parametrize("alpha", [None, 0.0, 0.6, 1.0])
+@pytest.mark.parametrize("alpha", [0.0, 0.6, 1.0])
 def test_the_cus_table_is_the_pandas_means_of_every_reblended_answer(answers_2000, alpha, empty):
     """cus_report reads each run's means from the one SQL implementation
     (leaderboard_queries.run_summaries); they are what the pandas groupby of reblend found

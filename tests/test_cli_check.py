@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from s3kg_core import SCORING_VERSION
 from s3kg_core.cli import cli
 
 
@@ -163,3 +164,27 @@ def test_a_binary_or_out_of_range_pairs_file_is_one_short_line(tmp_path):
         "Error: five.csv: row 1 (id 'a'): s3kg 5 is outside [0, 1]: not an `s3kg pairs score` "
         "output"
     )
+
+
+@pytest.mark.parametrize(("given", "named"), [((), "0.3"), (("--alpha", "0.7"), "0.7")])
+def test_the_printout_markdown_and_junit_name_the_alpha_issue_58(
+    check_store, tmp_path, given, named
+):
+    """Issue 58: the printout, --markdown and --junit ended their signature at ``version:N``,
+    without the alpha the scores were blended at (the stored one, 0.3 here, or --alpha's)."""
+    from store_helpers import reblended_copy
+
+    db = reblended_copy(check_store, tmp_path / "check.duckdb", 0.3)
+    junit, summary = tmp_path / "check.xml", tmp_path / "summary.md"
+    result = _invoke(
+        "--db", db, "--run", "steady", "--baseline", "baseline", "--resamples", "999",
+        "--junit", junit, "--markdown", summary, *given,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    printed = [line for line in result.output.splitlines() if "signature:" in line]
+    assert len(printed) == 1 and printed[0].endswith(f"|version:{SCORING_VERSION}|alpha:{named}")
+    assert f"|alpha:{named}`" in summary.read_text(encoding="utf-8")
+    properties = {
+        p.attrib["name"]: p.attrib["value"] for p in ET.parse(junit).getroot().iter("property")
+    }
+    assert properties["signature"].endswith(f"|alpha:{named}")

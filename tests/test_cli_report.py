@@ -63,3 +63,17 @@ def test_bad_runs_and_databases_are_one_line_errors(check_store, tmp_path):
         assert result.exit_code == 1, result.output
         assert result.output.startswith(message) and len(result.output.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_the_report_names_the_stored_alpha_without_alpha_issue_58(check_store, tmp_path):
+    """Issue 58: without --alpha the report's signature ended at ``version:N``: the word alpha
+    appeared nowhere in it. It names the alpha the scores are stored with (0.3 here)."""
+    from store_helpers import reblended_copy
+
+    db = reblended_copy(check_store, tmp_path / "check.duckdb", 0.3)
+    out = tmp_path / "steady.html"
+    result = _invoke("--db", db, "--run", "steady", "--baseline", "baseline", "--out", out,
+                     "--worst", "0", "--resamples", "999")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "|alpha:0.3</code>" in page and "alpha:0.5" not in page

@@ -38,7 +38,7 @@ from s3kg_core.store.store import Store
 
 JSON_KEYS = {
     "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
-    "ctx_sim", "cus",
+    "ctx_sim", "cus", "signature",
 }  # fmt: skip
 
 
@@ -166,7 +166,7 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
         "0.0000",
         "released-small",
     ]
-    assert sig.startswith("signature mode:ot|") and "alpha" not in sig
+    assert sig.startswith("signature mode:ot|") and sig.endswith("|alpha:0.25")  # the stored
     records = json.loads(out_json.read_text(encoding="utf-8"))
     assert isinstance(records, list) and len(records) == 2
     for rec in records:
@@ -766,7 +766,7 @@ def test_an_unknown_signature_is_named_with_the_stored_ones_d11b(tmp_path, minil
     assert line.startswith(f"Error: unknown signature {printed!r}; ")
     assert f"--signature '{stored[1]}' --alpha 0.5" in line
     ok = _invoke("cus", "--db", db, "--signature", stored[1])
-    assert ok.exit_code == 0 and ok.output.strip().endswith(f"signature {stored[1]}")
+    assert ok.exit_code == 0 and ok.output.strip().endswith(f"signature {printed}")
 
 
 def _store_with_unscorable_answers(path: Path) -> Store:
@@ -1040,3 +1040,24 @@ def test_cus_prints_the_leaderboards_means_on_2000_answers(tmp_path):
     assert sum(RUN_SIZES.values()) == 2000
     clear_caches()
     _assert_cus_is_the_leaderboard(Path(store.path), tmp_path)
+
+
+def test_cus_its_json_and_the_export_name_the_alpha_issue_58(check_store, tmp_path):
+    """Issue 58: `s3kg cus` ended its signature at ``version:N`` and the export's signature
+    column had no alpha: each names the alpha the scores are blended at (the stored one, 0.3
+    here, or --alpha's)."""
+    from store_helpers import reblended_copy
+
+    db = reblended_copy(check_store, tmp_path / "check.duckdb", 0.3)
+    for given, named in (((), "0.3"), (("--alpha", "0.7"), "0.7")):
+        out = tmp_path / f"cus-{named}.json"
+        result = _invoke("cus", "--db", db, "--json", out, *given)
+        assert result.exit_code == 0, result.output
+        assert result.output.strip().splitlines()[-1].endswith(f"|alpha:{named}")
+        records = json.loads(out.read_text(encoding="utf-8"))
+        assert records and all(r["signature"].endswith(f"|alpha:{named}") for r in records)
+    export = tmp_path / "export.csv"
+    assert _invoke("export", "--db", db, "--format", "csv", "--out", export).exit_code == 0
+    frame = pd.read_csv(export)
+    assert frame["unscored_reason"].notna().any()  # unscored rows name the stored alpha too
+    assert frame["signature"].str.endswith("|alpha:0.3").all(), frame["signature"].unique()

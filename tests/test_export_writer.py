@@ -58,7 +58,8 @@ def test_export_results_in_every_format(scored, tmp_path):
             "signature",
         ):
             assert column in frame.columns, (fmt, column)
-        assert set(frame["signature"]) == {first.signature}
+        # the signature names the alpha (issue 58: it ended at version:N)
+        assert set(frame["signature"]) == {f"{first.signature}|alpha:0.5"}
         assert sorted(frame["answer"]) == sorted(
             f"{m} says {i}" for m in ("model-a", "model-b") for i in range(4)
         )

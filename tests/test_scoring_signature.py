@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s3kg_core.errors import InputFormatError
+from s3kg_core.errors import ConfigError, InputFormatError
 from s3kg_core.scoring.s3kg import S3KGConfig
 from s3kg_core.scoring.signature import BaselineSignature, Signature, TauSignature
 from s3kg_core.scoring.tau import COMPONENT_THRESHOLD, TRIPLE_THRESHOLD
@@ -54,6 +54,16 @@ def test_the_documented_signature():
     )
     assert sig.components == text.removesuffix("|alpha:0.5")
     assert sig.differences(sig.with_alpha(0.8)) == {"alpha": (0.5, 0.8)}
+
+
+@pytest.mark.parametrize("alpha", [None, -0.1, 1.5, "0.5"])
+def test_a_blended_signature_needs_its_alpha_issue_58(alpha):
+    """Issue 58: ``blended(components, None)`` returned the signature without alpha, and the
+    report, the check and ``s3kg cus`` printed that; the alpha is required."""
+    stored = "mode:ot|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:4"
+    with pytest.raises(ConfigError, match="alpha must be a number in"):
+        Signature.blended(stored, alpha)
+    assert Signature.blended(stored, 0.0) == stored + "|alpha:0"
 
 
 @pytest.mark.parametrize(

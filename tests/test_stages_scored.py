@@ -10,7 +10,7 @@ from s3kg_core.analysis.cus_table import cus_table
 from s3kg_core.errors import ConfigError
 from s3kg_core.export.writer import export_results
 from s3kg_core.scoring.result import blend
-from s3kg_core.stages.scored import encoder_for, latest_signature, reblend
+from s3kg_core.stages.scored import blend_alpha, encoder_for, latest_signature, reblend
 from s3kg_core.stages.tau import tau_store
 
 TABLE_COLUMNS = [
@@ -67,3 +67,29 @@ def test_encoder_for_keeps_the_signatures_backend(tmp_path, monkeypatch):
     assert encoder_for(store, base.format("minilm@0.1.0")) == "minilm+torch"
     assert encoder_for(store, base.format("mpnet@0.0.1+onnx")) == "mpnet+onnx"
     assert encoder_for(store, base.format("my-model#0123abcd")) == "/models/my-model+torch"
+
+
+def test_blend_alpha_is_the_given_else_the_stored_one_issue_58(tmp_path):
+    """Issue 58: commands run without --alpha printed no alpha; :func:`blend_alpha` names the
+    one their scores are blended at, and refuses to pick one of several."""
+    from s3kg_core.store import queries
+    from s3kg_core.store.records import ScoreRecord
+
+    store = build_store(tmp_path / "db.duckdb", n_items=2)
+    with pytest.raises(ConfigError, match="nothing is scored under signature sig"):
+        blend_alpha(store, "sig")
+    assert blend_alpha(store, "sig", 0.7) == 0.7
+    with store.transaction() as con:
+        store.put_scores(
+            con,
+            [
+                ScoreRecord(1, item, "sig", "ot", 0.25, 0.2, 0.4, "ok", 0.1, 0.3, "ok", "{}", None)
+                for item in (1, 2)
+            ],
+        )
+    assert blend_alpha(store, "sig") == 0.25 and blend_alpha(store, "sig", 0.0) == 0.0
+    with store.transaction() as con:
+        con.execute("UPDATE scores SET alpha = 0.8 WHERE item_id = 2")
+        assert queries.score_alphas(con, "sig") == [0.25, 0.8]
+    with pytest.raises(ConfigError, match=r"stored with alphas 0\.25, 0\.8: pass --alpha"):
+        blend_alpha(store, "sig")

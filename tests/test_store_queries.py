@@ -277,7 +277,9 @@ def test_scores_details_and_their_removal(store):
     with store.transaction() as con:
         detail = ScoreRecord(2, 1, "new", "kgx", 0.5, 0.2, 0.4, "ok", 0.1, 0.3, "ok", "{}", None)
         store.put_scores(con, [_score(1, 1), _score(1, 2), detail])
+        assert queries.score_alphas(con, "sig") == [0.5] and queries.score_alphas(con, "no") == []
         queries.set_score_alpha(con, "sig", 0.25)
+        assert queries.score_alphas(con, "sig") == [0.25]
         frame = queries.scored_components(con, "sig")
         assert frame["item_id"].tolist() == [1, 2] and set(frame["alpha"]) == {0.25}
         assert queries.latest_scored_signature(con) in ("sig", "new")

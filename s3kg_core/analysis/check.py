@@ -48,7 +48,13 @@ import pandas as pd
 
 from ..errors import ComparisonError, ConfigError, InputFormatError
 from ..scoring.signature import Signature
-from ..stages.scored import EmptyPolicy, check_empty_policy, reblend, resolve_signature
+from ..stages.scored import (
+    EmptyPolicy,
+    blend_alpha,
+    check_empty_policy,
+    reblend,
+    resolve_signature,
+)
 from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
 from ..store import queries
 from ..store.store import Store, in_one_session
@@ -452,7 +458,7 @@ def check_runs(
         unscorable = lost[["id", "question", "baseline", "new"]]
     facts += [
         ("dataset", new_run.dataset),
-        ("signature", Signature.blended(resolved, alpha)),
+        ("signature", Signature.blended(resolved, blend_alpha(store, resolved, alpha))),
         ("empty KGs", "left out (--empty drop)" if empty == "drop" else "scored 0"),
     ]
     if comparison is not None:

@@ -18,6 +18,7 @@ from ..scoring.signature import Signature
 from ..stages.scored import (
     EmptyPolicy,
     ScoreCoverage,
+    blend_alpha,
     check_empty_policy,
     coverage_of,
     resolve_signature,
@@ -52,7 +53,8 @@ class CUSReport:
     signature
         The scores' signature (stored components, without alpha).
     alpha
-        The alpha the table was re-blended at (``None``: as scored).
+        The alpha the table is blended at: the one given, else the one the scores are stored
+        with (:func:`~s3kg_core.stages.scored.blend_alpha`).
     table
         One row per run, by dataset, name, temperature, extractor (:data:`TABLE_COLUMNS`); the means
         are NaN where no answer is scored.
@@ -64,22 +66,32 @@ class CUSReport:
     """
 
     signature: str
-    alpha: float | None
+    alpha: float
     table: pd.DataFrame
     coverage: ScoreCoverage
     empty: EmptyPolicy = "zero"
 
+    @property
+    def full_signature(self) -> str:
+        """The signature of the table's numbers: the components' with the alpha blended at."""
+        return Signature.blended(self.signature, self.alpha)
+
     def records(self) -> list[dict[str, Any]]:
-        """The table as a list of dicts (JSON-ready: NaN means are ``None``)."""
+        """The table as a list of dicts, each with :attr:`full_signature` (NaN means: ``None``)."""
         return [
-            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            {
+                **{
+                    k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()
+                },
+                "signature": self.full_signature,
+            }
             for row in self.table.to_dict(orient="records")
         ]
 
     def lines(self) -> list[str]:
         """What ``s3kg cus`` prints: the table, the coverage lines, the signature last."""
         text = self.table.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="-")
-        signature = f"signature {Signature.blended(self.signature, self.alpha)}"
+        signature = f"signature {self.full_signature}"
         coverage = self.coverage.lines()
         if self.empty == "drop" and self.coverage.empty_kg:
             coverage = [line for line in coverage if " scored answers ha" not in line] + [
@@ -98,7 +110,7 @@ def cus_report(
 ) -> CUSReport:
     """GoldSim, CtxSim and CUS means per dataset x model x temperature x extractor, with coverage.
 
-    ``alpha`` re-blends the stored components (default: the alpha each score was stored with).
+    ``alpha`` re-blends the stored components (default: the alpha the scores are stored with).
     With ``empty="zero"`` (the default) answers whose KG is empty or unparseable are scored 0
     and count in ``n``; with ``empty="drop"`` they are left out of the means and of ``n`` (what
     the authors' released QA scripts do: their score is ``None``), and counted in
@@ -111,7 +123,8 @@ def cus_report(
     Raises
     ------
     ConfigError
-        If nothing is scored, ``signature`` is unknown, or ``empty`` is not zero or drop.
+        If nothing is scored, ``signature`` is unknown, ``empty`` is not zero or drop, or
+        ``alpha`` is not given and the scores are stored with several alphas.
 
     Examples
     --------
@@ -125,6 +138,7 @@ def cus_report(
     resolved = resolve_signature(store, signature)
     if resolved is None:
         raise ConfigError(f"no scores in {store.path}: run `s3kg score --db {store.path}`")
+    alpha = blend_alpha(store, resolved, alpha)
     with store.connect() as con:
         summaries = leaderboard_queries.run_summaries(
             con, resolved, alpha, drop_empty=empty == "drop"

@@ -1161,7 +1161,7 @@ def evaluate(
         parts = [(float(r.s_wl), float(r.s_sbert), r.status) for r in results]
         mode, encoder = str(scorer.config.mode), scorer.encoder.name
         alpha: float | None = float(scorer.config.alpha)
-        signature = Signature.blended(scorer.signature, alpha)
+        signature = Signature.blended(scorer.signature, float(scorer.config.alpha))
     else:
         scores = [float(s) for s in scorer(list(suite.pairs))]
         parts = [(math.nan, math.nan, "ok")] * len(scores)

@@ -100,7 +100,7 @@ _COLUMNS = (
     ("answer_kg_status", "base", "str", "the answer KG's extraction status"),
     ("context_kg_status", "base", "str", "the context KG's extraction status"),
     ("unscored_reason", "base", "str", "why the answer has no score, missing when it has one"),
-    ("signature", "base", "str", "the signature of the scores, without alpha"),
+    ("signature", "base", "str", "the signature of the scores, ending in the alpha of the row"),
     # metadata
     ("run_name", "metadata", "str", "the run's display name: --name, else the model's"),
     ("run_model", "metadata", "str", "the model the run was made with, a name or a path"),

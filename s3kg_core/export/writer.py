@@ -20,6 +20,7 @@ import pandas as pd
 from ..atomic import replacing, write_failure
 from ..errors import ConfigError
 from ..kg import SOURCES
+from ..scoring.signature import Signature
 from ..scoring.tau import TAU_CATEGORIES, TauResult
 from ..stages.scored import reblend, resolve_signature, unscored_reasons
 from ..store import export_queries, queries
@@ -160,6 +161,7 @@ def _blocks(
             tuple(g for g in INCLUDES if g in include),
             extra_column_names(order["name"], _BASE),
             export_queries.run_metadata(con) if "metadata" in include else None,
+            _stored_alpha(con, signature),
         )
         for start in range(0, max(len(keys), 1), block_size):
             yield block.frame(con, keys.iloc[start : start + block_size])
@@ -167,12 +169,16 @@ def _blocks(
 
 @dataclass(frozen=True)
 class _Block:
-    """What every block of an export shares: signature, groups, extra columns, runs."""
+    """What every block of an export shares: signature, groups, extra columns, runs, alpha.
+
+    ``alpha``: the one the signature's scores are stored with (``None``: none, or several).
+    """
 
     signature: str | None
     groups: tuple[str, ...]
     extras: dict[str, str]
     runs: pd.DataFrame | None
+    alpha: float | None = None
 
     def frame(self, con: duckdb.DuckDBPyConnection, keys: pd.DataFrame) -> pd.DataFrame:
         """The export's rows of the answers ``keys`` (``run_id, item_id``), in their order."""
@@ -182,7 +188,7 @@ class _Block:
         blended = reblend(frame.loc[scored, _COMPONENTS], None)  # unscored: no scores
         for column in ("gold_sim", "ctx_sim", "cus"):
             frame[column] = blended[column].reindex(frame.index)
-        frame["signature"] = self.signature
+        frame["signature"] = self.signatures(frame["alpha"])
         frame = frame[_BASE]
         if self.extras:
             frame = _with_extra_columns(frame, export_queries.extra_columns(con, keys), self.extras)
@@ -201,6 +207,25 @@ class _Block:
                 )
                 frame = _with_tau(frame, tau)
         return conform(frame.reset_index(drop=True))
+
+    def signatures(self, alphas: pd.Series) -> pd.Series:
+        """Each row's signature: the scores' with the alpha its row is blended at.
+
+        An unscored row (no alpha) names the alpha the signature's scores are stored with.
+        """
+        if self.signature is None:
+            return pd.Series(None, index=alphas.index, dtype=object)
+        filled = alphas.astype(float)
+        if self.alpha is not None:
+            filled = filled.fillna(self.alpha)
+        texts = {a: Signature.blended(self.signature, a) for a in filled.dropna().unique()}
+        return filled.map(texts).fillna(self.signature).astype(object)
+
+
+def _stored_alpha(con: duckdb.DuckDBPyConnection, signature: str | None) -> float | None:
+    """The alpha ``signature``'s scores are stored with; ``None`` if none, or several."""
+    alphas = [] if signature is None else queries.score_alphas(con, signature)
+    return alphas[0] if len(alphas) == 1 else None
 
 
 def _with_extra_columns(

@@ -26,7 +26,13 @@ from ..analysis.compare import SCORES, RunInfo, find_run
 from ..errors import ComparisonError, ConfigError
 from ..scoring.signature import Signature
 from ..scoring.tau import TAU_CATEGORIES, TauResult
-from ..stages.scored import EmptyPolicy, check_empty_policy, reblend, resolve_signature
+from ..stages.scored import (
+    EmptyPolicy,
+    blend_alpha,
+    check_empty_policy,
+    reblend,
+    resolve_signature,
+)
 from ..stats import mean_interval
 from ..store import export_queries, queries
 from ..store.store import Store
@@ -78,7 +84,8 @@ class RunReport:
     settings
         The run's recorded settings (model, endpoint, seed...; may be empty).
     signature, alpha, empty
-        The scores' signature, the blend (``None``: as stored) and how empty KGs count.
+        The scores' signature (stored components), the alpha they are blended at (given, else
+        the one they are stored with) and how empty KGs count.
     scores, baseline_scores
         :class:`ScoreSummary` of GoldSim, CtxSim and CUS over each run's scored answers.
     distributions
@@ -96,7 +103,7 @@ class RunReport:
     run: RunInfo
     settings: dict[str, Any]
     signature: str
-    alpha: float | None
+    alpha: float
     empty: EmptyPolicy
     scores: dict[str, ScoreSummary]
     distributions: dict[str, list[float]]
@@ -111,7 +118,7 @@ class RunReport:
 
     @property
     def full_signature(self) -> str:
-        """The signature with the alpha the report used, if one was given."""
+        """The signature with the alpha the report's scores are blended at."""
         return Signature.blended(self.signature, self.alpha)
 
 
@@ -251,7 +258,7 @@ def build_report(
         run=new_run,
         settings=_settings(store, new_run.run_id),
         signature=resolved,
-        alpha=alpha,
+        alpha=blend_alpha(store, resolved, alpha),
         empty=empty,
         scores=_summaries(mine, *boot),
         distributions=distributions,

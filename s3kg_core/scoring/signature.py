@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..errors import InputFormatError
+from .result import check_alpha
 from .tau import COMPONENT_THRESHOLD, TRIPLE_THRESHOLD
 
 __all__ = ["BaselineSignature", "CheckerSignature", "Signature", "TauSignature"]
@@ -92,7 +93,7 @@ class Signature:
             f"|align:{'yes' if self.align else 'no'}|norm:{self.normalization}"
             f"|version:{self.version}"
         )
-        return text if self.alpha is None else f"{text}|alpha:{self.alpha:g}"
+        return text if self.alpha is None else Signature.blended(text, self.alpha)
 
     def __str__(self) -> str:
         return self.format()
@@ -102,20 +103,30 @@ class Signature:
         return replace(self, alpha=alpha)
 
     @classmethod
-    def blended(cls, components: str, alpha: float | None) -> str:
+    def blended(cls, components: str, alpha: float) -> str:
         """The signature string of a score blended at ``alpha``: ``components`` with its alpha.
 
-        The one way to write ``|alpha:A`` onto a stored signature (``None``: as it is).
+        The one way to write ``|alpha:A`` onto a stored signature: every signature printed or
+        written with a blended number names its alpha. A caller that blends at each score's
+        stored alpha passes that alpha (:func:`s3kg_core.stages.scored.blend_alpha`).
+
+        Raises
+        ------
+        ConfigError
+            If ``alpha`` is not a number in [0, 1] (``None`` included).
 
         Examples
         --------
         >>> stored = "mode:hybrid|enc:m@1|tau:0.65|K:5|align:yes|norm:lemma|version:2"
         >>> Signature.blended(stored, 0.5)
         'mode:hybrid|enc:m@1|tau:0.65|K:5|align:yes|norm:lemma|version:2|alpha:0.5'
-        >>> Signature.blended(stored, None) == stored
+        >>> Signature.blended(stored + "|alpha:0.8", 0.25).endswith("version:2|alpha:0.25")
         True
         """
-        return cls.parse(components).with_alpha(alpha).format() if alpha is not None else components
+        check_alpha(alpha)
+        head, sep, tail = components.rpartition("|alpha:")
+        base = head if sep and "|" not in tail else components
+        return f"{base}|alpha:{float(alpha):g}"
 
     @property
     def components(self) -> str:

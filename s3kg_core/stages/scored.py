@@ -1,7 +1,8 @@
 """What the score stage stored, read back: signatures, components re-blended, coverage.
 
 Which signature a store's scores are under (:func:`latest_signature`,
-:func:`resolve_signature`) and which encoder scored them (:func:`encoder_for`); the stored
+:func:`resolve_signature`), the alpha a blend of them uses (:func:`blend_alpha`: every printed
+signature names it) and which encoder scored them (:func:`encoder_for`); the stored
 components re-blended at any alpha (:func:`reblend`, :func:`scored_frame`); why an answer has no
 score under a signature (:data:`UNSCORED_REASONS`) and how many stored answers a signature
 covers (:class:`ScoreCoverage`). The CUS table is in :mod:`s3kg_core.analysis.cus_table`, the
@@ -34,6 +35,7 @@ __all__ = [
     "UNSCORED_REASONS",
     "EmptyPolicy",
     "ScoreCoverage",
+    "blend_alpha",
     "check_empty_policy",
     "coverage_of",
     "encoder_for",
@@ -133,6 +135,41 @@ def resolve_signature(store: Store, signature: str | None = None) -> str | None:
             f"{parsed.components!r} --alpha {parsed.alpha:g})"
         )
     raise ConfigError(message)
+
+
+def blend_alpha(store: Store, signature: str, alpha: float | None = None) -> float:
+    """The alpha a blend of ``signature``'s scores uses: ``alpha``, else their stored one.
+
+    What a printed signature names after ``|alpha:``
+    (:meth:`~s3kg_core.scoring.signature.Signature.blended`): a command run without ``--alpha``
+    blends each score at its stored alpha, the same for all of a signature's scores.
+
+    Raises
+    ------
+    ConfigError
+        If ``alpha`` is ``None`` and nothing is scored under ``signature``, or its scores are
+        stored with several alphas (pass one).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> store = Store(os.path.join(tempfile.mkdtemp(), "a.duckdb"))
+    >>> blend_alpha(store, "mode:ot|enc:m|tau:0.65|K:5|align:yes|norm:lemma|version:4", 0.3)
+    0.3
+    """
+    if alpha is not None:
+        return float(alpha)
+    with store.connect() as con:
+        stored = queries.score_alphas(con, signature)
+    if len(stored) == 1:
+        return stored[0]
+    if not stored:
+        raise ConfigError(f"nothing is scored under signature {signature}: run `s3kg score`")
+    raise ConfigError(
+        f"the scores of signature {signature} are stored with alphas "
+        f"{', '.join(f'{a:g}' for a in stored)}: pass --alpha, or re-blend them at one "
+        "with `s3kg score --alpha A`"
+    )
 
 
 def encoder_for(store: Store, signature: str) -> str:

@@ -58,6 +58,7 @@ __all__ = [
     "run_ids",
     "run_overview",
     "run_rows",
+    "score_alphas",
     "score_details",
     "scored_components",
     "scoring_candidates",
@@ -482,6 +483,18 @@ def set_score_alpha(con: duckdb.DuckDBPyConnection, signature: str, alpha: float
         "UPDATE scores SET alpha = ? WHERE signature = ? AND alpha <> ?",
         [alpha, signature, alpha],
     )
+
+
+def score_alphas(con: duckdb.DuckDBPyConnection, signature: str) -> list[float]:
+    """The distinct alphas the scores of ``signature`` are stored with, smallest first.
+
+    One, normally (``s3kg score --alpha`` re-blends all of a signature's scores at once);
+    none when nothing is scored under ``signature``.
+    """
+    rows = con.execute(
+        "SELECT DISTINCT alpha FROM scores WHERE signature = ? ORDER BY alpha", [signature]
+    ).fetchall()
+    return [float(r[0]) for r in rows]
 
 
 def latest_scored_signature(con: duckdb.DuckDBPyConnection) -> str | None:
