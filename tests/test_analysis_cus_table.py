@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from store_helpers import build_store, special_store
 
 from s3kg_core.analysis.cus_table import cus_report, cus_table
+from s3kg_core.analysis.leaderboard import NORMAL_FROM
 from s3kg_core.errors import ConfigError
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.cus import dataset_cus, score_cus_many
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 from s3kg_core.stages.score import score_store
+from s3kg_core.stats import mean_interval, normal_interval
 from s3kg_core.store.records import KGRecord
 
 TABLE_COLUMNS = [
     "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
-    "ctx_sim", "cus",
+    "ctx_sim", "cus", "cus_low", "cus_high",
 ]  # fmt: skip
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -131,3 +134,12 @@ def test_the_cus_table_is_the_pandas_means_of_every_reblended_answer(answers_200
     for column in ("gold_sim", "ctx_sim", "cus"):
         assert (got[column] - want[column]).abs().max() <= 1e-12
     assert report.coverage.zero_kg == len(RUN_SIZES) - 1  # one empty KG per run of several
+    # issue 58: the interval of the mean CUS, the leaderboard's (the bootstrap of its seed and
+    # resamples below 1,000 answers, the normal approximation from there), of the kept answers
+    for row in got.itertuples():
+        values = frame.loc[frame["run_id"] == row.run_id].sort_values("item_id")["cus"]
+        if row.n >= NORMAL_FROM:
+            expected = normal_interval(values.mean(), values.std(ddof=1), len(values))
+        else:
+            expected = tuple(mean_interval(values.to_numpy(), resamples=1999, seed=0)[1:])
+        np.testing.assert_allclose((row.cus_low, row.cus_high), expected, rtol=0, atol=1e-12)

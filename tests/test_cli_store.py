@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import math
 import os
 import shutil
 import signal
@@ -38,7 +39,7 @@ from s3kg_core.store.store import Store
 
 JSON_KEYS = {
     "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
-    "ctx_sim", "cus", "signature",
+    "ctx_sim", "cus", "cus_low", "cus_high", "signature",
 }  # fmt: skip
 
 
@@ -158,6 +159,8 @@ def test_import_score_tau_cus_export(tmp_path, minilm):
         "gold_sim",
         "ctx_sim",
         "cus",
+        "cus_low",
+        "cus_high",
     ]
     assert zero.startswith("1 of the 6 scored answers have CUS 0: a KG is empty or unparseable")
     assert len(body) == 2 and body[0].split()[:4] == [
@@ -800,7 +803,7 @@ def test_cus_and_export_report_the_answers_they_do_not_score(tmp_path, minilm):
     header, row_a, row_b, note, sig = result.output.strip().splitlines()
     assert header.split() == [
         "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
-        "ctx_sim", "cus",
+        "ctx_sim", "cus", "cus_low", "cus_high",
     ]  # fmt: skip
     assert row_a.split()[:7] == ["toy", "model-a", "0.0000", "test", "1", "1", "3"]
     assert row_b.split()[:7] == ["toy", "model-b", "0.0000", "test", "2", "4", "0"]
@@ -1008,9 +1011,9 @@ def _cus_json(db: Path, alpha: float, folder: Path) -> dict[int, dict]:
 
 
 def _assert_cus_is_the_leaderboard(db: Path, folder: Path) -> None:
-    """At each of five alphas, every run's n and means in ``s3kg cus`` are the numbers the
-    Overview's leaderboard reads (``dashboard.data.reads.ranked``, what pages/0_Overview.py
-    shows)."""
+    """At each of five alphas, every run's n, means and interval of the mean CUS in ``s3kg cus
+    --json`` are the numbers the Overview's leaderboard reads (``dashboard.data.reads.ranked``,
+    what pages/0_Overview.py shows). Issue 58: `s3kg cus` showed no interval."""
     from dashboard.data.database import View, db_stamp
     from dashboard.data.reads import ranked, signatures
 
@@ -1025,6 +1028,12 @@ def _assert_cus_is_the_leaderboard(db: Path, folder: Path) -> None:
             assert row["n"] == int(board.loc[run, "n"])
             for score in ("gold_sim", "ctx_sim", "cus"):
                 assert abs(row[score] - float(board.loc[run, score])) <= 1e-12, (alpha, run, score)
+            low, high = float(board.loc[run, "low"]), float(board.loc[run, "high"])
+            if math.isnan(low):  # one answer: no interval, null in the JSON
+                assert (row["cus_low"], row["cus_high"]) == (None, None), (alpha, run)
+            else:
+                assert (row["cus_low"], row["cus_high"]) == (low, high), (alpha, run)
+                assert low <= row["cus"] <= high, (alpha, run)
 
 
 def test_cus_prints_the_leaderboards_means_on_the_demo(db, tmp_path):

@@ -15,7 +15,7 @@ from s3kg_core.stages.tau import tau_store
 
 TABLE_COLUMNS = [
     "dataset", "model", "temperature", "extractor", "run_id", "n", "unscored", "gold_sim",
-    "ctx_sim", "cus",
+    "ctx_sim", "cus", "cus_low", "cus_high",
 ]  # fmt: skip
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

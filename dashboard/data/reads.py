@@ -17,7 +17,7 @@ import streamlit as st
 
 from dashboard.data.database import View, by_results, reader
 from dashboard.run_names import run_label_map
-from s3kg_core.analysis.leaderboard import NORMAL_FROM, REFERENCE_ALPHA, rank_summaries
+from s3kg_core.analysis.leaderboard import REFERENCE_ALPHA, bootstrap_runs, rank_summaries
 from s3kg_core.stages.scored import unscored_reasons
 from s3kg_core.store import leaderboard_queries, queries, run_queries
 from s3kg_core.store.records import SOURCES, KGRecord
@@ -226,7 +226,7 @@ def ranked(view: View, alpha: float, metric: str) -> pd.DataFrame:
     """
     summary = run_summaries(view, alpha)
     reference = run_summaries(view, REFERENCE_ALPHA)
-    small = [int(r) for r in summary.loc[summary["n"] < NORMAL_FROM, "run_id"]]
+    small = bootstrap_runs(summary)
     values = {}
     if small:  # an open of the file costs ~20 ms of a step: only when a bootstrap needs it
         with reader(view.path) as con:

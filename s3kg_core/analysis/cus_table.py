@@ -1,8 +1,10 @@
 """The CUS table: GoldSim, CtxSim and CUS means per run of a signature, with what they cover.
 
 What ``s3kg cus`` prints. The means are the Overview's leaderboard's
-(:func:`s3kg_core.store.leaderboard_queries.run_summaries`, computed in DuckDB); the answers
-without a score are counted by reason (:class:`~s3kg_core.stages.scored.ScoreCoverage`).
+(:func:`s3kg_core.store.leaderboard_queries.run_summaries`, computed in DuckDB), and so is the
+interval of each run's mean CUS (:func:`s3kg_core.analysis.leaderboard.rank_summaries`, with its
+seed and resamples); the answers without a score are counted by reason
+(:class:`~s3kg_core.stages.scored.ScoreCoverage`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ..stages.scored import (
 )
 from ..store import leaderboard_queries, queries
 from ..store.store import Store
+from .leaderboard import bootstrap_runs, rank_summaries
 
 __all__ = ["TABLE_COLUMNS", "CUSReport", "cus_report", "cus_table"]
 
@@ -39,9 +42,12 @@ TABLE_COLUMNS = [
     "gold_sim",
     "ctx_sim",
     "cus",
+    "cus_low",
+    "cus_high",
 ]
 """The columns of the CUS table: one row per run (``run_id``: two runs may share a display
-name, temperature and extractor), ``n`` answers scored, ``unscored`` stored but not scored."""
+name, temperature and extractor), ``n`` answers scored, ``unscored`` stored but not scored,
+``cus_low`` and ``cus_high`` the 95 % interval of the mean CUS, the Overview's."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,9 @@ def cus_report(
     """GoldSim, CtxSim and CUS means per dataset x model x temperature x extractor, with coverage.
 
     ``alpha`` re-blends the stored components (default: the alpha the scores are stored with).
+    ``cus_low`` and ``cus_high`` are the interval of each run's mean CUS the Overview shows
+    (:func:`~s3kg_core.analysis.leaderboard.rank_summaries`: a seeded bootstrap, the normal
+    approximation from :data:`~s3kg_core.analysis.leaderboard.NORMAL_FROM` answers).
     With ``empty="zero"`` (the default) answers whose KG is empty or unparseable are scored 0
     and count in ``n``; with ``empty="drop"`` they are left out of the means and of ``n`` (what
     the authors' released QA scripts do: their score is ``None``), and counted in
@@ -139,14 +148,21 @@ def cus_report(
     if resolved is None:
         raise ConfigError(f"no scores in {store.path}: run `s3kg score --db {store.path}`")
     alpha = blend_alpha(store, resolved, alpha)
+    drop = empty == "drop"
     with store.connect() as con:
-        summaries = leaderboard_queries.run_summaries(
-            con, resolved, alpha, drop_empty=empty == "drop"
+        summaries = leaderboard_queries.run_summaries(con, resolved, alpha, drop_empty=drop)
+        values = leaderboard_queries.run_values(
+            con, resolved, alpha, "cus", bootstrap_runs(summaries), drop_empty=drop
         )
         components = queries.scored_components(con, resolved)  # for the coverage's counts
         statuses = queries.answer_statuses(con, resolved)
+    # the Overview's interval: the same function, seed and resamples (rank_summaries' defaults)
+    board = rank_summaries(summaries, summaries, values, metric="cus")
+    intervals = board.loc[:, ["run_id", "low", "high"]]
     keys = ["dataset", "model", "temperature", "extractor", "run_id"]
-    means = summaries.loc[:, [*keys, "n", "gold_sim", "ctx_sim", "cus"]]
+    means = summaries.loc[:, [*keys, "n", "gold_sim", "ctx_sim", "cus"]].merge(
+        intervals.rename(columns={"low": "cus_low", "high": "cus_high"}), on="run_id"
+    )
     unscored = (~statuses["scored"].astype(bool)).groupby([statuses[k] for k in keys]).sum()
     table = means.merge(unscored.rename("unscored").reset_index(), on=keys, how="outer")
     table = table.sort_values(keys).reset_index(drop=True)

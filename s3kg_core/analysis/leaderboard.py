@@ -29,6 +29,7 @@ __all__ = [
     "NORMAL_FROM",
     "REFERENCE_ALPHA",
     "SUMMARY_COLUMNS",
+    "bootstrap_runs",
     "rank_change_text",
     "rank_summaries",
     "swaps",
@@ -76,6 +77,21 @@ computed in DuckDB where the scores are stored): per run the answers scored, eac
 score's mean and its sample standard deviation (``ddof=1``; NaN for one answer)."""
 
 
+def bootstrap_runs(summary: pd.DataFrame, normal_from: int | None = NORMAL_FROM) -> list[int]:
+    """The runs of ``summary`` whose interval is a bootstrap's: their values are needed.
+
+    Those of fewer than ``normal_from`` answers (every run when ``None``), by id: the
+    ``values`` :func:`rank_summaries` asks for.
+
+    Examples
+    --------
+    >>> bootstrap_runs(pd.DataFrame({"run_id": [1, 2, 3], "n": [30, 1000, 999]}))
+    [1, 3]
+    """
+    small = summary if normal_from is None else summary[summary["n"] < normal_from]
+    return [int(r) for r in small["run_id"]]
+
+
 def _ranks(means: pd.DataFrame, metric: str) -> pd.Series:
     """1 for the best mean of each dataset; equal means share the better rank.
 
@@ -102,9 +118,11 @@ def rank_summaries(
     ``summary`` and ``reference`` are
     :func:`~s3kg_core.store.leaderboard_queries.run_summaries` frames (one run per row) at the
     alpha shown and at the reference alpha; ``values`` maps each run below ``normal_from``
-    answers (every run when ``None``) to its values of ``metric``, in item order, for its
-    bootstrap interval. The Overview builds both summaries with one ``GROUP BY`` each in DuckDB
-    and reads the values of small runs only. Columns :data:`LEADERBOARD_COLUMNS`: ``low``/``high``
+    answers (every run when ``None``: :func:`bootstrap_runs`) to its values of ``metric``, in
+    item order, for its bootstrap interval. The one interval of a run's mean: the Overview and
+    ``s3kg cus`` (:func:`s3kg_core.analysis.cus_table.cus_report`) both show it. The Overview
+    builds both summaries with one ``GROUP BY`` each in DuckDB and reads the values of small
+    runs only. Columns :data:`LEADERBOARD_COLUMNS`: ``low``/``high``
     the interval of ``metric``'s mean (:func:`~s3kg_core.stats.mean_interval`;
     :func:`~s3kg_core.stats.normal_interval` for a run of ``normal_from`` answers or more,
     ``None``: never), ``tied`` whether the run's interval overlaps its dataset leader's (the

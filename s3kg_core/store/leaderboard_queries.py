@@ -93,8 +93,12 @@ def run_values(
     alpha: float | None,
     metric: str,
     run_ids: Sequence[int],
+    *,
+    drop_empty: bool = False,
 ) -> dict[int, np.ndarray]:
     """Each of ``run_ids``' values of ``metric`` at ``alpha``, in item order (for a bootstrap).
+
+    ``drop_empty`` leaves out the scores :func:`run_summaries` leaves out with it.
 
     Raises
     ------
@@ -107,8 +111,9 @@ def run_values(
         check_alpha(alpha)
     if not run_ids:
         return {}
+    kept = " AND gold_status = 'ok' AND ctx_status = 'ok'" if drop_empty else ""
     frame = con.execute(
-        f"{BLENDED} SELECT run_id, {metric} AS v FROM c WHERE list_contains(?, run_id) "
+        f"{BLENDED} SELECT run_id, {metric} AS v FROM c WHERE list_contains(?, run_id){kept} "
         "ORDER BY run_id, item_id",
         [alpha, signature, [int(r) for r in run_ids]],
     ).df()
