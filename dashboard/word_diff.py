@@ -2,7 +2,10 @@
 
 The answers are cut into tokens: words (letters and digits, with inner hyphens and
 apostrophes), single punctuation marks and the spaces between them, so the text keeps its line
-breaks, "Crick," is the word "Crick" and a comma, and "DNA's" is the word "DNA". A word of A is
+breaks, "Crick," is the word "Crick" and a comma, and "DNA's" is the word "DNA". Words are
+compared normalised, as the triple diff compares labels: case folded ("Evolution" is
+"evolution"), curly apostrophes straight, underscores and hyphens around a word dropped
+("_DNA_" is "DNA"); each side shows its own words as written. A word of A is
 marked when B does not have it, counted with repetition (A's second "DNA" is marked if B has
 only one), wherever it stands: a word that only moved is not a difference. The same for B
 against A. Punctuation and spaces are never marked on their own. The marks are a background
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
@@ -57,13 +61,25 @@ def _is_word(token: str) -> bool:
     return token not in _CLITICS and any(ch.isalnum() for ch in token)
 
 
+def _key(word: str) -> str:
+    """What a word is compared by: NFKC, case folded, apostrophes straight, ends trimmed.
+
+    Examples
+    --------
+    >>> [_key(w) for w in ("Evolution", "_DNA_", "Don’t", "ﬁne", "-x-ray-")]
+    ['evolution', 'dna', "don't", 'fine', 'x-ray']
+    """
+    folded = unicodedata.normalize("NFKC", word).casefold().replace("’", "'")
+    return folded.strip("_-'") or folded
+
+
 def _marks(tokens: list[str], other: list[str]) -> list[bool]:
-    """For each token, whether it is a word the other text lacks (counted with repetition)."""
-    left = Counter(t for t in other if _is_word(t))
+    """For each token, whether it is a word the other text lacks (by :func:`_key`, counted)."""
+    left = Counter(_key(t) for t in other if _is_word(t))
     marks = []
     for t in tokens:
-        if _is_word(t) and left[t] > 0:
-            left[t] -= 1
+        if _is_word(t) and left[_key(t)] > 0:
+            left[_key(t)] -= 1
             marks.append(False)
         else:
             marks.append(_is_word(t))
@@ -94,8 +110,8 @@ def _render(tokens: list[str], marks: list[bool], tag: str, cls: str) -> str:
 def word_diff(a: str, b: str) -> WordDiff:
     """The word-level difference of answer ``a`` and answer ``b``.
 
-    Words are compared as written (case counts: "Paris" is not "paris"); punctuation is not a
-    word ("Paris." has the word "Paris"), and a word that moved is in both.
+    Words are compared normalised ("Paris" is "paris", "_Paris_" too) and shown as written;
+    punctuation is not a word ("Paris." has the word "Paris"), and a word that moved is in both.
 
     Examples
     --------
@@ -109,6 +125,8 @@ def word_diff(a: str, b: str) -> WordDiff:
     (2, 2, 3)
     >>> word_diff("", "new").b_html, word_diff("same", "same").a_html
     ('<ins class="s3kg-wd-b">new</ins>', 'same')
+    >>> word_diff("Evolution by selection.", "evolution, by Selection").only_a
+    0
     """
     ta, tb = _TOKENS.findall(a or ""), _TOKENS.findall(b or "")
     ma, mb = _marks(ta, tb), _marks(tb, ta)

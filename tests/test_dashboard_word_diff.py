@@ -51,10 +51,25 @@ def test_words_that_moved_are_in_both_and_punctuation_is_no_word():
     marked_a = re.findall(r"\w+", " ".join(re.findall(r"<del[^>]*>(.*?)</del>", d.a_html)))
     for word in ("DNA", "helix", "proposed", "Rosalind", "Franklin", "Crick"):
         assert word not in marked_a
-    # "using" (B has "Using": case counts) and both of A's "of" (B has none)
-    assert marked_a == ["Watson", "and", "the", "double", "of", "using", "of"]
+    # both of A's "of" (B has none); "using" is B's "Using" (issue 58: case does not count)
+    assert marked_a == ["Watson", "and", "the", "double", "of", "of"]
     marked_b = re.findall(r"\w+", " ".join(re.findall(r"<ins[^>]*>(.*?)</ins>", d.b_html)))
-    assert marked_b == ["Using", "No", "Rosalind", "Franklin", "then"]  # B names her twice
+    assert marked_b == ["No", "Rosalind", "Franklin", "then"]  # B names her twice
+
+
+def test_words_are_compared_normalised_and_shown_as_written_issue_58():
+    """Regression (issue 58, 4): "Evolution" against "evolution" was marked as a change while
+    the triple diff, which compares normalised labels, said nothing changed. Case, curly
+    apostrophes and underscores around a word do not count; each side keeps its own spelling."""
+    a = "Evolution by natural selection doesn't need _design_; DARWIN wrote it."
+    b = "Darwin wrote: evolution by Natural Selection doesn’t need design"
+    d = word_diff(a, b)
+    assert (d.only_a, d.only_b, d.shared) == (1, 0, 9)
+    assert re.findall(r"<del[^>]*>(.*?)</del>", d.a_html) == ["it"]
+    assert "<ins" not in d.b_html
+    assert "".join(_parse(d.a_html).text) == a and "".join(_parse(d.b_html).text) == b
+    # a real difference of one letter is still one
+    assert word_diff("evolution", "evolutions").only_a == 1
 
 
 def test_a_repeated_word_is_marked_once_it_is_used_up():
