@@ -14,6 +14,12 @@ The mapping (it is how the BAMBOO test graphs were converted for the outside eva
   with the same concept are therefore one KG node: ``(a / man :ARG0-of (b / see-01 :ARG1 (c /
   man)))`` gives the triples ``(see, ARG0, man)`` and ``(see, ARG1, man)``, a KG with the nodes
   ``see`` and ``man``;
+- a named entity is named by its name, as a KG built from text names it: a variable with a
+  ``:name`` whose target is a ``name`` node with constant ``:op1``, ``:op2``... is named by those
+  constants joined by spaces in their order, its concept kept in one triple ``(name, instance,
+  concept)``; the ``name`` node's ``:op`` triples give none. ``(c / company :name (n / name :op1
+  "Nokia"))`` gives ``(Nokia, instance, company)``, where every name would otherwise be one
+  ``name`` node (two companies, and who did what to whom among them, indistinguishable);
 - a role loses its colon (``:ARG0`` -> ``ARG0``, ``:mod`` -> ``mod``, ``:op1`` -> ``op1``); an
   inverse role is de-inverted, ``(a :ARG0-of b)`` giving ``(concept of b, ARG0, concept of a)``;
 - a constant is unquoted (``"Obama"`` -> ``Obama``, escapes resolved); ``-`` (polarity) and
@@ -413,6 +419,19 @@ def _constant(value: str) -> str:
     return value
 
 
+_NAME_PART = re.compile(r":op[0-9]+")
+
+
+def _names(g: penman.Graph, concepts: Mapping[str, str]) -> dict[str, str]:
+    """The name each ``name`` node that is some variable's ``:name`` spells (its ``:op``s)."""
+    named = {t for _, role, t in g.edges() if role == ":name" and concepts.get(t) == "name"}
+    parts: dict[str, list[tuple[int, str]]] = {}
+    for source, role, value in g.attributes():
+        if source in named and _NAME_PART.fullmatch(role):
+            parts.setdefault(source, []).append((int(role[3:]), _constant(str(value))))
+    return {v: " ".join(text for _, text in sorted(p)) for v, p in parts.items()}
+
+
 def amr_to_triples(graph: AMRGraph | penman.Graph) -> list[Triple]:
     """The KG triples of one AMR graph (the mapping of this module's docstring).
 
@@ -436,16 +455,29 @@ def amr_to_triples(graph: AMRGraph | penman.Graph) -> list[Triple]:
      ['name', 'op1', 'Obama'], ['say', 'consist-of', 'metal']]
     >>> amr_to_triples(parse_penman("(l / line)")[0])
     [Triple(head='line', relation='instance', tail='line')]
+    >>> g = parse_penman('''(b / beat-03 :ARG0 (p / person :name (n / name :op1 "Renzo" :op2 "Furlan"))
+    ...     :ARG1 (p2 / person :name (n2 / name :op1 "Thomas" :op2 "Johansson")))''')[0]
+    >>> [t.to_list() for t in amr_to_triples(g)]  # doctest: +NORMALIZE_WHITESPACE
+    [['beat', 'ARG0', 'Renzo Furlan'], ['Renzo Furlan', 'instance', 'person'],
+     ['beat', 'ARG1', 'Thomas Johansson'], ['Thomas Johansson', 'instance', 'person']]
     """
     g = graph.graph if isinstance(graph, AMRGraph) else graph
     concepts = {v: concept_label(str(c)) for v, _, c in g.instances()}
+    names = _names(g, concepts)
+    labels = dict(concepts)
+    for source, role, target in g.edges():
+        if role == ":name" and target in names:
+            labels[source] = names[target]
     triples: list[Triple] = []
     for source, role, target in g.triples:
-        if role == ":instance":
+        if role == ":instance" or (source in names and _NAME_PART.fullmatch(role)):
             continue
-        head = concepts.get(str(source), str(source))
+        head = labels.get(str(source), str(source))
+        if role == ":name" and target in names:
+            triples.append(Triple(head, SINGLE_NODE_RELATION, concepts[source]))
+            continue
         label = role[1:] if role.startswith(":") else role
-        tail = concepts[target] if target in concepts else _constant(str(target))
+        tail = labels[target] if target in labels else _constant(str(target))
         triples.append(Triple(head, label, tail))
     if not triples and len(concepts) == 1:
         only = next(iter(concepts.values()))

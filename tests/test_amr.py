@@ -78,15 +78,44 @@ def test_constants_are_unquoted_and_polarity_and_numbers_stay_text():
     )
     assert _triples(text) == [
         ("say", "polarity", "-"),
-        ("say", "ARG0", "country"),
-        ("country", "name", "name"),
-        ("name", "op1", "United"),
-        ("name", "op2", "States"),
+        ("say", "ARG0", "United States"),
+        ("United States", "instance", "country"),
         ("say", "quant", "5"),
         ("say", "value", "2.5"),
         ("say", "li", "-1"),
         ("say", "op3", 'say "hi"'),
         ("say", "mode", "imperative"),
+    ]
+
+
+def test_a_named_entity_is_named_by_its_name_and_keeps_its_concept_in_one_triple():
+    # issue 57: every name was one `name` node, so two people swapped in their roles gave the
+    # same KG (BAMBOO's role confusion pairs tied); the op parts join in their numbered order
+    text = (
+        '(b / beat-03 :ARG0 (p / person :name (n / name :op2 "Furlan" :op1 "Renzo"))'
+        ' :ARG1 (p2 / person :wiki - :name (n2 / name :op1 "A" :op10 "C" :op2 "B")))'
+    )
+    assert _triples(text) == [
+        ("beat", "ARG0", "Renzo Furlan"),
+        ("Renzo Furlan", "instance", "person"),
+        ("beat", "ARG1", "A B C"),
+        ("A B C", "wiki", "-"),
+        ("A B C", "instance", "person"),
+    ]
+    swapped = text.replace(":ARG0 (p /", ":ARG1 (p /").replace(":ARG1 (p2", ":ARG0 (p2")
+    assert set(_triples(swapped)) != set(_triples(text))
+
+
+def test_a_name_node_that_is_no_variable_s_name_stays_as_written():
+    # only a `name` node some variable's :name points at is read as that variable's name
+    assert _triples('(s / say-01 :ARG1 (n / name :op1 "Obama"))') == [
+        ("say", "ARG1", "name"),
+        ("name", "op1", "Obama"),
+    ]
+    # a :name whose target is no `name` concept, or has no constant parts, changes nothing
+    assert _triples("(c / city :name (n / name :op1 (x / thing)))") == [
+        ("city", "name", "name"),
+        ("name", "op1", "thing"),
     ]
 
 
