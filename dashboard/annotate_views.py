@@ -562,7 +562,9 @@ def _interval(value: float, low: float, high: float, units: int) -> str:
 def _figure(e: Estimate) -> tuple[str, str]:
     if e.value != e.value:
         return "n/a", "not defined yet"
-    interval = _interval(e.value, e.low, e.high, e.n)
+    # a Wilson interval is honest from one unit on; a bootstrap's needs MIN_INTERVAL_UNITS
+    units = e.n if e.method == "bootstrap" else max(e.n, MIN_INTERVAL_UNITS)
+    interval = _interval(e.value, e.low, e.high, units)
     if interval and interval[0].isdigit():
         interval = f"95% CI {interval}"
     return f"{e.value:.3f}", ", ".join(p for p in (interval, f"n = {e.n}") if p)
@@ -603,7 +605,8 @@ def agreement(path: Path, task_id: int | None) -> None:
     st.caption(
         f"TAU's aligned pairs against the final labels ({scope}: adjudicated, else the "
         f"annotators' majority): {q.true_positive} confirmed, {q.false_positive} rejected, "
-        f"{q.false_negative} added by hand. Intervals: 95% bootstrap, 1,000 resamples."
+        f"{q.false_negative} added by hand. Intervals (95%): Wilson's for precision and recall, "
+        "a bootstrap of 1,000 resamples for F1 and agreement."
     )
     cols = st.columns(3)
     for col, label, e in zip(

@@ -7,8 +7,9 @@ import math
 import pandas as pd
 import pytest
 
-from s3kg_core.annotation.log import Decision, adjudicate, save_decision
-from s3kg_core.annotation.quality import annotation_report, tau_quality
+from s3kg_core.annotation.log import CATEGORIES, Decision, adjudicate, save_decision
+from s3kg_core.annotation.quality import annotation_report, category_precision, tau_quality
+from s3kg_core.stats import proportion_interval
 from s3kg_core.store.store import Store
 
 
@@ -79,3 +80,44 @@ def test_the_report_of_a_store_puts_agreement_beside_tau_quality(tmp_path):
     text = "\n".join(report.lines())
     assert "alpha" in text and "ann vs bob" in text and "recall" in text
     assert report.to_dict()["tau"]["false_negative"] == 1
+
+
+def test_each_category_s_precision_has_a_wilson_interval_from_its_first_judged_unit():
+    """Issue 58: after a few decisions every category's precision has an interval."""
+    labels = _labels(
+        ("aligned", "confirm", "majority"),
+        *[("extra", "confirm", "majority")] * 3,
+        ("extra", "reject", "majority"),
+        ("missing", "skip", "majority"),  # a skip judges nothing
+    )
+    q = tau_quality(labels, bootstrap=0)
+    one = q.confirmed["aligned"]
+    assert (one.value, one.n, one.method) == (1.0, 1, "wilson")
+    assert (one.low, one.high) == proportion_interval(1, 1)[1:] and one.low < 0.25
+    extra = q.confirmed["extra"]
+    assert (extra.value, extra.low, extra.high) == proportion_interval(3, 4) and extra.n == 4
+    assert q.confirmed["missing"].n == 0 and math.isnan(q.confirmed["missing"].value)
+    assert list(q.confirmed) == list(CATEGORIES)
+    # TAU's precision is the aligned category's, with the same interval: one number
+    assert (q.precision.value, q.precision.low, q.precision.high) == (one.value, one.low, one.high)
+    assert q.f1.method == "bootstrap" and math.isnan(q.f1.low)  # no resamples asked for
+    assert q.to_dict()["confirmed"]["extra"]["method"] == "wilson"
+
+
+def test_category_precision_is_the_report_s_and_every_category_is_printed(tmp_path):
+    store = Store(tmp_path / "r.duckdb")
+    for n, verdict in enumerate(["confirm", "confirm", "reject"]):
+        save_decision(store, Decision("ann", 1, 1, ("a", "r", str(n)), ("a", "s", str(n)), verdict,
+                                      category="entity_mismatch"))  # fmt: skip
+    save_decision(store, Decision("ann", 1, 1, None, ("x", "r", "y"), "reject", category="extra"))
+    found = category_precision(store)
+    report = annotation_report(store, bootstrap=50)
+    assert found == report.quality.confirmed
+    assert found["entity_mismatch"].value == pytest.approx(2 / 3)
+    lines = report.lines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("TAU's precision by cat"))
+    rows = lines[start + 1 : start + 1 + len(CATEGORIES)]
+    low, high = found["entity_mismatch"].low, found["entity_mismatch"].high
+    assert rows[2] == f"  entity_mismatch   0.667 [{low:.3f}, {high:.3f}] of 3"
+    assert rows[4] == "  extra             0.000 [0.000, 0.793] of 1"
+    assert rows[0] == "  aligned           n/a (nothing judged yet)"

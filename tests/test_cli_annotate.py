@@ -103,6 +103,29 @@ def test_agreement_prints_and_writes_kappa_alpha_and_tau_quality(annotated, tmp_
         n_units,
     )
     assert report["tau"]["recall_tested"] is False
+    # issue 58: each category's precision with its interval, in the text and in the JSON
+    # (bob rejected the first unit of each answer, ann confirmed it: ties count nowhere)
+    from s3kg_core.annotation.quality import category_precision
+
+    found = category_precision(Store(path, read_only=True), task_id=1)
+    lines = result.output.splitlines()
+    start = lines.index(
+        "TAU's precision by category (the share of its judged units the final labels "
+        "confirm; 95% Wilson intervals):"
+    )
+    judged = 0
+    for line, (name, e) in zip(lines[start + 1 :], found.items(), strict=False):
+        assert line.split()[0] == name
+        want = "n/a (nothing judged yet)" if not e.n else (
+            f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}] of {e.n}"
+        )  # fmt: skip
+        assert line.endswith(want), line
+        written = report["tau"]["confirmed"][name]
+        assert (written["n"], written["method"]) == (e.n, "wilson")
+        if e.n:
+            judged += 1
+            assert (written["value"], written["low"], written["high"]) == (e.value, e.low, e.high)
+    assert judged >= 1
 
 
 def test_disagreements_list_the_units_labelled_differently(annotated):

@@ -27,6 +27,7 @@ from s3kg_core.stats import (
     normal_interval,
     paired_bootstrap,
     percentile_bootstrap,
+    proportion_interval,
 )
 
 
@@ -335,3 +336,43 @@ def test_the_percentile_bootstrap_leaves_out_resamples_where_the_statistic_is_un
     low, high, used = percentile_bootstrap(statistic, 5, resamples=200, seed=0)
     assert (low, high) == (1.0, 1.0) and 0 < used < 200
     assert percentile_bootstrap(lambda idx: float("nan"), 3, resamples=10)[2] == 0
+
+
+# -- the proportion's interval (Wilson) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611),
+     (1, 29, 0.0061, 0.1718)],
+)  # fmt: skip
+def test_the_proportion_s_interval_is_newcombe_s_wilson_score_interval(successes, n, low, high):
+    """R. G. Newcombe, Statistics in Medicine 17 (1998) 857-872, Table I, method 3 (score)."""
+    p, lo, hi = proportion_interval(successes, n)
+    assert p == successes / n
+    assert (round(lo, 4), round(hi, 4)) == (low, high)
+
+
+def test_a_handful_of_equal_outcomes_gets_a_wide_interval_not_a_point():
+    """Why not the bootstrap: three confirmations bootstrap to "1.000 to 1.000"."""
+    ones = np.ones(3)
+    assert percentile_bootstrap(lambda i: float(ones[i].mean()), 3, resamples=50)[:2] == (1, 1)
+    p, low, high = proportion_interval(3, 3)
+    assert p == 1.0 and high == 1.0 and 0.4 < low < 0.5
+    for n in range(1, 40):  # inside [0, 1], around the proportion, narrowing with n
+        for k in (0, n // 3, n):
+            p, low, high = proportion_interval(k, n)
+            assert 0.0 <= low <= p <= high <= 1.0 and high - low > 0
+    assert proportion_interval(2, 4, confidence=0.8)[1] > proportion_interval(2, 4)[1]
+    assert all(math.isnan(v) for v in proportion_interval(0, 0))
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [((3, 2), {}, "0 <= successes <= n"), ((-1, 2), {}, "0 <= successes <= n"),
+     ((1.5, 2), {}, "0 <= successes <= n"), ((True, 2), {}, "0 <= successes <= n"),
+     ((1, 2), {"confidence": 1.0}, "confidence")],
+)  # fmt: skip
+def test_a_bad_proportion_is_a_named_error(args, kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        proportion_interval(*args, **kwargs)

@@ -7,10 +7,12 @@ people *added* (TAU did not align it) is a false negative. So recall can only fa
 somebody added a missing pair; until then it is **untested** (``recall_tested`` is false and
 :meth:`TauQuality.notes` says so), however good it looks. Beside these, the share of each TAU
 category's units that the people confirmed says how far its mismatch, extra and missing calls
-can be trusted.
+can be trusted: it is that category's *precision* (:func:`category_precision`).
 
-Intervals are seeded percentile bootstraps over the labelled pairs. :func:`annotation_report`
-puts this beside the annotators' chance-corrected agreement (``s3kg annotate agreement``).
+Precision, recall and each category's precision are proportions: their intervals are Wilson's
+(:func:`s3kg_core.stats.proportion_interval`), defined from the first judged unit on; F1's is a
+seeded percentile bootstrap over the labelled pairs. :func:`annotation_report` puts this beside
+the annotators' chance-corrected agreement (``s3kg annotate agreement``).
 
 Examples
 --------
@@ -21,6 +23,9 @@ Examples
 >>> q = tau_quality(labels, bootstrap=0)
 >>> round(q.precision.value, 3), round(q.recall.value, 3), q.recall_tested
 (0.667, 0.667, True)
+>>> e = q.confirmed["aligned"]
+>>> round(e.value, 3), round(e.low, 3), round(e.high, 3), e.n, e.method
+(0.667, 0.208, 0.939, 3, 'wilson')
 """
 
 from __future__ import annotations
@@ -32,22 +37,35 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..stats import percentile_bootstrap
+from ..stats import percentile_bootstrap, proportion_interval
 from ..store.store import Store
 from .agreement import Reliability, agreement_report
 from .log import CATEGORIES, final_labels, judgements
 
-__all__ = ["AnnotationReport", "Estimate", "TauQuality", "annotation_report", "tau_quality"]
+__all__ = [
+    "AnnotationReport",
+    "Estimate",
+    "TauQuality",
+    "annotation_report",
+    "category_precision",
+    "tau_quality",
+]
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """A proportion with its bootstrap interval; ``n`` is the number of pairs it is taken over."""
+    """A figure with its interval; ``n`` is the number of pairs it is taken over.
+
+    ``method`` names the interval: ``wilson`` (a proportion's,
+    :func:`~s3kg_core.stats.proportion_interval`) or ``bootstrap`` (a seeded percentile
+    bootstrap; NaN bounds when none was drawn).
+    """
 
     value: float
     low: float
     high: float
     n: int
+    method: str = "bootstrap"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``nan`` as ``None``)."""
@@ -57,7 +75,11 @@ class Estimate:
 
 @dataclass(frozen=True)
 class TauQuality:
-    """TAU's alignment quality against the final labels (see the module docstring)."""
+    """TAU's alignment quality against the final labels (see the module docstring).
+
+    ``confirmed`` holds each TAU category's precision (the share of its units judged
+    ``confirm`` or ``reject`` that were confirmed), in TAU's order of categories.
+    """
 
     precision: Estimate
     recall: Estimate
@@ -125,10 +147,18 @@ def _estimate(
     return Estimate(value, low, high, n)
 
 
+def _proportion(successes: int, n: int, confidence: float) -> Estimate:
+    value, low, high = proportion_interval(successes, n, confidence=confidence)
+    return Estimate(value, low, high, n, "wilson")
+
+
 def tau_quality(
     labels: pd.DataFrame, *, bootstrap: int = 1000, seed: int = 0, confidence: float = 0.95
 ) -> TauQuality:
-    """TAU's precision, recall and F1 against final labels, with bootstrap intervals.
+    """TAU's precision, recall and F1 against final labels, with their intervals.
+
+    Precision, recall and each category's precision (``confirmed``) take Wilson's interval,
+    F1 a percentile bootstrap (none with ``bootstrap=0``).
 
     Parameters
     ----------
@@ -137,7 +167,7 @@ def tau_quality(
         ``label`` (``confirm``, ``reject``, ``add``; ``None`` for a tie) and ``source``
         (as :func:`~s3kg_core.annotation.log.final_labels` gives them).
     bootstrap, seed, confidence
-        The intervals' resamples (0: none), seed and coverage.
+        F1's bootstrap resamples (0: no interval) and seed; every interval's coverage.
 
     Returns
     -------
@@ -156,22 +186,14 @@ def tau_quality(
     outcome = np.array(outcomes, dtype=int)
     tp, fp, fn = (int((outcome == k).sum()) for k in range(3))
 
-    def estimate(values: np.ndarray, statistic: Any, n: int) -> Estimate:
-        return _estimate(values, statistic, n, bootstrap, seed, confidence)
-
-    precision = estimate(outcome, lambda o: _prf(o)[0], tp + fp)
-    recall = estimate(outcome, lambda o: _prf(o)[1], tp + fn)
-    f1 = estimate(outcome, lambda o: _prf(o)[2], tp + fp + fn)
+    precision = _proportion(tp, tp + fp, confidence)
+    recall = _proportion(tp, tp + fn, confidence)
+    f1 = _estimate(outcome, lambda o: _prf(o)[2], tp + fp + fn, bootstrap, seed, confidence)
     confirmed = {}
     for name in CATEGORIES:
-        judged = np.array(
-            [lab == "confirm" for cat, lab in zip(category, label, strict=True)
-             if cat == name and lab in ("confirm", "reject")],
-            dtype=float,
-        )  # fmt: skip
-        confirmed[name] = estimate(
-            judged, lambda v: float(v.mean()) if len(v) else math.nan, len(judged)
-        )
+        judged = [lab == "confirm" for cat, lab in zip(category, label, strict=True)
+                  if cat == name and lab in ("confirm", "reject")]  # fmt: skip
+        confirmed[name] = _proportion(sum(judged), len(judged), confidence)
     sources = labels["source"].value_counts().to_dict() if len(labels) else {}
     return TauQuality(
         precision=precision,
@@ -221,16 +243,16 @@ class AnnotationReport:
             f"TAU against the final labels ({q.true_positive} confirmed, {q.false_positive} "
             f"rejected, {q.false_negative} added): precision "
             f"{_figure(q.precision.value, q.precision.low, q.precision.high)}, recall "
-            f"{_figure(q.recall.value, q.recall.low, q.recall.high)}, F1 "
-            f"{_figure(q.f1.value, q.f1.low, q.f1.high)}"
+            f"{_figure(q.recall.value, q.recall.low, q.recall.high)} (95% Wilson intervals), "
+            f"F1 {_figure(q.f1.value, q.f1.low, q.f1.high)}"
         )
-        shares = [
-            f"{name} {_figure(e.value, e.low, e.high)} of {e.n}"
-            for name, e in q.confirmed.items()
-            if e.n
-        ]
-        if shares:
-            out.append("  confirmed share by TAU category: " + "; ".join(shares))
+        out.append(
+            "TAU's precision by category (the share of its judged units the final labels "
+            "confirm; 95% Wilson intervals):"
+        )
+        for name, e in q.confirmed.items():
+            figure = _figure(e.value, e.low, e.high) if e.n else "n/a (nothing judged yet)"
+            out.append(f"  {name:<17} {figure}" + (f" of {e.n}" if e.n else ""))
         out += [f"  note: {n}" for n in q.notes()]
         return out
 
@@ -268,3 +290,22 @@ def annotation_report(
     )
     quality = tau_quality(labels, bootstrap=bootstrap, seed=seed, confidence=confidence)
     return AnnotationReport(task_id, agreement, quality)
+
+
+def category_precision(
+    store: Store, *, task_id: int | None = None, confidence: float = 0.95
+) -> dict[str, Estimate]:
+    """Each TAU category's precision against the final labels, with Wilson's interval.
+
+    The ``confirmed`` figures of :func:`annotation_report` (the same numbers, in TAU's order of
+    categories), without its agreement and bootstraps: cheap enough to show after every
+    decision. A category nobody judged yet has ``n = 0`` and NaN figures.
+
+    Raises
+    ------
+    AnnotationError
+        If ``task_id`` names no task.
+    """
+    with store.connect() as con:
+        labels = final_labels(con, task_id=task_id)
+    return tau_quality(labels, bootstrap=0, confidence=confidence).confirmed

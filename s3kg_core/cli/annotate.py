@@ -203,7 +203,8 @@ def progress_cmd(db_path: Path, task_id: int, annotator: str) -> None:
     type=click.IntRange(0),
     default=1000,
     show_default=True,
-    help="Bootstrap resamples of the intervals (0: none).",
+    help="Bootstrap resamples of the agreement's and F1's intervals (0: none); precision and "
+    "recall take Wilson's interval, which needs none.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the bootstrap.")
 @click.option(
@@ -220,8 +221,10 @@ def agreement_cmd(
 
     Krippendorff's alpha (nominal) of all annotators and Cohen's kappa of every two who share
     pairs, overall and per TAU category, with bootstrap intervals; then TAU's precision,
-    recall and F1 against the final labels (adjudicated, else the majority). Recall is
-    untested until someone adds a pair TAU missed, and the report says so.
+    recall and F1 against the final labels (adjudicated, else the majority), and each TAU
+    category's precision (the share of its judged units confirmed; JSON: tau.confirmed),
+    precision and recall with Wilson's interval. Recall is untested until someone adds a pair
+    TAU missed, and the report says so.
     """
     from ..annotation.quality import annotation_report
     from ..store.store import Store
