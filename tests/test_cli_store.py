@@ -68,7 +68,7 @@ def _one_line_error(result) -> str:
     [
         (["import"], ["s3kg-release", "pubmedqa", "csv"]),
         (["import", "s3kg-release"], ["DIRECTORY", "--db", "mesaqa_gemma-7b-it.csv"]),
-        (["import", "pubmedqa"], ["PATH", "--db", "--dataset"]),
+        (["import", "pubmedqa"], ["PATH", "--db", "--dataset", "--limit", "the first N"]),
         (["import", "csv"], ["PATH", "--db", "--map", "--dataset", "--model", "--temperature"]),
         (
             ["score"],
@@ -101,6 +101,25 @@ def test_every_database_command_has_help(command, options):
     )
     for option in options:
         assert option in result.output, (command, option)
+
+
+def test_import_pubmedqa_limit_takes_the_first_questions_issue_58(tmp_path):
+    """Issue 58: `s3kg import pubmedqa` had no --limit (1000 items for a 40-question try)."""
+    path = tmp_path / "ori_pqal.json"
+    records = {
+        str(pmid): {"QUESTION": f"Q{pmid}?", "CONTEXTS": ["C."], "LONG_ANSWER": "A."}
+        for pmid in (5, 3, 9, 1)
+    }
+    path.write_text(json.dumps(records), encoding="utf-8")
+    db = tmp_path / "db.duckdb"
+    result = _invoke("import", "pubmedqa", path, "--limit", "3", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "ori_pqal.json: pubmedqa_pqal: 3 items, 0 answers, 0 KGs"
+    with duckdb.connect(str(db), read_only=True) as con:
+        ids = con.execute("SELECT ext_id FROM items ORDER BY item_id").fetchall()
+    assert ids == [("5",), ("3",), ("9",)]
+    refused = _invoke("import", "pubmedqa", path, "--limit", "0", "--db", db)
+    assert refused.exit_code == 2 and "--limit" in refused.output
 
 
 def test_top_level_help_lists_the_database_commands():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from jsonish_helpers import KG_CELLS, STRINGS, VALUES, to_json, utf8_clean
 from store_helpers import count, kg_cell, release_rows, write_release_csv
 
-from s3kg_core.errors import InputFormatError, MappingError, S3KGError
+from s3kg_core.errors import ConfigError, InputFormatError, MappingError, S3KGError
 from s3kg_core.kg import Triple
 from s3kg_core.stages.importing import (
     RELEASE_LAYOUTS,
@@ -333,6 +333,24 @@ def test_pubmedqa_import_joins_contexts_and_keys_items_by_pmid(tmp_path):
     import_pubmedqa(store, tmp_path / "ori_pqal.json")
     import_pubmedqa(store, tmp_path / "ori_pqal.json", dataset="pqa_copy")
     assert count(store, "items") == 4 and count(store, "datasets") == 2
+
+
+def test_pubmedqa_limit_imports_the_first_records_in_file_order_issue_58(tmp_path):
+    """Issue 58: `import pubmedqa` took all 1,000 questions; --limit takes the first N, and a
+    malformed record past them is not read."""
+    records = {
+        f"{pmid}": {"QUESTION": f"Q{pmid}?", "CONTEXTS": [f"C{pmid}."], "LONG_ANSWER": f"A{pmid}."}
+        for pmid in (30, 10, 20)
+    }
+    path = _pqal(tmp_path / "ori_pqal.json", {**records, "99": {"QUESTION": "no context"}})
+    store = Store(tmp_path / "db.duckdb")
+    assert import_pubmedqa(store, path, limit=2).items == 2
+    assert _query(store, "SELECT ext_id FROM items ORDER BY item_id") == [("30",), ("10",)]
+    with pytest.raises(ConfigError, match="limit must be 1 or more; got 0"):
+        import_pubmedqa(store, path, limit=0)
+    with pytest.raises(InputFormatError, match="record 99 lacks CONTEXTS, LONG_ANSWER"):
+        import_pubmedqa(store, path, limit=4)
+    assert count(store, "items") == 2
 
 
 def test_pubmedqa_record_missing_keys_names_them_and_writes_nothing(tmp_path):

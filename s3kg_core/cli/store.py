@@ -51,12 +51,21 @@ def import_release(directory: Path, db_path: Path) -> None:
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @DB_OPTION
 @click.option("--dataset", default="pubmedqa_pqal", show_default=True, help="Dataset name.")
-def import_pqa(path: Path, db_path: Path, dataset: str) -> None:
-    """Import PubMedQA's ori_pqal.json (question, joined contexts, long answer)."""
+@click.option(
+    "--limit",
+    type=click.IntRange(1),
+    default=None,
+    help="Import the first N questions of the file only, in its order (default: all).",
+)
+def import_pqa(path: Path, db_path: Path, dataset: str, limit: int | None) -> None:
+    """Import PubMedQA's ori_pqal.json (question, joined contexts, long answer), keyed by PMID.
+
+    Questions only, no answers: those come from `s3kg collect`.
+    """
     from ..stages.importing import import_pubmedqa
     from ..store.store import Store
 
-    report = import_pubmedqa(Store(db_path), path, dataset=dataset)
+    report = import_pubmedqa(Store(db_path), path, dataset=dataset, limit=limit)
     click.echo(report.summary())
     for problem in report.problems:
         click.echo(f"  {problem}")

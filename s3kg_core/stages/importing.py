@@ -17,6 +17,7 @@ reported as a problem of its row.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFormatError, KGParseError, MappingError
+from ..errors import ConfigError, InputFormatError, KGParseError, MappingError
 from ..kg import SOURCES, Triple
 from ..kgio import parse_kg_cell
 from ..store import export_queries, queries
@@ -236,18 +237,23 @@ def import_s3kg_release(
 
 
 def import_pubmedqa(
-    store: Store, path: str | Path, *, dataset: str = "pubmedqa_pqal"
+    store: Store, path: str | Path, *, dataset: str = "pubmedqa_pqal", limit: int | None = None
 ) -> ImportReport:
     """Import PubMedQA's ``ori_pqal.json``: question, joined contexts, long answer (no runs).
 
     Items are keyed by PMID, in dataset ``pubmedqa_pqal`` by default (the released runs' dataset
-    ``pubmedqa`` numbers its questions 0..399 instead).
+    ``pubmedqa`` numbers its questions 0..399 instead). ``limit``: the first ``limit`` records
+    of the file only, in its order (``None``: all); the others are not read.
 
     Raises
     ------
     InputFormatError
         If the file is not a JSON object of records with QUESTION, CONTEXTS and LONG_ANSWER.
+    ConfigError
+        If ``limit`` is below 1.
     """
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit must be 1 or more; got {limit}")
     path = Path(path)
     try:
         data = loads_json(path.read_text(encoding="utf-8"))
@@ -258,7 +264,7 @@ def import_pubmedqa(
     need = ("QUESTION", "CONTEXTS", "LONG_ANSWER")
     records = []
     report = ImportReport(source=path.name, dataset=dataset)
-    for key, value in data.items():
+    for key, value in itertools.islice(data.items(), limit):
         (pmid, rec), replaced = replace_surrogates([key, value])
         if replaced:
             report.problems.append(f"record {pmid}: {_REPLACED}")
