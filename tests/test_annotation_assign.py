@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import json
+import os
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s3kg_core.annotation.assign import assign_items, sample_items
+from s3kg_core.annotation.assign import assign_items, sample_items, stratified_order
 from s3kg_core.errors import AnnotationError
+from s3kg_core.scoring.tau import TAU_CATEGORIES as CATEGORIES
 
 NAMES = ["ann", "bob", "cy", "dee", "eve", "fay"]
 
@@ -91,3 +96,88 @@ def test_a_sample_is_seeded_sorted_and_capped():
     assert sample_items(pool[:5], 10) == pool[:5]
     with pytest.raises(AnnotationError, match="at least one"):
         sample_items(pool, 0)
+
+
+# -- the queue dealt out across TAU's categories (issue 58) -------------------------------------
+
+
+# The issue's queue: the first ten answers hold only extra and missing triples; an aligned
+# pair comes at the eleventh, a relation mismatch at the twelfth, an entity mismatch last.
+HAND_MADE = {
+    **{(1, i): ("extra", "missing") if i % 3 else ("extra",) for i in range(10)},
+    (1, 10): ("aligned", "extra"),
+    (2, 0): ("missing", "relation_mismatch"),
+    (2, 1): ("aligned",),
+    (2, 2): ("extra",),
+    (2, 3): ("entity_mismatch", "missing"),
+}
+
+
+def _covers(order, strata):
+    present = {c for cs in strata.values() for c in cs}
+    k = len(present)
+    return {c for item in order[:k] for c in strata[item]} == present
+
+
+def test_the_first_answers_cover_every_category_the_queue_holds():
+    order = stratified_order(list(HAND_MADE), HAND_MADE, CATEGORIES)
+    assert sorted(order) == sorted(HAND_MADE)
+    # round one: aligned, then each category no answer of the round holds yet; round two
+    assert order[:5] == [(1, 10), (2, 0), (2, 3), (2, 1), (1, 0)]
+    assert _covers(order, HAND_MADE)
+    assert {c for item in order[:3] for c in HAND_MADE[item]} == {
+        "aligned", "extra", "missing", "relation_mismatch", "entity_mismatch"
+    }  # fmt: skip
+    assert order == stratified_order(list(HAND_MADE), HAND_MADE, CATEGORIES)  # the same twice
+
+
+def test_each_category_takes_its_answers_in_the_given_order_and_a_bare_one_comes_last():
+    strata = {"a": ("extra",), "b": (), "c": ("extra",), "d": ("missing",), "e": ("extra",)}
+    assert stratified_order(list(strata), strata, CATEGORIES) == ["a", "d", "c", "e", "b"]
+    assert stratified_order(["e", "c", "a"], strata, CATEGORIES) == ["e", "c", "a"]
+    assert stratified_order([], {}, CATEGORIES) == []
+    # a category TAU does not name still takes its turn, after TAU's, by name
+    odd = {1: ("zeta",), 2: ("extra",), 3: ("beta",)}
+    assert stratified_order([1, 2, 3], odd, CATEGORIES) == [2, 3, 1]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    strata=st.dictionaries(
+        st.integers(0, 200),
+        st.lists(st.sampled_from(CATEGORIES), min_size=1, max_size=4, unique=True),
+        max_size=40,
+    )
+)
+def test_any_queue_is_a_permutation_whose_first_k_answers_cover_its_k_categories(strata):
+    items = list(strata)
+    order = stratified_order(items, strata, CATEGORIES)
+    assert sorted(order) == sorted(items) and len(order) == len(items)
+    assert _covers(order, strata)
+    assert order == stratified_order(items, {k: list(v) for k, v in strata.items()}, CATEGORIES)
+
+
+_PROGRAM = """
+import json, sys
+from s3kg_core.annotation.assign import stratified_order
+strata = {tuple(k): tuple(v) for k, v in json.loads(sys.argv[1])}
+print(json.dumps(stratified_order(list(strata), strata, json.loads(sys.argv[2]))))
+"""
+
+
+def test_the_order_is_the_same_under_any_hash_seed():
+    """String items and categories: no set or dict-of-hash order may leak into the queue."""
+    strata = [[[f"run{r}", f"q{i}"], list(cs)] for (r, i), cs in HAND_MADE.items()]
+    strata += [[["run9", "odd"], ["zeta", "beta", "extra"]]]
+    orders = set()
+    for seed in ("0", "1", "2", "12345"):
+        found = subprocess.run(
+            [sys.executable, "-c", _PROGRAM, json.dumps(strata), json.dumps(CATEGORIES)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        orders.add(found.stdout)
+    assert len(orders) == 1
+    assert json.loads(orders.pop())[0] == ["run1", "q10"]

@@ -8,8 +8,9 @@ import shutil
 import pytest
 from store_helpers import build_store
 
-from s3kg_core.annotation.log import Decision, save_decision, undo_last
+from s3kg_core.annotation.log import Decision, now, save_decision, undo_last
 from s3kg_core.annotation.tasks import (
+    Unit,
     create_task,
     extracted_forms,
     item_units,
@@ -240,3 +241,92 @@ def test_roles_swapped_pairs_are_units_of_their_own():
         ("roles_swapped", ("brutus", "kill", "caesar"), ("caesar", "kill", "brutus"))
     ]
     Decision("ann", 1, 2, units[0].gold, units[0].answer, "confirm", category="roles_swapped")
+
+
+# -- the queue dealt out across TAU's categories (issue 58) -------------------------------------
+
+# An answer's units by category, in the task's stored order: the first ten answers hold only
+# extra and missing triples (the issue's annotators labelled those and saw no aligned pair).
+HAND_MADE = [
+    *[("extra", "missing")] * 10,
+    ("aligned", "extra"),
+    ("relation_mismatch", "missing"),
+    ("entity_mismatch",),
+    ("aligned", "roles_swapped"),
+]
+
+
+@pytest.fixture
+def handmade(tmp_path):
+    """A real database with a task made before the queue was dealt out by category: ann and
+    bob both hold every answer, in the stored order of :data:`HAND_MADE`."""
+    store = build_store(tmp_path / "h.duckdb", n_items=len(HAND_MADE), n_triples=2, seed=5)
+    with store.transaction() as con:
+        keys = sorted(aq.eligible_items(con))[: len(HAND_MADE)]
+        settings = json.dumps({"seed": 0, "items": len(keys)})
+        task = aq.insert_task(con, name="old", created_at=now(), annotators=["ann", "bob"],
+                              overlap=2, settings=settings)  # fmt: skip
+        aq.insert_task_items(
+            con, task, [(who, n, *key) for who in ("ann", "bob") for n, key in enumerate(keys)]
+        )
+        units = [
+            Unit(*key, n, category,
+                 None if category == "extra" else ("g", category, str(n)),
+                 None if category == "missing" else ("a", category, str(n)), (), (), None)
+            for key, categories in zip(keys, HAND_MADE, strict=True)
+            for n, category in enumerate(categories)
+        ]  # fmt: skip
+        aq.insert_task_units(con, task, [u.to_row() for u in units])
+    return store, task, keys
+
+
+def test_a_queue_deals_its_answers_out_across_tau_s_categories(handmade):
+    store, task, keys = handmade
+    with store.connect() as con:
+        ann, bob = queue(con, task, "ann"), queue(con, task, "bob")
+    assert ann == bob  # the same answers: the same order, so their first decisions overlap
+    assert [q.position for q in ann] == list(range(len(keys)))
+    assert sorted((q.run_id, q.item_id) for q in ann) == keys
+    first = [(q.run_id, q.item_id) for q in ann[:5]]
+    assert first == [keys[10], keys[11], keys[12], keys[13], keys[0]]
+    held = {c for q in ann[:3] for c in q.categories}
+    assert held == {"aligned", "extra", "missing", "relation_mismatch", "entity_mismatch"}
+    assert ann[0].categories == ("aligned", "extra") and ann[0].units == 2
+    assert {c for q in ann[:5] for c in q.categories} == {c for cs in HAND_MADE for c in cs}
+
+
+def test_decisions_made_before_keep_their_answers_done_and_never_next(handmade):
+    """A task annotated in the stored order opens the new order on its first undone answer."""
+    store, task, keys = handmade
+    with store.connect() as con:
+        done = keys[:2]  # ann judged the first two stored answers, in the old order
+        judged = [u for key in done for u in item_units(con, task, *key)]
+    for u in judged:
+        save_decision(store, Decision("ann", u.run_id, u.item_id, u.gold, u.answer, "reject",
+                                      task_id=task))  # fmt: skip
+    with store.connect() as con:
+        mine = queue(con, task, "ann")
+        progress = queue_progress(con, task, "ann")
+        walked, after = [], None
+        for _ in range(len(mine)):
+            after = queue_progress(con, task, "ann", after=after).next_item
+            walked.append(after)
+    assert [(q.run_id, q.item_id) for q in mine if q.done] == [keys[0], keys[1]]
+    assert (progress.done, progress.units_decided) == (2, len(judged))
+    assert progress.next_item == (mine[0].run_id, mine[0].item_id) == keys[10]
+    assert not set(done) & set(walked)  # "next" never re-shows a decided answer
+    assert set(walked) == set(keys) - set(done)
+    from s3kg_core.annotation.quality import category_precision
+
+    found = category_precision(store, task_id=task)  # the old decisions keep their meaning
+    assert (found["extra"].n, found["missing"].n, found["aligned"].n) == (2, 2, 0)
+    assert found["extra"].value == 0.0
+
+
+def test_a_made_task_s_queues_cover_their_categories_first(tasked):
+    store, _ = tasked
+    with store.connect() as con:
+        for name in NAMES:
+            mine = queue(con, 1, name)
+            present = {c for q in mine for c in q.categories}
+            assert present and {c for q in mine[: len(present)] for c in q.categories} == present

@@ -139,8 +139,9 @@ def test_tasks_units_and_queues(store):
         assert aq.task_unit(con, task, 1, 1, None, A)["category"] == "extra"
         assert aq.task_unit(con, task, 1, 1, G, None) is None
         assert aq.queue_rows(con, task, "ann") == [
-            {"position": 0, "run_id": 1, "item_id": 1, "units": 2, "decided": 0}
-        ]
+            {"position": 0, "run_id": 1, "item_id": 1, "units": 2, "decided": 0,
+             "categories": ["aligned", "extra"]}
+        ]  # fmt: skip
         aq.insert_verdict(con, _row("u1", "skip"))
         aq.insert_verdict(con, _row("u2", "confirm", who="bob"))  # bob's, on ann's item
         assert aq.queue_rows(con, task, "ann")[0]["decided"] == 1

@@ -5,7 +5,8 @@ shuffled once (the order every queue follows); each item then goes to the ``over
 with the least work so far, preferring those who have shared the fewest items with the ones
 already chosen for it (so every two annotators share items, which pairwise agreement needs),
 and breaking the remaining ties by a seeded order of the names. Loads differ by at most one
-item.
+item. :func:`stratified_order` then deals a queue out across TAU's categories, so its first
+answers hold every category there is to judge.
 
 Examples
 --------
@@ -22,13 +23,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..errors import AnnotationError
 
-__all__ = ["Assignment", "assign_items", "sample_items"]
+__all__ = ["Assignment", "assign_items", "sample_items", "stratified_order"]
 
 T = TypeVar("T", bound=Hashable)
 
@@ -128,3 +129,64 @@ def assign_items(
         by_item[item] = tuple(chosen)
     by_annotator = {n: tuple(i for i in order if n in by_item[i]) for n in names}
     return Assignment(tuple(order), by_annotator, by_item)
+
+
+def stratified_order(
+    items: Sequence[T], strata: Mapping[T, Collection[str]], categories: Sequence[str]
+) -> list[T]:
+    """``items`` dealt out in rounds across their categories, so every category comes early.
+
+    Each round gives each category present, in the order of ``categories`` (then any other
+    category, by name), the first item in ``items``' order that holds it and is not dealt
+    yet, unless an item dealt earlier in the same round already holds it; a category with no
+    item left drops out. So the first round, at most one item a category, covers every
+    category the items hold; each category takes its items in the given order. Pure: the
+    same arguments give the same order (no set or hash order is used); an item without any
+    category comes last, in its order.
+
+    Parameters
+    ----------
+    items
+        The items in their base order (a task's seeded shuffle).
+    strata
+        Each item's categories (an item may hold several).
+    categories
+        The order of the categories in each round.
+
+    Returns
+    -------
+    list
+        ``items`` reordered.
+
+    Examples
+    --------
+    >>> strata = {1: ["extra"], 2: ["extra", "missing"], 3: ["aligned", "extra"], 4: ["missing"]}
+    >>> stratified_order([1, 2, 3, 4], strata, ["aligned", "extra", "missing"])
+    [3, 2, 1, 4]
+    """
+    order = list(items)
+    held = {item: tuple(strata.get(item, ())) for item in order}
+    named = [c for c in categories if any(c in cs for cs in held.values())]
+    others = sorted({c for cs in held.values() for c in cs if c not in categories})
+    queues = {c: [i for i in order if c in held[i]] for c in [*named, *others]}
+    cursor = dict.fromkeys(queues, 0)
+    live = list(queues)
+    dealt: set[T] = set()
+    out: list[T] = []
+    while live:
+        covered: set[str] = set()
+        for category in list(live):
+            if category in covered:
+                continue
+            waiting, at = queues[category], cursor[category]
+            while at < len(waiting) and waiting[at] in dealt:
+                at += 1
+            cursor[category] = at
+            if at == len(waiting):
+                live.remove(category)
+                continue
+            item = waiting[at]
+            dealt.add(item)
+            out.append(item)
+            covered.update(held[item])
+    return out + [i for i in order if i not in dealt]

@@ -8,6 +8,14 @@ made, so every annotator judges the same units whatever TAU's threshold becomes 
 annotator's item is *done* when every unit of it has a decision of theirs in effect (``skip``
 counts: the unit was seen).
 
+A queue is dealt out across TAU's categories (:func:`~s3kg_core.annotation.assign.
+stratified_order` over the task's seeded order): its first answers hold an aligned pair, a
+mismatch, an extra and a missing triple, as far as the task has them, so each category's
+precision has an estimate after a few decisions. The order is worked out when the queue is
+read, from what the task stored, so a task made before it follows it too; annotators whose
+queues hold the same answers (overlap: every annotator) get the same order, so their first
+decisions fall on the same units and agreement has something to measure early.
+
 Examples
 --------
 >>> p = QueueProgress(task_id=1, annotator="ann", done=7, total=40, units_decided=30,
@@ -33,12 +41,12 @@ from ..kg import Triple
 from ..names import clean_name
 from ..normalize import normalize_triples
 from ..scoring.signature import TauSignature
-from ..scoring.tau import TauResult, TripletAnalyzer
+from ..scoring.tau import TAU_CATEGORIES, TauResult, TripletAnalyzer
 from ..stages.scored import encoder_for, resolve_signature
 from ..stages.tau import resolve_threshold
 from ..store import annotation_queries as aq
 from ..store.store import Store
-from .assign import assign_items, sample_items
+from .assign import assign_items, sample_items, stratified_order
 from .log import Triple3, now
 from .names import normalize_annotator
 
@@ -345,13 +353,18 @@ def item_units(
 
 @dataclass(frozen=True)
 class QueueItem:
-    """One answer in an annotator's queue and how far they are with it."""
+    """One answer in an annotator's queue and how far they are with it.
+
+    ``position`` is its place in the queue (from 0); ``categories`` the TAU categories of its
+    units, in TAU's order.
+    """
 
     position: int
     run_id: int
     item_id: int
     units: int
     decided: int
+    categories: tuple[str, ...] = ()
 
     @property
     def done(self) -> bool:
@@ -366,8 +379,18 @@ def _check_task(con: duckdb.DuckDBPyConnection, task_id: int) -> dict[str, Any]:
     return found
 
 
+def _in_tau_order(categories: Iterable[str]) -> tuple[str, ...]:
+    rank = {c: n for n, c in enumerate(TAU_CATEGORIES)}
+    return tuple(sorted(categories, key=lambda c: (rank.get(c, len(rank)), c)))
+
+
 def queue(con: duckdb.DuckDBPyConnection, task_id: int, annotator: str) -> list[QueueItem]:
     """An annotator's queue in a task, in order (empty when they are not in the task).
+
+    The task's seeded order of the annotator's answers, dealt out across TAU's categories
+    (:func:`~s3kg_core.annotation.assign.stratified_order`): the first answers cover every
+    category the queue holds. Done answers keep their place (the page opens on the first
+    undone one).
 
     Raises
     ------
@@ -375,16 +398,21 @@ def queue(con: duckdb.DuckDBPyConnection, task_id: int, annotator: str) -> list[
         If the task does not exist, or the name is refused.
     """
     _check_task(con, task_id)
-    rows = aq.queue_rows(con, task_id, normalize_annotator(annotator))
+    rows = {
+        (int(r["run_id"]), int(r["item_id"])): r
+        for r in aq.queue_rows(con, task_id, normalize_annotator(annotator))
+    }
+    strata = {key: _in_tau_order(r["categories"] or ()) for key, r in rows.items()}
     return [
         QueueItem(
-            int(r["position"]),
-            int(r["run_id"]),
-            int(r["item_id"]),
-            int(r["units"]),
-            int(r["decided"]),
+            position,
+            run,
+            item,
+            int(rows[(run, item)]["units"]),
+            int(rows[(run, item)]["decided"]),
+            strata[(run, item)],
         )
-        for r in rows
+        for position, (run, item) in enumerate(stratified_order(list(rows), strata, TAU_CATEGORIES))
     ]
 
 

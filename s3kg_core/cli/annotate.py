@@ -101,7 +101,8 @@ def annotate_group() -> None:
     type=int,
     default=0,
     show_default=True,
-    help="Seeds the sample, the order of each queue and the assignment's tie-breaks.",
+    help="Seeds the sample, the order of each queue (then dealt out across TAU's categories) "
+    "and the assignment's tie-breaks.",
 )
 @click.option("--name", default=None, help="A name for the task.")
 @click.option("--signature", default=None, help="Scores whose encoder TAU uses (default: latest).")
@@ -126,7 +127,9 @@ def assign_cmd(
 
     Eligible answers have their gold and answer KGs (with at least one triple). TAU explains
     each chosen answer once, now: its pairs and single triples are the task's units, the same
-    for every annotator, whatever TAU's threshold becomes later. Deterministic for a seed.
+    for every annotator, whatever TAU's threshold becomes later. Each queue is dealt out across
+    TAU's categories (its first answers hold every category it has), so each category's
+    precision has an estimate after a few answers. Deterministic for a seed.
     """
     from ..annotation.tasks import create_task
     from ..store.store import Store

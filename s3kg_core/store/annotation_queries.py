@@ -555,17 +555,19 @@ def task_unit(
 def queue_rows(
     con: duckdb.DuckDBPyConnection, task_id: int, annotator: str
 ) -> list[dict[str, Any]]:
-    """One annotator's queue: ``position, run_id, item_id, units, decided`` in order.
+    """One annotator's queue: ``position, run_id, item_id, units, decided, categories``.
 
-    ``decided`` counts the item's units on which the annotator has a decision in effect
-    (``skip`` included), whichever task it was made in.
+    In the order of ``position`` (the task's seeded shuffle). ``decided`` counts the item's
+    units on which the annotator has a decision in effect (``skip`` included), whichever task
+    it was made in; ``categories`` lists the TAU categories of its units (sorted by name).
     """
     mine = _EFFECTIVE.format(where="WHERE annotator = ? AND role = 'annotator'")
     return _records(
         con.execute(
             f"WITH mine AS ({mine} WHERE v.verdict NOT IN ('withdraw', 'undo')) "
             "SELECT t.position, t.run_id, t.item_id, count(u.unit) AS units, "
-            "count(m.verdict_id) AS decided FROM task_items t "
+            "count(m.verdict_id) AS decided, "
+            "list_sort(list(DISTINCT u.category)) AS categories FROM task_items t "
             "JOIN task_units u ON u.task_id = t.task_id AND u.run_id = t.run_id "
             "AND u.item_id = t.item_id "
             "LEFT JOIN mine m ON m.run_id = u.run_id AND m.item_id = u.item_id AND "
