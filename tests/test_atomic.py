@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import s3kg_core.atomic as atomic_module
-from s3kg_core.atomic import not_replaceable, replacing
+from s3kg_core.atomic import check_replaceable, not_replaceable, replacing
 from s3kg_core.errors import OutputError
 
 
@@ -107,3 +107,83 @@ def test_regular_files_folders_to_be_and_nothing_at_all_may_be_replaced(tmp_path
     assert not_replaceable(tmp_path / "f.txt") is None
     assert not_replaceable(tmp_path / "new.txt") is None
     assert not_replaceable("/dev/null") == "/dev/null is a character device, not a regular file"
+
+
+# -- a database is never replaced, whatever its name (issue 59, item 1) ---------------------------
+
+
+def _duckdb_file(path: Path) -> bytes:
+    """A DuckDB database with a table of two rows at ``path``; its bytes."""
+    import duckdb
+
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE answers AS SELECT * FROM range(2) t(x)")
+    con.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["victim.duckdb", "victim.csv", "victim"])
+def test_a_duckdb_database_is_refused_by_its_header_whatever_its_name(tmp_path, name):
+    """Regression: ``pairs score ... -o victim.duckdb`` replaced a database with a CSV."""
+    from s3kg_core.errors import OutputIsDatabaseError
+
+    target = tmp_path / name
+    before = _duckdb_file(target)
+    with pytest.raises(OutputIsDatabaseError, match=f"{name} is a DuckDB database; writing it"):
+        replacing(target).__enter__()
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no temporary file left
+
+
+def test_the_wal_of_a_database_is_refused_whether_it_exists_or_not(tmp_path):
+    from s3kg_core.errors import OutputIsDatabaseError
+
+    _duckdb_file(tmp_path / "runs.duckdb")
+    for name in ("runs.duckdb.wal", "runs.duckdb.WAL"):
+        with pytest.raises(OutputIsDatabaseError, match="write-ahead log of the DuckDB database"):
+            check_replaceable(tmp_path / name)
+    (tmp_path / "notes.wal").write_text("x")  # a .wal beside no database is a file like others
+    assert check_replaceable(tmp_path / "notes.wal") == tmp_path / "notes.wal"
+
+
+def test_a_file_another_process_locks_is_refused_and_keeps_its_bytes(tmp_path):
+    from s3kg_core.errors import OutputIsDatabaseError
+
+    target = tmp_path / "in_use.db"
+    target.write_bytes(b"SQLite format 3\x00")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import fcntl, os, sys\n"
+            f"fd = os.open({str(target)!r}, os.O_RDONLY)\n"
+            "fcntl.lockf(fd, fcntl.LOCK_SH)\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.read()\n"
+        )],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        with pytest.raises(OutputIsDatabaseError, match="another process holds a lock on it"):
+            check_replaceable(target)
+    finally:
+        holder.communicate("", timeout=30)  # its stdin closes: it ends, and its lock with it
+    assert target.read_bytes() == b"SQLite format 3\x00"
+    assert check_replaceable(target) == target  # no lock now: an ordinary file
+
+
+def test_a_database_this_process_has_open_is_refused_without_dropping_its_lock(tmp_path):
+    """Reading the header of a file this process has open would close a handle of it, which
+    drops the process's POSIX locks (DuckDB's): the check asks the connection module first."""
+    from s3kg_core.errors import OutputIsDatabaseError
+    from s3kg_core.store.connection import opened_for_writing
+
+    path = tmp_path / "open.duckdb"
+    with opened_for_writing(str(path)) as con:
+        con.execute("CREATE TABLE t AS SELECT 1 AS x")
+        with pytest.raises(OutputIsDatabaseError, match="a DuckDB database this process has open"):
+            check_replaceable(path)
+        other = subprocess.run(
+            [sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r})"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert other.returncode != 0 and "lock" in other.stderr.lower()  # still locked

@@ -187,6 +187,76 @@ def test_check_output_still_checks_writability(tmp_path):
     _with_db(db, tmp_path, folder=True)  # a folder output is only kept off the database
 
 
+# -- any DuckDB database, whatever its name, is refused by every output option (issue 59, item 1) --
+
+
+def _victim(folder: Path) -> tuple[Path, bytes]:
+    """A database of the project's schema with a stored answer, under a name no check knows."""
+    from s3kg_core.store.records import ItemRecord
+    from s3kg_core.store.store import Store
+
+    path = folder / "victim.duckdb"
+    store = Store(path)
+    with store.transaction() as con:
+        ds = store.ensure_dataset(con, "toy", source="test")
+        store.upsert_items(con, ds, [ItemRecord("q1", "Why?", "Because.", "So.")])
+    return path, path.read_bytes()
+
+
+def _outputs(tmp: Path, victim: str) -> list[list[str]]:
+    """One command line per output option, each naming ``victim`` (no --db names it)."""
+    none = str(tmp / "none.duckdb")
+    amr = str(tmp / "g.amr")
+    pairs = str(tmp / "pairs.csv")
+    return [
+        ["pairs", "score", amr, amr, "-o", victim],
+        ["pairs", "score", amr, amr, "--output", victim],
+        ["export", "--db", none, "--format", "csv", "--out", victim],
+        ["export", "--db", none, "--format", "parquet", "--out", victim],
+        ["report", "--db", none, "--run", "1", "--out", victim],
+        ["cus", "--db", none, "--json", victim],
+        ["check", "--pairs", pairs, "--junit", victim],
+        ["check", "--pairs", pairs, "--markdown", victim],
+        ["tau", "--db", none, "calibrate", "--curve", victim],
+        ["annotate", "agreement", "--db", none, "--json", victim],
+        ["annotations", "export", "--db", none, "--out", victim],
+        ["bench", "pairs", "--dataset", "all", "--data-dir", str(tmp), "--json", victim],
+        ["bench", "bamboo", "--data-dir", str(tmp), "--json", victim],
+        ["bench", "bamboo", "--data-dir", str(tmp), "--evidence", victim],
+        ["bench", "direction", "--no-drawn", "--json", victim],
+        ["bench", "direction", "--no-drawn", "--evidence", victim],
+        ["grapheval", "bench", "--data-dir", str(tmp), "--json", victim],
+    ]
+
+
+def test_every_output_option_refuses_a_duckdb_database_before_any_work(tmp_path, monkeypatch):
+    """Regression: ``pairs score a.amr b.amr -o victim.duckdb`` and ``bench bamboo --json
+    victim.duckdb`` exited 0 and left a CSV (a JSON) where the database was; only a path equal
+    to $S3KG_DB was refused."""
+    monkeypatch.setenv("S3KG_DB", str(tmp_path / "default.duckdb"))
+    victim, before = _victim(tmp_path)
+    (tmp_path / "g.amr").write_text("(d / dog)\n", encoding="utf-8")
+    (tmp_path / "pairs.csv").write_text("id,s_wl,s_sbert,s3kg,status\n", encoding="utf-8")
+    for args in _outputs(tmp_path, str(victim)):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output == (
+            f"Error: cannot write {victim}: {victim} is a DuckDB database; writing it would "
+            "destroy the database: name another file\n"
+        ), args
+        assert victim.read_bytes() == before, args
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "g.amr", "pairs.csv", "victim.duckdb"
+    ]  # fmt: skip
+
+
+def test_a_folder_output_is_refused_over_a_database_file(tmp_path):
+    victim, before = _victim(tmp_path)
+    with pytest.raises(_common.OutputIsDatabaseError, match="is a DuckDB database"):
+        _common.check_output(victim, folder=True)
+    assert victim.read_bytes() == before
+
+
 def _release_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "in"
     folder.mkdir()

@@ -5,10 +5,12 @@ one-line message and a non-zero exit status (:func:`as_click`, which the top
 ``s3kg`` group applies to every command).
 
 Outputs are checked before the work (:func:`check_output`: never the database or its
-``.wal``, then :func:`check_writable`) and written atomically (:func:`write_atomic`); a write
-that fails anyway saves the output in the system's temporary folder and says where, so finished
-work is never lost to an output error. CSV cells are written through
-:func:`s3kg_core.tables.csv_safe_row` (no cell a spreadsheet would run as a formula).
+``.wal``, then :func:`check_writable`, which refuses any DuckDB database whatever its name
+through :func:`s3kg_core.atomic.check_replaceable`) and written atomically
+(:func:`write_atomic`); a write that fails anyway saves the output in the system's temporary
+folder and says where, so finished work is never lost to an output error. CSV cells are
+written through :func:`s3kg_core.tables.csv_safe_row` (no cell a spreadsheet would run as a
+formula).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any, ClassVar, TypeVar
 
 import click
 
-from ..atomic import not_replaceable, replacing
+from ..atomic import check_replaceable, replacing
 from ..config import DB_ENV, DEFAULT_DB, default_db
 from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_backend
 from ..errors import OutputError, OutputIsDatabaseError, S3KGError
@@ -303,9 +305,11 @@ class StageBar:
 def check_writable(path: Path) -> Path:
     """Fail now, before any work, if ``path`` cannot be written; return ``path``.
 
-    ``path`` must not be a folder; its folder must be one or be one that can be made (the
-    nearest existing ancestor is a folder, and writable); and when the folder exists, a file
-    must be creatable in it (a probe file, removed at once). Nothing is left behind.
+    ``path`` must not be a folder, nor what :func:`~s3kg_core.atomic.check_replaceable`
+    refuses (a device, a FIFO, a DuckDB database by its header whatever its name, a database's
+    ``.wal``, a file another process locks); its folder must be one or be one that can be made
+    (the nearest existing ancestor is a folder, and writable); and when the folder exists, a
+    file must be creatable in it (a probe file, removed at once). Nothing is left behind.
 
     Parameters
     ----------
@@ -319,6 +323,8 @@ def check_writable(path: Path) -> Path:
 
     Raises
     ------
+    OutputIsDatabaseError
+        ``path`` is a database (exit status 2).
     OutputError
         Saying why, e.g. ``cannot write a.csv/out.csv: a.csv is a file, not a folder``.
 
@@ -336,9 +342,7 @@ def check_writable(path: Path) -> Path:
     """
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder; name a file in it")
-    problem = not_replaceable(path)
-    if problem is not None:
-        raise OutputError(f"cannot write {path}: {problem}; name a regular file")
+    check_replaceable(path)  # never a device, a FIFO or a database (whatever its name)
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
@@ -406,7 +410,7 @@ def check_output(
     option
         The option that named them, for the message.
     folder
-        The outputs are folders: only the database check is made.
+        The outputs are folders: only the database checks are made.
     databases
         More database files to protect (a parent command's ``--db``).
 
@@ -447,6 +451,8 @@ def check_output(
                     )
         if not folder:
             check_writable(Path(path))
+        elif not Path(path).is_dir():
+            check_replaceable(path)  # a folder to be: never over a database file
 
 
 def _save_elsewhere(path: Path, text: str, newline: str | None) -> Path | None:

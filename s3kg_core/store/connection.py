@@ -37,7 +37,13 @@ import duckdb
 
 from ..errors import DatabaseError
 
-__all__ = ["OFFLINE_CONFIG", "attached_read_only", "open_duckdb", "opened_for_writing"]
+__all__ = [
+    "OFFLINE_CONFIG",
+    "attached_read_only",
+    "is_attached",
+    "open_duckdb",
+    "opened_for_writing",
+]
 
 OFFLINE_CONFIG: dict[str, Any] = {
     "autoinstall_known_extensions": False,
@@ -116,6 +122,27 @@ def _forget_the_parent() -> None:
 
 if hasattr(os, "register_at_fork"):  # POSIX
     os.register_at_fork(after_in_child=_forget_the_parent)
+
+
+def is_attached(path: str | os.PathLike[str]) -> bool:
+    """Whether this process has the DuckDB file ``path`` attached (open), for reading or writing.
+
+    An output check asks it before opening the file to read its header: closing any handle of
+    a file drops this process's POSIX locks on it, DuckDB's included.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.duckdb")
+    >>> with opened_for_writing(path):
+    ...     is_attached(path)
+    True
+    >>> is_attached(path)
+    False
+    """
+    real, state = os.path.realpath(path), _state
+    with state.lock:
+        return real in state.attached
 
 
 def _in_use_error(database: str, other: str) -> DatabaseError:
