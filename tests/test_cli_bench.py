@@ -259,13 +259,14 @@ def test_bamboo_prints_the_twelve_figures_and_writes_json_and_evidence(tmp_path)
 
     from docsgen.evidence import read_evidence
 
-    data = tmp_path / "data"
-    write_fake_bamboo(data, missing=("para/reify",))
+    data, partial = tmp_path / "data", tmp_path / "partial"
+    write_fake_bamboo(data)
+    write_fake_bamboo(partial, missing=("para/reify",))
     out, evidence = tmp_path / "bamboo.json", tmp_path / "evidence" / "bamboo.json"
-    args = ["bench", "bamboo", "--split", "dev", "--data-dir", str(data), "--encoder", "minilm"]
-    result = CliRunner().invoke(cli, [*args, "--json", str(out), "--evidence", str(evidence)])
+    args = ["bench", "bamboo", "--split", "dev", "--encoder", "minilm"]
+    result = CliRunner().invoke(cli, [*args, "--data-dir", str(partial), "--json", str(out)])
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()  # stderr has the encoder's first load
     assert lines[0].startswith("BAMBOO dev: Pearson x100 (main, reify, syno), accuracy x100")
     assert "mode ot, alpha 0.5" in lines[0]
     assert [line.split()[0] for line in lines[3:6]] == ["S3KG", "S_WL", "S_SBERT"]
@@ -278,6 +279,11 @@ def test_bamboo_prints_the_twelve_figures_and_writes_json_and_evidence(tmp_path)
     assert payload["available"] == 11 and payload["pairs"] == 44
     assert payload["signature"].startswith("mode:ot|enc:minilm")
     assert payload["signature"].endswith("|alpha:0.5")
+    args += ["--data-dir", str(data)]
+    result = CliRunner().invoke(cli, [*args, "--json", str(out), "--evidence", str(evidence)])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(out.read_text(encoding="utf-8"))
+    assert payload["available"] == 12 and payload["pairs"] == 48
     ev = read_evidence(evidence)
     entry = ev["figures"]["ours"]["ot"]["dev"]
     assert entry["mean"] == payload["mean"] and entry["commit"]
@@ -288,6 +294,92 @@ def test_bamboo_prints_the_twelve_figures_and_writes_json_and_evidence(tmp_path)
     again = CliRunner().invoke(cli, [*args, "--mode", "kgx", "--evidence", str(evidence)])
     assert again.exit_code == 0, again.output
     assert set(read_evidence(evidence)["figures"]["ours"]) == {"ot", "kgx"}
+
+
+def _sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def published(tmp_path: Path) -> Path:
+    """An evidence file with a BAMBOO entry, as evidence/bamboo.json holds."""
+    from docsgen.evidence import write_evidence
+
+    path = tmp_path / "evidence" / "bamboo.json"
+    entry = {"mean": 67.504, "command": "s3kg bench bamboo", "commit": "abc"}
+    write_evidence(path, {"ours": {"ot": {"dev": entry}}}, title="t", command="c", commit="abc")
+    return path
+
+
+def test_bamboo_with_nothing_to_score_exits_1_and_writes_nothing(tmp_path, published):
+    """Regression (issue 59, items 2 and 11): an empty bamboo/ folder exited 0 ("mean of the 0
+    of 12 figures available") and replaced the published entry's mean with null."""
+    data = tmp_path / "data"
+    (data / "bamboo").mkdir(parents=True)
+    before, out = _sha(published), tmp_path / "out.json"
+    args = ["bench", "bamboo", "--data-dir", str(data), "--evidence", str(published)]
+    result = CliRunner().invoke(cli, [*args, "--json", str(out)])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(
+        "Error: nothing to score: none of the 12 BAMBOO tasks of the dev split has graph pairs"
+    )
+    assert result.output.rstrip().endswith("nothing was written")
+    assert len(result.output.strip().splitlines()) == 1
+    assert _sha(published) == before and not out.exists()
+
+
+def test_bamboo_evidence_takes_complete_figures_only_refused_before_scoring(
+    tmp_path, published, monkeypatch
+):
+    from bamboo_helpers import write_fake_bamboo
+
+    import s3kg_core.evaluation.bamboo as bamboo
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("scored before the missing figures were seen")
+
+    monkeypatch.setattr(bamboo, "run_bamboo", no_run)
+    data = tmp_path / "data"
+    write_fake_bamboo(data, missing=("para/reify",))
+    before, out = _sha(published), tmp_path / "out.json"
+    args = ["bench", "bamboo", "--data-dir", str(data), "--evidence", str(published)]
+    result = CliRunner().invoke(cli, [*args, "--json", str(out)])
+    assert result.exit_code == 1, result.output
+    assert result.output == (
+        "Error: --evidence takes complete figures only, and 1 is missing (para/reify: "
+        "para/reify/src.dev.amr, para/reify/tgt.dev.amr missing): nothing was written to "
+        f"{published} (--json alone writes a partial result)\n"
+    )
+    assert _sha(published) == before and not out.exists()
+
+
+def test_bamboo_evidence_with_a_figure_the_run_could_not_make_writes_nothing(
+    tmp_path, published, monkeypatch
+):
+    """A task with graphs whose scores are all equal has no Pearson's r: the run prints its
+    table, and neither file is written."""
+    from bamboo_helpers import QuantScorer, write_fake_bamboo
+
+    import s3kg_core.scoring.s3kg as s3kg
+
+    class Constant(QuantScorer):
+        def score_pairs(self, pairs, *, texts=None, progress=None):
+            from s3kg_core.scoring.result import ScoreResult
+
+            return [ScoreResult(0.5, 0.5, alpha=0.5, mode="ot") for _ in pairs]
+
+    monkeypatch.setattr(s3kg, "KGScorer", lambda *args, **kwargs: Constant())
+    data = tmp_path / "data"
+    write_fake_bamboo(data)
+    before, out = _sha(published), tmp_path / "out.json"
+    args = ["bench", "bamboo", "--data-dir", str(data), "--evidence", str(published)]
+    result = CliRunner().invoke(cli, [*args, "--json", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "Error: --evidence takes complete figures only, and 27 are missing" in result.output
+    assert "constant scores: Pearson's r is undefined" in result.output
+    assert _sha(published) == before and not out.exists()
 
 
 def test_bamboo_without_its_data_is_one_line(tmp_path):

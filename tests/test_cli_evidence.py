@@ -39,3 +39,32 @@ def test_a_path_below_a_file_is_refused_when_built(tmp_path):
     (tmp_path / "some.csv").write_text("not a folder\n", encoding="utf-8")
     with pytest.raises(OutputError, match="is a file, not a folder"):
         BenchOutputs(None, tmp_path / "some.csv" / "evidence.json")
+
+
+def test_the_module_doctests_pass():
+    import doctest
+
+    import s3kg_core.cli.evidence as module
+
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_missing_figures_write_neither_file(tmp_path, capsys):
+    """Issue 59, item 2: evidence files are written only with complete figures."""
+    from s3kg_core.errors import ConfigError
+
+    out, evidence = tmp_path / "out.json", tmp_path / "x.json"
+    outputs = BenchOutputs(out, evidence)
+    with pytest.raises(ConfigError, match="--evidence takes complete figures only, and 2 are"):
+        outputs.write(
+            {"r": None},
+            [(("ot", "dev"), {"r": None})],
+            section="s", title="t", command="c", signature="sig",
+            missing=["sts/main: constant scores", "sick/main: constant scores"],
+        )  # fmt: skip
+    assert not out.exists() and not evidence.exists() and capsys.readouterr().out == ""
+    BenchOutputs(out, None).write(  # without --evidence a partial result is a result
+        {"r": None}, [], section="s", title="t", command="c", signature="sig", missing=["x"]
+    )
+    assert json.loads(out.read_text(encoding="utf-8")) == {"r": None}

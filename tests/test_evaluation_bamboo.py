@@ -137,7 +137,17 @@ def test_a_dataset_without_its_human_scores_loses_main_reify_syno_only(fake):
         (
             lambda root: (root / "sts/dev.y").write_text("0.1\nhigh\n", encoding="utf-8"),
             InputFormatError,
-            "dev.y, line 2: not a number: 'high'",
+            "sts/dev.y, line 2: not a number: 'high'",
+        ),
+        (  # issue 59, item 11: met by Pearson's r after the scoring, with no file or line
+            lambda root: (root / "sick/dev.y").write_text("0.5\n0.1\nnan\n", encoding="utf-8"),
+            InputFormatError,
+            "sick/dev.y, line 3: not a finite number: 'nan'",
+        ),
+        (
+            lambda root: (root / "para/dev.y").write_text("0.5\n-inf\n", encoding="utf-8"),
+            InputFormatError,
+            "para/dev.y, line 2: not a finite number: '-inf'",
         ),
         (
             lambda root: (root / "sts/orig.dev.txt").write_text("r\n" * 9, encoding="utf-8"),

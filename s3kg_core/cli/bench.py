@@ -8,7 +8,9 @@ Added to the main group by :mod:`s3kg_core.cli`; thin over
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
+import time
 from pathlib import Path
 from typing import Any
 
@@ -287,7 +289,8 @@ def _bamboo_command(params: dict[str, Any]) -> str:
     default=None,
     help="Also add the result to this evidence file (evidence/bamboo.json) as ours/<mode>/"
     "<split>, with the command, signature, machine, date and commit; other entries are kept. "
-    "Needs a source checkout (docsgen/evidence.py).",
+    "Complete runs only: with a figure missing nothing is written. Needs a source checkout "
+    "(docsgen/evidence.py).",
 )
 def bench_bamboo(
     split: str,
@@ -309,12 +312,23 @@ def bench_bamboo(
     which the original graph scores strictly higher than its role-swapped version, x100; and
     the arithmetic mean of the 12 figures. Figures are given for S3KG at --alpha and for S_WL
     and S_SBERT alone. A task whose files are missing is reported as not available, and the
-    mean is then that of the others.
+    mean is then that of the others; with no task to score the command fails and writes
+    nothing.
     """
-    from ..evaluation.bamboo import run_bamboo
+    from ..evaluation.bamboo import load_bamboo, run_bamboo
     from ..scoring.s3kg import KGScorer, S3KGConfig
 
     outputs = BenchOutputs(json_path, evidence_path)  # before the work, not after it
+    started = time.perf_counter()
+    data = load_bamboo(split, data_dir)
+    load_seconds = time.perf_counter() - started
+    absent = [(t.name, t.missing or "no graph pairs") for t in data.tasks if not len(t)]
+    if len(absent) == len(data.tasks):
+        raise click.ClickException(
+            f"nothing to score: none of the {len(absent)} BAMBOO tasks of the {split} split has "
+            f"graph pairs in {data.root} ({_reasons(absent)}); nothing was written"
+        )
+    outputs.require_complete([f"{name}: {why}" for name, why in absent])  # before the scoring
     config = S3KGConfig(
         mode=mode,  # type: ignore[arg-type]
         alpha=alpha,
@@ -323,7 +337,8 @@ def bench_bamboo(
     )
     scorer = KGScorer(encoder, config)
     with StageBar() as bar:
-        result = run_bamboo(scorer, split=split, data_dir=data_dir, progress=bar.update)
+        result = run_bamboo(scorer, data=data, progress=bar.update)
+    result = dataclasses.replace(result, load_seconds=load_seconds)
     click.echo(result.table())
     outputs.write(
         result.to_dict(),
@@ -333,7 +348,19 @@ def bench_bamboo(
         "split (s3kg bench bamboo)",
         command=_bamboo_command(click.get_current_context().params),
         signature=result.signature,
+        missing=[
+            f"{f.dataset}/{f.task} of {component}: {f.note or 'not available'}"
+            for component, figures in result.figures.items()
+            for f in figures
+            if f.value is None
+        ],
     )
+
+
+def _reasons(absent: list[tuple[str, str]], shown: int = 3) -> str:
+    """``name: why`` of the first ``shown`` tasks, and how many more."""
+    text = "; ".join(f"{name}: {why}" for name, why in absent[:shown])
+    return text + (f"; and {len(absent) - shown} more" if len(absent) > shown else "")
 
 
 def _mode_list(value: str | None) -> list[str] | None:

@@ -4,6 +4,8 @@ Both files are checked before the work (:func:`~s3kg_core.cli._common.check_outp
 refused path costs no scoring) and written after it. An evidence file is updated through the
 checkout's ``docsgen/evidence.py``, the one home of the evidence format: each entry gets the
 command line, today's date (UTC) and the git commit, and the file's other entries are kept.
+Evidence takes complete figures only: a run with a figure missing writes neither file
+(:meth:`BenchOutputs.require_complete`).
 """
 
 from __future__ import annotations
@@ -77,6 +79,39 @@ class BenchOutputs:
         self.evidence_path = evidence_path
         self._io = _evidence_io() if evidence_path is not None else None
 
+    def require_complete(self, missing: Sequence[str]) -> None:
+        """Refuse ``--evidence`` when figures are ``missing``; nothing is written then.
+
+        Call it before the work with what is known to be missing (a task whose files are
+        absent), and :meth:`write` calls it again with the figures the run could not make.
+
+        Raises
+        ------
+        ConfigError
+            ``--evidence`` was given and ``missing`` names anything.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> BenchOutputs(None, None).require_complete(["para/reify: missing"])  # no --evidence
+        >>> evidence = Path(tempfile.mkdtemp()) / "e.json"
+        >>> BenchOutputs(None, evidence).require_complete(["para/reify: missing"])
+        Traceback (most recent call last):
+        ...
+        s3kg_core.errors.ConfigError: --evidence takes complete figures only, and 1 is missing ...
+        """
+        if self.evidence_path is None or not missing:
+            return
+        shown = "; ".join(missing[:3]) + (
+            f"; and {len(missing) - 3} more" if len(missing) > 3 else ""
+        )
+        raise ConfigError(
+            f"--evidence takes complete figures only, and {len(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} missing ({shown}): nothing was written "
+            f"to {self.evidence_path} (--json alone writes a partial result)"
+        )
+
     def write(
         self,
         payload: Any,
@@ -86,6 +121,7 @@ class BenchOutputs:
         title: str,
         command: str,
         signature: str,
+        missing: Sequence[str] = (),
     ) -> None:
         """Write ``payload`` to the JSON file and ``entries`` to the evidence file, if asked.
 
@@ -103,7 +139,11 @@ class BenchOutputs:
         section, title, command, signature
             The evidence file's top key for these figures, its title, the command line that
             made them and their score signature.
+        missing
+            The figures the run could not make: with ``--evidence``, neither file is written
+            (:meth:`require_complete`).
         """
+        self.require_complete(missing)
         notes = []
         if self.json_path is not None:
             write_json_atomic(self.json_path, payload)

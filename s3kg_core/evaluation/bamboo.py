@@ -278,15 +278,21 @@ def _read_scores(path: Path) -> list[float]:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError as exc:
         raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    where = f"{path.parent.name}/{path.name}"
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            values.append(float(line))
+            value = float(line)
         except ValueError as exc:
             raise InputFormatError(
-                f"{path.name}, line {number}: not a number: {line.strip()[:40]!r}"
+                f"{where}, line {number}: not a number: {line.strip()[:40]!r}"
             ) from exc
+        if not math.isfinite(value):  # read now, not met by Pearson's r after the scoring
+            raise InputFormatError(
+                f"{where}, line {number}: not a finite number: {line.strip()[:40]!r}"
+            )
+        values.append(value)
     return values
 
 
@@ -375,7 +381,8 @@ def load_bamboo(split: str = "dev", data_dir: str | Path | None = None) -> Bambo
     InputFormatError
         If there is no ``bamboo/`` folder, a malformed graph
         (:class:`~s3kg_core.errors.PenmanFormatError`, naming file and block), parallel files of
-        different lengths, or fewer graphs or human scores than ``orig.<split>.txt`` has rows.
+        different lengths, a human score that is not a finite number (text, NaN or inf: file
+        and line named), or fewer graphs or human scores than ``orig.<split>.txt`` has rows.
 
     Examples
     --------
