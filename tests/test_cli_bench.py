@@ -382,6 +382,32 @@ def test_bamboo_evidence_with_a_figure_the_run_could_not_make_writes_nothing(
     assert _sha(published) == before and not out.exists()
 
 
+@pytest.mark.parametrize("content", ['{"results": [1, 2]}\n', "id,score\n1,0.5\n", "{"])
+def test_bamboo_evidence_onto_another_file_is_refused_before_scoring(
+    tmp_path, monkeypatch, content
+):
+    """Regression (issue 59, item 5): the evidence file was first read after the whole run, and
+    a file that was not one ended it in a traceback, the result lost."""
+    from bamboo_helpers import write_fake_bamboo
+
+    import s3kg_core.evaluation.bamboo as bamboo
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("scored before the evidence file was read")
+
+    monkeypatch.setattr(bamboo, "run_bamboo", no_run)
+    data, other = tmp_path / "data", tmp_path / "results.json"
+    write_fake_bamboo(data)
+    other.write_text(content, encoding="utf-8")
+    args = ["bench", "bamboo", "--data-dir", str(data), "--evidence", str(other)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(f"Error: --evidence {other} cannot be updated: ")
+    assert result.output.endswith("name an evidence file (evidence/NAME.json) or a new file\n")
+    assert len(result.output.splitlines()) == 1
+    assert other.read_text(encoding="utf-8") == content
+
+
 def test_bamboo_without_its_data_is_one_line(tmp_path):
     result = CliRunner().invoke(cli, ["bench", "bamboo", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1

@@ -50,6 +50,16 @@ def test_the_module_doctests_pass():
     assert result.failed == 0 and result.attempted > 0
 
 
+@pytest.mark.parametrize("content", ['{"figures": {}}\n', "a,b\n1,2\n", "", "[1, 2]\n"])
+def test_an_evidence_path_that_is_another_file_is_refused_when_built(tmp_path, content):
+    """Regression (issue 59, item 5): the file was first read after the run, in a traceback."""
+    other = tmp_path / "results.json"
+    other.write_text(content, encoding="utf-8")
+    with pytest.raises(OutputError, match=f"^--evidence {other} cannot be updated: "):
+        BenchOutputs(None, other)
+    assert other.read_text(encoding="utf-8") == content
+
+
 def test_missing_figures_write_neither_file(tmp_path, capsys):
     """Issue 59, item 2: evidence files are written only with complete figures."""
     from s3kg_core.errors import ConfigError
@@ -68,3 +78,17 @@ def test_missing_figures_write_neither_file(tmp_path, capsys):
         {"r": None}, [], section="s", title="t", command="c", signature="sig", missing=["x"]
     )
     assert json.loads(out.read_text(encoding="utf-8")) == {"r": None}
+
+
+def test_an_entry_the_file_cannot_hold_is_one_line(tmp_path):
+    from docsgen.evidence import write_evidence
+
+    evidence = tmp_path / "x.json"
+    write_evidence(evidence, {"modes": {"ot": 1}}, title="t", command="c", commit="a")
+    before = evidence.read_bytes()
+    with pytest.raises(OutputError, match=r"^cannot update .*: .*figures/ot is not an object"):
+        BenchOutputs(None, evidence).write(
+            {}, [(("ot", "dev"), {"r": 1})], section="modes", title="t", command="c",
+            signature="s",
+        )  # fmt: skip
+    assert evidence.read_bytes() == before

@@ -1,11 +1,11 @@
 """The ``--json`` and ``--evidence`` files of the ``s3kg bench`` commands.
 
-Both files are checked before the work (:func:`~s3kg_core.cli._common.check_output`, so a
-refused path costs no scoring) and written after it. An evidence file is updated through the
-checkout's ``docsgen/evidence.py``, the one home of the evidence format: each entry gets the
-command line, today's date (UTC) and the git commit, and the file's other entries are kept.
-Evidence takes complete figures only: a run with a figure missing writes neither file
-(:meth:`BenchOutputs.require_complete`).
+Both files are checked before the work (:func:`~s3kg_core.cli._common.check_output`, and an
+existing ``--evidence`` file must be an evidence file, so a refused path costs no scoring) and
+written after it. An evidence file is updated through the checkout's ``docsgen/evidence.py``,
+the one home of the evidence format: each entry gets the command line, today's date (UTC) and
+the git commit, and the file's other entries are kept. Evidence takes complete figures only: a
+run with a figure missing writes neither file (:meth:`BenchOutputs.require_complete`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigError
+from ..errors import ConfigError, OutputError
 from ._common import check_output, write_json_atomic
 
 __all__ = ["BenchOutputs"]
@@ -42,11 +42,17 @@ def _evidence_io() -> Any:
     return module
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class BenchOutputs:
     """A bench command's ``--json`` and ``--evidence`` files: checked, then :meth:`write`.
 
-    Build it before the work: it refuses an output path that would overwrite the database or
-    cannot be written, and loads ``docsgen/evidence.py`` when ``evidence_path`` is given.
+    Build it before the work: it refuses an output path that would overwrite a database or
+    cannot be written, loads ``docsgen/evidence.py`` when ``evidence_path`` is given and reads
+    an existing evidence file, which must be one.
 
     Parameters
     ----------
@@ -57,6 +63,8 @@ class BenchOutputs:
     ------
     ConfigError
         ``evidence_path`` is given and this runs from an installed package (no ``docsgen/``).
+    OutputError
+        ``evidence_path`` exists and is not an evidence file (another JSON, a CSV...).
 
     Examples
     --------
@@ -78,6 +86,15 @@ class BenchOutputs:
         self.json_path = json_path
         self.evidence_path = evidence_path
         self._io = _evidence_io() if evidence_path is not None else None
+        if self._io is not None and evidence_path is not None and evidence_path.exists():
+            try:  # before the work: a run is not lost to an evidence file it cannot update
+                self._io.read_evidence(evidence_path)
+            except self._io.EvidenceError as exc:
+                why = _first_line(exc).removeprefix(f"{evidence_path}: ")
+                raise OutputError(
+                    f"--evidence {evidence_path} cannot be updated: {why}; name an evidence "
+                    "file (evidence/NAME.json) or a new file"
+                ) from exc
 
     def require_complete(self, missing: Sequence[str]) -> None:
         """Refuse ``--evidence`` when figures are ``missing``; nothing is written then.
@@ -155,14 +172,19 @@ class BenchOutputs:
                 "commit": self._io.git_commit(),
             }
             for keys, figures in entries:
-                self._io.update_evidence(
-                    self.evidence_path,
-                    [section, *keys],
-                    {**figures, **stamp},
-                    title=title,
-                    command=command,
-                    signature=signature,
-                )
+                try:
+                    self._io.update_evidence(
+                        self.evidence_path,
+                        [section, *keys],
+                        {**figures, **stamp},
+                        title=title,
+                        command=command,
+                        signature=signature,
+                    )
+                except self._io.EvidenceError as exc:  # e.g. figures/<mode> is not an object
+                    raise OutputError(
+                        f"cannot update {self.evidence_path}: {_first_line(exc)}"
+                    ) from exc
             places = ", ".join("/".join(keys) for keys, _ in entries)
             notes.append(f"updated {self.evidence_path} ({section}/{places})")
         if notes:
