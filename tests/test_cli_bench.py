@@ -408,6 +408,35 @@ def test_bamboo_evidence_onto_another_file_is_refused_before_scoring(
     assert other.read_text(encoding="utf-8") == content
 
 
+@pytest.mark.parametrize("extra", [[], ["--wl-iterations", "3", "--tau", "0.7", "--alpha", "0"]])
+def test_the_recorded_bamboo_command_reruns_the_same_figures(tmp_path, monkeypatch, extra):
+    """Regression (issue 59, item 9): evidence/bamboo.json recorded ``--wl-iterations None``,
+    which the command refuses, and left out --tau and --backend (chosen by the environment)."""
+    import shlex
+
+    from bamboo_helpers import write_fake_bamboo
+
+    from docsgen.evidence import read_evidence
+
+    monkeypatch.setenv("S3KG_ENCODER_BACKEND", "torch")  # not the default: must be recorded
+    data, evidence = tmp_path / "data", tmp_path / "bamboo.json"
+    write_fake_bamboo(data)
+    args = ["bench", "bamboo", "--data-dir", str(data), "--evidence", str(evidence), *extra]
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0, first.output
+    entry = read_evidence(evidence)["figures"]["ours"]["ot"]["dev"]
+    words = shlex.split(entry["command"])
+    assert words[:3] == ["s3kg", "bench", "bamboo"]
+    assert "None" not in words and {"--tau", "--backend", "--alpha"} <= set(words)
+    assert words[words.index("--backend") + 1] == "torch"
+    monkeypatch.delenv("S3KG_ENCODER_BACKEND")
+    again = CliRunner().invoke(cli, words[1:])
+    assert again.exit_code == 0, again.output
+    rerun = read_evidence(evidence)["figures"]["ours"]["ot"]["dev"]
+    assert rerun["figures"] == entry["figures"] and rerun["signature"] == entry["signature"]
+    assert rerun["command"] == entry["command"]
+
+
 def test_bamboo_without_its_data_is_one_line(tmp_path):
     result = CliRunner().invoke(cli, ["bench", "bamboo", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1

@@ -17,6 +17,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from ..encoders.backend import backend_of_name, split_spec
 from ..evaluation.bamboo import SPLITS
 from ..evaluation.direction import SPLITS as DIRECTION_SPLITS
 from ..evaluation.pairs import PROTOCOLS
@@ -241,14 +242,18 @@ def bench_pairs(
     click.echo(note)
 
 
-def _bamboo_command(params: dict[str, Any]) -> str:
-    """The ``s3kg bench bamboo`` command line of a run, from its parsed options."""
+def _bamboo_command(params: dict[str, Any], encoder_name: str) -> str:
+    """The ``s3kg bench bamboo`` command line of a run, from its parsed options.
+
+    Every scoring option is written out (``--tau`` and ``--backend`` too: a default may change,
+    and ``$S3KG_ENCODER_BACKEND`` may have chosen the backend), so the line reruns the same
+    scores; ``--backend`` is the one the encoder ran on (``encoder_name``, as in the signature).
+    """
     words = ["s3kg", "bench", "bamboo", "--split", params["split"]]
-    words += ["--mode", params["mode"], "--encoder", params["encoder"]]
-    words += ["--alpha", f"{params['alpha']:g}"]
-    if params["tau"] != 0.65:
-        words += ["--tau", f"{params['tau']:g}"]
-    if params["wl_iterations"] != 5:
+    words += ["--mode", params["mode"], "--encoder", split_spec(params["encoder"])[0]]
+    words += ["--backend", backend_of_name(encoder_name)]
+    words += ["--alpha", f"{params['alpha']:g}", "--tau", f"{params['tau']:g}"]
+    if params["wl_iterations"] is not None:  # None: the mode's own default
         words += ["--wl-iterations", str(params["wl_iterations"])]
     for option, key in (("--data-dir", "data_dir"), ("--json", "json_path")):
         if params[key] is not None:
@@ -346,7 +351,7 @@ def bench_bamboo(
         section="ours",
         title="BAMBOO (AMR graph similarity): our 12 figures and their mean, per mode and "
         "split (s3kg bench bamboo)",
-        command=_bamboo_command(click.get_current_context().params),
+        command=_bamboo_command(click.get_current_context().params, result.encoder),
         signature=result.signature,
         missing=[
             f"{f.dataset}/{f.task} of {component}: {f.note or 'not available'}"
@@ -378,16 +383,19 @@ def _mode_list(value: str | None) -> list[str] | None:
     return names
 
 
-def _direction_command(params: dict[str, Any], modes: list[str]) -> str:
-    """The ``s3kg bench direction`` command line of a run, from its parsed options."""
+def _direction_command(params: dict[str, Any], modes: list[str], encoder_name: str) -> str:
+    """The ``s3kg bench direction`` command line of a run, from its parsed options.
+
+    ``--backend`` is always written, the one the encoder ran on (``encoder_name``), as
+    ``$S3KG_ENCODER_BACKEND`` may have chosen it.
+    """
     words = ["s3kg", "bench", "direction", "--split", params["split"]]
     if params["modes"] is not None:
         words += ["--modes", ",".join(modes)]
     else:
         words += ["--mode", modes[0]]
-    words += ["--encoder", params["encoder"]]
-    if params.get("backend") is not None:
-        words += ["--backend", params["backend"]]
+    words += ["--encoder", split_spec(params["encoder"])[0]]
+    words += ["--backend", backend_of_name(encoder_name)]
     if params["alpha"] != 0.5:
         words += ["--alpha", f"{params['alpha']:g}"]
     if not params["drawn"]:
@@ -518,7 +526,7 @@ def bench_direction(
         title="Direction suite: a fact reworded (passive, inverse, synonym, symmetric swap) "
         "against a fact changed (swap, passive with the old order, a wrong entity), per mode "
         "and split (s3kg bench direction)",
-        command=_direction_command(ctx.params, run_modes),
+        command=_direction_command(ctx.params, run_modes, results[0].encoder),
         signature=results[0].signature,
     )
 
