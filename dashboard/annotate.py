@@ -24,13 +24,14 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from s3kg_core.annotation.log import Triple3
+from s3kg_core.annotation.quality import Estimate
 from s3kg_core.annotation.tasks import Unit, units_of
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.tau import TauResult
@@ -52,6 +53,7 @@ __all__ = [
     "next_focus",
     "next_in_order",
     "note_case",
+    "precision_line",
     "queue_label",
     "show",
     "unit_rows",
@@ -281,19 +283,49 @@ def item_label(item: int, n_units: int | None, cus: float, question: str, ext_id
 
 
 def queue_label(position: int, run_id: int, item_id: int, decided: int, units: int,
-                question: str, ext_id: str = "") -> str:  # fmt: skip
-    """A select-box label of one answer of a queue (``ext_id``: the question's id).
+                question: str, ext_id: str = "",
+                categories: Sequence[str] = ()) -> str:  # fmt: skip
+    """A select-box label of one answer of a queue.
+
+    ``ext_id`` is the question's id, ``categories`` TAU's categories of the answer's units.
 
     Examples
     --------
-    >>> queue_label(0, 1, 14, 2, 5, "Who?", "demo-14")
-    '1. run 1 · item 14 · demo-14 · 2 of 5 decided · Who?'
+    >>> queue_label(0, 1, 14, 2, 5, "Who?", "demo-14", ("aligned", "entity_mismatch"))
+    '1. run 1 · item 14 · demo-14 · aligned, entity mismatch · 2 of 5 decided · Who?'
     >>> queue_label(1, 1, 15, 5, 5, "Why?")
     '2. run 1 · item 15 · done · Why?'
     """
     state = "done" if decided >= units else f"{decided} of {units} decided"
     named = f" · {ext_id}" if ext_id else ""
-    return f"{position + 1}. run {run_id} · item {item_id}{named} · {state} · {question}"
+    held = f" · {', '.join(c.replace('_', ' ') for c in categories)}" if categories else ""
+    return f"{position + 1}. run {run_id} · item {item_id}{named}{held} · {state} · {question}"
+
+
+def precision_line(estimates: Mapping[str, Estimate], held: Collection[str]) -> str:
+    """Each category's precision so far with its interval, for one line of the page.
+
+    ``estimates`` are :func:`s3kg_core.annotation.quality.category_precision`'s (in TAU's
+    order); the line names those of ``held`` (the categories there are to judge) and any
+    other that somebody judged, a category nobody judged yet saying so. Markdown.
+
+    Examples
+    --------
+    >>> nan = float("nan")
+    >>> e = {"aligned": Estimate(1.0, 0.20655, 1.0, 1, "wilson"),
+    ...      "roles_swapped": Estimate(nan, nan, nan, 0, "wilson"),
+    ...      "extra": Estimate(nan, nan, nan, 0, "wilson")}
+    >>> precision_line(e, {"extra"})
+    'aligned **1.000** (0.207 to 1.000, n = 1) · extra: none judged yet'
+    """
+    parts = []
+    for name, e in estimates.items():
+        label = name.replace("_", " ")
+        if e.n:
+            parts.append(f"{label} **{e.value:.3f}** ({e.low:.3f} to {e.high:.3f}, n = {e.n})")
+        elif name in held:
+            parts.append(f"{label}: none judged yet")
+    return " · ".join(parts)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,12 @@ from s3kg_core.annotation import tasks as annotation_tasks
 from s3kg_core.annotation.exchange import export_bytes
 from s3kg_core.annotation.log import current_verdicts
 from s3kg_core.annotation.log import disagreements as find_disagreements
-from s3kg_core.annotation.quality import AnnotationReport, annotation_report
+from s3kg_core.annotation.quality import (
+    AnnotationReport,
+    Estimate,
+    annotation_report,
+    category_precision,
+)
 from s3kg_core.annotation.tasks import QueueItem, QueueProgress, Unit
 from s3kg_core.store import annotation_queries
 
@@ -30,6 +35,7 @@ __all__ = [
     "disagreements",
     "export",
     "item_units",
+    "precision",
     "queue",
     "queue_progress",
     "report",
@@ -89,6 +95,13 @@ def report(path: Path, stamp: int, task_id: int | None, bootstrap: int = 1000) -
     """Kappa and alpha with intervals, overall and per TAU category, and TAU's P/R/F1."""
     with read_store(path) as store:
         return annotation_report(store, task_id=task_id, bootstrap=bootstrap)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def precision(path: Path, stamp: int, task_id: int | None) -> dict[str, Estimate]:
+    """Each TAU category's precision against the final labels so far, with Wilson's interval."""
+    with read_store(path) as store:
+        return category_precision(store, task_id=task_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

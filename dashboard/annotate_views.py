@@ -176,7 +176,10 @@ def name_bar(slot: Any, params: Any) -> str:
 
 @dataclass(frozen=True)
 class Case:
-    """What the decision panel works on: one answer's units, who decides, where to go next."""
+    """What the decision panel works on: one answer's units, who decides, where to go next.
+
+    ``categories``: the TAU categories there are to judge beyond this answer's (a queue's).
+    """
 
     path: Path
     annotator: str
@@ -186,6 +189,7 @@ class Case:
     task_id: int | None
     next_item: Callable[[], tuple[int, int] | None]
     go_to: Callable[[int, int], None]
+    categories: tuple[str, ...] = ()
 
     @property
     def focus_key(self) -> str:
@@ -365,6 +369,21 @@ def _triple_cell(title: str, extracted: Sequence[Sequence[str]], compared: Any) 
     return f"**{title}**  \n{md(text)}" + ("" if same else f"  \n:gray[compared as: {md(lemma)}]")
 
 
+def _precision_so_far(case: Case) -> None:
+    """Each TAU category's precision so far with its interval: one line under the panel.
+
+    In the fragment, so a key press shows the figure it changed (the Agreement view's
+    ``confirmed`` figures, scoped by the task as it is).
+    """
+    scope = f"task {case.task_id}" if case.task_id is not None else "all annotations"
+    found = annotate_data.precision(case.path, db_stamp(case.path), case.task_id)
+    held = [*case.categories, *(u.category for u in case.units)]
+    st.caption(
+        f"**TAU's precision so far** ({scope}; the share of judged units the final labels "
+        "confirm, 95% Wilson interval): " + annotate.precision_line(found, held)
+    )
+
+
 @st.fragment
 def decision_panel(case: Case) -> None:
     """The focused pair, its buttons and keys, and every unit of the answer with its verdict.
@@ -429,6 +448,7 @@ def decision_panel(case: Case) -> None:
                 )
             )
         _pending_saves(case)
+    _precision_so_far(case)
     if n:
         frame = annotate.unit_rows(case.units, verdicts, focus)
         styled = frame.style.apply(
@@ -616,6 +636,19 @@ def agreement(path: Path, task_id: int | None) -> None:
         col.metric(label, value, delta, delta_color="off", delta_arrow="off")
     for note in q.notes():
         st.warning(md(note[0].upper() + note[1:]) + ".")
+    shares = [
+        {
+            "TAU category": annotate.CATEGORY_LABELS[name],
+            "Precision": _figure(e)[0] if e.n else "n/a",
+            "95% interval, n": _figure(e)[1] if e.n else "nothing judged yet",
+        }
+        for name, e in q.confirmed.items()
+    ]
+    st.markdown(
+        "**TAU's precision by category** (the share of its judged units the final labels "
+        "confirm; 95% Wilson intervals)"
+    )
+    st.dataframe(pd.DataFrame(shares), hide_index=True, key="annotate_confirmed_table")
     st.markdown("**Agreement between annotators** (chance-corrected, nominal)")
     table = agreement_table(report)
     if table.empty:
@@ -637,18 +670,6 @@ def agreement(path: Path, task_id: int | None) -> None:
             },
             key="annotate_agreement_table",
         )
-    shares = [
-        {
-            "TAU category": annotate.CATEGORY_LABELS[name],
-            "Confirmed share": _figure(e)[0],
-            "95% interval, n": _figure(e)[1],
-        }
-        for name, e in q.confirmed.items()
-        if e.n
-    ]
-    if shares:
-        st.markdown("**How far each TAU category is confirmed by the final labels**")
-        st.dataframe(pd.DataFrame(shares), hide_index=True, key="annotate_confirmed_table")
 
 
 def download(path: Path) -> None:

@@ -3,7 +3,8 @@
 Every decision is saved the moment it is made (the verdict log), with undo; nothing is saved
 that the annotator did not decide. A case opens from the URL (``?run=&item=``); a name in the
 URL (``?annotator=``) is offered and must be confirmed. With an annotation task the page shows
-the annotator's queue and opens on their next undone answer.
+the annotator's queue, dealt out across TAU's categories, and opens on their next undone answer;
+under the pair, each category's precision so far with its interval.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ if queue_task is not None:
             q.units,
             str(questions.get(q.item_id, "")),
             str(ext_ids.get(q.item_id, "")),
+            q.categories,
         )
         for q in queue
     }
@@ -101,7 +103,8 @@ if queue_task is not None:
     start = progress.next_item or (queue[0].run_id, queue[0].item_id)
     with pick[0]:
         chosen = widgets.keyed_selectbox(
-            f"Your queue in task {queue_task} (opens on your next undone answer)",
+            f"Your queue in task {queue_task} (dealt out across TAU's categories; opens on "
+            "your next undone answer)",
             labels,
             key="annotate_queue_item",
             default=f"{start[0]}:{start[1]}",
@@ -190,8 +193,11 @@ else:
     )
 st.markdown(f"**Question** · {md(view.ext_id)} · {md(view.question)}")
 annotate_views.forget_verdicts()  # a full run reads the decisions again
+held = tuple(c for q in queue for c in q.categories) if queue_task is not None else ()
 annotate_views.decision_panel(
-    annotate_views.Case(path, annotator, run_id, item_id, tuple(units), task_id, next_item, go_to)
+    annotate_views.Case(
+        path, annotator, run_id, item_id, tuple(units), task_id, next_item, go_to, held
+    )
 )
 annotate_views.added_pairs(path, annotator, run_id, item_id, gold_kg, answer_kg, task_id)
 

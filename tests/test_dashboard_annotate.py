@@ -135,3 +135,25 @@ def test_a_case_link_opens_once_and_the_page_s_own_case_is_not_new():
     annotate.note_case(state, 2, 15)
     assert annotate.case_from_query({"run": "2", "item": "15"}, state) == (None, None)
     assert annotate.case_from_query({"run": "2", "item": "x"}, state) == (None, None)
+
+
+def test_a_queue_answer_names_its_categories_and_the_precision_line_each_category():
+    """Issue 58.7: the queue is dealt out across TAU's categories; the page says so per answer
+    and gives each category's precision so far with its interval."""
+    from s3kg_core.annotation.quality import tau_quality
+
+    label = annotate.queue_label(2, 1, 13, 0, 4, "Who?", "demo-13", ("aligned", "roles_swapped"))
+    assert label == "3. run 1 · item 13 · demo-13 · aligned, roles swapped · 0 of 4 decided · Who?"
+    labels = pd.DataFrame(
+        [("aligned", "confirm", "majority"), ("aligned", "reject", "majority"),
+         ("extra", "confirm", "majority")],
+        columns=["category", "label", "source"],
+    )  # fmt: skip
+    found = tau_quality(labels, bootstrap=0).confirmed
+    line = annotate.precision_line(found, ["missing", "aligned"])
+    a, e = found["aligned"], found["extra"]
+    assert line == (
+        f"aligned **0.500** ({a.low:.3f} to {a.high:.3f}, n = 2) · "
+        f"extra **1.000** ({e.low:.3f} to {e.high:.3f}, n = 1) · missing: none judged yet"
+    )  # TAU's order; a judged category shows though no answer of the queue holds it
+    assert "none judged" not in annotate.precision_line(found, [])

@@ -884,6 +884,60 @@ def test_a_queue_opens_on_the_next_undone_answer_and_counts_done_ones(db, minilm
     assert again.selectbox(key="annotate_queue_item").value != first
 
 
+def _precision_caption(at: AppTest) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("**TAU's precision so far**"))
+
+
+def test_a_queue_is_dealt_across_tau_s_categories_and_the_page_shows_each_precision(db, minilm):
+    """Issue 58.7: ten extra/missing pairs first left TAU's alignment precision "n/a"."""
+    from s3kg_core.annotation.quality import category_precision
+    from s3kg_core.annotation.tasks import create_task, queue
+    from s3kg_core.store.store import Store
+
+    store = Store(db)
+    report = create_task(store, ["ann", "bob"], 2, run_ids=[1], sample=8, seed=2, encoder=minilm)
+    task = report.task_id
+    with store.connect() as con:
+        mine, bobs = queue(con, task, "ann"), queue(con, task, "bob")
+    assert mine == bobs  # the same answers in the same order: their decisions overlap
+    present = {c for q in mine for c in q.categories}
+    assert "aligned" in present and "aligned" in mine[0].categories  # opens on an aligned pair
+    assert {c for q in mine[: len(present)] for c in q.categories} == present
+    at = _annotate("ann")
+    picker = at.selectbox(key="annotate_queue_item")
+    assert [o.split(" · ")[:2] for o in picker.options] == [
+        [f"{q.position + 1}. run {q.run_id}", f"item {q.item_id}"] for q in mine
+    ]  # the page lists the queue in its order, each answer with its categories
+    assert all(
+        ", ".join(c.replace("_", " ") for c in q.categories) in option
+        for q, option in zip(mine, picker.options, strict=True)
+    )
+    assert picker.value == f"{mine[0].run_id}:{mine[0].item_id}"
+    before = _precision_caption(at)
+    assert f"(task {task};" in before and "aligned: none judged yet" in before
+    n = int(_focused(at).split(" of ")[1].split("**")[0])
+    for _ in range(n):
+        _key(at, "confirm")
+    found = category_precision(Store(db, read_only=True), task_id=task)
+    after = _precision_caption(at)
+    judged = [name for name, e in found.items() if e.n]
+    assert "aligned" in judged
+    for name in judged:
+        e = found[name]
+        label = name.replace("_", " ")
+        assert f"{label} **{e.value:.3f}** ({e.low:.3f} to {e.high:.3f}, n = {e.n})" in after
+    # the Agreement view's table: the same figures, every category named
+    at.segmented_control(key="annotate_view").set_value("agreement").run()
+    assert not at.exception
+    table = app_frame_with(at, "TAU category", "Precision", "95% interval, n")
+    assert len(table) == len(found)
+    row = table[table["TAU category"] == "aligned"].iloc[0]
+    e = found["aligned"]
+    assert row["Precision"] == f"{e.value:.3f}"
+    assert row["95% interval, n"] == f"95% CI {e.low:.3f} to {e.high:.3f}, n = {e.n}"
+    assert "nothing judged yet" in set(table["95% interval, n"]) or all(x.n for x in found.values())
+
+
 def test_two_annotators_disagree_and_the_adjudicator_decides(db):
     from s3kg_core.annotation.log import final_labels
     from s3kg_core.store.store import Store
