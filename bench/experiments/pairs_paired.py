@@ -10,20 +10,22 @@ beyond noise" when the whole interval is below 0.
 Usage::
 
     python -m bench.experiments.pairs_paired [--against hybrid] [--bootstrap 1000]
-        [--data-dir DIR] [--json OUT]
+        [--data-dir DIR] [--json evidence/pairs_paired.json]
+
+``--json`` writes the figures as an evidence file (``docsgen/evidence.py``: with the command,
+machine and commit that produced them).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bench._common import text_table
+from bench._common import text_table, write_evidence
 from s3kg_core.config import default_data_dir
 from s3kg_core.encoders.registry import load_encoder
 from s3kg_core.evaluation.metrics import auroc
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--encoder", default="minilm")
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--data-dir", type=Path, default=None)
-    ap.add_argument("--json", type=Path, default=None, help="write the figures as JSON")
+    ap.add_argument("--json", type=Path, default=None, help="write the figures as an evidence file")
     args = ap.parse_args(argv)
     data_dir = args.data_dir or default_data_dir()
     encoder = load_encoder(args.encoder)
@@ -78,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         old = np.asarray(r.methods[other].scores)
         d = paired_auroc(new, old, labels, resamples=args.bootstrap)
         below = d["high"] < 0
-        out[name] = {"n": int(len(labels)), DEFAULT_MODE: r.methods["s3kg"].auroc,
-                     args.against: r.methods[other].auroc, **d, "below_beyond_noise": below}  # fmt: skip
+        aurocs = {DEFAULT_MODE: r.methods["s3kg"].auroc, args.against: r.methods[other].auroc}
+        out[name] = {"n": len(labels), **aurocs, **d, "below_beyond_noise": below}
         rows.append([name, len(labels), f"{r.methods['s3kg'].auroc:.3f}",
                      f"{r.methods[other].auroc:.3f}",
                      f"{d['difference']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]",
@@ -88,8 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     header = ["set", "test pairs", DEFAULT_MODE, args.against, "difference [95 % paired]", "below"]
     print(text_table(header, rows))
     if args.json:
-        payload: dict[str, Any] = {"against": args.against, "bootstrap": args.bootstrap, "sets": out}
-        args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        payload: dict[str, Any] = {
+            "against": args.against,
+            "bootstrap": args.bootstrap,
+            "sets": out,
+        }
+        title = f"Pair sets: the default ({DEFAULT_MODE}) against {args.against}, paired test AUROC"
+        write_evidence(args.json, payload, title=title)
     return 0
 
 
