@@ -42,7 +42,7 @@ def test_a_model_that_is_not_a_folder_is_one_line_error(tmp_path):
     args = ["llm", "serve", "--port", "0", "--model", str(tmp_path / "nothing")]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
-    assert result.output.startswith("Error: --model must be 'smollm2' or a local transformers")
+    assert result.output.startswith("Error: the model must be 'smollm2' or a local transformers")
     assert "Traceback" not in result.output
 
 
@@ -58,7 +58,7 @@ def test_a_bad_model_is_told_before_the_port_is_probed(tmp_path):
         args = ["llm", "serve", "--port", str(port), "--model", str(tmp_path / "nothing")]
         result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
-    assert result.output.startswith("Error: --model must be 'smollm2' or a local transformers")
+    assert result.output.startswith("Error: the model must be 'smollm2' or a local transformers")
     assert "in use" not in result.output
 
 

@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 from click.testing import CliRunner
@@ -161,6 +162,50 @@ def test_collect_without_endpoint_says_what_to_set(tmp_path, table, no_endpoint_
         "collect", "--db", db, "--base-url", "http://127.0.0.1:9/v1", "--temperatures", "hot"
     )
     assert result.exit_code == 2 and "comma-separated" in result.output
+
+
+def test_collect_local_answers_imported_pubmedqa_questions_with_no_endpoint_issue_58(
+    tmp_path, tiny_model, no_endpoint_env
+):
+    """Issue 58: `s3kg import pubmedqa` stored questions and nothing answered them without an
+    endpoint; `collect --local` serves a local model folder (here a tiny random Llama; the
+    README's `smollm2` is the packaged one) in the command's own process, and stops it."""
+    from serve_helpers import serve_unavailable_reason
+
+    if serve_unavailable_reason():
+        pytest.skip(serve_unavailable_reason())
+    path = tmp_path / "ori_pqal.json"
+    records = {
+        str(pmid): {"QUESTION": f"Does drug {pmid} work?", "CONTEXTS": ["It was tested."],
+                    "LONG_ANSWER": f"Drug {pmid} works."}
+        for pmid in (41, 42, 43)
+    }  # fmt: skip
+    path.write_text(json.dumps(records), encoding="utf-8")
+    db = tmp_path / "pq.duckdb"
+    assert _invoke("import", "pubmedqa", path, "--limit", "2", "--db", db).exit_code == 0
+    result = _invoke("collect", "--db", db, "--local", tiny_model, "--max-tokens", "4")
+    assert result.exit_code in (0, 3), result.output  # 3: a random model's empty reply
+    lines = result.output.splitlines()
+    served = [line for line in lines if line.startswith("collect: the local model model, ")]
+    assert len(served) == 1 and served[0].endswith("(--local)"), result.output
+    url = served[0].split("served at ", 1)[1].split(" ", 1)[0]
+    assert "collected from model: 1 run(s): 2 asked" in result.output
+    with Store(db).connect() as con:
+        rows = con.execute(
+            "SELECT i.ext_id, r.model FROM answers a JOIN items i USING (item_id) "
+            "JOIN runs r USING (run_id) ORDER BY i.ext_id"
+        ).fetchall()
+    assert rows == [("41", str(tiny_model)), ("42", str(tiny_model))]
+    with pytest.raises(OSError):  # the server stopped with the command
+        urllib.request.urlopen(f"{url}/models", timeout=5)
+    clash = _invoke("collect", "--db", db, "--local", tiny_model, "--base-url", url)
+    assert clash.exit_code == 2 and "--local serves its own model: leave out --base-url" in (
+        clash.output
+    )
+    bad = _invoke("collect", "--db", db, "--local", tmp_path / "nope")
+    assert bad.exit_code == 1 and bad.output.startswith(
+        "Error: the model must be 'smollm2' or a local transformers model folder"
+    )
 
 
 def test_run_chains_every_stage_and_resumes(tmp_path, table, no_endpoint_env):

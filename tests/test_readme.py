@@ -129,8 +129,9 @@ def test_the_docs_site_pages_show_commands():
     pages = {doc for doc, _, _ in EXAMPLES if doc.startswith("docs/")}
     assert {"docs/getting-started.md", "docs/own-data.md", "docs/dashboard.md"} <= pages
     own = [line for doc, kind, line in EXAMPLES if doc == "docs/own-data.md" and kind == "block"]
-    assert [line.split()[1] for line in own if line.split()[1] != "import"][:6] == [
+    assert [line.split()[1] for line in own if line.split()[1] != "import"][:7] == [
         "collect",
+        "collect",  # --local (issue 58)
         "llm",
         "collect",
         "extract",

@@ -63,6 +63,24 @@ def _extractor_line(kind: str, chosen_by: str, prompt: str, endpoint: dict[str, 
     return f"extractor llm (--extractor llm, prompt {prompt}), {_endpoint_line(endpoint)}"
 
 
+def _local_endpoint(model: str, endpoint: dict[str, Any]) -> dict[str, Any]:
+    """The endpoint options pointed at ``model``, served in this process until the command ends.
+
+    Raises
+    ------
+    click.UsageError
+        If an endpoint is named too (--base-url, --model or --api-key).
+    """
+    named = [f"--{k.replace('_', '-')}" for k in ("base_url", "model", "api_key") if endpoint[k]]
+    if named:
+        raise click.UsageError(f"--local serves its own model: leave out {', '.join(named)}")
+    from ..llm.serve import local_server
+
+    server = click.get_current_context().with_resource(local_server(model, say=click.echo))
+    click.echo(f"collect: the local model {server.name}, served at {server.base_url} (--local)")
+    return {**endpoint, "base_url": server.base_url, "model": server.model, "api_key": "local"}
+
+
 def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> list[float]:
     try:
         values = [float(t) for t in text.split(",") if t.strip()]
@@ -76,6 +94,16 @@ def _temperatures(_ctx: click.Context, _param: click.Parameter, text: str) -> li
 @click.command("collect", epilog=EXIT_STATUS_HELP)
 @DB_OPTION
 @endpoint_options
+@click.option(
+    "--local",
+    "local_model",
+    default=None,
+    metavar="smollm2|PATH",
+    help="Answer with a local model served in this process while the command runs, not an "
+    "endpoint: smollm2 (the packaged SmolLM2-135M-Instruct, converted once into the cache "
+    "folder) or the PATH of a local transformers model folder. No network, key or GPU; not "
+    "with --base-url, --model or --api-key.",
+)
 @click.option(
     "--temperatures",
     default="0",
@@ -114,11 +142,14 @@ def collect_cmd(
     max_tokens: int,
     refresh: bool,
     name: str | None,
+    local_model: str | None,
     **endpoint: Any,
 ) -> None:
     """Ask a model every stored question with its context; store answers, latency and tokens.
 
-    One run per dataset x temperature. Resumable: answered items are skipped, failed ones
+    The model is an OpenAI-compatible endpoint, or with --local the packaged SmolLM2 (or a
+    local model folder) served in this process for the command's duration. One run per
+    dataset x temperature. Resumable: answered items are skipped, failed ones
     (HTTP errors, timeouts) are asked again, and every usable response is cached in the
     database, so a rerun never pays twice. --refresh asks everything again on purpose.
     Requests are streamed; at most --concurrency are in flight, fewer while the server
@@ -127,8 +158,12 @@ def collect_cmd(
     from ..stages.collect import collect_answers
     from ..store.store import Store
 
-    client = llm_client(existing_db(db_path), endpoint, refresh=refresh)
-    click.echo(f"collect: {_endpoint_line(endpoint)}")
+    existing = existing_db(db_path)
+    if local_model is not None:
+        endpoint = _local_endpoint(local_model, endpoint)
+    client = llm_client(existing, endpoint, refresh=refresh)
+    if local_model is None:
+        click.echo(f"collect: {_endpoint_line(endpoint)}")
     with StageBar() as bar:
         report = collect_answers(
             Store(db_path),

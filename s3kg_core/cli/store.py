@@ -60,7 +60,8 @@ def import_release(directory: Path, db_path: Path) -> None:
 def import_pqa(path: Path, db_path: Path, dataset: str, limit: int | None) -> None:
     """Import PubMedQA's ori_pqal.json (question, joined contexts, long answer), keyed by PMID.
 
-    Questions only, no answers: those come from `s3kg collect`.
+    Questions only, no answers: `s3kg collect` asks a model for them (an endpoint, or with
+    --local the packaged SmolLM2, on the CPU, no endpoint needed).
     """
     from ..stages.importing import import_pubmedqa
     from ..store.store import Store

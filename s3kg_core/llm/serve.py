@@ -266,7 +266,7 @@ def _local_folder(model: str) -> Path:
     folder = Path(model).expanduser()
     if not (folder / "config.json").is_file():
         raise ConfigError(
-            f"--model must be 'smollm2' or a local transformers model folder (with config.json); "
+            f"the model must be 'smollm2' or a local transformers model folder (with config.json); "
             f"got {model!r}"
         )
     return folder.resolve()
