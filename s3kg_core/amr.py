@@ -456,7 +456,8 @@ def amr_to_triples(graph: AMRGraph | penman.Graph) -> list[Triple]:
      ['name', 'op1', 'Obama'], ['say', 'consist-of', 'metal']]
     >>> amr_to_triples(parse_penman("(l / line)")[0])
     [Triple(head='line', relation='instance', tail='line')]
-    >>> g = parse_penman('''(b / beat-03 :ARG0 (p / person :name (n / name :op1 "Renzo" :op2 "Furlan"))
+    >>> g = parse_penman('''(b / beat-03
+    ...     :ARG0 (p / person :name (n / name :op1 "Renzo" :op2 "Furlan"))
     ...     :ARG1 (p2 / person :name (n2 / name :op1 "Thomas" :op2 "Johansson")))''')[0]
     >>> [t.to_list() for t in amr_to_triples(g)]  # doctest: +NORMALIZE_WHITESPACE
     [['beat', 'ARG0', 'Renzo Furlan'], ['Renzo Furlan', 'instance', 'person'],
