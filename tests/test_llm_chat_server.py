@@ -242,3 +242,60 @@ def test_limits_are_checked():
         ServeLimits(max_queue=-1)
     with pytest.raises(ConfigError, match="max_prompt_tokens"):
         ServeLimits(max_prompt_tokens=0)
+
+
+# -- every request checked before the work: length, parameters, schemas (issue 59, items 3, 7) ---
+
+
+def _raw(server: ChatServer, head: bytes) -> tuple[socket.socket, int, bytes]:
+    """Send a request head (no body) and read the answer; the socket, status and body."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    sock.sendall(head)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the connection without an answer"
+        data += chunk
+    top, _, rest = data.partition(b"\r\n\r\n")
+    length = int(next(
+        line.split(b":", 1)[1] for line in top.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    ))  # fmt: skip
+    while len(rest) < length:
+        rest += sock.recv(65536)
+    return sock, int(top.split()[1]), rest
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        (b"Content-Length: -1\r\n", 400),
+        (b"Content-Length: -400000000\r\n", 400),
+        (b"Content-Length: abc\r\n", 400),
+        (b"Content-Length: 1e3\r\n", 400),
+        (b"Content-Length: +5\r\n", 400),
+        (b"Content-Length: 1_0\r\n", 400),  # int() reads it as 10
+        (b"Content-Length: 5\r\nContent-Length: 7\r\n", 400),
+        (b"Content-Length: " + b"9" * 5000 + b"\r\n", 400),
+        (b"", 411),
+        (b"Transfer-Encoding: chunked\r\n", 411),
+    ],
+)
+def test_a_bad_content_length_is_refused_before_the_body_is_read(char_model, headers, status):
+    """Regression: ``Content-Length: -1`` read the body to its end, past the 2 MB limit (400 MB
+    sent grew the server by 410 MB, answered only when the client closed). The answer now
+    comes with no body byte sent, the connection is closed (a body sent after it is refused by
+    the socket, never read), and the next request is served."""
+    with ChatServer(char_model) as server:
+        head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n"
+        sock, got, body = _raw(server, head)
+        with sock:
+            assert got == status
+            error = json.loads(body)["error"]
+            assert error["type"] == "invalid_request_error" and "Content-Length" in error["message"]
+            assert sock.recv(1) == b""  # closed: nothing more is read from this client
+            with pytest.raises(OSError):
+                for _ in range(64):  # 64 MB that the server never reads
+                    sock.sendall(b"x" * 1_000_000)
+        ok, reply, _ = _post(server.base_url, _chat(max_tokens=3))
+    assert ok == 200 and reply["usage"]["completion_tokens"] == 3

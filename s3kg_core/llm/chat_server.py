@@ -9,6 +9,8 @@ local model folder. It differs from ``transformers serve`` (which
   JSON that fits the schema, complete within the token budget the schema bounds;
 - the prompt is bounded in tokens (``max_prompt_tokens``): a longer one is a 400 at once
   (``context_length_exceeded``), a body over ``max_body_bytes`` a 413, in OpenAI's error shape;
+  the ``Content-Length`` is checked before the body is read (absent: 411; negative, malformed
+  or given twice: 400);
 - one request generates at a time and at most ``max_queue`` wait behind it: the next is a 429
   with ``Retry-After`` (which :class:`~s3kg_core.llm.client.LLMClient` honours) rather than a
   wait no client survives;
@@ -30,6 +32,7 @@ import contextlib
 import json
 import math
 import queue
+import re
 import select
 import socket
 import threading
@@ -47,6 +50,7 @@ from .constrained import JsonSchemaLogitsProcessor, parse_response_format, token
 __all__ = ["ChatServer", "ServeLimits", "ServeStats", "error_body"]
 
 _POLL_S = 0.2  # how often a waiting request looks at its client's socket
+_DIGITS = re.compile(r"[0-9]{1,18}")  # a Content-Length: ASCII digits, below 10**18
 
 
 @dataclass(frozen=True)
@@ -502,12 +506,7 @@ class ChatServer:
                     self._post()
 
             def _body(self) -> dict[str, Any]:
-                try:
-                    length = int(self.headers.get("Content-Length", ""))
-                except ValueError:
-                    raise ServeRequestError(
-                        411, error_body("a Content-Length is required")
-                    ) from None
+                length = self._length()
                 if length > server.limits.max_body_bytes:
                     self.close_connection = True  # the body is not read
                     raise ServeRequestError(
@@ -525,6 +524,31 @@ class ChatServer:
                 if not isinstance(body, dict):
                     raise ServeRequestError(400, error_body("the body must be a JSON object"))
                 return body
+
+            def _length(self) -> int:
+                """The body's length, from the one Content-Length given in decimal digits.
+
+                Checked before any byte of the body is read: an absent length is a 411, a
+                negative or malformed one (``-1`` read the body to its end, unbounded), or
+                several, a 400; the body is then not read and the connection is closed.
+                """
+                given = self.headers.get_all("Content-Length") or []
+                if not given or "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                    self.close_connection = True
+                    raise ServeRequestError(
+                        411, error_body("a Content-Length is required (no chunked bodies)")
+                    )
+                text = given[0].strip()
+                if len(given) > 1 or not _DIGITS.fullmatch(text):
+                    self.close_connection = True
+                    raise ServeRequestError(
+                        400,
+                        error_body(
+                            "Content-Length must be one whole number of bytes from 0; got "
+                            f"{', '.join(given)[:40]!r}"
+                        ),
+                    )
+                return int(text)
 
             def _post(self) -> None:
                 if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
