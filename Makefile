@@ -26,8 +26,11 @@ $(STAMP): requirements.txt requirements-models.txt pyproject.toml
 
 venv: $(STAMP)
 
+# the dashboard's port: make run PORT=8600 when 8501 is taken
+PORT ?= 8501
+
 run: $(STAMP)
-	$(BIN)/streamlit run app.py --server.headless true
+	$(BIN)/streamlit run app.py --server.headless true --server.port $(PORT)
 
 # the suite in PYTEST_WORKERS processes (pytest-xdist), each module whole in one process; the 25
 # slowest tests (and fixtures' set-ups) are printed at the end. Three on a 2-core machine: the

@@ -14,13 +14,17 @@ from __future__ import annotations
 import ast
 import csv
 import itertools
+import json
 import os
 import re
 import shlex
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import click
+import duckdb
 import pytest
 from click.testing import CliRunner
 
@@ -568,6 +572,18 @@ def test_the_readme_says_how_to_run_s3kg_and_where_the_dashboard_is():
     assert "source .venv/bin/activate" in setup and "`.venv/bin/s3kg`" in setup
 
 
+@pytest.mark.parametrize(("args", "port"), [((), "8501"), (("PORT=8600",), "8600")])
+def test_make_run_port_picks_the_dashboards_port_as_the_readme_says(args, port):
+    # issue 58: a user with 8501 taken had to know Streamlit's environment variable
+    if shutil.which("make") is None:
+        pytest.skip("no make on PATH")
+    assert "`make run PORT=8600`" in _readme_section("Set up on a fresh machine")
+    make = ["make", "-n", "run", *args]
+    out = subprocess.run(make, cwd=REPO, capture_output=True, text=True, check=True).stdout
+    shown = out.strip().splitlines()[-1]
+    assert "streamlit run app.py" in shown and shown.endswith(f"--server.port {port}"), shown
+
+
 def test_the_readme_pip_line_takes_the_cpu_torch():
     # issue 43: `pip install ".[dashboard]"` as printed pulled the CUDA torch (4.2 GB)
     setup = _readme_section("Set up on a fresh machine")
@@ -583,12 +599,67 @@ def test_the_readme_pip_line_takes_the_cpu_torch():
     ), pips
 
 
-def test_the_readme_quick_start_2_runs_as_printed(tmp_path, monkeypatch, minilm):
-    # issue 43: the block imported one CSV without --dataset and then `check --run candidate
-    # --baseline baseline` named runs it never made (two CSVs became two datasets)
+def _quick_start_2_blocks() -> list[list[str]]:
+    """The ``s3kg`` lines of each bash block of the README's Quick start 2."""
     section = _readme_section("Quick start 2: your own data")
-    lines = [line for kind, line in shown_commands(section) if kind == "block"]
+    return [
+        [line for _, line in shown_commands(f"```bash\n{body}```\n")]
+        for lang, body in _FENCE.findall(section)
+        if lang == "bash"
+    ]
+
+
+def test_the_readme_quick_start_2_answers_pubmedqa_offline_as_printed(
+    tmp_path, monkeypatch, minilm, tiny_model
+):
+    """Issue 58: the own-data quick start imported no answers ("1000 items, 0 answers") and
+    needed an endpoint to get any. Its first block, line by line, on a PubMedQA-like file at
+    the path it names, with no endpoint in the environment; the tiny local model stands in for
+    the packaged SmolLM2 (minutes on a CPU), through the same --local."""
+    from serve_helpers import serve_unavailable_reason
+
+    if serve_unavailable_reason():
+        pytest.skip(serve_unavailable_reason())
+    lines = _quick_start_2_blocks()[0]
+    assert [line.split()[1] for line in lines] == [
+        "import", "collect", "extract", "score", "cus", "tau", "dashboard",
+    ]  # fmt: skip
+    assert "--limit 40" in lines[0] and "--local smollm2" in lines[1]
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "S3KG_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    pqal = tmp_path / "shared" / "data" / "pubmedqa" / "ori_pqal.json"
+    pqal.parent.mkdir(parents=True)
+    records = {
+        str(pmid): {
+            "QUESTION": f"Does aspirin {verb} fever?",
+            "CONTEXTS": [f"Aspirin was given to patients {pmid}.", "Fever fell in most."],
+            "LONG_ANSWER": "Aspirin reduces fever in most patients.",
+        }
+        for pmid, verb in ((101, "reduce"), (102, "cause"), (103, "treat"))
+    }
+    pqal.write_text(json.dumps(records), encoding="utf-8")
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    monkeypatch.chdir(checkout)  # ../shared/data, as beside a checkout
+    outputs = {}
+    for line in lines[:-1]:  # the dashboard serves until Ctrl-C
+        line = line.replace("--local smollm2", f"--local {shlex.quote(str(tiny_model))}")
+        result = CliRunner().invoke(cli, shlex.split(line)[1:])
+        assert result.exit_code in ((0, 3) if " collect " in line else (0,)), (line, result.output)
+        outputs[line.split()[1]] = result.output
+    assert outputs["import"].startswith("ori_pqal.json: pubmedqa_pqal: 3 items")
+    assert "collected from model: 1 run(s): 3 asked" in outputs["collect"]
+    assert "scored 3 answers" in outputs["score"]
+    assert outputs["cus"].strip().splitlines()[-1].split("|")[-1] == "alpha:0.5"
+
+
+def test_the_readme_quick_start_2_own_files_run_as_printed(tmp_path, monkeypatch, minilm):
+    # issue 43: the block imported one CSV without --dataset and then `check --run candidate
+    # --baseline baseline` named runs it never made (two CSVs became two datasets); issue 58:
+    # its --map named no id= column, so the pages showed questions as [19]
+    lines = _quick_start_2_blocks()[1]
     assert [line.split()[1] for line in lines][:2] == ["import", "import"]
+    assert all("--map id=id," in line for line in lines[:2])
     assert lines[-1].startswith("s3kg check ")
     worse = ["Volcanoes emit lava.", "Glaciers carve valleys.", "The storm flooded the town."]
     better = ["Aspirin reduces fever.", "Ibuprofen treats inflammation.", "The doctor wrote it."]
@@ -601,13 +672,13 @@ def test_the_readme_quick_start_2_runs_as_printed(tmp_path, monkeypatch, minilm)
         ]
         with (tmp_path / name).open("w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
-            writer.writerow(["q", "ctx", "ref", "out"])
-            for (question, context, gold), answer in zip(rows, answers, strict=False):
-                writer.writerow([question, context, gold, answer])
+            writer.writerow(["id", "q", "ctx", "ref", "out"])
+            for number, ((question, context, gold), answer) in enumerate(
+                zip(rows, answers, strict=False)
+            ):
+                writer.writerow([f"q-{number}", question, context, gold, answer])
     monkeypatch.chdir(tmp_path)
     for line in lines:
-        if line.split()[1] == "dashboard":
-            continue
         result = CliRunner().invoke(cli, shlex.split(line)[1:])
         if line.startswith("s3kg check "):
             assert result.exit_code in (0, 1), f"{line}: {result.output}"
@@ -615,3 +686,6 @@ def test_the_readme_quick_start_2_runs_as_printed(tmp_path, monkeypatch, minilm)
             assert (tmp_path / "check.xml").is_file()
         else:
             assert result.exit_code == 0, f"{line}: {result.output}"
+    with duckdb.connect("mine.duckdb", read_only=True) as con:
+        ids = con.execute("SELECT ext_id FROM items ORDER BY ext_id").fetchall()
+    assert ids == [("q-0",), ("q-1",), ("q-2",), ("q-3",)]
