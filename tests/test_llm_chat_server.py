@@ -16,6 +16,7 @@ import urllib.request
 
 import jsonschema
 import pytest
+from test_llm_constrained import nested_arrays
 
 from s3kg_core.errors import ConfigError
 from s3kg_core.llm.chat_server import ChatServer, ServeLimits
@@ -299,3 +300,94 @@ def test_a_bad_content_length_is_refused_before_the_body_is_read(char_model, hea
                     sock.sendall(b"x" * 1_000_000)
         ok, reply, _ = _post(server.base_url, _chat(max_tokens=3))
     assert ok == 200 and reply["usage"]["completion_tokens"] == 3
+
+
+def _schema_format(schema: dict) -> dict:
+    return {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "#"},
+        {"type": "bogus"},
+        {"enum": []},
+        {"not": {}},
+        {"type": 5},
+        {"type": "object", "properties": [1, 2]},
+        nested_arrays(300),
+        {"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},  # a loop of references
+        {"type": "string", "pattern": "["},
+        {"enum": [{"a": 1}]},
+    ],
+)
+def test_a_schema_the_decoder_cannot_follow_is_a_400_naming_it(char_model, schema):
+    """Regression: each was a 500 (some with pydantic's internals in the message)."""
+    with ChatServer(char_model) as server:
+        status, body, _ = _post(
+            server.base_url, _chat(max_tokens=5, response_format=_schema_format(schema))
+        )
+        ok, _, _ = _post(server.base_url, _chat(max_tokens=3))
+    assert status == 400, body
+    message = body["error"]["message"]
+    assert message.startswith("response_format.json_schema.schema")
+    assert body["error"]["param"] == "response_format"
+    assert "pydantic" not in message and "Traceback" not in message and "\n" not in message
+    assert server.stats.refused == {400: 1} and ok == 200
+
+
+@pytest.mark.parametrize(
+    ("extra", "param", "message"),
+    [
+        ({"n": 2}, "n", "n must be 1: this server generates one choice per request"),
+        ({"n": 0}, "n", "n must be 1"),
+        ({"stop": ["x"] * 100_000}, "stop", "stop sequences are not supported by this server"),
+        ({"stop": "\n"}, "stop", "stop sequences are not supported"),
+        ({"seed": 2**70}, "seed", "seed must be a whole number from 0 to 2**63 - 1"),
+        ({"seed": -1}, "seed", "seed must be a whole number"),
+        ({"seed": 1.5}, "seed", "seed must be a whole number"),
+        ({"seed": True}, "seed", "seed must be a whole number"),
+    ],
+)
+def test_what_the_server_would_ignore_or_overflow_on_is_a_400(char_model, extra, param, message):
+    """Regression: n > 1 and stop were ignored; seed 2**70 overflowed torch's generator (500)."""
+    with ChatServer(char_model) as server:
+        status, body, _ = _post(server.base_url, _chat(max_tokens=3, temperature=1.0, **extra))
+        ok, _, _ = _post(server.base_url, _chat(max_tokens=3, n=1, stop=None, seed=2**63 - 1))
+    assert status == 400 and body["error"]["param"] == param
+    assert body["error"]["message"].startswith(message)
+    assert ok == 200
+
+
+UNFINISHABLE = [
+    # a property required, none allowed: the decoder is stuck after the opening brace
+    {"type": "object", "properties": {}, "required": ["zz"], "additionalProperties": False},
+    # lm-format-enforcer fails inside (an object constant) and lets the sequence end at once
+    {"const": {"a": 1}},
+]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("schema", UNFINISHABLE)
+def test_a_reply_the_schema_lets_go_no_further_is_length_never_stop(char_model, schema, stream):
+    """Regression: a schema the decoder could not finish ended with the end-of-text token it
+    forced, reported as ``finish_reason: "stop"`` with truncated JSON."""
+    import openai
+
+    with ChatServer(char_model) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="none", max_retries=0)
+        kwargs = {"max_tokens": 200, "response_format": _schema_format(schema)}
+        messages = [{"role": "user", "content": "x"}]
+        if stream:
+            chunks = list(client.chat.completions.create(
+                model=server.model, messages=messages, stream=True, **kwargs
+            ))  # fmt: skip
+            text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+            reason = [c.choices[0].finish_reason for c in chunks if c.choices][-1]
+        else:
+            reply = client.chat.completions.create(model=server.model, messages=messages, **kwargs)
+            text, reason = reply.choices[0].message.content, reply.choices[0].finish_reason
+            assert reply.usage.completion_tokens < 200  # ended by the decoder, not the budget
+    with pytest.raises(ValueError):
+        json.loads(text)
+    assert reason == "length"

@@ -92,3 +92,77 @@ def test_generation_held_to_a_schema_parses_and_validates(char_model):
         new = out[0, ids.shape[1] :].tolist()
         assert new[-1] == tokenizer.eos_token_id  # it ended by itself, the JSON complete
         jsonschema.validate(json.loads(tokenizer.decode(new, skip_special_tokens=True)), schema)
+
+
+# -- schemas the decoder cannot follow are named before the work (issue 59, item 7) --------------
+
+
+def nested_arrays(levels: int) -> dict:
+    """A schema of ``levels`` arrays, one inside the other, of strings."""
+    schema: dict = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ({"$ref": "#"}, "schema.$ref must name a schema under $defs or definitions"),
+        ({"type": "bogus"}, 'schema.type must be one of array, boolean, integer, null, number, '
+         'object, string (or a non-empty list of them); got "bogus"'),
+        ({"enum": []}, "schema.enum must be a non-empty list; got []"),
+        ({"not": {}}, "schema: 'not' is not supported by this server's decoder"),
+        ({"type": 5}, "schema.type must be one of"),
+        ({"type": "object", "properties": [1, 2]},
+         "schema.properties must be an object of schemas; got [1, 2]"),
+        (nested_arrays(300), "schema is nested more than 32 schemas deep"),
+        ({"type": "object", "properties": {"a": {"enum": []}}},
+         "schema.properties.a.enum must be a non-empty list"),
+        ({"type": "object", "properties": {"a": {}}},
+         "schema.properties.a must say what its value is"),
+        ({"type": "object", "properties": {"a": True}}, "schema.properties.a must be a schema"),
+        ({"type": "array", "items": [{"type": "string"}]}, "schema.items must be a schema"),
+        ({"anyOf": []}, "schema.anyOf must be a non-empty list of schemas"),
+        ({"type": ["string", "bogus"]}, "schema.type must be one of"),
+        ({"type": "string", "minLength": 5, "maxLength": 2},
+         "schema.minLength (5) is above maxLength (2): nothing fits"),
+        ({"type": "array", "items": {"type": "string"}, "maxItems": -1},
+         "schema.maxItems must be a whole number from 0"),
+        ({"type": "object", "properties": {"x": {"$ref": "#/$defs/zz"}}},
+         "schema.properties.x.$ref must name a schema under $defs"),
+    ],
+)  # fmt: skip
+def test_a_schema_the_decoder_cannot_follow_is_named(schema, message):
+    """Regression: each of these reached lm-format-enforcer, which failed with its own error
+    (pydantic's, ``Unsupported type None``, a ``RecursionError``): a 500 from the server."""
+    with pytest.raises(ConfigError) as info:
+        parse_response_format({"type": "json_schema", "json_schema": {"schema": schema}})
+    assert message in str(info.value)
+    assert str(info.value).startswith("response_format.json_schema.schema")
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {},
+        nested_arrays(30),
+        {"type": ["string", "null"]},
+        {"$defs": {"a": {"type": "string"}}, "type": "object",
+         "properties": {"x": {"$ref": "#/$defs/a"}}, "additionalProperties": False},
+        {"anyOf": [{"type": "string"}, {"const": 3}]},
+    ],
+)  # fmt: skip
+def test_schemas_the_decoder_follows_pass(schema):
+    assert (
+        parse_response_format({"type": "json_schema", "json_schema": {"schema": schema}}) == schema
+    )
+
+
+def test_the_extraction_schemas_pass():
+    from s3kg_core.extract.schemas import joint_schema, single_schema
+    from s3kg_core.llm.constrained import schema_problem
+
+    for max_tokens in (None, 10, 2000):
+        assert schema_problem(single_schema(max_tokens)) is None
+        assert schema_problem(joint_schema(max_tokens, ("gold", "answer", "context"))) is None

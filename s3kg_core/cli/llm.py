@@ -67,8 +67,9 @@ def serve_cmd(model: str, port: int, threads: int, max_prompt_tokens: int, max_q
     Prints the two lines to export (OPENAI_BASE_URL and S3KG_MODEL) for `s3kg collect`,
     `extract --extractor llm` and `run` in another shell. The server (on the CPU) answers one
     request at a time, honours response_format (a JSON schema, by constrained decoding: what
-    `extract --extractor llm` asks for), refuses a prompt over --max-prompt-tokens (400) and a
-    request over --max-queue waiting (429), and stops generating for a client that hangs up.
+    `extract --extractor llm` asks for), refuses a prompt over --max-prompt-tokens (400), a
+    request over --max-queue waiting (429) and what it does not do (n > 1, stop sequences,
+    a schema it cannot follow: 400), and stops generating for a client that hangs up.
     """
     from ..llm.chat_server import ServeLimits
     from ..llm.serve import local_server

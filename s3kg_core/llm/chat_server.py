@@ -10,7 +10,10 @@ local model folder. It differs from ``transformers serve`` (which
 - the prompt is bounded in tokens (``max_prompt_tokens``): a longer one is a 400 at once
   (``context_length_exceeded``), a body over ``max_body_bytes`` a 413, in OpenAI's error shape;
   the ``Content-Length`` is checked before the body is read (absent: 411; negative, malformed
-  or given twice: 400);
+  or given twice: 400), and what would otherwise be ignored is a 400: ``n`` above 1, ``stop``
+  sequences, a ``seed`` outside 0 to 2**63 - 1, a schema the decoder cannot follow
+  (:func:`~s3kg_core.llm.constrained.schema_problem`);
+- a reply the schema let go no further than incomplete JSON is ``finish_reason: "length"``;
 - one request generates at a time and at most ``max_queue`` wait behind it: the next is a 429
   with ``Retry-After`` (which :class:`~s3kg_core.llm.client.LLMClient` honours) rather than a
   wait no client survives;
@@ -125,6 +128,7 @@ class _Job:
     top_p: float | None
     seed: int | None
     schema: dict[str, Any] | None
+    processor: Any = None  # the schema's JsonSchemaLogitsProcessor, built when it is checked
     cancelled: threading.Event = field(default_factory=threading.Event)
     answered: bool = False
     out: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
@@ -200,6 +204,61 @@ def _number(body: dict[str, Any], name: str, default: float | None, low: float, 
             400, error_body(f"{name} must be a number in [{low:g}, {high:g}]", param=name)
         )
     return value
+
+
+MAX_SEED = 2**63 - 1
+"""The largest ``seed`` (torch's generator takes 64 bits; 2**70 overflowed it, a 500)."""
+
+
+def _seed(body: dict[str, Any]) -> int | None:
+    """The request's ``seed``: ``None``, or a whole number from 0 to :data:`MAX_SEED`."""
+    value = body.get("seed")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise ServeRequestError(
+            400,
+            error_body(
+                f"seed must be a whole number from 0 to 2**63 - 1 ({MAX_SEED})", param="seed"
+            ),
+        )
+    return value
+
+
+def _is_json(text: str) -> bool:
+    """Whether ``text`` is one whole JSON value (a reply held to a schema that was finished)."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _refuse_unsupported(body: dict[str, Any]) -> None:
+    """Refuse what the server would otherwise ignore: ``n`` above 1 and ``stop`` sequences.
+
+    One choice is generated per request, and no stop sequence is applied: a request that asks
+    for either gets a 400 rather than a reply that silently does not do it.
+    """
+    n = body.get("n")
+    if n is not None and (isinstance(n, bool) or n != 1):
+        raise ServeRequestError(
+            400,
+            error_body(
+                "n must be 1: this server generates one choice per request (send n requests)",
+                param="n",
+            ),
+        )
+    stop = body.get("stop")
+    if stop is not None and stop != [] and stop != "":
+        raise ServeRequestError(
+            400,
+            error_body(
+                "stop sequences are not supported by this server: leave stop out (the reply "
+                "ends at the model's end of text, max_tokens, or the JSON schema's end)",
+                param="stop",
+            ),
+        )
 
 
 class ChatServer:
@@ -337,10 +396,8 @@ class ChatServer:
             "stopping_criteria": StoppingCriteriaList([Cancelled()]),
             "pad_token_id": self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
         }
-        if job.schema is not None:
-            kwargs["logits_processor"] = LogitsProcessorList(
-                [JsonSchemaLogitsProcessor(self.tokenizer, job.schema)]
-            )
+        if job.processor is not None:
+            kwargs["logits_processor"] = LogitsProcessorList([job.processor])
         if job.temperature > 0:
             kwargs.update(do_sample=True, temperature=job.temperature)
             if job.top_p is not None:
@@ -406,10 +463,13 @@ class ChatServer:
                 ),
             )
         messages = _messages(body)
+        _refuse_unsupported(body)
+        seed = _seed(body)
         try:
             schema = parse_response_format(body.get("response_format"))
         except ConfigError as exc:
             raise ServeRequestError(400, error_body(str(exc), param="response_format")) from exc
+        processor = None if schema is None else self._processor(schema)
         asked = _number(body, "max_completion_tokens", None, 1, 10**9)
         if asked is None:
             asked = _number(body, "max_tokens", None, 1, 10**9)
@@ -429,9 +489,27 @@ class ChatServer:
             max_new_tokens=max_new,
             temperature=float(_number(body, "temperature", 0.0, 0, 2)),
             top_p=_number(body, "top_p", None, 0, 1),
-            seed=int(body["seed"]) if isinstance(body.get("seed"), int) else None,
+            seed=seed,
             schema=schema,
+            processor=processor,
         )
+
+    def _processor(self, schema: dict[str, Any]) -> Any:
+        """The schema's logits processor, or a 400 when lm-format-enforcer cannot read it."""
+        try:
+            return JsonSchemaLogitsProcessor(self.tokenizer, schema)
+        except Exception as exc:  # its own errors (pydantic's, ValueError, RecursionError...)
+            detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+            if type(exc).__module__.startswith("pydantic"):  # internals: not for the client
+                detail = "a keyword's value is not of the type JSON Schema gives it"
+            raise ServeRequestError(
+                400,
+                error_body(
+                    "response_format.json_schema.schema cannot be followed by this server's "
+                    f"decoder: {detail or type(exc).__name__}",
+                    param="response_format",
+                ),
+            ) from exc
 
     def _decode(self, tokens: list[int]) -> str:
         return str(self.tokenizer.decode(tokens, skip_special_tokens=True))
@@ -602,10 +680,27 @@ class ChatServer:
                         finish = value
                 if finish is None or finish == "cancelled":
                     return  # the client left, or the server stops: nobody to answer
+                processor = job.processor
+                if processor is not None and processor.failure:
+                    job.answered = True
+                    server._count(400)
+                    message = (
+                        "response_format.json_schema.schema: the decoder could not follow it "
+                        f"while generating ({processor.failure})"
+                    )
+                    if writer is not None:  # the 200 is sent: the stream ends in the error
+                        writer.chunk({}, error=message)
+                        writer.done()
+                    else:
+                        self._json(400, error_body(message, param="response_format"))
+                    return
                 text = server._decode(tokens)
                 eos = server.tokenizer.eos_token_id
                 ended = bool(tokens) and tokens[-1] == eos
-                reason = "length" if len(tokens) >= job.max_new_tokens and not ended else "stop"
+                cut = len(tokens) >= job.max_new_tokens and not ended
+                if processor is not None and (processor.cut_short or not _is_json(text)):
+                    cut = True  # the decoder let it go no further: incomplete JSON, not finished
+                reason = "length" if cut else "stop"
                 counts = {
                     "prompt_tokens": int(job.input_ids.shape[1]),
                     "completion_tokens": len(tokens),

@@ -31,20 +31,34 @@ response_format.type must be 'text', 'json_object' or 'json_schema'; got 'yaml'
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import json
+import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..errors import ConfigError
 
 __all__ = [
     "MAX_SCHEMA_CHARS",
+    "MAX_SCHEMA_DEPTH",
     "JsonSchemaLogitsProcessor",
     "parse_response_format",
+    "schema_problem",
     "tokenizer_data",
 ]
 
 MAX_SCHEMA_CHARS = 64_000
 """The largest schema accepted, as JSON text (a request's schema is parsed for every token)."""
+
+MAX_SCHEMA_DEPTH = 32
+"""The deepest nesting of schemas in a schema (lm-format-enforcer walks it recursively: 300
+levels of arrays ended in a ``RecursionError``)."""
+
+_JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+_NAMING = ("type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref")
+"""The keywords of which a schema below the top needs one (the decoder cannot follow ``{}``)."""
+_COUNTS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
+_REF = re.compile(r"#/(\$defs|definitions)/([^/]+)")
 
 _MAX_WHITESPACE = 1
 """Whitespace allowed in a row between JSON tokens: a budget of tokens is not spent on layout."""
@@ -68,11 +82,10 @@ def parse_response_format(response_format: Any) -> dict[str, Any] | None:
     Raises
     ------
     ConfigError
-        If the field is not one of OpenAI's three forms, or its schema is not an object or is
-        larger than :data:`MAX_SCHEMA_CHARS` (the server answers 400).
+        If the field is not one of OpenAI's three forms, or its schema is not an object, is
+        larger than :data:`MAX_SCHEMA_CHARS` or is one the decoder cannot follow
+        (:func:`schema_problem`); the server answers 400.
     """
-    import json
-
     if response_format is None:
         return None
     if not isinstance(response_format, Mapping):
@@ -93,11 +106,123 @@ def parse_response_format(response_format: Any) -> dict[str, Any] | None:
         return dict(_ANY_OBJECT)
     if not isinstance(schema, Mapping):
         raise ConfigError("response_format.json_schema.schema must be a JSON schema object")
-    if len(json.dumps(schema)) > MAX_SCHEMA_CHARS:
+    try:
+        size = len(json.dumps(schema))
+    except (TypeError, ValueError, RecursionError):  # from a caller: a server's body is JSON
+        size = MAX_SCHEMA_CHARS + 1
+    if size > MAX_SCHEMA_CHARS:
         raise ConfigError(
             f"response_format.json_schema.schema is larger than {MAX_SCHEMA_CHARS:,} characters"
         )
+    if problem := schema_problem(schema):
+        raise ConfigError(f"response_format.json_schema.{problem}")
     return dict(schema)
+
+
+def _short(value: Any) -> str:
+    """``value`` as JSON, cut to 40 characters (a message never repeats a whole request)."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _node_problem(node: Any, where: str, top: bool, root: Mapping[str, Any]) -> str | None:
+    """What in one schema (not the schemas inside it) the decoder cannot follow."""
+    if not isinstance(node, Mapping):
+        return f"{where} must be a schema (a JSON object); got {_short(node)}"
+    if "not" in node:
+        return f"{where}: 'not' is not supported by this server's decoder"
+    if not top and not any(key in node for key in _NAMING):
+        return f"{where} must say what its value is: give one of {', '.join(_NAMING)}"
+    if "type" in node:
+        kinds = node["type"] if isinstance(node["type"], list) else [node["type"]]
+        if not kinds or not all(isinstance(k, str) and k in _JSON_TYPES for k in kinds):
+            return (
+                f"{where}.type must be one of {', '.join(_JSON_TYPES)} (or a non-empty list of "
+                f"them); got {_short(node['type'])}"
+            )
+    if "enum" in node and not (isinstance(node["enum"], list) and node["enum"]):
+        return f"{where}.enum must be a non-empty list; got {_short(node['enum'])}"
+    if "$ref" in node:
+        ref = node["$ref"]
+        found = _REF.fullmatch(ref) if isinstance(ref, str) else None
+        defs = root.get(found[1]) if found else None
+        if not (found and isinstance(defs, Mapping) and found[2] in defs):
+            return (
+                f"{where}.$ref must name a schema under $defs or definitions at the top "
+                f"(#/$defs/NAME); got {_short(ref)}"
+            )
+    for key in _COUNTS:
+        value = node.get(key)
+        if key in node and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            return f"{where}.{key} must be a whole number from 0; got {_short(value)}"
+    for low, high in (("minLength", "maxLength"), ("minItems", "maxItems")):
+        if low in node and high in node and node[low] > node[high]:
+            return f"{where}.{low} ({node[low]}) is above {high} ({node[high]}): nothing fits"
+    required = node.get("required", [])
+    if not (isinstance(required, list) and all(isinstance(r, str) for r in required)):
+        return f"{where}.required must be a list of property names; got {_short(required)}"
+    return None
+
+
+def _children(node: Mapping[str, Any], where: str) -> Iterator[tuple[str, Any]] | str:
+    """The schemas inside ``node`` with where they are, or what is wrong with their place."""
+    found: list[tuple[str, Any]] = []
+    for key in ("properties", "$defs", "definitions"):
+        if key in node:
+            value = node[key]
+            if not isinstance(value, Mapping):
+                return f"{where}.{key} must be an object of schemas; got {_short(value)}"
+            found += [(f"{where}.{key}.{name}", child) for name, child in value.items()]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in node:
+            value = node[key]
+            if not (isinstance(value, list) and value):
+                return f"{where}.{key} must be a non-empty list of schemas; got {_short(value)}"
+            found += [(f"{where}.{key}[{i}]", child) for i, child in enumerate(value)]
+    if "items" in node:
+        found.append((f"{where}.items", node["items"]))
+    extra = node.get("additionalProperties")
+    if extra is not None and not isinstance(extra, bool):  # true / false: allowed or not
+        found.append((f"{where}.additionalProperties", extra))
+    return iter(found)
+
+
+def schema_problem(schema: Mapping[str, Any]) -> str | None:
+    """What in ``schema`` this server's decoder cannot follow, in words, or ``None``.
+
+    lm-format-enforcer fails on such a schema with its own errors (pydantic's, a
+    ``RecursionError``, ``Unsupported type None``), some only when generation reaches the
+    part: every schema in it is checked here first, without recursion. Below the top, a schema
+    must say what its value is (``type``, ``enum``, ``const``, ``anyOf``, ``oneOf``, ``allOf``
+    or ``$ref``); ``type`` is one of JSON's seven (or a non-empty list of them), ``enum`` a
+    non-empty list, ``$ref`` a name under the schema's ``$defs`` or ``definitions``, a minimum
+    length or count no larger than its maximum; ``not`` is not supported; nesting is at most
+    :data:`MAX_SCHEMA_DEPTH` schemas deep.
+
+    Examples
+    --------
+    >>> schema_problem({"type": "object", "properties": {"a": {"type": "string"}}}) is None
+    True
+    >>> schema_problem({"type": "object", "properties": {"a": {"enum": []}}})
+    'schema.properties.a.enum must be a non-empty list; got []'
+    >>> schema_problem({"$ref": "#"})
+    'schema.$ref must name a schema under $defs or definitions at the top (#/$defs/NAME); got "#"'
+    """
+    stack: list[tuple[Any, str, int]] = [(schema, "schema", 1)]
+    while stack:
+        node, where, depth = stack.pop()
+        if depth > MAX_SCHEMA_DEPTH:
+            return f"schema is nested more than {MAX_SCHEMA_DEPTH} schemas deep (at {where[:80]})"
+        if problem := _node_problem(node, where, depth == 1, schema):
+            return problem
+        children = _children(node, where)
+        if isinstance(children, str):
+            return children
+        stack.extend((child, name, depth + 1) for name, child in reversed(list(children)))
+    return None
 
 
 def _regular_tokens(tokenizer: Any) -> list[tuple[int, str, bool]]:
@@ -156,7 +281,17 @@ class JsonSchemaLogitsProcessor:
     cover what lm-format-enforcer 0.11 lets through: inside a string no token with a control
     character is allowed (JSON forbids them unescaped; the enforcer let a tab in after a
     string's first characters), and where the enforcer allows nothing the sequence ends
-    (an incomplete reply, not a sampling error).
+    (an incomplete reply, not a sampling error): :attr:`cut_short` then says so, and the
+    server reports the reply as cut (``finish_reason: "length"``), never as finished. An
+    error of the enforcer while generating (a part of the schema it cannot follow) ends the
+    sequence too, and :attr:`failure` names it.
+
+    Attributes
+    ----------
+    cut_short
+        The sequence was ended where the schema allowed nothing more: the JSON is incomplete.
+    failure
+        The enforcer's error that ended the sequence, in one line; ``""`` when none.
     """
 
     def __init__(self, tokenizer: Any, schema: Mapping[str, Any]) -> None:
@@ -178,6 +313,8 @@ class JsonSchemaLogitsProcessor:
         self._seen: int | None = None  # tokens lexed so far (the prompt's, at first)
         self._in_string = False
         self._escape = False
+        self.cut_short = False
+        self.failure = ""
 
     def _lex(self, text: str) -> None:
         """Follow whether the reply is inside a JSON string."""
@@ -201,12 +338,18 @@ class JsonSchemaLogitsProcessor:
             for token in sequence[self._seen :]:
                 self._lex(self._texts.get(token, ""))
         self._seen = len(sequence)
-        allowed = self._enforcer.get_allowed_tokens(sequence).allowed_tokens
         mask = torch.full_like(scores, float("-inf"))
+        try:
+            allowed = self._enforcer.get_allowed_tokens(sequence).allowed_tokens
+        except Exception as exc:  # the enforcer's own (ValueError, RecursionError...): ends here
+            text = str(exc).strip()
+            self.failure = f"{type(exc).__name__}: {text.splitlines()[0][:200] if text else ''}"
+            allowed = []
         if allowed:
             mask[:, allowed] = 0
         if self._in_string and self._control:
             mask[:, list(self._control)] = float("-inf")
         if not torch.isfinite(mask).any():
+            self.cut_short = True  # nothing the schema allows: the reply ends incomplete
             mask[:, self._eos] = 0
         return scores + mask
