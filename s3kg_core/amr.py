@@ -34,7 +34,8 @@ test split ran before named entities were read by their names):
 
 Malformed input raises :class:`~s3kg_core.errors.PenmanFormatError` naming the file, the block
 (graphs counted from 1 in file order) and its line: text before or after the graph, unbalanced
-parentheses, what ``penman`` cannot decode, a role without a target, a variable without a concept.
+parentheses, nesting deeper than :data:`~s3kg_core.limits.MAX_PENMAN_DEPTH`, what ``penman``
+cannot decode, a role without a target, a variable without a concept.
 A block of comments only (a corpus header) is no graph and is skipped. Bytes that are not UTF-8
 become U+FFFD.
 
@@ -72,7 +73,7 @@ from penman.models.amr import model as AMR_MODEL
 from .errors import InputFormatError, PenmanFormatError
 from .kg import Triple
 from .kgio import PairRow
-from .limits import OVERSIZED, kg_problem
+from .limits import MAX_PENMAN_DEPTH, OVERSIZED, kg_problem
 
 __all__ = [
     "SINGLE_NODE_RELATION",
@@ -139,9 +140,22 @@ class AMRGraph:
         return amr_to_triples(self)
 
     def penman(self) -> str:
-        """The graph in PENMAN notation, as ``penman`` writes it (variables and roles kept)."""
-        with _quiet_penman():
-            return str(penman.encode(self.graph, model=AMR_MODEL))
+        """The graph in PENMAN notation, as ``penman`` writes it (variables and roles kept).
+
+        Raises
+        ------
+        PenmanFormatError
+            If the graph is nested too deeply for ``penman`` to write (it recurses once a
+            level), naming its source and position.
+        """
+        try:
+            with _quiet_penman():
+                return str(penman.encode(self.graph, model=AMR_MODEL))
+        except RecursionError:
+            raise PenmanFormatError(
+                f"{self.source}, block {self.index + 1} (line {self.line}): nested too deeply "
+                "to write"
+            ) from None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"penman": ..., "metadata": {...}, "index": ..., "line": ..., "source": ...}``."""
@@ -191,7 +205,11 @@ def _quiet_penman() -> Iterator[None]:
 
 
 def _check_extent(body: str) -> str | None:
-    """Why ``body`` (a block without its comments) is not exactly one parenthesised graph."""
+    """Why ``body`` (a block without its comments) is not one graph the reader can take.
+
+    Exactly one parenthesised graph, nested at most :data:`~s3kg_core.limits.MAX_PENMAN_DEPTH`
+    deep (``penman`` recurses once a level).
+    """
     text = body.strip()
     if not text.startswith("("):
         return f"text before the graph: {text[:40]!r}"
@@ -210,6 +228,8 @@ def _check_extent(body: str) -> str | None:
             in_string = True
         elif ch == "(":
             depth += 1
+            if depth > MAX_PENMAN_DEPTH:
+                return f"nested more than {MAX_PENMAN_DEPTH} parentheses deep (the limit)"
         elif ch == ")":
             depth -= 1
             if depth == 0:
@@ -234,6 +254,8 @@ def _decode(text: str, source: str, block: int, line: int) -> penman.Graph:
         lineno = getattr(exc, "lineno", None)
         at = f" (line {line + lineno - 1})" if isinstance(lineno, int) else ""
         raise PenmanFormatError(f"{where}: malformed PENMAN{at}: {detail}") from exc
+    except RecursionError:  # the reader recurses once a level: deeper than this stack allows
+        raise PenmanFormatError(f"{where}: malformed PENMAN: nested too deeply to read") from None
     for src, role, target in graph.triples:
         if src is None or (role == ":instance" and target is None):
             name = "a node" if src is None else f"variable {src}"

@@ -16,7 +16,9 @@ stage meets them the same way, per row, never by failing the whole run:
   over the limit (counted as dropped).
 
 A **file** a command reads whole (an annotation import) larger than :data:`MAX_IMPORT_BYTES`
-is refused before it is read, with the limit in the message.
+is refused before it is read, with the limit in the message. A **PENMAN graph** nested more
+than :data:`MAX_PENMAN_DEPTH` parentheses deep is refused with its file and block (the reader
+recurses once a level: 500 levels ended in a ``RecursionError``).
 
 The limits are far above what real inputs hold: the S3KG authors' released QA runs and pair
 sets have at most 246 triples per KG, 337 characters per label and 8,314 per text; the demo's
@@ -38,6 +40,7 @@ from typing import Any
 __all__ = [
     "MAX_IMPORT_BYTES",
     "MAX_LABEL_CHARS",
+    "MAX_PENMAN_DEPTH",
     "MAX_TEXT_CHARS",
     "MAX_TRIPLES",
     "OVERSIZED",
@@ -56,6 +59,10 @@ MAX_LABEL_CHARS = 1_000
 MAX_IMPORT_BYTES = 64_000_000
 """Bytes of a file read whole (an annotation import: about 150,000 verdicts); a larger one is
 refused before it is read (a 95 MB JSONL import took 1.33 GB)."""
+
+MAX_PENMAN_DEPTH = 100
+"""Parentheses one PENMAN graph may nest (BAMBOO's deepest graph nests 23); a deeper one is
+refused before ``penman`` reads it, which it does by recursion."""
 
 OVERSIZED = "oversized"
 """The status stem of a KG past :data:`MAX_TRIPLES` or :data:`MAX_LABEL_CHARS`."""

@@ -234,3 +234,55 @@ def test_parallel_files_pair_up_or_name_both_counts(tmp_path):
     with pytest.raises(InputFormatError) as info:
         read_penman_pairs(one, two)
     assert str(info.value).startswith("src.amr has 2 graphs and tgt.amr has 1")
+
+
+# -- deep nesting (issue 59, item 4) ---------------------------------------------------------------
+
+
+def nested_penman(levels: int, graph_id: str = "deep") -> str:
+    """One graph of ``levels`` nodes, each the ARG0 of the one before."""
+    inner = "".join(f" :ARG0 (a{i} / x" for i in range(1, levels))
+    return f"# ::id {graph_id}\n(a0 / x{inner}{')' * levels}\n"
+
+
+@pytest.mark.parametrize("levels", [101, 500, 5_000])
+def test_a_graph_nested_past_the_limit_is_one_error_naming_file_and_block(levels):
+    """Regression: 500 levels and more gave a 2,996-line RecursionError traceback."""
+    from s3kg_core.limits import MAX_PENMAN_DEPTH
+
+    text = "(a / b)\n\n" + nested_penman(levels)
+    with pytest.raises(PenmanFormatError) as info:
+        parse_penman(text, source="deep.amr")
+    assert str(info.value) == (
+        f"deep.amr, block 2 (line 3): malformed PENMAN: nested more than {MAX_PENMAN_DEPTH} "
+        "parentheses deep (the limit)"
+    )
+
+
+def test_a_graph_at_the_limit_is_read():
+    from s3kg_core.limits import MAX_PENMAN_DEPTH
+
+    [graph] = parse_penman(nested_penman(MAX_PENMAN_DEPTH))
+    assert len(graph.triples()) == MAX_PENMAN_DEPTH - 1
+    assert AMRGraph.from_dict(graph.to_dict()).triples() == graph.triples()
+
+
+def test_a_stack_too_shallow_for_the_reader_is_a_format_error_too():
+    """What penman cannot read by recursion within the limit (a caller deep in its own stack)
+    is the same one-line error, never a RecursionError."""
+    import inspect
+    import sys
+
+    from s3kg_core.limits import MAX_PENMAN_DEPTH
+
+    text = nested_penman(MAX_PENMAN_DEPTH)
+    [graph] = parse_penman(text)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 60)  # room for a few levels, not a hundred
+    try:
+        with pytest.raises(PenmanFormatError, match=r"^x\.amr, block 1 \(line 1\): .*too deeply"):
+            parse_penman(text, source="x.amr")
+        with pytest.raises(PenmanFormatError, match=r"block 1 \(line 1\): nested too deeply"):
+            graph.penman()
+    finally:
+        sys.setrecursionlimit(limit)

@@ -548,3 +548,21 @@ def test_direction_help_documents_every_option():
     ):  # fmt: skip
         assert option in result.output
     assert "direction" in CliRunner().invoke(cli, ["bench", "--help"]).output
+
+
+def test_bamboo_with_a_deeply_nested_graph_is_one_line(tmp_path):
+    """Regression (issue 59, item 4): a RecursionError traceback from `bench bamboo` too."""
+    from bamboo_helpers import write_fake_bamboo
+    from test_amr import nested_penman
+
+    data = tmp_path / "data"
+    write_fake_bamboo(data)
+    syno = data / "bamboo" / "sick" / "syno" / "tgt.dev.amr"
+    blocks = syno.read_text(encoding="utf-8").split("\n\n")
+    blocks[2] = nested_penman(500).strip()
+    syno.write_text("\n\n".join(blocks), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["bench", "bamboo", "--data-dir", str(data)])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: tgt.dev.amr, block 3 (line ")
+    assert result.output.rstrip().endswith("nested more than 100 parentheses deep (the limit)")
+    assert len(result.output.splitlines()) == 1

@@ -444,3 +444,19 @@ def test_three_inputs_are_a_usage_error(tmp_path):
     assert result.exit_code == 2
     assert "give one CSV of KG pairs or two PENMAN files; got 3 inputs" in result.output
     assert "INPUT_CSV | SRC.amr TGT.amr" in CliRunner().invoke(cli, ["pairs", "score", "-h"]).output
+
+
+def test_a_deeply_nested_penman_graph_is_one_line_and_writes_nothing(tmp_path):
+    """Regression (issue 59, item 4): 500 levels gave a 2,996-line RecursionError traceback."""
+    from test_amr import nested_penman
+
+    src, tgt, out = tmp_path / "src.amr", tmp_path / "tgt.amr", tmp_path / "o.csv"
+    src.write_text("(d / dog)\n\n" + nested_penman(500), encoding="utf-8")
+    tgt.write_text("(d / dog)\n\n(c / cat)\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), str(tgt), "-o", str(out)])
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: src.amr, block 2 (line 3): malformed PENMAN: nested more than 100 parentheses "
+        "deep (the limit)\n"
+    )
+    assert not out.exists()
