@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.url_state import parse_id
 from s3kg_core.annotation.log import Triple3
 from s3kg_core.annotation.quality import Estimate
 from s3kg_core.annotation.tasks import Unit, units_of
@@ -391,11 +392,14 @@ def case_from_query(
     (None, None)
     >>> case_from_query({"run": "x"}, {})
     (None, None)
+    >>> case_from_query({"run": "3", "item": str(2**127)}, {})  # past the column's range
+    (None, None)
     """
-    run, item = (str(params.get(k, "")).strip() for k in ("run", "item"))
-    if not (run.isdigit() and item.isdigit()):
+    try:  # whole numbers in the range of the id columns, else no case (never given to DuckDB)
+        run, item = (int(parse_id(str(params.get(k, "")).strip())) for k in ("run", "item"))
+    except ValueError:
         return None, None
-    case = (int(run), int(item))
+    case = (run, item)
     if state.get("annotate.url_case") == case:
         return None, None
     state["annotate.url_case"] = case

@@ -40,6 +40,7 @@ from dashboard.graphs import (
     PanelEdge,
     PanelNode,
 )
+from dashboard.url_state import parse_id
 from s3kg_core.kg import SOURCES, Triple
 from s3kg_core.normalize import normalize_label, normalize_triples
 from s3kg_core.scoring.cus import harmonic_mean
@@ -803,8 +804,9 @@ def parse_link(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     Returns
     -------
     tuple
-        The values that parse (``run`` and ``item`` as int, ``threshold`` as a float in
-        [0, 1] rounded to 0.01) and one message per value that does not. A message names the
+        The values that parse (``run`` and ``item`` as int from 0 to
+        :data:`dashboard.url_state.MAX_ID`, the range of their columns; ``threshold`` as a float
+        in [0, 1] rounded to 0.01) and one message per value that does not. A message names the
         parameter but never repeats its text (a link is anyone's text; the page shows the
         messages as Markdown).
 
@@ -816,6 +818,8 @@ def parse_link(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     ({'run': 2, 'threshold': 0.7}, [])
     >>> parse_link({"run": "x", "threshold": "3"})
     ({}, ['run is not a run id', 'threshold is not a number in [0, 1]'])
+    >>> parse_link({"run": "3", "item": str(2**127)})
+    ({'run': 3}, ['item is not an item id'])
     """
     values: dict[str, Any] = {}
     problems = []
@@ -823,8 +827,8 @@ def parse_link(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
         text = params.get(name)
         if text is None or text == "":
             continue
-        try:
-            values[name] = int(text)
+        try:  # an id the column cannot hold (2**127) is never handed to DuckDB
+            values[name] = int(parse_id(str(text)))
         except ValueError:
             problems.append(f"{name} is not a{'n' * (name == 'item')} {name} id")
     name = "threshold" if params.get("threshold") not in (None, "") else "tau"

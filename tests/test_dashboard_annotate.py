@@ -137,6 +137,23 @@ def test_a_case_link_opens_once_and_the_page_s_own_case_is_not_new():
     assert annotate.case_from_query({"run": "2", "item": "x"}, state) == (None, None)
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"run": "2", "item": str(2**127)},  # issue 59: DuckDB's ConversionException
+        {"run": "9" * 400, "item": "3"},
+        {"run": "2", "item": "9" * 5000},
+        {"run": "2", "item": str(2**31)},
+        {"run": "-1", "item": "3"},
+    ],
+)
+def test_a_case_id_past_its_column_names_no_case(params):
+    state: dict = {}
+    assert annotate.case_from_query(params, state) == (None, None)
+    assert state == {}
+    assert annotate.case_from_query({"run": "2", "item": str(2**31 - 1)}, state) == (2, 2**31 - 1)
+
+
 def test_a_queue_answer_names_its_categories_and_the_precision_line_each_category():
     """Issue 58.7: the queue is dealt out across TAU's categories; the page says so per answer
     and gives each category's precision so far with its interval."""

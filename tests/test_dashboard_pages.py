@@ -291,6 +291,35 @@ def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(read_db,
     assert {m.label: m.value for m in at.metric} == stored
 
 
+@pytest.mark.parametrize(
+    ("params", "problem"),
+    [
+        ({"run": "2", "item": str(2**127)}, "item is not an item id"),
+        ({"run": "2", "item": "9" * 400}, "item is not an item id"),
+        ({"run": "2", "item": "9" * 5000}, "item is not an item id"),
+        ({"run": "2", "item": "-1"}, "item is not an item id"),
+        ({"run": str(2**63), "item": "9"}, "run is not a run id"),
+    ],
+)
+def test_sample_explorer_a_link_id_past_its_column_is_one_warning(read_db, params, problem):
+    """Regression (issue 59, item 6): ``?run=3&item=<2**127>`` showed DuckDB's
+    ConversionException with the server's paths (a 400-digit item its InvalidInputException).
+    The id is checked against its column's range; the page warns and opens a case."""
+    at = _explorer(params)  # no exception
+    assert f"Link: {problem}" in [w.value for w in at.warning]
+    assert not at.error
+    run, item, _ = _shown_case(at)
+    assert item > 0 and run in (1, 2)
+
+
+@pytest.mark.parametrize("item", [str(2**127), "9" * 400, "9" * 5000])
+def test_annotate_a_link_id_past_its_column_opens_no_case_and_no_error(read_db, item):
+    """Regression (issue 59, item 6): the Annotate page handed such an id to DuckDB too."""
+    at = _annotate(run="1", item=item)  # no exception
+    assert not at.error
+    assert _focused(at).startswith("**Pair ")
+
+
 def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
     """A run scored with ``s3kg score --mode wwl`` (issue 41): its signature is the latest, and
     the explorer explains it from the stored label vectors, encoding nothing."""
