@@ -365,6 +365,25 @@ def test_alpha_nan_is_a_usage_error(args, tmp_path):
     assert "'nan' is not a number" in result.output
 
 
+def test_alpha_minus_zero_signs_as_alpha_zero(tmp_path):
+    """Regression (issue 59, item 12): ``--alpha -0.0`` printed and wrote the signature
+    ``alpha:-0``, a second string for the scores of ``alpha:0``."""
+    kg = tmp_path / "g.amr"
+    kg.write_text("(d / dance-01 :ARG0 (m / man))\n", encoding="utf-8")
+    outputs = []
+    for alpha in ("-0.0", "0", "-0"):
+        out = tmp_path / f"{alpha}.csv"
+        result = CliRunner().invoke(
+            cli, ["pairs", "score", str(kg), str(kg), "-o", str(out), "--alpha", alpha]
+        )
+        assert result.exit_code == 0, result.output
+        assert result.stdout.rstrip().endswith("|alpha:0"), result.stdout
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert FiniteRange(0.0, 1.0).convert("-0.0", None, None) == 0.0
+    assert str(FiniteRange(0.0, 1.0).convert("-0.0", None, None)) == "0.0"
+
+
 @pytest.mark.parametrize("target", ["fifo", "device", "link"])
 def test_an_output_that_is_not_a_regular_file_is_refused_before_any_work(tmp_path, target):
     """Regression (issue 44, item 3): report --out /dev/null made /dev/null a file; export onto

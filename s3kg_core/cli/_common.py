@@ -67,15 +67,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class FiniteRange(click.FloatRange):
-    """``click.FloatRange`` that refuses NaN.
+    """``click.FloatRange`` that refuses NaN and reads ``-0`` as ``0``.
 
     Click's comparisons with NaN are all false, so ``--alpha nan`` passed its range (and made
-    ``s3kg check`` pass every gate with ``+nan``).
+    ``s3kg check`` pass every gate with ``+nan``). ``--alpha -0.0`` is the same number as
+    ``0``, but it was printed and signed as ``alpha:-0``: a second signature for the same
+    scores.
 
     Examples
     --------
     >>> FiniteRange(0.0, 1.0).convert("0.5", None, None)
     0.5
+    >>> FiniteRange(0.0, 1.0).convert("-0.0", None, None)
+    0.0
     >>> FiniteRange(0.0, 1.0).convert("nan", None, None)
     Traceback (most recent call last):
     ...
@@ -86,7 +90,7 @@ class FiniteRange(click.FloatRange):
         rv = super().convert(value, param, ctx)
         if isinstance(rv, float) and math.isnan(rv):
             self.fail(f"{value!r} is not a number.", param, ctx)
-        return rv
+        return rv + 0.0 if isinstance(rv, float) else rv  # -0.0 + 0.0 is 0.0
 
 
 def as_click(exc: S3KGError) -> click.ClickException:
