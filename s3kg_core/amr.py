@@ -74,6 +74,7 @@ from .errors import InputFormatError, PenmanFormatError
 from .kg import Triple
 from .kgio import PairRow
 from .limits import MAX_PENMAN_DEPTH, OVERSIZED, kg_problem
+from .names import without_unsafe
 
 __all__ = [
     "SINGLE_NODE_RELATION",
@@ -389,10 +390,11 @@ def read_penman_pairs(path_1: str | Path, path_2: str | Path) -> list[tuple[AMRG
 def penman_pair_rows(path_1: str | Path, path_2: str | Path) -> list[PairRow]:
     r"""Two parallel PENMAN files as pair rows, as :func:`~s3kg_core.kgio.read_pairs_csv` gives.
 
-    A row's ``id`` is the ``# ::id`` of the first file's graph, else its index (from 0); its KGs
-    are the two graphs' triples (:func:`amr_to_triples`). A graph past the size limits of
-    :mod:`s3kg_core.limits` is not kept and its row gets status ``oversized_kg_1`` /
-    ``oversized_kg_2``, as in a pair CSV.
+    A row's ``id`` is the ``# ::id`` of the first file's graph, else its index (from 0), less
+    what a name may not hold (an ESC, U+202E: :func:`s3kg_core.names.without_unsafe`; the row is
+    then ``id_cleaned``); its KGs are the two graphs' triples (:func:`amr_to_triples`). A graph
+    past the size limits of :mod:`s3kg_core.limits` is not kept and its row gets status
+    ``oversized_kg_1`` / ``oversized_kg_2``, as in a pair CSV.
 
     Raises
     ------
@@ -411,7 +413,8 @@ def penman_pair_rows(path_1: str | Path, path_2: str | Path) -> list[PairRow]:
     """
     rows: list[PairRow] = []
     for one, two in read_penman_pairs(path_1, path_2):
-        row = PairRow(id=one.id)
+        cleaned = without_unsafe(one.id)
+        row = PairRow(id=cleaned.strip() or str(one.index), id_cleaned=cleaned != one.id)
         for side, graph in ((1, one), (2, two)):
             triples = amr_to_triples(graph)
             if problem := kg_problem(triples):

@@ -28,6 +28,7 @@ from typing import Any
 from .errors import InputFormatError, KGParseError
 from .kg import Triple
 from .limits import OVERSIZED, kg_problem
+from .names import without_unsafe
 from .tables import loads_json, read_csv_rows, replace_surrogates
 
 __all__ = ["PairRow", "parse_kg_cell", "read_pairs_csv"]
@@ -135,9 +136,13 @@ class PairRow:
 
 
 def _clean_id(text: str | None, number: int) -> tuple[str, bool]:
-    """The row's id without control characters (a NUL), stripped; ``row<N>`` when blank."""
+    """The row's id without what a name may not hold, stripped; ``row<N>`` when blank.
+
+    Control and formatting characters (a NUL, an ESC, U+202E) are removed
+    (:func:`s3kg_core.names.without_unsafe`).
+    """
     raw = text or ""
-    clean = _CONTROL.sub("", raw)
+    clean = without_unsafe(raw)
     return clean.strip() or f"row{number}", clean != raw
 
 
@@ -148,10 +153,11 @@ def read_pairs_csv(path: str | Path) -> Iterator[PairRow]:
     lone surrogates in KG cells, are replaced (U+FFFD) and flagged on their row (``replaced``);
     a row with more fields than the header (a glued next row, a stray comma) is flagged with
     ``extra_fields``; a row too short to reach a KG column gets status ``missing_kg_1`` or
-    ``missing_kg_2``. Spaces around the header's names are ignored. Control characters in an
-    ``id`` are removed (``id_cleaned``); a blank ``id`` becomes ``row<N>``, N counting the data
-    rows from 1. A KG past :func:`s3kg_core.limits.kg_problem`'s limits is dropped and its row
-    gets status ``oversized_kg_1`` / ``oversized_kg_2``, the reason in ``problem``.
+    ``missing_kg_2``. Spaces around the header's names are ignored. Control and formatting
+    characters in an ``id`` are removed (``id_cleaned``); a blank ``id`` becomes ``row<N>``, N
+    counting the data rows from 1. A KG past :func:`s3kg_core.limits.kg_problem`'s limits is
+    dropped and its row gets status ``oversized_kg_1`` / ``oversized_kg_2``, the reason in
+    ``problem``.
 
     Raises
     ------

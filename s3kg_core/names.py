@@ -10,7 +10,10 @@ character (a bidirectional override such as U+202E, which makes ``"\u202eecila"`
 dropped and any run of whitespace becomes one space. The dashboard's Rename applied this rule
 first; ``collect --name``, ``import csv --model/--dataset``, the releases' imports and
 ``annotate assign --name`` apply it too, and annotator names
-(:mod:`s3kg_core.annotation.names`) refuse the same characters.
+(:mod:`s3kg_core.annotation.names`) refuse the same characters. What is read rather than typed
+meets the same rule without being refused: a row's id in an input file loses those characters
+(:func:`without_unsafe`), and a path or an id printed on the terminal shows each of them as an
+escape (:func:`printable`), so an ESC in a file name cannot retitle the terminal.
 
 Examples
 --------
@@ -26,7 +29,15 @@ import unicodedata
 
 from .errors import ConfigError
 
-__all__ = ["BIDI_CONTROLS", "MAX_KEY_CHARS", "MAX_NAME_CHARS", "clean_name", "name_problem"]
+__all__ = [
+    "BIDI_CONTROLS",
+    "MAX_KEY_CHARS",
+    "MAX_NAME_CHARS",
+    "clean_name",
+    "name_problem",
+    "printable",
+    "without_unsafe",
+]
 
 MAX_NAME_CHARS = 200
 """The longest display name kept: a run's or a task's (a picker shows about 40 characters)."""
@@ -55,16 +66,56 @@ def name_problem(text: str) -> str | None:
     'U+202E (a bidirectional control)'
     """
     for i, char in enumerate(text):
-        if char in BIDI_CONTROLS:
-            kind = "a bidirectional control"
-        elif unicodedata.category(char) == "Cc":
-            kind = "a control character"
-        elif unicodedata.category(char) == "Cf" and not _joins_emoji(text, i):
-            kind = "an invisible formatting character"
-        else:
-            continue
-        return f"U+{ord(char):04X} ({kind})"
+        if kind := _unsafe(text, i):
+            return f"U+{ord(char):04X} ({kind})"
     return None
+
+
+def _unsafe(text: str, i: int) -> str | None:
+    """What ``text[i]`` is when a name may not hold it, in words; ``None`` when it may."""
+    char = text[i]
+    if char in BIDI_CONTROLS:
+        return "a bidirectional control"
+    category = unicodedata.category(char)
+    if category == "Cc":
+        return "a control character"
+    if category == "Cf" and not _joins_emoji(text, i):
+        return "an invisible formatting character"
+    return None
+
+
+def without_unsafe(text: str) -> str:
+    r"""``text`` without the characters a name may not hold (:func:`name_problem`'s).
+
+    For what is read, not typed (a row's id in an input file): kept, less what would act on a
+    terminal or hide itself.
+
+    Examples
+    --------
+    >>> without_unsafe("q\x1b]0;owned\x07\u202e7")
+    'q]0;owned7'
+    """
+    return "".join(c for i, c in enumerate(text) if _unsafe(text, i) is None)
+
+
+def printable(text: object) -> str:
+    r"""``text`` with each character a name may not hold written as its escape (``\x1b``).
+
+    For a path, an id or a message printed on the terminal: shown as it is, never acted on
+    (an ESC that retitles the terminal, a U+202E that turns the rest of the line round).
+
+    Examples
+    --------
+    >>> print(printable("bad\x1b]0;owned\x07.amr"))
+    bad\x1b]0;owned\x07.amr
+    >>> print(printable("\u202eecila"), printable("plain: caf\u00e9"))
+    \u202eecila plain: café
+    """
+    text = str(text)
+    return "".join(
+        c if _unsafe(text, i) is None else c.encode("unicode_escape").decode("ascii")
+        for i, c in enumerate(text)
+    )
 
 
 def _joins_emoji(text: str, i: int) -> bool:

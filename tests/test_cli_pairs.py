@@ -333,7 +333,7 @@ def test_a_5mb_label_a_crlf_label_a_nul_id_and_a_spaced_header(tmp_path):
     ]
     assert float(rows[1]["s3kg"]) > 0.3 and rows[0]["s3kg"] == "0.0"
     assert "1 oversized_kg_2" in result.output
-    assert "1 ids with control characters removed" in result.output
+    assert "1 ids with control or formatting characters removed" in result.output
     assert "1 rows over the size limits (id huge: kg_2: a label of 5,000,000 characters" in (
         result.output
     )
@@ -460,3 +460,51 @@ def test_a_deeply_nested_penman_graph_is_one_line_and_writes_nothing(tmp_path):
         "deep (the limit)\n"
     )
     assert not out.exists()
+
+
+def _raw_terminal_codes(text: str) -> list[str]:
+    """The characters of ``text`` a terminal would act on or hide (ESC, BEL, U+202E...)."""
+    from s3kg_core.names import name_problem
+
+    return [c for c in text if c not in "\n" and name_problem(c) is not None]
+
+
+def test_penman_ids_lose_terminal_escapes_in_the_csv_and_the_output(tmp_path):
+    """Regression (issue 59, item 10): a ``# ::id`` with ESC ]0; ... BEL and U+202E was printed
+    raw and written raw into the CSV."""
+    src, tgt, out = tmp_path / "src.amr", tmp_path / "tgt.amr", tmp_path / "o.csv"
+    evil = "q\x1b]0;owned\x07\u202e7"
+    src.write_text(f"# ::id {evil}\n(d / dog)\n\n# ::id ok\n(c / cat)\n", encoding="utf-8")
+    tgt.write_text("(d / dog)\n\n(c / cat)\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), str(tgt), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in _read(out)] == ["q]0;owned7", "ok"]
+    assert "1 ids with control or formatting characters removed" in result.stdout
+    assert _raw_terminal_codes(result.output) == []
+    assert _raw_terminal_codes(out.read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize(
+    ("problem", "status", "shown"),
+    [
+        ("malformed", 1, "bad\\x1b]0;owned\\x07\\u202e.amr, block 1 (line 1): malformed PENMAN"),
+        ("absent", 2, "bad\\x1b]0;owned\\x07\\u202e.amr' does not exist"),  # click's own
+        ("output", 1, "bad\\x1b[2J\\u202e.csv is a file, not a folder"),
+    ],
+)
+def test_a_file_name_with_terminal_escapes_is_printed_escaped(tmp_path, problem, status, shown):
+    """Regression (issue 59, item 10): an ESC in an .amr file name reached the terminal in the
+    error; every error line shows such a character as its escape."""
+    src, tgt = tmp_path / "bad\x1b]0;owned\x07\u202e.amr", tmp_path / "tgt.amr"
+    tgt.write_text("(d / dog)\n", encoding="utf-8")
+    if problem != "absent":
+        src.write_text("(d / dog :ARG0 )\n" if problem == "malformed" else "(d / dog)\n")
+    out = tmp_path / "o.csv"
+    if problem == "output":
+        (tmp_path / "bad\x1b[2J\u202e.csv").write_text("a file, not a folder\n")
+        out = tmp_path / "bad\x1b[2J\u202e.csv" / "o.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(src), str(tgt), "-o", str(out)])
+    assert result.exit_code == status, result.output
+    assert _raw_terminal_codes(result.output) == []
+    error = result.output.strip().splitlines()[-1]
+    assert error.startswith("Error: ") and shown in error

@@ -59,3 +59,24 @@ def test_a_zero_width_joiner_inside_an_emoji_is_kept_elsewhere_refused():
     assert name_problem("\u2764\ufe0f\u200d\U0001f525") is None  # heart on fire
     assert name_problem("ann\u200d") == "U+200D (an invisible formatting character)"
     assert name_problem("a\u200db") == "U+200D (an invisible formatting character)"
+
+
+# -- what is read and printed meets the same rule (issue 59, item 10) -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "shown"),
+    [
+        ("q1", "q1", "q1"),
+        ("q\x1b]0;owned\x07", "q]0;owned", "q\\x1b]0;owned\\x07"),
+        ("\u202eecila", "ecila", "\\u202eecila"),
+        ("a\x00b\u200bc", "abc", "a\\x00b\\u200bc"),
+        ("caf\u00e9 \U0001f469\u200d\U0001f52c", "caf\u00e9 \U0001f469\u200d\U0001f52c",
+         "caf\u00e9 \U0001f469\u200d\U0001f52c"),  # an emoji's joiner is part of it
+    ],
+)  # fmt: skip
+def test_without_unsafe_and_printable_follow_name_problem(text, kept, shown):
+    from s3kg_core.names import name_problem, printable, without_unsafe
+
+    assert without_unsafe(text) == kept and name_problem(kept) is None
+    assert printable(text) == shown and name_problem(printable(text)) is None

@@ -12,6 +12,7 @@ from .._version import __version__
 from ..config import set_process_env
 from ..dependencies import missing_dependency
 from ..errors import S3KGError
+from ..names import printable
 from . import (
     annotate,
     bench,
@@ -31,15 +32,20 @@ __all__ = ["cli", "main"]
 
 
 class _Cli(click.Group):
-    """The top group: a library error no command turned into a message is one line too.
+    r"""The top group: a library error no command turned into a message is one line too.
 
     So is a package that is not installed (an extra, or a dependency gone from the
-    environment): one line naming it and how to install it, not a traceback.
+    environment): one line naming it and how to install it, not a traceback. Every error's
+    message is printed :func:`~s3kg_core.names.printable` (click's own too: ``Path
+    'x\x1b.amr' does not exist``), so no path or id in it acts on the terminal.
     """
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except click.ClickException as exc:
+            exc.message = printable(exc.message)
+            raise
         except S3KGError as exc:
             raise as_click(exc) from exc
         except ModuleNotFoundError as exc:

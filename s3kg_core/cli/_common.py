@@ -34,6 +34,7 @@ from ..config import DB_ENV, DEFAULT_DB, default_db
 from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_backend
 from ..errors import OutputError, OutputIsDatabaseError, S3KGError
 from ..failures import StageFailures
+from ..names import printable
 from ..scoring.result import DEFAULT_MODE, MODES
 from ..tables import csv_safe_row
 
@@ -94,14 +95,20 @@ class FiniteRange(click.FloatRange):
 
 
 def as_click(exc: S3KGError) -> click.ClickException:
-    """``Error: <message>``, exit status 1 (or the error's own ``exit_code``, 2 for a usage error).
+    r"""``Error: <message>``, exit status 1 (or the error's own ``exit_code``, 2 for a usage error).
+
+    The message is :func:`~s3kg_core.names.printable`: a control or formatting character in a
+    path or an id it names (an ESC in a file name) is shown as its escape, never sent to the
+    terminal.
 
     Examples
     --------
     >>> as_click(OutputIsDatabaseError("--out x is the database x")).exit_code
     2
+    >>> print(as_click(OutputError("cannot write a\x1b]0;t\x07.csv")).message)
+    cannot write a\x1b]0;t\x07.csv
     """
-    err = click.ClickException(str(exc))
+    err = click.ClickException(printable(str(exc)))
     # click reads the exit status from the instance; the class default is 1
     err.exit_code = int(getattr(exc, "exit_code", 1))  # type: ignore[misc]
     return err

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..names import printable
 from ..scoring.signature import Signature
 from ._common import (
     StageBar,
@@ -123,7 +124,7 @@ def pairs_score(
     if ragged := sum(1 for r in rows if r.extra_fields):
         notes.append(f"{ragged} rows with extra fields")
     if cleaned := sum(1 for r in rows if r.id_cleaned):
-        notes.append(f"{cleaned} ids with control characters removed")
+        notes.append(f"{cleaned} ids with control or formatting characters removed")
     if oversized := [r for r in rows if r.problem]:
         first = oversized[0]
         notes.append(
@@ -144,7 +145,7 @@ def pairs_score(
         + f" in {elapsed:.1f}s ({len(live) / max(elapsed, 1e-9):.1f} pairs/s); "
         + f"mean s3kg {mean}"
         + (f"; {'; '.join(notes)}" if notes else "")
-        + f"; wrote {output}; signature {Signature.blended(scorer.signature, alpha)}"
+        + f"; wrote {printable(output)}; signature {Signature.blended(scorer.signature, alpha)}"
     )
 
 
