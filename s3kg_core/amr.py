@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,7 +73,7 @@ from penman.models.amr import model as AMR_MODEL
 from .errors import InputFormatError, PenmanFormatError
 from .kg import Triple
 from .kgio import PairRow
-from .limits import MAX_PENMAN_DEPTH, OVERSIZED, kg_problem
+from .limits import MAX_PENMAN_DEPTH, MAX_TRIPLES, OVERSIZED, check_file_size, kg_problem
 from .names import without_unsafe
 
 __all__ = [
@@ -268,21 +268,40 @@ def _decode(text: str, source: str, block: int, line: int) -> penman.Graph:
     return graph
 
 
-def _blocks(text: str) -> Iterator[tuple[int, str]]:
-    """``(first line, text)`` of each block of ``text`` (blocks are separated by blank lines)."""
+def _blocks(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """``(first line, text)`` of each block of ``lines`` (blocks are separated by blank lines)."""
     start: int | None = None
-    lines: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    block: list[str] = []
+    for number, line in enumerate(lines, start=1):
         if _BLANK.match(line):
-            if lines and start is not None:
-                yield start, "\n".join(lines)
-            start, lines = None, []
+            if block and start is not None:
+                yield start, "\n".join(block)
+            start, block = None, []
             continue
         if start is None:
             start = number
-        lines.append(line)
-    if lines and start is not None:
-        yield start, "\n".join(lines)
+        block.append(line)
+    if block and start is not None:
+        yield start, "\n".join(block)
+
+
+def _graph_blocks(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """:func:`_blocks` that hold a graph: a block of comments only (a corpus header) is none."""
+    for line, block in _blocks(lines):
+        if not all(ln.lstrip().startswith("#") for ln in block.splitlines()):
+            yield line, block
+
+
+def _graph(block: str, source: str, index: int, line: int) -> AMRGraph:
+    """The graph of one block, decoded (:func:`_decode`), ``index`` its position from 0."""
+    graph = _decode(block, source, index + 1, line)
+    return AMRGraph(
+        graph=graph,
+        metadata=MappingProxyType(dict(graph.metadata)),
+        index=index,
+        line=line,
+        source=source,
+    )
 
 
 def parse_penman(text: str, *, source: str = "<text>") -> list[AMRGraph]:
@@ -316,31 +335,42 @@ def parse_penman(text: str, *, source: str = "<text>") -> list[AMRGraph]:
     ...
     s3kg_core.errors.PenmanFormatError: toy.amr, block 2 (line 3): malformed PENMAN: unbalanced ...
     """
-    graphs: list[AMRGraph] = []
-    for line, block in _blocks(text):
-        if all(ln.lstrip().startswith("#") for ln in block.splitlines()):
-            continue  # comments only: a corpus header, no graph
-        graph = _decode(block, source, len(graphs) + 1, line)
-        graphs.append(
-            AMRGraph(
-                graph=graph,
-                metadata=MappingProxyType(dict(graph.metadata)),
-                index=len(graphs),
-                line=line,
-                source=source,
-            )
-        )
-    return graphs
+    return [
+        _graph(block, source, index, line)
+        for index, (line, block) in enumerate(_graph_blocks(text.splitlines()))
+    ]
+
+
+def _lines(path: Path) -> Iterator[str]:
+    """The lines of the PENMAN file ``path``, read as they come (never the whole file at once).
+
+    The file is refused before it is read when it holds more than
+    :data:`~s3kg_core.limits.MAX_IMPORT_BYTES`. Bytes that are not UTF-8 become U+FFFD; a BOM
+    is dropped.
+    """
+    check_file_size(
+        path,
+        "a PENMAN file",
+        "split it into files of whole graphs (the same pairs in each of the two)",
+    )
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as fh:
+            for line in fh:
+                yield line.rstrip("\r\n")
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
 def read_penman(path: str | Path) -> list[AMRGraph]:
-    r"""Read every graph of a PENMAN file (see :func:`parse_penman`).
+    r"""Read every graph of a PENMAN file (see :func:`parse_penman`), a block at a time.
 
     Raises
     ------
     InputFormatError
-        If the file cannot be read; :class:`~s3kg_core.errors.PenmanFormatError` (a subclass)
-        if a block is malformed, naming the file, the block and its line.
+        If the file cannot be read or holds more than
+        :data:`~s3kg_core.limits.MAX_IMPORT_BYTES` (refused before it is read);
+        :class:`~s3kg_core.errors.PenmanFormatError` (a subclass) if a block is malformed,
+        naming the file, the block and its line.
 
     Examples
     --------
@@ -351,21 +381,34 @@ def read_penman(path: str | Path) -> list[AMRGraph]:
     [['say', 'ARG1', 'hi']]
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    return parse_penman(raw.decode("utf-8-sig", errors="replace"), source=path.name)
+    return [
+        _graph(block, path.name, index, line)
+        for index, (line, block) in enumerate(_graph_blocks(_lines(path)))
+    ]
+
+
+def _check_parallel(path_1: Path, path_2: Path) -> None:
+    """Refuse two PENMAN files of different numbers of graphs, counted before any is decoded."""
+    one, two = (sum(1 for _ in _graph_blocks(_lines(p))) for p in (path_1, path_2))
+    if one != two:
+        raise InputFormatError(
+            f"{path_1.name} has {one} graphs and {path_2.name} has {two}: parallel files need "
+            "one graph per pair, in the same order"
+        )
 
 
 def read_penman_pairs(path_1: str | Path, path_2: str | Path) -> list[tuple[AMRGraph, AMRGraph]]:
     r"""Read two parallel PENMAN files: graph i of the first with graph i of the second.
 
+    The graphs of both files are counted first, a block at a time and without decoding any,
+    so two files of different lengths are named at once.
+
     Raises
     ------
     InputFormatError
         If the two files hold different numbers of graphs (both counts are named), or a file
-        cannot be read; :class:`~s3kg_core.errors.PenmanFormatError` for a malformed block.
+        cannot be read or is too large (:func:`read_penman`);
+        :class:`~s3kg_core.errors.PenmanFormatError` for a malformed block.
 
     Examples
     --------
@@ -378,13 +421,45 @@ def read_penman_pairs(path_1: str | Path, path_2: str | Path) -> list[tuple[AMRG
     ...
     s3kg_core.errors.InputFormatError: a.amr has 2 graphs and b.amr has 1: parallel files ...
     """
-    one, two = read_penman(path_1), read_penman(path_2)
-    if len(one) != len(two):
-        raise InputFormatError(
-            f"{Path(path_1).name} has {len(one)} graphs and {Path(path_2).name} has {len(two)}: "
-            "parallel files need one graph per pair, in the same order"
-        )
-    return list(zip(one, two, strict=True))
+    _check_parallel(Path(path_1), Path(path_2))
+    return list(zip(read_penman(path_1), read_penman(path_2), strict=True))
+
+
+_ROLE = re.compile(r":[^\s()/:~]+")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NAME_OP = re.compile(r":op[0-9]+")
+
+
+def _too_many_triples(block: str) -> str | None:
+    """Why ``block`` is past :data:`~s3kg_core.limits.MAX_TRIPLES` before it is decoded.
+
+    Every role of a graph but a name's ``:opN`` gives one triple (:func:`amr_to_triples`), so
+    more roles than the limit, ``:opN`` left out, is more triples than the limit. Only a block
+    long enough to hold them is looked at (four characters a role at the least).
+    """
+    if len(block) <= 4 * MAX_TRIPLES:
+        return None
+    graph = "\n".join(ln for ln in block.splitlines() if not ln.lstrip().startswith("#"))
+    body = _QUOTED.sub('""', graph)
+    roles = sum(1 for m in _ROLE.finditer(body) if not _NAME_OP.fullmatch(m.group()))
+    if roles <= MAX_TRIPLES:
+        return None
+    return f"more than {MAX_TRIPLES:,} triples ({roles:,} roles; the limit is {MAX_TRIPLES:,})"
+
+
+def _comment_id(block: str) -> str | None:
+    """The ``# ::id`` of a block's leading comments, read as ``penman`` reads metadata."""
+    metadata: dict[str, str] = {}
+    for line in block.splitlines():
+        if not line.lstrip().startswith("#"):
+            break
+        comment = line.strip()
+        while comment:
+            comment, found, meta = comment.rpartition("::")
+            if found:
+                key, _, value = meta.partition(" ")
+                metadata[key] = value.rstrip()
+    return metadata.get("id") or None
 
 
 def penman_pair_rows(path_1: str | Path, path_2: str | Path) -> list[PairRow]:
@@ -394,7 +469,10 @@ def penman_pair_rows(path_1: str | Path, path_2: str | Path) -> list[PairRow]:
     what a name may not hold (an ESC, U+202E: :func:`s3kg_core.names.without_unsafe`; the row is
     then ``id_cleaned``); its KGs are the two graphs' triples (:func:`amr_to_triples`). A graph
     past the size limits of :mod:`s3kg_core.limits` is not kept and its row gets status
-    ``oversized_kg_1`` / ``oversized_kg_2``, as in a pair CSV.
+    ``oversized_kg_1`` / ``oversized_kg_2``, as in a pair CSV; one with more roles than the
+    triples a KG may have is called so before it is decoded. The files are counted first
+    (:func:`read_penman_pairs`) and read a pair of graphs at a time: what is kept of a pair is
+    its triples.
 
     Raises
     ------
@@ -411,13 +489,23 @@ def penman_pair_rows(path_1: str | Path, path_2: str | Path) -> list[PairRow]:
     ...     folder / "a.amr", folder / "b.amr")]
     [('p1', 'ok', 1, 1), ('1', 'ok', 1, 1)]
     """
+    paths = (Path(path_1), Path(path_2))
+    _check_parallel(*paths)
     rows: list[PairRow] = []
-    for one, two in read_penman_pairs(path_1, path_2):
-        cleaned = without_unsafe(one.id)
-        row = PairRow(id=cleaned.strip() or str(one.index), id_cleaned=cleaned != one.id)
-        for side, graph in ((1, one), (2, two)):
-            triples = amr_to_triples(graph)
-            if problem := kg_problem(triples):
+    sides = zip(*(_graph_blocks(_lines(p)) for p in paths), strict=True)
+    for index, blocks in enumerate(sides):
+        graphs = [
+            None if _too_many_triples(block) else _graph(block, path.name, index, line)
+            for path, (line, block) in zip(paths, blocks, strict=True)
+        ]
+        first = graphs[0]
+        graph_id = first.id if first is not None else _comment_id(blocks[0][1]) or str(index)
+        cleaned = without_unsafe(graph_id)
+        row = PairRow(id=cleaned.strip() or str(index), id_cleaned=cleaned != graph_id)
+        for side, (graph, (_, block)) in enumerate(zip(graphs, blocks, strict=True), start=1):
+            triples = amr_to_triples(graph) if graph is not None else []
+            problem = _too_many_triples(block) if graph is None else kg_problem(triples)
+            if problem:
                 if row.status == "ok":
                     row.status = f"{OVERSIZED}_kg_{side}"
                     row.problem = f"kg_{side}: {problem}"

@@ -15,10 +15,10 @@ stage meets them the same way, per row, never by failing the whole run:
   :data:`MAX_TRIPLES` triples of a text (marked ``truncated``) and drops a triple with a label
   over the limit (counted as dropped).
 
-A **file** a command reads whole (an annotation import) larger than :data:`MAX_IMPORT_BYTES`
-is refused before it is read, with the limit in the message. A **PENMAN graph** nested more
-than :data:`MAX_PENMAN_DEPTH` parentheses deep is refused with its file and block (the reader
-recurses once a level: 500 levels ended in a ``RecursionError``).
+A **file** a command reads whole (an annotation import, a PENMAN file of graphs) larger than
+:data:`MAX_IMPORT_BYTES` is refused before it is read, with the limit in the message. A
+**PENMAN graph** nested more than :data:`MAX_PENMAN_DEPTH` parentheses deep is refused with its
+file and block (the reader recurses once a level: 500 levels ended in a ``RecursionError``).
 
 The limits are far above what real inputs hold: the S3KG authors' released QA runs and pair
 sets have at most 246 triples per KG, 337 characters per label and 8,314 per text; the demo's
@@ -35,7 +35,10 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+from .errors import InputFormatError
 
 __all__ = [
     "MAX_IMPORT_BYTES",
@@ -44,6 +47,7 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "MAX_TRIPLES",
     "OVERSIZED",
+    "check_file_size",
     "kg_problem",
 ]
 
@@ -57,8 +61,9 @@ MAX_LABEL_CHARS = 1_000
 """Characters of one head, relation or tail label; a KG with a longer one is not compared."""
 
 MAX_IMPORT_BYTES = 64_000_000
-"""Bytes of a file read whole (an annotation import: about 150,000 verdicts); a larger one is
-refused before it is read (a 95 MB JSONL import took 1.33 GB)."""
+"""Bytes of a file read whole (an annotation import: about 150,000 verdicts; a PENMAN file:
+BAMBOO's largest holds 3.7 MB); a larger one is refused before it is read (a 95 MB JSONL import
+took 1.33 GB, 50 MB of PENMAN 2.53 GB)."""
 
 MAX_PENMAN_DEPTH = 100
 """Parentheses one PENMAN graph may nest (BAMBOO's deepest graph nests 23); a deeper one is
@@ -91,3 +96,37 @@ def kg_problem(triples: Sequence[Any]) -> str | None:
     if longest > MAX_LABEL_CHARS:
         return f"a label of {longest:,} characters (the limit is {MAX_LABEL_CHARS:,})"
     return None
+
+
+def check_file_size(path: Path, what: str, advice: str) -> None:
+    """Refuse ``path`` before it is read when it holds more than :data:`MAX_IMPORT_BYTES`.
+
+    Parameters
+    ----------
+    path
+        The file a command will read whole.
+    what, advice
+        What such a file is and how to split it, for the message.
+
+    Raises
+    ------
+    InputFormatError
+        ``big.amr holds 71 MB; a PENMAN file takes at most 64 MB: split it ...``, or the file
+        cannot be looked at.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "x.amr"
+    >>> _ = path.write_text("(d / dog)")
+    >>> check_file_size(path, "a PENMAN file", "split it")
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if size > MAX_IMPORT_BYTES:
+        raise InputFormatError(
+            f"{path.name} holds {size / 1e6:,.0f} MB; {what} takes at most "
+            f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB: {advice}"
+        )

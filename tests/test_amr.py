@@ -286,3 +286,58 @@ def test_a_stack_too_shallow_for_the_reader_is_a_format_error_too():
             graph.penman()
     finally:
         sys.setrecursionlimit(limit)
+
+
+# -- large input: capped before it is read, counted before it is decoded (issue 59, item 8) ------
+
+
+def test_a_penman_file_past_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """Regression: 45 MB of one graph took 59 s and 2.67 GB before any limit applied."""
+    import s3kg_core.amr as amr
+    import s3kg_core.limits as limits
+
+    path = tmp_path / "big.amr"
+    path.write_text("(a / b :ARG0 \n" * 10, encoding="utf-8")  # malformed: never parsed
+    monkeypatch.setattr(limits, "MAX_IMPORT_BYTES", path.stat().st_size - 1)
+    for read in (lambda: read_penman(path), lambda: amr.penman_pair_rows(path, path)):
+        with pytest.raises(InputFormatError) as info:
+            read()
+        assert not isinstance(info.value, PenmanFormatError)
+        assert str(info.value).startswith("big.amr holds 0 MB; a PENMAN file takes at most 0 MB")
+    monkeypatch.setattr(limits, "MAX_IMPORT_BYTES", path.stat().st_size)
+    with pytest.raises(PenmanFormatError):  # at the cap: read (and found malformed)
+        read_penman(path)
+
+
+def test_parallel_files_are_counted_before_any_graph_is_decoded(tmp_path):
+    """Regression: 695,988 graphs against one were all decoded (81 s, 2.53 GB) before the
+    counts were compared; a malformed graph past the shorter file's end is never reached."""
+    from s3kg_core.amr import penman_pair_rows
+
+    many, one = tmp_path / "many.amr", tmp_path / "one.amr"
+    many.write_text("(a / dog)\n\n(b / cat :ARG0 \n\n(c / cow)\n", encoding="utf-8")
+    one.write_text("# a header\n\n(a / dog)\n", encoding="utf-8")
+    for read in (read_penman_pairs, penman_pair_rows):
+        with pytest.raises(InputFormatError) as info:
+            read(many, one)
+        assert str(info.value).startswith("many.amr has 3 graphs and one.amr has 1: parallel")
+
+
+def test_a_graph_with_more_roles_than_triples_allowed_is_oversized_without_decoding(
+    tmp_path, monkeypatch
+):
+    import s3kg_core.amr as amr
+
+    monkeypatch.setattr(amr, "MAX_TRIPLES", 10)
+    src, tgt = tmp_path / "src.amr", tmp_path / "tgt.amr"
+    roles = "".join(f' :mod "x{i}"' for i in range(20))
+    names = "".join(f' :op{i} "n"' for i in range(40))  # a name's parts give no triple
+    src.write_text(
+        f"# ::id big\n(a / b{roles}\n\n# ::id names\n(c / d :name (n / name{names}))\n",
+        encoding="utf-8",
+    )  # the first is malformed too (no closing parenthesis): it is never decoded
+    tgt.write_text("(a / b)\n\n(c / d)\n", encoding="utf-8")
+    rows = amr.penman_pair_rows(src, tgt)
+    assert [(r.id, r.status) for r in rows] == [("big", "oversized_kg_1"), ("names", "ok")]
+    assert rows[0].problem == "kg_1: more than 10 triples (20 roles; the limit is 10)"
+    assert rows[0].kg_1 == [] and len(rows[1].kg_1) == 1  # (name, instance, concept)

@@ -345,6 +345,7 @@ def test_help_states_the_size_limits():
     out = " ".join(CliRunner().invoke(cli, ["pairs", "score", "--help"]).output.split())
     assert f"more than {MAX_TRIPLES:,} triples" in out
     assert f"label of more than {MAX_LABEL_CHARS:,} characters" in out
+    assert "PENMAN file over 64 MB" in out
 
 
 def test_a_missing_dependency_is_one_line_with_the_install_hint(tmp_path, monkeypatch):
@@ -508,3 +509,29 @@ def test_a_file_name_with_terminal_escapes_is_printed_escaped(tmp_path, problem,
     assert _raw_terminal_codes(result.output) == []
     error = result.output.strip().splitlines()[-1]
     assert error.startswith("Error: ") and shown in error
+
+
+def test_large_penman_input_is_named_without_reading_it_whole(tmp_path):
+    """Regression (issue 59, item 8): a graph of more roles than the triples a KG may have was
+    decoded whole before it was called oversized_kg_1, and a file of many graphs against one
+    was decoded whole before the counts were compared."""
+    from s3kg_core.limits import MAX_TRIPLES
+
+    big, one, many = tmp_path / "big.amr", tmp_path / "one.amr", tmp_path / "many.amr"
+    roles = "".join(f" :mod (b{i} / y)" for i in range(MAX_TRIPLES + 1))
+    big.write_text(f"# ::id big\n(a / x{roles})\n", encoding="utf-8")
+    one.write_text("(d / dog)\n", encoding="utf-8")
+    many.write_text("\n\n".join(f"(a{i} / dog)" for i in range(50_000)) + "\n", encoding="utf-8")
+    out = tmp_path / "o.csv"
+    result = CliRunner().invoke(cli, ["pairs", "score", str(big), str(one), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["status"]) for r in _read(out)] == [("big", "oversized_kg_1")]
+    assert f"id big: kg_1: more than {MAX_TRIPLES:,} triples ({MAX_TRIPLES + 1:,} roles" in (
+        result.stdout
+    )
+    result = CliRunner().invoke(cli, ["pairs", "score", str(many), str(one), "-o", str(out)])
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: many.amr has 50000 graphs and one.amr has 1: parallel files need one graph "
+        "per pair, in the same order\n"
+    )

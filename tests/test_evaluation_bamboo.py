@@ -123,8 +123,8 @@ def test_a_dataset_without_its_human_scores_loses_main_reify_syno_only(fake):
             "src.dev.amr has 5 graphs and tgt.dev.amr has 1",
         ),
         (
-            lambda root: (root / "sick/syno/src.dev.amr").write_text(
-                "(a / b)\n\n(c / d :ARG0 (e / f)\n\n(g / h)\n", encoding="utf-8"
+            lambda root: (root / "sick/syno/src.dev.amr").write_text(  # as many graphs as tgt
+                "(a / b)\n\n(c / d :ARG0 (e / f)\n\n" + "(g / h)\n\n" * 4, encoding="utf-8"
             ),
             PenmanFormatError,
             "src.dev.amr, block 2 (line 3)",
