@@ -294,12 +294,40 @@ def test_a_file_past_the_import_limit_is_refused_before_it_is_read(
         import_verdicts(annotated, out)
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"uid": "u\x00id"}, "row 3: uid 'u\\x00id' holds U+0000 (a control character)"),
+        ({"uid": "\u202edi"}, "holds U+202E (a bidirectional control)"),
+        (
+            {"created_at": "9999-12-31T00:00:00"},
+            "row 3: created_at 9999-12-31 00:00 is in the future",
+        ),
+    ],
+)
+def test_a_uid_with_a_control_character_or_a_future_time_is_refused(
+    annotated, blank, tmp_path, change, message
+):
+    """Regression (issue 59, item 13): a uid holding NUL and created_at 9999-12-31 were
+    imported; the row is named, and nothing is written."""
+    rows = _export_lines(annotated, tmp_path)
+    rows[2] = {**rows[2], **change}
+    out = tmp_path / "log.jsonl"
+    _write_jsonl(out, rows)
+    target = _fresh(blank, tmp_path)
+    before = target.path.read_bytes()
+    with pytest.raises(InputFormatError) as info:
+        import_verdicts(target, out)
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert export_frame(target).empty and target.path.read_bytes() == before
+
+
 def test_an_undo_of_another_persons_decision_is_refused(annotated, blank, tmp_path):
     # regression (item 6): an `undo` by mallory replacing bob's row left bob two verdicts
     rows = _export_lines(annotated, tmp_path)
     victim = next(r for r in rows if r["annotator"] == "ann" and r["verdict"] == "confirm")
     forged = {**victim, "uid": "forged", "annotator": "mallory", "verdict": "undo",
-              "replaces_uid": victim["uid"], "created_at": "2099-01-01T00:00:00"}  # fmt: skip
+              "replaces_uid": victim["uid"], "created_at": victim["created_at"]}  # fmt: skip
     out = tmp_path / "log.jsonl"
     _write_jsonl(out, [*rows, forged])
     target = _fresh(blank, tmp_path)

@@ -25,7 +25,7 @@ import math
 import os
 import tempfile
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ import pandas as pd
 from ..atomic import replacing, write_failure
 from ..errors import AnnotationError, InputFormatError, OutputError, S3KGError
 from ..limits import MAX_IMPORT_BYTES, MAX_LABEL_CHARS, kg_problem
+from ..names import name_problem
 from ..store import annotation_queries as aq
 from ..store.connection import open_duckdb
 from ..store.store import Store
@@ -70,6 +71,7 @@ EXPORT_COLUMNS = (
 """The columns of an export, in order."""
 
 _REQUIRED = ("uid", "created_at", "annotator", "role", "run_id", "item_id", "verdict")
+_CLOCK_SKEW = timedelta(days=1)  # a row's created_at may be this far past the importer's clock
 _JSON_COLUMNS = ("gold_triple", "answer_triple", "gold_extracted", "answer_extracted")
 _FORMULA = FORMULA_STARTS  # the project's one rule (s3kg_core.tables), made reversible here
 _ACTS = (*VERDICTS, "withdraw", "undo")
@@ -425,7 +427,9 @@ def _checked_row(n: int, record: Mapping[str, Any]) -> dict[str, Any]:
 
     The rules are the Annotate page's and :class:`~s3kg_core.annotation.log.Decision`'s: a
     uid, a valid name, role, verdict and category (an adjudicator does not skip), a triple of
-    three strings; an ``undo`` names the row it undoes.
+    three strings; an ``undo`` names the row it undoes. A uid holds no character a name may
+    not (:func:`s3kg_core.names.name_problem`), and ``created_at`` is not in the future (a day
+    of clock skew allowed).
     """
     try:
         row: dict[str, Any] = {
@@ -448,6 +452,14 @@ def _checked_row(n: int, record: Mapping[str, Any]) -> dict[str, Any]:
     except (S3KGError, ValueError, TypeError) as exc:
         raise InputFormatError(f"row {n}: {exc}") from exc
     problems = []
+    for key in ("uid", "replaces_uid"):  # the rule of every name: no NUL, ESC, U+202E
+        if row[key] is not None and (bad := name_problem(row[key])) is not None:
+            problems.append(f"{key} {_short(repr(row[key]))} holds {bad}")
+    if row["created_at"] > datetime.now(UTC).replace(tzinfo=None) + _CLOCK_SKEW:
+        problems.append(
+            f"created_at {row['created_at']:%Y-%m-%d %H:%M} is in the future: a verdict is "
+            "made before it is exported"
+        )
     if row["role"] not in ROLES:
         problems.append(f"role {_short(repr(row['role']))} is not one of {', '.join(ROLES)}")
     if row["verdict"] not in _ACTS:
