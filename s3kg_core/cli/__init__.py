@@ -44,7 +44,7 @@ class _Cli(click.Group):
         try:
             return super().invoke(ctx)
         except click.ClickException as exc:
-            exc.message = printable(exc.message)
+            exc.message = printable(exc.message)  # type: ignore[misc]  # Final in click, shown once
             raise
         except S3KGError as exc:
             raise as_click(exc) from exc
