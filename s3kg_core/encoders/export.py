@@ -210,7 +210,9 @@ def quantize_int8(source: Path, target: Path) -> dict[str, Any]:
 def _export_to(model_dir: Path, out: Path) -> dict[str, Any]:
     """Load the model with sentence-transformers and write ``model.onnx`` into ``out``."""
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no bar in a command's output
     model: Any = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
     modules = [type(m).__name__ for m in model]
     if modules[:2] != ["Transformer", "Pooling"] or modules[2:] not in ([], ["Normalize"]):

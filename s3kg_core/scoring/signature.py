@@ -122,11 +122,13 @@ class Signature:
         'mode:hybrid|enc:m@1|tau:0.65|K:5|align:yes|norm:lemma|version:2|alpha:0.5'
         >>> Signature.blended(stored + "|alpha:0.8", 0.25).endswith("version:2|alpha:0.25")
         True
+        >>> Signature.blended(stored, -0.0).endswith("|alpha:0")
+        True
         """
         check_alpha(alpha)
         head, sep, tail = components.rpartition("|alpha:")
         base = head if sep and "|" not in tail else components
-        return f"{base}|alpha:{float(alpha):g}"
+        return f"{base}|alpha:{float(alpha) + 0.0:g}"  # + 0.0: -0.0 signs as alpha:0
 
     @property
     def components(self) -> str:
