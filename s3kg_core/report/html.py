@@ -396,7 +396,7 @@ def render_report(report: RunReport) -> str:
     >>> from s3kg_core.analysis.compare import RunInfo
     >>> run = RunInfo(1, "<script>alert(1)</script>", "demo", 0.0, "offline")
     >>> s = {k: ScoreSummary(k, 2, 0.5, 0.4, 0.6, 0.95) for k in ("gold_sim", "ctx_sim", "cus")}
-    >>> page = render_report(RunReport(run, {}, "sig", None, "zero", s, {"new": [0.4, 0.6]},
+    >>> page = render_report(RunReport(run, {}, "sig", 0.5, "zero", s, {"new": [0.4, 0.6]},
     ...                                TauSummary(0, {}), ()))
     >>> "<script>alert" in page, "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     (False, True)
