@@ -48,9 +48,10 @@ CHECK_LIVE_MAX = 1000
 """Shared questions up to which the page runs ``s3kg check``'s gates as it opens.
 
 The gates are :func:`s3kg_core.analysis.check.check_runs` itself: a paired BCa bootstrap of
-9,999 resamples for each of CUS, GoldSim and CtxSim (0.4 s for the demo's 30 questions, about
-0.6 s per score at 2,000 to 5,000 questions on two cores); past this many the page waits for
-the reader to ask."""
+9,999 resamples for each of CUS, GoldSim and CtxSim (0.4 s for the demo's 30 questions and for
+999 questions on two cores), from :data:`~s3kg_core.stats.NORMAL_FROM` questions its normal
+approximation (0.3 s for the whole check at 5,000, most of it reading the answers' statuses);
+past this many the page waits for the reader to ask."""
 
 
 TABLE_MAX = 200
@@ -193,10 +194,12 @@ def gates_markdown(result: CheckResult) -> str:
 
 
 def verdict(result: CheckResult) -> str:
-    """One line: the check's verdict, the gates that fail, and the mean CUS change's interval.
+    """One line: the check's verdict, the gates that fail, the mean CUS change and its verdict.
 
     The interval is the ``cus_drop`` gate's (:attr:`CheckResult.comparison`: the check's
-    paired bootstrap, its resamples and seed), so the page and ``s3kg check`` give the same.
+    paired bootstrap, its resamples and seed), and the words on it are
+    :meth:`~s3kg_core.analysis.compare.RunComparison.verdict`'s, so the page, ``s3kg check``,
+    the report, ``s3kg compare`` and the Overview say the same of the two runs.
 
     Examples
     --------
@@ -209,14 +212,12 @@ def verdict(result: CheckResult) -> str:
     if result.comparison is None:
         return head + "."
     difference = result.comparison.differences["cus"]
+    said = f"B against A: {result.comparison.verdict().text()}."
     text = f"Mean CUS B − A = {difference.difference:+.3f} over {difference.n} questions"
     if math.isnan(difference.low):
-        return f"{head}. {text}; too few questions for an interval."
+        return f"{head}. {text}; too few questions for an interval. {said}"
     text += (
-        f", {difference.confidence:.0%} interval {interval_text(difference)} (paired "
-        f"bootstrap, {result.comparison.resamples:,} resamples, the `cus_drop` gate's): "
+        f", {difference.confidence:.0%} interval {interval_text(difference)} "
+        f"({result.comparison.resamples:,} resamples, the `cus_drop` gate's)."
     )
-    if difference.low <= 0.0 <= difference.high:
-        return f"{head}. {text}it holds 0, no clear difference in mean CUS."
-    side = "lower" if difference.high < 0 else "higher"
-    return f"{head}. {text}it excludes 0, B is clearly {side}."
+    return f"{head}. {text} {said}"

@@ -91,9 +91,10 @@ cols[4].metric("Better in B", f"{better:,}", help="Questions whose CUS rose from
 gated = len(deltas) <= compare.CHECK_LIVE_MAX or st.toggle(
     f"Run `s3kg check`'s gates on all {len(deltas):,} shared questions",
     key="compare_run_check",
-    help="A paired bootstrap of 9,999 resamples for each of CUS, GoldSim and CtxSim, as "
-    "`s3kg check` runs it (about two seconds at a few thousand questions); the result is kept "
-    "for this pair and alpha.",
+    help="The paired test of each of CUS, GoldSim and CtxSim and the answers that became "
+    "unscorable, as `s3kg check` runs it (its normal approximation from 1,000 questions; a "
+    "fraction of a second at a few thousand questions); the result is kept for this pair and "
+    "alpha.",
 )
 if gated:
     latest = reads.signatures(controls.view)[1]

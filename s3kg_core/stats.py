@@ -8,6 +8,9 @@ Four kinds of interval, each written once:
   from ``normal_from`` values, its normal approximation;
 - :func:`normal_interval`: a mean plus or minus z standard errors, from the mean, the sample
   standard deviation and the count alone (the leaderboard's interval of a large run);
+  :func:`run_interval` picks between it and :func:`mean_interval` for a run's mean
+  (:data:`NORMAL_FROM`): the one interval of a run's mean on every surface (the Overview, its
+  CSV, ``s3kg cus``, ``s3kg report``);
 - :func:`percentile_bootstrap`: the percentile interval of any statistic of units resampled
   with replacement, within groups (a metric's two classes,
   :func:`s3kg_core.evaluation.metrics.bootstrap_ci`) or over all units (annotators'
@@ -20,7 +23,10 @@ Four kinds of interval, each written once:
 
 Every bootstrap is seeded: the same inputs and seed give the same interval.
 :data:`DEFAULT_RESAMPLES` is the default of each; a caller that shows a figure computed with
-another count passes it.
+another count passes it. A run's mean and two runs' paired difference switch to the normal
+approximation from :data:`NORMAL_FROM` values wherever they are shown (the leaderboard, the
+report, ``s3kg cus``, ``s3kg check``, ``s3kg compare``), so a run and a pair of runs have one
+interval each.
 
 References
 ----------
@@ -53,6 +59,7 @@ from .errors import ConfigError
 
 __all__ = [
     "DEFAULT_RESAMPLES",
+    "NORMAL_FROM",
     "BootstrapInterval",
     "MeanInterval",
     "PairedDifference",
@@ -61,10 +68,17 @@ __all__ = [
     "paired_bootstrap",
     "percentile_bootstrap",
     "proportion_interval",
+    "run_interval",
 ]
 
 DEFAULT_RESAMPLES = 9999
 """The bootstrap resamples of every interval unless a caller says otherwise (scipy's default)."""
+
+NORMAL_FROM = 1000
+"""From this many values a run's mean (:func:`run_interval`) and a paired difference (the
+``normal_from`` its callers pass to :func:`paired_bootstrap`) take the normal approximation of
+the bootstrap's interval, below it the bootstrap's: a BCa bootstrap of a few thousand values per
+run would cost seconds at every alpha, and agrees with it to the third decimal there."""
 
 _BATCH_CELLS = 2_000_000  # resamples x values held in memory at once by the BCa bootstrap
 _CHUNK = 250  # resamples handed to a batched statistic at once
@@ -266,6 +280,66 @@ def mean_interval(
     _check_confidence(confidence)
     mean, low, high, _ = _mean_bootstrap(x, confidence, resamples, seed, None)
     return MeanInterval(mean, low, high)
+
+
+def run_interval(
+    n: int,
+    mean: float,
+    std: float,
+    values: Sequence[float] | npt.NDArray[np.floating[Any]] | None,
+    *,
+    confidence: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    normal_from: int | None = NORMAL_FROM,
+) -> tuple[float, float]:
+    """The interval of a run's mean score: the one every surface shows for that run.
+
+    From ``normal_from`` answers (``None``: never) :func:`normal_interval` of the run's
+    ``mean``, sample standard deviation ``std`` and count ``n`` (what a ``GROUP BY`` gives:
+    the answers are not read); below it :func:`mean_interval` of the run's ``values`` (in item
+    order: the resamples are drawn by position). The Overview's leaderboard and its CSV
+    (:func:`s3kg_core.analysis.leaderboard.rank_summaries`), ``s3kg cus`` and ``s3kg report``
+    call it with these defaults, so one run has one interval.
+
+    Parameters
+    ----------
+    n, mean, std
+        The run's answers, their mean and sample standard deviation (``ddof=1``).
+    values
+        The run's values, in item order; needed below ``normal_from`` answers only.
+    confidence, resamples, seed
+        As :func:`mean_interval`'s.
+    normal_from
+        From this many answers, the normal approximation (``None``: never).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``: NaN with fewer than two answers.
+
+    Raises
+    ------
+    ConfigError
+        If the values are needed and missing or not ``n`` of them, or ``confidence`` is not in
+        (0, 1).
+
+    Examples
+    --------
+    >>> values = [0.2, 0.4, 0.6, 0.8]
+    >>> run_interval(4, 0.5, 0.258, values, resamples=999) == mean_interval(
+    ...     values, resamples=999)[1:]
+    True
+    >>> [round(v, 4) for v in run_interval(1600, 0.5, 0.2, None)]
+    [0.4902, 0.5098]
+    """
+    if normal_from is not None and n >= normal_from:
+        return normal_interval(mean, std, n, confidence=confidence)
+    if values is None or len(values) != n:
+        got = "none" if values is None else str(len(values))
+        raise ConfigError(f"a run of {n} answers needs its {n} values for a bootstrap; got {got}")
+    _, low, high = mean_interval(values, confidence=confidence, resamples=resamples, seed=seed)
+    return low, high
 
 
 def paired_bootstrap(

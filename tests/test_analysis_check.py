@@ -50,7 +50,18 @@ def test_a_steady_run_passes_every_gate(check_store):
     facts = dict(result.facts)
     assert facts["questions compared"] == str(CHECK_ITEMS)
     assert facts["dataset"] == "trial"
-    assert facts["bootstrap"] == "paired, 999 resamples, seed 0, 95% intervals"
+    assert facts["bootstrap"] == (
+        "paired, 999 resamples, seed 0, 95% intervals, the normal approximation from 1000 "
+        "paired values"
+    )
+    # the verdict every surface gives the two runs (issue 58): the cus_drop gate's interval
+    assert facts["mean CUS against the baseline"] == result.comparison.verdict().text()
+    assert result.comparison.verdict().test() == (
+        f"paired bootstrap over {CHECK_ITEMS} shared questions"
+    )
+    assert f"  mean CUS against the baseline: {result.comparison.verdict().text()}" in (
+        result.lines()
+    )
 
 
 def test_a_worse_run_fails_the_drop_gates(check_store):

@@ -1,9 +1,11 @@
-"""Tests of s3kg_core.analysis.compare: naming runs, two runs compared (bootstrap: test_stats)."""
+"""Tests of s3kg_core.analysis.compare: naming runs, two runs compared (bootstrap: test_stats),
+the one verdict of two runs (its five surfaces on the demo: test_dashboard_pages)."""
 
 from __future__ import annotations
 
 import doctest
 
+import numpy as np
 import pandas as pd
 import pytest
 from store_helpers import CHECK_ITEMS
@@ -13,12 +15,17 @@ from s3kg_core.analysis.compare import (
     DELTA_COLUMNS,
     SCORES,
     UNSCORABLE_COLUMNS,
+    Verdict,
     compare_runs,
     find_run,
+    paired_difference,
+    paired_verdict,
     question_deltas,
+    unpaired_verdict,
 )
 from s3kg_core.errors import ComparisonError, ConfigError, RunSelectionError
 from s3kg_core.stages.scored import scored_frame
+from s3kg_core.stats import NORMAL_FROM, PairedDifference, normal_interval, paired_bootstrap
 from s3kg_core.store.store import Store
 
 
@@ -144,3 +151,73 @@ def test_a_run_without_scores_is_refused(check_store, tmp_path):
         con.execute("DELETE FROM scores WHERE run_id = 1 AND item_id = 1")
     with pytest.raises(ComparisonError, match="no question is scored in both runs"):
         compare_runs(store, "broken", "baseline")
+
+
+# -- the verdict (issue 58) ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "side", "words"),
+    [
+        (-0.15, -0.03, "lower", "clearly lower"),
+        (0.01, 0.2, "higher", "clearly higher"),
+        (-0.02, 0.03, None, "no clear difference"),
+        (-0.1, 0.0, None, "no clear difference"),  # an end at 0 holds 0
+        (float("nan"), float("nan"), None, "no clear difference"),  # one question: no interval
+    ],
+)
+def test_a_paired_verdict_reads_the_interval_against_zero(low, high, side, words):
+    diff = PairedDifference("cus", 12, 0.5, 0.45, -0.05, low, high, 0.95, "BCa")
+    verdict = paired_verdict(diff)
+    assert verdict == Verdict(side, True, 12, "BCa")
+    assert verdict.text() == f"{words} (paired bootstrap over 12 shared questions)"
+
+
+def test_an_unpaired_verdict_reads_the_overlap_and_says_so():
+    assert unpaired_verdict((0.3, 0.4), (0.41, 0.5)) == Verdict("lower", False)
+    assert unpaired_verdict((0.51, 0.6), (0.41, 0.5)).words() == "clearly higher"
+    assert unpaired_verdict((0.3, 0.41), (0.41, 0.5)).side is None  # touching: overlap
+    assert unpaired_verdict((float("nan"), float("nan")), (0.41, 0.5)).side is None
+    assert Verdict(None, False).text() == (
+        "no clear difference (intervals of different question sets)"
+    )
+    assert Verdict("lower", True, 1, "none").test() == "paired bootstrap over 1 shared question"
+
+
+def test_the_paired_difference_pairs_by_item_in_item_order():
+    """The resamples are drawn by position: the same questions in another order must give the
+    same interval, and only shared items are paired."""
+    new = pd.Series([0.2, 0.9, 0.4, 0.6, 0.1], index=[5, 1, 4, 2, 3])
+    old = pd.Series([0.5, 0.5, 0.3, 0.8, 0.4, 0.7], index=[1, 2, 3, 4, 5, 6])
+    d = paired_difference(new, old, resamples=499)
+    want = paired_bootstrap(
+        new.sort_index().to_numpy(), old.loc[[1, 2, 3, 4, 5]].to_numpy(), resamples=499
+    )
+    assert d == want and d.n == 5
+    assert paired_difference(new.sample(frac=1, random_state=1), old, resamples=499) == d
+    # from NORMAL_FROM shared questions: the normal approximation
+    rng = np.random.default_rng(0)
+    big_new, big_old = (pd.Series(rng.uniform(0, 1, NORMAL_FROM)) for _ in range(2))
+    big = paired_difference(big_new, big_old)
+    change = big_new - big_old
+    assert big.method == "normal"
+    assert (big.low, big.high) == pytest.approx(
+        normal_interval(change.mean(), change.std(ddof=1), NORMAL_FROM), abs=1e-12
+    )
+    with pytest.raises(ConfigError, match="nothing to compare"):
+        paired_difference(new, pd.Series([0.5], index=[99]))
+
+
+def test_compare_runs_tests_in_item_order_and_gives_the_verdict(check_store):
+    """The comparison's interval is paired_difference's on the item-ordered values (the
+    Overview pairs in that order too), whatever order the table of changes is shown in."""
+    c = compare_runs(check_store, "worse", "baseline", resamples=499)
+    by_item = c.deltas.set_index("item_id")
+    assert not by_item.index.is_monotonic_increasing  # shown biggest regression first
+    want = paired_difference(by_item["cus_b"], by_item["cus_a"], resamples=499)
+    assert c.differences["cus"] == want and c.normal_from == NORMAL_FROM
+    assert c.verdict() == paired_verdict(want)
+    assert c.verdict().text() == (
+        f"clearly lower (paired bootstrap over {CHECK_ITEMS} shared questions)"
+    )
+    assert compare_runs(check_store, "baseline", "worse", resamples=499).verdict().side == "higher"

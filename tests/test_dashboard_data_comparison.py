@@ -10,8 +10,8 @@ from dashboard import compare
 from dashboard.data import comparison, reads
 from s3kg_core.analysis import compare as analysis_compare
 from s3kg_core.analysis.check import check_runs
+from s3kg_core.analysis.compare import paired_difference
 from s3kg_core.stages.scored import reblend
-from s3kg_core.stats import paired_bootstrap
 from s3kg_core.store import compare_queries
 from s3kg_core.store.store import Store
 
@@ -31,8 +31,9 @@ def test_the_run_comparison_reads_its_pairs_scores_and_picker_pages_from_duckdb(
         pd.testing.assert_frame_equal(deltas, want, check_exact=True)
         gates = comparison.pair_check(view, run_a, run_b, 0.3)
         assert gates.comparison is not None
+        by_item = want.set_index("item_id")  # the test pairs in item order (issue 58)
         assert gates.comparison.differences["cus"].to_dict() == (
-            paired_bootstrap(want["cus_b"], want["cus_a"], resamples=9999).to_dict()
+            paired_difference(by_item["cus_b"], by_item["cus_a"], resamples=9999).to_dict()
         )
         for page in range(4):
             for keep in (None, int(want["item_id"].iloc[-1])):

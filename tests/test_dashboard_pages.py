@@ -1437,7 +1437,7 @@ def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(read_db):
     said = re.search(r": (FAILED: \d+ of \d+ gates)$", run.output.splitlines()[0]).group(1)
     assert f"s3kg check {said}" in verdict and "`new_unscorable`" in verdict
     low, high = re.search(r"cus_drop: \S+ \(95% interval (\S+) to (\S+);", run.output).groups()
-    shown = re.search(r"95% interval (\S+) … (\S+) \(paired", verdict)
+    shown = re.search(r"95% interval (\S+) … (\S+) \(", verdict)
     assert shown is not None, verdict  # the same interval, to the page's 3 decimals
     assert float(shown.group(1)) == pytest.approx(float(low), abs=6e-4)
     assert float(shown.group(2)) == pytest.approx(float(high), abs=6e-4)

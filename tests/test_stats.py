@@ -22,12 +22,14 @@ from s3kg_core.errors import ConfigError
 from s3kg_core.evaluation.metrics import auroc, bootstrap_ci, max_f1
 from s3kg_core.stats import (
     DEFAULT_RESAMPLES,
+    NORMAL_FROM,
     MeanInterval,
     mean_interval,
     normal_interval,
     paired_bootstrap,
     percentile_bootstrap,
     proportion_interval,
+    run_interval,
 )
 
 
@@ -45,9 +47,10 @@ def test_one_default_number_of_resamples():
             (mean_interval, "resamples"),
             (percentile_bootstrap, "resamples"),
             (bootstrap_ci, "n"),
+            (run_interval, "resamples"),
         ]
     ]
-    assert defaults == [DEFAULT_RESAMPLES] * 4
+    assert defaults == [DEFAULT_RESAMPLES] * 5
 
 
 # -- the old figures, pinned ---------------------------------------------------------------------
@@ -259,6 +262,29 @@ def test_from_normal_from_questions_the_interval_is_the_bootstraps_normal_approx
     assert fast.difference == slow.difference
     # fewer questions keep the bootstrap
     assert paired_bootstrap(new[:999], old[:999], resamples=199, normal_from=1000).method == "BCa"
+
+
+def test_a_runs_interval_is_the_bootstrap_below_normal_from_and_the_normal_one_from_it():
+    """Issue 58 (item 2): one interval of a run's mean for every surface; the report's (9,999
+    resamples) and the Overview's (1,999) were two."""
+    rng = np.random.default_rng(3)
+    small = rng.uniform(0, 1, 30)
+    mean, std = float(small.mean()), float(small.std(ddof=1))
+    assert run_interval(30, mean, std, small) == tuple(mean_interval(small)[1:])
+    assert run_interval(30, mean, std, small, resamples=499, seed=2) == tuple(
+        mean_interval(small, resamples=499, seed=2)[1:]
+    )
+    large = rng.uniform(0, 1, NORMAL_FROM)
+    mean, std = float(large.mean()), float(large.std(ddof=1))
+    assert run_interval(NORMAL_FROM, mean, std, None) == normal_interval(mean, std, NORMAL_FROM)
+    assert run_interval(NORMAL_FROM, mean, std, large) == normal_interval(mean, std, NORMAL_FROM)
+    assert run_interval(NORMAL_FROM, mean, std, large, normal_from=None) == tuple(
+        mean_interval(large)[1:]
+    )
+    with pytest.raises(ConfigError, match="needs its 30 values"):
+        run_interval(30, 0.5, 0.1, None)
+    with pytest.raises(ConfigError, match="got 29"):
+        run_interval(30, 0.5, 0.1, small[:29])
 
 
 def test_a_constant_change_and_a_single_question():

@@ -8,8 +8,9 @@ one signature, compared on the questions both have a score for:
 
 ``cus_drop``, ``gold_sim_drop``, ``ctx_sim_drop``
     d is the mean over those questions of the score's change, new minus baseline, and
-    [low, high] its paired-bootstrap interval (:func:`~s3kg_core.stats.
-    paired_bootstrap`: seeded, BCa, ``confidence`` 0.95 by default). The gate **fails when
+    [low, high] its paired-bootstrap interval (:func:`~s3kg_core.analysis.compare.
+    paired_difference`: seeded, BCa, ``confidence`` 0.95 by default; its normal approximation
+    from :data:`~s3kg_core.stats.NORMAL_FROM` questions). The gate **fails when
     high < -max_drop**: even the most favourable end of the interval is a drop larger than
     ``max_drop``, so the drop is larger with (one-sided) confidence (1 + confidence) / 2,
     97.5 %. When only low is below -max_drop the gate passes, marked inconclusive (more
@@ -22,6 +23,10 @@ one signature, compared on the questions both have a score for:
     new run: no score under the signature (collect error, KG extraction failed, not extracted,
     not scored), a KG empty or unparseable, or not answered at all (``missing``; with
     ``allow_missing`` a question the new run did not answer is left out instead).
+
+Beside the gates the check states the verdict on mean CUS that every surface gives for the two
+runs (:meth:`~s3kg_core.analysis.compare.RunComparison.verdict`: clearly lower, clearly higher
+or no clear difference, and the test).
 
 A measure that is not a number fails its gate: a stored score whose components hold NaN
 (a damaged database, or one written by hand) makes the drop gates of its scores and
@@ -55,11 +60,11 @@ from ..stages.scored import (
     reblend,
     resolve_signature,
 )
-from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
+from ..stats import DEFAULT_RESAMPLES, NORMAL_FROM, PairedDifference, paired_bootstrap
 from ..store import queries
 from ..store.store import Store, in_one_session
 from ..tables import read_csv_rows
-from .compare import RunComparison, compare_runs, find_run, scorability
+from .compare import RunComparison, bootstrap_text, compare_runs, find_run, scorability
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -106,8 +111,9 @@ class CheckSettings:
         The least mean ``s3kg`` of a new pair file (``None``: no such gate).
     max_new_unscorable
         How many answers (pair rows) may become unscorable.
-    confidence, resamples, seed
-        The paired bootstrap's two-sided confidence level, resamples and seed.
+    confidence, resamples, seed, normal_from
+        The paired bootstrap's two-sided confidence level, resamples and seed, and the
+        questions (pairs) from which its interval is the normal approximation (``None``: never).
     allow_missing
         Leave out the questions (pair rows) of the baseline the new run (file) lacks; by
         default each counts against it as unscorable (``missing``).
@@ -123,6 +129,7 @@ class CheckSettings:
     resamples: int = DEFAULT_RESAMPLES
     seed: int = 0
     allow_missing: bool = False
+    normal_from: int | None = NORMAL_FROM
 
     def __post_init__(self) -> None:
         for name in ("max_drop", "max_gold_drop", "max_ctx_drop"):
@@ -372,6 +379,7 @@ def check_runs(
             confidence=settings.confidence,
             resamples=settings.resamples,
             seed=settings.seed,
+            normal_from=settings.normal_from,
         )
         nan_ids = _nan_questions(store, comparison)
         for metric in ("cus", "gold_sim", "ctx_sim"):
@@ -452,6 +460,7 @@ def check_runs(
         facts += [
             ("baseline", comparison.baseline.label()),
             ("questions compared", str(comparison.shared)),
+            ("mean CUS against the baseline", comparison.verdict().text()),
         ]
         d = comparison.deltas
         regressions = _regressions(d["ext_id"], d["question"], d["cus_a"], d["cus_b"])
@@ -533,8 +542,9 @@ def _nan_questions(store: Store, comparison: RunComparison) -> dict[str, list[st
 def _bootstrap_fact(settings: CheckSettings) -> tuple[str, str]:
     return (
         "bootstrap",
-        f"paired, {settings.resamples} resamples, seed {settings.seed}, "
-        f"{settings.confidence:.0%} intervals",
+        bootstrap_text(
+            settings.resamples, settings.seed, settings.confidence, settings.normal_from
+        ),
     )
 
 
@@ -637,6 +647,7 @@ def check_pairs(
             confidence=settings.confidence,
             resamples=settings.resamples,
             seed=settings.seed,
+            normal_from=settings.normal_from,
         )
         gates.append(_drop_gate("s3kg_drop", "S3KG drop", diff, settings.max_drop))
         # in the baseline's order; a row the new file lacks is "missing" (or left out)

@@ -7,12 +7,19 @@ baseline) with a seeded paired-bootstrap interval (:func:`s3kg_core.stats.paired
 scipy's BCa), the change of every question (:func:`question_deltas`, biggest regression first),
 and the questions the baseline could score that the new run cannot. The dashboard's Run
 comparison page, the ``s3kg check`` gate and the report read the same functions.
+
+Whether one run's mean is clearly lower or higher than another's is a :class:`Verdict`, in one
+set of words wherever it is shown (the Overview against each dataset's #1, the Run comparison,
+``s3kg check``, ``s3kg report`` and ``s3kg compare``): :func:`paired_verdict` of
+:func:`paired_difference` when the runs are compared on shared questions (the paired bootstrap),
+:func:`unpaired_verdict` of two runs' intervals only where they answered different question
+sets; :meth:`Verdict.text` names the test.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -24,7 +31,7 @@ from ..stages.scored import (
     resolve_signature,
     unscored_reasons,
 )
-from ..stats import DEFAULT_RESAMPLES, PairedDifference, paired_bootstrap
+from ..stats import DEFAULT_RESAMPLES, NORMAL_FROM, PairedDifference, paired_bootstrap
 from ..statuses import Reference, role_status
 from ..store import queries
 from ..store.store import Store, in_one_session
@@ -35,10 +42,15 @@ __all__ = [
     "UNSCORABLE_COLUMNS",
     "RunComparison",
     "RunInfo",
+    "Verdict",
+    "bootstrap_text",
     "compare_runs",
     "find_run",
+    "paired_difference",
+    "paired_verdict",
     "question_deltas",
     "scorability",
+    "unpaired_verdict",
 ]
 
 SCORES = ("gold_sim", "ctx_sim", "cus")
@@ -73,6 +85,169 @@ class RunInfo:
             f"{self.name} (run {self.run_id}: dataset {self.dataset}, temperature "
             f"{self.temperature:g}, extractor {self.extractor})"
         )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a run's mean score is clearly lower or higher than another's, and by which test.
+
+    Attributes
+    ----------
+    side
+        ``"lower"`` or ``"higher"`` (the run against the other), ``None``: no clear difference.
+    paired
+        Decided by the paired test on the questions both runs answered
+        (:func:`paired_verdict`); ``False``: by the overlap of two intervals of different
+        question sets (:func:`unpaired_verdict`).
+    n
+        The questions compared (paired), else 0.
+    method
+        The paired interval's method (:class:`~s3kg_core.stats.PairedDifference`), or
+        ``overlap``.
+    """
+
+    side: Literal["lower", "higher"] | None
+    paired: bool
+    n: int = 0
+    method: str = "overlap"
+
+    def words(self) -> str:
+        """``clearly lower``, ``clearly higher`` or ``no clear difference``."""
+        return "no clear difference" if self.side is None else f"clearly {self.side}"
+
+    def test(self) -> str:
+        """The test that decided, as every surface names it.
+
+        Examples
+        --------
+        >>> Verdict("lower", True, 30, "BCa").test()
+        'paired bootstrap over 30 shared questions'
+        >>> Verdict("lower", True, 2500, "normal").test()
+        'paired bootstrap (normal approximation) over 2,500 shared questions'
+        >>> Verdict(None, False).test()
+        'intervals of different question sets'
+        """
+        if not self.paired:
+            return "intervals of different question sets"
+        how = " (normal approximation)" if self.method == "normal" else ""
+        noun = "question" if self.n == 1 else "questions"
+        return f"paired bootstrap{how} over {self.n:,} shared {noun}"
+
+    def text(self) -> str:
+        """The verdict and its test: the words every surface shows.
+
+        Examples
+        --------
+        >>> Verdict("lower", True, 30, "BCa").text()
+        'clearly lower (paired bootstrap over 30 shared questions)'
+        >>> Verdict(None, False).text()
+        'no clear difference (intervals of different question sets)'
+        """
+        return f"{self.words()} ({self.test()})"
+
+
+def paired_verdict(difference: PairedDifference) -> Verdict:
+    """The verdict of a paired difference (new minus baseline): its interval against 0.
+
+    Clearly lower when the whole interval is below 0, clearly higher when it is above, else
+    (it holds 0, or there is none: one question) no clear difference.
+
+    Examples
+    --------
+    >>> d = paired_bootstrap([0.5, 0.6, 0.7, 0.4], [0.6, 0.6, 0.8, 0.6], resamples=999)
+    >>> paired_verdict(d).text()
+    'clearly lower (paired bootstrap over 4 shared questions)'
+    >>> paired_verdict(paired_bootstrap([0.5, 0.7], [0.6, 0.6])).words()
+    'no clear difference'
+    """
+    side: Literal["lower", "higher"] | None = None
+    if difference.high < 0.0:
+        side = "lower"
+    elif difference.low > 0.0:
+        side = "higher"
+    return Verdict(side, True, difference.n, difference.method)
+
+
+def unpaired_verdict(new: tuple[float, float], baseline: tuple[float, float]) -> Verdict:
+    """The verdict of two runs that answered different questions: their intervals' overlap.
+
+    ``new`` and ``baseline`` are ``(low, high)`` intervals of each run's mean. Clearly lower
+    when ``new``'s lies wholly below ``baseline``'s, clearly higher when wholly above, else (they
+    overlap, or one is missing) no clear difference.
+
+    Examples
+    --------
+    >>> unpaired_verdict((0.40, 0.50), (0.55, 0.60)).words()
+    'clearly lower'
+    >>> unpaired_verdict((0.40, 0.56), (0.55, 0.60)).text()
+    'no clear difference (intervals of different question sets)'
+    """
+    side: Literal["lower", "higher"] | None = None
+    if new[1] < baseline[0]:
+        side = "lower"
+    elif new[0] > baseline[1]:
+        side = "higher"
+    return Verdict(side, False)
+
+
+def bootstrap_text(resamples: int, seed: int, confidence: float, normal_from: int | None) -> str:
+    """The paired bootstrap's settings in words, as ``s3kg check`` and ``s3kg compare`` print them.
+
+    Examples
+    --------
+    >>> bootstrap_text(9999, 0, 0.95, 1000)
+    'paired, 9999 resamples, seed 0, 95% intervals, the normal approximation from 1000 paired values'
+    """  # noqa: E501
+    normal = (
+        ""
+        if normal_from is None
+        else f", the normal approximation from {normal_from} paired values"
+    )
+    return f"paired, {resamples} resamples, seed {seed}, {confidence:.0%} intervals{normal}"
+
+
+def paired_difference(
+    new: pd.Series,
+    baseline: pd.Series,
+    *,
+    metric: str = "cus",
+    confidence: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    normal_from: int | None = NORMAL_FROM,
+) -> PairedDifference:
+    """Run ``new`` minus ``baseline`` on the questions both have a value for, paired.
+
+    ``new`` and ``baseline`` are one score's values indexed by item id. The shared items, in
+    item order (the bootstrap draws by position, so the order is part of the result), go to
+    :func:`~s3kg_core.stats.paired_bootstrap` with its normal approximation from
+    ``normal_from`` questions. The one paired comparison of two runs: :func:`compare_runs`
+    (the Run comparison, ``s3kg check``, ``s3kg report``, ``s3kg compare``) and the Overview's
+    verdict against each dataset's #1 call it with these defaults.
+
+    Raises
+    ------
+    ConfigError
+        If no item is shared.
+
+    Examples
+    --------
+    >>> a = pd.Series([0.5, 0.6, 0.7], index=[3, 1, 2])
+    >>> b = pd.Series([0.4, 0.6, 0.9, 0.1], index=[1, 2, 3, 4])
+    >>> d = paired_difference(b, a)
+    >>> d.n, round(d.difference, 3), d.method
+    (3, 0.033, 'BCa')
+    """
+    both = pd.concat({"new": new, "baseline": baseline}, axis=1, join="inner").sort_index()
+    return paired_bootstrap(
+        both["new"].to_numpy(dtype=float),
+        both["baseline"].to_numpy(dtype=float),
+        metric=metric,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        normal_from=normal_from,
+    )
 
 
 def find_run(store: Store, ref: str | int) -> RunInfo:
@@ -223,8 +398,8 @@ class RunComparison:
     unscorable
         The questions both runs answered that the baseline could score and the new run cannot
         (:data:`UNSCORABLE_COLUMNS`; ``baseline`` and ``new`` say why, ``None``: scorable).
-    resamples, seed
-        The bootstrap's settings.
+    resamples, seed, normal_from
+        The bootstrap's settings (:func:`paired_difference`'s).
     """
 
     baseline: RunInfo
@@ -237,11 +412,72 @@ class RunComparison:
     unscorable: pd.DataFrame
     resamples: int
     seed: int
+    normal_from: int | None = NORMAL_FROM
+
+    @property
+    def confidence(self) -> float:
+        """The intervals' two-sided confidence level."""
+        return next(iter(self.differences.values())).confidence
 
     @property
     def shared(self) -> int:
         """Questions compared (both runs have a score for them)."""
         return len(self.deltas)
+
+    def verdict(self, score: str = "cus") -> Verdict:
+        """The new run's mean ``score`` against the baseline's: :func:`paired_verdict`."""
+        return paired_verdict(self.differences[score])
+
+    def lines(self, signature: str) -> list[str]:
+        """What ``s3kg compare`` prints: each score's change and verdict, the facts.
+
+        ``signature`` is the one printed: the scores' with the alpha they are blended at.
+        """
+        level = f"{self.confidence:.0%}"
+        out = [
+            f"s3kg compare: {self.new.name} (run {self.new.run_id}) against "
+            f"{self.baseline.name} (run {self.baseline.run_id})"
+        ]
+        for score, d in self.differences.items():
+            interval = (
+                "no interval"
+                if d.method == "none"
+                else f"{level} interval {d.low:+.4f} to {d.high:+.4f}"
+            )
+            out.append(
+                f"  {score}: {d.baseline_mean:.4f} -> {d.new_mean:.4f}, change "
+                f"{d.difference:+.4f} ({interval}): {self.verdict(score).words()}"
+            )
+        out += [
+            f"  mean CUS against the baseline: {self.verdict().text()}",
+            f"  new run: {self.new.label()}",
+            f"  baseline: {self.baseline.label()}",
+            f"  questions compared: {self.shared}",
+            f"  signature: {signature}",
+            "  empty KGs: " + ("left out (--empty drop)" if self.empty == "drop" else "scored 0"),
+            "  bootstrap: "
+            + bootstrap_text(self.resamples, self.seed, self.confidence, self.normal_from),
+        ]
+        return out
+
+    def to_dict(self, signature: str) -> dict[str, Any]:
+        """A JSON-ready dict: the runs, each score's difference and verdict, the settings."""
+        return {
+            "new": asdict(self.new),
+            "baseline": asdict(self.baseline),
+            "shared": self.shared,
+            "signature": signature,
+            "empty": self.empty,
+            "differences": {
+                score: {**d.to_dict(), "verdict": self.verdict(score).words()}
+                for score, d in self.differences.items()
+            },
+            "verdict": self.verdict().text(),
+            "test": self.verdict().test(),
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "normal_from": self.normal_from,
+        }
 
 
 @in_one_session
@@ -256,12 +492,15 @@ def compare_runs(
     confidence: float = 0.95,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    normal_from: int | None = NORMAL_FROM,
 ) -> RunComparison:
     """Compare run ``new`` with run ``baseline`` (ids or display names) on shared questions.
 
     Both runs must be of one dataset and scored under ``signature`` (default: the latest).
     With ``empty="drop"`` questions where either run's KG is empty or unparseable are left
-    out of the means (they still count in :attr:`RunComparison.unscorable`).
+    out of the means (they still count in :attr:`RunComparison.unscorable`). Each score's
+    difference is :func:`paired_difference` (the normal approximation from ``normal_from``
+    shared questions).
 
     Raises
     ------
@@ -305,14 +544,16 @@ def compare_runs(
         raise ComparisonError(
             f"no question is scored in both runs ({new_run.label()}; {old_run.label()})"
         )
+    by_item = deltas.set_index("item_id")
     differences = {
-        score: paired_bootstrap(
-            deltas[f"{score}_b"].to_numpy(),
-            deltas[f"{score}_a"].to_numpy(),
+        score: paired_difference(
+            by_item[f"{score}_b"],
+            by_item[f"{score}_a"],
             metric=score,
             confidence=confidence,
             resamples=resamples,
             seed=seed,
+            normal_from=normal_from,
         )
         for score in SCORES
     }
@@ -327,6 +568,7 @@ def compare_runs(
         unscorable=_became_unscorable(statuses, components, old_run, new_run, questions),
         resamples=resamples,
         seed=seed,
+        normal_from=normal_from,
     )
 
 

@@ -140,6 +140,9 @@ def _changes_table(comparison: RunComparison) -> str:
         )
         + '<p class="note">Paired on the questions both runs have a score for (paired '
         "bootstrap, as <code>s3kg check</code>).</p>"
+        + "<p>Mean CUS, the new run against the baseline: <strong>"
+        + _e(comparison.verdict().text())
+        + "</strong></p>"
     )
 
 
