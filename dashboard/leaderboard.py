@@ -2,7 +2,8 @@
 
 Pure functions on :func:`s3kg_core.analysis.leaderboard.rank_summaries`' frame and
 :func:`dashboard.data.reads.load_runs`'s: the table shown is the table downloaded (same rows, same
-order), and the note of which runs swapped places says what a move of alpha did.
+order), the note of which runs swapped places says what a move of alpha did, and the note of
+tests names the test behind each run's verdict against #1.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import pandas as pd
 
 from dashboard.escape import md
 from dashboard.run_names import run_label_map
+from s3kg_core.analysis.compare import Verdict
 from s3kg_core.analysis.leaderboard import REFERENCE_ALPHA, rank_change_text, swaps
 
-__all__ = ["TABLE_COLUMNS", "run_url", "swap_note", "table"]
+__all__ = ["TABLE_COLUMNS", "run_url", "swap_note", "table", "test_note"]
 
 TABLE_COLUMNS = (
     "dataset",
@@ -27,7 +29,8 @@ TABLE_COLUMNS = (
     "mean",
     "low",
     "high",
-    "tied",
+    "verdict",
+    "test",
     "temperature",
     "run_id",
     "model",
@@ -69,23 +72,26 @@ def table(
     ``run`` is the run's label (``runs["label"]``: the display name and what tells runs of
     one name apart, :mod:`dashboard.run_names`), ``name`` its display name and ``model`` the
     model as the run names it;
-    ``change`` the rank change against alpha 0.5 (``▲2``); ``tied`` says ``tied with #1``
-    where the run's interval overlaps its dataset leader's.
+    ``change`` the rank change against alpha 0.5 (``▲2``); ``verdict`` the run against its
+    dataset's #1 (:meth:`~s3kg_core.analysis.compare.Verdict.words`: ``clearly lower``, ``no
+    clear difference``; empty for the #1) and ``test`` the test that decided
+    (:meth:`~s3kg_core.analysis.compare.Verdict.test`).
 
     Examples
     --------
+    >>> from s3kg_core.analysis.compare import Verdict
     >>> board = pd.DataFrame({"dataset": ["d", "d"], "rank": [1, 2], "run_id": [2, 1],
     ...     "model": ["m", "m"], "temperature": [0.7, 0.0], "extractor": ["x", "x"],
     ...     "n": [30, 30], "gold_sim": [.5, .4], "ctx_sim": [.5, .4], "cus": [.5, .4],
-    ...     "low": [.45, .35], "high": [.55, .46], "tied": [False, True], "rank_change": [1, -1],
-    ...     "reference_rank": [2, 1]})
+    ...     "low": [.45, .35], "high": [.55, .46], "verdict": [None, Verdict(None, True, 30)],
+    ...     "rank_change": [1, -1], "reference_rank": [2, 1]})
     >>> runs = pd.DataFrame({"run_id": [1, 2], "model_id": ["org/m", "org/m"],
     ...     "label": ["m · T=0", "m · T=0.7"]})
     >>> t = table(board, runs, {}, "cus", 0.9)
     >>> t[["rank", "change", "run", "name", "model", "run_id"]].values.tolist()
     [[1, '▲1', 'm · T=0.7', 'm', 'org/m', 2], [2, '▼1', 'm · T=0', 'm', 'org/m', 1]]
-    >>> t["tied"].tolist()
-    ['', 'tied with #1']
+    >>> t[["verdict", "test"]].values.tolist()
+    [['', ''], ['no clear difference', 'paired bootstrap over 30 shared questions']]
     """
     model_ids = dict(zip(runs["run_id"].astype(int), runs["model_id"].astype(str), strict=True))
     if "label" in runs:
@@ -107,7 +113,8 @@ def table(
             "mean": board[metric].astype(float),
             "low": board["low"].astype(float),
             "high": board["high"].astype(float),
-            "tied": ["tied with #1" if t else "" for t in board["tied"]],
+            "verdict": [v.words() if v is not None else "" for v in board["verdict"]],
+            "test": [v.test() if v is not None else "" for v in board["verdict"]],
             "gold_sim": board["gold_sim"].astype(float),
             "ctx_sim": board["ctx_sim"].astype(float),
             "cus": board["cus"].astype(float),
@@ -121,6 +128,45 @@ def table(
         }
     )
     return out.reset_index(drop=True).loc[:, list(TABLE_COLUMNS)]
+
+
+def test_note(shown: pd.DataFrame) -> str | None:
+    r"""One Markdown line under a dataset's table: the test behind each verdict against #1.
+
+    ``shown`` is one dataset's rows of :func:`table`. Every run compared with #1 by one test
+    gives one clause; where runs answered other questions than #1 (the overlap of intervals,
+    not the paired test) they are named, and the line says so. ``None`` with no run below #1.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"run": ["a", "b*", "c"], "rank": [1, 2, 3],
+    ...     "test": ["", "paired bootstrap over 30 shared questions",
+    ...              "intervals of different question sets"]})
+    >>> print(test_note(rows))
+    **vs #1**, each run's mean against the dataset's #1: b\* by the paired bootstrap over 30 shared questions; c by the intervals of different question sets: it and #1 answered different sets of questions, so only the two 95% intervals compare (overlapping: no clear difference).
+    >>> print(test_note(rows.iloc[:2]))
+    **vs #1**, each run's mean against the dataset's #1: by the paired bootstrap over 30 shared questions, as the Run comparison and `s3kg check` compare two runs.
+    """  # noqa: E501
+    below = shown[shown["test"] != ""]
+    if below.empty:
+        return None
+    head = "**vs #1**, each run's mean against the dataset's #1: "
+    unpaired = Verdict(None, paired=False).test()  # last: the clause its note follows
+    tests = sorted(dict.fromkeys(below["test"]), key=lambda t: t == unpaired)
+    if tests == [unpaired] or len(tests) > 1:
+        clauses = [
+            f"{', '.join(md(r) for r in below.loc[below['test'] == t, 'run'])} by the {t}"
+            for t in tests
+        ]
+        text = head + "; ".join(clauses)
+        if unpaired in tests:
+            who = "it" if int((below["test"] == unpaired).sum()) == 1 else "they"
+            text += (
+                f": {who} and #1 answered different sets of questions, so only the two 95% "
+                "intervals compare (overlapping: no clear difference)"
+            )
+        return text + "."
+    return f"{head}by the {tests[0]}, as the Run comparison and `s3kg check` compare two runs."
 
 
 def swap_note(board: pd.DataFrame, alpha: float) -> str | None:

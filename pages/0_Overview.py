@@ -1,15 +1,17 @@
-"""Overview: every scored run ranked within its dataset, with intervals, ties and rank changes."""
+"""Overview: every scored run ranked within its dataset, with intervals, verdicts against #1 and
+rank changes."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, leaderboard, url_state, widgets
+from dashboard import charts, leaderboard, navigation, url_state, widgets
 from dashboard.data import reads
 from dashboard.escape import code, md
-from s3kg_core.analysis.leaderboard import NORMAL_FROM, REFERENCE_ALPHA
+from s3kg_core.analysis.leaderboard import REFERENCE_ALPHA
 from s3kg_core.scoring.signature import Signature
+from s3kg_core.stats import DEFAULT_RESAMPLES, NORMAL_FROM
 
 CHARTS = ("By run", "By temperature", "Distributions")
 
@@ -51,7 +53,7 @@ st.session_state.setdefault("overview.by", "cus")
 
 
 def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
-    """One dataset's ranked runs: rank, change, run, mean and interval, tie, other scores.
+    """One dataset's ranked runs: rank, change, run, mean and interval, vs #1, other scores.
 
     Every column fits at 1280 px (issue 43: ``model``, ``extractor``, ``T`` and ``id`` ran off
     the right edge; the run's label names its model and settings, the link its page, and the
@@ -65,31 +67,35 @@ def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
         hide_index=True,
         width="stretch",
         column_order=[
-            "rank", "change", "run", "mean", "interval", "tied", "n",
+            "rank", "change", "run", "mean", "interval", "verdict", "n",
             *(m for m in charts.SCORE_NAMES if m != metric),
             *(["scoring"] if partial else []), "run_page",
         ],
         column_config={
             "rank": st.column_config.NumberColumn("#", width=36),
             "change": st.column_config.TextColumn(
-                "Δrank", width=58, help="Places gained (▲) or lost (▼) since alpha 0.5."
+                "Δrank", width=54, help="Places gained (▲) or lost (▼) since alpha 0.5."
             ),
             "run": st.column_config.TextColumn(
-                "run", width=200,
+                "run", width=196,
                 help="The run's name, and its settings where runs share one (its model, "
                 "temperature and extractor: the run page and the CSV).",
             ),
             "n": st.column_config.NumberColumn("answers", width=62),
             "mean": st.column_config.NumberColumn(f"{name}", format="%.4f", width=62),
             "interval": st.column_config.TextColumn(
-                "95% interval", width=100, help=f"The 95% bootstrap interval of the mean {name}."
+                "95% interval", width=92, help=f"The 95% bootstrap interval of the mean {name}."
             ),
-            "tied": st.column_config.TextColumn(
-                "tie", width=86,  # "tied with #1"
-                help="The run's 95% interval overlaps the leader's: not a clear difference.",
+            "verdict": st.column_config.TextColumn(
+                "vs #1", width=126,  # "no clear difference"
+                help=f"The run's mean {name} against the dataset's #1: clearly lower, or no "
+                "clear difference. By the paired bootstrap over the questions both answered "
+                "(as the Run comparison and s3kg check); only for a run that answered other "
+                "questions, by whether the two 95% intervals overlap. The note under the "
+                "table names the test.",
             ),
             **{
-                m: st.column_config.NumberColumn(label, format="%.4f", width=64)
+                m: st.column_config.NumberColumn(label, format="%.4f", width=58)
                 for m, label in charts.SCORE_NAMES.items()
                 if m != metric
             },
@@ -154,13 +160,25 @@ def scores(alpha: float) -> None:
         if dataset == ALL and len(DATASETS) > 1:
             st.markdown(f"**{md(name)}** · {len(group)} runs")
         leaderboard_table(group, metric, key=f"leaderboard.{name}")
+        tests = leaderboard.test_note(group)
+        if tests:
+            st.markdown(tests)
+        paired = group[group["test"].str.startswith("paired")]
+        if not paired.empty:  # the next click: the first run below #1 against it
+            navigation.params_link(
+                "compare",
+                f"{md(paired['run'].iloc[0])} against #1, question by question",
+                {"a": str(group["run_id"].iloc[0]), "b": str(paired["run_id"].iloc[0]),
+                 "alpha": f"{alpha:g}"},
+                icon=":material/compare_arrows:",
+            )  # fmt: skip
     st.caption(
         f"Ranked by mean {charts.SCORE_NAMES[metric]} within each dataset, with its 95% "
-        "bootstrap interval (BCa, 1,999 resamples, seed 0; for a run of "
+        f"bootstrap interval (BCa, {DEFAULT_RESAMPLES:,} resamples, seed 0; for a run of "
         f"{NORMAL_FROM:,} answers or more its normal approximation, mean ± 1.96 standard "
-        "errors, which the bootstrap's matches at that size); **tie**: the interval overlaps the "
-        f"leader's. Δrank: against alpha 0.5. Signature of every number on this page: "
-        f"{code(signature)}"
+        "errors, which the bootstrap's matches at that size), the one `s3kg cus` and "
+        "`s3kg report` show. **vs #1**: the paired test with the same settings. Δrank: against "
+        f"alpha 0.5. Signature of every number on this page: {code(signature)}"
     )
 
     # One chart at a time: only the chosen one is built on each alpha step.

@@ -67,11 +67,12 @@ if board is not None:
         help=f"At alpha {controls.alpha:g}; 95% bootstrap interval "
         f"{board['low']:.3f} to {board['high']:.3f}.",
     )
-    tie = ", tied with #1" if bool(board["tied"]) else ""
+    against = board["verdict"]
+    versus = f"; against #1: {md(against.text())}" if against is not None else ""
     cols[2].metric(
         "Rank in dataset",
         f"{int(board['rank'])} of {in_dataset}",
-        help=f"Within {md(board['dataset'])} by mean CUS{tie}; since alpha 0.5: "
+        help=f"Within {md(board['dataset'])} by mean CUS{versus}; since alpha 0.5: "
         f"{rank_change_text(int(board['rank_change']))}.",
     )
 else:
@@ -79,6 +80,13 @@ else:
     cols[2].metric("Rank in dataset", "—")
 usage = run_page.usage_metrics(summary.usage)
 cols[3].metric(usage[0][0], usage[0][1], help=usage[0][2])
+leader = None  # the dataset's #1, when this run is not it
+if board is not None and board["verdict"] is not None:
+    leader = int(ranked.loc[ranked["dataset"] == board["dataset"], "run_id"].iloc[0])
+    st.caption(
+        f"Mean CUS against #1 of {md(board['dataset'])}: {md(board['verdict'].text())}, "
+        "as the Overview says."
+    )
 
 left, right = st.columns([3, 2])
 with left:
@@ -143,9 +151,18 @@ if worst is not None:
             "explorer", "Its lowest-CUS answer in the Sample explorer", run_id, worst
         )
 with links[1]:
-    navigation.params_link(
-        "compare", "Compare it with another run", {"a": str(run_id), "alpha": f"{controls.alpha:g}"}
-    )
+    if leader is not None and board is not None and board["verdict"].paired:
+        navigation.params_link(
+            "compare",
+            "Compare it with #1, question by question",
+            {"a": str(leader), "b": str(run_id), "alpha": f"{controls.alpha:g}"},
+        )
+    else:
+        navigation.params_link(
+            "compare",
+            "Compare it with another run",
+            {"a": str(run_id), "alpha": f"{controls.alpha:g}"},
+        )
 with links[2]:
     navigation.params_link(
         "overview",

@@ -19,13 +19,15 @@ import pandas as pd
 from s3kg_core.analysis.compare import SCORES
 from s3kg_core.analysis.leaderboard import (
     LEADERBOARD_COLUMNS,
-    NORMAL_FROM,
     REFERENCE_ALPHA,
     SUMMARY_COLUMNS,
+    database_pairs,
     rank_summaries,
 )
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.scored import reblend
+from s3kg_core.stats import DEFAULT_RESAMPLES, NORMAL_FROM
+from s3kg_core.store.leaderboard_queries import PAIRED_COLUMNS
 from s3kg_core.store.records import AnswerRecord, ItemRecord
 from s3kg_core.store.store import Store
 
@@ -64,7 +66,7 @@ def rank_runs(
     metric: str = "cus",
     reference_alpha: float = REFERENCE_ALPHA,
     confidence: float = 0.95,
-    resamples: int = 1999,
+    resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     normal_from: int | None = NORMAL_FROM,
 ) -> pd.DataFrame:
@@ -72,7 +74,8 @@ def rank_runs(
 
     ``frame`` holds the stored components of each scored answer (``run_id, dataset, model,
     temperature, extractor, item_id`` and what :func:`~s3kg_core.stages.scored.reblend`
-    needs); the ranking is :func:`rank_summaries` of :func:`run_summaries`.
+    needs); the ranking is :func:`rank_summaries` of :func:`run_summaries`, the values of
+    small runs by item and the paired summaries of large pairs summed in pandas.
     """
     if metric not in SCORES:
         raise ConfigError(f"rank by one of {', '.join(SCORES)}; got {metric!r}")
@@ -82,15 +85,23 @@ def rank_runs(
     small = summary.loc[
         summary["n"] < (normal_from if normal_from is not None else math.inf), "run_id"
     ]
-    blended = reblend(frame.loc[frame["run_id"].isin(small), ["run_id", *_COMPONENTS]], alpha)
-    values = {
-        int(run): group[metric].to_numpy(dtype=float)
+    blended = reblend(frame[["run_id", "item_id", *_COMPONENTS]], alpha)
+    by_run = {
+        int(run): group.set_index("item_id")[metric].sort_index().astype(float)
         for run, group in blended.groupby("run_id", sort=False)
     }
+    values = {run: by_run[run] for run in small.astype(int)}
+    rows = []
+    for run, leader in database_pairs(summary, metric, normal_from).items():
+        both = pd.concat([by_run[run], by_run[leader]], axis=1, join="inner")
+        change = both.iloc[:, 0] - both.iloc[:, 1]
+        rows.append((run, leader, len(change), change.mean(), change.std(ddof=1)))
+    paired = pd.DataFrame(rows, columns=list(PAIRED_COLUMNS))
     return rank_summaries(
         summary,
         run_summaries(frame, reference_alpha),
         values,
+        paired,
         metric=metric,
         confidence=confidence,
         resamples=resamples,

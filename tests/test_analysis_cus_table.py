@@ -7,13 +7,12 @@ import pytest
 from store_helpers import build_store, special_store
 
 from s3kg_core.analysis.cus_table import cus_report, cus_table
-from s3kg_core.analysis.leaderboard import NORMAL_FROM
 from s3kg_core.errors import ConfigError
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.cus import dataset_cus, score_cus_many
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 from s3kg_core.stages.score import score_store
-from s3kg_core.stats import mean_interval, normal_interval
+from s3kg_core.stats import NORMAL_FROM, mean_interval, normal_interval
 from s3kg_core.store.records import KGRecord
 
 TABLE_COLUMNS = [
@@ -141,5 +140,5 @@ def test_the_cus_table_is_the_pandas_means_of_every_reblended_answer(answers_200
         if row.n >= NORMAL_FROM:
             expected = normal_interval(values.mean(), values.std(ddof=1), len(values))
         else:
-            expected = tuple(mean_interval(values.to_numpy(), resamples=1999, seed=0)[1:])
+            expected = tuple(mean_interval(values.to_numpy(), seed=0)[1:])
         np.testing.assert_allclose((row.cus_low, row.cus_high), expected, rtol=0, atol=1e-12)

@@ -1,4 +1,5 @@
-"""Tests of s3kg_core/analysis/leaderboard.py: per-dataset ranks, intervals, ties, rank changes."""
+"""Tests of s3kg_core/analysis/leaderboard.py: per-dataset ranks, intervals, verdicts against
+#1, rank changes; and the one interval of a run on every surface that shows it (issue 58)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,23 @@ import pandas as pd
 import pytest
 from leaderboard_helpers import rank_runs
 
+from s3kg_core.analysis.compare import (
+    Verdict,
+    paired_difference,
+    paired_verdict,
+    unpaired_verdict,
+)
 from s3kg_core.analysis.leaderboard import (
     LEADERBOARD_COLUMNS,
-    NORMAL_FROM,
     SUMMARY_COLUMNS,
+    database_pairs,
     rank_change_text,
     rank_summaries,
     swaps,
 )
 from s3kg_core.errors import ConfigError
-from s3kg_core.stats import normal_interval
+from s3kg_core.stages.scored import reblend
+from s3kg_core.stats import NORMAL_FROM, normal_interval
 
 
 def components(runs: dict[int, tuple[str, list[float], list[float]]]) -> pd.DataFrame:
@@ -53,13 +61,92 @@ def test_runs_of_two_datasets_are_never_ranked_against_each_other():
     assert board["model"].tolist() == ["same name"] * 4
 
 
-def test_overlapping_intervals_are_tied_with_the_leader_and_apart_ones_are_not():
-    near = [v - 0.005 for v in HIGH]  # 0.005 below the leader: not a win
-    frame = components({1: ("a", HIGH, HIGH), 2: ("a", near, near), 3: ("a", LOW, LOW)})
+def test_a_run_on_the_leaders_questions_is_judged_by_the_paired_test_issue_58():
+    """Regression (issue 58, item 1): the Overview marked a run "tied with #1" because the two
+    runs' intervals overlapped, while the Run comparison and ``s3kg check`` (the paired
+    bootstrap over the same questions) said it was clearly lower."""
+    near = [v - 0.005 for v in HIGH]  # 0.005 below the leader on every question
+    noisy = (np.asarray(HIGH) + RNG.normal(-0.003, 0.05, 40)).tolist()
+    frame = components(
+        {1: ("a", HIGH, HIGH), 2: ("a", near, near), 3: ("a", LOW, LOW), 4: ("a", noisy, noisy)}
+    )
     board = rank_runs(frame, 0.5, resamples=499).set_index("run_id")
-    assert board.loc[1, "rank"] == 1 and not board.loc[1, "tied"]
-    assert board.loc[2, "tied"] and not board.loc[3, "tied"]
+    assert board.loc[1, "rank"] == 1 and board.loc[1, "verdict"] is None
+    # the intervals overlap (the old rule: tied), the paired test says clearly lower
+    assert board.loc[2, "low"] <= board.loc[1, "high"]
+    assert board.loc[2, "verdict"].side == "lower" and board.loc[2, "verdict"].paired
+    assert board.loc[2, "verdict"].text() == (
+        "clearly lower (paired bootstrap over 40 shared questions)"
+    )
+    assert board.loc[3, "verdict"].words() == "clearly lower"
+    # a run that moves both ways around the leader: no clear difference, by the same test
+    assert board.loc[4, "verdict"].text() == (
+        "no clear difference (paired bootstrap over 40 shared questions)"
+    )
+    # each verdict is the paired comparison's of the two runs (compare_runs' function)
+    cus = reblend(frame, 0.5).set_index("item_id")
+    values = {run: cus.loc[cus["run_id"] == run, "cus"] for run in (1, 2, 3, 4)}
+    for run in (2, 3, 4):
+        want = paired_verdict(paired_difference(values[run], values[1], resamples=499))
+        assert board.loc[run, "verdict"] == want
     assert (board["low"] <= board["cus"]).all() and (board["cus"] <= board["high"]).all()
+
+
+def test_a_run_on_other_questions_is_judged_by_its_interval_and_says_so():
+    """Only where the two runs answered different question sets is the overlap of their
+    intervals the verdict, and the test is named so."""
+    near = [v - 0.005 for v in HIGH]
+    frame = components({1: ("a", HIGH, HIGH), 2: ("a", near[:39], near[:39])})  # one fewer
+    board = rank_runs(frame, 0.5, resamples=499).set_index("run_id")
+    verdict = board.loc[2, "verdict"]
+    assert verdict == Verdict(None, False) and not verdict.paired
+    assert verdict.text() == "no clear difference (intervals of different question sets)"
+    assert verdict == unpaired_verdict(
+        tuple(board.loc[2, ["low", "high"]]), tuple(board.loc[1, ["low", "high"]])
+    )
+    # the same count of other questions is not the same questions either
+    shifted = components({1: ("a", HIGH, HIGH)})
+    other = components({2: ("a", near, near)}).assign(item_id=lambda f: f["item_id"] + 1)
+    board = rank_runs(pd.concat([shifted, other]), 0.5, resamples=499).set_index("run_id")
+    assert not board.loc[2, "verdict"].paired
+    far = components({1: ("a", HIGH, HIGH), 2: ("a", LOW[:30], LOW[:30])})
+    board = rank_runs(far, 0.5, resamples=499).set_index("run_id")
+    assert board.loc[2, "verdict"] == Verdict("lower", False)
+
+
+def test_a_large_pair_is_paired_in_the_database_with_the_normal_interval():
+    """From NORMAL_FROM shared questions the paired test is the normal approximation of the
+    differences, summed where the scores are (no value read): the same as paired_difference's."""
+    rng = np.random.default_rng(5)
+    wl = rng.beta(2, 3, NORMAL_FROM)
+    worse = np.clip(wl - rng.normal(0.004, 0.05, NORMAL_FROM), 0, 1)
+    frame = components(
+        {1: ("d", wl.tolist(), wl.tolist()), 2: ("d", worse.tolist(), worse.tolist())}
+    )
+    summary = frame.groupby("run_id").size()
+    assert summary.tolist() == [NORMAL_FROM] * 2
+    board = rank_runs(frame, 0.5).set_index("run_id")
+    cus = reblend(frame, 0.5).set_index("item_id")
+    want = paired_verdict(
+        paired_difference(cus.loc[cus["run_id"] == 2, "cus"], cus.loc[cus["run_id"] == 1, "cus"])
+    )
+    assert want.method == "normal" and board.loc[2, "verdict"] == want
+    assert want.test() == "paired bootstrap (normal approximation) over 1,000 shared questions"
+    pairs = pd.DataFrame({"run_id": [1, 2, 3], "dataset": "d", "n": [NORMAL_FROM] * 2 + [5],
+                          "cus": [0.6, 0.5, 0.4]})  # fmt: skip
+    assert database_pairs(pairs, "cus") == {2: 1} and database_pairs(pairs, "cus", None) == {}
+
+
+def test_a_missing_paired_summary_is_a_clear_error():
+    frame = components({1: ("d", [0.5] * NORMAL_FROM, [0.5] * NORMAL_FROM),
+                        2: ("d", [0.4] * NORMAL_FROM, [0.4] * NORMAL_FROM)})  # fmt: skip
+    from leaderboard_helpers import run_summaries
+
+    summary = run_summaries(frame, 0.5)
+    with pytest.raises(ConfigError, match="paired summary against run 1 is needed"):
+        rank_summaries(summary, summary, {})
+    with pytest.raises(ConfigError, match="its values are needed"):
+        rank_summaries(summary.assign(n=[30, 30]), summary.assign(n=[30, 30]), {})
 
 
 def test_moving_alpha_reports_the_rank_change_and_the_swap():

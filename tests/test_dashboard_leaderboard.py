@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 
 import dashboard.leaderboard as module
+from s3kg_core.analysis.compare import Verdict
 
 
 def test_the_module_doctests_pass():
@@ -44,7 +45,8 @@ def test_the_table_keeps_the_boards_order_and_marks_partial_runs():
         {"dataset": ["d", "d", "e"], "rank": [1, 2, 1], "run_id": [3, 1, 2],
          "model": ["m", "m", "n"], "temperature": [0.0, 0.0, 0.7], "extractor": ["x"] * 3,
          "n": [4, 4, 2], "gold_sim": [.5, .4, .3], "ctx_sim": [.5, .4, .3], "cus": [.5, .4, .3],
-         "low": [.4, .3, .2], "high": [.6, .5, .4], "tied": [False, True, False],
+         "low": [.4, .3, .2], "high": [.6, .5, .4],
+         "verdict": [None, Verdict(None, True, 4, "BCa"), None],
          "rank_change": [0, 0, 0], "reference_rank": [1, 2, 1]}
     )  # fmt: skip
     runs = pd.DataFrame({"run_id": [1, 2, 3], "model_id": ["org/m", "n", "other/m"]})
@@ -57,3 +59,33 @@ def test_the_table_keeps_the_boards_order_and_marks_partial_runs():
     assert table["mean"].tolist() == [0.5, 0.4, 0.3]  # the ranked score's mean (GoldSim)
     assert table["scoring"].tolist() == ["complete", "partial: 2 of 4 scored", "complete"]
     assert list(table.columns) == list(module.TABLE_COLUMNS)
+    # the verdict against #1 and the test behind it, one column each (issue 58)
+    assert table[["verdict", "test"]].values.tolist() == [
+        ["", ""], ["no clear difference", "paired bootstrap over 4 shared questions"], ["", ""],
+    ]  # fmt: skip
+
+
+def test_the_test_note_names_the_test_and_the_runs_judged_without_it():
+    """Issue 58: the Overview names the test behind its verdicts, and says where runs that
+    answered other questions than #1 were judged by the overlap of intervals."""
+    import pandas as pd
+
+    paired, unpaired = (
+        "paired bootstrap over 30 shared questions",
+        "intervals of different question sets",
+    )
+    rows = pd.DataFrame(
+        {"run": ["lead", "b", "c", "d_e"], "test": ["", paired, unpaired, unpaired]}
+    )
+    note = module.test_note(rows)
+    assert note.startswith("**vs #1**, each run's mean against the dataset's #1: b by the paired")
+    assert "c, d\\_e by the intervals of different question sets: they and #1 answered" in note
+    assert "only the two 95% intervals compare" in note
+    assert module.test_note(rows.iloc[:2]).endswith(
+        "by the paired bootstrap over 30 shared questions, as the Run comparison and "
+        "`s3kg check` compare two runs."
+    )
+    assert module.test_note(rows.iloc[:1]) is None
+    # the note on other questions follows their clause, whatever the order of the rows
+    swapped = module.test_note(rows.iloc[[0, 2, 1, 3]])
+    assert swapped == note

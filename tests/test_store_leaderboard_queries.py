@@ -18,7 +18,13 @@ from s3kg_core.analysis.leaderboard import SUMMARY_COLUMNS, rank_summaries
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.scored import reblend
 from s3kg_core.store import queries
-from s3kg_core.store.leaderboard_queries import run_summaries, run_values, score_histograms
+from s3kg_core.store.leaderboard_queries import (
+    PAIRED_COLUMNS,
+    paired_summaries,
+    run_summaries,
+    run_values,
+    score_histograms,
+)
 from s3kg_core.store.records import ItemRecord
 from s3kg_core.store.store import Store
 
@@ -93,7 +99,7 @@ def test_the_leaderboard_from_sql_is_the_leaderboard_from_every_component(store,
         values = run_values(con, "sig", 0.8, metric, summary["run_id"].tolist())
     got = rank_summaries(summary, reference, values, metric=metric, resamples=499)
     want = rank_runs(frame, 0.8, metric=metric, resamples=499)
-    exact = ["dataset", "rank", "run_id", "model", "n", "reference_rank", "rank_change", "tied"]
+    exact = ["dataset", "rank", "run_id", "model", "n", "reference_rank", "rank_change", "verdict"]
     assert got[exact].values.tolist() == want[exact].values.tolist()
     for column in ("gold_sim", "ctx_sim", "cus", "low", "high"):
         np.testing.assert_allclose(got[column], want[column], rtol=0, atol=1e-12)
@@ -106,8 +112,34 @@ def test_run_values_are_each_runs_blended_values_in_item_order(store):
         assert run_values(con, "sig", 0.3, "cus", []) == {}
     assert sorted(got) == [1, 4]
     for run in (1, 4):
-        want = frame.loc[frame["run_id"] == run, "ctx_sim"].to_numpy()
-        assert got[run].tolist() == want.tolist()
+        want = frame.loc[frame["run_id"] == run]
+        assert got[run].tolist() == want["ctx_sim"].tolist()
+        assert got[run].index.tolist() == want["item_id"].tolist()  # the pairing key
+
+
+@pytest.mark.parametrize(("alpha", "drop_empty"), [(0.3, False), (None, True)])
+def test_paired_summaries_are_the_pandas_differences_on_shared_questions(store, alpha, drop_empty):
+    """Each pair's shared questions, mean and spread of run minus baseline: what the normal
+    interval of their paired test needs, summed in DuckDB (issue 58)."""
+    frame = reblend(components(store), alpha)
+    if drop_empty:
+        frame = frame[(frame["gold_status"] == "ok") & (frame["ctx_status"] == "ok")]
+    by_run = {r: g.set_index("item_id")["cus"] for r, g in frame.groupby("run_id")}
+    pairs = {2: 1, 3: 1, 5: 4}  # run 3 shares one question with run 1
+    with store.connect() as con:
+        got = paired_summaries(con, "sig", alpha, "cus", pairs, drop_empty=drop_empty)
+        assert paired_summaries(con, "sig", alpha, "cus", {}).empty
+        assert paired_summaries(con, "sig", alpha, "cus", {4: 1}).empty  # nothing shared
+    assert list(got.columns) == list(PAIRED_COLUMNS)
+    assert got[["run_id", "baseline_id"]].values.tolist() == [[2, 1], [3, 1], [5, 4]]
+    for row in got.itertuples():
+        change = (by_run[row.run_id] - by_run[row.baseline_id]).dropna()
+        assert row.shared == len(change)
+        assert row.difference == pytest.approx(change.mean(), abs=1e-12)
+        if len(change) > 1:
+            assert row.difference_std == pytest.approx(change.std(ddof=1), abs=1e-12)
+        else:
+            assert np.isnan(row.difference_std)
 
 
 @pytest.mark.parametrize(("metric", "dataset"), [("cus", None), ("gold_sim", "d2")])
@@ -141,6 +173,10 @@ def test_the_queries_refuse_an_unknown_score_bad_bins_and_alpha(store):
     with store.connect() as con:
         with pytest.raises(ConfigError, match="a score is one of"):
             run_values(con, "sig", 0.5, "s3kg", [1])
+        with pytest.raises(ConfigError, match="a score is one of"):
+            paired_summaries(con, "sig", 0.5, "cus; DROP TABLE scores", {2: 1})
+        with pytest.raises(ConfigError):
+            paired_summaries(con, "sig", -0.5, "cus", {2: 1})
         with pytest.raises(ConfigError, match="a score is one of"):
             score_histograms(con, "sig", 0.5, "cus; DROP TABLE scores")
         with pytest.raises(ConfigError, match="bins"):

@@ -17,7 +17,13 @@ import streamlit as st
 
 from dashboard.data.database import View, by_results, reader
 from dashboard.run_names import run_label_map
-from s3kg_core.analysis.leaderboard import REFERENCE_ALPHA, bootstrap_runs, rank_summaries
+from s3kg_core.analysis.leaderboard import (
+    REFERENCE_ALPHA,
+    bootstrap_runs,
+    database_pairs,
+    rank_summaries,
+    read_values,
+)
 from s3kg_core.stages.scored import unscored_reasons
 from s3kg_core.store import leaderboard_queries, queries, run_queries
 from s3kg_core.store.records import SOURCES, KGRecord
@@ -219,19 +225,21 @@ def scored_runs(view: View) -> list[int]:
 def ranked(view: View, alpha: float, metric: str) -> pd.DataFrame:
     """The leaderboard at ``alpha``: every run ranked within its dataset by ``metric``.
 
-    :func:`s3kg_core.analysis.leaderboard.rank_summaries` (intervals, ties with the leader, rank
-    change against alpha 0.5) on the runs' summaries at ``alpha`` and at 0.5, computed in
-    DuckDB (:func:`run_summaries`); only the runs too small for the normal interval have their
-    values read, for their bootstrap. Cached per alpha: a slider step back costs nothing.
+    :func:`s3kg_core.analysis.leaderboard.rank_summaries` (intervals, each run's verdict against
+    its dataset's #1, rank change against alpha 0.5) on the runs' summaries at ``alpha`` and at
+    0.5, computed in DuckDB (:func:`run_summaries`); only the runs too small for the normal
+    interval have their values read (their bootstrap and paired test), and a large run's paired
+    test against #1 is summed in DuckDB. Cached per alpha: a slider step back costs nothing.
     """
     summary = run_summaries(view, alpha)
     reference = run_summaries(view, REFERENCE_ALPHA)
-    small = bootstrap_runs(summary)
-    values = {}
-    if small:  # an open of the file costs ~20 ms of a step: only when a bootstrap needs it
+    values: dict[int, pd.Series] = {}
+    paired = None
+    # an open of the file costs ~20 ms of a step: only when a bootstrap or a pair needs it
+    if bootstrap_runs(summary) or database_pairs(summary, metric):
         with reader(view.path) as con:
-            values = leaderboard_queries.run_values(con, view.scored, alpha, metric, small)
-    return rank_summaries(summary, reference, values, metric=metric)
+            values, paired = read_values(con, view.scored, alpha, metric, summary)
+    return rank_summaries(summary, reference, values, paired, metric=metric)
 
 
 @by_results()

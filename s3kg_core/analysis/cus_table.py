@@ -2,8 +2,9 @@
 
 What ``s3kg cus`` prints. The means are the Overview's leaderboard's
 (:func:`s3kg_core.store.leaderboard_queries.run_summaries`, computed in DuckDB), and so is the
-interval of each run's mean CUS (:func:`s3kg_core.analysis.leaderboard.rank_summaries`, with its
-seed and resamples); the answers without a score are counted by reason
+interval of each run's mean CUS (:func:`s3kg_core.analysis.leaderboard.rank_summaries`, whose
+:func:`s3kg_core.stats.run_interval` with its seed and resamples every surface shows); the
+answers without a score are counted by reason
 (:class:`~s3kg_core.stages.scored.ScoreCoverage`).
 """
 
@@ -27,7 +28,7 @@ from ..stages.scored import (
 )
 from ..store import leaderboard_queries, queries
 from ..store.store import Store
-from .leaderboard import bootstrap_runs, rank_summaries
+from .leaderboard import rank_summaries, read_values
 
 __all__ = ["TABLE_COLUMNS", "CUSReport", "cus_report", "cus_table"]
 
@@ -151,13 +152,11 @@ def cus_report(
     drop = empty == "drop"
     with store.connect() as con:
         summaries = leaderboard_queries.run_summaries(con, resolved, alpha, drop_empty=drop)
-        values = leaderboard_queries.run_values(
-            con, resolved, alpha, "cus", bootstrap_runs(summaries), drop_empty=drop
-        )
+        values, paired = read_values(con, resolved, alpha, "cus", summaries, drop_empty=drop)
         components = queries.scored_components(con, resolved)  # for the coverage's counts
         statuses = queries.answer_statuses(con, resolved)
     # the Overview's interval: the same function, seed and resamples (rank_summaries' defaults)
-    board = rank_summaries(summaries, summaries, values, metric="cus")
+    board = rank_summaries(summaries, summaries, values, paired, metric="cus")
     intervals = board.loc[:, ["run_id", "low", "high"]]
     keys = ["dataset", "model", "temperature", "extractor", "run_id"]
     means = summaries.loc[:, [*keys, "n", "gold_sim", "ctx_sim", "cus"]].merge(

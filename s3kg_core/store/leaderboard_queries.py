@@ -4,7 +4,8 @@
 (:data:`~s3kg_core.store.blend_queries.BLENDED` blends them at the alpha), so ranking 100,000
 answers reads one row per run, for the Overview's leaderboard and ``s3kg cus`` alike;
 :func:`run_values` reads the values of the few runs too small for the normal interval (their
-bootstrap needs them). Both feed
+bootstrap needs them), :func:`paired_summaries` the count, mean and spread of two large runs'
+per-question differences (their paired test's normal interval). All three feed
 :func:`s3kg_core.analysis.leaderboard.rank_summaries`. :func:`score_histograms` counts each run's
 answers in bins of a score for the Overview's Distributions chart (a few hundred numbers,
 never a row per answer). Functions take an open connection, as
@@ -30,25 +31,35 @@ Examples
 ...     values = run_values(con, "sig", 0.5, "gold_sim", [run])
 >>> summary[["n", "gold_sim", "ctx_sim"]].values.tolist()
 [[2.0, 0.5, 1.0]]
->>> values[run].tolist()
-[0.25, 0.75]
+>>> values[run].tolist(), values[run].index.tolist() == [ids["q0"], ids["q1"]]
+([0.25, 0.75], True)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import duckdb
-import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
 from ..scoring.result import check_alpha
 from .blend_queries import BLENDED
 
-__all__ = ["run_summaries", "run_values", "score_histograms"]
+__all__ = ["PAIRED_COLUMNS", "paired_summaries", "run_summaries", "run_values", "score_histograms"]
 
 _SCORES = ("gold_sim", "ctx_sim", "cus")
+
+PAIRED_COLUMNS = ("run_id", "baseline_id", "shared", "difference", "difference_std")
+"""The columns of :func:`paired_summaries`."""
+
+
+def _check_score(metric: str, alpha: float | None) -> None:
+    """Refuse a ``metric`` that is not a score and an ``alpha`` outside [0, 1]."""
+    if metric not in _SCORES:
+        raise ConfigError(f"a score is one of {', '.join(_SCORES)}; got {metric!r}")
+    if alpha is not None:
+        check_alpha(alpha)
 
 
 def run_summaries(
@@ -95,32 +106,76 @@ def run_values(
     run_ids: Sequence[int],
     *,
     drop_empty: bool = False,
-) -> dict[int, np.ndarray]:
-    """Each of ``run_ids``' values of ``metric`` at ``alpha``, in item order (for a bootstrap).
+) -> dict[int, pd.Series]:
+    """Each of ``run_ids``' values of ``metric`` at ``alpha``, indexed by item id, in item order.
 
-    ``drop_empty`` leaves out the scores :func:`run_summaries` leaves out with it.
+    For a bootstrap (which draws by position: item order is part of its result) and a paired
+    test (the item ids say whether two runs answered the same questions). ``drop_empty`` leaves
+    out the scores :func:`run_summaries` leaves out with it.
 
     Raises
     ------
     ConfigError
         If ``metric`` is not a score or ``alpha`` is outside [0, 1].
     """
-    if metric not in _SCORES:
-        raise ConfigError(f"a score is one of {', '.join(_SCORES)}; got {metric!r}")
-    if alpha is not None:
-        check_alpha(alpha)
+    _check_score(metric, alpha)
     if not run_ids:
         return {}
     kept = " AND gold_status = 'ok' AND ctx_status = 'ok'" if drop_empty else ""
     frame = con.execute(
-        f"{BLENDED} SELECT run_id, {metric} AS v FROM c WHERE list_contains(?, run_id){kept} "
-        "ORDER BY run_id, item_id",
+        f"{BLENDED} SELECT run_id, item_id, {metric} AS v FROM c "
+        f"WHERE list_contains(?, run_id){kept} ORDER BY run_id, item_id",
         [alpha, signature, [int(r) for r in run_ids]],
     ).df()
     return {
-        int(run): group["v"].to_numpy(dtype=float)
+        int(run): pd.Series(
+            group["v"].to_numpy(dtype=float),
+            index=pd.Index(group["item_id"].astype(int).to_numpy(), name="item_id"),
+            name=metric,
+        )
         for run, group in frame.groupby("run_id", sort=True)
     }
+
+
+def paired_summaries(
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    alpha: float | None,
+    metric: str,
+    pairs: Mapping[int, int],
+    *,
+    drop_empty: bool = False,
+) -> pd.DataFrame:
+    """Each pair ``run -> baseline``: the questions both scored, and ``metric``'s difference.
+
+    Columns :data:`PAIRED_COLUMNS`: ``shared`` the questions both runs have a score for (with
+    ``drop_empty``, one that :func:`run_summaries` keeps), ``difference`` the mean of run minus
+    baseline over them and ``difference_std`` its sample standard deviation (NaN for one
+    question), at ``alpha``; a pair sharing no question has no row. What the normal
+    approximation of the pair's paired bootstrap needs, summed where the scores are stored:
+    the Overview's verdict of a large run against its dataset's #1 reads no answer.
+
+    Raises
+    ------
+    ConfigError
+        If ``metric`` is not a score or ``alpha`` is outside [0, 1].
+    """
+    _check_score(metric, alpha)
+    if not pairs:
+        return pd.DataFrame(columns=list(PAIRED_COLUMNS))
+    kept = "WHERE gold_status = 'ok' AND ctx_status = 'ok'" if drop_empty else ""
+    runs = [int(r) for r in pairs]
+    frame = con.execute(
+        f"{BLENDED}, k AS (SELECT run_id, item_id, {metric} AS v FROM c {kept}), "
+        "p AS (SELECT unnest(?) AS run_id, unnest(?) AS baseline_id) "
+        "SELECT p.run_id, p.baseline_id, count(*) AS shared, avg(a.v - b.v) AS difference, "
+        "stddev_samp(a.v - b.v) AS difference_std "
+        "FROM p JOIN k a ON a.run_id = p.run_id "
+        "JOIN k b ON b.run_id = p.baseline_id AND b.item_id = a.item_id "
+        "GROUP BY p.run_id, p.baseline_id ORDER BY p.run_id",
+        [alpha, signature, runs, [int(pairs[r]) for r in runs]],
+    ).df()
+    return frame.loc[:, list(PAIRED_COLUMNS)]
 
 
 def score_histograms(
