@@ -1539,6 +1539,59 @@ def test_no_column_is_cut_at_1280_and_the_comparison_shows_the_checks_gates(
         assert_clean(watched, annotate_server, name)
 
 
+def test_the_verdict_against_1_is_on_the_first_screen_of_each_page_issue_58(
+    watched: Watched, annotate_server: Server
+) -> None:
+    """Issue 58: the demo's T=0.7 (run 2) against T=0 (run 1) is one verdict, with the test
+    named, on the first screen at 1440x900 and 1280x720 (``<page>_<w>x<h>.png``) of the
+    Overview (the "vs #1" column, the line naming the test and the link to the comparison of
+    the two), the Run comparison and the Run page; the Overview's link opens that pair."""
+    text = "clearly lower (paired bootstrap over 30 shared questions)"
+    page = watched.page
+    main = page.locator('[data-testid="stMain"]')
+    views = [
+        ("?alpha=0.5", "S3KG Workbench", "overview_verdict"),
+        ("Run_comparison?a=1&b=2", "Run comparison", "run_comparison_verdict"),
+        ("Run?run=2", "Run details", "run_verdict"),
+    ]
+    for path, title, name in views:
+        page.set_viewport_size({"width": VIEWPORT[0], "height": VIEWPORT[1]})
+        open_page(watched, annotate_server, path, title)
+        for width, height in ((1440, 900), (1280, 720)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(600)
+            size = (width, height)
+            if name == "overview_verdict":
+                grid = main.locator('[data-testid="stDataFrame"]').first
+                grid.wait_for(timeout=60_000)
+                assert _in_first_screen(grid, size), size
+                assert _grid_column(grid, 5, 2) == ["", "clearly lower"]  # the "vs #1" column
+                assert cut_tables(page) == [], (size, cut_tables(page))
+                note = main.locator("p").filter(has_text="each run's mean against the dataset's #1")
+                assert "by the paired bootstrap over 30 shared questions" in note.inner_text()
+                link = main.get_by_role("link", name=re.compile("against #1, question by question"))
+                shown = [note, link]
+            elif name == "run_comparison_verdict":
+                said = main.get_by_text(f"B against A: {text}.", exact=False).first
+                assert said.inner_text().startswith("s3kg check FAILED")
+                shown = [said]
+            else:
+                shown = [main.get_by_text(f"Mean CUS against #1 of demo: {text}", exact=False)]
+                link = main.get_by_role("link", name="Compare it with #1, question by question")
+                assert link.count() == 1
+            for element in shown:
+                assert _in_first_screen(element.first, size), (name, size)
+            first_screen(page, artefacts() / f"{name}_{width}x{height}.png")
+        assert_clean(watched, annotate_server, name)
+    open_page(watched, annotate_server, "?alpha=0.5", "S3KG Workbench")
+    main.get_by_role("link", name=re.compile("against #1, question by question")).first.click()
+    page.get_by_role("heading", name="Run comparison", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert re.search(r"[?&]a=1&b=2", page.url), page.url
+    assert main.get_by_text(f"B against A: {text}.", exact=False).count() == 1
+    assert_clean(watched, annotate_server, "overview link to the comparison")
+
+
 def _release_folder(shared_data: Path, folder: Path, rows: int) -> Path:
     """A released QA run of ``rows`` rows (the released MesaQA Gemma rows, renumbered)."""
     import csv

@@ -1446,6 +1446,125 @@ def test_run_comparison_shows_the_gates_and_verdict_of_s3kg_check(read_db):
     assert any(f"`{command}`" in c.value for c in at.caption)
 
 
+# -- one verdict and one interval for the demo's runs on every surface (issue 58) -----------------
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Every file a page hands to a download button as it draws (the bytes, in order)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    made: list = []
+    add = MediaFileManager.add
+
+    def recorded(self, data, *args, **kwargs):
+        made.append(data)
+        return add(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add", recorded)
+    return made
+
+
+def _overview_csv(downloads: list) -> pd.DataFrame:
+    import io
+
+    (csv,) = [d for d in downloads if isinstance(d, bytes) and d.startswith(b"dataset,rank,")]
+    return pd.read_csv(io.BytesIO(csv)).set_index("run_id")
+
+
+def test_the_demos_two_runs_get_one_verdict_on_all_five_surfaces_issue_58(
+    read_db, tmp_path, downloads
+):
+    """Regression (issue 58, item 1): the Overview said T=0.7 was "tied with #1" (the two
+    runs' intervals overlapped) while the Run comparison and ``s3kg check`` said it was clearly
+    lower (the paired bootstrap over the 30 questions both answered). Every surface now says
+    the same of T=0.7 (run 2) against T=0 (run 1), in one text naming the test: the Overview
+    (its table, its CSV and the note under it), the Run comparison, ``s3kg check``,
+    ``s3kg report`` and ``s3kg compare``; and the Run page repeats the Overview's."""
+    import html
+
+    from click.testing import CliRunner
+
+    from dashboard.escape import md
+    from s3kg_core.analysis.compare import compare_runs
+    from s3kg_core.cli import cli
+    from s3kg_core.store.store import Store
+
+    want = compare_runs(Store(read_db, read_only=True), 2, 1).verdict()
+    text = want.text()
+    assert text == "clearly lower (paired bootstrap over 30 shared questions)"
+    # 1. the Overview: the run's row, the CSV download and the note naming the test
+    at = _app("overview")
+    (board,) = _boards(at)
+    row = board.set_index("run_id").loc[2]
+    assert f"{row['verdict']} ({row['test']})" == text
+    assert board.set_index("run_id").loc[1, "verdict"] == ""  # #1 itself
+    csv = _overview_csv(downloads).loc[2]
+    assert f"{csv['verdict']} ({csv['test']})" == text
+    assert any(want.test() in m.value and "vs #1" in m.value for m in at.markdown)
+    # 2. the Run comparison (A = T=0, B = T=0.7: the page's default pair)
+    page = _app("compare")
+    assert (page.selectbox(key="compare_a").value, page.selectbox(key="compare_b").value) == (
+        "1", "2",
+    )  # fmt: skip
+    assert any(f"B against A: {text}." in e.value for e in (*page.error, *page.success))
+    # 3. s3kg check, 4. s3kg report, 5. s3kg compare
+    runner = CliRunner()
+    pair = ["--db", str(read_db), "--run", "2", "--baseline", "1"]
+    check = runner.invoke(cli, ["check", *pair])
+    assert check.exit_code == 1 and f"  mean CUS against the baseline: {text}\n" in check.output
+    out = tmp_path / "report.html"
+    report = runner.invoke(cli, ["report", *pair, "--out", str(out)])
+    assert report.exit_code == 0, report.output
+    assert f"<strong>{html.escape(text)}</strong>" in out.read_text(encoding="utf-8")
+    compare = runner.invoke(cli, ["compare", *pair])
+    assert compare.exit_code == 0, compare.output
+    assert f"  mean CUS against the baseline: {text}\n" in compare.output
+    assert json.loads(runner.invoke(cli, ["compare", *pair, "--json"]).output)["verdict"] == text
+    # the Run page says what the Overview says
+    run_page = AppTest.from_file(str(PAGES["run"]), default_timeout=180)
+    run_page.query_params["run"] = "2"
+    run_page.run()
+    assert any(md(text) in c.value for c in run_page.caption)
+    # ... and links to the two side by side, as the Overview does (the browser test clicks it)
+    assert any("/Run_comparison?a=1&b=2&alpha=0.5)" in m.value for m in run_page.markdown)
+
+
+def test_a_run_has_one_interval_on_all_four_surfaces_issue_58(read_db, tmp_path, downloads):
+    """Regression (issue 58, item 2): ``s3kg report`` showed T=0's interval as 0.593-0.670 and
+    the Overview as 0.594-0.674 (9,999 resamples against 1,999). The Overview's table, its CSV
+    download, ``s3kg cus --json`` and ``s3kg report`` now give each demo run one interval."""
+    from click.testing import CliRunner
+
+    from s3kg_core.cli import cli
+    from s3kg_core.report.build import build_report
+    from s3kg_core.store.store import Store
+
+    at = _app("overview")
+    (board,) = _boards(at)
+    shown = board.set_index("run_id")[["low", "high"]]
+    csv = _overview_csv(downloads)[["low", "high"]]
+    out = tmp_path / "cus.json"
+    cus = CliRunner().invoke(cli, ["cus", "--db", str(read_db), "--json", str(out)])
+    assert cus.exit_code == 0, cus.output
+    records = {r["run_id"]: (r["cus_low"], r["cus_high"]) for r in json.loads(out.read_text())}
+    store = Store(read_db, read_only=True)
+    for run in (1, 2):
+        overview = tuple(shown.loc[run])
+        assert overview[0] < overview[1]
+        assert tuple(csv.loc[run]) == pytest.approx(overview, rel=0, abs=1e-15)
+        assert records[run] == overview
+        scores = build_report(store, run, worst=0).scores["cus"]
+        assert (scores.low, scores.high) == overview
+        page = tmp_path / f"report{run}.html"
+        made = CliRunner().invoke(
+            cli, ["report", "--db", str(read_db), "--run", str(run), "--worst", "0",
+                  "--out", str(page)],
+        )  # fmt: skip
+        assert made.exit_code == 0, made.output
+        assert f"[{overview[0]:.3f}, {overview[1]:.3f}]" in page.read_text(encoding="utf-8")
+
+
 def test_run_comparison_diffs_one_question_triple_by_triple(read_db):
     at = AppTest.from_file(str(PAGES["compare"]), default_timeout=300)
     at.query_params.update({"a": "1", "b": "2", "item": "7"})

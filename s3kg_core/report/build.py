@@ -2,7 +2,9 @@
 
 A :class:`RunReport` gathers, from the database and the library's own functions (nothing is
 computed twice): the run's settings and the scores' signature; GoldSim, CtxSim and CUS means
-with seeded bootstrap intervals and their distributions; the TAU categories stored for the
+with their intervals (the Overview's and ``s3kg cus``'s: the run summaries of
+:mod:`~s3kg_core.store.leaderboard_queries` and :func:`~s3kg_core.stats.run_interval`) and
+their distributions; the TAU categories stored for the
 run; the worst answers, explained by the scorer (:mod:`.cases`). With a baseline: the
 gates of ``s3kg check`` (:func:`~s3kg_core.analysis.check.check_runs`, whose paired comparison
 is :func:`~s3kg_core.analysis.compare.compare_runs`) and the biggest regressions with their
@@ -18,11 +20,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import pandas as pd
-
 from .._version import __version__
 from ..analysis.check import CheckResult, CheckSettings, check_runs
 from ..analysis.compare import SCORES, RunInfo, find_run
+from ..analysis.leaderboard import bootstrap_runs
 from ..errors import ComparisonError, ConfigError
 from ..scoring.signature import Signature
 from ..scoring.tau import TAU_CATEGORIES, TauResult
@@ -33,8 +34,8 @@ from ..stages.scored import (
     reblend,
     resolve_signature,
 )
-from ..stats import mean_interval
-from ..store import export_queries, queries
+from ..stats import run_interval
+from ..store import export_queries, leaderboard_queries, queries
 from ..store.store import Store
 from .cases import ReportCase, explain_cases
 
@@ -49,11 +50,11 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ScoreSummary:
-    """A score's mean over a run's scored answers, with its bootstrap interval.
+    """A score's mean over a run's scored answers, with its interval.
 
-    The interval is :func:`s3kg_core.stats.mean_interval`'s (the leaderboard's): ``low`` and
-    ``high`` are NaN with fewer than two answers; equal to the mean when every answer has the
-    same score.
+    The interval is :func:`s3kg_core.stats.run_interval`'s (the leaderboard's and ``s3kg
+    cus``'s): ``low`` and ``high`` are NaN with fewer than two answers; equal to the mean when
+    every answer has the same score.
     """
 
     metric: str
@@ -155,15 +156,45 @@ def _tau(store: Store, signature: str, run_id: int) -> TauSummary:
 
 
 def _summaries(
-    frame: pd.DataFrame, confidence: float, resamples: int, seed: int
-) -> dict[str, ScoreSummary]:
-    out = {}
-    for s in SCORES:
-        values = frame[s].to_numpy()
-        mean, low, high = mean_interval(
-            values, confidence=confidence, resamples=resamples, seed=seed
-        )
-        out[s] = ScoreSummary(s, len(values), mean, low, high, confidence)
+    store: Store,
+    signature: str,
+    alpha: float,
+    empty: EmptyPolicy,
+    run_ids: list[int],
+    settings: CheckSettings,
+) -> dict[int, dict[str, ScoreSummary]]:
+    """Each run's :class:`ScoreSummary` per score: the Overview's means and intervals.
+
+    The run summaries of the Overview and ``s3kg cus`` (computed in DuckDB), the values of a run
+    too small for the normal interval in item order, and :func:`~s3kg_core.stats.run_interval`
+    with the check's confidence, resamples, seed and ``normal_from``.
+    """
+    drop = empty == "drop"
+    with store.connect() as con:
+        summary = leaderboard_queries.run_summaries(con, signature, alpha, drop_empty=drop)
+        summary = summary[summary["run_id"].isin(run_ids)]
+        small = bootstrap_runs(summary, settings.normal_from)
+        values = {
+            s: leaderboard_queries.run_values(con, signature, alpha, s, small, drop_empty=drop)
+            for s in SCORES
+        }
+    out: dict[int, dict[str, ScoreSummary]] = {}
+    for row in summary.itertuples(index=False):
+        run, n = int(row.run_id), int(row.n)
+        out[run] = {}
+        for s in SCORES:
+            mean = float(getattr(row, s))
+            low, high = run_interval(
+                n,
+                mean,
+                float(getattr(row, f"{s}_std")),
+                values[s].get(run),
+                confidence=settings.confidence,
+                resamples=settings.resamples,
+                seed=settings.seed,
+                normal_from=settings.normal_from,
+            )
+            out[run][s] = ScoreSummary(s, n, mean, low, high, settings.confidence)
     return out
 
 
@@ -214,7 +245,7 @@ def build_report(
             f"run {new_run.label()} has no score under signature {resolved}; score it "
             "(`s3kg score`) or pass --signature"
         )
-    boot = (settings.confidence, settings.resamples, settings.seed)
+    shown_alpha = blend_alpha(store, resolved, alpha)
     picks: list[tuple[int, dict[str, float], dict[str, float] | None]]
     check = old_run = None
     old_scores: dict[str, ScoreSummary] = {}
@@ -229,7 +260,6 @@ def build_report(
             raise ComparisonError("the check made no comparison with the baseline")
         old_run = comparison.baseline
         theirs = frame[frame["run_id"] == old_run.run_id]
-        old_scores = _summaries(theirs, *boot)
         distributions["baseline"] = theirs["cus"].astype(float).tolist()
         deltas = comparison.deltas
         picks = [
@@ -246,6 +276,10 @@ def build_report(
             (int(r.item_id), {s: float(getattr(r, s)) for s in SCORES}, None)
             for r in lowest.itertuples()
         ]
+    ids = [new_run.run_id] + ([old_run.run_id] if old_run is not None else [])
+    summaries = _summaries(store, resolved, shown_alpha, empty, ids, settings)
+    if old_run is not None:
+        old_scores = summaries[old_run.run_id]
     cases = explain_cases(
         store,
         resolved,
@@ -258,9 +292,9 @@ def build_report(
         run=new_run,
         settings=_settings(store, new_run.run_id),
         signature=resolved,
-        alpha=blend_alpha(store, resolved, alpha),
+        alpha=shown_alpha,
         empty=empty,
-        scores=_summaries(mine, *boot),
+        scores=summaries[new_run.run_id],
         distributions=distributions,
         tau=_tau(store, resolved, new_run.run_id),
         cases=tuple(cases),

@@ -115,8 +115,9 @@ def _scores_table(report: RunReport) -> str:
     return (
         "<h3>Scores</h3>"
         + _table(head, rows, {1, 2, 3, 4})
-        + '<p class="note">Means over each run\'s scored answers, with seeded bootstrap '
-        "intervals of the mean.</p>"
+        + '<p class="note">Means over each run\'s scored answers, with the interval of the '
+        "mean the Overview and <code>s3kg cus</code> show for the run (a seeded bootstrap; its "
+        "normal approximation for a large run).</p>"
     )
 
 
