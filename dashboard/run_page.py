@@ -12,7 +12,16 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["IDENTITY_FIELDS", "identity", "status_table", "usage_metrics", "usage_table"]
+from s3kg_core.scoring.signature import Signature
+
+__all__ = [
+    "IDENTITY_FIELDS",
+    "identity",
+    "scored_table",
+    "status_table",
+    "usage_metrics",
+    "usage_table",
+]
 
 IDENTITY_FIELDS = (
     ("name", "display name"),
@@ -50,11 +59,13 @@ def _count(usage: Mapping[str, Any], key: str) -> str:
     return "—" if value is None else f"{int(value):,}"
 
 
-def identity(info: Mapping[str, Any], signature: str | None) -> pd.DataFrame:
+def identity(info: Mapping[str, Any], signature: str | None, alpha: float) -> pd.DataFrame:
     """A run's identity and every setting it was made with: columns ``field, value``.
 
     The fields of :data:`IDENTITY_FIELDS` first (from the run or its settings; ``—`` where
-    the run has none), then the other settings by name, then the score signature shown.
+    the run has none), then the other settings by name, then the score signature shown,
+    blended at ``alpha`` (:meth:`Signature.blended <s3kg_core.scoring.signature.Signature.blended>`:
+    the page's numbers are at the sidebar's alpha).
 
     Examples
     --------
@@ -62,11 +73,11 @@ def identity(info: Mapping[str, Any], signature: str | None) -> pd.DataFrame:
     ...         "extractor": "offline", "source": "collect", "created_at": None,
     ...         "settings": {"endpoint": "http://127.0.0.1:8000/v1", "max_tokens": 64,
     ...                      "max_input_chars": 12000}}
-    >>> t = identity(info, "mode:hybrid")
+    >>> t = identity(info, "mode:hybrid|tau:0.65|version:4", 0.5)
     >>> t.set_index("field")["value"][["display name", "endpoint", "max tokens", "seed"]].tolist()
     ['m', 'http://127.0.0.1:8000/v1', '64', '—']
-    >>> t["field"].tolist()[-2:]
-    ['max_input_chars', 'score signature']
+    >>> t.values.tolist()[-2:]
+    [['max_input_chars', '12000'], ['score signature', 'mode:hybrid|tau:0.65|version:4|alpha:0.5']]
     """
     settings = dict(info.get("settings") or {})
     rows = []
@@ -75,8 +86,25 @@ def identity(info: Mapping[str, Any], signature: str | None) -> pd.DataFrame:
         rows.append((label, _text(value)))
     shown = {k for k, _ in IDENTITY_FIELDS}
     rows += [(key, _text(settings[key])) for key in sorted(settings) if key not in shown]
-    rows.append(("score signature", signature or "not scored"))
+    printed = Signature.blended(signature, alpha) if signature else "not scored"
+    rows.append(("score signature", printed))
     return pd.DataFrame(rows, columns=["field", "value"])
+
+
+def scored_table(scored: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """A run's answers scored per signature, each signature as printed at ``alpha``.
+
+    ``scored`` is :attr:`RunSummary.scored <dashboard.data.reads.RunSummary.scored>`; the
+    stored signatures hold components only, and the page's numbers are blended at ``alpha``.
+
+    Examples
+    --------
+    >>> scored = pd.DataFrame({"signature": ["mode:ot|version:4"], "scored": [30], "not_ok": [0]})
+    >>> scored_table(scored, 0.3).values.tolist()
+    [['mode:ot|version:4|alpha:0.3', 30, 0]]
+    """
+    signatures = [Signature.blended(str(s), alpha) for s in scored["signature"]]
+    return scored.assign(signature=signatures)
 
 
 def usage_metrics(usage: Mapping[str, Any]) -> list[tuple[str, str, str]]:

@@ -154,7 +154,7 @@ def main() -> None:
     how = "as stored" if abs(tau - stored_tau) < 1e-9 else "recomputed (deltas: against the stored)"
     st.caption(
         f"Scores at tau {tau:g}: {how}, from the stored embeddings ({case.encoded} strings "
-        f"encoded). Signature {code(controls.signature)}."
+        "encoded), under the signature above the graphs."
     )
     views.explorer_texts(view, case)
 
@@ -281,7 +281,10 @@ def top_block(
     row = answers[answers["item_id"] == item_id].iloc[0]
     with second[1]:
         views.explorer_scores(row, case.scores(alpha), alpha=alpha, tau=tau, stored_tau=stored_tau)
-        st.caption(f"alpha {alpha:g} (sidebar)")
+        # the signature of the scores shown, at the alpha shown (it moves with the slider)
+        said = st.columns([1, 4.4], gap="small")
+        said[0].caption(f"alpha {alpha:g} (sidebar)")
+        said[1].caption(f"Signature {code(Signature.blended(controls.signature, alpha))}")
     return int(run_id), int(item_id), tau, bool(show_all)
 
 

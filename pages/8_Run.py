@@ -92,7 +92,7 @@ left, right = st.columns([3, 2])
 with left:
     st.subheader("Who and how")
     st.dataframe(
-        run_page.identity(info, controls.signature),
+        run_page.identity(info, controls.signature, controls.alpha),
         hide_index=True,
         width="stretch",
         column_config={
@@ -131,7 +131,7 @@ with right:
     )
     if not summary.scored.empty:
         st.dataframe(
-            summary.scored,
+            run_page.scored_table(summary.scored, controls.alpha),
             hide_index=True,
             width="stretch",
             column_config={

@@ -271,6 +271,29 @@ def test_sample_explorer_opens_on_the_lowest_cus_and_writes_its_link(read_db):
     assert next(b for b in at.button if b.key == "explorer.prev").disabled
 
 
+def test_sample_explorer_prints_its_signature_with_the_alpha_of_its_scores(read_db):
+    """Issue 58 (item 3): the explorer's caption printed the score signature without alpha
+    (``...|version:4``) while its scores are blended at the sidebar's alpha. Now the
+    signature under the scores ends with the alpha they are blended at, and follows the
+    slider (the line is in the alpha fragment); no other caption prints a signature."""
+    from dashboard.escape import code
+    from s3kg_core.scoring.signature import Signature
+    from s3kg_core.stages.scored import latest_signature
+    from s3kg_core.store.store import Store
+
+    stored = latest_signature(Store(read_db, read_only=True))
+    assert stored is not None and "alpha" not in stored
+    at = _explorer()
+    for alpha in (0.5, 0.8):
+        if alpha != 0.5:
+            at.sidebar.slider(key="alpha").set_value(alpha).run()
+            assert not at.exception
+        printed = [c.value for c in at.caption if "version:" in c.value]
+        assert printed == [f"Signature {code(Signature.blended(stored, alpha))}"], printed
+        assert printed[0].endswith(f"|alpha:{alpha:g}`")
+        assert any(c.value == f"alpha {alpha:g} (sidebar)" for c in at.caption)
+
+
 def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(read_db, minilm):
     at = _explorer({"run": "2", "item": "9"})  # an answer with aligned entities
     run, item, _ = _shown_case(at)
@@ -1375,6 +1398,15 @@ def test_the_run_page_shows_its_name_model_settings_cost_and_statuses(read_db):
     assert fields["endpoint"].startswith("transformers serve") and fields["max tokens"] == "160"
     assert app_frame_with(at, "source", "status", "kgs")["kgs"].sum() == kgs
     assert at.query_params["run"] == "2" and at.query_params["alpha"] == "0.5"
+    # issue 58: each signature the page prints ends with the alpha of its numbers
+    for alpha in ("0.5", "0.8"):
+        if alpha != "0.5":
+            at.sidebar.slider(key="alpha").set_value(float(alpha)).run()
+        fields = app_frame_with(at, "field", "value").set_index("field")["value"]
+        printed = [fields["score signature"], *app_frame_with(at, "signature")["signature"]]
+        assert printed and all(
+            "|version:" in s and s.endswith(f"|alpha:{alpha}") for s in printed
+        ), printed
     # an unknown run in a link is said, and the page shows the first run
     other = AppTest.from_file(str(PAGES["run"]), default_timeout=180)
     other.query_params["run"] = "99"
