@@ -253,7 +253,7 @@ def mean_interval(
     confidence
         The two-sided confidence level, in (0, 1).
     resamples
-        Bootstrap resamples (the leaderboard passes 1,999, ``s3kg report`` the default).
+        Bootstrap resamples (every run's interval, :func:`run_interval`, takes the default).
     seed
         Seeds the resampling.
 
