@@ -28,9 +28,11 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from dashboard.graphs import (
     PALETTE,
@@ -48,6 +50,7 @@ from s3kg_core.scoring.explain import Explanation, KeyedTriple
 from s3kg_core.statuses import Reference, role_status
 
 if TYPE_CHECKING:
+    from s3kg_core.encoders.cache import EmbeddingCache
     from s3kg_core.scoring.s3kg import KGScorer
 
 __all__ = [
@@ -289,12 +292,17 @@ class CaseScores:
         and against the context KG.
     encoded
         Strings the encoder had to embed (0 when every vector came from the database).
+    flow_cosines
+        ``"gold"`` / ``"context"`` -> the cosine of the two entity labels of each flow of that
+        explanation's :attr:`~s3kg_core.scoring.explain.Explanation.transport`, in its order
+        (1.0 for the same label, as the alignment counts it); empty where there is no plan.
     """
 
     tau: float
     gold: Explanation
     context: Explanation
     encoded: int = 0
+    flow_cosines: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def triples(self) -> dict[str, tuple[KeyedTriple, ...]]:
@@ -382,36 +390,70 @@ def case_scores(
     gold_ex, ctx_ex = scorer.explain_pairs(
         [(list(answer), list(gold)), (list(answer), list(context))], texts=pair_texts
     )
+    flows = {
+        "gold": _flow_cosines(scorer.cache, gold_ex),
+        "context": _flow_cosines(scorer.cache, ctx_ex),
+    }
     return CaseScores(
         tau=float(scorer.config.tau),
         gold=gold_ex,
         context=ctx_ex,
         encoded=scorer.cache.stats.encoded - before,
+        flow_cosines=flows,
+    )
+
+
+def _flow_cosines(cache: EmbeddingCache, ex: Explanation) -> tuple[float, ...]:
+    """The cosine of each flow's two entity labels in ``ex``'s transport plan.
+
+    From the vectors the scorer embedded the labels with (unit-norm rows of ``cache``); the
+    same label is 1.0, as the alignment counts it.
+    """
+    if not ex.transport:
+        return ()
+    ones = cache.vectors([a for a, _, _ in ex.transport])
+    twos = cache.vectors([b for _, b, _ in ex.transport])
+    dots = np.clip(np.einsum("ij,ij->i", ones, twos), -1.0, 1.0)
+    return tuple(
+        1.0 if a == b else float(d) for (a, b, _), d in zip(ex.transport, dots, strict=True)
     )
 
 
 def transport_rows(case: CaseScores) -> list[dict[str, Any]]:
-    """The ``wwl`` mode's n:m alignment of both comparisons, one row per flow of mass.
+    """The entity transport plan of both comparisons (``wwl``, ``ot``), one row per flow.
 
     Each answer entity carries ``1 / n`` of the answer graph's mass; ``share`` is the part of
     that mass the transport plan sends to ``partner`` (the shares of one entity add up to 1).
-    Empty in the other modes, whose alignment is one partner per label.
+    ``cosine`` is the two labels' cosine and ``below_tau`` says it is under the case's tau
+    (the scorer's threshold): the transport must send every entity's mass somewhere, so such
+    a flow is forced by the plan, not a match of meaning. Empty in the other modes, whose
+    alignment is one partner per label.
 
     Examples
     --------
     >>> from types import SimpleNamespace as NS
     >>> ex = NS(transport=(("cat", "cat", 0.5), ("dog", "hound", 0.25), ("dog", "cat", 0.25)),
     ...         entities=("cat", "dog"))
-    >>> case = NS(gold=ex, context=NS(transport=(), entities=()))
-    >>> [(r["entity"], r["partner"], r["share"]) for r in transport_rows(case)]
-    [('cat', 'cat', 1.0), ('dog', 'hound', 0.5), ('dog', 'cat', 0.5)]
+    >>> case = NS(gold=ex, context=NS(transport=(), entities=()), tau=0.65,
+    ...           flow_cosines={"gold": (1.0, 0.81, 0.42), "context": ()})
+    >>> [(r["entity"], r["partner"], r["share"], r["below_tau"]) for r in transport_rows(case)]
+    [('cat', 'cat', 1.0, False), ('dog', 'hound', 0.5, False), ('dog', 'cat', 0.5, True)]
     """
     rows: list[dict[str, Any]] = []
-    for name, ex in (("GoldSim", case.gold), ("CtxSim", case.context)):
+    for key, name, ex in (("gold", "GoldSim", case.gold), ("context", "CtxSim", case.context)):
         n = len(ex.entities)
-        for entity, partner, mass in ex.transport:
+        cosines = case.flow_cosines.get(key, ())
+        for i, (entity, partner, mass) in enumerate(ex.transport):
+            cosine = cosines[i] if i < len(cosines) else None
             rows.append(
-                {"comparison": name, "entity": entity, "partner": partner, "share": mass * n}
+                {
+                    "comparison": name,
+                    "entity": entity,
+                    "partner": partner,
+                    "cosine": cosine,
+                    "below_tau": cosine is not None and cosine < case.tau,
+                    "share": mass * n,
+                }
             )
     return rows
 

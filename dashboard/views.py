@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from dashboard.explorer import CaseScores
 
 __all__ = [
+    "TRANSPORT_AT",
+    "TRANSPORT_BELOW",
     "explorer_graphs",
     "explorer_scores",
     "explorer_texts",
@@ -227,6 +229,14 @@ def explorer_graphs(
     return {"panels": panels, "rows": rows, "height": doc.height}
 
 
+#: How the transport plan's table marks a flow below tau, and one at or above it.
+TRANSPORT_BELOW, TRANSPORT_AT = "✗ below tau", "✓ at or above"
+
+
+def _transport_mark_colour(mark: str) -> str:
+    return "color: #b00020; font-weight: 600" if mark == TRANSPORT_BELOW else "color: #117733"
+
+
 def explorer_transport(case: CaseScores) -> None:
     """In ``wwl`` and ``ot`` mode, the entity transport plan: where each entity's mass goes."""
     from dashboard.explorer import transport_rows
@@ -244,24 +254,40 @@ def explorer_transport(case: CaseScores) -> None:
             "It makes S_SBERT; the colours above are the WL kernel's alignment at tau "
             f"{case.tau:g}."
         )
+    tau = case.tau  # the scorer's threshold for this case (the page's tau)
     with st.expander(title):
         st.caption(
             "Each answer entity carries an equal share of the answer graph's mass; the optimal "
-            "transport sends it to one or several entities of the gold or context graph. " + colours
+            "transport sends it to one or several entities of the gold or context graph. "
+            f"{colours} The transport must place every entity's whole mass, so a flow whose "
+            f"two labels' cosine is below tau ({tau:g}) is forced there, not a match: "
+            f"{TRANSPORT_BELOW}."
         )
+        frame = pd.DataFrame(rows)
+        marks = [TRANSPORT_BELOW if below else TRANSPORT_AT for below in frame["below_tau"]]
+        frame = frame.drop(columns="below_tau").assign(vs_tau=marks)
+        frame = frame[["comparison", "entity", "partner", "cosine", "vs_tau", "share"]]
         st.dataframe(
-            pd.DataFrame(rows),
+            frame.style.map(_transport_mark_colour, subset=["vs_tau"]),
             hide_index=True,
             width="stretch",
             column_config={
                 "comparison": st.column_config.TextColumn("comparison", width="small"),
                 "entity": st.column_config.TextColumn("answer entity"),
                 "partner": st.column_config.TextColumn("gold / context entity"),
+                "cosine": st.column_config.NumberColumn(
+                    "cosine", format="%.2f", width="small",
+                    help="Cosine of the two entity labels (the vectors the scorer used).",
+                ),
+                "vs_tau": st.column_config.TextColumn(
+                    f"vs tau {tau:g}", width="small",
+                    help=f"Below tau {tau:g}: the plan forced the flow; the labels do not match.",
+                ),
                 "share": st.column_config.ProgressColumn(
                     "share of its mass", format="percent", min_value=0.0, max_value=1.0
                 ),
             },
-        )
+        )  # fmt: skip
 
 
 def explorer_texts(view: ItemView, case: CaseScores) -> None:

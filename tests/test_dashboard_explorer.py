@@ -119,6 +119,39 @@ def test_case_scores_are_the_scorers_own(scorer: KGScorer, tau: float) -> None:
     assert scores["cus"] == pytest.approx(h)
 
 
+@pytest.mark.parametrize("mode", ["ot", "wwl"])
+@pytest.mark.parametrize("tau", [0.25, 0.65, 0.9])
+def test_each_flow_of_the_transport_plan_has_its_labels_cosine_against_tau(
+    minilm, mode: str, tau: float
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58 (item 5): the transport plan's table showed no cosine per flow, so a flow the
+    plan forces ("bible -> charter 100 %": every entity's mass must go somewhere) looked like
+    a real match. Each flow carries the cosine of its two labels, from the vectors the scorer
+    used, and is marked below the scorer's own tau (read from its config, not a constant)."""
+    answer = [Triple("The Bible", "was translated by", "monks")]
+    gold = [Triple("Magna Carta", "was sealed by", "King John")]
+    scorer = KGScorer(minilm, mode=mode, tau=tau)
+    case = case_scores(scorer, answer, gold, [])
+    rows = explorer_module.transport_rows(case)
+    assert rows and {r["comparison"] for r in rows} == {"GoldSim"}  # the context KG is empty
+    for row in rows:
+        a, b = scorer.cache.vectors([row["entity"], row["partner"]])
+        assert row["cosine"] == pytest.approx(float(a @ b), abs=1e-6)
+        assert row["below_tau"] is (row["cosine"] < scorer.config.tau)
+    forced = [r for r in rows if r["entity"] == "the bible"]
+    assert [r["partner"] for r in forced] == ["magna carta"]  # all its mass: "100 %"
+    assert forced[0]["share"] == pytest.approx(1.0) and 0.25 < forced[0]["cosine"] < 0.5
+    assert forced[0]["below_tau"] is (tau > 0.5)  # marked at 0.65 and 0.9, not at 0.25
+
+
+def test_a_flow_between_the_same_label_has_cosine_one(minilm) -> None:  # type: ignore[no-untyped-def]
+    case = case_scores(KGScorer(minilm, mode="ot", tau=0.99), ANSWER, GOLD, CONTEXT)
+    same = [r for r in explorer_module.transport_rows(case) if r["entity"] == r["partner"]]
+    assert same and all(r["cosine"] == 1.0 and not r["below_tau"] for r in same)
+    assert len(case.flow_cosines["gold"]) == len(case.gold.transport)
+    assert len(case.flow_cosines["context"]) == len(case.context.transport)
+
+
 def test_kgx_mode_keys_rows_and_maps_alike(minilm) -> None:  # type: ignore[no-untyped-def]
     scorer = KGScorer(minilm, mode="kgx", tau=0.5)
     case = case_scores(scorer, ANSWER, GOLD, CONTEXT)

@@ -356,24 +356,50 @@ def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
     clear_caches()
     at = _explorer({"run": "2", "item": "9"})
     caption = next(c.value for c in at.caption if c.value.startswith("Scores at tau"))
-    assert "mode:wwl|" in caption and "(0 strings encoded)" in caption
+    assert "(0 strings encoded)" in caption  # the flows' cosines too: from stored vectors
+    assert any(c.value.startswith("Signature `mode:wwl|") for c in at.caption)
     plan = next(e for e in at.expander if e.label.startswith("Transport plan (wwl mode)"))
     table = plan.dataframe[0].value
     assert set(table["comparison"]) == {"GoldSim", "CtxSim"}
     shares = table.groupby(["comparison", "entity"])["share"].sum()
     assert np.allclose(shares, 1.0)  # each answer entity's whole mass goes somewhere
+    _assert_flows_marked_at(table, 0.65)
     at.slider(key="explorer.tau").set_value(0.8).run()  # tau only decides what counts as matched
     assert not at.exception
+    plan = next(e for e in at.expander if e.label.startswith("Transport plan (wwl mode)"))
+    _assert_flows_marked_at(plan.dataframe[0].value, 0.8)
     for page in ("overview", "failure_analysis", "compare", "run"):
         _app(page)
 
 
+def _assert_flows_marked_at(table: pd.DataFrame, tau: float) -> None:
+    """Every flow of a transport plan's table has its cosine, marked below ``tau`` or not."""
+    from dashboard.views import TRANSPORT_AT, TRANSPORT_BELOW
+
+    assert list(table.columns) == ["comparison", "entity", "partner", "cosine", "vs_tau", "share"]
+    assert table["cosine"].between(-1, 1).all()
+    expected = [TRANSPORT_BELOW if c < tau else TRANSPORT_AT for c in table["cosine"]]
+    assert table["vs_tau"].tolist() == expected
+
+
 def test_the_transport_plan_of_the_default_mode_is_the_entity_labels(read_db):
-    at = _explorer({"run": "2", "item": "9"})  # the demo is scored in the default mode, ot
+    """...with each flow's cosine, marked below the page's tau (issue 58: the demo's forced
+    flows, "electron spin -> tiny central nucleus" at 0.24, read as matches)."""
+    at = _explorer({"run": "1", "item": "6"})  # the demo is scored in the default mode, ot
     plans = [e for e in at.expander if e.label.startswith("Transport plan")]
     assert [e.label for e in plans] == [
         "Transport plan (ot mode): the n:m alignment of the entity labels"
     ]
+    table = plans[0].dataframe[0].value
+    _assert_flows_marked_at(table, 0.65)
+    forced = table[(table["entity"] == "electron spin") & (table["partner"] == "atom")]
+    assert len(forced) == 1 and forced["cosine"].iloc[0] < 0.65 and forced["share"].iloc[0] > 0
+    assert "below tau (0.65) is forced there, not a match" in plans[0].caption[0].value
+    at.slider(key="explorer.tau").set_value(0.3).run()
+    _assert_flows_marked_at(
+        next(e for e in at.expander if e.label.startswith("Transport plan")).dataframe[0].value,
+        0.3,
+    )
 
 
 def test_sample_explorer_opens_a_link_exactly(read_db, minilm):
