@@ -568,6 +568,9 @@ def test_a_server_that_ignores_stream_is_read_as_plain_json():
 # -- adaptive concurrency (issue 29) -------------------------------------------------------------
 
 
+@pytest.mark.slow  # wall-clock dependent (1 s replies read as queued or not): under a loaded
+# machine it failed (busy 4 <= 2, a CI run beside three other jobs); `make test-all` runs it
+# until issue 61 gives the adaptive limit a fake clock
 def test_a_single_worker_server_gets_one_request_at_a_time_after_one_probe():
     # 1 s per reply, so a queued reply (2 s) reads as queued beside the CPU noise of a busy
     # machine (regression: at 0.3 s, with three test processes on two cores, the probe's queued
@@ -596,6 +599,9 @@ def test_a_parallel_server_lets_the_limit_grow_to_the_concurrency():
     assert client.limit.limit == 4 and client.stats.peak_in_flight == 4
 
 
+@pytest.mark.slow  # wall-clock dependent (1 s replies read as queued or not): under a loaded
+# machine it failed (busy 4 <= 2, a CI run beside three other jobs); `make test-all` runs it
+# until issue 61 gives the adaptive limit a fake clock
 def test_a_timed_out_request_is_not_retried_while_the_server_still_works_on_it():
     """Issue 29: retries of timed-out requests jammed a single-worker server that kept
     generating for the abandoned ones (24 requests logged, 1 finished)."""

@@ -578,9 +578,12 @@ def test_make_run_port_picks_the_dashboards_port_as_the_readme_says(args, port):
     if shutil.which("make") is None:
         pytest.skip("no make on PATH")
     assert "`make run PORT=8600`" in _readme_section("Set up on a fresh machine")
-    make = ["make", "-n", "run", *args]
-    out = subprocess.run(make, cwd=REPO, capture_output=True, text=True, check=True).stdout
-    shown = out.strip().splitlines()[-1]
+    make = ["make", "--no-print-directory", "-n", "run", *args]
+    # as a user's shell runs it: under `make test` the inherited MAKEFLAGS/MAKELEVEL made the
+    # nested make print "Leaving directory" last (the CI run failed on it)
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
+    out = subprocess.run(make, cwd=REPO, capture_output=True, text=True, check=True, env=env).stdout
+    shown = next(line for line in out.splitlines() if "streamlit run app.py" in line)
     assert "streamlit run app.py" in shown and shown.endswith(f"--server.port {port}"), shown
 
 
