@@ -169,11 +169,12 @@ def test_note(shown: pd.DataFrame) -> str | None:
     return f"{head}by the {tests[0]}, as the Run comparison and `s3kg check` compare two runs."
 
 
-def swap_note(board: pd.DataFrame, alpha: float) -> str | None:
+def swap_note(board: pd.DataFrame, alpha: float, *, markdown: bool = True) -> str | None:
     r"""One Markdown line: the runs that changed places against alpha 0.5, or that none did.
 
     ``None`` at alpha 0.5 itself. Names are escaped (:func:`dashboard.escape.md`); at most
-    five swaps are named.
+    five swaps are named. ``markdown=False``: the same line as plain text (names as typed),
+    for a sink that sets text, never markup (the Overview's live leaderboard).
 
     Examples
     --------
@@ -183,16 +184,19 @@ def swap_note(board: pd.DataFrame, alpha: float) -> str | None:
     'At alpha 0.9 against 0.5: in d, b\\* T=0 (run 2) moved above a T=0.7 (run 1).'
     >>> swap_note(b.assign(reference_rank=[1, 2]), 0.9)
     'At alpha 0.9 against 0.5: no run changed places.'
+    >>> swap_note(b, 0.9, markdown=False)
+    'At alpha 0.9 against 0.5: in d, b* T=0 (run 2) moved above a T=0.7 (run 1).'
     """
+    esc = md if markdown else str
     found = swaps(board)
     if alpha == REFERENCE_ALPHA:
         return None
     if not found:
         return f"At alpha {alpha:g} against {REFERENCE_ALPHA:g}: no run changed places."
     names = {
-        int(r.run_id): f"{md(r.model)} T={float(r.temperature):g} (run {int(r.run_id)})"
+        int(r.run_id): f"{esc(r.model)} T={float(r.temperature):g} (run {int(r.run_id)})"
         for r in board.itertuples()
     }
-    parts = [f"in {md(d)}, {names[a]} moved above {names[b]}" for d, a, b in found[:5]]
+    parts = [f"in {esc(d)}, {names[a]} moved above {names[b]}" for d, a, b in found[:5]]
     more = f"; and {len(found) - 5} more" if len(found) > 5 else ""
     return f"At alpha {alpha:g} against {REFERENCE_ALPHA:g}: " + "; ".join(parts) + more + "."

@@ -3,12 +3,12 @@ rank changes."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from dashboard import charts, leaderboard, navigation, url_state, widgets
+from dashboard import charts, leaderboard, live_alpha, live_board, navigation, url_state, widgets
 from dashboard.data import reads
 from dashboard.escape import code, md
+from dashboard.live_alpha import GRID
 from s3kg_core.analysis.leaderboard import REFERENCE_ALPHA
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stats import DEFAULT_RESAMPLES, NORMAL_FROM
@@ -52,60 +52,47 @@ if "by" in found:
 st.session_state.setdefault("overview.by", "cus")
 
 
-def leaderboard_table(shown: pd.DataFrame, metric: str, key: str) -> None:
-    """One dataset's ranked runs: rank, change, run, mean and interval, vs #1, other scores.
-
-    Every column fits at 1280 px (issue 43: ``model``, ``extractor``, ``T`` and ``id`` ran off
-    the right edge; the run's label names its model and settings, the link its page, and the
-    CSV holds every column).
-    """
+def columns(metric: str) -> dict[str, dict]:
+    """The leaderboard's columns in the order shown: label, help and width (every column fits
+    at 1280 px, issue 43: the run's label names its model and settings, the link its page, and
+    the CSV holds every column)."""
     name = charts.SCORE_NAMES[metric]
-    partial = bool((shown["scoring"] != "complete").any())
-    interval = [f"{lo:.3f} – {hi:.3f}" for lo, hi in zip(shown["low"], shown["high"], strict=True)]
-    st.dataframe(
-        shown.drop(columns="dataset").assign(interval=interval),
-        hide_index=True,
-        width="stretch",
-        column_order=[
-            "rank", "change", "run", "mean", "interval", "verdict", "n",
-            *(m for m in charts.SCORE_NAMES if m != metric),
-            *(["scoring"] if partial else []), "run_page",
-        ],
-        column_config={
-            "rank": st.column_config.NumberColumn("#", width=36),
-            "change": st.column_config.TextColumn(
-                "Δrank", width=54, help="Places gained (▲) or lost (▼) since alpha 0.5."
-            ),
-            "run": st.column_config.TextColumn(
-                "run", width=196,
-                help="The run's name, and its settings where runs share one (its model, "
-                "temperature and extractor: the run page and the CSV).",
-            ),
-            "n": st.column_config.NumberColumn("answers", width=62),
-            "mean": st.column_config.NumberColumn(f"{name}", format="%.4f", width=62),
-            "interval": st.column_config.TextColumn(
-                "95% interval", width=92, help=f"The 95% bootstrap interval of the mean {name}."
-            ),
-            "verdict": st.column_config.TextColumn(
-                "vs #1", width=126,  # "no clear difference"
-                help=f"The run's mean {name} against the dataset's #1: clearly lower, or no "
-                "clear difference. By the paired bootstrap over the questions both answered "
-                "(as the Run comparison and s3kg check); only for a run that answered other "
-                "questions, by whether the two 95% intervals overlap. The note under the "
-                "table names the test.",
-            ),
-            **{
-                m: st.column_config.NumberColumn(label, format="%.4f", width=58)
-                for m, label in charts.SCORE_NAMES.items()
-                if m != metric
-            },
-            "scoring": st.column_config.TextColumn("scoring", width=110),
-            "run_page": st.column_config.LinkColumn(
-                "details", display_text="run page", width=70
-            ),
+    out = {
+        "rank": {"label": "#", "width": 36, "align": "right"},
+        "change": {
+            "label": "Δrank",
+            "width": 54,
+            "help": "Places gained (▲) or lost (▼) since alpha 0.5.",
         },
-        key=key,
-    )  # fmt: skip
+        "run": {
+            "label": "run",
+            "help": "The run's name, and its settings where runs share one (its "
+            "model, temperature and extractor: the run page and the CSV).",
+        },
+        "mean": {"label": name, "width": 62, "align": "right", "help": f"The run's mean {name}."},
+        "interval": {
+            "label": "95% interval",
+            "width": 100,
+            "help": f"The 95% bootstrap interval of the mean {name}.",
+        },
+        "verdict": {
+            "label": "vs #1",
+            "width": 126,
+            "help": f"The run's mean {name} against the dataset's #1: clearly lower, or no "
+            "clear difference. By the paired bootstrap over the questions both answered (as "
+            "the Run comparison and s3kg check); only for a run that answered other questions, "
+            "by whether the two 95% intervals overlap. The note under the table names the test.",
+        },
+        "n": {"label": "answers", "width": 62, "align": "right"},
+        **{
+            m: {"label": label, "width": 58, "align": "right", "help": f"The run's mean {label}."}
+            for m, label in charts.SCORE_NAMES.items()
+            if m != metric
+        },
+        "scoring": {"label": "scoring", "width": 110},
+        "run_page": {"label": "details", "width": 70},
+    }
+    return out  # fmt: skip
 
 
 def scores(alpha: float) -> None:
@@ -113,13 +100,12 @@ def scores(alpha: float) -> None:
     signature = Signature.blended(stored_signature, alpha)
     metric = st.session_state["overview.by"]
     whole = reads.ranked(controls.view, alpha, metric)
-
-    cols = st.columns(4)
-    cols[0].metric("Runs scored", f"{len(whole):,}")
-    cols[1].metric("Answers scored", f"{int(whole['n'].sum()):,}")
-    mean_cus = float((whole["cus"] * whole["n"]).sum() / max(1, int(whole["n"].sum())))
-    cols[2].metric("Mean CUS", f"{mean_cus:.3f}")
-    cols[3].metric("Datasets", len(DATASETS))
+    # every number below at every stop of the slider: the browser shows the slider's stop
+    # while it moves, this rerun follows on release (issue 60, dashboard/live_alpha.py)
+    frames = live_board.stops(whole, reads.means_grid(controls.view, GRID), alpha, metric)
+    live_alpha.mount(
+        live_board.metrics_block(whole, frames, len(DATASETS)), alpha=alpha, key="live.metrics"
+    )
     head, pick, by, button = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
     head.subheader("Leaderboard")
     with pick:
@@ -153,13 +139,22 @@ def scores(alpha: float) -> None:
         file_name="s3kg_leaderboard.csv",
         key="leaderboard_csv",
     )
-    note = leaderboard.swap_note(board, alpha)
-    if note:
-        st.info(note, icon=":material/swap_vert:")
+    live_alpha.mount(
+        live_board.note_block(frames, None if dataset == ALL else [dataset]),
+        alpha=alpha,
+        key="live.note",
+    )
     for name, group in shown.groupby("dataset", sort=True):
         if dataset == ALL and len(DATASETS) > 1:
             st.markdown(f"**{md(name)}** · {len(group)} runs")
-        leaderboard_table(group, metric, key=f"leaderboard.{name}")
+        live_alpha.mount(
+            live_board.table_block(
+                group, frames, metric, partial=bool((group["scoring"] != "complete").any()),
+                columns=columns(metric),
+            ),
+            alpha=alpha,
+            key=f"leaderboard.{name}",
+        )  # fmt: skip
         tests = leaderboard.test_note(group)
         if tests:
             st.markdown(tests)

@@ -6,6 +6,7 @@ Starting the dashboard on a free port and driving it with headless Chromium is
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,13 @@ EXCEPTION = '[data-testid="stException"]'
 
 
 def metric_value(page: Any, label: str) -> str:
-    """The displayed value of the ``st.metric`` whose label is ``label``."""
+    """The displayed value of the ``st.metric`` (or live metric, dashboard/live_alpha.py)
+    whose label is ``label``."""
+    live = page.locator('[data-testid="s3kgLiveMetric"]').filter(
+        has=page.locator(".label", has_text=label)
+    )
+    if live.count():
+        return str(live.locator(".value").first.inner_text()).strip()
     metric = page.locator('[data-testid="stMetric"]').filter(
         has=page.locator('[data-testid="stMetricLabel"]', has_text=label)
     )
@@ -71,9 +78,60 @@ def wait_for_value(page: Any, read: Any, expected: str, timeout_ms: float = 60_0
 # -- streamlit.testing (AppTest) readers ---------------------------------------------------------
 
 
+def live_blocks(at: Any) -> dict[str, dict[str, Any]]:
+    """The live blocks (dashboard/live_alpha.py) an AppTest page mounted: key -> payload.
+
+    The key is the one the page gave (``live.metrics``, ``leaderboard.demo``)."""
+    out = {}
+    for el in at.get("bidi_component"):
+        out[str(el.proto.id).split("-", 2)[-1]] = json.loads(el.proto.json)
+    return out
+
+
+def _server_cell(c: dict[str, Any], at: int) -> Any:
+    """A live cell's value at the server's stop: a number, an interval's bounds, or a text."""
+    if "r" in c:
+        return tuple(c["r"][at] if isinstance(c["r"][0], list) else c["r"])
+    if "v" in c:
+        return c["v"][at] if isinstance(c["v"], list) else c["v"]
+    return c["t"][at] if isinstance(c["t"], list) else c["t"]
+
+
 def app_metric(at: Any, label: str) -> str:
-    """The value of the metric labelled ``label`` on an AppTest page."""
-    return next(m.value for m in at.metric if m.label == label)
+    """The value of the metric labelled ``label`` on an AppTest page (``st.metric`` or a live
+    metric, formatted as the browser shows it at the server's alpha)."""
+    for m in at.metric:
+        if m.label == label:
+            return str(m.value)
+    for block in live_blocks(at).values():
+        for item in block.get("items", []) if block["kind"] == "metrics" else []:
+            if item["label"] == label:
+                value = _server_cell(item["cell"], block["at"])
+                return f"{value:.{item['cell']['d']}f}" if "v" in item["cell"] else str(value)
+    raise LookupError(f"no metric labelled {label!r}")
+
+
+def live_table(at: Any, key: str) -> Any:
+    """The live table mounted with ``key`` at the server's alpha: a DataFrame in its order,
+    one column per key (numbers as numbers, an interval as its bounds, the rest as text) and
+    ``<key>_title`` for a cell's tooltip."""
+    import pandas as pd
+
+    block = live_blocks(at)[key]
+    k = block["at"]
+    rows = sorted(block["rows"], key=lambda r: (r["order"][k], r["id"]))
+    return pd.DataFrame(
+        [
+            {
+                "run_id": r["id"],
+                **{c: _server_cell(cell, k) for c, cell in r["cells"].items()},
+                **{
+                    f"{c}_title": cell["title"] for c, cell in r["cells"].items() if "title" in cell
+                },
+            }
+            for r in rows
+        ]
+    )
 
 
 def app_frame_with(at: Any, *columns: str) -> Any:

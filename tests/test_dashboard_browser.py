@@ -86,6 +86,7 @@ class DashboardDB:
     xss_item: int
     mean_cus: dict[float, str]  # alpha -> Mean CUS as the overview formats it
     item_cus: dict[float, dict[int, str]]  # alpha -> item of the XSS run -> its CUS, formatted
+    run_cus: dict[float, dict[int, float]]  # alpha -> run -> its mean CUS (the server's blend)
 
 
 class _FlagReduces(Checker):
@@ -148,9 +149,12 @@ def dashboard_db(
     assert signature is not None
     frame = scored_frame(store, signature)
     assert (frame["gold_s_wl"] - frame["gold_s_sbert"]).abs().max() > 0.1, "alpha must matter"
-    means, item_cus = {}, {}
+    means, item_cus, run_cus = {}, {}, {}
     for alpha in np.round(np.linspace(0, 1, 21), 2):
         blended = reblend(frame, float(alpha))
+        run_cus[float(alpha)] = {
+            int(r): float(c) for r, c in blended.groupby("run_id")["cus"].mean().items()
+        }
         run_rows = blended[blended["run_id"] == run].sort_values("cus")
         assert int(run_rows["item_id"].iloc[0]) == item, f"XSS item not lowest at {alpha}"
         means[float(alpha)] = f"{blended['cus'].mean():.3f}"
@@ -160,7 +164,7 @@ def dashboard_db(
     by_model = reblend(frame, 0.5).groupby("model")["cus"].mean()
     assert abs(by_model["model-a"] - by_model["model-b"]) > 0.005, "models must differ"
     assert means[0.5] != means[0.6] != means[1.0], "Mean CUS must show the alpha move"
-    return DashboardDB(path, run, item, means, item_cus)
+    return DashboardDB(path, run, item, means, item_cus, run_cus)
 
 
 @pytest.fixture(scope="module")
@@ -266,9 +270,9 @@ def test_overview_mean_cus_follows_alpha(
     open_page(watched, server, "", "S3KG Workbench")
     page.get_by_text("Leaderboard", exact=True).wait_for()
     # the heading can arrive before the tables: wait for them (a CI run counted too early)
-    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=RENDER_MS)
+    page.locator('[data-kind="table"] table').first.wait_for(timeout=RENDER_MS)
     page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=RENDER_MS)
-    assert page.locator('[data-testid="stDataFrame"]').count() >= 2  # leaderboard and runs
+    assert page.locator('[data-kind="table"] tbody tr').count() == 2  # the live leaderboard
     assert metric_value(page, "Answers scored") == "8"
     assert metric_value(page, "Mean CUS") == dashboard_db.mean_cus[0.5]
     screenshot(page, artefacts() / "overview.png")
@@ -299,6 +303,75 @@ def test_overview_mean_cus_follows_alpha(
     wait_idle(page, timeout_ms=RENDER_MS)
     page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for()
     assert_clean(watched, server, "sample explorer after navigation")
+
+
+def _live_means(page: Any) -> dict[int, float]:
+    """The live leaderboard's mean of each run, as its cells hold it (full precision)."""
+    rows = page.locator('[data-kind="table"] tbody tr')
+    return {
+        int(rows.nth(i).get_attribute("data-run")): float(
+            rows.nth(i).locator('td[data-key="mean"]').get_attribute("data-value")
+        )
+        for i in range(rows.count())
+    }
+
+
+def test_the_overview_follows_a_drag_of_alpha_before_the_server_hears_it(
+    watched: Watched, server: Server, dashboard_db: DashboardDB
+) -> None:
+    """Issue 60: the leaderboard, its ranks and the Mean CUS follow the slider in the browser
+    while it is dragged (Streamlit's slider tells the server nothing until it is released):
+    at five alphas they are the server's blend (1e-12) and in its order, with the intervals
+    marked as waiting; released, the server's rerun, the URL and the other pages agree."""
+    from playwright.sync_api import expect
+
+    page = watched.page
+    open_page(watched, server, "", "S3KG Workbench")
+    table = page.locator('[data-kind="table"]').first
+    table.locator("tbody tr").first.wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    caption = page.get_by_text(re.compile(r"Signature of every number on this page"))
+    assert caption.inner_text().endswith("|alpha:0.5")
+    assert _live_means(page) == pytest.approx(dashboard_db.run_cus[0.5], rel=0, abs=1e-12)
+
+    thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]')
+    track = thumb.locator("xpath=../..").bounding_box()  # the thumb's track: alpha 0 to 1
+    start = thumb.locator("..").bounding_box()
+    y = start["y"] + start["height"] / 2
+    page.mouse.move(start["x"] + start["width"] / 2, y)
+    page.mouse.down()
+    for alpha in (0.8, 1.0, 0.2, 0.0, 0.9):
+        page.mouse.move(track["x"] + alpha * track["width"], y, steps=4)
+        expect(table).to_have_attribute("data-alpha", f"{alpha:g}")
+        # the server has not heard: its alpha, its caption and its intervals are still 0.5's
+        assert table.get_attribute("data-at") == "0.5"
+        assert caption.inner_text().endswith("|alpha:0.5")
+        want = dashboard_db.run_cus[alpha]
+        assert _live_means(page) == pytest.approx(want, rel=0, abs=1e-12), alpha
+        order = [int(r) for r in table.locator("tbody tr").evaluate_all(
+            "rows => rows.map(r => r.dataset.run)")]  # fmt: skip
+        assert order == sorted(want, key=lambda r: (-round(want[r], 12), r)), alpha
+        assert metric_value(page, "Mean CUS") == dashboard_db.mean_cus[alpha]
+        waiting = table.locator('td[data-key="interval"].waiting')
+        assert alpha == 0.5 or waiting.count() == 2
+        assert (
+            page.get_by_role("status").filter(has_text=f"alpha {alpha:g} in your browser").count()
+        )
+        if alpha == 0.2:
+            screenshot(page, artefacts() / "overview_dragging.png")
+    page.mouse.up()  # released at 0.9: now the server hears it
+    expect(table).to_have_attribute("data-at", "0.9", timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert caption.inner_text().endswith("|alpha:0.9")
+    assert _live_means(page) == pytest.approx(dashboard_db.run_cus[0.9], rel=0, abs=1e-12)
+    assert table.locator("td.waiting").count() == 0  # the intervals came with the rerun
+    assert "alpha=0.9" in page.url
+    assert_clean(watched, server, "overview after a drag")
+    page.locator('[data-testid="stSidebarNav"] a[href$="/Run"]').click()
+    page.get_by_role("heading", name="Run details", exact=True).wait_for(timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
+    assert slider.input_value() == "0.9"  # the stored alpha: the other pages read it
 
 
 def test_the_page_tour_opens_every_address_but_the_overviews() -> None:

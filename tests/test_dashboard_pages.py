@@ -17,7 +17,14 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from dashboard_helpers import app_frame_with, app_metric, hold_tau, prefetch_done
+from dashboard_helpers import (
+    app_frame_with,
+    app_metric,
+    hold_tau,
+    live_blocks,
+    live_table,
+    prefetch_done,
+)
 from store_helpers import REPO
 from streamlit.testing.v1 import AppTest
 
@@ -98,8 +105,8 @@ def test_overview_leaderboard_follows_the_alpha_slider(read_db):
     at = _app("overview")
     assert app_metric(at, "Answers scored") == "60"
     before = app_metric(at, "Mean CUS")
-    board = app_frame_with(at, "model", "n", "gold_sim", "ctx_sim", "cus")
-    assert len(board) == 2 and set(board["model"]) == {"SmolLM2-135M-Instruct"}
+    (board,) = _boards(at)  # the live table at the server's alpha (dashboard/live_alpha.py)
+    assert len(board) == 2 and all(r.startswith("SmolLM2-135M-Instruct") for r in board["run"])
     at.sidebar.slider(key="alpha").set_value(1.0).run()
     assert not at.exception
     after = app_metric(at, "Mean CUS")
@@ -146,7 +153,7 @@ def _numbers(values) -> list[float]:
 
 def test_the_overview_draws_each_temperature_run_as_its_own_bar(read_db):
     at = _app("overview")
-    board = app_frame_with(at, "model", "temperature", "cus")
+    (board,) = _boards(at)  # ranked by CUS: its mean is the CUS
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     bars = next(
         f for f in figures if {t["name"] for t in f["data"]} == {"GoldSim", "CtxSim", "CUS"}
@@ -155,7 +162,7 @@ def test_the_overview_draws_each_temperature_run_as_its_own_bar(read_db):
     runs = dict(zip(cus["y"], _numbers(cus["x"]), strict=True))
     # T=0 and T=0.7: one bar each per score, not one stack; the y axis names the runs
     assert sorted(n.rsplit(" · ", 1)[1] for n in runs) == ["T=0", "T=0.7"]
-    assert sorted(runs.values()) == pytest.approx(sorted(board["cus"]))
+    assert sorted(runs.values()) == pytest.approx(sorted(board["mean"]))
     assert bars["layout"]["barmode"] == "group"
     assert max(max(_numbers(t["x"])) for t in bars["data"]) < 1.0
 
@@ -1272,14 +1279,15 @@ def test_every_page_that_shows_a_partial_runs_numbers_marks_it(db):
         assert len(notes) == 1 and mark in notes[0], (page, [w.value for w in at.warning])
         assert "run 2" not in notes[0]  # the complete run is not named
     at = _app("overview")
-    board = app_frame_with(at, "model", "scoring")
+    (board,) = _boards(at)
     assert sorted(board["scoring"]) == ["complete", "partial: 25 of 30 scored"]
 
 
 def test_complete_runs_carry_no_partial_mark(read_db):
     at = _app("overview")
     assert not [w for w in at.warning if "Partial run" in w.value]
-    assert set(app_frame_with(at, "model", "scoring")["scoring"]) == {"complete"}
+    (board,) = _boards(at)
+    assert len(board) == 2 and "scoring" not in board  # the column shows only a partial run
 
 
 # -- the sidebar's import reads only the import folder (issue 28, item 9) ------------------------
@@ -1347,10 +1355,18 @@ def two_db(two_datasets, tmp_path, monkeypatch):
 
 
 def _boards(at: AppTest) -> list:
-    return [d.value for d in at.dataframe if {"rank", "change", "mean", "low"} <= set(d.value)]
+    """The Overview's leaderboards (live tables, one per dataset) at the server's alpha, with
+    each interval's bounds as numbers."""
+    boards = []
+    for key in live_blocks(at):
+        if key.startswith("leaderboard."):
+            board = live_table(at, key)
+            boards.append(board.assign(low=[lo for lo, _ in board["interval"]],
+                                       high=[hi for _, hi in board["interval"]]))  # fmt: skip
+    return boards
 
 
-def test_the_leaderboard_ranks_runs_within_their_dataset_only(two_db):
+def test_the_leaderboard_ranks_runs_within_their_dataset_only(two_db, downloads):
     at = _app("overview")
     boards = _boards(at)
     assert len(boards) == 2  # one table per dataset, never one ranking of both
@@ -1358,8 +1374,11 @@ def test_the_leaderboard_ranks_runs_within_their_dataset_only(two_db):
         assert board["rank"].tolist() == sorted(board["rank"]) and board["rank"].iloc[0] == 1
         assert (board["low"] <= board["mean"]).all() and (board["mean"] <= board["high"]).all()
     # the two runs named "m" are two rows with their own model folders, never merged
-    beta = next(b for b in boards if set(b["name"]) == {"m"})
-    assert sorted(beta["model"]) == ["org1/m", "org2/m"] and len(set(beta["run_id"])) == 2
+    csv = _overview_csv(downloads)
+    beta = csv[csv["name"] == "m"]
+    assert sorted(beta["model"]) == ["org1/m", "org2/m"] and len(set(beta.index)) == 2
+    shown = next(b for b in boards if set(b["run_id"]) == set(beta.index))
+    assert len(set(shown["run"])) == 2  # told apart on the screen too
     assert at.query_params["alpha"] == "0.5" and "dataset" not in at.query_params
     at.selectbox(key="overview.dataset").set_value("beta-set").run()
     assert [len(b) for b in _boards(at)] == [2]
@@ -1374,7 +1393,7 @@ def test_a_link_with_dataset_and_alpha_reopens_that_view(two_db):
     assert not at.exception, [e.value for e in at.exception]
     assert at.sidebar.slider(key="alpha").value == 0.9
     (board,) = _boards(at)
-    assert sorted(board["name"]) == ["model-a", "model-b"]
+    assert sorted(r.split(" · ")[0] for r in board["run"]) == ["model-a", "model-b"]
     assert any("alpha:0.9" in c.value for c in at.caption)
     # a bad alpha in a link is ignored, not an error
     bad = AppTest.from_file(str(PAGES["overview"]), default_timeout=180)
@@ -1396,8 +1415,9 @@ def test_moving_alpha_names_the_runs_that_swapped_places(two_db):
     assert moved, "the seeded fixture has runs that swap places at some alpha"
     at = _app("overview")
     at.sidebar.slider(key="alpha").set_value(float(moved[0])).run()
-    notes = [i.value for i in at.info if "moved above" in i.value]
-    assert len(notes) == 1 and f"At alpha {moved[0]:g} against 0.5" in notes[0]
+    note = live_blocks(at)["live.note"]  # the note at every stop; the server's at its own
+    assert "moved above" in note["texts"][note["at"]]
+    assert note["texts"][note["at"]].startswith(f"At alpha {moved[0]:g} against 0.5")
     changes = pd.concat(_boards(at))["change"].tolist()
     assert any(c.startswith("▲") for c in changes) and any(c.startswith("▼") for c in changes)
 
@@ -1555,7 +1575,7 @@ def test_the_demos_two_runs_get_one_verdict_on_all_five_surfaces_issue_58(
     at = _app("overview")
     (board,) = _boards(at)
     row = board.set_index("run_id").loc[2]
-    assert f"{row['verdict']} ({row['test']})" == text
+    assert f"{row['verdict']} ({row['verdict_title']})" == text  # the test: its tooltip
     assert board.set_index("run_id").loc[1, "verdict"] == ""  # #1 itself
     csv = _overview_csv(downloads).loc[2]
     assert f"{csv['verdict']} ({csv['test']})" == text

@@ -21,6 +21,7 @@ from s3kg_core.store import queries
 from s3kg_core.store.leaderboard_queries import (
     PAIRED_COLUMNS,
     paired_summaries,
+    run_means_grid,
     run_summaries,
     run_values,
     score_histograms,
@@ -87,6 +88,31 @@ def test_run_summaries_are_the_pandas_summaries(store, alpha):
     # a run of one answer has a mean and no spread
     one = got[got["model"] == "gamma-model"].iloc[0]
     assert one["n"] == 1 and np.isnan(one["cus_std"]) and not np.isnan(one["cus"])
+
+
+def test_the_means_grid_is_run_summaries_at_each_alpha(store):
+    """Issue 60: the live leaderboard's grid, one scan, equals run_summaries alpha by alpha."""
+    alphas = [round(0.1 * k, 1) for k in range(11)]
+    with store.connect() as con:
+        grid = run_means_grid(con, "sig", alphas)
+        assert list(grid.columns) == ["run_id", "alpha", "n", "gold_sim", "ctx_sim", "cus"]
+        assert len(grid) == 5 * len(alphas)
+        for alpha in alphas:
+            want = run_summaries(con, "sig", alpha)
+            got = grid[grid["alpha"] == alpha].reset_index(drop=True)
+            assert got["run_id"].tolist() == want["run_id"].tolist()
+            assert got["n"].tolist() == want["n"].tolist()
+            for column in ("gold_sim", "ctx_sim", "cus"):
+                np.testing.assert_allclose(got[column], want[column], rtol=0, atol=1e-12)
+        # kgx weights the WL side by alpha: its run moves the other way (the blend is per mode)
+        kgx = grid[grid["run_id"] == 2]
+        assert kgx["gold_sim"].iloc[0] != kgx["gold_sim"].iloc[-1]
+
+
+@pytest.mark.parametrize("alphas", [[], [1.5], [-0.1, 0.5]])
+def test_the_means_grid_refuses_no_alpha_or_one_outside_0_1(store, alphas):
+    with store.connect() as con, pytest.raises(ConfigError):
+        run_means_grid(con, "sig", alphas)
 
 
 @pytest.mark.parametrize("metric", ["gold_sim", "ctx_sim", "cus"])

@@ -36,6 +36,7 @@ __all__ = [
     "item_view",
     "load_runs",
     "mark_partial",
+    "means_grid",
     "partial_runs",
     "ranked",
     "run_components",
@@ -240,6 +241,18 @@ def ranked(view: View, alpha: float, metric: str) -> pd.DataFrame:
         with reader(view.path) as con:
             values, paired = read_values(con, view.scored, alpha, metric, summary)
     return rank_summaries(summary, reference, values, paired, metric=metric)
+
+
+@by_results()
+@st.cache_data(show_spinner=False, max_entries=8)
+def means_grid(view: View, alphas: tuple[float, ...]) -> pd.DataFrame:
+    """Every run's mean scores at each alpha of ``alphas`` (the slider's stops), in one scan.
+
+    :func:`s3kg_core.store.leaderboard_queries.run_means_grid`: what the Overview's live
+    leaderboard ranks in the browser while the slider moves. Cached: read once per signature.
+    """
+    with reader(view.path) as con:
+        return leaderboard_queries.run_means_grid(con, view.scored, alphas)
 
 
 @by_results()

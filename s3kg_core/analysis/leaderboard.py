@@ -33,6 +33,7 @@ __all__ = [
     "SUMMARY_COLUMNS",
     "bootstrap_runs",
     "database_pairs",
+    "dataset_ranks",
     "rank_change_text",
     "rank_summaries",
     "read_values",
@@ -92,11 +93,19 @@ def bootstrap_runs(summary: pd.DataFrame, normal_from: int | None = NORMAL_FROM)
     return [int(r) for r in small["run_id"]]
 
 
-def _ranks(means: pd.DataFrame, metric: str) -> pd.Series:
-    """1 for the best mean of each dataset; equal means share the better rank.
+def dataset_ranks(means: pd.DataFrame, metric: str) -> pd.Series:
+    """Each run's rank in its dataset: 1 for the best mean; equal means share the better rank.
 
-    Means are compared to 12 decimals: a sum in another order (DuckDB's, in parallel) differs
-    in the last bits, which must not split a tie.
+    ``means`` holds ``dataset`` and ``metric``. Means are compared to 12 decimals: a sum in
+    another order (DuckDB's, in parallel) differs in the last bits, which must not split a
+    tie. The one rank rule of the leaderboard (:func:`rank_summaries`, and the Overview's live
+    ranks at every step of the slider).
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"dataset": ["d", "d", "d", "e"], "cus": [0.4, 0.6, 0.4, 0.1]})
+    >>> dataset_ranks(m, "cus").tolist()
+    [2, 1, 2, 1]
     """
     rounded = means[metric].astype(float).round(12)
     return rounded.groupby(means["dataset"]).rank(ascending=False, method="min").astype(int)
@@ -104,7 +113,7 @@ def _ranks(means: pd.DataFrame, metric: str) -> pd.Series:
 
 def _leaders(summary: pd.DataFrame, metric: str) -> dict[int, int]:
     """Each run of ``summary`` -> its dataset's #1 (the best mean, then the lowest run id)."""
-    ranked = summary.assign(rank=_ranks(summary, metric).to_numpy())
+    ranked = summary.assign(rank=dataset_ranks(summary, metric).to_numpy())
     ranked = ranked.sort_values(["dataset", "rank", "run_id"], kind="stable")
     first = ranked.groupby("dataset")["run_id"].transform("first")
     return {int(r): int(f) for r, f in zip(ranked["run_id"], first, strict=True)}
@@ -215,9 +224,9 @@ def rank_summaries(
         return pd.DataFrame(columns=list(LEADERBOARD_COLUMNS))
     means = summary.sort_values("run_id").reset_index(drop=True)
     means["n"] = means["n"].astype(int)
-    means["rank"] = _ranks(means, metric)
+    means["rank"] = dataset_ranks(means, metric)
     before = reference.set_index("run_id").loc[means["run_id"], ["dataset", metric]]
-    means["reference_rank"] = _ranks(before.reset_index(drop=True), metric).to_numpy()
+    means["reference_rank"] = dataset_ranks(before.reset_index(drop=True), metric).to_numpy()
     means["rank_change"] = means["reference_rank"] - means["rank"]
     small = set(bootstrap_runs(means, normal_from))
     missing = sorted(small - set(values))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..scoring.result import WL_MODES
 
-__all__ = ["BLENDED", "blend_sql", "harmonic_mean_sql"]
+__all__ = ["BLENDED", "BLENDED_GRID", "blend_sql", "harmonic_mean_sql"]
 
 
 def blend_sql(s_wl: str, s_sbert: str, alpha: str, mode: str) -> str:
@@ -66,12 +66,14 @@ def harmonic_mean_sql(a: str, b: str) -> str:
     )
 
 
-BLENDED = f"""
+def _blended(alpha: str, grid: str = "") -> str:
+    """The ``WITH s, b, c`` clause with the alpha ``alpha`` (SQL) and an optional join."""
+    return f"""
 WITH s AS (
     SELECT s.run_id, s.item_id, d.name AS dataset, coalesce(r.name, r.model) AS model,
-           r.temperature, r.extractor, s.mode, coalesce(CAST(? AS DOUBLE), s.alpha) AS a,
+           r.temperature, r.extractor, s.mode, {alpha} AS a,
            s.gold_s_wl, s.gold_s_sbert, s.gold_status, s.ctx_s_wl, s.ctx_s_sbert, s.ctx_status
-    FROM scores s JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id)
+    FROM scores s JOIN runs r USING (run_id) JOIN datasets d USING (dataset_id){grid}
     WHERE s.signature = ?),
 b AS (
     SELECT *, {blend_sql("gold_s_wl", "gold_s_sbert", "a", "mode")} AS gold_sim,
@@ -79,9 +81,19 @@ b AS (
     FROM s),
 c AS (SELECT *, {harmonic_mean_sql("gold_sim", "ctx_sim")} AS cus FROM b)
 """
+
+
+BLENDED = _blended("coalesce(CAST(? AS DOUBLE), s.alpha)")
 """The ``WITH s, b, c`` clause; ``c``: ``run_id, item_id, dataset, model, temperature,
 extractor, gold_sim, ctx_sim, cus``, the components, ``mode``, the alpha ``a`` and the
 statuses (``gold_status``, ``ctx_status``) of every score of a signature.
 
 Its two parameters come first: the alpha (``None``: each score's stored alpha), then the
 signature. ``model`` is the run's display name."""
+
+BLENDED_GRID = _blended("g.a", "\n    CROSS JOIN (SELECT unnest(CAST(? AS DOUBLE[])) AS a) g")
+""":data:`BLENDED` at each alpha of a list: every score once per alpha, ``a`` telling them apart.
+
+Its two parameters: the list of alphas, then the signature. The Overview's live leaderboard
+reads each run's means at every step of the alpha slider from it in one scan
+(:func:`~s3kg_core.store.leaderboard_queries.run_means_grid`)."""
