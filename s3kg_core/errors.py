@@ -27,6 +27,7 @@ __all__ = [
     "GraphEvalError",
     "GraphRenderError",
     "InputFormatError",
+    "InputTooLargeError",
     "InstallError",
     "KGParseError",
     "KGSourceError",
@@ -75,6 +76,10 @@ class KGParseError(S3KGError, ValueError):
 
 class InputFormatError(S3KGError, ValueError):
     """An input file lacks required columns or cannot be read."""
+
+
+class InputTooLargeError(InputFormatError):
+    """An input file is past the input cap (``s3kg_core.limits.max_input_bytes``)."""
 
 
 class EncoderError(S3KGError, RuntimeError):

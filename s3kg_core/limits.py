@@ -15,8 +15,13 @@ stage meets them the same way, per row, never by failing the whole run:
   :data:`MAX_TRIPLES` triples of a text (marked ``truncated``) and drops a triple with a label
   over the limit (counted as dropped).
 
-A **file** a command reads whole (an annotation import, a PENMAN file of graphs) larger than
-:data:`MAX_IMPORT_BYTES` is refused before it is read, with the limit in the message. A
+An **input file** (every file a command reads: a CSV or JSONL table to import, a pair file, an
+annotation import, PubMedQA's JSON, a PENMAN file of graphs, a user's KG) larger than the input
+cap (:func:`max_input_bytes`: :data:`MAX_IMPORT_BYTES`, or ``$S3KG_MAX_INPUT_MB`` megabytes) is
+refused before it is read, by one function (:func:`check_file_size`), with the file, its size,
+the cap and the way to raise it in one line; readers that stream open the file with
+:func:`open_input`, which also stops a file that grows past the cap while it is read (a FIFO, a
+device, a file still being written). A
 **PENMAN graph** nested more than :data:`MAX_PENMAN_DEPTH` parentheses deep is refused with its
 file and block (the reader recurses once a level: 500 levels ended in a ``RecursionError``).
 
@@ -34,14 +39,18 @@ True
 
 from __future__ import annotations
 
+import io
+import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import InputFormatError
+from .errors import ConfigError, InputFormatError, InputTooLargeError
 
 __all__ = [
     "MAX_IMPORT_BYTES",
+    "MAX_INPUT_ENV",
     "MAX_LABEL_CHARS",
     "MAX_PENMAN_DEPTH",
     "MAX_TEXT_CHARS",
@@ -49,6 +58,8 @@ __all__ = [
     "OVERSIZED",
     "check_file_size",
     "kg_problem",
+    "max_input_bytes",
+    "open_input",
 ]
 
 MAX_TEXT_CHARS = 100_000
@@ -61,9 +72,14 @@ MAX_LABEL_CHARS = 1_000
 """Characters of one head, relation or tail label; a KG with a longer one is not compared."""
 
 MAX_IMPORT_BYTES = 64_000_000
-"""Bytes of a file read whole (an annotation import: about 150,000 verdicts; a PENMAN file:
-BAMBOO's largest holds 3.7 MB); a larger one is refused before it is read (a 95 MB JSONL import
-took 1.33 GB, 50 MB of PENMAN 2.53 GB)."""
+"""Bytes of an input file by default (an annotation import: about 150,000 verdicts; a PENMAN
+file: BAMBOO's largest holds 3.7 MB; a run of 5,000 answers with their contexts, the largest file
+of ``bench/speed/bench_scale.py``'s 100,000 answers: 39 MB); a larger one is refused before it is
+read (a 95 MB JSONL import took 1.33 GB, 50 MB of PENMAN 2.53 GB). ``$S3KG_MAX_INPUT_MB``
+(:data:`MAX_INPUT_ENV`) sets another cap (:func:`max_input_bytes`)."""
+
+MAX_INPUT_ENV = "S3KG_MAX_INPUT_MB"
+"""The environment variable that sets the input cap in megabytes (``S3KG_MAX_INPUT_MB=200``)."""
 
 MAX_PENMAN_DEPTH = 100
 """Parentheses one PENMAN graph may nest (BAMBOO's deepest graph nests 23); a deeper one is
@@ -98,21 +114,87 @@ def kg_problem(triples: Sequence[Any]) -> str | None:
     return None
 
 
-def check_file_size(path: Path, what: str, advice: str) -> None:
-    """Refuse ``path`` before it is read when it holds more than :data:`MAX_IMPORT_BYTES`.
+def max_input_bytes() -> int:
+    """The input cap in bytes: ``$S3KG_MAX_INPUT_MB`` megabytes, else :data:`MAX_IMPORT_BYTES`.
+
+    The variable is read at call time.
+
+    Raises
+    ------
+    ConfigError
+        If ``$S3KG_MAX_INPUT_MB`` is not a positive number of megabytes.
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {MAX_INPUT_ENV: "200"}):
+    ...     max_input_bytes()
+    200000000
+    >>> with mock.patch.dict(os.environ, {MAX_INPUT_ENV: ""}):
+    ...     max_input_bytes() == MAX_IMPORT_BYTES
+    True
+    """
+    text = os.environ.get(MAX_INPUT_ENV, "").strip()
+    if not text:
+        return MAX_IMPORT_BYTES
+    try:
+        megabytes = float(text)
+    except ValueError:
+        megabytes = math.nan
+    if not (math.isfinite(megabytes) and megabytes > 0):
+        raise ConfigError(
+            f"{MAX_INPUT_ENV}={text!r} is not a number of megabytes above 0 (e.g. {MAX_INPUT_ENV}"
+            "=200)"
+        )
+    return int(megabytes * 1e6)
+
+
+def _too_large(path: Path, size: int | None, what: str, advice: str) -> InputTooLargeError:
+    """The one-line error of ``path`` past the cap (``size`` ``None``: read past it)."""
+    cap = max_input_bytes()
+    digits = 0  # as few as tell the size from the cap (64.3 MB, not 64 MB, against 64 MB)
+    while (
+        size is not None
+        and digits < 3
+        and cap >= 1_000_000
+        and f"{size / 1e6:,.{digits}f}" == f"{cap / 1e6:,.{digits}f}"
+    ):
+        digits += 1
+    most = f"{cap / 1e6:,.{digits}f}"
+    held = f"more than {most}" if size is None else f"{size / 1e6:,.{digits}f}"
+    return InputTooLargeError(
+        f"{path.name} holds {held} MB; {what} takes at most {most} MB: {advice}, or raise the "
+        f"cap with {MAX_INPUT_ENV}=<megabytes>"
+    )
+
+
+def check_file_size(
+    path: Path, what: str = "an input file", advice: str = "split it into smaller files"
+) -> int:
+    """Refuse ``path`` before it is read when it holds more than :func:`max_input_bytes`.
+
+    The one size check of every input file a command reads (see the module's docstring).
 
     Parameters
     ----------
     path
-        The file a command will read whole.
+        The file a command will read.
     what, advice
         What such a file is and how to split it, for the message.
 
+    Returns
+    -------
+    int
+        The file's size in bytes (0 for a FIFO or a device, which :func:`open_input` caps as
+        it reads).
+
     Raises
     ------
+    InputTooLargeError
+        ``big.amr holds 71 MB; a PENMAN file takes at most 64 MB: split it ..., or raise the
+        cap with S3KG_MAX_INPUT_MB=<megabytes>`` (an :class:`~s3kg_core.errors.InputFormatError`).
     InputFormatError
-        ``big.amr holds 71 MB; a PENMAN file takes at most 64 MB: split it ...``, or the file
-        cannot be looked at.
+        If the file cannot be looked at.
 
     Examples
     --------
@@ -120,13 +202,73 @@ def check_file_size(path: Path, what: str, advice: str) -> None:
     >>> path = Path(tempfile.mkdtemp()) / "x.amr"
     >>> _ = path.write_text("(d / dog)")
     >>> check_file_size(path, "a PENMAN file", "split it")
+    9
     """
     try:
         size = path.stat().st_size
     except OSError as exc:
         raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if size > MAX_IMPORT_BYTES:
-        raise InputFormatError(
-            f"{path.name} holds {size / 1e6:,.0f} MB; {what} takes at most "
-            f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB: {advice}"
-        )
+    if size > max_input_bytes():
+        raise _too_large(path, size, what, advice)
+    return size
+
+
+class _CappedReader(io.RawIOBase):
+    """A binary file that raises :class:`InputTooLargeError` once more than the cap is read."""
+
+    def __init__(self, raw: Any, path: Path, what: str, advice: str) -> None:
+        super().__init__()
+        self._raw, self._path, self._what, self._advice = raw, path, what, advice
+        self._cap, self._read = max_input_bytes(), 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            n = int(self._raw.readinto(buffer) or 0)
+        except OSError as exc:
+            raise InputFormatError(f"cannot read {self._path}: {exc.strerror or exc}") from exc
+        self._read += n
+        if self._read > self._cap:
+            raise _too_large(self._path, None, self._what, self._advice)
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+
+def open_input(
+    path: Path, what: str = "an input file", advice: str = "split it into smaller files"
+) -> io.BufferedReader:
+    r"""Open an input file to be read as a stream, after :func:`check_file_size`.
+
+    The stream raises :class:`~s3kg_core.errors.InputTooLargeError` once more than the cap has
+    been read, so a file whose size says nothing (a FIFO, ``/dev/zero``) or that grows while it
+    is read is bounded too. Read it in lines or chunks, and close it (it is a context manager).
+
+    Raises
+    ------
+    InputTooLargeError
+        If the file is past the cap (before it is read, or once the cap is passed).
+    InputFormatError
+        If the file cannot be opened or read.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.jsonl"
+    >>> _ = path.write_text('{"a": 1}\n{"a": 2}\n')
+    >>> with open_input(path) as fh:
+    ...     [line for line in fh]
+    [b'{"a": 1}\n', b'{"a": 2}\n']
+    """
+    path = Path(path)
+    check_file_size(path, what, advice)
+    try:
+        raw = path.open("rb", buffering=0)
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return io.BufferedReader(_CappedReader(raw, path, what, advice), buffer_size=1 << 20)

@@ -14,7 +14,12 @@ runs and mapped CSV / JSONL files to import) are read here:
   can flag it. A U+FFFD that the file itself holds as valid UTF-8 is text like any other and is
   not reported;
 - a file that cannot be read, a CSV the ``csv`` module rejects, or a JSONL line that is not a JSON
-  object raises :class:`~s3kg_core.errors.InputFormatError`.
+  object raises :class:`~s3kg_core.errors.InputFormatError`;
+- a file past the input cap (:func:`s3kg_core.limits.check_file_size`: 64 MB, or
+  ``$S3KG_MAX_INPUT_MB``) is refused before it is read
+  (:class:`~s3kg_core.errors.InputTooLargeError`), and a file is read as a stream, a line (a CSV
+  record) at a time (:func:`s3kg_core.limits.open_input`): only the rows are held, never the
+  file's bytes or its whole text.
 
 JSON text is parsed by :func:`loads_json`, which every reader of JSON input shares: an integer
 with more digits than Python converts (4300) is read exactly as a :class:`decimal.Decimal`, and a
@@ -42,18 +47,20 @@ Examples
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from .errors import InputFormatError
+from .errors import InputFormatError, InputTooLargeError
+from .limits import open_input
 
 __all__ = [
     "FORMULA_STARTS",
@@ -62,6 +69,7 @@ __all__ = [
     "csv_safe_cell",
     "csv_safe_frame",
     "csv_safe_row",
+    "iter_json_object",
     "loads_json",
     "read_csv_rows",
     "read_jsonl_records",
@@ -70,8 +78,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-# Undecodable bytes, decoded with errors="surrogateescape": one lone surrogate per byte.
-_ESCAPED = re.compile("[\udc80-\udcff]")
 # A lone surrogate: a code point that no UTF-8 text can hold.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # What JSON text must hold to give one: a \uD800..\uDFFF escape, or the character itself.
@@ -240,11 +246,35 @@ def loads_json(text: str, *, strict: bool = True) -> Any:
         ) from exc
 
 
-def _read_bytes(path: Path, what: str) -> bytes:
+_SPLIT_ROWS = "split it into files of whole rows"
+
+
+def _open(path: Path, what: str, kind: str) -> io.BufferedReader:
+    """``path`` opened as a capped stream (:func:`~s3kg_core.limits.open_input`)."""
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read {what}{path}: {exc.strerror or exc}") from exc
+        return open_input(path, kind, _SPLIT_ROWS)
+    except InputTooLargeError:
+        raise
+    except InputFormatError as exc:
+        cause = exc.__cause__
+        reason = getattr(cause, "strerror", None) or cause or exc
+        raise InputFormatError(f"cannot read {what}{path}: {reason}") from exc
+
+
+def _mark_invalid(exc: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: ``errors="replace"``, with :data:`_MARK` in place of U+FFFD."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _marks[0] += 1
+    return _MARK, exc.end
+
+
+# The decoder calls the handler once per invalid sequence, as it does "replace"; the mark is a
+# lone surrogate, which no decoded UTF-8 text holds, so it says where a U+FFFD was put.
+_MARK = "\ud800"
+_marks = [0]  # marks put so far, in any file: while a file puts none, its rows hold none
+_MARK_ERRORS = "s3kg-tables-mark"
+codecs.register_error(_MARK_ERRORS, _mark_invalid)
 
 
 def read_csv_rows(
@@ -270,6 +300,9 @@ def read_csv_rows(
 
     Raises
     ------
+    InputTooLargeError
+        If the file is past the input cap (:func:`s3kg_core.limits.check_file_size`), before
+        it is read.
     InputFormatError
         If the file cannot be read, or the ``csv`` module rejects it.
 
@@ -289,39 +322,36 @@ def read_csv_rows(
     3 {'id': '3', 'kg': '[]'} ('stray',)
     """
     path = Path(path)
-    raw = _read_bytes(path, what)
-    # The decoder never takes an ASCII byte into an invalid sequence, so the text with U+FFFD
-    # replacements and the text with escaped bytes have the same delimiters, quotes and line
-    # breaks: read side by side, the second says which rows of the first had bytes replaced.
-    shadow = None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8-sig", errors="replace")
-        escaped = raw.decode("utf-8-sig", errors="surrogateescape")
-        shadow = csv.reader(io.StringIO(escaped, newline=""))
     csv.field_size_limit(_FIELD_SIZE_LIMIT)
-    reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] | None = None
     header_replaced = False
     rows: list[Row[str | None]] = []
-    try:
-        for fields in reader:
-            replaced = shadow is not None and any(_ESCAPED.search(f) for f in next(shadow))
-            if header is None:  # the first line, even a blank one, is the header
-                header = [f.strip() for f in fields] if strip_header else fields
-                header_replaced = replaced
-                continue
-            if not fields:  # a blank line
-                continue
-            cells: dict[str, str | None] = dict(zip(header, fields, strict=False))
-            for name in header[len(fields) :]:
-                cells[name] = None
-            rows.append(Row(len(rows) + 1, cells, tuple(fields[len(header) :]), replaced))
-    except csv.Error as exc:
-        raise InputFormatError(
-            f"{path.name}: not a readable CSV file (line {reader.line_num}: {exc})"
-        ) from exc
+    with _open(path, what, "a CSV file") as raw:
+        # Each invalid sequence is decoded as errors="replace" decodes it, to a mark that the
+        # row's fields then hold in place of U+FFFD (the decoder never takes an ASCII byte into
+        # an invalid sequence, so delimiters, quotes and line breaks are the file's).
+        text = io.TextIOWrapper(raw, encoding="utf-8-sig", errors=_MARK_ERRORS, newline="")
+        reader = csv.reader(text)
+        marks = _marks[0]
+        try:
+            for fields in reader:
+                replaced = _marks[0] != marks and any(_MARK in f for f in fields)
+                if replaced:
+                    fields = [f.replace(_MARK, "\ufffd") for f in fields]
+                if header is None:  # the first line, even a blank one, is the header
+                    header = [f.strip() for f in fields] if strip_header else fields
+                    header_replaced = replaced
+                    continue
+                if not fields:  # a blank line
+                    continue
+                cells: dict[str, str | None] = dict(zip(header, fields, strict=False))
+                for name in header[len(fields) :]:
+                    cells[name] = None
+                rows.append(Row(len(rows) + 1, cells, tuple(fields[len(header) :]), replaced))
+        except csv.Error as exc:
+            raise InputFormatError(
+                f"{path.name}: not a readable CSV file (line {reader.line_num}: {exc})"
+            ) from exc
     return Table(path, tuple(header or ()), tuple(rows), header_replaced)
 
 
@@ -348,6 +378,8 @@ def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
 
     Raises
     ------
+    InputTooLargeError
+        If the file is past the input cap, before it is read.
     InputFormatError
         If the file cannot be read, or a line is not JSON (see :func:`loads_json`) or not a JSON
         object (the message names the line).
@@ -363,30 +395,164 @@ def read_jsonl_records(path: str | Path, *, what: str = "") -> Table[Any]:
     (('q', 'n'), [{'q': 'café'}, {'q': 'caf�', 'n': 2}], (3,))
     """
     path = Path(path)
-    raw = _read_bytes(path, what)
     rows: list[Row[Any]] = []
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if number == 1 and line.startswith(b"\xef\xbb\xbf"):
-            line = line[3:]
-        line = line.removesuffix(b"\r")
-        try:
-            text, replaced = line.decode("utf-8"), False
-        except UnicodeDecodeError:
-            text, replaced = line.decode("utf-8", errors="replace"), True
-        if not text.strip():
-            continue
-        try:
-            value = loads_json(text)
-        except InputFormatError as exc:
-            raise InputFormatError(f"{path.name}: line {number} is {exc}") from exc
-        if not isinstance(value, dict):
-            raise InputFormatError(f"{path.name}: line {number} is not a JSON object")
-        if _MAYBE_SURROGATE.search(text):
-            value, surrogates = replace_surrogates(value)
-            replaced = replaced or surrogates
-        rows.append(Row(number, value, (), replaced))
+    with _open(path, what, "a JSONL file") as raw:
+        for number, line in enumerate(raw, start=1):
+            if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                line = line[3:]
+            line = line.removesuffix(b"\n").removesuffix(b"\r")
+            try:
+                text, replaced = line.decode("utf-8"), False
+            except UnicodeDecodeError:
+                text, replaced = line.decode("utf-8", errors="replace"), True
+            if not text.strip():
+                continue
+            try:
+                value = loads_json(text)
+            except InputFormatError as exc:
+                raise InputFormatError(f"{path.name}: line {number} is {exc}") from exc
+            if not isinstance(value, dict):
+                raise InputFormatError(f"{path.name}: line {number} is not a JSON object")
+            if _MAYBE_SURROGATE.search(text):
+                value, surrogates = replace_surrogates(value)
+                replaced = replaced or surrogates
+            rows.append(Row(number, value, (), replaced))
     header = tuple(dict.fromkeys(k for row in rows for k in row.cells))
     return Table(path, header, tuple(rows))
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_JSON_RUN = re.compile(r"[^ \t\n\r,:\]}]*")
+_JSON_CHUNK = 1 << 20
+
+
+class _JSONStream:
+    """Text of a JSON file, held from the parse position on, a chunk at a time."""
+
+    def __init__(self, text: io.TextIOBase, path: Path, what: str) -> None:
+        self.text, self.path, self.what = text, path, what
+        self.buf, self.pos, self.done, self.offset = "", 0, False, 0
+        self.decoder = json.JSONDecoder(parse_int=_json_int)
+
+    def fill(self) -> None:
+        """Read more: as much as is held, at least a chunk (a large value doubles each time)."""
+        try:
+            chunk = self.text.read(max(_JSON_CHUNK, len(self.buf) - self.pos))
+        except UnicodeDecodeError as exc:
+            raise self.error(f"not UTF-8 ({exc.reason})") from exc
+        self.offset += self.pos
+        self.buf, self.pos = self.buf[self.pos :] + chunk, 0
+        self.done = not chunk
+
+    def error(self, reason: str) -> InputFormatError:
+        return InputFormatError(f"cannot read {self.what}{self.path} as JSON: {reason}")
+
+    def peek(self) -> str:
+        """The next character after white space (``""`` at the end of the file)."""
+        while True:
+            match = _JSON_SPACE.match(self.buf, self.pos)
+            self.pos = match.end() if match else self.pos
+            if self.pos < len(self.buf) or self.done:
+                return self.buf[self.pos : self.pos + 1]
+            self.fill()
+
+    def take(self, char: str, wanted: str) -> None:
+        if self.peek() != char:
+            found = repr(self.peek()) if self.peek() else "the end of the file"
+            raise self.error(
+                f"not JSON (expecting {wanted} at character {self.where}, found {found})"
+            )
+        self.pos += 1
+
+    @property
+    def where(self) -> int:
+        return self.offset + self.pos
+
+    def value(self) -> Any:
+        """The next JSON value, read on until it is whole."""
+        self.peek()
+        while True:
+            try:
+                value, end = self.decoder.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                if self.done:
+                    raise self.error(
+                        f"not JSON ({exc.msg} at character {self.offset + exc.pos})"
+                    ) from exc
+                self.fill()
+                continue
+            except RecursionError as exc:
+                raise self.error(
+                    "nested too deeply to read (deeper than Python's recursion limit)"
+                ) from exc
+            # A number may go on past the buffer ("0." read as 0): read on while what follows
+            # it runs up to the buffer's end without white space or punctuation.
+            run = _JSON_RUN.match(self.buf, end)
+            if self.done or (run is not None and run.end() < len(self.buf)):
+                self.pos = end
+                return value
+            self.fill()
+
+
+def iter_json_object(
+    path: str | Path, *, what: str = "", expected: str = "a JSON object"
+) -> Generator[tuple[str, Any], None, None]:
+    r"""The ``(key, value)`` pairs of a file of one JSON object, in file order, as they are read.
+
+    The file is refused past the input cap before it is read, and read a chunk at a time: only
+    the value being parsed is held, so a caller that stops early reads no further (nor finds a
+    fault further on). Values are parsed as :func:`loads_json` parses them; a key given twice
+    comes twice (``json.loads`` would keep its last value at its first place).
+
+    Parameters
+    ----------
+    path
+        The JSON file (UTF-8, optional BOM).
+    what
+        What the file is, for the error message (see :func:`read_csv_rows`).
+    expected
+        What the file should hold, for the message when it is not an object.
+
+    Raises
+    ------
+    InputTooLargeError
+        If the file is past the input cap, before it is read.
+    InputFormatError
+        ``cannot read PATH as JSON: not JSON (... at character N)`` when the text is not JSON
+        (or not UTF-8, or nested too deeply), ``NAME: expected ...`` when it is not an object.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.json"
+    >>> _ = path.write_text('{"1": {"q": "a?"}, "2": 12} ')
+    >>> list(iter_json_object(path))
+    [('1', {'q': 'a?'}), ('2', 12)]
+    """
+    path = Path(path)
+    with _open(path, what, "a JSON file") as raw:
+        stream = _JSONStream(io.TextIOWrapper(raw, encoding="utf-8-sig"), path, what)
+        if stream.peek() != "{":
+            if stream.peek() in ("[", '"', "t", "f", "n", "-") or stream.peek().isdigit():
+                raise InputFormatError(f"{path.name}: expected {expected}")
+            stream.take("{", "an object")
+        stream.pos += 1
+        if stream.peek() == "}":
+            stream.pos += 1
+        else:
+            while True:
+                if stream.peek() != '"':
+                    stream.take('"', "a key")
+                key = stream.value()
+                stream.take(":", "':'")
+                yield key, stream.value()
+                if stream.peek() == ",":
+                    stream.pos += 1
+                    continue
+                stream.take("}", "',' or '}'")
+                break
+        if stream.peek():
+            raise stream.error(f"not JSON (extra data at character {stream.where})")
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

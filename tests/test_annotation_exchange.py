@@ -285,12 +285,12 @@ def test_a_parquet_triple_of_text_is_named(annotated, tmp_path):
 def test_a_file_past_the_import_limit_is_refused_before_it_is_read(
     annotated, tmp_path, monkeypatch
 ):
-    import s3kg_core.annotation.exchange as exchange
+    import s3kg_core.limits as limits
 
     out = tmp_path / "log.jsonl"
     export_verdicts(annotated, out)
-    monkeypatch.setattr(exchange, "MAX_IMPORT_BYTES", out.stat().st_size - 1)
-    with pytest.raises(InputFormatError, match="an import takes at most"):
+    monkeypatch.setattr(limits, "MAX_IMPORT_BYTES", out.stat().st_size - 1)
+    with pytest.raises(InputFormatError, match="an annotation import takes at most"):
         import_verdicts(annotated, out)
 
 

@@ -345,7 +345,23 @@ def test_help_states_the_size_limits():
     out = " ".join(CliRunner().invoke(cli, ["pairs", "score", "--help"]).output.split())
     assert f"more than {MAX_TRIPLES:,} triples" in out
     assert f"label of more than {MAX_LABEL_CHARS:,} characters" in out
-    assert "PENMAN file over 64 MB" in out
+    assert "input file (INPUT_CSV or a PENMAN file) over 64 MB" in out
+    assert "S3KG_MAX_INPUT_MB=<megabytes> raises the cap" in out
+
+
+def test_a_pair_csv_past_the_input_cap_is_one_line_and_writes_nothing(tmp_path):
+    """Regression (issue 59): a pair CSV of any size was read whole."""
+    src, out = tmp_path / "pairs.csv", tmp_path / "out.csv"
+    src.write_text("id,kg_1,kg_2\n" + '1,"[[""a"", ""r"", ""b""]]",[]\n' * 40_000)
+    result = CliRunner().invoke(
+        cli, ["pairs", "score", str(src), "-o", str(out)], env={"S3KG_MAX_INPUT_MB": "1"}
+    )
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: pairs.csv holds 1.2 MB; a CSV file takes at most 1.0 MB: split it into files of "
+        "whole rows, or raise the cap with S3KG_MAX_INPUT_MB=<megabytes>"
+    ]
+    assert not out.exists()
 
 
 def test_a_missing_dependency_is_one_line_with_the_install_hint(tmp_path, monkeypatch):

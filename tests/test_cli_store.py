@@ -1089,3 +1089,68 @@ def test_cus_its_json_and_the_export_name_the_alpha_issue_58(check_store, tmp_pa
     frame = pd.read_csv(export)
     assert frame["unscored_reason"].notna().any()  # unscored rows name the stored alpha too
     assert frame["signature"].str.endswith("|alpha:0.3").all(), frame["signature"].unique()
+
+
+# -- one input cap before any file is read (issue 59) ------------------------------------------
+
+
+def _file_hash(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _row_counts(db: Path) -> dict[str, int]:
+    with Store(db, read_only=True).connect() as con:
+        return {
+            t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("datasets", "items", "runs", "answers", "kgs")
+        }
+
+
+def test_every_import_past_the_input_cap_is_one_line_and_changes_nothing(tmp_path):
+    """Regression: CSV, JSONL and JSON imports were read whole, of any size; past the cap
+    (S3KG_MAX_INPUT_MB) each is one line naming the file, its size, the cap and the variable,
+    exit status 1, and the database's rows and bytes are as they were."""
+    db = tmp_path / "db.duckdb"
+    qa = tmp_path / "qa"
+    qa.mkdir()
+    write_release_csv(qa / "toy_m.csv", "released", release_rows(3))
+    assert _invoke("import", "s3kg-release", qa, "--db", db).exit_code == 0
+    counts, digest = _row_counts(db), _file_hash(db)
+    big = "x" * 1_500_000
+    table = tmp_path / "mine.csv"
+    table.write_text(f"Q,C,G\nwhy?,{big},gold\n", encoding="utf-8")
+    jsonl = tmp_path / "mine.jsonl"
+    jsonl.write_text(json.dumps({"Q": "why?", "C": big, "G": "gold"}) + "\n", encoding="utf-8")
+    pqal = tmp_path / "ori_pqal.json"
+    pqal.write_text(
+        json.dumps({"1": {"QUESTION": "q?", "CONTEXTS": [big], "LONG_ANSWER": "yes."}}),
+        encoding="utf-8",
+    )
+    write_release_csv(qa / "toy_big.csv", "released", release_rows(1))
+    with (qa / "toy_big.csv").open("a", encoding="utf-8") as fh:
+        fh.write(" " * 1_500_000 + "\n")
+    mapping = "question=Q,context=C,gold=G"
+    commands = {
+        "mine.csv": ["import", "csv", table, "--map", mapping, "--dataset", "d"],
+        "mine.jsonl": ["import", "csv", jsonl, "--map", mapping, "--dataset", "d"],
+        "ori_pqal.json": ["import", "pubmedqa", pqal],
+        "toy_big.csv": ["import", "s3kg-release", qa],
+    }
+    for name, args in commands.items():
+        result = CliRunner().invoke(
+            cli, [str(a) for a in [*args, "--db", db]], env={"S3KG_MAX_INPUT_MB": "1"}
+        )
+        line = _one_line_error(result)
+        assert line.startswith(f"Error: {name} holds 2 MB; a "), line
+        assert "takes at most 1 MB: " in line
+        assert line.endswith(", or raise the cap with S3KG_MAX_INPUT_MB=<megabytes>"), line
+        assert (_row_counts(db), _file_hash(db)) == (counts, digest), name
+    result = CliRunner().invoke(
+        cli,
+        ["import", "csv", str(table), "--db", str(db), "--map", mapping, "--dataset", "d"],
+        env={"S3KG_MAX_INPUT_MB": "2"},
+    )
+    assert result.exit_code == 0, result.output  # the cap raised: imported
+    assert _row_counts(db)["items"] == counts["items"] + 1

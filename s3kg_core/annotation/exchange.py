@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..atomic import replacing, write_failure
 from ..errors import AnnotationError, InputFormatError, OutputError, S3KGError
-from ..limits import MAX_IMPORT_BYTES, MAX_LABEL_CHARS, kg_problem
+from ..limits import MAX_LABEL_CHARS, check_file_size, kg_problem, open_input
 from ..names import name_problem
 from ..store import annotation_queries as aq
 from ..store.connection import open_duckdb
@@ -259,8 +259,9 @@ def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
 
     JSON lines are read with the project's one JSONL reader (:func:`~s3kg_core.tables.
     read_jsonl_records`: a line that is not a JSON object is named, integers are read exactly);
-    a triple cell (JSON text in CSV) with :func:`~s3kg_core.tables.loads_json`. A file larger
-    than :data:`~s3kg_core.limits.MAX_IMPORT_BYTES` is refused before it is read.
+    a triple cell (JSON text in CSV) with :func:`~s3kg_core.tables.loads_json`. A file past
+    the input cap (:func:`s3kg_core.limits.check_file_size`: 64 MB, or ``$S3KG_MAX_INPUT_MB``)
+    is refused before it is read; CSV and JSON lines are read as a stream.
 
     Raises
     ------
@@ -270,19 +271,12 @@ def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
     """
     path = Path(path)
     fmt = _format_of(path, fmt)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if size > MAX_IMPORT_BYTES:
-        raise InputFormatError(
-            f"{path} holds {size / 1e6:,.0f} MB; an import takes at most "
-            f"{MAX_IMPORT_BYTES / 1e6:,.0f} MB: split it into files of whole rows in time "
-            "order and import them in that order"
-        )
+    split = "split it into files of whole rows in time order and import them in that order"
+    check_file_size(path, "an annotation import", split)
     try:
         if fmt == "csv":
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+            with open_input(path, "an annotation import", split) as fh:
+                frame = pd.read_csv(fh, dtype=str, keep_default_na=False, na_values=[""])
             frame = frame.map(uncsv_cell)
         elif fmt == "jsonl":
             table = read_jsonl_records(path, what="annotation export ")

@@ -52,6 +52,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import random
 import re
@@ -66,6 +67,7 @@ from ..evaluation.summ_sets import DATASETS, load_summ_set
 from ..grapheval.checkers.base import triple_claim
 from ..grapheval.checkers.model_format import WINDOW_WORDS, text_windows
 from ..kg import Triple
+from ..limits import open_input
 from ..text import detokenize, split_sentences
 from .paraphrase import ParaphrasePair
 
@@ -588,10 +590,11 @@ def read_pairs(path: str | Path) -> list[SyntheticPair]:
     if not path.is_file():
         raise InputFormatError(f"pairs file {path} not found")
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(SyntheticPair.from_dict(json.loads(line)))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputFormatError(f"{path}: line {n} is not a pair: {exc}") from exc
+    with open_input(path, "a pairs file", "pass fewer pairs") as fh:
+        for n, line in enumerate(io.TextIOWrapper(fh, encoding="utf-8"), 1):
+            if line.strip():
+                try:
+                    out.append(SyntheticPair.from_dict(json.loads(line)))
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise InputFormatError(f"{path}: line {n} is not a pair: {exc}") from exc
     return out

@@ -68,8 +68,9 @@ def pairs_score(
     (or TGT.amr) the candidate. A row that cannot be scored gets scores 0 and a status saying
     why (empty_kg_1, unparseable_kg_2, oversized_kg_1 for a KG of more than 10,000 triples or
     with a label of more than 1,000 characters, ...); the run goes on. A malformed PENMAN
-    block, two files with different numbers of graphs (counted before any graph is read) or a
-    PENMAN file over 64 MB is a one-line error before any scoring.
+    block, two files with different numbers of graphs (counted before any graph is read) or an
+    input file (INPUT_CSV or a PENMAN file) over 64 MB is a one-line error before any scoring
+    (S3KG_MAX_INPUT_MB=<megabytes> raises the cap).
     """
     from ..amr import penman_pair_rows
     from ..kgio import read_pairs_csv

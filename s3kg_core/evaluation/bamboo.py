@@ -42,9 +42,10 @@ References
 
 from __future__ import annotations
 
+import io
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ from ..config import default_data_dir
 from ..encoders.base import Encoder
 from ..errors import ConfigError, InputFormatError
 from ..kg import Triple
+from ..limits import open_input
 from ..progress import StageProgress
 from ..scoring.s3kg import KGScorer, S3KGConfig
 from ..scoring.signature import Signature
@@ -272,14 +274,17 @@ class BambooSplit:
         return sum(len(t) for t in self.tasks)
 
 
+def _lines(path: Path) -> Iterator[str]:
+    """The lines of a BAMBOO file, a line at a time, past the input cap refused before reading."""
+    with open_input(path, "a BAMBOO file", "use BAMBOO's own files") as fh:
+        for line in io.TextIOWrapper(fh, encoding="utf-8", errors="replace"):
+            yield line.rstrip("\n")
+
+
 def _read_scores(path: Path) -> list[float]:
     values: list[float] = []
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
     where = f"{path.parent.name}/{path.name}"
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -297,11 +302,7 @@ def _read_scores(path: Path) -> list[float]:
 
 
 def _data_rows(path: Path, header: int) -> int:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InputFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    return max(0, sum(1 for line in text.split("\n") if line.strip()) - header)
+    return max(0, sum(1 for line in _lines(path) if line.strip()) - header)
 
 
 def _relative(path: Path, root: Path) -> str:

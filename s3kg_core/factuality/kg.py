@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..config import default_data_dir
 from ..errors import InputFormatError
+from ..limits import check_file_size, open_input
 
 __all__ = [
     "FINDKG_SPLITS",
@@ -220,13 +221,15 @@ def load_findkg(
 
 def _read_table(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
+    check_file_size(path, "a KG file", "split it into smaller KGs")
     try:
         if suffix == ".parquet":
             return pd.read_parquet(path)
         if suffix in (".csv", ".tsv", ".txt"):
-            return pd.read_csv(
-                path, sep="\t" if suffix != ".csv" else ",", dtype=str, keep_default_na=False
-            )
+            with open_input(path, "a KG file", "split it into smaller KGs") as fh:
+                return pd.read_csv(
+                    fh, sep="\t" if suffix != ".csv" else ",", dtype=str, keep_default_na=False
+                )
     except (OSError, ValueError) as exc:
         raise InputFormatError(f"cannot read {path}: {exc}") from exc
     raise InputFormatError(f"{path}: unsupported file type {suffix!r}; use .csv or .parquet")
@@ -237,6 +240,9 @@ def load_user_kg(path: str | Path) -> FactKG:
 
     Raises
     ------
+    InputTooLargeError
+        If the file is past the input cap (:func:`s3kg_core.limits.check_file_size`), before
+        it is read (a CSV or TSV is then read as a stream).
     InputFormatError
         If the file cannot be read, lacks ``head, relation, tail``, or has other columns
         than those and ``head_type, tail_type`` (the message names the columns found).

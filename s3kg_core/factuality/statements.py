@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FactualityError, InputFormatError
+from ..limits import check_file_size
 from .kg import FactKG
 
 __all__ = [
@@ -294,13 +295,16 @@ def read_statements(
     Raises
     ------
     InputFormatError
-        If the file is missing, unreadable, or lacks a required column.
+        If the file is missing, unreadable, past the input cap
+        (:func:`s3kg_core.limits.check_file_size`, before it is read), or lacks a required
+        column.
     """
     path = Path(path)
     if not path.exists():
         raise InputFormatError(
             f"statements file {path} not found (make one with `s3kg factuality build`)"
         )
+    check_file_size(path, "a statements file", "split it into smaller files")
     try:
         table = pd.read_parquet(path)
     except (OSError, ValueError) as exc:

@@ -17,9 +17,9 @@ reported as a problem of its row.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Mapping
+from contextlib import closing
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -31,7 +31,13 @@ from ..kgio import parse_kg_cell
 from ..store import export_queries, queries
 from ..store.records import AnswerRecord, ItemRecord, KGRecord
 from ..store.store import Store
-from ..tables import Table, loads_json, read_csv_rows, read_jsonl_records, replace_surrogates
+from ..tables import (
+    Table,
+    iter_json_object,
+    read_csv_rows,
+    read_jsonl_records,
+    replace_surrogates,
+)
 
 __all__ = [
     "RELEASE_LAYOUTS",
@@ -243,10 +249,14 @@ def import_pubmedqa(
 
     Items are keyed by PMID, in dataset ``pubmedqa_pqal`` by default (the released runs' dataset
     ``pubmedqa`` numbers its questions 0..399 instead). ``limit``: the first ``limit`` records
-    of the file only, in its order (``None``: all); the others are not read.
+    of the file only, in its order (``None``: all); the others are not read. The file is read a
+    record at a time (:func:`~s3kg_core.tables.iter_json_object`), never held whole.
 
     Raises
     ------
+    InputTooLargeError
+        If the file is past the input cap (:func:`s3kg_core.limits.check_file_size`), before
+        it is read.
     InputFormatError
         If the file is not a JSON object of records with QUESTION, CONTEXTS and LONG_ANSWER.
     ConfigError
@@ -255,35 +265,33 @@ def import_pubmedqa(
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be 1 or more; got {limit}")
     path = Path(path)
-    try:
-        data = loads_json(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, InputFormatError) as exc:
-        raise InputFormatError(f"cannot read {path} as JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise InputFormatError(f"{path.name}: expected an object of PMID -> record")
     need = ("QUESTION", "CONTEXTS", "LONG_ANSWER")
-    records = []
+    records: dict[str, ItemRecord] = {}
     report = ImportReport(source=path.name, dataset=dataset)
-    for key, value in itertools.islice(data.items(), limit):
-        (pmid, rec), replaced = replace_surrogates([key, value])
-        if replaced:
-            report.problems.append(f"record {pmid}: {_REPLACED}")
-        missing = [k for k in need if not isinstance(rec, dict) or k not in rec]
-        if missing:
-            found = ", ".join(sorted(rec)) if isinstance(rec, dict) else type(rec).__name__
-            raise InputFormatError(
-                f"{path.name}: record {pmid} lacks {', '.join(missing)}; expected "
-                f"{', '.join(need)}, found {found}"
+    with closing(iter_json_object(path, expected="an object of PMID -> record")) as entries:
+        for key, value in entries:
+            if limit is not None and len(records) == limit and key not in records:
+                break  # the records past the first `limit` are not read
+            (pmid, rec), replaced = replace_surrogates([key, value])
+            if replaced:
+                report.problems.append(f"record {pmid}: {_REPLACED}")
+            missing = [k for k in need if not isinstance(rec, dict) or k not in rec]
+            if missing:
+                found = ", ".join(sorted(rec)) if isinstance(rec, dict) else type(rec).__name__
+                raise InputFormatError(
+                    f"{path.name}: record {pmid} lacks {', '.join(missing)}; expected "
+                    f"{', '.join(need)}, found {found}"
+                )
+            contexts = rec["CONTEXTS"]
+            parts = contexts if isinstance(contexts, list) else [contexts]
+            context = " ".join(text for c in parts if (text := _text(c)) is not None)
+            # a PMID given twice keeps its first place and its last record read
+            records[str(pmid)] = ItemRecord(
+                str(pmid), _text(rec["QUESTION"]), context, _text(rec["LONG_ANSWER"])
             )
-        contexts = rec["CONTEXTS"]
-        parts = contexts if isinstance(contexts, list) else [contexts]
-        context = " ".join(text for c in parts if (text := _text(c)) is not None)
-        records.append(
-            ItemRecord(str(pmid), _text(rec["QUESTION"]), context, _text(rec["LONG_ANSWER"]))
-        )
     with store.transaction() as con:
         ds = store.ensure_dataset(con, dataset, source="pubmedqa")
-        report.items = len(store.upsert_items(con, ds, records))
+        report.items = len(store.upsert_items(con, ds, list(records.values())))
     return report
 
 
