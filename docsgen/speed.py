@@ -107,7 +107,23 @@ def _reference(fig: Mapping[str, Any]) -> str:
         ],
     ]
     header = ["", "reference (torch)", *(f"KGScorer kgx, {b}" for b in cols)]
-    return md_table(header, rows)
+    table = md_table(header, rows)
+    modes = fig.get("modes") or {}
+    if not modes:
+        return table
+    # the other modes timed on the same pairs, in the same run (--modes)
+    mode_rows = [
+        [
+            f"KGScorer {m}, {r['backend']}",
+            sample(r),
+            ratio(r["ratio_sample"]),
+            whole(r),
+            ratio(r["ratio_all"], strong=True),
+        ]
+        for m, r in modes.items()
+    ]
+    mode_header = ["mode", "sampled pairs", "ratio", "all pairs", "ratio on all pairs"]
+    return table + "\n\n" + md_table(mode_header, mode_rows)
 
 
 @view("ray", "ray")
@@ -438,6 +454,25 @@ def _performance(scoring: Mapping[str, Any], ref: Mapping[str, Any], ex: Mapping
         ],
     ]
     return md_table(["measure", "figure", "bench"], rows)
+
+
+@view("alpha_step", "alpha_step")
+def _alpha_step(fig: Mapping[str, Any]) -> str:
+    """The Overview's alpha step: the live block against the server's rerun, one run."""
+    rows = [
+        [
+            label,
+            f"{f(r['p50_ms'], '.1f')} ms",
+            f"{f(r['p95_ms'], '.1f')} ms",
+            f"{f(r['max_ms'], '.1f')} ms",
+            str(r["n"]),
+        ]
+        for label, r in (
+            ("numbers in the browser (live block)", fig["live"]),
+            ("numbers from the server's rerun (before issue 60)", fig["server"]),
+        )
+    ]
+    return md_table(["Overview, key press to new numbers", "median", "p95", "max", "steps"], rows)
 
 
 @view("check", "check")

@@ -34,3 +34,22 @@ def test_without_the_start_there_are_no_start_ratios():
     run = fig["backends"]["torch"]
     assert fig["reference"]["start_seconds"] is None and run["start_seconds"] is None
     assert run["ratio_sample_with_start"] is None and run["ratio_all"] == 4
+
+
+def test_other_modes_get_their_own_ratios_against_the_same_reference():
+    fig = figures(
+        encoder="minilm", threads=1, n_sample=10, n_all=100, t_ref=20.0,
+        t_sample={"onnx": [1.0]}, t_all={"onnx": 5.0}, starts={"reference": [], "onnx": []},
+        agreement={"onnx": (0.0, 0.0)},
+        modes={"ot": {"backend": "onnx", "sample_seconds": [2.5, 2.0], "all_seconds": 8.0},
+               "hybrid": {"backend": "onnx", "sample_seconds": [1.5]}},
+    )  # fmt: skip
+    ot, hybrid = fig["modes"]["ot"], fig["modes"]["hybrid"]
+    assert ot["sample_seconds"] == 2.0 and ot["ratio_sample"] == 10  # the best of two runs
+    assert ot["ratio_all"] == 25 and ot["all_ms_per_pair"] == 80 and ot["backend"] == "onnx"
+    assert hybrid["ratio_all"] is None and hybrid["all_seconds"] is None  # --no-all
+    assert "modes" not in figures(
+        encoder="minilm", threads=1, n_sample=10, n_all=100, t_ref=20.0,
+        t_sample={"onnx": [1.0]}, t_all={}, starts={"reference": [], "onnx": []},
+        agreement={"onnx": (0.0, 0.0)},
+    )  # fmt: skip

@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._common import bench_environment, load_average, text_table, write_figures
+from dashboard.url_state import ALPHA_STEP
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.s3kg import S3KGConfig
 from s3kg_core.store.records import AnswerRecord, ItemRecord, KGRecord, ScoreRecord
@@ -343,7 +344,7 @@ def alpha_round_trips(page: Any, steps: int) -> list[float]:
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
     times = []
     for _ in range(steps):
-        alpha = round(float(slider.input_value()) + 0.05, 2)
+        alpha = round(float(slider.input_value()) + ALPHA_STEP, 2)
         caption = page.get_by_text(f"|alpha:{alpha:g}", exact=False)
         slider.focus()
         t0 = time.perf_counter()

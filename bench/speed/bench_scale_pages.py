@@ -65,6 +65,7 @@ from bench._common import (
     update_evidence,
 )
 from dashboard.navigation import OLD_KEYS, PAGES
+from dashboard.url_state import ALPHA_STEP
 from tests.browser_helpers import (
     APP_IDLE,
     STATUS_WIDGET,
@@ -178,7 +179,7 @@ def alpha_shown(page: Any, slider: Any, shown: Callable[[float], str], steps: in
     """
     times = []
     for _ in range(steps):
-        alpha = round(float(slider.input_value()) + 0.05, 2)
+        alpha = round(float(slider.input_value()) + ALPHA_STEP, 2)
         text = page.get_by_text(shown(alpha), exact=False)
         slider.focus()
         t0 = time.perf_counter()
