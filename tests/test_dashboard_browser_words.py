@@ -115,11 +115,11 @@ def _shown_whole(page: Any, label: str) -> tuple[str, bool]:
 
 
 def _cell(page: Any, text: str) -> Any:
-    """The leaderboard's cell that reads ``text`` exactly (glide-data-grid keeps an accessible,
-    hidden table of its cells beside the canvas: wait for it with ``state="attached"``)."""
-    grid = page.locator('[data-testid="stDataFrame"]').first
+    """The leaderboard's run cell that reads ``text`` exactly (the live table's, set as text:
+    dashboard/live_alpha.py)."""
+    table = page.locator('[data-kind="table"]').first
     exact = re.compile(rf"^\s*{re.escape(text)}\s*$")
-    return grid.locator('[role="gridcell"]').filter(has_text=exact).first
+    return table.locator('td[data-key="run"]').filter(has_text=exact).first
 
 
 def _screens(page: Any, name: str) -> None:

@@ -251,6 +251,13 @@ def sink_problems(at: AppTest) -> tuple[list[str], int]:
             seen += "B0LD" in html
             problems.extend(f"{kind}: {p.pattern}" for p in _RENDERED[:1] + _RENDERED[2:]
                             if p.search(html))  # fmt: skip
+        elif kind == "BidiComponent":  # a live block (dashboard/live_alpha.py): set as text
+            seen += "B0LD" in proto.json
+            problems.extend(
+                f"{proto.component_name}: {api}"
+                for api in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write")
+                if api in proto.js_content
+            )
         elif kind == "Block":
             for sub in ("expandable", "tab"):
                 if proto.HasField(sub):
