@@ -139,3 +139,107 @@ def test_serve_prints_the_exports_answers_and_stops_on_ctrl_c_without_orphans(ti
     proc.wait()
     with socket.socket() as sock:
         assert sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+# -- memory under the body-length attacks (issue 59: peak RSS within 100 MB of idle) --------------
+
+
+def _kb(pid: int, field: str) -> int:
+    """``VmRSS`` (resident now) or ``VmHWM`` (its peak) of process ``pid``, in kB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} for process {pid}")
+
+
+def _attack(port: int, head: bytes, body_mb: int) -> int:
+    """Send a request head, then up to ``body_mb`` MB of body without reading; the MB the
+    socket took before the server closed it (the answer, if it came, is read and dropped)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+    sent = 0
+    with sock:
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n")
+        try:
+            for _ in range(body_mb):
+                sock.sendall(b"x" * 1_000_000)
+                sent += 1
+            sock.shutdown(socket.SHUT_WR)
+            while sock.recv(65536):
+                pass
+        except OSError:  # the server closed the connection: what it should do
+            pass
+    return sent
+
+
+ATTACKS = {
+    "negative": (b"Content-Length: -1\r\n", 400),
+    "absent": (b"", 400),
+    "malformed": (b"Content-Length: abc\r\n", 400),
+    "huge": (b"Content-Length: 99999999999999\r\n", 400),
+    "huge digits": (b"Content-Length: " + b"9" * 5000 + b"\r\n", 400),
+    "over the limit": (b"Content-Length: 300000000\r\n", 300),
+    "chunked": (b"Transfer-Encoding: chunked\r\n", 400),
+}
+"""Each case's head and the MB of body the client then streams (the attack sent 400 MB)."""
+
+
+@pytest.mark.slow
+def test_serve_memory_stays_bounded_under_the_body_length_attacks(tiny_model):
+    """Issue 59 (item 3's target): ``Content-Length: -1`` with 400 MB behind it grew the server
+    by 410 MB. Under every body-length case (negative, absent, malformed, huge, over the limit,
+    chunked: each head followed by 300-400 MB of body), and a body at the 2 MB limit sent 20
+    times, the server's peak resident memory stays within 100 MB of its idle memory, and the
+    next request is served. The peak is reset after the warm-up (``/proc/PID/clear_refs``),
+    so VmHWM is the peak of the attacks alone. Run with ``-m slow -s`` to print the figures."""
+    if serve_unavailable_reason():
+        pytest.skip(serve_unavailable_reason())
+    proc, exports, lines = _start(tiny_model)
+    try:
+        base = exports["OPENAI_BASE_URL"]
+        port = int(base.rsplit(":", 1)[1].split("/")[0])
+
+        def chat() -> int:
+            body = json.dumps(
+                {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}
+            ).encode()
+            request = urllib.request.Request(
+                f"{base}/chat/completions", data=body, headers={"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(request, timeout=120) as resp:
+                return resp.status
+
+        assert chat() == 200, lines  # warm: the first reply's buffers are idle memory
+        try:
+            Path(f"/proc/{proc.pid}/clear_refs").write_text("5")  # VmHWM := VmRSS
+        except OSError as exc:
+            pytest.skip(f"cannot reset the peak of the server's memory: {exc}")
+        idle = _kb(proc.pid, "VmRSS")
+        taken = {name: _attack(port, head, mb) for name, (head, mb) in ATTACKS.items()}
+        at_limit = json.dumps(
+            {"messages": [{"role": "user", "content": "y" * 1_999_000}], "max_tokens": 2}
+        ).encode()
+        assert len(at_limit) <= 2_000_000
+        head = f"Content-Length: {len(at_limit)}\r\nContent-Type: application/json\r\n".encode()
+        for _ in range(20):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+            with sock:
+                sock.sendall(
+                    b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n"
+                    + at_limit
+                )  # fmt: skip
+                answer = sock.recv(65536)
+            assert answer.split()[1] == b"400", answer[
+                :200
+            ]  # the prompt is too long: read, refused
+        assert chat() == 200  # the next request is served
+        peak = _kb(proc.pid, "VmHWM")
+        print(
+            f"\nserver RSS idle {idle / 1e3:.0f} MB, peak under the attacks {peak / 1e3:.0f} MB "
+            f"(+{(peak - idle) / 1e3:.0f} MB); MB each attack could send before the server "
+            f"closed it: {taken}"
+        )
+        assert peak - idle < 100_000, f"peak {peak} kB against idle {idle} kB"
+        assert all(mb < 64 for mb in taken.values()), taken  # closed, never read to the end
+    finally:
+        proc.kill()
+        proc.wait()
