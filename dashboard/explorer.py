@@ -41,6 +41,7 @@ from dashboard.graphs import (
     LinkedRow,
     PanelEdge,
     PanelNode,
+    badge_text,
 )
 from dashboard.url_state import parse_id
 from s3kg_core.kg import SOURCES, Triple
@@ -597,7 +598,7 @@ def text_marks(case: CaseScores, source: str) -> dict[str, tuple[str, str]]:
         for label, node in ((t.raw.head, head), (t.raw.tail, tail)):
             ids = badges.get(node)
             if ids:
-                marks.setdefault(label, ("+".join(i.badge for i in ids), ids[0].colour))
+                marks.setdefault(label, (badge_text([i.badge for i in ids]), ids[0].colour))
     return marks
 
 
@@ -769,7 +770,7 @@ def linked_view(
             shown_label = label if label.strip() else "(empty)"
             title = shown_label
             if ids:
-                title = f"{' + '.join(i.badge for i in ids)} · {shown_label}\n" + "\n".join(
+                title = f"{badge_text([i.badge for i in ids])} · {shown_label}\n" + "\n".join(
                     f"{i.badge}: the answer's \u201c{i.label}\u201d" for i in ids
                 )
             nodes.append(

@@ -44,6 +44,7 @@ __all__ = [
     "LinkedStyle",
     "PanelEdge",
     "PanelNode",
+    "badge_text",
     "contrast_with_white",
     "linked_graphs_html",
     "short_label",
@@ -93,15 +94,17 @@ class LinkedStyle:
     frame without overlapping (boxes with room between them first, then tightly packed rows),
     as a last resort at ``last_scale`` with the fewest overlaps, never smaller: node labels show
     at ``node_font * last_scale`` pixels or more and edge labels at ``edge_font * last_scale``,
-    12.04 and 10.3 px with the defaults (12.6 and 10.8 px wherever ``min(scales)`` suffices).
+    12.9 and 10.3 px with the defaults (13.5 and 10.8 px wherever ``min(scales)`` suffices;
+    at 14 px the entity labels came out at 12.04 to 12.6 px and OCR read 92 % of them, issue 58).
     Only a picture of more than ``max_nodes`` nodes (a whole KG the user asked for) may go down
-    to ``big_scales``. An edge shows at most ``edge_label_chars`` characters of its relation
-    (:func:`short_label`; the tooltip has it whole). The triple table shows every row up to
+    to ``big_scales``. An edge shows its relation whole, on lines of at most ``edge_wrap``
+    pixels, up to ``edge_label_chars`` characters (:func:`short_label`; the tooltip has it
+    whole). The triple table shows every row up to
     ``table_max_px`` high, then scrolls, a line above it saying which rows show; the frame is
     sized to its content (``height`` is the estimate for ``table_rows`` rows of ``row_px``).
     """
 
-    node_font: int = 14
+    node_font: int = 15
     edge_font: int = 12
     badge_font: int = 12
     node_wrap: int = 150
@@ -119,7 +122,7 @@ class LinkedStyle:
     table_rows: int = 8
     row_px: int = 27
     table_max_px: int = 620
-    edge_label_chars: int = 18
+    edge_label_chars: int = 48
     doc_width_px: int = 980
     min_share: float = 0.22
     empty_share: float = 0.19
@@ -411,9 +414,7 @@ def _prepare_panel(
     nodes: list[dict[str, Any]] = []
     for n in panel.nodes:
         _check_colour(n.colour, f"colour of node {n.label!r}")
-        badge = n.badges[0] if len(n.badges) == 1 else ""
-        if len(n.badges) > 1:
-            badge = f"{n.badges[0]}+{len(n.badges) - 1}"
+        badge = badge_text(n.badges)
         coloured = bool(n.badges) or n.colour.lower() != UNMATCHED_COLOUR  # grey: neutral
         nodes.append(
             {
@@ -515,11 +516,30 @@ def _shares(
     return [round(s, 4) for s in shares]
 
 
+def badge_text(badges: Sequence[str]) -> str:
+    """How the dashboard writes the answer entities a node stands for, everywhere it does.
+
+    The badge drawn on a node, the triple table's chips, a node's tooltip and the marked
+    texts all write a node that stands for several answer entities this one way: every badge,
+    joined by ``+`` (issue 58: the node said ``E2+3``, "E2 and 3 more", the table
+    ``E2+E3+E5+E15``).
+
+    Examples
+    --------
+    >>> badge_text(("E2", "E3", "E5", "E15"))
+    'E2+E3+E5+E15'
+    >>> badge_text(("E7",)), badge_text(())
+    ('E7', '')
+    """
+    return "+".join(badges)
+
+
 def short_label(label: str, limit: int) -> str:
     """``label`` cut to at most ``limit`` characters at a word's end, ``…`` marking the cut.
 
-    What an edge shows (a long relation's label ran into its neighbours'); the edge's tooltip
-    keeps the whole label.
+    What an edge shows of a relation longer than :attr:`LinkedStyle.edge_label_chars` (48
+    characters: two or three lines; every relation of the demo fits); the edge's tooltip keeps
+    the whole label. A shorter one is shown whole, wrapped (issue 58: "inoculating..." at 18).
 
     Examples
     --------

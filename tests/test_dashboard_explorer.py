@@ -152,6 +152,28 @@ def test_a_flow_between_the_same_label_has_cosine_one(minilm) -> None:  # type: 
     assert len(case.flow_cosines["context"]) == len(case.context.transport)
 
 
+def test_a_node_of_two_answer_entities_is_written_alike_in_tooltip_badge_and_text(
+    minilm,
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 58 (item 5): one notation for a node that stands for several answer entities
+    (the picture said "E1+1", the table "E1+E5"): the node's tooltip, the badge the page draws
+    and the marked gold text all write badge_text's "E1+E5"."""
+    from dashboard.graphs import badge_text, linked_graphs_html
+
+    answer = [
+        Triple("Marie Curie", "discovered", "radium"),
+        Triple("Madame Curie", "won", "Nobel Prize"),
+    ]
+    case = case_scores(KGScorer(minilm, mode="hybrid", tau=0.6), answer, GOLD[:1], [])
+    panels, rows = linked_view(case)
+    (curie,) = [n for n in panels[0].nodes if n.id == "curie"]
+    assert curie.badges == ("E1", "E3") and badge_text(curie.badges) == "E1+E3"
+    assert curie.title.startswith("E1+E3 · Curie\n")
+    assert text_marks(case, "gold")["Curie"] == ("E1+E3", curie.colour)
+    page = linked_graphs_html(panels, rows, tau=case.tau).html
+    assert '"badgeText":"E1+E3"' in page
+
+
 def test_kgx_mode_keys_rows_and_maps_alike(minilm) -> None:  # type: ignore[no-untyped-def]
     scorer = KGScorer(minilm, mode="kgx", tau=0.5)
     case = case_scores(scorer, ANSWER, GOLD, CONTEXT)

@@ -20,6 +20,7 @@ from dashboard.graphs import (
     LinkedRow,
     PanelEdge,
     PanelNode,
+    badge_text,
     contrast_with_white,
     linked_graphs_html,
 )
@@ -133,6 +134,22 @@ def test_linked_document_positions_do_not_depend_on_colours_or_badges() -> None:
     assert node["radium"]["border"] == PALETTE[0] and node["radium"]["fill"] != PALETTE[0]
 
 
+def test_a_node_of_several_answer_entities_names_every_one_as_the_table_does() -> None:
+    """Issue 58 (item 5): the node's badge said "E2+3" ("E2 and 3 more") where the triple
+    table's chip said "E2+E3+E5+E15". The page draws the badge and writes the chip from one
+    text, badge_text's."""
+    p = panel("gold", ["charter", "king"])
+    several = dataclasses.replace(p.nodes[0], badges=("E2", "E3", "E5", "E15"))
+    p = dataclasses.replace(p, nodes=(several, p.nodes[1]))
+    doc = linked_graphs_html([p], [], tau=0.6)
+    node = linked_data(doc.html)["panels"][0]["nodes"][0]  # type: ignore[index]
+    assert node["badges"] == ["E2", "E3", "E5", "E15"]
+    assert node["badgeText"] == badge_text(several.badges) == "E2+E3+E5+E15"
+    script = doc.html.rsplit("<script>", 1)[1]
+    assert 'el("b", null, n.badgeText)' in script  # the chip writes the drawn text
+    assert "n.badges.join" not in script
+
+
 def test_linked_document_widths_follow_the_room_labels_need() -> None:
     small = panel("answer", ["a", "b"])
     big = panel("context", [f"a long entity label {i}" for i in range(30)])
@@ -154,18 +171,24 @@ def test_linked_document_height_makes_room_for_the_table() -> None:
     assert 'id="s3kg-table"' in with_rows.html and 'id="s3kg-table"' not in without.html
 
 
-def test_a_long_relation_is_shortened_on_its_edge_and_whole_in_its_tooltip() -> None:
-    """Issue 43 (item 6): long relation labels ("killed large share of") ran into each other
-    in the gold and context KGs at 1280 px."""
-    p = panel("gold", ["a", "b", "c"])
-    long = dataclasses.replace(p.edges[0], label="killed large share of")
-    doc = linked_graphs_html([dataclasses.replace(p, edges=(long, p.edges[1]))], [], tau=0.6)
-    edges = linked_data(doc.html)["panels"][0]["edges"]
-    assert [(e["label"], e["title"]) for e in edges] == [
-        ("killed large\u2026", "killed large share of"),
-        ("rel 1", "rel 1"),
+def test_a_relation_is_whole_on_its_edge_up_to_its_cap_and_always_in_its_tooltip() -> None:
+    """Issue 58 (item 5): an edge showed 18 characters of its relation ("inoculating..." for
+    "inoculating against", "killed large..." for "killed large share of"); a relation is now
+    whole, on lines of at most edge_wrap px, up to 48 characters (the page lays it out with
+    the size it measures); only a longer one is cut, and its tooltip is whole."""
+    p = panel("gold", ["a", "b", "c", "d"])
+    text = "a relation of more than forty-eight characters, cut at a word"
+    labels = ("inoculating against", "killed large share of", text)
+    edges = tuple(dataclasses.replace(e, label=lb) for e, lb in zip(p.edges, labels, strict=True))
+    doc = linked_graphs_html([dataclasses.replace(p, edges=edges)], [], tau=0.6)
+    shown = linked_data(doc.html)["panels"][0]["edges"]
+    assert [(e["label"], e["title"]) for e in shown] == [
+        ("inoculating against", "inoculating against"),
+        ("killed large share of", "killed large share of"),
+        ("a relation of more than forty-eight\u2026", text),
     ]
-    assert all(len(e["label"]) <= LINKED_STYLE.edge_label_chars for e in edges)
+    assert all(len(e["label"]) <= LINKED_STYLE.edge_label_chars == 48 for e in shown)
+    assert linked_data(doc.html)["options"]["edgeWrap"] == LINKED_STYLE.edge_wrap  # type: ignore[index]
 
 
 def test_the_table_shows_every_row_up_to_its_cap_with_a_count() -> None:

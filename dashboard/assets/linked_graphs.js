@@ -55,6 +55,13 @@
 
   // -- building the pictures -------------------------------------------------------------------
 
+  // An aligned node's frame: thin and lighter than its colour, so that the text is the
+  // strongest line in the box (a 3 px frame in the full colour, 6 px from 12 px text, was:
+  // OCR read 68 % of aligned nodes' labels against 96 % of the others', bench_explorer_ocr).
+  // Its fill, its frame's hue and its badge's pill carry the entity's colour.
+  const ALIGNED_BORDER = 1.5;
+  const ALIGNED_BORDER_FADE = 0.4;
+
   function nodeStyle(n, state) {
     const dim = state === "dim";
     const hot = state === "hot";
@@ -63,9 +70,10 @@
       id: n.id,
       color: {
         background: dim ? fade(n.fill, 0.6) : n.fill,
-        border: hot ? "#111111" : dim ? fade(n.border, 0.65) : n.border,
+        border: hot ? "#111111" : dim ? fade(n.border, 0.65)
+          : aligned ? fade(n.border, ALIGNED_BORDER_FADE) : n.border,
       },
-      borderWidth: hot ? 4 : aligned ? 3 : 1,
+      borderWidth: hot ? 4 : aligned ? ALIGNED_BORDER : 1,
       font: {
         size: O.nodeFont, face: O.fontFace, color: dim ? "#a8a8a8" : "#111111",
       },
@@ -76,20 +84,31 @@
   const HIDDEN = " ";
   // The share of a box a relation label may cover before it counts as on it (boxesMeet).
   const LABEL_COVER = 0.2;
-  // The padding of a node's box around its text (the top one holds the entity's badge).
-  const BOX_MARGIN = { top: 9, right: 7, bottom: 5, left: 7 };
+  // The padding of a node's box around its text. The top one holds the lower half of the
+  // entity's badge, whose pill ends 4 px above the text (at 9 px it touched the text and OCR
+  // read "fE12) Hu bble own work"). Every node has the same padding, badge or none, so that a
+  // node's box, and the picture, stay as they are when tau gives it a badge or takes it away.
+  const BOX_MARGIN = { top: 11, right: 7, bottom: 5, left: 7 };
+  function marginOf() {
+    return BOX_MARGIN;
+  }
   // How many layouts free of overlapping boxes arrange() also places the relation labels in.
   const LABEL_TRIES = 6;
+  // The room thin() keeps around a label's text (labelBox's room: 1 px each side, half a
+  // pixel above and below), so that rounding never lets it touch a text, a box or a label.
+  const THIN_ROOM = 0.5;
 
   // A label thin() hid (it would lie on a node's text or another label) shows while its edge is part
-  // of the focus (reveal), and always in the edge's tooltip.
+  // of the focus (reveal), and always in the edge's tooltip. A lifted label (drawLifted) is drawn
+  // by the page over the nodes, so vis-network draws none.
   function edgeStyle(e, state, reveal) {
+    e.state = state;
     const dim = state === "dim";
     const hot = state === "hot";
     const base = e.marked ? O.markedEdge : hot ? "#222222" : dim ? "#e2e2e2" : "#8a8a8a";
     return {
       id: e.id,
-      label: e.hidden && !reveal ? HIDDEN : e.label,
+      label: (e.hidden && !reveal) || e.lifted ? HIDDEN : e.label,
       color: { color: e.marked && dim ? fade(O.markedEdge, 0.5) : base, highlight: "#222222", hover: "#444444" },
       width: hot ? 3.5 : e.marked ? 3 : 1.5,
       font: {
@@ -112,8 +131,7 @@
     const first = firstPlace(panel, container);
     const nodes = new vis.DataSet(panel.nodes.map(n => Object.assign(nodeStyle(n, "normal"), {
       label: n.label, title: n.title, x: first[n.id].x, y: first[n.id].y, shape: "box", chosen: false,
-      margin: BOX_MARGIN, shapeProperties: { borderRadius: 4 },
-      widthConstraint: { maximum: O.nodeWrap },
+      margin: BOX_MARGIN, shapeProperties: { borderRadius: 4 }, widthConstraint: { maximum: O.nodeWrap },
     })));
     const edges = new vis.DataSet(panel.edges.map(e => {
       const out = Object.assign(edgeStyle(e, "normal"), {
@@ -145,7 +163,7 @@
     panels[panel.key] = p;
     window.s3kgNetworks[panel.key] = network;
 
-    network.on("afterDrawing", ctx => drawBadges(p, ctx));
+    network.on("afterDrawing", ctx => { drawLifted(p, ctx); drawBadges(p, ctx); });
     network.on("hoverNode", ev => { transient = nodeFocus(panel.key, ev.node); apply(); });
     network.on("blurNode", () => { transient = null; apply(); });
     network.on("click", ev => {
@@ -176,6 +194,63 @@
     });
   }
 
+  // The width of a node's badge's pill. Every badge is written out (a node of four answer
+  // entities carries "E2+E3+E5+E15", as the table does), and a pill wider than its box runs
+  // past the box's right border rather than widening the box (a box's size never depends on
+  // its badges, see BOX_MARGIN).
+  const pillMeasure = document.createElement("canvas").getContext("2d");
+  function pillWidth(n) {
+    pillMeasure.font = "bold " + O.badgeFont + "px " + O.fontFace;
+    return pillMeasure.measureText(n.badgeText).width + 8;
+  }
+
+  // A lifted relation label: one the layout left on a node box's padding or border, never on
+  // its text or badge. vis-network draws the nodes over the edges' labels, which would cut it
+  // ("sed rabies" for "used rabies", issue 58), so the page draws it over the nodes, as
+  // vis-network would draw it: at the middle of its edge, in lines of at most edgeWrap px,
+  // with a white halo; dimmed with its edge.
+  function drawLifted(p, ctx) {
+    const lifted = p.panel.edges.filter(e => e.lifted && !e.hidden);
+    if (!lifted.length) return;
+    ctx.save();
+    ctx.font = O.edgeFont + "px " + O.fontFace;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.lineJoin = "round";
+    for (const e of lifted) {
+      const pt = labelPoint(p, e);
+      if (!pt) continue;
+      const lines = wrapped(ctx, e.label, O.edgeWrap);
+      const lh = labelSize(p, e)[1] / lines.length;
+      lines.forEach((line, i) => {
+        const y = pt.y + (i - (lines.length - 1) / 2) * lh;
+        ctx.lineWidth = 4;
+        ctx.strokeStyle = "#ffffff";
+        ctx.strokeText(line, pt.x, y);
+        ctx.fillStyle = e.state === "dim" ? "#c4c4c4" : "#404040";
+        ctx.fillText(line, pt.x, y);
+      });
+    }
+    ctx.restore();
+  }
+
+  // Words in lines of at most width px, as vis-network 9.1.2 wraps a label with a width
+  // constraint: its LabelSplitter measures a line with three spaces between words (a space is
+  // a word of its own there, and it joins words with a space), then draws it with one.
+  function wrapped(ctx, text, width) {
+    const lines = [];
+    let line = [];
+    for (const word of String(text).split(" ").filter(w => w)) {
+      if (line.length && ctx.measureText([...line, word].join("   ")).width > width) {
+        lines.push(line.join(" "));
+        line = [];
+      }
+      line.push(word);
+    }
+    lines.push(line.join(" "));
+    return lines;
+  }
+
   // The badge: a pill in the entity's colour on the top border of its box (inside the box's
   // top padding, so it never changes the box's size and never covers the label).
   function drawBadges(p, ctx) {
@@ -188,9 +263,9 @@
     for (const id of ids) {
       const n = p.byId[id];
       const b = p.network.getBoundingBox(id);
-      const w = ctx.measureText(n.badgeText).width + 8;
+      const w = pillWidth(n);
       const h = O.badgeFont + 3;
-      const x = b.left + 4, y = b.top - h / 2 + 1;
+      const x = b.left + 4, y = b.top - pillAbove();
       ctx.beginPath();
       const r = h / 2;
       ctx.moveTo(x + r, y); ctx.lineTo(x + w - r, y); ctx.arc(x + w - r, y + r, r, -Math.PI / 2, Math.PI / 2);
@@ -237,12 +312,13 @@
   // W / scale x H / scale canvas pixels; the components' skeletons are packed in shelves and
   // stretched to fill that area, then every pair of overlapping boxes is pushed apart (each box
   // kept inside the frame, the relation labels' boxes taking part: relax) until none overlaps.
-  // Of the tries without overlapping boxes, the largest scale wins unless a smaller one has
-  // clearly fewer relation labels on boxes; if none is free of them, minScale with the fewest.
-  // Same data, same frame: same picture.
+  // Of the tries without overlapping boxes, the largest scale wins, and at that scale the
+  // arrangement with clearly fewer relation labels on boxes and labels; if none is free of
+  // overlaps, minScale with the fewest. Same data, same frame: same picture.
 
   function arrange(p) {
     const net = p.network;
+    loopOffsets(p);
     const positions = net.getPositions();
     const comps = [];
     for (const n of p.panel.nodes) {
@@ -254,6 +330,7 @@
         l: pos.x - b.left + m, r: b.right - pos.x + m, t: pos.y - b.top + m, b: b.bottom - pos.y + m,
       });
     }
+    p.placedFor = [p.container.clientWidth, p.container.clientHeight];
     const W = Math.max(p.container.clientWidth - 2 * O.pad, 50);
     const H = Math.max(p.container.clientHeight - 2 * O.pad, 50);
     const upright = H > W * 1.15;
@@ -266,8 +343,9 @@
     for (const scale of O.scales) tries.push([scale, "rows", 1]);
     tries.push([O.lastScale, "rows", 1]);
     if (p.panel.nodes.length > O.maxNodes) for (const scale of O.bigScales) tries.push([scale, "rows", 1]);
-    // A try whose boxes do not overlap beats one whose boxes do; of two such, the one with
-    // clearly fewer relation labels on boxes and labels (the larger on a near tie).
+    // A try whose boxes do not overlap beats one whose boxes do; of two such (at one scale: see
+    // below), the one with clearly fewer relation labels on boxes and labels (the first on a
+    // near tie).
     const better = (t, b) => {
       if (!b) return true;
       if (t.overlap === 0 && b.overlap === 0) return t.labels < b.labels * 0.7;
@@ -275,12 +353,17 @@
       return (t.scale >= O.lastScale && t.overlap < b.overlap) || t.overlap < b.overlap * 0.5;
     };
     // The boxes alone are placed in every try; the relation labels join in (the costly part) in
-    // the first LABEL_TRIES tries whose boxes come out free, then the choice is made. A picture of
-    // more than maxNodes nodes (a whole KG) places its boxes only.
+    // the first LABEL_TRIES tries whose boxes come out free, then the choice is made. Once a try
+    // is free, only the other arrangements at its scale are tried: the relation labels never
+    // make the text smaller (the placing of issue 43 let a smaller scale win where its labels
+    // clashed less: the node labels lost 4 % of their size and OCR read fewer of them, issue 58;
+    // a label that has no room at the largest scale is bent, lifted or hidden by thin). A
+    // picture of more than maxNodes nodes (a whole KG) places its boxes only.
     const withLabels = labels.length > 0 && p.panel.nodes.length <= O.maxNodes;
     let best = null;
     let labelled = 0;
     for (const [scale, how, share] of tries) {
+      if (best && best.overlap === 0 && scale < best.scale) continue;
       const Wc = W / scale, Hc = H / scale;
       const nodes = how === "fill" ? fill(comps, Wc, Hc, upright) : rows(comps, Wc, Hc, upright, share);
       let [overlap, clashes] = relax(nodes, Wc, Hc, null);
@@ -304,43 +387,81 @@
   }
 
   // The relation labels relax() keeps clear: a straight edge's label sits halfway between its
-  // nodes' centres, in the box vis-network measured when it first drew it (half width hw and
-  // half height hh, canvas pixels). A curved edge (one of two between the same nodes) and a
-  // loop draw theirs off the line, and are left out.
+  // nodes' centres, in the box vis-network draws it in (half width hw and half height hh,
+  // canvas pixels). A curved edge (one of two between the same nodes) and a loop draw theirs
+  // off the line, and are left out.
   function edgeLabels(p) {
     const out = [];
     for (const e of labelledEdges(p)) {
-      if (e.smooth) continue;
+      if (e.smooth || e.from === e.to) continue;
       const [w, h] = labelSize(p, e);
       out.push({ from: e.from, to: e.to, hw: w / 2 + 2, hh: h / 2 + 1 });
     }
     return out;
   }
 
-  // The edges that draw a label beside their line (a loop draws its own above the node).
+  // The edges that draw a label (a loop draws its own beside its node).
   function labelledEdges(p) {
-    return p.panel.edges.filter(e => e.label && !e.selfReference && e.from !== e.to);
+    return p.panel.edges.filter(e => e.label);
   }
 
-  // The size vis-network measured for an edge's label when it first drew it (kept: a hidden
-  // label measures nothing), or an estimate before that.
-  function labelSize(p, e) {
-    if (!e.size) {
+  // Where a loop's label stands from its node's centre: vis-network draws it beside the node,
+  // at an offset that depends only on the node's box and the loop's size, so the offset it
+  // was first drawn at holds wherever the node is placed (kept from that draw).
+  function loopOffsets(p) {
+    p.loops = p.loops || {};
+    for (const e of p.panel.edges) {
+      if (!e.label || e.from !== e.to || p.loops[e.id]) continue;
       const body = p.network.body.edges[e.id];
       const s = body && body.labelModule && body.labelModule.size;
-      if (s && s.width > 0 && !e.hidden) e.size = [s.width, s.height];
+      const node = p.network.body.nodes[e.from];
+      if (s && s.width > 0 && node && !e.hidden && !e.lifted) {
+        p.loops[e.id] = { dx: s.left + s.width / 2 - node.x, dy: s.top + s.height / 2 - node.y };
+      }
     }
-    return e.size || [e.label.length * O.edgeFont * 0.55, O.edgeFont * 1.2];
   }
 
-  // Where the edge's label is drawn now (the middle of its line or curve), as a box in canvas
-  // pixels with a little room around it.
-  function labelBox(p, e) {
+  // The centre of an edge's label as drawn now: the middle of its line or curve, or beside
+  // its node for a loop (null where that is not known yet).
+  function labelPoint(p, e) {
     const body = p.network.body.edges[e.id];
-    if (!body || !body.edgeType || !body.edgeType.getPoint) return null;
+    if (!body) return null;
+    if (e.from === e.to) {
+      const node = p.network.body.nodes[e.from], off = p.loops && p.loops[e.id];
+      return node && off ? { x: node.x + off.dx, y: node.y + off.dy } : null;
+    }
+    return body.edgeType && body.edgeType.getPoint ? body.edgeType.getPoint(0.5) : null;
+  }
+
+  // The size of an edge's label as vis-network draws it: the widest of its lines (words in
+  // lines of at most edgeWrap px) by a line of edgeFont px each. Measured here with the same
+  // font, so it is known before the first draw and whether or not vis-network draws it (a
+  // hidden or lifted label).
+  const labelMeasure = document.createElement("canvas").getContext("2d");
+  function labelSize(p, e) {
+    if (!e.size) {
+      labelMeasure.font = O.edgeFont + "px " + O.fontFace;
+      const lines = wrapped(labelMeasure, e.label, O.edgeWrap);
+      e.size = [Math.max(...lines.map(l => labelMeasure.measureText(l).width)), lines.length * O.edgeFont];
+    }
+    return e.size;
+  }
+
+
+  // Where the edge's label is drawn now (the middle of its line or curve), as a box in canvas
+  // pixels with a little room around it (room 0: the text's own box).
+  function labelBox(p, e, room = 1) {
+    const pt = labelPoint(p, e);
+    if (!pt) return null;
     const [w, h] = labelSize(p, e);
-    const pt = body.edgeType.getPoint(0.5);
-    return { x: pt.x, y: pt.y, l: w / 2 + 2, r: w / 2 + 2, t: h / 2 + 1, b: h / 2 + 1 };
+    return { x: pt.x, y: pt.y, l: w / 2 + 2 * room, r: w / 2 + 2 * room, t: h / 2 + room, b: h / 2 + room };
+  }
+
+  // Whether two boxes share more than a sliver (half a pixel each way).
+  function boxesTouch(a, c) {
+    const ox = Math.min(a.x + a.r, c.x + c.r) - Math.max(a.x - a.l, c.x - c.l);
+    const oy = Math.min(a.y + a.b, c.y + c.b) - Math.max(a.y - a.t, c.y - c.t);
+    return ox > 0.5 && oy > 0.5;
   }
 
   // Whether a label's box (a) covers enough of another box (c) to hide text: a share of the
@@ -354,34 +475,121 @@
     return ox * oy >= share * smaller;
   }
 
-  // Where the layout could not keep a relation label off the nodes' texts (and badges) and the
-  // other labels, the label is hidden rather than drawn on top of them: the highlighted (marked)
-  // edges' labels are placed first, then the others in the KG's order. A hidden label shows in
-  // the edge's tooltip and whenever its edge is in focus; the picture's header says how many.
+  // vis-network draws the nodes over the edges' labels: a label on any part of a node's box is
+  // cut by it ("sed rabies" for "used rabies", issue 58), and two labels on each other cut each
+  // other. So every label shown keeps its text off the nodes' texts and badges and off the
+  // labels placed before it, and one on a box's padding or border is lifted (drawLifted: drawn
+  // over the nodes). A label the layout left on a text, a badge or a label is moved first: its
+  // edge is bent, either way and by one to five bulges, and the first bend that frees it (its
+  // curve crossing no other box) is kept, one clear of every box before one that must be
+  // lifted. Only a label no bend frees is hidden (shown while its node or triple is in focus,
+  // and on hover; the picture's header says how many). The highlighted (marked) edges' labels
+  // are placed first, then the others in the KG's order.
   function thin(p, nodes) {
     const m = O.margin / 2;
-    // what a label must leave readable: a node's text, and its badge (the top padding) if it
-    // has one; a label on the rest of the box's padding or border hides nothing
-    const B = BOX_MARGIN;
-    const boxes = nodes.map(n => ({
-      x: n.x, y: n.y, l: n.l - m - B.left, r: n.r - m - B.right,
-      t: n.t - m - (p.byId[n.id] && p.byId[n.id].badges.length ? 0 : B.top), b: n.b - m - B.bottom,
-    }));
+    const boxes = [];
+    const texts = [];  // what a label must leave readable: a node's text, and its badge's pill
+    for (const n of nodes) {
+      const B = marginOf();
+      const box = { id: n.id, x: n.x, y: n.y, l: n.l - m, r: n.r - m, t: n.t - m, b: n.b - m };
+      boxes.push(box);
+      texts.push({ x: n.x, y: n.y, l: box.l - B.left, r: box.r - B.right, t: box.t - B.top, b: box.b - B.bottom });
+      const pill = pillBox(p.byId[n.id], box.x - box.l, box.y - box.t);
+      if (pill) texts.push(Object.assign(pill, { l: pill.l + 1, r: pill.r + 1, t: pill.t + 1, b: pill.b + 1 }));
+    }
     const kept = [];
+    const clear = box => !texts.some(o => boxesTouch(box, o)) && !kept.some(o => boxesTouch(box, o));
+    const onBox = box => boxes.some(o => boxesTouch(box, o));
     const order = labelledEdges(p);
     order.sort((a, b) => (b.marked ? 1 : 0) - (a.marked ? 1 : 0));
     let hidden = 0;
     for (const e of order) {
-      const box = labelBox(p, e);
-      const on = o => boxesMeet(box, o, LABEL_COVER / 2);
-      e.hidden = !!box && (boxes.some(on) || kept.some(on));
-      if (e.hidden) hidden += 1; else if (box) kept.push(box);
+      e.hidden = false;
+      e.lifted = false;
+      let box = labelBox(p, e, THIN_ROOM);
+      if (!box) continue;
+      if (!clear(box) || onBox(box)) {
+        const away = rebend(p, e, b => clear(b) && !onBox(b), boxes);
+        if (away) box = away;
+        else if (clear(box)) e.lifted = true;
+        else {
+          const over = rebend(p, e, clear, boxes);
+          if (over) { box = over; e.lifted = onBox(over); } else e.hidden = true;
+        }
+      }
+      if (e.hidden) hidden += 1; else kept.push(box);
     }
-    p.edges.update(p.panel.edges.map(e => ({ id: e.id, label: e.hidden ? HIDDEN : e.label })));
+    p.edges.update(p.panel.edges.map(e => ({ id: e.id, label: e.hidden || e.lifted ? HIDDEN : e.label })));
     if (p.hid) {
       p.hid.textContent = hidden ? "\u00b7 " + hidden + (hidden === 1 ? " label" : " labels") + " on hover" : "";
-      p.hid.title = hidden ? "Relation labels that would cover a node or another label: hover the edge, or a node or triple row to show them" : "";
+      p.hid.title = hidden ? "Relation labels with no room of their own: hover the edge, or a node or triple row to show them" : "";
     }
+  }
+
+  // How far a badge's pill stands above its box's top border: half a pixel more than half its
+  // height, so that it ends 4 px above the text (BOX_MARGIN.top) and no higher than the room
+  // the layout keeps between boxes.
+  function pillAbove() {
+    return (O.badgeFont + 3) / 2 + 0.5;
+  }
+
+  // The box of a node's badge (as drawBadges draws it) for a box whose top left corner is at
+  // (left, top), as {x, y, l, r, t, b}; null for a node without a badge.
+  function pillBox(n, left, top) {
+    if (!n || !n.badgeText) return null;
+    const w = pillWidth(n), h = O.badgeFont + 3;
+    return { x: left + 4 + w / 2, y: top - pillAbove() + h / 2, l: w / 2, r: w / 2, t: h / 2, b: h / 2 };
+  }
+
+  // Bend an edge whose label is not free (the shapes of bends(), in order). Returns the label's
+  // box on the first shape that frees it (free(box)) with its curve crossing no other box (the
+  // shape kept), or null (the edge as it was). A loop, and the second of two edges between the
+  // same nodes (already curved away from the first), keep their shape.
+  function rebend(p, e, free, boxes) {
+    if (e.selfReference || e.smooth) return null;
+    const a = p.network.body.nodes[e.from], b = p.network.body.nodes[e.to];
+    if (!a || !b) return null;
+    const was = p.network.body.edges[e.id].options.smooth;  // vis-network updates it in place
+    const before = was && was.enabled ? { enabled: true, type: was.type, roundness: was.roundness } : false;
+    const length = Math.hypot(b.x - a.x, b.y - a.y) || 1;
+    const others = boxes.filter(o => o.id !== e.from && o.id !== e.to);
+    for (const smooth of bends(length)) {
+      p.edges.update({ id: e.id, smooth: smooth });
+      const box = labelBox(p, e, THIN_ROOM);
+      if (box && free(box) && !curveCrosses(p, e, others)) {
+        if (!p.bent.includes(e.id)) p.bent.push(e.id);
+        return box;
+      }
+    }
+    p.edges.update({ id: e.id, smooth: before });
+    return null;
+  }
+
+  // The shapes rebend() tries, in order: an arc either way, bulging about 25, 50, 80, 120 and
+  // 170 px (whatever the edge's length), then vis-network's bends that put the label elsewhere
+  // (an elbow, horizontal or vertical first; a diagonal cross; a step), each at four roundnesses.
+  function bends(length) {
+    const out = [];
+    for (const bulge of [25, 50, 80, 120, 170]) {
+      for (const type of ["curvedCW", "curvedCCW"]) {
+        out.push({ enabled: true, type: type, roundness: Math.min(bulge / length, 1) });
+      }
+    }
+    for (const type of ["horizontal", "vertical", "diagonalCross", "discrete"]) {
+      for (const roundness of [0.3, 0.5, 0.7, 0.9]) out.push({ enabled: true, type: type, roundness: roundness });
+    }
+    return out;
+  }
+
+  // Whether the edge's drawn curve passes through one of the boxes (sampled along the curve,
+  // its ends left out: they sit on its own nodes' borders).
+  function curveCrosses(p, e, boxes) {
+    const type = p.network.body.edges[e.id].edgeType;
+    for (let i = 2; i <= 18; i++) {
+      const pt = type.getPoint(i / 20);
+      if (boxes.some(o => pt.x > o.x - o.l && pt.x < o.x + o.r && pt.y > o.y - o.t && pt.y < o.y + o.b)) return true;
+    }
+    return false;
   }
 
   // The skeletons packed in shelves, then stretched so that the boxes fill Wc x Hc.
@@ -788,7 +996,7 @@
     if (n && n.badges.length) {
       c.style.borderColor = n.colour;
       c.style.background = fade(n.colour, 0.85);
-      c.appendChild(el("b", null, n.badges.join("+")));
+      c.appendChild(el("b", null, n.badgeText));  // the node's badge, written as drawn
       c.appendChild(document.createTextNode(" "));
     }
     c.appendChild(document.createTextNode(label));
@@ -860,6 +1068,13 @@
 
   // -- measuring (tests, benchmarks) ----------------------------------------------------------
 
+  // A canvas box {x, y, l, r, t, b} on screen: {left, top, right, bottom}.
+  function domBox(net, c) {
+    const tl = net.canvasToDOM({ x: c.x - c.l, y: c.y - c.t });
+    const br = net.canvasToDOM({ x: c.x + c.r, y: c.y + c.b });
+    return { left: tl.x, top: tl.y, right: br.x, bottom: br.y };
+  }
+
   function metrics() {
     const out = {};
     for (const key of Object.keys(panels)) {
@@ -874,21 +1089,31 @@
         const tl = net.canvasToDOM({ x: b.left, y: b.top });
         const br = net.canvasToDOM({ x: b.right, y: b.bottom });
         const font = net.body.nodes[n.id].options.font.size;
-        const M = BOX_MARGIN, pad = n.badges.length ? 0 : M.top;
+        const M = marginOf();
+        const pill = pillBox(n, b.left, b.top);
         return { id: n.id, label: n.label, font: font, px: font * scale,
                  left: tl.x, top: tl.y, right: br.x, bottom: br.y,
-                 // the part a relation label must not cover: the text, and the badge if any
-                 text: { left: tl.x + M.left * scale, top: tl.y + pad * scale,
-                         right: br.x - M.right * scale, bottom: br.y - M.bottom * scale } };
+                 // what a relation label must not cover: the text, and the badge's pill if any
+                 text: { left: tl.x + M.left * scale, top: tl.y + M.top * scale,
+                         right: br.x - M.right * scale, bottom: br.y - M.bottom * scale },
+                 badge: pill ? domBox(net, pill) : null };
       });
       const edges = p.panel.edges.map(e => {
         const body = net.body.edges[e.id];
         const font = body.options.font.size;
-        const out = { id: e.id, label: e.label, font: font, px: font * scale, hidden: !!e.hidden };
+        const out = { id: e.id, label: e.label, font: font, px: font * scale, hidden: !!e.hidden,
+                      lifted: !!e.lifted };
         const s = body.labelModule && body.labelModule.size;
-        if (e.label && !e.hidden && s && s.width > 0) {  // the box vis-network drew it in, on screen
-          const tl = net.canvasToDOM({ x: s.left, y: s.top });
-          const br = net.canvasToDOM({ x: s.left + s.width, y: s.top + s.height });
+        let box = null;  // the box it is drawn in: vis-network's, or the page's for a lifted one
+        if (e.label && e.lifted && !e.hidden) {
+          const b = labelBox(p, e, 0);
+          if (b) box = { left: b.x - b.l, top: b.y - b.t, right: b.x + b.r, bottom: b.y + b.b };
+        } else if (e.label && !e.hidden && s && s.width > 0) {
+          box = { left: s.left, top: s.top, right: s.left + s.width, bottom: s.top + s.height };
+        }
+        if (box) {  // on screen
+          const tl = net.canvasToDOM({ x: box.left, y: box.top });
+          const br = net.canvasToDOM({ x: box.right, y: box.bottom });
           Object.assign(out, { left: tl.x, top: tl.y, right: br.x, bottom: br.y });
         }
         return out;
@@ -975,7 +1200,12 @@
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => {
-      for (const key of Object.keys(panels)) arrange(panels[key]);
+      // a picture is placed again only when its frame changed (the page's height alone, as
+      // when the frame grows to its content, leaves every picture as it is)
+      for (const key of Object.keys(panels)) {
+        const p = panels[key];
+        if (p.container.clientWidth !== p.placedFor[0] || p.container.clientHeight !== p.placedFor[1]) arrange(p);
+      }
       fitHeads();
       countRows();
     }, 150);
