@@ -56,6 +56,7 @@ Examples
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -73,7 +74,7 @@ from penman.models.amr import model as AMR_MODEL
 from .errors import InputFormatError, PenmanFormatError
 from .kg import Triple
 from .kgio import PairRow
-from .limits import MAX_PENMAN_DEPTH, MAX_TRIPLES, OVERSIZED, check_file_size, kg_problem
+from .limits import MAX_PENMAN_DEPTH, MAX_TRIPLES, OVERSIZED, kg_problem, open_input
 from .names import without_unsafe
 
 __all__ = [
@@ -348,13 +349,15 @@ def _lines(path: Path) -> Iterator[str]:
     :data:`~s3kg_core.limits.MAX_IMPORT_BYTES`. Bytes that are not UTF-8 become U+FFFD; a BOM
     is dropped.
     """
-    check_file_size(
-        path,
-        "a PENMAN file",
-        "split it into files of whole graphs (the same pairs in each of the two)",
-    )
-    try:
-        with path.open(encoding="utf-8-sig", errors="replace") as fh:
+    try:  # capped before it is read, and while: a FIFO or a growing file stops at the cap
+        with (
+            open_input(
+                path,
+                "a PENMAN file",
+                "split it into files of whole graphs (the same pairs in each of the two)",
+            ) as raw,
+            io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace") as fh,
+        ):
             for line in fh:
                 yield line.rstrip("\r\n")
     except OSError as exc:

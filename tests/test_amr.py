@@ -341,3 +341,22 @@ def test_a_graph_with_more_roles_than_triples_allowed_is_oversized_without_decod
     assert [(r.id, r.status) for r in rows] == [("big", "oversized_kg_1"), ("names", "ok")]
     assert rows[0].problem == "kg_1: more than 10 triples (20 roles; the limit is 10)"
     assert rows[0].kg_1 == [] and len(rows[1].kg_1) == 1  # (name, instance, concept)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs a FIFO")
+def test_a_penman_fifo_is_stopped_at_the_input_cap(tmp_path, monkeypatch):
+    """Issue 59: a PENMAN file was size-checked, then opened as it is: a FIFO (whose size says
+    nothing) was read without bound. It is read through the capped stream now."""
+    from fifo_helpers import flooded_fifo
+
+    from s3kg_core.errors import InputTooLargeError
+    from s3kg_core.limits import MAX_INPUT_ENV
+
+    monkeypatch.setenv(MAX_INPUT_ENV, "1")
+    fifo = tmp_path / "graphs.amr"
+    with (
+        flooded_fifo(fifo, b"(d / dog)\n\n" * 10_000) as wrote,
+        pytest.raises(InputTooLargeError, match="more than 1"),
+    ):
+        read_penman(fifo)
+    assert len(wrote) < 40  # the reader stopped before the writer was done
