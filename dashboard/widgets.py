@@ -18,6 +18,7 @@ from dashboard.escape import code, md
 from dashboard.url_state import ALPHA_STEP
 from s3kg_core.config import IMPORT_ROOT_ENV, import_root
 from s3kg_core.errors import S3KGError
+from s3kg_core.scoring.result import DEFAULT_ALPHA
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.importing import import_s3kg_release
 from s3kg_core.tables import csv_safe_frame
@@ -405,11 +406,11 @@ def sidebar(*, alpha: bool = True, live_alpha: bool = False) -> Controls:
         slot = None
         if alpha and live_alpha:
             slot = st.container()
-            value = _persist("alpha", 0.5)
+            value = _persist("alpha", DEFAULT_ALPHA)
         elif alpha:
             value = _alpha_slider()
         else:
-            value = float(st.session_state.get("_alpha_value", 0.5))
+            value = float(st.session_state.get("_alpha_value", DEFAULT_ALPHA))
         with st.expander("Import the S3KG authors' released runs"):
             folder = st.text_input(
                 "Folder",
@@ -426,7 +427,7 @@ def sidebar(*, alpha: bool = True, live_alpha: bool = False) -> Controls:
 
 
 def _alpha_slider() -> float:
-    _persist("alpha", 0.5)
+    _persist("alpha", DEFAULT_ALPHA)
     return float(
         st.slider(
             "alpha",

@@ -8,7 +8,7 @@ import numpy as np
 
 from bench.experiments import bench_variants
 from docsgen.evidence import read_evidence
-from s3kg_core.evaluation.variants import MODES, report
+from s3kg_core.evaluation.variants import COMPONENT_MODES, report
 
 
 def test_json_is_evidence_the_docs_render(tmp_path, minilm, capsys):
@@ -17,7 +17,7 @@ def test_json_is_evidence_the_docs_render(tmp_path, minilm, capsys):
     for name in ("mrpc_400",):
         y = [1, 0] * 20
         rec = {"ids": [str(i) for i in range(40)], "labels": y}
-        for m in MODES:
+        for m in COMPONENT_MODES:
             for part in ("wl", "sb"):
                 rec[f"{m}_fwd_{part}"] = (np.array(y) * 0.5 + rng.random(40)).tolist()
         comps[name] = rec

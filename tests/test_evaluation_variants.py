@@ -9,7 +9,7 @@ from s3kg_core.evaluation.metrics import DEFAULT_ALPHAS, auroc, max_f1
 from s3kg_core.evaluation.pair_sets import PairSet
 from s3kg_core.evaluation.splits import PAIR_SPLIT, dev_mask
 from s3kg_core.evaluation.variants import (
-    MODES,
+    COMPONENT_MODES,
     analyse,
     candidates,
     report,
@@ -24,7 +24,7 @@ def _components(name: str, n: int, seed: int, reverse: bool = True) -> dict[str,
     y[:4] = [0, 1, 0, 1]
     rec: dict[str, list] = {"ids": [f"{name}-{i}" for i in range(n)], "labels": y.tolist()}
     for direction in ("fwd", "rev") if reverse else ("fwd",):
-        for mode in MODES:
+        for mode in COMPONENT_MODES:
             for part, noise in (("wl", 0.8), ("sb", 0.5)):
                 values = np.clip(0.5 * y + rng.normal(scale=noise, size=n) * 0.3 + 0.3, 0, 1)
                 rec[f"{mode}_{direction}_{part}"] = values.tolist()

@@ -74,3 +74,23 @@ def test_workers_other_than_one_are_refused_and_other_paths_are_404():
             urllib.request.urlopen(req, timeout=10)
     assert err.value.code == 404
     assert last_user_message({"messages": [{"role": "system", "content": "s"}]}) == ""
+
+
+def test_a_gated_reply_waits_for_its_event_while_others_are_answered():
+    """Issue 61: the order of replies is the test's (an event), not a hang timed to be last."""
+    gate = threading.Event()
+
+    def script(body, n):
+        return Reply(text="held", gate=gate) if last_user_message(body) == "held" else Reply()
+
+    replies: dict[str, tuple[int, bytes]] = {}
+    with fake_openai(script) as server:
+        held = threading.Thread(
+            target=lambda: replies.__setitem__("held", _post(server.base_url, _ask("held")))
+        )
+        held.start()
+        assert _post(server.base_url, _ask("free"))[0] == 200  # answered while one is held
+        assert held.is_alive() and "held" not in replies  # the gate is not set: still waiting
+        gate.set()
+        held.join()
+    assert replies["held"][0] == 200 and b"held" in replies["held"][1]

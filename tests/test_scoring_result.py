@@ -137,3 +137,35 @@ def test_score_result_defaults_and_ok():
 def test_score_result_blend_rejects_bad_alpha():
     with pytest.raises(ConfigError):
         ScoreResult(s_wl=0.5, s_sbert=0.5).blend(2.0)
+
+
+def test_the_defaults_and_checks_of_mode_alpha_and_tau_live_in_one_place():
+    """Issue 61: alpha 0.5 was written in 7 places, tau 0.65 in 4, the mode check in 5."""
+    import pytest
+
+    from s3kg_core.errors import ConfigError
+    from s3kg_core.scoring.align import soft_align
+    from s3kg_core.scoring.result import (
+        DEFAULT_ALPHA,
+        DEFAULT_TAU,
+        check_mode,
+        check_tau,
+    )
+    from s3kg_core.scoring.s3kg import S3KGConfig
+
+    config = S3KGConfig()
+    assert (config.alpha, config.tau) == (DEFAULT_ALPHA, DEFAULT_TAU) == (0.5, 0.65)
+    assert inspect_default(soft_align, "tau") == DEFAULT_TAU
+    for bad in (-0.1, 1.5, "0.5", float("nan")):
+        with pytest.raises(ConfigError, match="tau must be a number in"):
+            check_tau(bad)
+    with pytest.raises(ConfigError, match="mode must be one of paper, kgx, hybrid, text, wwl, ot"):
+        check_mode("fast")
+    with pytest.raises(ConfigError, match="mode must be one of"):
+        S3KGConfig(mode="fast")  # type: ignore[arg-type]
+
+
+def inspect_default(fn, name):
+    import inspect
+
+    return inspect.signature(fn).parameters[name].default

@@ -93,3 +93,20 @@ def test_blend_alpha_is_the_given_else_the_stored_one_issue_58(tmp_path):
         assert queries.score_alphas(con, "sig") == [0.25, 0.8]
     with pytest.raises(ConfigError, match=r"stored with alphas 0\.25, 0\.8: pass --alpha"):
         blend_alpha(store, "sig")
+
+
+def test_the_empty_policy_is_one_filter_and_refuses_an_unknown_policy():
+    """Issue 61: the "drop" filter was written at four callers; one function applies it."""
+    import pandas as pd
+    import pytest
+
+    from s3kg_core.errors import ConfigError
+    from s3kg_core.stages.scored import apply_empty_policy
+
+    frame = pd.DataFrame(
+        {"gold_status": ["ok", "ok", "answer_kg_empty"], "ctx_status": ["ok", "parse_error", "ok"]}
+    )
+    assert apply_empty_policy(frame, "zero") is frame
+    assert apply_empty_policy(frame, "drop").index.tolist() == [0]
+    with pytest.raises(ConfigError, match="empty must be one of zero, drop"):
+        apply_empty_policy(frame, "none")

@@ -55,6 +55,7 @@ from ..errors import ComparisonError, ConfigError, InputFormatError
 from ..scoring.signature import Signature
 from ..stages.scored import (
     EmptyPolicy,
+    apply_empty_policy,
     blend_alpha,
     check_empty_policy,
     reblend,
@@ -402,8 +403,7 @@ def check_runs(
         with store.connect() as con:
             components = queries.scored_components(con, resolved)
         mine = reblend(components[components["run_id"] == new_run.run_id], alpha)
-        if empty == "drop":
-            mine = mine[(mine["gold_status"] == "ok") & (mine["ctx_status"] == "ok")]
+        mine = apply_empty_policy(mine, empty)
         if mine.empty:
             raise ComparisonError(
                 f"run {new_run.label()} has no score under signature {resolved}; score it "

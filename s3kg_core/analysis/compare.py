@@ -26,6 +26,7 @@ import pandas as pd
 from ..errors import ComparisonError, RunSelectionError
 from ..stages.scored import (
     EmptyPolicy,
+    apply_empty_policy,
     check_empty_policy,
     reblend,
     resolve_signature,
@@ -536,9 +537,7 @@ def compare_runs(
                 f"run {run.label()} has no score under signature {resolved}; score it with "
                 "the same settings (`s3kg score`) or pass --signature"
             )
-    frame = reblend(components, alpha)
-    if empty == "drop":
-        frame = frame[(frame["gold_status"] == "ok") & (frame["ctx_status"] == "ok")]
+    frame = apply_empty_policy(reblend(components, alpha), empty)
     deltas = question_deltas(frame, old_run.run_id, new_run.run_id, questions)
     if deltas.empty:
         raise ComparisonError(

@@ -23,6 +23,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import ConfigError
+from ..scoring.result import DEFAULT_ALPHA
 from ..stats import DEFAULT_RESAMPLES, NORMAL_FROM, PairedDifference, normal_interval, run_interval
 from ..store import leaderboard_queries
 from .compare import SCORES, Verdict, paired_difference, paired_verdict, unpaired_verdict
@@ -40,8 +41,8 @@ __all__ = [
     "swaps",
 ]
 
-REFERENCE_ALPHA = 0.5
-"""The alpha rank changes are counted against (the paper's)."""
+REFERENCE_ALPHA = DEFAULT_ALPHA
+"""The alpha rank changes are counted against (the default, the paper's)."""
 
 LEADERBOARD_COLUMNS = (
     "dataset",

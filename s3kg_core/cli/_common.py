@@ -35,7 +35,7 @@ from ..encoders.backend import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND, with_back
 from ..errors import OutputError, OutputIsDatabaseError, S3KGError
 from ..failures import StageFailures
 from ..names import printable
-from ..scoring.result import DEFAULT_MODE, MODES
+from ..scoring.result import DEFAULT_ALPHA, DEFAULT_MODE, DEFAULT_TAU, MODES
 from ..tables import csv_safe_row
 
 __all__ = [
@@ -237,14 +237,14 @@ def scoring_options(func: F) -> F:
         click.option(
             "--alpha",
             type=FiniteRange(0.0, 1.0),
-            default=0.5,
+            default=DEFAULT_ALPHA,
             show_default=True,
             help="Blend weight (see --mode for its side).",
         ),
         click.option(
             "--tau",
             type=FiniteRange(0.0, 1.0),
-            default=0.65,
+            default=DEFAULT_TAU,
             show_default=True,
             help="Soft alignment threshold (cosine).",
         ),

@@ -21,7 +21,7 @@ from ..encoders.backend import backend_of_name, split_spec
 from ..evaluation.bamboo import SPLITS
 from ..evaluation.direction import SPLITS as DIRECTION_SPLITS
 from ..evaluation.pairs import PROTOCOLS
-from ..scoring.result import DEFAULT_MODE, MODES
+from ..scoring.result import DEFAULT_ALPHA, DEFAULT_MODE, MODES
 from ._common import (
     ENCODER_HELP,
     FiniteRange,
@@ -396,7 +396,7 @@ def _direction_command(params: dict[str, Any], modes: list[str], encoder_name: s
         words += ["--mode", modes[0]]
     words += ["--encoder", split_spec(params["encoder"])[0]]
     words += ["--backend", backend_of_name(encoder_name)]
-    if params["alpha"] != 0.5:
+    if params["alpha"] != DEFAULT_ALPHA:
         words += ["--alpha", f"{params['alpha']:g}"]
     if not params["drawn"]:
         words.append("--no-drawn")
@@ -450,7 +450,7 @@ def _direction_command(params: dict[str, Any], modes: list[str], encoder_name: s
 @click.option(
     "--alpha",
     type=FiniteRange(0.0, 1.0),
-    default=0.5,
+    default=DEFAULT_ALPHA,
     show_default=True,
     help="Blend weight of every mode (see `s3kg score --help` for its side in each mode).",
 )

@@ -48,7 +48,7 @@ import numpy.typing as npt
 from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder, resolve_encoder
 from ..errors import ConfigError
-from ..scoring.result import Mode, blend
+from ..scoring.result import DEFAULT_ALPHA, Mode, blend
 from ..scoring.s3kg import KGScorer, S3KGConfig
 from ..scoring.signature import BaselineSignature
 from .pair_sets import PairSet
@@ -74,7 +74,7 @@ Scores = npt.NDArray[np.float64]
 Baseline = Callable[..., Scores]
 """A baseline: ``(pair_set, **opts) -> scores``, one float64 per pair."""
 
-_S3KG_ALPHA = 0.5
+_S3KG_ALPHA = DEFAULT_ALPHA  # the s3kg_kgx baseline: kgx mode at the paper's alpha
 _ENCODER_AWARE = frozenset({"wl_kernel", "s3kg_kgx"})
 """Baselines that take the ``encoder`` option of :func:`run_baselines`."""
 

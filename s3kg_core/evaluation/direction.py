@@ -77,6 +77,7 @@ from ..errors import ConfigError, InputFormatError
 from ..kg import Triple
 from ..progress import StageProgress
 from ..resources import package_path
+from ..scoring.result import DEFAULT_ALPHA
 from ..scoring.s3kg import KGScorer, S3KGConfig
 from ..scoring.signature import Signature
 from .pair_sets import BENCHMARKS_SUBDIR, list_pair_sets, load_pair_set
@@ -1192,7 +1193,7 @@ def run_direction(
     modes: Sequence[str],
     *,
     encoder: str | Encoder = "minilm",
-    alpha: float = 0.5,
+    alpha: float = DEFAULT_ALPHA,
     split: str = "all",
     data_dir: str | Path | None = None,
     drawn: bool = True,

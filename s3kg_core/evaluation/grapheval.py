@@ -38,7 +38,7 @@ from .metrics import auroc, balanced_accuracy, best_threshold, bootstrap_ci
 from .summ_sets import SummSet, load_summ_set
 
 __all__ = [
-    "MODES",
+    "SUMMARY_MODES",
     "compare_checkers",
     "failure_examples",
     "run_bench",
@@ -48,7 +48,7 @@ __all__ = [
     "tune_aggregator",
 ]
 
-MODES = ("raw", "kg")
+SUMMARY_MODES = ("raw", "kg")
 """How a summary is judged: whole against the article (``raw``), or by its KG's triples."""
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d+(?:[.,]\d+)*")
@@ -221,8 +221,8 @@ def summary_scores(
     >>> summary_scores([d]), summary_scores([d], "raw"), summary_scores([d], "kg", MeanAggregator())
     ([0.9], [0.2], [0.6])
     """
-    if mode not in MODES:
-        raise GraphEvalError(f"mode must be one of {MODES}; got {mode!r}")
+    if mode not in SUMMARY_MODES:
+        raise GraphEvalError(f"mode must be one of {SUMMARY_MODES}; got {mode!r}")
     if mode == "raw":
         return [d.raw_probability or 0.0 for d in detections]
     return [aggregator.score(d.probabilities) or 0.0 for d in detections]
@@ -395,7 +395,7 @@ def compare_checkers(
         labels = [int(r["label"]) for r in pooled]
         dets = [Detection.from_dict(r) for r in pooled]
         thresholds[cname] = {
-            mode: best_threshold(summary_scores(dets, mode), labels) for mode in MODES
+            mode: best_threshold(summary_scores(dets, mode), labels) for mode in SUMMARY_MODES
         }
     sets: dict[str, dict[str, Any]] = {}
     for name in datasets:

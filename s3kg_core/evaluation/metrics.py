@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError, InputFormatError
-from ..scoring.result import MODES, Mode, blend
+from ..scoring.result import Mode, blend, check_mode
 from ..stats import DEFAULT_RESAMPLES, percentile_bootstrap
 
 __all__ = [
@@ -336,7 +336,7 @@ def threshold_report(
     {'n': 3, 'accuracy': 0.6667, 'balanced_accuracy': 0.75, 'auroc': 1.0, \
 'accuracy_by_kind': {'number': 1.0, 'support': 1.0, 'swap': 0.0}}
     """
-    from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score
 
     if len(labels) == 0:
         return {"n": 0}
@@ -346,7 +346,7 @@ def threshold_report(
     out: dict[str, Any] = {"n": len(y), "accuracy": round(float(accuracy_score(y, pred)), 4)}
     if len(set(y.tolist())) == 2:
         out["balanced_accuracy"] = round(float(balanced_accuracy_score(y, pred)), 4)
-        out["auroc"] = round(float(roc_auc_score(y, s)), 4)
+        out["auroc"] = round(auroc(s, y), 4)
     if kinds:
         by_kind: dict[str, list[int]] = {}
         for i, kind in enumerate(kinds):
@@ -527,8 +527,7 @@ def alpha_sweep(
     >>> [p.auroc for p in alpha_sweep(wl, sb, y, "kgx", alphas=[0.0, 1.0])]
     [0.5, 1.0]
     """
-    if mode not in MODES:
-        raise ConfigError(f"mode must be one of {MODES}; got {mode!r}")
+    check_mode(mode)
     wl = _as_scores(s_wl, "s_wl values")
     sb = _as_scores(s_sbert, "s_sbert values")
     if len(wl) != len(sb):
@@ -559,8 +558,6 @@ def sweep(
     >>> [(p.alpha, p.auroc) for p in pts]
     [(0.0, 0.0), (1.0, 1.0)]
     """
-    from sklearn.metrics import roc_auc_score
-
     grid = [float(a) for a in np.asarray(alphas, dtype=np.float64).ravel()]
     if not grid:
         raise ConfigError("alphas is empty; give at least one alpha in [0, 1]")
@@ -569,9 +566,7 @@ def sweep(
         s, y = _checked(scores_at(alpha), labels)
         best = _max_f1(s, y)
         points.append(
-            AlphaPoint(
-                alpha=alpha, f1=best.f1, threshold=best.threshold, auroc=float(roc_auc_score(y, s))
-            )
+            AlphaPoint(alpha=alpha, f1=best.f1, threshold=best.threshold, auroc=auroc(s, y))
         )
     return points
 

@@ -29,7 +29,7 @@ from ..encoders.cache import EmbeddingCache
 from ..encoders.registry import load_encoder
 from ..errors import ConfigError
 from ..progress import StageProgress
-from ..scoring.result import DEFAULT_MODE, MODES, Mode, blend
+from ..scoring.result import DEFAULT_MODE, MODES, Mode, blend, check_mode
 from .metrics import (
     DEFAULT_ALPHAS,
     AlphaPoint,
@@ -441,8 +441,7 @@ def run_pair_benchmark(
     """
     from ..scoring.s3kg import KGScorer
 
-    if mode not in MODES:
-        raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    check_mode(mode)
     if triples not in TRIPLE_SOURCES:
         raise ConfigError(f"triples must be one of {', '.join(TRIPLE_SOURCES)}; got {triples!r}")
     if protocol not in PROTOCOLS:

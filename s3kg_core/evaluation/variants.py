@@ -41,9 +41,9 @@ from .pair_sets import PairSet
 from .pairs import choose_alpha
 from .splits import PAIR_SPLIT, dev_mask
 
-__all__ = ["MODES", "analyse", "candidates", "report", "score_components", "short_name"]
+__all__ = ["COMPONENT_MODES", "analyse", "candidates", "report", "score_components", "short_name"]
 
-MODES = ("paper", "kgx", "hybrid")
+COMPONENT_MODES = ("paper", "kgx", "hybrid")
 """The scorer's modes the components are computed in."""
 
 Arr = npt.NDArray[np.float64]
@@ -100,7 +100,7 @@ def score_components(
             pairs = list(zip(ps.kg_1, ps.kg_2, strict=True))
             if direction == "rev":
                 pairs = [(b, a) for a, b in pairs]
-            for mode in MODES:
+            for mode in COMPONENT_MODES:
                 scored = KGScorer(encoder, mode=mode, cache=cache).score_pairs(pairs)
                 rec[f"{mode}_{direction}_wl"] = [r.s_wl for r in scored]
                 rec[f"{mode}_{direction}_sb"] = [r.s_sbert for r in scored]
@@ -124,7 +124,7 @@ def candidates(rec: Components) -> dict[str, Candidate]:
 
     Examples
     --------
-    >>> rec = {k: [0.5, 0.2] for m in MODES for k in (f"{m}_fwd_wl", f"{m}_fwd_sb")}
+    >>> rec = {k: [0.5, 0.2] for m in COMPONENT_MODES for k in (f"{m}_fwd_wl", f"{m}_fwd_sb")}
     >>> sorted(candidates(rec)), candidates(rec)["struct"](0.0).tolist()
     (['hybrid', 'kgx', 'paper', 'struct'], [0.5, 0.2])
     """
@@ -183,7 +183,7 @@ def analyse(comps: Mapping[str, Components]) -> dict[str, Any]:
     >>> y = [1, 0] * 20
     >>> rec = {"ids": [str(i) for i in range(40)], "labels": y}
     >>> rec |= {f"{m}_fwd_{p}": (np.array(y) + rng.random(40)).tolist()
-    ...         for m in MODES for p in ("wl", "sb")}
+    ...         for m in COMPONENT_MODES for p in ("wl", "sb")}
     >>> result = analyse({"toy": rec})
     >>> result["split"], sorted(result["summary"])[:2]
     ('sha256-name-id-30pct-v1', ['hybrid', 'kgx'])

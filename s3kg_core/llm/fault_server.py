@@ -53,6 +53,11 @@ from ..errors import ConfigError
 __all__ = ["FakeOpenAI", "Reply", "fake_openai", "last_user_message"]
 
 
+GATE_TIMEOUT_S = 120.0
+"""The longest a gated reply waits for its test's event (a test that never sets it fails on
+what it checks, not by hanging)."""
+
+
 @dataclass
 class Reply:
     """What the server does with one request."""
@@ -69,6 +74,7 @@ class Reply:
     redirect: str | None = None  # answer 307 with this Location
     usage: dict[str, Any] | None = None  # the usage figures to report instead of word counts
     stream: bool | None = None  # None: stream when asked; False: plain JSON even when asked
+    gate: threading.Event | None = None  # answer only once the test sets it (after ``hang``)
 
 
 def last_user_message(body: dict[str, Any]) -> str:
@@ -240,6 +246,8 @@ def fake_openai(
                 reply = state.script(body, n)
                 if reply.hang:
                     time.sleep(reply.hang)
+                if reply.gate is not None:  # the test's event orders the replies, no clock
+                    reply.gate.wait(GATE_TIMEOUT_S)
                 with state.lock:
                     state.served += 1
                 return reply
@@ -251,6 +259,8 @@ def fake_openai(
                     reply = state.script(body, n)
                     if reply.hang:
                         time.sleep(reply.hang)
+                    if reply.gate is not None:
+                        reply.gate.wait(GATE_TIMEOUT_S)
                     with state.lock:
                         state.served += 1
             finally:

@@ -29,6 +29,7 @@ from ..scoring.signature import Signature
 from ..scoring.tau import TAU_CATEGORIES, TauResult
 from ..stages.scored import (
     EmptyPolicy,
+    apply_empty_policy,
     blend_alpha,
     check_empty_policy,
     reblend,
@@ -236,9 +237,7 @@ def build_report(
         raise ComparisonError(f"nothing is scored in {store.path}: run `s3kg score` first")
     with store.connect() as con:
         components = queries.scored_components(con, resolved)
-    frame = reblend(components, alpha)
-    if empty == "drop":
-        frame = frame[(frame["gold_status"] == "ok") & (frame["ctx_status"] == "ok")]
+    frame = apply_empty_policy(reblend(components, alpha), empty)
     mine = frame[frame["run_id"] == new_run.run_id]
     if mine.empty:
         raise ComparisonError(

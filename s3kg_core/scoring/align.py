@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConfigError
+from .result import DEFAULT_TAU, check_tau
 
 __all__ = ["Alignment", "best_matches", "soft_align"]
 
@@ -77,7 +77,7 @@ def soft_align(
     vectors_1: np.ndarray,
     vectors_2: np.ndarray,
     *,
-    tau: float = 0.65,
+    tau: float = DEFAULT_TAU,
     prefix: str = "node",
     exact_first: bool = True,
 ) -> Alignment:
@@ -106,8 +106,7 @@ def soft_align(
     >>> al.matched, al.nearest
     ({'paris': 'paris', 'rome': None}, {'paris': 'paris', 'rome': 'paris'})
     """
-    if not 0.0 <= tau <= 1.0:
-        raise ConfigError(f"tau must be in [0, 1]; got {tau!r}")
+    check_tau(tau)
     ids_2 = {label: f"{prefix}_{j}" for j, label in enumerate(labels_2)}
     position = {label: j for j, label in enumerate(labels_2)}
     idx, sim = best_matches(vectors_1, vectors_2)

@@ -2,8 +2,9 @@
 
 A result keeps S_WL, S_SBERT, the alignment maps, the matched triples and the signature, so alpha
 can change without recomputing anything (:meth:`ScoreResult.blend`). ``kgx`` mode weights the WL
-side by alpha (as the authors' released code does); ``paper``, ``hybrid`` and ``text`` weight the
-embedding side (as the paper's equation does).
+side by alpha (as the authors' released code does); every other mode (``paper``, ``hybrid``,
+``text``, ``wwl`` and ``ot``, the default) weights the embedding side (as the paper's equation
+does). The defaults of a mode, alpha and tau, and their checks, are written here once.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from ..errors import ConfigError
 from ..kg import Triple
 
 __all__ = [
+    "DEFAULT_ALPHA",
     "DEFAULT_MODE",
+    "DEFAULT_TAU",
     "MODES",
     "TEXT_MODES",
     "WL_MODES",
@@ -27,6 +30,8 @@ __all__ = [
     "ScoreResult",
     "blend",
     "check_alpha",
+    "check_mode",
+    "check_tau",
 ]
 
 
@@ -49,6 +54,13 @@ DEFAULT_MODE: Mode = "ot"
 """The project's default mode, chosen by evidence from two families (docs/scores.md, "Which mode
 is the default"): the BAMBOO meaning-graph benchmark (dev) and the nine labelled pair sets (mean
 test AUROC, alpha chosen on each set's dev pairs). ``hybrid`` was the default before it."""
+
+DEFAULT_ALPHA = 0.5
+"""The default blend weight (the paper's, kept in every mode: docs/scores.md); every default
+of an ``alpha`` parameter or option is this one."""
+
+DEFAULT_TAU = 0.65
+"""The default soft-alignment threshold (cosine): every default of a ``tau`` is this one."""
 
 
 def blend(s_wl: Any, s_sbert: Any, alpha: Any, mode: Any = DEFAULT_MODE) -> Any:
@@ -100,13 +112,12 @@ def blend(s_wl: Any, s_sbert: Any, alpha: Any, mode: Any = DEFAULT_MODE) -> Any:
 def _weights_wl(mode: Any) -> bool | np.ndarray:
     """Whether alpha weights the WL side: for one mode, or per row of a NumPy array of modes."""
     if not isinstance(mode, np.ndarray):
-        if mode not in MODES:
-            raise ConfigError(f"mode must be one of {MODES}; got {mode!r}")
+        check_mode(mode)
         return mode in WL_MODES
     modes = set(mode.tolist())
     unknown = modes - set(MODES)
     if unknown:
-        raise ConfigError(f"mode must be one of {MODES}; got {sorted(map(repr, unknown))[0]}")
+        check_mode(sorted(unknown, key=repr)[0])
     if len(modes) <= 1:  # one mode for every row (a signature's scores): one convention
         return bool(modes & set(WL_MODES))
     return np.isin(mode.astype(object, copy=False), WL_MODES)
@@ -116,6 +127,36 @@ def check_alpha(alpha: float) -> None:
     """Raise :class:`ConfigError` unless ``0 <= alpha <= 1``."""
     if not isinstance(alpha, numbers.Real) or not 0.0 <= float(alpha) <= 1.0:
         raise ConfigError(f"alpha must be a number in [0, 1]; got {alpha!r}")
+
+
+def check_tau(tau: float) -> None:
+    """Raise :class:`ConfigError` unless ``0 <= tau <= 1``.
+
+    Examples
+    --------
+    >>> check_tau(DEFAULT_TAU)
+    >>> check_tau(1.5)
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.ConfigError: tau must be a number in [0, 1]; got 1.5
+    """
+    if not isinstance(tau, numbers.Real) or not 0.0 <= float(tau) <= 1.0:
+        raise ConfigError(f"tau must be a number in [0, 1]; got {tau!r}")
+
+
+def check_mode(mode: object) -> None:
+    """Raise :class:`ConfigError` unless ``mode`` is one of :data:`MODES`: the one check.
+
+    Examples
+    --------
+    >>> check_mode("ot")
+    >>> check_mode("fast")
+    Traceback (most recent call last):
+    ...
+    s3kg_core.errors.ConfigError: mode must be one of paper, kgx, hybrid, text, wwl, ot; got 'fast'
+    """
+    if mode not in MODES:
+        raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
 
 
 @dataclass(frozen=True)
@@ -156,7 +197,7 @@ class ScoreResult:
 
     s_wl: float
     s_sbert: float
-    alpha: float = 0.5
+    alpha: float = DEFAULT_ALPHA
     mode: Mode = "paper"
     status: str = "ok"
     matched: tuple[Triple, ...] = ()
@@ -203,7 +244,7 @@ class ScoreResult:
         return cls(
             s_wl=float(data["s_wl"]),
             s_sbert=float(data["s_sbert"]),
-            alpha=float(data.get("alpha", 0.5)),
+            alpha=float(data.get("alpha", DEFAULT_ALPHA)),
             mode=data.get("mode", "paper"),
             status=str(data.get("status", "ok")),
             matched=tuple(Triple.from_any(t) for t in data.get("matched", ())),

@@ -8,7 +8,6 @@ once, in large batches.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,17 @@ from .align import Alignment, best_matches, soft_align
 from .explain import Explanation, KeyedTriple, LabelMatch, Pick
 from .ot_mode import OTComponents, ot_components
 from .parts import PartVectors, symbol_id, unit_rows
-from .result import DEFAULT_MODE, MODES, TEXT_MODES, Mode, ScoreResult, check_alpha
+from .result import (
+    DEFAULT_ALPHA,
+    DEFAULT_MODE,
+    DEFAULT_TAU,
+    TEXT_MODES,
+    Mode,
+    ScoreResult,
+    check_alpha,
+    check_mode,
+    check_tau,
+)
 from .roles import read_relation, read_triple
 from .signature import Signature
 from .wl import kgx_graph, wl_kernel
@@ -108,18 +117,16 @@ class S3KGConfig:
     """
 
     mode: Mode = DEFAULT_MODE
-    alpha: float = 0.5
-    tau: float = 0.65
+    alpha: float = DEFAULT_ALPHA
+    tau: float = DEFAULT_TAU
     wl_iterations: int | None = None
     align: bool = True
     lemmatize: bool = True
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {self.mode!r}")
+        check_mode(self.mode)
         check_alpha(self.alpha)
-        if not isinstance(self.tau, numbers.Real) or not 0.0 <= float(self.tau) <= 1.0:
-            raise ConfigError(f"tau must be a number in [0, 1]; got {self.tau!r}")
+        check_tau(self.tau)
         k = self.wl_iterations
         if k is not None and (not isinstance(k, int) or not 1 <= k <= 50):
             raise ConfigError(f"wl_iterations must be an integer in [1, 50]; got {k!r}")
@@ -856,8 +863,8 @@ def s3kg_score(
     *,
     encoder: str | Encoder = "minilm",
     mode: Mode = DEFAULT_MODE,
-    alpha: float = 0.5,
-    tau: float = 0.65,
+    alpha: float = DEFAULT_ALPHA,
+    tau: float = DEFAULT_TAU,
     wl_iterations: int | None = None,
     align: bool = True,
     texts: TextPair | None = None,

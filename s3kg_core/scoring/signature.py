@@ -39,7 +39,8 @@ class Signature:
     Parameters
     ----------
     mode
-        ``hybrid``, ``paper`` or ``kgx``.
+        One of :data:`~s3kg_core.scoring.result.MODES` (``ot``, the default, ``hybrid``,
+        ``paper``, ``kgx``, ``text``, ``wwl``).
     encoder
         The encoder's name with its version (``minilm@0.1.0``) or a local model's name.
     tau

@@ -35,6 +35,7 @@ __all__ = [
     "UNSCORED_REASONS",
     "EmptyPolicy",
     "ScoreCoverage",
+    "apply_empty_policy",
     "blend_alpha",
     "check_empty_policy",
     "coverage_of",
@@ -350,6 +351,28 @@ class ScoreCoverage:
 
 def _both_ok(scored: pd.DataFrame) -> pd.Series:
     return (scored["gold_status"] == "ok") & (scored["ctx_status"] == "ok")
+
+
+def apply_empty_policy(scored: pd.DataFrame, empty: str) -> pd.DataFrame:
+    """``scored`` under the empty-KG policy ``empty`` (:data:`EMPTY_POLICIES`).
+
+    As it is (``zero``), or without the answers whose gold or context comparison is not ``ok``
+    (``drop``). The one filter of the policy in pandas (in SQL: ``drop_empty`` of
+    :mod:`s3kg_core.store.leaderboard_queries`).
+
+    Raises
+    ------
+    ConfigError
+        On an unknown policy.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"gold_status": ["ok", "answer_kg_empty"], "ctx_status": ["ok", "ok"]})
+    >>> len(apply_empty_policy(f, "zero")), len(apply_empty_policy(f, "drop"))
+    (2, 1)
+    """
+    check_empty_policy(empty)
+    return scored[_both_ok(scored)] if empty == "drop" else scored
 
 
 def coverage_of(
