@@ -730,10 +730,14 @@ def test_explorer_relation_labels_keep_off_nodes_and_each_other_at_1280(
     labels on a node's text or badge and 12 pairs on each other). The layout now keeps room for
     them, and a label it cannot place is shown on hover instead of on top of another text: none
     is drawn on a node's text or a label, most are shown (153 of 214), and each picture's header
-    says how many are hidden."""
+    says how many are hidden.
+
+    Issue 58 (item 5): a label is whole ("inoculating..." was cut at 18 characters), inside
+    its picture (a bent edge carried "came from" past the gold KG's top edge) and the lines
+    under the pictures wrap ("...in all three gra...")."""
     items = first_questions(demo_copy)[1]
     totals = {"on_nodes": 0, "on_labels": 0, "shown": 0, "hidden": 0}
-    untold, cut_heads = [], []
+    untold, cut_heads, outside, cut_labels, cut_lines = [], [], [], [], []
     with watched_session(browser, (1280, 720)) as w:
         for item in items:
             frame = open_case(w, demo_server, f"run=1&item={item}")
@@ -741,6 +745,28 @@ def test_explorer_relation_labels_keep_off_nodes_and_each_other_at_1280(
             cut_heads += [(item, h) for h in frame.evaluate(CUT_HEADS)]
             for key, value in label_clashes(metrics).items():
                 totals[key] += value
+            sizes = frame.evaluate(
+                "() => Object.fromEntries(Object.entries(window.s3kgNetworks).map(([k, n]) =>"
+                " [k, [n.body.container.clientWidth, n.body.container.clientHeight]]))"
+            )
+            for key, m in metrics.items():
+                width, height = sizes[key]
+                for e in m["edges"]:
+                    if e["label"].endswith("\u2026"):
+                        cut_labels.append((item, key, e["label"]))
+                    if "left" in e and not (
+                        e["left"] >= -0.5
+                        and e["top"] >= -0.5
+                        and e["right"] <= width + 0.5
+                        and e["bottom"] <= height + 0.5
+                    ):
+                        outside.append((item, key, e["label"]))
+            cut_lines += frame.evaluate(
+                "() => [...document.querySelectorAll('#s3kg-hint, .s3kg-note, #s3kg-table-count')]"
+                ".filter(x => x.scrollWidth > x.clientWidth + 1"
+                " || x.scrollHeight > x.clientHeight + 1)"
+                ".map(x => x.textContent)"
+            )
             heads = frame.evaluate(
                 "() => [...document.querySelectorAll('.s3kg-hid')].map(h => h.textContent)"
             )
@@ -758,6 +784,7 @@ def test_explorer_relation_labels_keep_off_nodes_and_each_other_at_1280(
     assert totals["shown"] >= 1.8 * totals["hidden"], totals
     assert untold == [], untold
     assert cut_heads == [], cut_heads  # regression: "Gold KG 10 tripl... · 1 label on ho..."
+    assert outside == [] and cut_labels == [] and cut_lines == [], (outside, cut_labels, cut_lines)
 
 
 def test_explorer_a_hidden_relation_label_shows_while_its_node_is_in_focus(

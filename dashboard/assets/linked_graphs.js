@@ -379,7 +379,8 @@
     }
     p.nodes.update(best.nodes.map(n => ({ id: n.id, x: n.x, y: n.y })));
     bend(p, best.nodes);
-    thin(p, best.nodes);
+    const e = O.pad / best.scale;  // the frame shows the pad around Wc x Hc
+    thin(p, best.nodes, { l: -e, t: -e, r: best.Wc + e, b: best.Hc + e });
     p.scale = best.scale;
     p.overlap = best.overlap;
     p.how = best.how;
@@ -485,7 +486,7 @@
   // lifted. Only a label no bend frees is hidden (shown while its node or triple is in focus,
   // and on hover; the picture's header says how many). The highlighted (marked) edges' labels
   // are placed first, then the others in the KG's order.
-  function thin(p, nodes) {
+  function thin(p, nodes, frame) {
     const m = O.margin / 2;
     const boxes = [];
     const texts = [];  // what a label must leave readable: a node's text, and its badge's pill
@@ -498,7 +499,11 @@
       if (pill) texts.push(Object.assign(pill, { l: pill.l + 1, r: pill.r + 1, t: pill.t + 1, b: pill.b + 1 }));
     }
     const kept = [];
-    const clear = box => !texts.some(o => boxesTouch(box, o)) && !kept.some(o => boxesTouch(box, o));
+    // inside the frame: a bend could carry a label past the picture's edge ("came from" cut
+    // at the top of demo-27's gold KG at 1280x720)
+    const inside = box => box.x - box.l >= frame.l && box.x + box.r <= frame.r
+      && box.y - box.t >= frame.t && box.y + box.b <= frame.b;
+    const clear = box => inside(box) && !texts.some(o => boxesTouch(box, o)) && !kept.some(o => boxesTouch(box, o));
     const onBox = box => boxes.some(o => boxesTouch(box, o));
     const order = labelledEdges(p);
     order.sort((a, b) => (b.marked ? 1 : 0) - (a.marked ? 1 : 0));
@@ -509,11 +514,11 @@
       let box = labelBox(p, e, THIN_ROOM);
       if (!box) continue;
       if (!clear(box) || onBox(box)) {
-        const away = rebend(p, e, b => clear(b) && !onBox(b), boxes);
+        const away = rebend(p, e, b => clear(b) && !onBox(b), boxes, frame);
         if (away) box = away;
         else if (clear(box)) e.lifted = true;
         else {
-          const over = rebend(p, e, clear, boxes);
+          const over = rebend(p, e, clear, boxes, frame);
           if (over) { box = over; e.lifted = onBox(over); } else e.hidden = true;
         }
       }
@@ -545,7 +550,7 @@
   // box on the first shape that frees it (free(box)) with its curve crossing no other box (the
   // shape kept), or null (the edge as it was). A loop, and the second of two edges between the
   // same nodes (already curved away from the first), keep their shape.
-  function rebend(p, e, free, boxes) {
+  function rebend(p, e, free, boxes, frame) {
     if (e.selfReference || e.smooth) return null;
     const a = p.network.body.nodes[e.from], b = p.network.body.nodes[e.to];
     if (!a || !b) return null;
@@ -556,7 +561,7 @@
     for (const smooth of bends(length)) {
       p.edges.update({ id: e.id, smooth: smooth });
       const box = labelBox(p, e, THIN_ROOM);
-      if (box && free(box) && !curveCrosses(p, e, others)) {
+      if (box && free(box) && !curveCrosses(p, e, others, frame)) {
         if (!p.bent.includes(e.id)) p.bent.push(e.id);
         return box;
       }
@@ -581,12 +586,13 @@
     return out;
   }
 
-  // Whether the edge's drawn curve passes through one of the boxes (sampled along the curve,
+  // Whether the edge's drawn curve leaves the frame or passes through one of the boxes (sampled along the curve,
   // its ends left out: they sit on its own nodes' borders).
-  function curveCrosses(p, e, boxes) {
+  function curveCrosses(p, e, boxes, frame) {
     const type = p.network.body.edges[e.id].edgeType;
     for (let i = 2; i <= 18; i++) {
       const pt = type.getPoint(i / 20);
+      if (pt.x < frame.l || pt.x > frame.r || pt.y < frame.t || pt.y > frame.b) return true;
       if (boxes.some(o => pt.x > o.x - o.l && pt.x < o.x + o.r && pt.y > o.y - o.t && pt.y < o.y + o.b)) return true;
     }
     return false;
