@@ -86,7 +86,10 @@ def cell(value: float | Sequence[float], *, decimals: int) -> dict[str, Any]:
 
 
 def metrics(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """A row of figures, as ``st.metric`` shows them: each ``{"label", "help", "cell"}``."""
+    """A row of figures, as ``st.metric`` shows them: each ``{"label", "help", "cell"}``.
+
+    ``help`` (the figure's tooltip) is one text, or one per stop.
+    """
     return {"kind": "metrics", "items": [dict(i) for i in items]}
 
 

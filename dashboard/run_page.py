@@ -1,21 +1,26 @@
 """The Run details page's tables: a run's identity and settings, and what its answers cost.
 
 Pure functions on :class:`dashboard.data.reads.RunSummary` (its numbers are aggregated in DuckDB).
-Every value becomes text for ``st.dataframe`` (no Markdown: nothing to escape).
+Every value becomes text for ``st.dataframe`` (no Markdown: nothing to escape). The figures at
+the top are a live block (:func:`figures`, :mod:`dashboard.live_alpha`): they follow the alpha
+slider in the browser.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from dashboard.live_alpha import GRID, cell, metrics
+from s3kg_core.analysis.leaderboard import rank_change_text
 from s3kg_core.scoring.signature import Signature
 
 __all__ = [
     "IDENTITY_FIELDS",
+    "figures",
     "identity",
     "scored_table",
     "status_table",
@@ -172,3 +177,65 @@ def usage_table(usage: Mapping[str, Any]) -> pd.DataFrame:
         ("answer tokens (sum)", _count(usage, "completion_tokens"), counted),
     ]
     return pd.DataFrame(rows, columns=["cost", "value", "over"])
+
+
+def figures(
+    run_id: int,
+    frames: Sequence[pd.DataFrame],
+    at: int,
+    *,
+    answers: tuple[str, str],
+    usage: tuple[str, str, str],
+    verdict: str | None,
+) -> dict[str, Any]:
+    """The page's four figures at every stop of the slider: answers, mean CUS, rank, usage.
+
+    ``frames`` are the leaderboard at each stop (:func:`dashboard.live_board.stops`, ranked by
+    CUS), ``at`` the server's stop; ``answers`` the answers figure and its help, ``usage`` the
+    first of :func:`usage_metrics`, ``verdict`` the run against its dataset's #1 at the
+    server's alpha (``None`` for the #1). Help texts are plain text (a tooltip, never Markdown);
+    the interval and the verdict are the server's, at its stop only.
+
+    Examples
+    --------
+    >>> board = pd.DataFrame({"run_id": [1, 2], "dataset": ["d", "d"], "cus": [0.6, 0.4],
+    ...     "rank": [1, 2], "reference_rank": [1, 2], "low": [0.5, 0.3], "high": [0.7, 0.5]})
+    >>> block = figures(2, [board] * len(GRID), 5, answers=("30", ""),
+    ...                 usage=("Tokens", "1,000", ""), verdict="clearly lower (paired)")
+    >>> [i["label"] for i in block["items"]]
+    ['Answers', 'Mean CUS', 'Rank in dataset', 'Tokens']
+    >>> block["items"][2]["cell"]["t"][5], block["items"][1]["help"][5]
+    ('2 of 2', 'At alpha 0.5; 95% bootstrap interval 0.300 to 0.500.')
+    """
+    rows = [f.set_index("run_id") for f in frames]
+    mine = [r.loc[run_id] for r in rows]
+    dataset = str(mine[at]["dataset"])
+    in_dataset = int((rows[at]["dataset"] == dataset).sum())
+    reference = int(mine[at]["reference_rank"])
+    cus_help, rank_help = [], []
+    for k, stop in enumerate(GRID):
+        change = rank_change_text(reference - int(mine[k]["rank"]))
+        if k == at:
+            lo, hi = float(mine[k]["low"]), float(mine[k]["high"])
+            cus_help.append(f"At alpha {stop:g}; 95% bootstrap interval {lo:.3f} to {hi:.3f}.")
+            versus = f"; against #1: {verdict}" if verdict else ""
+        else:  # the interval and the verdict are the server's: they come on release
+            cus_help.append(f"At alpha {stop:g}; its interval follows when you release the slider.")
+            versus = ""
+        rank_help.append(f"Within {dataset} by mean CUS{versus}; since alpha 0.5: {change}.")
+    return metrics(
+        [
+            {"label": "Answers", "cell": {"t": answers[0]}, "help": answers[1]},
+            {
+                "label": "Mean CUS",
+                "cell": cell([float(m["cus"]) for m in mine], decimals=3),
+                "help": cus_help,
+            },
+            {
+                "label": "Rank in dataset",
+                "cell": {"t": [f"{int(m['rank'])} of {in_dataset}" for m in mine]},
+                "help": rank_help,
+            },
+            {"label": usage[0], "cell": {"t": usage[1]}, "help": usage[2]},
+        ]
+    )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import navigation, run_page, url_state, views, widgets
+from dashboard import live_alpha, live_board, navigation, run_page, url_state, views, widgets
 from dashboard.data import reads
 from dashboard.escape import code, md
-from s3kg_core.analysis.leaderboard import rank_change_text
+from dashboard.live_alpha import GRID, grid_index
 from s3kg_core.stages.scored import reblend
 
 widgets.page_setup("Run details")
@@ -52,34 +52,29 @@ if controls.signature is not None:
         blended = reblend(frame, controls.alpha)
         worst = int(blended.sort_values(["cus", "item_id"]).iloc[0]["item_id"])
 
-cols = st.columns(4)
 scored = int(board["n"]) if board is not None else 0
-cols[0].metric(
-    "Answers",
+answers = (
     f"{summary.usage['answers']:,}",
-    help=f"{scored:,} of them scored under the sidebar's signature.",
+    f"{scored:,} of them scored under the sidebar's signature.",
 )
-if board is not None:
-    in_dataset = int((ranked["dataset"] == board["dataset"]).sum())
-    cols[1].metric(
-        "Mean CUS",
-        f"{board['cus']:.3f}",
-        help=f"At alpha {controls.alpha:g}; 95% bootstrap interval "
-        f"{board['low']:.3f} to {board['high']:.3f}.",
-    )
+usage = run_page.usage_metrics(summary.usage)
+if board is not None:  # the figures follow the slider in the browser (dashboard/live_alpha.py)
+    frames = live_board.stops(ranked, reads.means_grid(controls.view, GRID), controls.alpha, "cus")
     against = board["verdict"]
-    versus = f"; against #1: {md(against.text())}" if against is not None else ""
-    cols[2].metric(
-        "Rank in dataset",
-        f"{int(board['rank'])} of {in_dataset}",
-        help=f"Within {md(board['dataset'])} by mean CUS{versus}; since alpha 0.5: "
-        f"{rank_change_text(int(board['rank_change']))}.",
-    )
+    live_alpha.mount(
+        run_page.figures(
+            run_id, frames, grid_index(controls.alpha), answers=answers, usage=usage[0],
+            verdict=against.text() if against is not None else None,
+        ),
+        alpha=controls.alpha,
+        key="run.figures",
+    )  # fmt: skip
 else:
+    cols = st.columns(4)
+    cols[0].metric("Answers", answers[0], help=answers[1])
     cols[1].metric("Mean CUS", "—", help="Not scored under the sidebar's signature.")
     cols[2].metric("Rank in dataset", "—")
-usage = run_page.usage_metrics(summary.usage)
-cols[3].metric(usage[0][0], usage[0][1], help=usage[0][2])
+    cols[3].metric(usage[0][0], usage[0][1], help=usage[0][2])
 leader = None  # the dataset's #1, when this run is not it
 if board is not None and board["verdict"] is not None:
     leader = int(ranked.loc[ranked["dataset"] == board["dataset"], "run_id"].iloc[0])

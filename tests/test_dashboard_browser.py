@@ -373,6 +373,29 @@ def test_the_overview_follows_a_drag_of_alpha_before_the_server_hears_it(
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
     assert slider.input_value() == "0.9"  # the stored alpha: the other pages read it
 
+    # the Run page's figures follow a drag too (its live block), before the server hears it
+    run = dashboard_db.xss_run
+    open_page(watched, server, f"Run?run={run}&alpha=0.9", "Run details")
+    figures = page.locator('[data-kind="metrics"]').first
+    expect(figures).to_have_attribute("data-at", "0.9", timeout=RENDER_MS)
+    assert metric_value(page, "Mean CUS") == f"{dashboard_db.run_cus[0.9][run]:.3f}"
+    thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]')
+    track = thumb.locator("xpath=../..").bounding_box()
+    start = thumb.locator("..").bounding_box()
+    y = start["y"] + start["height"] / 2
+    page.mouse.move(start["x"] + start["width"] / 2, y)
+    page.mouse.down()
+    page.mouse.move(track["x"] + 0.3 * track["width"], y, steps=4)
+    expect(figures).to_have_attribute("data-alpha", "0.3")
+    assert figures.get_attribute("data-at") == "0.9"  # the server has not heard
+    assert metric_value(page, "Mean CUS") == f"{dashboard_db.run_cus[0.3][run]:.3f}"
+    screenshot(page, artefacts() / "run_details_dragging.png")
+    page.mouse.up()
+    expect(figures).to_have_attribute("data-at", "0.3", timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert metric_value(page, "Mean CUS") == f"{dashboard_db.run_cus[0.3][run]:.3f}"
+    assert_clean(watched, server, "run details after a drag")
+
 
 def test_the_page_tour_opens_every_address_but_the_overviews() -> None:
     """The tour below opens every page by its address (the Overview's ``/`` and ``/Overview``

@@ -29,3 +29,29 @@ def test_every_signature_the_run_page_prints_ends_with_its_alpha():
         )
         assert scored["signature"].tolist()[0] == stored  # the stored frame is left as it was
     assert module.identity(info, None, 0.5).iloc[-1]["value"] == "not scored"
+
+
+def test_the_figures_hold_each_stops_mean_and_rank_and_the_servers_interval_at_its_own():
+    """Issue 60: the Run page's Mean CUS and rank follow the slider in the browser; at every
+    stop they are that stop's leaderboard, the interval and the verdict only at the server's."""
+    import pandas as pd
+
+    from dashboard.live_alpha import GRID
+
+    def board(cus_1: float) -> pd.DataFrame:
+        ranked = pd.DataFrame({"run_id": [1, 2, 3], "dataset": ["d", "d", "e"],
+                               "cus": [cus_1, 0.5, 0.9], "reference_rank": [2, 1, 1],
+                               "low": [0.1, 0.4, 0.8], "high": [0.9, 0.6, 1.0]})  # fmt: skip
+        return ranked.assign(rank=ranked.groupby("dataset")["cus"].rank(ascending=False))
+
+    frames = [board(0.3 + 0.4 * a) for a in GRID]  # run 1 passes run 2 above alpha 0.5
+    block = module.figures(1, frames, 5, answers=("30", "30 scored"), usage=("T", "1", "h"),
+                           verdict="clearly lower (paired bootstrap)")  # fmt: skip
+    mean, rank = block["items"][1], block["items"][2]
+    assert mean["cell"]["v"] == [0.3 + 0.4 * a for a in GRID] and mean["cell"]["d"] == 3
+    assert rank["cell"]["t"][0] == "2 of 2" and rank["cell"]["t"][10] == "1 of 2"
+    assert rank["help"][10].endswith("since alpha 0.5: ▲1.") and "#1" not in rank["help"][10]
+    assert "against #1: clearly lower (paired bootstrap)" in rank["help"][5]
+    assert mean["help"][5] == "At alpha 0.5; 95% bootstrap interval 0.100 to 0.900."
+    assert "follows when you release" in mean["help"][0]
+    assert block["items"][0] == {"label": "Answers", "cell": {"t": "30"}, "help": "30 scored"}

@@ -105,7 +105,6 @@ function drawMetrics(root, data, k) {
       const label = document.createElement("div");
       label.className = "label";
       label.textContent = item.label;
-      if (item.help) label.title = item.help;
       const value = document.createElement("div");
       value.className = "value";
       box.append(label, value);
@@ -113,7 +112,13 @@ function drawMetrics(root, data, k) {
     }
     root.replaceChildren(row);
   }
-  row.querySelectorAll(".value").forEach((el, i) => fill(el, data.items[i].cell, k, data.at));
+  row.querySelectorAll(".metric").forEach((box, i) => {
+    const item = data.items[i];
+    fill(box.querySelector(".value"), item.cell, k, data.at);
+    const help = item.help == null ? "" : pick(item.help, k); // one help, or one per stop
+    if (help) box.title = help;
+    else box.removeAttribute("title");
+  });
 }
 
 function drawNote(root, data, k) {
