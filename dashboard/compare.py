@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dashboard.live_alpha import GRID, cell, metrics
 from s3kg_core.analysis.check import CheckResult, Gate
 from s3kg_core.analysis.compare import DELTA_COLUMNS, question_deltas
 from s3kg_core.escape import code, md
@@ -22,10 +23,12 @@ __all__ = [
     "CHECK_LIVE_MAX",
     "DELTA_COLUMNS",
     "LIVE_CHANGES_MAX",
+    "PENDING",
     "TABLE_MAX",
     "check_command",
     "default_pair",
     "ends",
+    "figures",
     "gate_mark",
     "gates_markdown",
     "interval_text",
@@ -52,6 +55,13 @@ The gates are :func:`s3kg_core.analysis.check.check_runs` itself: a paired BCa b
 999 questions on two cores), from :data:`~s3kg_core.stats.NORMAL_FROM` questions its normal
 approximation (0.3 s for the whole check at 5,000, most of it reading the answers' statuses);
 past this many the page waits for the reader to ask."""
+
+
+PENDING = (
+    "alpha {alpha} in your browser: the figures above follow the slider; the check, the "
+    "questions and the chart below follow when you release it."
+)
+"""The line under the live figures while the server has not caught up with the slider."""
 
 
 TABLE_MAX = 200
@@ -221,3 +231,71 @@ def verdict(result: CheckResult) -> str:
         f"({result.comparison.resamples:,} resamples, the `cus_drop` gate's)."
     )
     return f"{head}. {text} {said}"
+
+
+def figures(grid: pd.DataFrame, deltas: pd.DataFrame, at: int) -> dict:
+    """The five figures above the comparison at every stop of the alpha slider (a live block).
+
+    ``grid`` is :func:`s3kg_core.store.compare_queries.pair_means_grid` at :data:`GRID`,
+    ``deltas`` the pair's questions at the server's stop ``at`` (its numbers there, as they
+    are): shared questions, mean CUS of A and of B with B minus A under it, and how many
+    questions got worse and better in B.
+
+    Examples
+    --------
+    >>> grid = pd.DataFrame({"alpha": GRID, "shared": 2, "cus_a": 0.5, "cus_b": 0.4,
+    ...     "d_cus": -0.1, "worse": 2, "better": 0})
+    >>> deltas = pd.DataFrame({"cus_a": [0.6, 0.4], "cus_b": [0.7, 0.5], "d_cus": [0.1, 0.1]})
+    >>> block = figures(grid, deltas, 5)
+    >>> b = block["items"][2]
+    >>> b["cell"]["v"][5], b["delta"]["t"][5], b["tone"][5], b["tone"][0]
+    (0.6, '+0.100', 'up', 'down')
+    """
+    rows = grid.set_index("alpha")
+    per_stop = []
+    for k, stop in enumerate(GRID):
+        if k == at:
+            per_stop.append(
+                (
+                    float(deltas["cus_a"].mean()),
+                    float(deltas["cus_b"].mean()),
+                    float(deltas["d_cus"].mean()),
+                    int((deltas["d_cus"] < 0).sum()),
+                    int((deltas["d_cus"] > 0).sum()),
+                )
+            )
+            continue
+        row = rows.loc[rows.index[[abs(a - stop) < 1e-9 for a in rows.index]][0]]
+        per_stop.append(
+            (
+                float(row["cus_a"]),
+                float(row["cus_b"]),
+                float(row["d_cus"]),
+                int(row["worse"]),
+                int(row["better"]),
+            )
+        )
+    a, b, d, worse, better = (list(x) for x in zip(*per_stop, strict=True))
+    return metrics(
+        [
+            {"label": "Shared questions", "cell": {"t": f"{len(deltas):,}"}},
+            {"label": "Mean CUS · A", "cell": cell(a, decimals=3)},
+            {
+                "label": "Mean CUS · B",
+                "cell": cell(b, decimals=3),
+                "delta": {"t": [f"{x:+.3f}" for x in d]},
+                "tone": ["up" if x > 0 else "down" if x < 0 else "off" for x in d],
+                "help": "Under it: B minus A.",
+            },
+            {
+                "label": "Worse in B",
+                "cell": {"t": [f"{x:,}" for x in worse]},
+                "help": "Questions whose CUS dropped from A to B.",
+            },
+            {
+                "label": "Better in B",
+                "cell": {"t": [f"{x:,}" for x in better]},
+                "help": "Questions whose CUS rose from A to B.",
+            },
+        ]
+    )

@@ -35,14 +35,14 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.url_state import ALPHA_STEP
+from dashboard.url_state import ALPHA_STOPS
 from s3kg_core.errors import ConfigError
 
 __all__ = ["GRID", "KINDS", "cell", "grid_index", "metrics", "mount", "note", "table"]
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
-GRID: tuple[float, ...] = tuple(round(k * ALPHA_STEP, 2) for k in range(round(1 / ALPHA_STEP) + 1))
+GRID: tuple[float, ...] = ALPHA_STOPS
 """The alpha slider's stops (0, 0.1, ..., 1): a live block holds its numbers at each."""
 
 KINDS = ("metrics", "note", "table")
@@ -88,7 +88,9 @@ def cell(value: float | Sequence[float], *, decimals: int) -> dict[str, Any]:
 def metrics(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A row of figures, as ``st.metric`` shows them: each ``{"label", "help", "cell"}``.
 
-    ``help`` (the figure's tooltip) is one text, or one per stop.
+    ``help`` (the figure's tooltip) is one text, or one per stop. An item may add a line under
+    its value, ``"delta"`` (a cell) and ``"tone"`` (``"up"``, ``"down"`` or ``"off"``, one or
+    one per stop: green with an arrow up, red with an arrow down, grey).
     """
     return {"kind": "metrics", "items": [dict(i) for i in items]}
 

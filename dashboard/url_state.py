@@ -16,6 +16,7 @@ import streamlit as st
 
 __all__ = [
     "ALPHA_STEP",
+    "ALPHA_STOPS",
     "MAX_ID",
     "adopt",
     "adopt_alpha",
@@ -28,6 +29,12 @@ __all__ = [
 ALPHA_STEP = 0.1
 """The sidebar alpha slider's step, and the grid a URL's ``?alpha=`` is rounded to (0.1: three
 arrow presses from the default 0.5 to 0.2; at 0.05 it took six, issue 43.11)."""
+
+ALPHA_STOPS: tuple[float, ...] = tuple(
+    round(k * ALPHA_STEP, 2) for k in range(round(1 / ALPHA_STEP) + 1)
+)
+"""Every value the slider can take (0, 0.1, ..., 1): the stops live blocks hold their numbers
+at (:mod:`dashboard.live_alpha`)."""
 
 MAX_ID = 2**31 - 1
 """The largest run or item id (DuckDB's INTEGER): a URL's larger number names nothing."""

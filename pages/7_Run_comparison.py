@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard import (
     charts,
     compare,
+    live_alpha,
     navigation,
     triple_diff,
     url_state,
@@ -19,6 +20,7 @@ from dashboard import (
 )
 from dashboard.data import comparison, reads
 from dashboard.escape import code, md
+from dashboard.live_alpha import grid_index
 from s3kg_core.errors import S3KGError
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.scoring.tau import TRIPLE_THRESHOLD
@@ -75,19 +77,19 @@ with cols[1]:
 
 widgets.partial_note(controls.view, runs, (run_a, run_b))
 deltas = comparison.pair_deltas(controls.view, run_a, run_b, controls.alpha)
-worse = int((deltas["d_cus"] < 0).sum())
-better = int((deltas["d_cus"] > 0).sum())
-cols = st.columns(5)
-cols[0].metric("Shared questions", f"{len(deltas):,}")
-cols[1].metric("Mean CUS · A", f"{deltas['cus_a'].mean():.3f}")
-cols[2].metric(
-    "Mean CUS · B",
-    f"{deltas['cus_b'].mean():.3f}",
-    delta=f"{deltas['d_cus'].mean():+.3f}",
-    help="Delta: B minus A.",
+# the figures follow the slider in the browser (dashboard/live_alpha.py): every stop at once
+live_alpha.mount(
+    compare.figures(
+        comparison.pair_means_grid(controls.view, run_a, run_b), deltas, grid_index(controls.alpha)
+    ),
+    alpha=controls.alpha,
+    key="compare.figures",
 )
-cols[3].metric("Worse in B", f"{worse:,}", help="Questions whose CUS dropped from A to B.")
-cols[4].metric("Better in B", f"{better:,}", help="Questions whose CUS rose from A to B.")
+live_alpha.mount(
+    live_alpha.note([None] * len(live_alpha.GRID), compare.PENDING),
+    alpha=controls.alpha,
+    key="compare.pending",
+)
 gated = len(deltas) <= compare.CHECK_LIVE_MAX or st.toggle(
     f"Run `s3kg check`'s gates on all {len(deltas):,} shared questions",
     key="compare_run_check",

@@ -396,6 +396,31 @@ def test_the_overview_follows_a_drag_of_alpha_before_the_server_hears_it(
     assert metric_value(page, "Mean CUS") == f"{dashboard_db.run_cus[0.3][run]:.3f}"
     assert_clean(watched, server, "run details after a drag")
 
+    # ... and so do the Run comparison's (the two runs answered the same four questions)
+    other = next(r for r in dashboard_db.run_cus[0.3] if r != run)
+    open_page(watched, server, f"Run_comparison?a={run}&b={other}&alpha=0.3", "Run comparison")
+    figures = page.locator('[data-kind="metrics"]').first
+    expect(figures).to_have_attribute("data-at", "0.3", timeout=RENDER_MS)
+    start = thumb.locator("..").bounding_box()
+    track = thumb.locator("xpath=../..").bounding_box()
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(track["x"] + 0.8 * track["width"], y, steps=4)
+    expect(figures).to_have_attribute("data-alpha", "0.8")
+    assert figures.get_attribute("data-at") == "0.3"  # the server has not heard
+    cus = dashboard_db.run_cus[0.8]
+    assert metric_value(page, "Mean CUS · A") == f"{cus[run]:.3f}"
+    assert metric_value(page, "Mean CUS · B") == f"{cus[other]:.3f}"
+    delta = figures.locator(".delta").first
+    assert delta.inner_text() == f"{cus[other] - cus[run]:+.3f}"
+    pending = page.get_by_role("status").filter(has_text="alpha 0.8 in your browser")
+    assert pending.count() == 1  # the check and the table below are still alpha 0.3's: said so
+    screenshot(page, artefacts() / "run_comparison_dragging.png")
+    page.mouse.up()
+    expect(figures).to_have_attribute("data-at", "0.8", timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert_clean(watched, server, "run comparison after a drag")
+
 
 def test_the_page_tour_opens_every_address_but_the_overviews() -> None:
     """The tour below opens every page by its address (the Overview's ``/`` and ``/Overview``

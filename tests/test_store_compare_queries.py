@@ -20,6 +20,7 @@ from s3kg_core.store.compare_queries import (
     PAIR_COLUMNS,
     comparable_pairs,
     pair_deltas,
+    pair_means_grid,
     pair_questions,
 )
 
@@ -105,6 +106,27 @@ def test_a_kept_question_one_run_did_not_answer_keeps_the_page_asked_for(scored)
         assert (total, page) == (8, 2) and missing not in rows["item_id"].tolist()
         rows, _, page = pair_questions(con, signature, 1, 2, 0.5, page=0, size=3, keep=missing)
         assert missing in rows["item_id"].tolist()
+
+
+@pytest.mark.parametrize(("run_a", "run_b"), PAIRS)
+def test_the_grid_is_pair_deltas_summed_at_each_alpha(scored, run_a, run_b):
+    """Issue 60: the Run comparison's figures at every stop of the slider, in one scan."""
+    store, signature = scored
+    alphas = [round(0.1 * k, 1) for k in range(11)]
+    with store.connect() as con:
+        grid = pair_means_grid(con, signature, run_a, run_b, alphas).set_index("alpha")
+        for alpha in alphas:
+            d = pair_deltas(con, signature, run_a, run_b, alpha)
+            row = grid.loc[alpha]
+            assert row["shared"] == len(d) > 0
+            assert (row["worse"], row["better"]) == ((d["d_cus"] < 0).sum(), (d["d_cus"] > 0).sum())
+            for column in ("cus_a", "cus_b", "d_cus"):
+                assert row[column] == pytest.approx(d[column].mean(), rel=0, abs=1e-12)
+        with pytest.raises(ComparisonError, match="one run"):
+            pair_means_grid(con, signature, 2, 2, alphas)
+        with pytest.raises(ConfigError):
+            pair_means_grid(con, signature, 1, 2, [])
+    assert grid["d_cus"].nunique() > 1  # alpha moves the comparison in this store
 
 
 def test_one_run_twice_or_an_alpha_out_of_range_is_refused(scored):

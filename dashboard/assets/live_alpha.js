@@ -108,6 +108,11 @@ function drawMetrics(root, data, k) {
       const value = document.createElement("div");
       value.className = "value";
       box.append(label, value);
+      if (item.delta) {
+        const delta = document.createElement("div");
+        delta.className = "delta";
+        box.appendChild(delta);
+      }
       row.appendChild(box);
     }
     root.replaceChildren(row);
@@ -115,6 +120,11 @@ function drawMetrics(root, data, k) {
   row.querySelectorAll(".metric").forEach((box, i) => {
     const item = data.items[i];
     fill(box.querySelector(".value"), item.cell, k, data.at);
+    const delta = box.querySelector(".delta");
+    if (delta) {
+      fill(delta, item.delta, k, data.at);
+      delta.dataset.tone = item.tone ? pick(item.tone, k) : "off"; // up, down or off
+    }
     const help = item.help == null ? "" : pick(item.help, k); // one help, or one per stop
     if (help) box.title = help;
     else box.removeAttribute("title");

@@ -17,7 +17,7 @@ from dashboard.data import background
 from dashboard.data.database import View, by_results, read_store, reader, results_version
 from dashboard.data.explain import encoder, explorer_case
 from dashboard.data.tau_cases import tau_item, tau_run
-from dashboard.url_state import ALPHA_STEP
+from dashboard.url_state import ALPHA_STEP, ALPHA_STOPS
 from s3kg_core.analysis.check import CheckResult, check_runs
 from s3kg_core.analysis.question_diff import QuestionDiff, pair_changes, question_diff
 from s3kg_core.report.build import build_report
@@ -31,6 +31,7 @@ __all__ = [
     "pair_check",
     "pair_deltas",
     "pair_gold_changes",
+    "pair_means_grid",
     "pair_questions",
     "question_across",
     "run_report",
@@ -61,6 +62,19 @@ def pair_deltas(view: View, run_a: int, run_b: int, alpha: float) -> pd.DataFram
     """
     with reader(view.path) as con:
         return compare_queries.pair_deltas(con, view.scored, run_a, run_b, alpha)
+
+
+@by_results()
+@st.cache_data(show_spinner=False, max_entries=16)
+def pair_means_grid(view: View, run_a: int, run_b: int) -> pd.DataFrame:
+    """The pair's figures at every stop of the alpha slider, in one scan.
+
+    :func:`s3kg_core.store.compare_queries.pair_means_grid` at
+    :data:`dashboard.url_state.ALPHA_STOPS`: what the page's live figures show while the slider
+    moves. Cached per pair (every alpha at once).
+    """
+    with reader(view.path) as con:
+        return compare_queries.pair_means_grid(con, view.scored, run_a, run_b, ALPHA_STOPS)
 
 
 @by_results()

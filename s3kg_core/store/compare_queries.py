@@ -36,6 +36,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
@@ -43,13 +44,14 @@ import pandas as pd
 
 from ..errors import ComparisonError, ConfigError
 from ..scoring.result import check_alpha
-from .blend_queries import BLENDED
+from .blend_queries import BLENDED, BLENDED_GRID
 from .search_queries import like_pattern
 
 __all__ = [
     "PAIR_COLUMNS",
     "comparable_pairs",
     "pair_deltas",
+    "pair_means_grid",
     "pair_questions",
 ]
 
@@ -138,6 +140,54 @@ def pair_deltas(
     """
     sql, params = _pair(signature, run_a, run_b, alpha)
     return _texts(con.execute(f"{sql} SELECT * FROM pair ORDER BY d_cus, item_id", params).df())
+
+
+def pair_means_grid(
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    run_a: int,
+    run_b: int,
+    alphas: Sequence[float],
+) -> pd.DataFrame:
+    """The Run comparison's figures at every alpha of ``alphas``, in one scan.
+
+    Per alpha (``alpha``): the questions both runs answered (``shared``), the mean CUS of A and
+    of B (``cus_a``, ``cus_b``), the mean of B minus A (``d_cus``) and how many questions got
+    worse and better in B (``worse``, ``better``): :func:`pair_deltas`' frame summed, with the
+    same blend (the counts are equal; the means within 1e-12, the order of a sum). Ordered by
+    alpha.
+
+    Raises
+    ------
+    ComparisonError
+        If ``run_a`` and ``run_b`` are one run.
+    ConfigError
+        If an alpha is outside [0, 1], or ``alphas`` is empty.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "g.duckdb"))
+    >>> with db.connect() as con:
+    ...     pair_means_grid(con, "sig", 1, 2, [0.5]).columns.tolist()
+    ['alpha', 'shared', 'cus_a', 'cus_b', 'd_cus', 'worse', 'better']
+    """
+    if int(run_a) == int(run_b):
+        raise ComparisonError(f"run A and run B are one run ({int(run_a)}); pick two runs")
+    if not len(alphas):
+        raise ConfigError("give at least one alpha")
+    for a in alphas:
+        check_alpha(a)
+    return con.execute(
+        f"{BLENDED_GRID}, pair AS (SELECT x.a AS alpha, x.cus AS cus_a, y.cus AS cus_b, "
+        "y.cus - x.cus AS d_cus FROM c x JOIN c y ON x.item_id = y.item_id AND x.a = y.a "
+        "WHERE x.run_id = ? AND y.run_id = ?) "
+        "SELECT alpha, count(*) AS shared, avg(cus_a) AS cus_a, avg(cus_b) AS cus_b, "
+        "avg(d_cus) AS d_cus, count(*) FILTER (WHERE d_cus < 0) AS worse, "
+        "count(*) FILTER (WHERE d_cus > 0) AS better FROM pair GROUP BY alpha ORDER BY alpha",
+        [[float(a) for a in alphas], signature, int(run_a), int(run_b)],
+    ).df()
 
 
 def pair_questions(
