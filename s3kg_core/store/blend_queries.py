@@ -23,9 +23,12 @@ Examples
 
 from __future__ import annotations
 
-from ..scoring.result import WL_MODES
+from collections.abc import Sequence
 
-__all__ = ["BLENDED", "BLENDED_GRID", "blend_sql", "harmonic_mean_sql"]
+from ..errors import ConfigError
+from ..scoring.result import WL_MODES, check_alpha
+
+__all__ = ["BLENDED", "BLENDED_GRID", "blend_sql", "grid_alphas", "harmonic_mean_sql"]
 
 
 def blend_sql(s_wl: str, s_sbert: str, alpha: str, mode: str) -> str:
@@ -97,3 +100,23 @@ BLENDED_GRID = _blended("g.a", "\n    CROSS JOIN (SELECT unnest(CAST(? AS DOUBLE
 Its two parameters: the list of alphas, then the signature. The Overview's live leaderboard
 reads each run's means at every step of the alpha slider from it in one scan
 (:func:`~s3kg_core.store.leaderboard_queries.run_means_grid`)."""
+
+
+def grid_alphas(alphas: Sequence[float]) -> list[float]:
+    """``alphas`` as :data:`BLENDED_GRID`'s first parameter: checked, as floats.
+
+    Raises
+    ------
+    ConfigError
+        If ``alphas`` is empty or an alpha is outside [0, 1].
+
+    Examples
+    --------
+    >>> grid_alphas([0, 0.5])
+    [0.0, 0.5]
+    """
+    if not len(alphas):
+        raise ConfigError("give at least one alpha")
+    for a in alphas:
+        check_alpha(a)
+    return [float(a) for a in alphas]

@@ -44,7 +44,7 @@ import pandas as pd
 
 from ..errors import ComparisonError, ConfigError
 from ..scoring.result import check_alpha
-from .blend_queries import BLENDED, BLENDED_GRID
+from .blend_queries import BLENDED, BLENDED_GRID, grid_alphas
 from .search_queries import like_pattern
 
 __all__ = [
@@ -175,10 +175,6 @@ def pair_means_grid(
     """
     if int(run_a) == int(run_b):
         raise ComparisonError(f"run A and run B are one run ({int(run_a)}); pick two runs")
-    if not len(alphas):
-        raise ConfigError("give at least one alpha")
-    for a in alphas:
-        check_alpha(a)
     return con.execute(
         f"{BLENDED_GRID}, pair AS (SELECT x.a AS alpha, x.cus AS cus_a, y.cus AS cus_b, "
         "y.cus - x.cus AS d_cus FROM c x JOIN c y ON x.item_id = y.item_id AND x.a = y.a "
@@ -186,7 +182,7 @@ def pair_means_grid(
         "SELECT alpha, count(*) AS shared, avg(cus_a) AS cus_a, avg(cus_b) AS cus_b, "
         "avg(d_cus) AS d_cus, count(*) FILTER (WHERE d_cus < 0) AS worse, "
         "count(*) FILTER (WHERE d_cus > 0) AS better FROM pair GROUP BY alpha ORDER BY alpha",
-        [[float(a) for a in alphas], signature, int(run_a), int(run_b)],
+        [grid_alphas(alphas), signature, int(run_a), int(run_b)],
     ).df()
 
 

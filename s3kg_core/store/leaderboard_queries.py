@@ -44,7 +44,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..scoring.result import check_alpha
-from .blend_queries import BLENDED, BLENDED_GRID
+from .blend_queries import BLENDED, BLENDED_GRID, grid_alphas
 
 __all__ = [
     "PAIRED_COLUMNS",
@@ -130,15 +130,11 @@ def run_means_grid(
     ...     run_means_grid(con, "sig", [0.0, 1.0]).columns.tolist()
     ['run_id', 'alpha', 'n', 'gold_sim', 'ctx_sim', 'cus']
     """
-    if not len(alphas):
-        raise ConfigError("give at least one alpha")
-    for a in alphas:
-        check_alpha(a)
     means = ", ".join(f"avg({s}) AS {s}" for s in _SCORES)
     return con.execute(
         f"{BLENDED_GRID} SELECT run_id, a AS alpha, count(*) AS n, {means} FROM c "
         "GROUP BY run_id, a ORDER BY run_id, a",
-        [[float(a) for a in alphas], signature],
+        [grid_alphas(alphas), signature],
     ).df()
 
 
