@@ -70,3 +70,9 @@ def test_a_page_sends_the_block_with_the_grid_and_the_servers_stop(tmp_path):
     assert "textContent" in blocks[0].proto.js_content
     assert "innerHTML" not in blocks[0].proto.js_content  # nothing the data holds is markup
     assert json.loads(blocks[1].proto.json)["pending"] == "wait {alpha}"
+
+
+def test_the_module_doctests_pass():
+    import doctest
+
+    assert doctest.testmod(live_alpha).failed == 0

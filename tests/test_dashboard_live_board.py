@@ -145,3 +145,11 @@ def test_a_server_alpha_off_the_slider_is_refused(scored):
     _, grid, boards = scored
     with pytest.raises(ConfigError, match="not a stop"):
         live_board.stops(boards[0.5], grid, 0.55, "cus")
+
+
+def test_the_module_doctests_pass():
+    import doctest
+
+    import dashboard.live_board as module
+
+    assert doctest.testmod(module).failed == 0
