@@ -40,7 +40,7 @@ from store_helpers import build_store, start_lock_holder
 from dashboard import navigation
 from dashboard.data.database import View
 from dashboard.data.reads import load_runs
-from dashboard.graphs import HIGHLIGHT_COLOUR
+from dashboard.graphs import HIGHLIGHT_COLOUR, LinkedStyle, short_label
 from s3kg_core.grapheval.checkers.base import Checker, Verdict
 from s3kg_core.kg import Triple
 from s3kg_core.scoring.s3kg import S3KGConfig
@@ -1082,8 +1082,12 @@ def test_every_triple_row_every_header_and_the_tau_chart_show_at_both_sizes(
         assert iframe.bounding_box()["height"] >= inner - 2, "the frame holds the whole table"
         assert frame.evaluate(CUT_HEADS) == []
         edges = frame.evaluate("() => S3KG_DATA.panels.flatMap(p => p.edges)")
-        assert edges and all(len(e["label"]) <= 18 for e in edges)
-        assert any(e["label"] != e["title"] and e["label"].endswith("\u2026") for e in edges)
+        # issue 58.5: a relation is shown whole up to LinkedStyle.edge_label_chars (48: every
+        # relation of the demo), cut at a word with "…" past it (it was cut at 18)
+        limit = LinkedStyle().edge_label_chars
+        assert edges and all(len(e["label"]) <= limit for e in edges)
+        assert any(len(e["label"]) > 18 for e in edges)  # one the 18-character cut hid
+        assert all(e["label"] == short_label(e["label"], limit) for e in edges)
         first_screen(page, artefacts() / f"explorer_rows_{size[0]}x{size[1]}.png")
         open_page(w, demo_server, "Failure_analysis", "Failure analysis (TAU)")
         frame = graph_frame(page)
@@ -1332,18 +1336,33 @@ def _unclipped(locator: Any) -> bool:
 
 def cut_tables(page: Any) -> list[str]:
     """Every drawn dataframe of the page whose columns do not all fit: its grid scrolls
-    sideways (a column off the right edge), or the grid itself leaves the window."""
+    sideways (a column off the right edge), or the grid itself leaves the window; the live
+    tables (dashboard/live_alpha.py, in their shadow roots) too."""
     found = page.evaluate(
-        """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].flatMap((f, i) => {
-            const s = f.querySelector('.dvn-scroller');
-            if (!s || !f.offsetParent) return [];  // not drawn (a closed expander)
-            const header = [...f.querySelectorAll('[role="columnheader"]')]
-                .map(h => h.innerText.trim()).join(' | ');
-            const box = f.getBoundingClientRect();
-            return (s.scrollWidth > s.clientWidth + 1 || box.right > window.innerWidth + 0.5)
-                ? [`table ${i} (${header}): ${s.scrollWidth} px of columns in ${s.clientWidth}`]
-                : [];
-        })"""
+        """() => {
+            const cut = (el, box) => el.scrollWidth > el.clientWidth + 1
+                || box.right > window.innerWidth + 0.5;
+            const grids = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+                .flatMap((f, i) => {
+                    const s = f.querySelector('.dvn-scroller');
+                    if (!s || !f.offsetParent) return [];  // not drawn (a closed expander)
+                    const header = [...f.querySelectorAll('[role="columnheader"]')]
+                        .map(h => h.innerText.trim()).join(' | ');
+                    return cut(s, f.getBoundingClientRect())
+                        ? [`table ${i} (${header}): ${s.scrollWidth} px in ${s.clientWidth}`]
+                        : [];
+                });
+            const roots = [...document.querySelectorAll('*')].filter(e => e.shadowRoot)
+                .map(e => e.shadowRoot);
+            const live = roots.flatMap(r => [...r.querySelectorAll('.wrap')]).flatMap((w, i) => {
+                const header = [...w.querySelectorAll('th')].map(h => h.innerText.trim())
+                    .join(' | ');
+                return cut(w, w.getBoundingClientRect())
+                    ? [`live table ${i} (${header}): ${w.scrollWidth} px in ${w.clientWidth}`]
+                    : [];
+            });
+            return [...grids, ...live];
+        }"""
     )
     return list(found)
 
@@ -1584,24 +1603,6 @@ def test_the_demos_benchmarks_and_factuality_pages_say_what_they_show(
     assert_clean(watched, annotate_server, "factuality (demo)")
 
 
-def _grid_column(grid: Any, column: int, rows_expected: int) -> list[str]:
-    """The texts of one column of a Streamlit dataframe as the grid draws it, top to bottom
-    (glide-data-grid keeps an accessible table of its cells beside the canvas, filled once
-    the canvas is drawn: read until ``rows_expected`` rows are there, 20 s at most)."""
-    out: list[str] = []
-    for _ in range(80):
-        rows = grid.locator('[role="row"]')
-        out = []
-        for i in range(1, rows.count()):  # row 0: the header
-            cells = rows.nth(i).locator('[role="gridcell"]')
-            if cells.count() > column:
-                out.append(cells.nth(column).inner_text().strip())
-        if len(out) >= rows_expected:
-            break
-        grid.page.wait_for_timeout(250)
-    return out
-
-
 def test_the_workbench_pages_read_at_both_sizes_and_the_csv_is_the_screen(
     watched: Watched, annotate_server: Server
 ) -> None:
@@ -1626,9 +1627,10 @@ def test_the_workbench_pages_read_at_both_sizes_and_the_csv_is_the_screen(
             assert "alpha=0.9" in page.url
             slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
             assert slider.input_value() == "0.9"
-            grid = page.locator('[data-testid="stDataFrame"]').first
+            grid = page.locator('[data-kind="table"] table').first  # the live leaderboard
             grid.scroll_into_view_if_needed()
-            ranks, shown_runs = _grid_column(grid, 0, 2), _grid_column(grid, 2, 2)  # #, run
+            ranks = [t.strip() for t in grid.locator('td[data-key="rank"]').all_inner_texts()]
+            shown_runs = [t.strip() for t in grid.locator('td[data-key="run"]').all_inner_texts()]
             assert ranks == ["1", "2"], ranks
             with page.expect_download() as download:
                 page.get_by_role("button", name="Leaderboard (CSV)").click()
@@ -1680,8 +1682,9 @@ def test_no_column_is_cut_at_1280_and_the_comparison_shows_the_checks_gates(
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(600)
             # a loaded machine draws the table after the title: wait for it, do not count early
-            main.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
-            assert main.locator('[data-testid="stDataFrame"]').count() >= 1, name
+            tables = main.locator('[data-testid="stDataFrame"], [data-kind="table"] table')
+            tables.first.wait_for(timeout=60_000)  # the Overview's leaderboard: a live table
+            assert tables.count() >= 1, name
             assert cut_tables(page) == [], (name, width, cut_tables(page))
             first_screen(page, artefacts() / f"{name}_cols_{width}x{height}.png")
         assert_clean(watched, annotate_server, name)
@@ -1710,10 +1713,11 @@ def test_the_verdict_against_1_is_on_the_first_screen_of_each_page_issue_58(
             page.wait_for_timeout(600)
             size = (width, height)
             if name == "overview_verdict":
-                grid = main.locator('[data-testid="stDataFrame"]').first
+                grid = main.locator('[data-kind="table"] table').first  # the live leaderboard
                 grid.wait_for(timeout=60_000)
                 assert _in_first_screen(grid, size), size
-                assert _grid_column(grid, 5, 2) == ["", "clearly lower"]  # the "vs #1" column
+                verdicts = grid.locator('td[data-key="verdict"]').all_inner_texts()
+                assert [v.strip() for v in verdicts] == ["", "clearly lower"]  # "vs #1"
                 assert cut_tables(page) == [], (size, cut_tables(page))
                 note = main.locator("p").filter(has_text="each run's mean against the dataset's #1")
                 assert "by the paired bootstrap over 30 shared questions" in note.inner_text()

@@ -284,7 +284,8 @@ def _wait_for_overview(url: str, proc: subprocess.Popen[bytes], log: Path) -> No
                 "request",
                 lambda r: (
                     None
-                    if r.url.startswith(url) or r.url.startswith("data:")
+                    # the page's own blob: URLs (a custom component's script) are local too
+                    if r.url.startswith((url, "data:", f"blob:{url}"))
                     else foreign.append(r.url)
                 ),
             )
