@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import shlex
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -233,7 +234,7 @@ def verdict(result: CheckResult) -> str:
     return f"{head}. {text} {said}"
 
 
-def figures(grid: pd.DataFrame, deltas: pd.DataFrame, at: int) -> dict:
+def figures(grid: pd.DataFrame, deltas: pd.DataFrame, at: int) -> dict[str, Any]:
     """The five figures above the comparison at every stop of the alpha slider (a live block).
 
     ``grid`` is :func:`s3kg_core.store.compare_queries.pair_means_grid` at :data:`GRID`,

@@ -68,7 +68,9 @@ def stops(board: pd.DataFrame, grid: pd.DataFrame, alpha: float, metric: str) ->
     return out
 
 
-def metrics_block(whole: pd.DataFrame, frames: Sequence[pd.DataFrame], datasets: int) -> dict:
+def metrics_block(
+    whole: pd.DataFrame, frames: Sequence[pd.DataFrame], datasets: int
+) -> dict[str, Any]:
     """The figures above the leaderboard: runs, answers, the mean CUS (per stop), datasets.
 
     The mean CUS weighs each run's mean by its answers, as the page always did; ``frames``
@@ -92,7 +94,7 @@ def metrics_block(whole: pd.DataFrame, frames: Sequence[pd.DataFrame], datasets:
     )
 
 
-def note_block(frames: Sequence[pd.DataFrame], datasets: Sequence[str] | None) -> dict:
+def note_block(frames: Sequence[pd.DataFrame], datasets: Sequence[str] | None) -> dict[str, Any]:
     """The note of runs that changed places against alpha 0.5, at every stop (none at 0.5).
 
     Of the runs of ``datasets`` (``None``: every dataset); with the line shown while waiting.
@@ -112,7 +114,7 @@ def table_block(
     *,
     partial: bool,
     columns: Mapping[str, Mapping[str, Any]],
-) -> dict:
+) -> dict[str, Any]:
     """One dataset's leaderboard at every stop of the slider.
 
     ``shown`` is its rows as the server shows them (:func:`dashboard.leaderboard.table`),

@@ -3,6 +3,8 @@ rank changes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from dashboard import charts, leaderboard, live_alpha, live_board, navigation, url_state, widgets
@@ -52,12 +54,12 @@ if "by" in found:
 st.session_state.setdefault("overview.by", "cus")
 
 
-def columns(metric: str) -> dict[str, dict]:
+def columns(metric: str) -> dict[str, dict[str, Any]]:
     """The leaderboard's columns in the order shown: label, help and width (every column fits
     at 1280 px, issue 43: the run's label names its model and settings, the link its page, and
     the CSV holds every column)."""
     name = charts.SCORE_NAMES[metric]
-    out = {
+    out: dict[str, dict[str, Any]] = {
         "rank": {"label": "#", "width": 36, "align": "right"},
         "change": {
             "label": "Δrank",
