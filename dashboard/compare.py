@@ -252,30 +252,18 @@ def figures(grid: pd.DataFrame, deltas: pd.DataFrame, at: int) -> dict[str, Any]
     >>> b["cell"]["v"][5], b["delta"]["t"][5], b["tone"][5], b["tone"][0]
     (0.6, '+0.100', 'up', 'down')
     """
-    rows = grid.set_index("alpha")
-    per_stop = []
-    for k, stop in enumerate(GRID):
-        if k == at:
-            per_stop.append(
-                (
-                    float(deltas["cus_a"].mean()),
-                    float(deltas["cus_b"].mean()),
-                    float(deltas["d_cus"].mean()),
-                    int((deltas["d_cus"] < 0).sum()),
-                    int((deltas["d_cus"] > 0).sum()),
-                )
-            )
-            continue
-        row = rows.loc[rows.index[[abs(a - stop) < 1e-9 for a in rows.index]][0]]
-        per_stop.append(
-            (
-                float(row["cus_a"]),
-                float(row["cus_b"]),
-                float(row["d_cus"]),
-                int(row["worse"]),
-                int(row["better"]),
-            )
-        )
+    at_server = {
+        "cus_a": deltas["cus_a"].mean(),
+        "cus_b": deltas["cus_b"].mean(),
+        "d_cus": deltas["d_cus"].mean(),
+        "worse": (deltas["d_cus"] < 0).sum(),
+        "better": (deltas["d_cus"] > 0).sum(),
+    }
+    by_stop = {round(float(r["alpha"]), 2): r for r in grid.to_dict("records")}
+    per_stop = [
+        (float(r["cus_a"]), float(r["cus_b"]), float(r["d_cus"]), int(r["worse"]), int(r["better"]))
+        for r in (at_server if k == at else by_stop[stop] for k, stop in enumerate(GRID))
+    ]
     a, b, d, worse, better = (list(x) for x in zip(*per_stop, strict=True))
     return metrics(
         [

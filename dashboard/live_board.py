@@ -33,6 +33,7 @@ import pandas as pd
 
 from dashboard import charts, leaderboard
 from dashboard.live_alpha import GRID, cell, grid_index, metrics, note, table
+from s3kg_core.analysis.compare import SCORES
 from s3kg_core.analysis.leaderboard import dataset_ranks, rank_change_text
 
 __all__ = ["PENDING", "metrics_block", "note_block", "stops", "table_block"]
@@ -42,8 +43,6 @@ PENDING = (
     "intervals, vs #1 and the chart follow when you release it."
 )
 """The line shown while the server has not caught up with the slider."""
-
-_SCORES = ("gold_sim", "ctx_sim", "cus")
 
 
 def stops(board: pd.DataFrame, grid: pd.DataFrame, alpha: float, metric: str) -> list[pd.DataFrame]:
@@ -55,13 +54,13 @@ def stops(board: pd.DataFrame, grid: pd.DataFrame, alpha: float, metric: str) ->
     its means are the grid's and ``rank`` is ranked again by ``metric``.
     """
     at = grid_index(alpha)
-    keep = board.drop(columns=list(_SCORES))
+    keep = board.drop(columns=list(SCORES))
     out = []
     for k, stop in enumerate(GRID):
         if k == at:
             out.append(board.reset_index(drop=True))
             continue
-        means = grid.loc[(grid["alpha"] - stop).abs() < 1e-9, ["run_id", *_SCORES]]
+        means = grid.loc[(grid["alpha"] - stop).abs() < 1e-9, ["run_id", *SCORES]]
         frame = keep.merge(means, on="run_id", how="left", validate="one_to_one")
         frame["rank"] = dataset_ranks(frame, metric).to_numpy()
         out.append(frame)

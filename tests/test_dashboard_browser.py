@@ -316,6 +316,23 @@ def _live_means(page: Any) -> dict[int, float]:
     }
 
 
+def _grab_alpha(page: Any) -> Any:
+    """Press the mouse on the sidebar's alpha thumb (and keep it pressed); returns
+    ``drag_to(alpha)``, which moves it along the track (0 to 1) without releasing it: Streamlit
+    tells the server nothing until ``page.mouse.up()``."""
+    thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]')
+    track = thumb.locator("xpath=../..").bounding_box()  # the thumb's track: alpha 0 to 1
+    start = thumb.locator("..").bounding_box()
+    y = start["y"] + start["height"] / 2
+    page.mouse.move(start["x"] + start["width"] / 2, y)
+    page.mouse.down()
+
+    def drag_to(alpha: float) -> None:
+        page.mouse.move(track["x"] + alpha * track["width"], y, steps=4)
+
+    return drag_to
+
+
 def test_the_overview_follows_a_drag_of_alpha_before_the_server_hears_it(
     watched: Watched, server: Server, dashboard_db: DashboardDB
 ) -> None:
@@ -334,14 +351,9 @@ def test_the_overview_follows_a_drag_of_alpha_before_the_server_hears_it(
     assert caption.inner_text().endswith("|alpha:0.5")
     assert _live_means(page) == pytest.approx(dashboard_db.run_cus[0.5], rel=0, abs=1e-12)
 
-    thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]')
-    track = thumb.locator("xpath=../..").bounding_box()  # the thumb's track: alpha 0 to 1
-    start = thumb.locator("..").bounding_box()
-    y = start["y"] + start["height"] / 2
-    page.mouse.move(start["x"] + start["width"] / 2, y)
-    page.mouse.down()
+    drag_to = _grab_alpha(page)
     for alpha in (0.8, 1.0, 0.2, 0.0, 0.9):
-        page.mouse.move(track["x"] + alpha * track["width"], y, steps=4)
+        drag_to(alpha)
         expect(table).to_have_attribute("data-alpha", f"{alpha:g}")
         # the server has not heard: its alpha, its caption and its intervals are still 0.5's
         assert table.get_attribute("data-at") == "0.5"
@@ -379,13 +391,7 @@ def test_the_overview_follows_a_drag_of_alpha_before_the_server_hears_it(
     figures = page.locator('[data-kind="metrics"]').first
     expect(figures).to_have_attribute("data-at", "0.9", timeout=RENDER_MS)
     assert metric_value(page, "Mean CUS") == f"{dashboard_db.run_cus[0.9][run]:.3f}"
-    thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]')
-    track = thumb.locator("xpath=../..").bounding_box()
-    start = thumb.locator("..").bounding_box()
-    y = start["y"] + start["height"] / 2
-    page.mouse.move(start["x"] + start["width"] / 2, y)
-    page.mouse.down()
-    page.mouse.move(track["x"] + 0.3 * track["width"], y, steps=4)
+    _grab_alpha(page)(0.3)
     expect(figures).to_have_attribute("data-alpha", "0.3")
     assert figures.get_attribute("data-at") == "0.9"  # the server has not heard
     assert metric_value(page, "Mean CUS") == f"{dashboard_db.run_cus[0.3][run]:.3f}"
@@ -401,11 +407,7 @@ def test_the_overview_follows_a_drag_of_alpha_before_the_server_hears_it(
     open_page(watched, server, f"Run_comparison?a={run}&b={other}&alpha=0.3", "Run comparison")
     figures = page.locator('[data-kind="metrics"]').first
     expect(figures).to_have_attribute("data-at", "0.3", timeout=RENDER_MS)
-    start = thumb.locator("..").bounding_box()
-    track = thumb.locator("xpath=../..").bounding_box()
-    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(track["x"] + 0.8 * track["width"], y, steps=4)
+    _grab_alpha(page)(0.8)
     expect(figures).to_have_attribute("data-alpha", "0.8")
     assert figures.get_attribute("data-at") == "0.3"  # the server has not heard
     cus = dashboard_db.run_cus[0.8]
