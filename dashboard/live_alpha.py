@@ -89,19 +89,22 @@ def metrics(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A row of figures, as ``st.metric`` shows them: each ``{"label", "help", "cell"}``.
 
     ``help`` (the figure's tooltip) is one text, or one per stop. An item may add a line under
-    its value, ``"delta"`` (a cell) and ``"tone"`` (``"up"``, ``"down"`` or ``"off"``, one or
-    one per stop: green with an arrow up, red with an arrow down, grey).
+    its value, ``"delta"`` (a cell) and ``"tone"`` (``"up"``, ``"down"``, ``"warn"`` or
+    ``"off"``, one or one per stop: green with an arrow up, red with an arrow down, orange,
+    grey); ``"small": True`` draws a wider figure in a smaller size (``"0.14 / 0.20"``).
     """
     return {"kind": "metrics", "items": [dict(i) for i in items]}
 
 
-def note(texts: Sequence[str | None], pending: str) -> dict[str, Any]:
+def note(texts: Sequence[str | None], pending: str, *, caption: bool = False) -> dict[str, Any]:
     """A note per stop (``None``: no note there), and the line shown while the server waits.
 
     ``pending`` is shown while the server has not caught up with the slider; ``{alpha}`` in it
-    reads the slider's value.
+    reads the slider's value. A ``caption`` is one grey line (``st.caption``'s look) instead
+    of an info box: the stop's text, then ``pending`` after it while the slider moves.
     """
-    return {"kind": "note", "texts": list(texts), "pending": pending}
+    block = {"kind": "note", "texts": list(texts), "pending": pending}
+    return {**block, "style": "caption"} if caption else block
 
 
 def table(

@@ -6,18 +6,19 @@ beside the stored ones, the linked graphs document and the texts with aligned en
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
 
+from dashboard import live_alpha, live_explorer
 from dashboard.data import writes
 from dashboard.data.reads import ItemView
 from dashboard.escape import code, md
 from dashboard.run_names import run_label_map
 from s3kg_core.errors import ConfigError
-from s3kg_core.statuses import describe_status, role_status, short_status
+from s3kg_core.scoring.signature import Signature
 from s3kg_core.store.run_queries import MAX_RUN_NAME
 
 if TYPE_CHECKING:
@@ -104,84 +105,39 @@ def texts(view: ItemView) -> None:
             st.text(body or "(empty)")
 
 
-_SCORE_LABELS = (
-    ("GoldSim", "gold_sim", "S3KG of the answer KG against the gold KG"),
-    ("CtxSim", "ctx_sim", "S3KG of the answer KG against the context KG"),
-    ("CUS", "cus", "harmonic mean of GoldSim and CtxSim"),
-)
-
-
 def explorer_scores(
-    stored: pd.Series,
-    live: Mapping[str, float],
+    stored: Sequence[Mapping[str, Any]],
+    live: Sequence[Mapping[str, float]],
     *,
     alpha: float,
     tau: float,
     stored_tau: float,
+    signature: str,
 ) -> None:
-    """GoldSim, CtxSim, CUS and the components at ``tau``, each with its stored value below.
+    """GoldSim, CtxSim, CUS and the components at ``tau``, and the signature, following alpha.
 
-    ``stored`` is the answer's row of the re-blended components frame; ``live`` the same
-    numbers recomputed at ``tau`` (:meth:`dashboard.explorer.CaseScores.scores`). Every metric
-    always has its second line ("as stored" at the stored tau), so moving tau never changes
-    the block's height and nothing below it moves.
+    Two live blocks (:mod:`dashboard.live_alpha`): each score over its stored value, and the
+    signature the scores are blended under. ``stored`` is the answer's stored row re-blended
+    at each stop of the slider, ``live`` the same numbers recomputed at ``tau``
+    (:func:`dashboard.live_explorer.figures`); ``alpha`` is the server's. Every metric always
+    has its second line ("as stored" at the stored tau), so moving tau never changes the
+    block's height and nothing below it moves.
     """
-    same = abs(tau - stored_tau) < 1e-9
-    gold = role_status(str(stored["gold_status"]), "gold")
-    ctx = role_status(str(stored["ctx_status"]), "context")
-    unscorable = {
-        "gold_sim": short_status(gold),
-        "ctx_sim": short_status(ctx),
-        "cus": short_status(gold if gold != "ok" else ctx),
-    }
-    cols = st.columns([1, 1, 1, 1.45, 1.45])
-    for col, (label, key, help_text) in zip(cols, _SCORE_LABELS, strict=False):
-        was = float(stored[key])
-        change = round(live[key] - was, 3)
-        colour: Literal["normal", "off", "orange"]
-        arrow: Literal["auto", "off"]
-        if unscorable[key]:  # the reason in the second line: the block keeps its height
-            delta, colour, arrow = unscorable[key], "orange", "off"
-        elif same:
-            delta, colour, arrow = "as stored", "off", "off"
-        else:
-            delta = f"{change:+.3f} vs {was:.3f}"
-            colour, arrow = ("off", "off") if change == 0 else ("normal", "auto")
-        col.metric(
-            label,
-            f"{live[key]:.3f}",
-            delta=delta,
-            delta_color=colour,
-            delta_arrow=arrow,
-            help=f"{help_text}, at tau {tau:g} and alpha {alpha:g}; stored (tau "
-            f"{stored_tau:g}): {was:.3f}. Status: gold {code(gold)} ({describe_status(gold)}), "
-            f"context {code(ctx)} ({describe_status(ctx)}).",
-        )
-    # the two-number components in a smaller figure, so "0.14 / 0.20" fits a 1280 px screen
-    st.html(
-        "<style>.st-key-explorer_components_s_wl [data-testid='stMetricValue'], "
-        ".st-key-explorer_components_s_sbert [data-testid='stMetricValue']"
-        "{font-size:1.6rem;padding-top:0.45rem}"
-        # a reason under a metric ("answer KG empty") wraps rather than being cut at 1280 px
-        "[data-testid='stMain'] [data-testid='stMetricDelta'],"
-        "[data-testid='stMain'] [data-testid='stMetricDelta'] *"
-        "{white-space:normal!important;overflow:visible!important;text-overflow:clip!important;"
-        "height:auto!important}</style>"
+    live_alpha.mount(
+        live_explorer.figures(stored, live, tau=tau, stored_tau=stored_tau),
+        alpha=alpha,
+        key="explorer.scores",
     )
-    for col, label, part in (
-        (cols[3].container(key="explorer_components_s_wl"), "S_WL gold / ctx", "s_wl"),
-        (cols[4].container(key="explorer_components_s_sbert"), "S_SBERT gold / ctx", "s_sbert"),
-    ):
-        g, c = live[f"gold_{part}"], live[f"ctx_{part}"]
-        was_g, was_c = float(stored[f"gold_{part}"]), float(stored[f"ctx_{part}"])
-        col.metric(
-            label,
-            f"{g:.2f} / {c:.2f}",
-            delta="as stored" if same else f"vs {was_g:.2f} / {was_c:.2f}",
-            delta_color="off",
-            delta_arrow="off",
-            help="Structural (WL) and embedding components of GoldSim / CtxSim; alpha blends them.",
-        )
+    # the signature of the scores shown, at the alpha shown (it moves with the slider)
+    lines = [
+        f"alpha {stop:g} (sidebar) · Signature {Signature.blended(signature, stop)}"
+        for stop in live_alpha.GRID
+    ]
+    live_alpha.mount(
+        live_alpha.note(lines, live_explorer.PENDING, caption=True),
+        alpha=alpha,
+        key="explorer.signature",
+    )
 
 
 def explorer_graphs(

@@ -17,6 +17,7 @@ import streamlit as st
 from dashboard import explorer, views, widgets
 from dashboard.data import explain, reads, search
 from dashboard.escape import code
+from dashboard.live_alpha import GRID
 from s3kg_core.scoring.signature import Signature
 from s3kg_core.stages.scored import reblend
 
@@ -278,13 +279,14 @@ def top_block(
     tau = round(float(tau), 2)
     write_link(int(run_id), int(item_id), tau)
     case = explain.explorer_case(controls.view, int(run_id), int(item_id), tau)
-    row = answers[answers["item_id"] == item_id].iloc[0]
+    # every stop of the slider at once: the scores follow a drag in the browser (issue 60)
+    mine = components[components["item_id"] == item_id]
+    stored = [reblend(mine, stop).iloc[0].to_dict() for stop in GRID]
     with second[1]:
-        views.explorer_scores(row, case.scores(alpha), alpha=alpha, tau=tau, stored_tau=stored_tau)
-        # the signature of the scores shown, at the alpha shown (it moves with the slider)
-        said = st.columns([1, 4.4], gap="small")
-        said[0].caption(f"alpha {alpha:g} (sidebar)")
-        said[1].caption(f"Signature {code(Signature.blended(controls.signature, alpha))}")
+        views.explorer_scores(
+            stored, [case.scores(stop) for stop in GRID], alpha=alpha, tau=tau,
+            stored_tau=stored_tau, signature=controls.signature,
+        )  # fmt: skip
     return int(run_id), int(item_id), tau, bool(show_all)
 
 

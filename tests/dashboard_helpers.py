@@ -111,6 +111,27 @@ def app_metric(at: Any, label: str) -> str:
     raise LookupError(f"no metric labelled {label!r}")
 
 
+def app_metrics(at: Any, key: str) -> dict[str, str]:
+    """The live metrics block mounted with ``key``, at the server's alpha: label -> value, as
+    the browser shows them (``<label> delta`` -> the line under a value that has one)."""
+    block = live_blocks(at)[key]
+    k, out = block["at"], {}
+    for item in block["items"]:
+        c = item["cell"]
+        value = _server_cell(c, k)
+        out[item["label"]] = f"{value:.{c['d']}f}" if "v" in c else str(value)
+        if "delta" in item:
+            out[f"{item['label']} delta"] = str(_server_cell(item["delta"], k))
+    return out
+
+
+def live_note(at: Any, key: str) -> str | None:
+    """The text of the live note mounted with ``key``, at the server's alpha."""
+    block = live_blocks(at)[key]
+    text = block["texts"][block["at"]]
+    return None if text is None else str(text)
+
+
 def live_table(at: Any, key: str) -> Any:
     """The live table mounted with ``key`` at the server's alpha: a DataFrame in its order,
     one column per key (numbers as numbers, an interval as its bounds, the rest as text) and

@@ -301,7 +301,7 @@ def test_overview_mean_cus_follows_alpha(
     page.locator('[data-testid="stSidebarNav"] a[href$="/Sample_explorer"]').click()
     page.get_by_role("heading", name="Sample explorer", exact=True).wait_for(timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
-    page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for()
+    page.get_by_text(re.compile(r"^alpha 1 \(sidebar\) · Signature ")).wait_for()
     assert_clean(watched, server, "sample explorer after navigation")
 
 
@@ -574,10 +574,32 @@ def test_sample_explorer_keeps_the_question_when_alpha_moves(
     )
     assert f"item={other}" in page.url
 
+    # issue 60: the scores follow a drag in the browser, before the server hears it; the
+    # picker's CUS (the server's) follows on release, and the line under the scores says so
+    from playwright.sync_api import expect
+
+    scores = page.locator('[data-kind="metrics"]').first
+    expect(scores).to_have_attribute("data-at", "0.5", timeout=RENDER_MS)
+    drag_to = _grab_alpha(page)
+    for alpha in (0.8, 0.2):
+        drag_to(alpha)
+        expect(scores).to_have_attribute("data-alpha", f"{alpha:g}")
+        assert scores.get_attribute("data-at") == "0.5"  # the server has not heard
+        assert metric_value(page, "CUS") == dashboard_db.item_cus[alpha][other]
+        assert question.input_value() == picked  # the picker is the server's: alpha 0.5's
+        waiting = page.get_by_role("status").filter(has_text="the question list's CUS")
+        assert waiting.inner_text().startswith(f"alpha {alpha:g} (sidebar) · Signature ")
+        if alpha == 0.2:
+            screenshot(page, artefacts() / "sample_explorer_dragging.png")
+    page.mouse.up()
+    expect(scores).to_have_attribute("data-at", "0.2", timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert question.input_value().startswith(f"CUS {dashboard_db.item_cus[0.2][other]} · ")
+
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="alpha")
     slider.focus()
     page.keyboard.press("End")
-    page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for(timeout=RENDER_MS)
+    expect(scores).to_have_attribute("data-at", "1", timeout=RENDER_MS)
     wait_idle(page, timeout_ms=RENDER_MS)
     assert f"item={other}" in page.url, "the chosen question changed with alpha"
     after = question.input_value()
@@ -618,7 +640,7 @@ def test_a_failure_case_opens_in_the_explorer_with_the_session_kept(
     assert re.search(rf"/Sample_explorer\?run={run}&item={item}&threshold=[0-9.]+$", page.url), (
         page.url
     )
-    page.get_by_text("alpha 1 (sidebar)", exact=True).wait_for()  # the same session
+    page.get_by_text(re.compile(r"^alpha 1 \(sidebar\) · ")).wait_for()  # the same session
     assert_clean(watched, server, "explorer from a failure case")
 
 

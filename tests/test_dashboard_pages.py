@@ -20,8 +20,10 @@ import pytest
 from dashboard_helpers import (
     app_frame_with,
     app_metric,
+    app_metrics,
     hold_tau,
     live_blocks,
+    live_note,
     live_table,
     prefetch_done,
 )
@@ -241,6 +243,12 @@ def _link(at: AppTest) -> dict[str, str]:
     return {k: v if isinstance(v, str) else v[0] for k, v in values.items()}
 
 
+def _explorer_scores(at) -> dict[str, str]:
+    """The explorer's five figures as the browser shows them at the server's alpha."""
+    shown = app_metrics(at, "explorer.scores")
+    return {k: v for k, v in shown.items() if not k.endswith(" delta")}
+
+
 def _library_scores(db, run: int, item: int, tau: float, minilm) -> dict[str, str]:
     """GoldSim, CtxSim and CUS of one demo answer by the library itself, at ``tau``."""
     from s3kg_core.scoring.cus import cus_score
@@ -274,7 +282,7 @@ def test_sample_explorer_opens_on_the_lowest_cus_and_writes_its_link(read_db):
     cus = [float(o.split()[1]) for o in picker.options]
     assert cus == sorted(cus) and len(cus) == 30  # lowest CUS first, every question
     assert any("as stored" in c.value for c in at.caption)
-    assert any(c.value == "alpha 0.5 (sidebar)" for c in at.caption)
+    assert live_note(at, "explorer.signature").startswith("alpha 0.5 (sidebar) · Signature ")
     assert next(b for b in at.button if b.key == "explorer.prev").disabled
 
 
@@ -282,8 +290,8 @@ def test_sample_explorer_prints_its_signature_with_the_alpha_of_its_scores(read_
     """Issue 58 (item 3): the explorer's caption printed the score signature without alpha
     (``...|version:4``) while its scores are blended at the sidebar's alpha. Now the
     signature under the scores ends with the alpha they are blended at, and follows the
-    slider (the line is in the alpha fragment); no other caption prints a signature."""
-    from dashboard.escape import code
+    slider (a live line, issue 60: its text at every stop); no caption prints a signature."""
+    from dashboard.live_alpha import GRID
     from s3kg_core.scoring.signature import Signature
     from s3kg_core.stages.scored import latest_signature
     from s3kg_core.store.store import Store
@@ -295,30 +303,53 @@ def test_sample_explorer_prints_its_signature_with_the_alpha_of_its_scores(read_
         if alpha != 0.5:
             at.sidebar.slider(key="alpha").set_value(alpha).run()
             assert not at.exception
-        printed = [c.value for c in at.caption if "version:" in c.value]
-        assert printed == [f"Signature {code(Signature.blended(stored, alpha))}"], printed
-        assert printed[0].endswith(f"|alpha:{alpha:g}`")
-        assert any(c.value == f"alpha {alpha:g} (sidebar)" for c in at.caption)
+        assert not [c.value for c in at.caption if "version:" in c.value]
+        line = live_note(at, "explorer.signature")
+        assert line == f"alpha {alpha:g} (sidebar) · Signature {Signature.blended(stored, alpha)}"
+        assert line.endswith(f"|alpha:{alpha:g}")
+        every = live_blocks(at)["explorer.signature"]["texts"]  # the line at every stop
+        assert [t.rsplit("|alpha:", 1)[1] for t in every] == [f"{a:g}" for a in GRID]
+
+
+def test_sample_explorer_holds_at_every_stop_what_the_server_shows_there(read_db):
+    """Issue 60: the explorer's scores follow the slider in the browser, from numbers the page
+    sent for every stop. At five alphas (and another tau) the block's numbers at that stop are
+    the ones the server draws when the slider is released there, bit for bit."""
+    at = _explorer({"run": "2", "item": "9", "threshold": "0.7"})
+    first = live_blocks(at)["explorer.scores"]
+    for alpha in (0.0, 0.3, 0.5, 0.8, 1.0):
+        at.sidebar.slider(key="alpha").set_value(alpha).run()
+        assert not at.exception
+        now = live_blocks(at)["explorer.scores"]
+        k = now["at"]
+        assert now["grid"][k] == alpha and _shown_case(at) == (2, 9, 0.7)
+        for before, after in zip(first["items"], now["items"], strict=True):
+            assert before["cell"] == after["cell"], before["label"]  # every stop, every number
+            assert before.get("delta") == after.get("delta")
+        stored = now["items"][2]["delta"]["t"][k].rsplit(" vs ", 1)[1]  # the CUS at tau 0.65
+        assert _picker(at).format_func(9).startswith(f"CUS {stored} · ")  # the picker agrees
 
 
 def test_sample_explorer_tau_recomputes_every_score_as_the_library_does(read_db, minilm):
     at = _explorer({"run": "2", "item": "9"})  # an answer with aligned entities
     run, item, _ = _shown_case(at)
-    stored = {m.label: m.value for m in at.metric}
+    stored = _explorer_scores(at)
     at.slider(key="explorer.tau").set_value(0.8).run()
     assert not at.exception
-    shown = {m.label: m.value for m in at.metric}
+    shown = _explorer_scores(at)
     expected = _library_scores(read_db, run, item, 0.8, minilm)
     assert shown == expected
     assert shown != stored, "tau 0.8 must change this answer's scores"
     assert _link(at)["threshold"] == "0.8"
     caption = next(c.value for c in at.caption if c.value.startswith("Scores at tau"))
     assert "recomputed" in caption and "(0 strings encoded)" in caption  # no encoder call
-    for m in at.metric:  # the stored value under each recomputed one
-        assert m.delta.startswith(("+", "-", "vs ")) and stored[m.label].split(" / ")[0] in m.delta
+    deltas = app_metrics(at, "explorer.scores")
+    for label in shown:  # the stored value under each recomputed one
+        delta = deltas[f"{label} delta"]
+        assert delta.startswith(("+", "-", "vs ")) and stored[label].split(" / ")[0] in delta
     # back to the stored tau: the stored numbers again
     at.slider(key="explorer.tau").set_value(0.65).run()
-    assert {m.label: m.value for m in at.metric} == stored
+    assert _explorer_scores(at) == stored
 
 
 @pytest.mark.parametrize(
@@ -413,7 +444,7 @@ def test_sample_explorer_opens_a_link_exactly(read_db, minilm):
     at = _explorer({"run": "2", "item": "9", "threshold": "0.7"})
     assert _shown_case(at) == (2, 9, 0.7)
     assert "demo-09" in _picker(at).format_func(9)
-    assert {m.label: m.value for m in at.metric} == _library_scores(read_db, 2, 9, 0.7, minilm)
+    assert _explorer_scores(at) == _library_scores(read_db, 2, 9, 0.7, minilm)
     assert _link(at) == {"run": "2", "item": "9", "threshold": "0.7"}
 
 

@@ -100,7 +100,7 @@ function drawMetrics(root, data, k) {
     row.className = "metrics";
     for (const item of data.items) {
       const box = document.createElement("div");
-      box.className = "metric";
+      box.className = item.small ? "metric small" : "metric"; // small: a two-number figure
       box.setAttribute("data-testid", "s3kgLiveMetric");
       const label = document.createElement("div");
       label.className = "label";
@@ -123,7 +123,7 @@ function drawMetrics(root, data, k) {
     const delta = box.querySelector(".delta");
     if (delta) {
       fill(delta, item.delta, k, data.at);
-      delta.dataset.tone = item.tone ? pick(item.tone, k) : "off"; // up, down or off
+      delta.dataset.tone = item.tone ? pick(item.tone, k) : "off"; // up, down, warn or off
     }
     const help = item.help == null ? "" : pick(item.help, k); // one help, or one per stop
     if (help) box.title = help;
@@ -134,6 +134,17 @@ function drawMetrics(root, data, k) {
 function drawNote(root, data, k) {
   root.replaceChildren();
   const text = data.texts[k];
+  if (data.style === "caption") {
+    // one grey line: the text at this stop, and what waits for the server while it moves
+    const line = document.createElement("div");
+    line.className = "caption";
+    const waiting = k !== data.at && data.pending;
+    if (waiting) line.setAttribute("role", "status");
+    const pending = waiting ? data.pending.replace("{alpha}", String(data.grid[k])) : "";
+    line.textContent = [text, pending].filter(Boolean).join(" · ");
+    root.appendChild(line);
+    return;
+  }
   if (k !== data.at && data.pending) {
     const p = document.createElement("div");
     p.className = "pending";
