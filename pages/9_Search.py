@@ -7,9 +7,11 @@ page's rows show the words marked in a snippet (:mod:`dashboard.search_snippet`,
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
-from dashboard import navigation, url_state, views, widgets
+from dashboard import live_alpha, navigation, url_state, views, widgets
 from dashboard.data import reads, search
 from dashboard.search_snippet import match_row_html
 from s3kg_core.store.search_queries import SCORE_FILTERS, TAU_FILTERS, ScoreRange
@@ -139,6 +141,30 @@ url_state.write(
         "alpha": f"{controls.alpha:g}" if bounded else None,
     },
 )
+
+if score_range is not None:
+    # issue 60: how many answers the range keeps at every stop of the alpha slider, shown by
+    # the browser as it moves; the rows below are the server's (they follow on release)
+    counts = search.counts_by_alpha(
+        controls.view, text.strip(), tuple(int(r) for r in chosen) or None,
+        None if status == ANY else status, None if kg == ANY else kg, live_alpha.GRID,
+        replace(score_range, alpha=0.0),  # the counts do not depend on it: one cache entry
+        tau_category=None if tau_category == ANY else tau_category, scope=scope,
+    )  # fmt: skip
+    name = SCORE_NAMES[score].split(" ")[0]
+    live_alpha.mount(
+        live_alpha.note(
+            [
+                f"{name} between {low:g} and {high:g} at alpha {stop:g}: "
+                + (f"{n:,} answer" if n == 1 else f"{n:,} answers")
+                for stop, n in zip(live_alpha.GRID, counts, strict=True)
+            ],
+            "the rows below follow when you release the slider",
+            caption=True,
+        ),
+        alpha=controls.alpha,
+        key="search.in_range",
+    )
 
 head, prev, nxt = st.columns([6, 2, 2], vertical_alignment="bottom")
 where = "in the answer" if scope == "answer" else "in the answer, question, gold answer or context"

@@ -550,6 +550,40 @@ def test_sample_explorer_shows_graphs_and_escapes_labels(
     assert_clean(watched, server, "sample explorer (XSS item)")
 
 
+def test_search_counts_its_score_range_while_alpha_is_dragged(
+    watched: Watched, server: Server
+) -> None:
+    """Issue 60: with a CUS range set, the Search page says how many answers the range keeps
+    at the slider's stop while it is dragged (the rows below are the server's and wait for the
+    release, as the line says); released, the server's search finds that many."""
+    from playwright.sync_api import expect
+
+    page = watched.page
+    open_page(watched, server, "Search?range=0.3-0.6", "Search answers")
+    line = page.locator('[data-kind="note"]').first
+    expect(line).to_have_attribute("data-at", "0.5", timeout=RENDER_MS)
+    drag_to = _grab_alpha(page)
+    shown = {}
+    for alpha in (0.9, 0.1):
+        drag_to(alpha)
+        expect(line).to_have_attribute("data-alpha", f"{alpha:g}")
+        assert line.get_attribute("data-at") == "0.5"  # the server has not heard
+        text = line.inner_text()
+        assert text.startswith(f"CUS between 0.3 and 0.6 at alpha {alpha:g}: ")
+        assert text.endswith("the rows below follow when you release the slider")
+        shown[alpha] = text.split(": ", 1)[1].split(" · ")[0]  # "N answers"
+        for width, height in ((1440, 900), (1280, 720)):
+            page.set_viewport_size({"width": width, "height": height})
+            first_screen(page, artefacts() / f"search_dragging_{width}x{height}.png")
+    page.mouse.up()
+    expect(line).to_have_attribute("data-at", "0.1", timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    head = page.get_by_text(re.compile(r" match(es)? · page ")).first.inner_text()
+    assert head.startswith(shown[0.1].split()[0] + " answer"), (head, shown)
+    assert "alpha=0.1" in page.url
+    assert_clean(watched, server, "search after a drag")
+
+
 def test_sample_explorer_keeps_the_question_when_alpha_moves(
     watched: Watched, server: Server, dashboard_db: DashboardDB
 ) -> None:

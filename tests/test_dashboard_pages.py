@@ -1736,6 +1736,35 @@ def test_search_finds_answers_by_words_and_status_and_keeps_them_in_the_url(read
     assert at.query_params["page"] == "2"
 
 
+def test_search_counts_a_score_range_at_every_stop_of_alpha(read_db):
+    """Issue 60: with a CUS range set, the Search page holds how many answers the range keeps
+    at every stop of the alpha slider (the browser shows the slider's stop while it moves);
+    released at a stop, the server's search finds exactly that many."""
+    from dashboard.live_alpha import GRID
+
+    at = AppTest.from_file(str(PAGES["search"]), default_timeout=180)
+    at.query_params["range"] = "0.4-0.6"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    block = live_blocks(at)["search.in_range"]
+    assert block["style"] == "caption" and len(block["texts"]) == len(GRID)
+    counts = [int(t.rsplit(": ", 1)[1].split()[0].replace(",", "")) for t in block["texts"]]
+    assert len(set(counts)) > 1, counts  # alpha moves answers in and out of the range
+    for alpha in (0.0, 0.3, 0.8, 1.0):
+        at.sidebar.slider(key="alpha").set_value(alpha).run()
+        assert not at.exception
+        line = live_note(at, "search.in_range")
+        assert line.startswith(f"CUS between 0.4 and 0.6 at alpha {alpha:g}: ")
+        total = len(app_frame_with(at, "ext_id", "explorer"))
+        head = next(m.value for m in at.markdown if " match" in m.value)
+        want = counts[GRID.index(alpha)]
+        assert head.startswith(f"**{want:,} answer"), (head, want)
+        assert total == min(want, 50)
+    # no range: nothing to count, no line
+    at.slider(key="search.range").set_value((0.0, 1.0)).run()
+    assert "search.in_range" not in live_blocks(at)
+
+
 def _search_html(at: AppTest) -> str:
     """The body of the Search page's snippet table (``st.html``), or ``""``."""
     bodies = [e.proto.body for e in at.get("html")]

@@ -182,3 +182,31 @@ def test_score_ranges_and_tau_categories_filter_in_the_database(tmp_path):
             search_answers(con, "", tau_category="n_aligned; DROP TABLE runs")
         with pytest.raises(ConfigError, match="score must be"):
             search_answers(con, "", score_range=ScoreRange("sig", 0.5, "ctx_sim"))
+
+
+def test_the_count_at_every_alpha_is_the_search_total_there(tmp_path):
+    """Issue 60: the Search page shows how many answers a score range keeps at every stop of
+    the alpha slider; one query gives each count, the total a search at that alpha finds."""
+    from s3kg_core.store.search_queries import ScoreRange, count_by_alpha
+
+    store = build_store(tmp_path / "s.duckdb", n_items=6)
+    with store.transaction() as con:
+        _scored(store, con)
+    alphas = [round(k / 10, 1) for k in range(11)]
+    with store.connect() as con:
+        for score, low, high, words in (("gold_sim", 0.0, 0.3, ""), ("cus", 0.5, 0.65, "says")):
+            counts = count_by_alpha(
+                con, words, alphas, score_range=ScoreRange("sig", 0.5, score, low, high)
+            )
+            totals = [
+                search_answers(con, words, score_range=ScoreRange("sig", a, score, low, high))[1]
+                for a in alphas
+            ]
+            assert counts == totals and len(set(counts)) > 1, (score, counts)
+        # the other filters hold too: run 2 has no scores, so nothing is in any range
+        kept = count_by_alpha(
+            con, "", alphas, score_range=ScoreRange("sig", 0.5, "cus", 0.0, 1.0), run_ids=[2]
+        )
+        assert kept == [0] * len(alphas)
+        with pytest.raises(ConfigError, match="alpha"):
+            count_by_alpha(con, "", [1.5], score_range=ScoreRange("sig", 0.5))

@@ -13,7 +13,7 @@ from dashboard.data.database import View, by_results, by_stamp, reader
 from s3kg_core.store import search_queries
 from s3kg_core.store.search_queries import ScoreRange
 
-__all__ = ["question_page", "question_position", "search"]
+__all__ = ["counts_by_alpha", "question_page", "question_position", "search"]
 
 
 @by_results(signature=False)
@@ -90,3 +90,25 @@ def question_position(
         return search_queries.question_position(
             con, view.scored, run_id, alpha, item_id, text, low=low, high=high
         )
+
+
+@by_results(signature=False)
+@st.cache_data(show_spinner=False, max_entries=32)
+def counts_by_alpha(
+    view: View,
+    text: str,
+    run_ids: tuple[int, ...] | None,
+    answer_status: str | None,
+    answer_kg_status: str | None,
+    alphas: tuple[float, ...],
+    score_range: ScoreRange,
+    tau_category: str | None = None,
+    scope: str = "all",
+) -> list[int]:
+    """How many answers :func:`search` finds at each of ``alphas`` (one query, cached)."""
+    with reader(view.path) as con:
+        return search_queries.count_by_alpha(
+            con, text, alphas, score_range=score_range,
+            run_ids=None if run_ids is None else list(run_ids), answer_status=answer_status,
+            answer_kg_status=answer_kg_status, tau_category=tau_category, scope=scope,
+        )  # fmt: skip

@@ -52,6 +52,7 @@ __all__ = [
     "SEARCH_SCOPES",
     "TAU_FILTERS",
     "ScoreRange",
+    "count_by_alpha",
     "like_pattern",
     "question_page",
     "question_position",
@@ -121,8 +122,12 @@ class ScoreRange:
     low: float = 0.0
     high: float = 1.0
 
-    def condition(self) -> tuple[str, list[Any]]:
-        """The ``WHERE`` part (an ``EXISTS`` over ``scores``) and its parameters."""
+    def condition(self, alpha_sql: str | None = None) -> tuple[str, list[Any]]:
+        """The ``WHERE`` part (an ``EXISTS`` over ``scores``) and its parameters.
+
+        ``alpha_sql``: SQL of the alpha to blend at (a column of the outer query, for one
+        count per alpha); ``None``: this range's ``alpha``, as a parameter.
+        """
         if self.score not in SCORE_FILTERS:
             raise ConfigError(f"score must be one of {SCORE_FILTERS}; got {self.score!r}")
         check_alpha(self.alpha)
@@ -130,12 +135,13 @@ class ScoreRange:
         blended = (
             f"SELECT {_blended('gold', 'p.alpha')} AS gold_sim, "
             f"{_blended('ctx', 'p.alpha')} AS ctx_sim "
-            "FROM (SELECT CAST(? AS DOUBLE) AS alpha) p, scores s "
+            f"FROM (SELECT {alpha_sql or 'CAST(? AS DOUBLE)'} AS alpha) p, scores s "
             "WHERE s.run_id = a.run_id AND s.item_id = a.item_id AND s.signature = ?"
         )
         sql = f"EXISTS (SELECT 1 FROM ({blended}) WHERE {value} BETWEEN ? AND ?)"
         eps = 1e-9
-        return sql, [float(self.alpha), self.signature, self.low - eps, self.high + eps]
+        given = [] if alpha_sql else [float(self.alpha)]
+        return sql, [*given, self.signature, self.low - eps, self.high + eps]
 
 
 def like_pattern(word: str) -> str:
@@ -182,40 +188,10 @@ def search_answers(
         ``tau_category`` is not one of :data:`TAU_FILTERS`, ``score_range`` names another
         score than ``cus`` or ``gold_sim``, or ``scope`` is not one of :data:`SEARCH_SCOPES`.
     """
-    if scope not in SEARCH_SCOPES:
-        raise ConfigError(f"scope must be one of {tuple(SEARCH_SCOPES)}; got {scope!r}")
-    fields = SEARCH_SCOPES[scope]
-    words = text.split()
-    where: list[str] = []
-    params: list[Any] = []
-    for word in words:
-        where.append(
-            "(" + " OR ".join(f"{SEARCH_FIELDS[f]} ILIKE ? ESCAPE '\\'" for f in fields) + ")"
-        )
-        params += [like_pattern(word)] * len(fields)
-    if run_ids is not None:
-        where.append(f"a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})")
-        params += [int(r) for r in run_ids]
-    if answer_status is not None:
-        where.append("a.status = ?")
-        params.append(answer_status)
-    if answer_kg_status == "missing":
-        where.append("k.status IS NULL")
-    elif answer_kg_status is not None:
-        where.append("split_part(k.status, ':', 1) = ?")
-        params.append(answer_kg_status)
-    if tau_category is not None:
-        if tau_category not in TAU_FILTERS:
-            raise ConfigError(f"TAU category must be one of {TAU_FILTERS}; got {tau_category!r}")
-        where.append(
-            "EXISTS (SELECT 1 FROM tau_results t WHERE t.run_id = a.run_id AND "
-            f"t.item_id = a.item_id AND t.n_{tau_category} > 0)"
-        )
-    if score_range is not None:
-        sql, values = score_range.condition()
-        where.append(sql)
-        params += values
-    condition = " AND ".join(where) or "true"
+    condition, params = _filters(
+        text, run_ids, answer_status, answer_kg_status, tau_category, score_range, scope
+    )
+    fields, words = SEARCH_SCOPES[scope], text.split()
     # per text of the scope: does it hold any of the words (for `matched` and the snippet)
     holds, hold_params = [], []
     for field in fields:
@@ -246,6 +222,101 @@ def search_answers(
             ).fetchall()[0][0]
         )
     return frame.drop(columns="total").loc[:, list(SEARCH_COLUMNS)], total
+
+
+def _filters(
+    text: str,
+    run_ids: Sequence[int] | None,
+    answer_status: str | None,
+    answer_kg_status: str | None,
+    tau_category: str | None,
+    score_range: ScoreRange | None,
+    scope: str,
+    alpha_sql: str | None = None,
+) -> tuple[str, list[Any]]:
+    """The ``WHERE`` condition of a search (over ``a``, ``i`` and ``k``) and its parameters."""
+    if scope not in SEARCH_SCOPES:
+        raise ConfigError(f"scope must be one of {tuple(SEARCH_SCOPES)}; got {scope!r}")
+    fields = SEARCH_SCOPES[scope]
+    where: list[str] = []
+    params: list[Any] = []
+    for word in text.split():
+        where.append(
+            "(" + " OR ".join(f"{SEARCH_FIELDS[f]} ILIKE ? ESCAPE '\\'" for f in fields) + ")"
+        )
+        params += [like_pattern(word)] * len(fields)
+    if run_ids is not None:
+        where.append(f"a.run_id IN ({', '.join('?' for _ in run_ids) or 'NULL'})")
+        params += [int(r) for r in run_ids]
+    if answer_status is not None:
+        where.append("a.status = ?")
+        params.append(answer_status)
+    if answer_kg_status == "missing":
+        where.append("k.status IS NULL")
+    elif answer_kg_status is not None:
+        where.append("split_part(k.status, ':', 1) = ?")
+        params.append(answer_kg_status)
+    if tau_category is not None:
+        if tau_category not in TAU_FILTERS:
+            raise ConfigError(f"TAU category must be one of {TAU_FILTERS}; got {tau_category!r}")
+        where.append(
+            "EXISTS (SELECT 1 FROM tau_results t WHERE t.run_id = a.run_id AND "
+            f"t.item_id = a.item_id AND t.n_{tau_category} > 0)"
+        )
+    if score_range is not None:
+        sql, values = score_range.condition(alpha_sql)
+        where.append(sql)
+        params += values
+    return " AND ".join(where) or "true", params
+
+
+def count_by_alpha(
+    con: duckdb.DuckDBPyConnection,
+    text: str,
+    alphas: Sequence[float],
+    *,
+    score_range: ScoreRange,
+    run_ids: Sequence[int] | None = None,
+    answer_status: str | None = None,
+    answer_kg_status: str | None = None,
+    tau_category: str | None = None,
+    scope: str = "all",
+) -> list[int]:
+    """How many answers :func:`search_answers` finds with ``score_range`` at each of ``alphas``.
+
+    One query: the same filters, the range's score re-blended at every alpha (its own
+    ``alpha`` is not used). For a page that shows the count at every stop of its alpha slider.
+
+    Raises
+    ------
+    ConfigError
+        As :func:`search_answers`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "c.duckdb"))
+    >>> with db.connect() as con:
+    ...     count_by_alpha(con, "", [0.0, 1.0], score_range=ScoreRange("sig", 0.5))
+    [0, 0]
+    """
+    for alpha in alphas:
+        check_alpha(alpha)
+    condition, params = _filters(
+        text, run_ids, answer_status, answer_kg_status, tau_category, score_range, scope,
+        alpha_sql="g.alpha",
+    )  # fmt: skip
+    counted = dict(
+        con.execute(
+            "SELECT g.alpha, count(*) FROM (SELECT unnest(CAST(? AS DOUBLE[])) AS alpha) g, "
+            "answers a JOIN items i USING (item_id) "
+            "LEFT JOIN kgs k ON k.run_id = a.run_id AND k.item_id = a.item_id "
+            f"AND k.source = 'answer' WHERE {condition} GROUP BY g.alpha",
+            [[float(x) for x in alphas], *params],
+        ).fetchall()
+    )
+    return [int(counted.get(float(x), 0)) for x in alphas]
 
 
 def _where_matched(frame: pd.DataFrame, fields: tuple[str, ...]) -> None:
