@@ -123,3 +123,14 @@ def test_the_reference_ratios_are_the_runs(evidence):
         assert ref["all_seconds_extrapolated"] / run["all_seconds"] == pytest.approx(
             run["ratio_all"], rel=0.01
         )
+
+
+def test_the_alpha_step_renders_every_page_and_an_older_overview_only_file(evidence):
+    new = VIEWS["alpha_step"].render(evidence)
+    pages = evidence["alpha_step"]["figures"]["pages"]
+    assert new.count("in the browser (live block)") == len(pages) >= 3
+    # a file written before the pages (the Overview alone, its rows at the top)
+    overview = pages["overview"]
+    old = {**evidence, "alpha_step": {**evidence["alpha_step"], "figures": {**overview}}}
+    rendered = VIEWS["alpha_step"].render(old)
+    assert rendered.count("Overview: ") == 2 and "Sample explorer" not in rendered

@@ -1,25 +1,27 @@
-"""The Overview's alpha step in Chromium: the numbers in the browser against the server's rerun.
+"""The alpha step in Chromium: the numbers in the browser against the server's rerun, per page.
 
 Issue 60: a step of the sidebar's alpha slider took 106-271 ms to show its numbers, the time of
 a Streamlit rerun and redraw. The Overview's figures, note and leaderboard are live blocks
-(``dashboard/live_alpha.py``) that show the slider's stop in the browser. This benchmark opens
-the Overview on a copy of ``--db`` (headless Chromium at 1440x900, the dashboard as
-``streamlit run app.py``) and presses the arrow keys on the slider ``--steps`` times (right to
-1, then left to 0, and so on), waiting for the page to be idle between two presses. For each
-press it reads, in the page's own clock (``performance.now``), the time from the key's event
-to
+(``dashboard/live_alpha.py``) that show the slider's stop in the browser, and so are the Sample
+explorer's scores and the Search page's count of a score range (:data:`PAGES`). This benchmark
+opens each page (``--pages``) on a copy of ``--db`` (headless Chromium at 1440x900, the
+dashboard as ``streamlit run app.py``) and presses the arrow keys on the slider ``--steps``
+times (right to 1, then left to 0, and so on), waiting for the page to be idle between two
+presses. For each press it reads, in the page's own clock (``performance.now``), the time from
+the key's event to
 
-* *live*: the leaderboard drawn at the new alpha by the browser (before the server hears of
-  it: the block's draw log, ``__s3kgLiveAlpha.drawn``);
-* *server*: the leaderboard drawn again with the server's numbers at that alpha (the rerun
-  that follows, as every number came before issue 60: the reference of the same run).
+* *live*: the page's live block drawn at the new alpha by the browser (before the server hears
+  of it: the block's draw log, ``__s3kgLiveAlpha.drawn``);
+* *server*: the block drawn again with the server's numbers at that alpha (the rerun that
+  follows, as every number came before issue 60: the reference of the same run).
 
 It prints the median, the 95th percentile and the largest of each, and their ratio. Both come
 from one run, press by press, so a busy machine slows both.
 
 Usage::
 
-    python -m bench.speed.bench_alpha_step --db s3kg.duckdb [--steps 20] [--json FILE]
+    python -m bench.speed.bench_alpha_step --db s3kg.duckdb [--steps 20] [--pages overview,explorer]
+        [--json FILE]
 """
 
 from __future__ import annotations
@@ -38,12 +40,20 @@ window.__s3kgKeys = [];
 document.addEventListener("keydown", (e) => window.__s3kgKeys.push(e.timeStamp), true);
 """
 
-DRAWN = """([alpha, server, after]) => {
+DRAWN = """([kind, alpha, server, after]) => {
   const log = (globalThis.__s3kgLiveAlpha || {drawn: []}).drawn;
-  const hit = log.find((d) => d.kind === "table" && d.alpha === alpha && d.server === server
+  const hit = log.find((d) => d.kind === kind && d.alpha === alpha && d.server === server
                               && d.at >= after);
   return hit ? hit.at : null;
 }"""
+
+PAGES = {
+    "overview": ("", "table"),
+    "explorer": ("Sample_explorer", "metrics"),
+    "search": ("Search?range=0.3-0.6", "note"),
+}
+"""The pages timed: their path and the kind of the live block whose draws are timed (the
+leaderboard, the explorer's scores, the count of the search's score range)."""
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -71,8 +81,9 @@ def summary(ms: list[float]) -> dict[str, float]:
     }
 
 
-def steps_on(page: Any, n: int) -> tuple[list[float], list[float]]:
-    """Press the arrow keys on the alpha slider ``n`` times; each press's live and server ms."""
+def steps_on(page: Any, n: int, kind: str = "table") -> tuple[list[float], list[float]]:
+    """Press the arrow keys on the alpha slider ``n`` times; each press's live and server ms
+    (the draws of the page's live block of ``kind``)."""
     from dashboard.live_alpha import GRID
     from dashboard.url_state import ALPHA_STEP
     from tests.browser_helpers import wait_idle
@@ -93,8 +104,8 @@ def steps_on(page: Any, n: int) -> tuple[list[float], list[float]]:
         page.keyboard.press(direction)
         page.wait_for_function(f"() => window.__s3kgKeys.length > {pressed}")
         down = page.evaluate(f"() => window.__s3kgKeys[{pressed}]")
-        drawn = page.wait_for_function(DRAWN, arg=[target, False, down]).json_value()
-        redrawn = page.wait_for_function(DRAWN, arg=[target, True, down], timeout=120_000)
+        drawn = page.wait_for_function(DRAWN, arg=[kind, target, False, down]).json_value()
+        redrawn = page.wait_for_function(DRAWN, arg=[kind, target, True, down], timeout=120_000)
         live.append(drawn - down)
         server.append(redrawn.json_value() - down)
         wait_idle(page, timeout_ms=120_000)
@@ -106,36 +117,50 @@ def main() -> None:
     parser.add_argument("--db", type=Path, required=True, help="a scored database (copied)")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--json", type=Path, default=None, help="write the figures as evidence")
+    parser.add_argument(
+        "--pages", default=",".join(PAGES), help=f"pages to time, of {', '.join(PAGES)}"
+    )
     args = parser.parse_args()
+    names = [p for p in args.pages.split(",") if p]
+    unknown = [p for p in names if p not in PAGES]
+    if unknown or not names:
+        parser.error(f"--pages takes {', '.join(PAGES)}; got {args.pages!r}")
 
     from tests.browser_helpers import chromium, streamlit_server, wait_idle
 
     print_load()
+    timed: dict[str, tuple[list[float], list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "s3kg.duckdb"
         shutil.copy(args.db, db)
         log = Path(tmp) / "streamlit.log"
         with streamlit_server(db, log, timeout=300) as srv, chromium((1440, 900)) as page:
             page.context.add_init_script(KEYDOWNS)
-            page.goto(srv.url, timeout=300_000)
-            page.locator('[data-kind="table"] tbody tr').first.wait_for(timeout=300_000)
-            wait_idle(page, timeout_ms=300_000)
-            live, server = steps_on(page, args.steps)
+            for name in names:
+                path, kind = PAGES[name]
+                page.goto(f"{srv.url}/{path}", timeout=300_000)
+                page.locator(f'[data-kind="{kind}"]').first.wait_for(timeout=300_000)
+                wait_idle(page, timeout_ms=300_000)
+                timed[name] = steps_on(page, args.steps, kind)
     print_load()
-    figures = {"answers_db": str(args.db.name), "live": summary(live), "server": summary(server)}
-    figures["ratio_p50"] = figures["server"]["p50_ms"] / figures["live"]["p50_ms"]
-    print(f"{'Overview alpha step':<30}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
-    for name in ("live", "server"):
-        s = figures[name]
-        label = "browser (live block)" if name == "live" else "server rerun (before)"
-        print(f"{label:<30}{s['p50_ms']:>10.1f}{s['p95_ms']:>10.1f}{s['max_ms']:>10.1f}")
-    print(f"the browser shows the numbers {figures['ratio_p50']:.0f}x sooner (medians)")
+    pages: dict[str, Any] = {}
+    print(f"{'alpha step, key to numbers':<40}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
+    for name, (live, server) in timed.items():
+        row: dict[str, Any] = {"live": summary(live), "server": summary(server)}
+        row["ratio_p50"] = row["server"]["p50_ms"] / row["live"]["p50_ms"]
+        pages[name] = row
+        for which in ("live", "server"):
+            s = row[which]
+            label = f"{name}: " + ("browser (live block)" if which == "live" else "server rerun")
+            print(f"{label:<40}{s['p50_ms']:>10.1f}{s['p95_ms']:>10.1f}{s['max_ms']:>10.1f}")
+        print(f"{name}: the browser shows the numbers {row['ratio_p50']:.0f}x sooner (medians)")
+    figures = {"answers_db": str(args.db.name), "steps": args.steps, "pages": pages}
     if args.json is not None:
         write_evidence(
             args.json,
             figures,
-            title="The Overview's alpha step in Chromium: live block against the server's rerun "
-            "(bench_alpha_step.py)",
+            title="The alpha step in Chromium, page by page: live block against the server's "
+            "rerun (bench_alpha_step.py)",
         )
         print(f"figures written to {args.json}")
 
