@@ -395,7 +395,7 @@ def test_the_pages_open_a_database_scored_in_wwl_mode(db, minilm):
     at = _explorer({"run": "2", "item": "9"})
     caption = next(c.value for c in at.caption if c.value.startswith("Scores at tau"))
     assert "(0 strings encoded)" in caption  # the flows' cosines too: from stored vectors
-    assert any(c.value.startswith("Signature `mode:wwl|") for c in at.caption)
+    assert " · Signature mode:wwl|" in live_note(at, "explorer.signature")
     plan = next(e for e in at.expander if e.label.startswith("Transport plan (wwl mode)"))
     table = plan.dataframe[0].value
     assert set(table["comparison"]) == {"GoldSim", "CtxSim"}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from dashboard_helpers import app_metrics, live_blocks, live_note
 from streamlit.testing.v1 import AppTest
 
 from dashboard import views
@@ -73,52 +74,68 @@ def test_texts_show_model_strings_as_text_and_an_empty_answer_as_empty():
 
 
 def _score_block() -> None:
-    import pandas as pd
     import streamlit as st
 
     from dashboard import views
+    from dashboard.live_alpha import GRID
 
     tau = st.session_state.get("tau", 0.65)
     gold_status = st.session_state.get("gold_status", "ok")
-    stored = pd.Series(
-        {
-            "gold_sim": 0.5, "ctx_sim": 0.6, "cus": 0.545,
-            "gold_s_wl": 0.2, "gold_s_sbert": 0.8, "ctx_s_wl": 0.3, "ctx_s_sbert": 0.9,
-            "gold_status": gold_status, "ctx_status": "ok",
-        }
-    )  # fmt: skip
+    stored = {
+        "gold_sim": 0.5, "ctx_sim": 0.6, "cus": 0.545,
+        "gold_s_wl": 0.2, "gold_s_sbert": 0.8, "ctx_s_wl": 0.3, "ctx_s_sbert": 0.9,
+        "gold_status": gold_status, "ctx_status": "ok",
+    }  # fmt: skip
     live = {
         "gold_sim": 0.55 if tau != 0.65 else 0.5, "ctx_sim": 0.6, "cus": 0.574,
         "gold_s_wl": 0.3, "gold_s_sbert": 0.8, "ctx_s_wl": 0.3, "ctx_s_sbert": 0.9,
     }  # fmt: skip
-    views.explorer_scores(stored, live, alpha=0.5, tau=tau, stored_tau=0.65)
+    views.explorer_scores(
+        [stored] * len(GRID), [live] * len(GRID), alpha=0.5, tau=tau, stored_tau=0.65,
+        signature="mode:ot|enc:minilm@0.1.0|tau:0.65|K:5|align:yes|norm:lemma|version:4",
+    )  # fmt: skip
+
+
+def _metrics(at: AppTest) -> dict[str, tuple[str, str]]:
+    """The explorer's scores as the browser shows them at the server's alpha: value, delta."""
+    shown = app_metrics(at, "explorer.scores")
+    return {k: (v, shown[f"{k} delta"]) for k, v in shown.items() if not k.endswith(" delta")}
+
+
+def _help(at: AppTest, label: str) -> str:
+    block = live_blocks(at)["explorer.scores"]
+    item = next(i for i in block["items"] if i["label"] == label)
+    return item["help"] if isinstance(item["help"], str) else item["help"][block["at"]]
 
 
 def test_scores_at_the_stored_tau_read_as_stored():
     at = AppTest.from_function(_score_block).run()
     assert not at.exception
-    metrics = {m.label: (m.value, m.delta) for m in at.metric}
+    metrics = _metrics(at)
     assert metrics["GoldSim"] == ("0.500", "as stored")
     assert metrics["CUS"] == ("0.574", "as stored")
     assert metrics["S_WL gold / ctx"] == ("0.30 / 0.30", "as stored")
+    line = live_note(at, "explorer.signature")
+    assert line == "alpha 0.5 (sidebar) · Signature mode:ot|enc:minilm@0.1.0|tau:0.65|K:5|" \
+        "align:yes|norm:lemma|version:4|alpha:0.5"  # fmt: skip
 
 
 def test_scores_at_another_tau_show_the_change_against_the_stored_value():
     at = AppTest.from_function(_score_block)
     at.session_state["tau"] = 0.8
     at.run()
-    metrics = {m.label: (m.value, m.delta) for m in at.metric}
+    metrics = _metrics(at)
     assert metrics["GoldSim"] == ("0.550", "+0.050 vs 0.500")
     assert metrics["CtxSim"] == ("0.600", "+0.000 vs 0.600")
     assert metrics["S_WL gold / ctx"] == ("0.30 / 0.30", "vs 0.20 / 0.30")
-    assert "at tau 0.8 and alpha 0.5" in at.metric[0].help
+    assert "at tau 0.8 and alpha 0.5" in _help(at, "GoldSim")
 
 
 def test_an_unscorable_side_names_its_reason_under_the_metric():
     at = AppTest.from_function(_score_block)
     at.session_state["gold_status"] = "empty_kg_2"
     at.run()
-    metrics = {m.label: m.delta for m in at.metric}
+    metrics = {k: d for k, (_, d) in _metrics(at).items()}
     assert metrics["GoldSim"] == "gold KG empty"
     assert metrics["CUS"] == "gold KG empty"
     assert metrics["CtxSim"] == "as stored"
@@ -129,9 +146,9 @@ def test_a_renamed_status_names_its_kg_under_the_metric_and_in_the_tooltip():
     at = AppTest.from_function(_score_block)
     at.session_state["gold_status"] = "answer_kg_empty"
     at.run()
-    metrics = {m.label: m.delta for m in at.metric}
+    metrics = {k: d for k, (_, d) in _metrics(at).items()}
     assert metrics["GoldSim"] == metrics["CUS"] == "answer KG empty"
-    assert "the answer KG is empty" in at.metric[0].help
+    assert "the answer KG is empty" in _help(at, "GoldSim")
 
 
 @pytest.mark.parametrize(
@@ -142,7 +159,7 @@ def test_an_unknown_status_reads_not_scored(status, shown):
     at = AppTest.from_function(_score_block)
     at.session_state["gold_status"] = status
     at.run()
-    assert {m.label: m.delta for m in at.metric}["GoldSim"] == shown
+    assert _metrics(at)["GoldSim"][1] == shown
 
 
 def test_item_view_is_the_shape_the_blocks_read():
