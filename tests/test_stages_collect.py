@@ -261,6 +261,9 @@ def _answer_rows(db: Path) -> dict[str, tuple]:
         )
 
 
+@pytest.mark.slow  # wall-clock dependent (1 s replies against a 2.5 s timeout): on a loaded
+# machine a fast reply queued behind the probe timed out and was retried (CI, 2026-12-07: 6
+# fast requests for 5 answers); to be ordered by events (issue 61), as the D7 test now is
 def test_collect_from_a_single_worker_server_stores_every_answer_without_a_pile_up_29(
     tmp_path, monkeypatch
 ):
