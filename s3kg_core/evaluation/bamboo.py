@@ -20,11 +20,13 @@ The protocol is the benchmark's own (``evaluation-suite/evaluate4tasks.py`` of
   graphs ``h .. h + N - 1``, with N the data rows of ``orig.<split>.txt`` and h = 1 for SICK and
   PARA, 0 for STS. (The ``.y`` values are the ``orig`` scores min-max scaled to [0, 1], as the
   benchmark scales them; Pearson's r does not see the scaling.)
-- ``role_confusion``: every graph pair, read as consecutive pairs of pairs. Pair ``2k`` compares
-  a source graph with two roles swapped against the target, pair ``2k + 1`` the original
-  source against the same target; the original must score **strictly** higher (a tie counts as
-  wrong). The ``.y`` values are not used. The figure is the accuracy over the pairs of pairs,
-  x100.
+- ``role_confusion``: every graph pair, read as consecutive pairs of pairs. Pair ``2k`` has
+  two roles swapped in one of its graphs, pair ``2k + 1`` is the original pair; the other
+  graph is the same in both. The swapped graph is the source or the target, about half the
+  time each (dev: the two sources are identical in 34 of 53 STS, 13 of 25 SICK and 161 of 338
+  PARA cases, so there the target is the swapped one). The original pair must score
+  **strictly** higher (a tie counts as wrong). The ``.y`` values are not used. The figure is
+  the accuracy over the pairs of pairs, x100.
 - The 12 figures (STS, SICK, PARA for main, reify, syno, role_confusion, in that order) are
   averaged arithmetically. A figure whose files are missing (``para/reify/*.train.amr`` here)
   is reported as not available, and the mean is then that of the others (the result says how
@@ -143,8 +145,8 @@ def pearson_x100(scores: npt.ArrayLike, human: npt.ArrayLike) -> float | None:
 def role_confusion_accuracy_x100(scores: npt.ArrayLike) -> float:
     """The share of pairs of pairs in which the original scores strictly higher, x100.
 
-    ``scores`` are in file order: pair ``2k`` holds the graph with two roles swapped, pair
-    ``2k + 1`` the original; a tie counts as wrong.
+    ``scores`` are in file order: pair ``2k`` holds the graph with two roles swapped (its
+    source or its target), pair ``2k + 1`` the original; a tie counts as wrong.
 
     Raises
     ------
