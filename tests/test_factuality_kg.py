@@ -99,3 +99,25 @@ def test_real_findkg(shared_data: Path) -> None:
     kg = load_findkg(shared_data)
     assert len(kg) > 90_000
     assert len(kg.relations()) == 15
+
+
+def test_findkg_files_are_capped_before_they_are_read(tmp_path: Path, monkeypatch) -> None:
+    """Issue 59: every input has one size cap (s3kg_core.limits); FinDKG's files were read
+    whole with no bound."""
+    from s3kg_core.errors import InputTooLargeError
+    from s3kg_core.limits import MAX_INPUT_ENV
+
+    folder = _write_findkg(tmp_path / "findkg")
+    (folder / "train.txt").write_text("0\t0\t1\t0\t0\n" * 450, encoding="utf-8")  # 4,500 bytes
+    monkeypatch.setenv(MAX_INPUT_ENV, "0.004")  # 4,000 bytes
+    with pytest.raises(InputTooLargeError, match=r"train\.txt holds .*a FinDKG file takes at"):
+        load_findkg(folder)
+    monkeypatch.setenv(MAX_INPUT_ENV, "0.005")
+    assert len(load_findkg(folder)) == 2  # under the cap: read as before (train: one fact)
+
+
+def test_findkg_text_that_is_not_utf8_is_one_input_error(tmp_path: Path) -> None:
+    folder = _write_findkg(tmp_path / "findkg")
+    (folder / "relation2id.txt").write_bytes(b"Control\t0\n\xff\xfe\t1\n")
+    with pytest.raises(InputFormatError, match=r"relation2id\.txt: not UTF-8 text"):
+        load_findkg(folder)

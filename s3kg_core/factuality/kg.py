@@ -12,6 +12,7 @@ silently ignored).
 
 from __future__ import annotations
 
+import io
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -155,17 +156,24 @@ def _read_tsv(path: Path, n_fields: int) -> list[list[str]]:
             f"{'/'.join(FINDKG_SPLITS)}.txt (set S3KG_DATA_DIR or pass --data-dir)"
         )
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) < n_fields:
-                raise InputFormatError(
-                    f"{path}:{number}: expected at least {n_fields} tab-separated fields, "
-                    f"found {len(fields)}"
-                )
-            rows.append(fields)
+    # capped and streamed as every input (s3kg_core.limits): a huge or endless file is one line
+    with (
+        open_input(path, "a FinDKG file", "keep FinDKG's own files") as raw,
+        io.TextIOWrapper(raw, encoding="utf-8") as handle,
+    ):
+        try:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) < n_fields:
+                    raise InputFormatError(
+                        f"{path}:{number}: expected at least {n_fields} tab-separated fields, "
+                        f"found {len(fields)}"
+                    )
+                rows.append(fields)
+        except UnicodeDecodeError as exc:
+            raise InputFormatError(f"{path}: not UTF-8 text ({exc.reason})") from exc
     return rows
 
 
