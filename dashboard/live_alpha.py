@@ -115,9 +115,11 @@ def table(
 ) -> dict[str, Any]:
     """A table: its ``columns`` and ``rows``, each row in its place at each stop.
 
-    ``columns``: ``key``, ``label``, ``help``, ``width``, ``align``. ``rows``: ``id``,
+    ``columns``: ``key``, ``label``, ``help``, ``width``, ``align``, ``wrap`` (its text may
+    wrap; a cell is one line otherwise). ``rows``: ``id``,
     ``order`` (the row's place at each stop) and ``cells`` (key -> cell; a cell with
-    ``"server": True`` holds the server's value at its alpha only). ``label`` names the table
+    ``"server": True`` holds the server's value at its alpha only, one with ``"wait"`` (a
+    flag per stop) reads ``…`` at the stops it flags). ``label`` names the table
     for a screen reader.
     """
     return {

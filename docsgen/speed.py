@@ -463,7 +463,12 @@ def _alpha_step(fig: Mapping[str, Any]) -> str:
     An older file holds the Overview alone (``live`` and ``server`` at its top).
     """
     pages = fig.get("pages") or {"overview": {"live": fig["live"], "server": fig["server"]}}
-    names = {"overview": "Overview", "explorer": "Sample explorer", "search": "Search (range)"}
+    names = {
+        "overview": "Overview",
+        "explorer": "Sample explorer",
+        "search": "Search (range)",
+        "failure": "Failure analysis",
+    }
     rows = [
         [
             f"{names.get(page, page)}: {label}",

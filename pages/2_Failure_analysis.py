@@ -7,10 +7,11 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, navigation, views, widgets
+from dashboard import charts, live_alpha, live_tau, navigation, views, widgets
 from dashboard.data import explain, reads, tau_cases
 from dashboard.escape import code, md
 from dashboard.explorer import marked_by_lemmas
+from dashboard.live_alpha import GRID
 from s3kg_core.scoring.signature import Signature
 
 ANSWER_SHOWN = 400  # characters of the case's answer beside its counts; the rest in an expander
@@ -98,8 +99,23 @@ per_run = cases.groupby(["dataset", "model", "temperature", "extractor"], as_ind
 left, right = st.columns(2)
 with left:
     st.plotly_chart(charts.tau_figure(per_run, CATEGORIES), width="stretch", key="tau_bars")
-    with st.expander("Counts per run (table)"):
-        st.dataframe(per_run, hide_index=True, width="stretch", key="tau_table")
+    # issue 60: the counts per run at every stop of the slider, shown by the browser as it
+    # moves (the stops TAU has explained; a background job explains the others)
+    live_alpha.mount(
+        live_alpha.note(
+            [f"Per run at alpha {stop:g}: the lowest {percent} % by {name}" for stop in GRID],
+            live_tau.PENDING,
+            caption=True,
+        ),
+        alpha=controls.alpha,
+        key="tau.counts_line",
+    )
+    live_alpha.mount(
+        live_tau.table(tau_cases.grid_counts(controls.view, target, percent / 100, GRID),
+                       CATEGORIES),
+        alpha=controls.alpha,
+        key="tau.counts",
+    )  # fmt: skip
 
 with right:
     listed = cases.head(CASE_LIMIT)
@@ -235,3 +251,4 @@ views.explorer_graphs(
 tau_cases.prefetch_tau(
     controls.view, target, controls.alpha, tau_cases.prefetch_share(percent / 100)
 )
+tau_cases.prefetch_grid(controls.view, target, percent / 100, GRID)  # the live counts' stops

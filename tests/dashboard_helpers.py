@@ -178,9 +178,11 @@ def hold_tau(monkeypatch: Any) -> Any:
 
 
 def prefetch_done(timeout: float = 120.0) -> None:
-    """Wait until no background TAU explanation (a ``tau-prefetch`` or ``tau-run`` job) runs."""
+    """Wait until no background TAU explanation (a ``tau-prefetch``, ``tau-run`` or
+    ``tau-grid`` job) runs."""
     from dashboard.data import background
 
     deadline = time.monotonic() + timeout
-    for job in [*background.jobs("tau-prefetch"), *background.jobs("tau-run")]:
+    groups = ("tau-prefetch", "tau-run", "tau-grid")
+    for job in [j for g in groups for j in background.jobs(g)]:
         job.thread.join(timeout=max(0.0, deadline - time.monotonic()))

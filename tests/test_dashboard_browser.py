@@ -584,6 +584,54 @@ def test_search_counts_its_score_range_while_alpha_is_dragged(
     assert_clean(watched, server, "search after a drag")
 
 
+def test_failure_analysis_counts_follow_a_drag_of_alpha(watched: Watched, server: Server) -> None:
+    """Issue 60: the Failure analysis's counts per run follow the slider in the browser (the
+    stops TAU has explained; the page explains the others in the background); the chart and
+    the cases follow on release, as the line above the counts says while it moves."""
+    from playwright.sync_api import expect
+
+    page = watched.page
+    open_page(watched, server, "Failure_analysis", "Failure analysis (TAU)")
+    counts = page.locator('[data-kind="table"]').first
+
+    def drag_through(alphas: tuple[float, ...]) -> bool:
+        """Drag (unreleased) to each alpha; False at the first stop not explained yet."""
+        drag_to = _grab_alpha(page)
+        for alpha in alphas:
+            drag_to(alpha)
+            expect(counts).to_have_attribute("data-alpha", f"{alpha:g}")
+            assert counts.get_attribute("data-at") == "0.5"  # the server has not heard
+            if counts.locator("td.waiting").count():
+                return False
+        return True
+
+    # the server explains the other stops in the background after drawing: until its job is
+    # done a stop reads "…"; the page drawn again then holds them (bounded, not timed)
+    for _ in range(30):
+        expect(counts).to_have_attribute("data-at", "0.5", timeout=RENDER_MS)
+        wait_idle(page, timeout_ms=RENDER_MS)
+        if drag_through((0.0, 1.0)):
+            break
+        waiting = page.locator("td.waiting").first
+        assert waiting.get_attribute("title"), "a waiting cell says why"
+        page.mouse.up()
+        wait_idle(page, timeout_ms=RENDER_MS)
+        open_page(watched, server, "Failure_analysis?alpha=0.5", "Failure analysis (TAU)")
+    else:
+        raise AssertionError("the background job never explained every stop")
+    line = page.get_by_role("status").filter(has_text="the chart and the cases follow")
+    assert line.inner_text().startswith("Per run at alpha 1: the lowest 5 %")
+    shown = counts.locator("tbody").inner_text()
+    for width, height in ((1440, 900), (1280, 720)):
+        page.set_viewport_size({"width": width, "height": height})
+        first_screen(page, artefacts() / f"failure_analysis_dragging_{width}x{height}.png")
+    page.mouse.up()
+    expect(counts).to_have_attribute("data-at", "1", timeout=RENDER_MS)
+    wait_idle(page, timeout_ms=RENDER_MS)
+    assert counts.locator("tbody").inner_text() == shown  # the server's numbers at 1: the same
+    assert_clean(watched, server, "failure analysis after a drag")
+
+
 def test_sample_explorer_keeps_the_question_when_alpha_moves(
     watched: Watched, server: Server, dashboard_db: DashboardDB
 ) -> None:

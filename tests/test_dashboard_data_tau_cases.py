@@ -80,6 +80,25 @@ def test_prefetch_tau_explains_the_next_shares_ahead(view, monkeypatch):
         tau_cases.tau_live(view, "ctx_sim", 1.0, 0.5)
 
 
+def test_grid_counts_wait_for_every_stop_then_sum_what_tau_live_explains_there(view):
+    """Issue 60: the Failure analysis's live counts per run at every stop of the slider. A stop
+    whose picks are not all explained is ``None`` (nothing waits); once the grid's background
+    job has run, every stop is the per-run sum of TAU's cases at that alpha (tau_live)."""
+    from dashboard.live_alpha import GRID
+    from s3kg_core.scoring.tau import TAU_CATEGORIES
+
+    assert tau_cases.grid_counts(view, "cus", 0.34, GRID) == [None] * len(GRID)
+    tau_cases.prefetch_grid(view, "cus", 0.34, GRID).join(timeout=120)
+    counts = tau_cases.grid_counts(view, "cus", 0.34, GRID)
+    assert all(c is not None for c in counts)
+    for alpha, frame in zip(GRID, counts, strict=True):
+        cases = tau_cases.tau_live(view, "cus", 0.34, alpha)
+        want = cases.groupby("run_id")[list(TAU_CATEGORIES)].sum()
+        got = frame.set_index("run_id")
+        assert got[list(TAU_CATEGORIES)].equals(want.astype(got[list(TAU_CATEGORIES)].dtypes))
+        assert got["cases"].tolist() == cases.groupby("run_id").size().tolist()
+
+
 def test_a_newer_prefetch_stops_the_older_one(view, monkeypatch):
     """Regression: every alpha step on the Failure analysis started one more background thread
     explaining a fifth of every run, and the older ones kept running beside it."""

@@ -518,7 +518,7 @@ def test_sample_explorer_searches_its_picker_and_a_run_switch_opens_the_worst_an
 
 def test_failure_analysis_counts_categories_and_opens_cases(read_db):
     at = _app("failure_analysis")
-    table = app_frame_with(at, "relation_mismatch", "extra")
+    table = live_table(at, "tau.counts")  # the counts per run (issue 60: a live table)
     assert {"relation_mismatch", "entity_mismatch", "extra", "missing"} <= set(table.columns)
     assert table[["extra", "missing"]].to_numpy().sum() > 0
     at.slider(key="tau_percent").set_value(20).run()
@@ -549,6 +549,47 @@ def test_failure_cases_are_listed_lowest_score_first_with_their_question(read_db
     assert "cosine 0.76" in caption and "tau 0.65" in caption
     # long triples are shown whole (st.table wraps), not cut off in a data grid
     assert at.table
+
+
+def test_failure_analysis_counts_per_run_follow_alpha_from_every_stop(read_db):
+    """Issue 60: the Failure analysis's counts per run at every stop of the slider (a live
+    table). At the server's stop they are the chart's counts; once the background job has
+    explained every stop's cases, each stop holds what the page computes when the slider is
+    released there, bit for bit."""
+    import base64
+    import json as json_module
+
+    import numpy as np
+
+    from dashboard.live_alpha import GRID
+
+    def values(x):  # plotly sends numbers as typed arrays: {"dtype": ..., "bdata": base64}
+        if isinstance(x, dict):
+            return np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).tolist()
+        return list(x)
+
+    at = _app("failure_analysis")
+    block = live_blocks(at)["tau.counts"]
+    k = block["at"]
+    chart = json_module.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    for name in {t["name"] for t in chart}:  # a trace per category (and facet): runs' counts
+        live = sum(r["cells"][name.replace(" ", "_")]["v"][k] for r in block["rows"])
+        charted = sum(x for t in chart if t["name"] == name for x in values(t["x"]))
+        assert live == charted, name
+    prefetch_done()  # the grid's job: every stop explained
+    at.run()
+    first = live_blocks(at)["tau.counts"]
+    assert not any(w for r in first["rows"] for c in r["cells"].values() for w in c.get("wait", []))
+    for alpha in (0.0, 0.3, 1.0):
+        at.sidebar.slider(key="alpha").set_value(alpha).run()
+        assert not at.exception
+        now = live_blocks(at)["tau.counts"]
+        stop = GRID.index(alpha)
+        assert now["at"] == stop
+        for before, after in zip(first["rows"], now["rows"], strict=True):
+            assert before["cells"] == after["cells"] and before["order"] == after["order"]
+        line = live_note(at, "tau.counts_line")
+        assert line.startswith(f"Per run at alpha {alpha:g}: the lowest 5 % by CUS")
 
 
 def test_a_failure_case_names_the_rule_that_aligned_a_passive(read_db):

@@ -9,7 +9,7 @@ import pytest
 from s3kg_core.errors import ConfigError
 from s3kg_core.stages.scored import scored_frame
 from s3kg_core.stages.tau import lowest_cases, tau_signature, tau_store
-from s3kg_core.store.tau_queries import lowest_scored, stored_tau_of
+from s3kg_core.store.tau_queries import lowest_scored, lowest_scored_grid, stored_tau_of
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,26 @@ def test_lowest_scored_is_lowest_cases_of_the_scored_frame(scored, target, fract
     # the blend in SQL is reblend() bit for bit
     assert got[target].tolist() == expected[target].tolist()
     assert got["model"].tolist() == expected["model"].tolist()
+
+
+@pytest.mark.parametrize("target", ["cus", "ctx_sim"])
+@pytest.mark.parametrize("fraction", [0.05, 0.5])
+def test_the_grid_holds_at_each_alpha_what_lowest_scored_picks_there(scored, target, fraction):
+    """Issue 60: the Failure analysis picks the lowest share at every stop of the slider in one
+    scan; each stop's rows are the one-alpha query's, in its order, with the same scores."""
+    store, signature = scored
+    alphas = [round(k / 10, 1) for k in range(11)]
+    with store.connect() as con:
+        grid = lowest_scored_grid(con, signature, target, fraction, alphas)
+        picked = set()
+        for alpha in alphas:
+            one = lowest_scored(con, signature, target, fraction, alpha)
+            mine = grid[grid["alpha"] == alpha].drop(columns="alpha").reset_index(drop=True)
+            assert mine.equals(one), alpha
+            picked.add(tuple(zip(one.run_id, one.item_id, strict=True)))
+        assert len(picked) > 1  # alpha changes the picks: the grid must tell the stops apart
+        with pytest.raises(ConfigError):
+            lowest_scored_grid(con, signature, target, fraction, [1.5])
 
 
 @pytest.mark.parametrize(

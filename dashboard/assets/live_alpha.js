@@ -73,7 +73,8 @@ function fill(el, c, k, at) {
   el.removeAttribute("title");
   delete el.dataset.value;
   el.classList.remove("waiting");
-  if (c && c.server && k !== at) {
+  // "server": the server's value only; "wait": not ready at this stop (one flag per stop)
+  if (c && ((c.server && k !== at) || (Array.isArray(c.wait) && c.wait[k]))) {
     el.textContent = WAITING;
     el.title = WAITING_TITLE;
     el.classList.add("waiting");
@@ -173,6 +174,7 @@ function drawTable(root, data, k) {
       if (col.help) th.title = col.help;
       if (col.width) th.style.width = `${col.width}px`;
       if (col.align) th.style.textAlign = col.align;
+      if (col.wrap) th.style.whiteSpace = "normal";
       head.appendChild(th);
     }
     tbl.createTBody();
@@ -191,6 +193,7 @@ function drawTable(root, data, k) {
       const td = tr.insertCell();
       td.dataset.key = col.key;
       if (col.align) td.style.textAlign = col.align;
+      if (col.wrap) td.style.whiteSpace = "normal";
       fill(td, r.cells[col.key], k, data.at);
     }
   }

@@ -48,6 +48,8 @@ __all__ = [
     "TauCases",
     "UnitCounts",
     "explained_store",
+    "grid_counts",
+    "prefetch_grid",
     "prefetch_share",
     "prefetch_tau",
     "run_unit_counts",
@@ -420,3 +422,77 @@ def run_unit_counts(
         background.start(("tau-run", key, run_id), work, group="tau-run")
     counts = {a[1]: sum(explained[a][0]) for a in answers if a in explained}
     return UnitCounts(counts, with_kgs, len(answers) - len(counts))
+
+
+@by_results()
+@st.cache_data(show_spinner=False, max_entries=8)
+def _grid_picks(
+    view: View, target: str, fraction: float, alphas: tuple[float, ...]
+) -> pd.DataFrame:
+    """TAU's picks at every alpha of ``alphas`` (one DuckDB scan, cached per share)."""
+    with reader(view.path) as con:
+        return tau_queries.lowest_scored_grid(con, view.scored, target, fraction, alphas)
+
+
+RUN_KEYS = ("run_id", "dataset", "model", "temperature", "extractor")
+"""The columns of :func:`grid_counts`' frames that name a run."""
+
+
+def grid_counts(
+    view: View, target: str, fraction: float, alphas: Sequence[float]
+) -> list[pd.DataFrame | None]:
+    """TAU's categories summed per run over the lowest ``fraction`` at each of ``alphas``.
+
+    For the Failure analysis's live counts: at each alpha, :data:`RUN_KEYS`, ``cases`` and one
+    column per category of :data:`~s3kg_core.scoring.tau.TAU_CATEGORIES` summed over that
+    alpha's picks (:func:`tau_live`'s cases there), or ``None`` while some of its picks are not
+    explained yet (:func:`prefetch_grid` explains them; nothing here waits). A query and sums.
+    """
+    grid = _grid_picks(view, target, fraction, tuple(float(a) for a in alphas))
+    explained = explained_store(view, _reference(target))
+    out: list[pd.DataFrame | None] = []
+    for alpha in alphas:
+        picks = grid[grid["alpha"] == float(alpha)]
+        answers = _answers(picks)
+        if any(a not in explained for a in answers):
+            out.append(None)
+            continue
+        counts = pd.DataFrame(
+            [explained[a][0] for a in answers], columns=list(TAU_CATEGORIES), dtype="int64"
+        )
+        frame = pd.concat(
+            [picks[list(RUN_KEYS)].reset_index(drop=True), counts.assign(cases=1)], axis=1
+        )
+        out.append(frame.groupby(list(RUN_KEYS), as_index=False, sort=True).sum())
+    return out
+
+
+def prefetch_grid(
+    view: View, target: str, fraction: float, alphas: Sequence[float]
+) -> threading.Thread:
+    """Explain, in the background, the picks of every alpha of ``alphas`` not explained yet.
+
+    So that :func:`grid_counts` has every stop of the slider: the union of the stops' picks,
+    the stops nearest the middle first (a share's picks at neighbouring stops overlap most).
+    One job per database, results version, signature, target and share; a newer one stops it.
+    """
+    key = replace(view, stamp=results_version(view))
+    stops = tuple(float(a) for a in alphas)
+
+    def work(stopped: Callable[[], bool]) -> bool:
+        normalize_label("warming_up")  # lemminflect reads its tables
+        with reader(key.path) as con:
+            grid = tau_queries.lowest_scored_grid(con, key.scored, target, fraction, stops)
+        order = sorted(stops, key=lambda a: abs(a - 0.5))
+        answers: list[Answer] = []
+        seen: set[Answer] = set()
+        for alpha in order:
+            for a in _answers(grid[grid["alpha"] == alpha]):
+                if a not in seen:
+                    seen.add(a)
+                    answers.append(a)
+        explained = explained_store(key, _reference(target))
+        return _explain_blocks(key, target, answers, explained, stopped)
+
+    job = ("tau-grid", key, target, float(fraction), stops)
+    return background.start(job, work, group="tau-grid", supersede=True)

@@ -13,9 +13,16 @@ import duckdb
 import pandas as pd
 
 from ..errors import ConfigError
-from .blend_queries import BLENDED
+from .blend_queries import BLENDED, BLENDED_GRID, grid_alphas
 
-__all__ = ["LOWEST_COLUMNS", "TAU_TARGETS", "kg_items", "lowest_scored", "stored_tau_of"]
+__all__ = [
+    "LOWEST_COLUMNS",
+    "TAU_TARGETS",
+    "kg_items",
+    "lowest_scored",
+    "lowest_scored_grid",
+    "stored_tau_of",
+]
 
 TAU_TARGETS = ("cus", "gold_sim", "ctx_sim")
 """The scores that can rank answers for TAU (``ctx_sim`` explains against the context KG)."""
@@ -64,18 +71,55 @@ def lowest_scored(
     ...
     s3kg_core.errors.ConfigError: target must be one of cus, gold_sim, ctx_sim; got 'recall'
     """
+    return con.execute(_lowest_sql(BLENDED, target, fraction), [alpha, signature, fraction]).df()
+
+
+def lowest_scored_grid(
+    con: duckdb.DuckDBPyConnection,
+    signature: str,
+    target: str,
+    fraction: float,
+    alphas: Sequence[float],
+) -> pd.DataFrame:
+    """:func:`lowest_scored` at each of ``alphas``, in one scan.
+
+    Columns ``alpha`` and :data:`LOWEST_COLUMNS`; the rows of one alpha are exactly
+    :func:`lowest_scored`'s at that alpha (the same blend, ranks and ties), ordered by alpha,
+    run and item. For a page that shows TAU's picks at every stop of its alpha slider.
+
+    Raises
+    ------
+    ConfigError
+        As :func:`lowest_scored`, or on an alpha outside [0, 1].
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from s3kg_core.store.store import Store
+    >>> db = Store(os.path.join(tempfile.mkdtemp(), "g.duckdb"))
+    >>> with db.connect() as con:
+    ...     len(lowest_scored_grid(con, "sig", "cus", 0.05, [0.0, 0.5]))
+    0
+    """
+    sql = _lowest_sql(BLENDED_GRID, target, fraction, by="a")
+    return con.execute(sql, [grid_alphas(alphas), signature, fraction]).df()
+
+
+def _lowest_sql(blended: str, target: str, fraction: float, by: str = "") -> str:
+    """The lowest ``fraction`` of each run (of each ``by``, with its value as ``alpha``)."""
     if target not in TAU_TARGETS:
         raise ConfigError(f"target must be one of {', '.join(TAU_TARGETS)}; got {target!r}")
     if not 0.0 < fraction <= 1.0:
         raise ConfigError(f"fraction must be in (0, 1]; got {fraction!r}")
     # ``target`` is one of three fixed names (checked above): safe to place in the statement
-    return con.execute(
-        f"{BLENDED} SELECT {', '.join(LOWEST_COLUMNS)} FROM c "
-        f"QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY {target}, item_id) "
-        "<= ceil(count(*) OVER (PARTITION BY run_id) * CAST(? AS DOUBLE)) "
-        "ORDER BY run_id, item_id",
-        [alpha, signature, fraction],
-    ).df()
+    keys = f"{by}, run_id" if by else "run_id"
+    picked = f"{by} AS alpha, " if by else ""
+    return (
+        f"{blended} SELECT {picked}{', '.join(LOWEST_COLUMNS)} FROM c "
+        f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {target}, item_id) "
+        f"<= ceil(count(*) OVER (PARTITION BY {keys}) * CAST(? AS DOUBLE)) "
+        f"ORDER BY {keys}, item_id"
+    )
 
 
 def stored_tau_of(
