@@ -392,6 +392,27 @@ def _ot_variants(ev: Mapping[str, Any]) -> str:
     )
 
 
+@view("bamboo_role_misses", "bamboo_role_misses")
+def _bamboo_role_misses(ev: Mapping[str, Any]) -> str:
+    kinds = list(ev["kinds"])
+    rows = []
+    for name, fig in ev["datasets"].items():
+        rows.append(
+            [
+                name.upper(),
+                str(fig["cases"]),
+                str(fig["misses"]),
+                f"{fig['accuracy']:.1f}",
+                *(str(fig["kinds"][k]) for k in kinds),
+                f"{fig['graph_ceiling']:.1f}",
+            ]
+        )
+    return md_table(
+        ["dataset", "pairs of pairs", "misses", "accuracy", *kinds, "ceiling of a graph metric"],
+        rows,
+    )
+
+
 @view("roles_variants", "roles_variants")
 def _roles_variants(ev: Mapping[str, Any]) -> str:
     return _variants_table(
