@@ -19,11 +19,12 @@ An **input file** (every file a command reads: a CSV or JSONL table to import, a
 annotation import, PubMedQA's JSON, a PENMAN file of graphs, a user's KG) larger than the input
 cap (:func:`max_input_bytes`: :data:`MAX_IMPORT_BYTES`, or ``$S3KG_MAX_INPUT_MB`` megabytes) is
 refused before it is read, by one function (:func:`check_file_size`), with the file, its size,
-the cap and the way to raise it in one line; readers that stream open the file with
-:func:`open_input`, which also stops a file that grows past the cap while it is read (a FIFO, a
-device, a file still being written). A
-**PENMAN graph** nested more than :data:`MAX_PENMAN_DEPTH` parentheses deep is refused with its
-file and block (the reader recurses once a level: 500 levels ended in a ``RecursionError``).
+the cap and the way to raise it in one line (a Parquet file also by its columns' size once
+decompressed, which its footer gives: :func:`check_parquet_size`); readers that stream open the
+file with :func:`open_input`, which also stops a file that grows past the cap while it is read
+(a FIFO, a device, a file still being written). A **PENMAN graph** nested more than
+:data:`MAX_PENMAN_DEPTH` parentheses deep is refused with its file and block (the reader
+recurses once a level: 500 levels ended in a ``RecursionError``).
 
 The limits are far above what real inputs hold: the S3KG authors' released QA runs and pair
 sets have at most 246 triples per KG, 337 characters per label and 8,314 per text; the demo's
@@ -57,6 +58,7 @@ __all__ = [
     "MAX_TRIPLES",
     "OVERSIZED",
     "check_file_size",
+    "check_parquet_size",
     "kg_problem",
     "max_input_bytes",
     "open_input",
@@ -211,6 +213,54 @@ def check_file_size(
     if size > max_input_bytes():
         raise _too_large(path, size, what, advice)
     return size
+
+
+def check_parquet_size(
+    path: Path, what: str = "a Parquet file", advice: str = "split it into smaller files"
+) -> int:
+    """Refuse a Parquet file past the cap on disk or once decompressed, before its rows are read.
+
+    A Parquet file is compressed: a few megabytes on disk can hold gigabytes of columns. Its
+    footer says how large every row group is once decompressed, so the cap
+    (:func:`max_input_bytes`) applies to that size as well as to the file's (the footer alone is
+    read, not the rows). A file read then holds at most the cap in columns.
+
+    Returns
+    -------
+    int
+        The columns' size once decompressed, in bytes (from the footer).
+
+    Raises
+    ------
+    InputTooLargeError
+        If the file, or its columns decompressed, are past the cap (``... holds 310 MB once
+        decompressed; ...``).
+    InputFormatError
+        If the file cannot be read or is no Parquet file (its footer is not one).
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> path = Path(tempfile.mkdtemp()) / "kg.parquet"
+    >>> pd.DataFrame({"head": ["a"], "relation": ["r"], "tail": ["b"]}).to_parquet(path)
+    >>> check_parquet_size(path) > 0
+    True
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    check_file_size(path, what, advice)
+    try:
+        meta = pq.ParquetFile(path).metadata
+    except (OSError, pa.ArrowException) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputFormatError(f"cannot read {path} as Parquet: {first}") from exc
+    size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if size > max_input_bytes():
+        error = _too_large(path, size, what, advice)
+        raise InputTooLargeError(str(error).replace(" MB;", " MB once decompressed;", 1))
+    return int(size)
 
 
 class _CappedReader(io.RawIOBase):

@@ -294,6 +294,32 @@ def test_a_file_past_the_import_limit_is_refused_before_it_is_read(
         import_verdicts(annotated, out)
 
 
+def test_a_parquet_import_is_capped_by_its_columns_decompressed(
+    annotated, blank, tmp_path, monkeypatch
+):
+    """Issue 59: a small compressed Parquet import was read whole, whatever it held once
+    decompressed; its footer's sizes are checked first, and nothing is written."""
+    from s3kg_core.limits import MAX_INPUT_ENV
+    from s3kg_core.store.connection import open_duckdb
+
+    out = tmp_path / "log.parquet"
+    export_verdicts(annotated, out)
+    con = open_duckdb()
+    target_file = tmp_path / "padded.parquet"
+    con.execute(
+        f"COPY (SELECT *, repeat('a', 1000000) || uid AS note FROM read_parquet('{out}')) "
+        f"TO '{target_file}' (FORMAT parquet, COMPRESSION zstd)"
+    )
+    con.close()
+    assert target_file.stat().st_size < 500_000
+    target = _fresh(blank, tmp_path)
+    before = target.path.read_bytes()
+    monkeypatch.setenv(MAX_INPUT_ENV, "1")
+    with pytest.raises(InputFormatError, match=r"padded\.parquet holds .* MB once decompressed"):
+        import_verdicts(target, target_file)
+    assert target.path.read_bytes() == before
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

@@ -121,3 +121,21 @@ def test_findkg_text_that_is_not_utf8_is_one_input_error(tmp_path: Path) -> None
     (folder / "relation2id.txt").write_bytes(b"Control\t0\n\xff\xfe\t1\n")
     with pytest.raises(InputFormatError, match=r"relation2id\.txt: not UTF-8 text"):
         load_findkg(folder)
+
+
+def test_a_parquet_kg_is_capped_by_its_columns_decompressed(tmp_path: Path, monkeypatch) -> None:
+    """Issue 59: a user's Parquet KG was read whole by pd.read_parquet whatever it held once
+    decompressed; its footer's sizes are checked first."""
+    from s3kg_core.errors import InputTooLargeError
+    from s3kg_core.limits import MAX_INPUT_ENV
+
+    path = tmp_path / "kg.parquet"
+    n = 2_000
+    pd.DataFrame(
+        {"head": [f"{'x' * 1_000}{i}" for i in range(n)], "relation": ["r"] * n, "tail": ["t"] * n}
+    ).to_parquet(path, compression="zstd")
+    monkeypatch.setenv(MAX_INPUT_ENV, "1")
+    with pytest.raises(InputTooLargeError, match=r"kg\.parquet holds .* MB once decompressed"):
+        load_user_kg(path)
+    monkeypatch.setenv(MAX_INPUT_ENV, "5")
+    assert len(load_user_kg(path)) == n

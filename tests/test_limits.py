@@ -109,3 +109,49 @@ def test_the_message_tells_a_size_from_the_cap(tmp_path, monkeypatch):
     path.write_bytes(b"x" * 2_000_001)
     with pytest.raises(InputTooLargeError, match=r"holds 2\.000 MB; .* at most 2\.000 MB"):
         check_file_size(path)
+
+
+def _compressible_parquet(path: Path, rows: int = 2_000) -> Path:
+    """A Parquet file a few kB on disk whose columns hold about 2 MB once decompressed."""
+    import pandas as pd
+
+    pd.DataFrame({"head": [f"{'a' * 1_000}{i}" for i in range(rows)]}).to_parquet(
+        path, compression="zstd"
+    )
+    return path
+
+
+def test_a_parquet_file_is_capped_by_its_columns_decompressed_not_only_its_size(
+    tmp_path, monkeypatch
+):
+    """Issue 59: a small compressed Parquet file was read whole whatever it held once
+    decompressed (the cap saw only the file's size)."""
+    from s3kg_core.limits import check_parquet_size
+
+    path = _compressible_parquet(tmp_path / "kg.parquet")
+    assert path.stat().st_size < 200_000  # far under the cap on disk
+    monkeypatch.setenv(MAX_INPUT_ENV, "1")
+    check_file_size(path)  # the file's own size passes
+    with pytest.raises(InputTooLargeError) as caught:
+        check_parquet_size(path, "a KG file", "split it")
+    message = str(caught.value)
+    assert message.startswith(
+        "kg.parquet holds 2 MB once decompressed; a KG file takes at most 1 MB"
+    )
+    assert "\n" not in message and "S3KG_MAX_INPUT_MB" in message
+    monkeypatch.setenv(MAX_INPUT_ENV, "3")
+    assert 1_900_000 < check_parquet_size(path) < 3_000_000
+
+
+def test_a_file_that_is_no_parquet_is_one_format_error(tmp_path):
+    from s3kg_core.limits import check_parquet_size
+
+    path = tmp_path / "fake.parquet"
+    path.write_text("head,relation,tail\na,r,b\n", encoding="utf-8")
+    with pytest.raises(
+        InputFormatError, match=r"cannot read .*fake\.parquet as Parquet: "
+    ) as caught:
+        check_parquet_size(path)
+    assert not isinstance(caught.value, InputTooLargeError)
+    with pytest.raises(InputFormatError, match="cannot read"):
+        check_parquet_size(tmp_path / "missing.parquet")

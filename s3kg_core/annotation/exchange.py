@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..atomic import replacing, write_failure
 from ..errors import AnnotationError, InputFormatError, OutputError, S3KGError
-from ..limits import MAX_LABEL_CHARS, check_file_size, kg_problem, open_input
+from ..limits import MAX_LABEL_CHARS, check_file_size, check_parquet_size, kg_problem, open_input
 from ..names import name_problem
 from ..store import annotation_queries as aq
 from ..store.connection import open_duckdb
@@ -260,8 +260,9 @@ def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
     JSON lines are read with the project's one JSONL reader (:func:`~s3kg_core.tables.
     read_jsonl_records`: a line that is not a JSON object is named, integers are read exactly);
     a triple cell (JSON text in CSV) with :func:`~s3kg_core.tables.loads_json`. A file past
-    the input cap (:func:`s3kg_core.limits.check_file_size`: 64 MB, or ``$S3KG_MAX_INPUT_MB``)
-    is refused before it is read; CSV and JSON lines are read as a stream.
+    the input cap (:func:`s3kg_core.limits.check_file_size`: 64 MB, or ``$S3KG_MAX_INPUT_MB``),
+    or Parquet whose columns decompressed are (:func:`s3kg_core.limits.check_parquet_size`),
+    is refused before its rows are read; CSV and JSON lines are read as a stream.
 
     Raises
     ------
@@ -272,7 +273,10 @@ def read_export(path: str | Path, *, fmt: str | None = None) -> pd.DataFrame:
     path = Path(path)
     fmt = _format_of(path, fmt)
     split = "split it into files of whole rows in time order and import them in that order"
-    check_file_size(path, "an annotation import", split)
+    if fmt == "parquet":  # its columns decompressed are capped too
+        check_parquet_size(path, "an annotation import", split)
+    else:
+        check_file_size(path, "an annotation import", split)
     try:
         if fmt == "csv":
             with open_input(path, "an annotation import", split) as fh:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..config import default_data_dir
 from ..errors import InputFormatError
-from ..limits import check_file_size, open_input
+from ..limits import check_file_size, check_parquet_size, open_input
 
 __all__ = [
     "FINDKG_SPLITS",
@@ -229,12 +229,16 @@ def load_findkg(
 
 def _read_table(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
-    check_file_size(path, "a KG file", "split it into smaller KGs")
+    advice = "split it into smaller KGs"
+    if suffix == ".parquet":  # its columns decompressed are capped too
+        check_parquet_size(path, "a KG file", advice)
+    else:
+        check_file_size(path, "a KG file", advice)
     try:
         if suffix == ".parquet":
             return pd.read_parquet(path)
         if suffix in (".csv", ".tsv", ".txt"):
-            with open_input(path, "a KG file", "split it into smaller KGs") as fh:
+            with open_input(path, "a KG file", advice) as fh:
                 return pd.read_csv(
                     fh, sep="\t" if suffix != ".csv" else ",", dtype=str, keep_default_na=False
                 )
@@ -249,8 +253,10 @@ def load_user_kg(path: str | Path) -> FactKG:
     Raises
     ------
     InputTooLargeError
-        If the file is past the input cap (:func:`s3kg_core.limits.check_file_size`), before
-        it is read (a CSV or TSV is then read as a stream).
+        If the file is past the input cap (:func:`s3kg_core.limits.check_file_size`), or a
+        Parquet file's columns once decompressed are
+        (:func:`s3kg_core.limits.check_parquet_size`), before its rows are read (a CSV or TSV
+        is then read as a stream).
     InputFormatError
         If the file cannot be read, lacks ``head, relation, tail``, or has other columns
         than those and ``head_type, tail_type`` (the message names the columns found).
