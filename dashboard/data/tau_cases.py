@@ -475,22 +475,21 @@ def prefetch_grid(
     So that :func:`grid_counts` has every stop of the slider: the union of the stops' picks,
     the stops nearest the middle first (a share's picks at neighbouring stops overlap most).
     One job per database, results version, signature, target and share; a newer one stops it.
+    The picks are :func:`grid_counts`' own (one cached scan for both, not a second one here).
     """
     key = replace(view, stamp=results_version(view))
     stops = tuple(float(a) for a in alphas)
+    grid = _grid_picks(view, target, fraction, stops)
+    answers: list[Answer] = []
+    seen: set[Answer] = set()
+    for alpha in sorted(stops, key=lambda a: abs(a - 0.5)):
+        for a in _answers(grid[grid["alpha"] == alpha]):
+            if a not in seen:
+                seen.add(a)
+                answers.append(a)
 
     def work(stopped: Callable[[], bool]) -> bool:
         normalize_label("warming_up")  # lemminflect reads its tables
-        with reader(key.path) as con:
-            grid = tau_queries.lowest_scored_grid(con, key.scored, target, fraction, stops)
-        order = sorted(stops, key=lambda a: abs(a - 0.5))
-        answers: list[Answer] = []
-        seen: set[Answer] = set()
-        for alpha in order:
-            for a in _answers(grid[grid["alpha"] == alpha]):
-                if a not in seen:
-                    seen.add(a)
-                    answers.append(a)
         explained = explained_store(key, _reference(target))
         return _explain_blocks(key, target, answers, explained, stopped)
 
