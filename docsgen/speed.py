@@ -43,29 +43,33 @@ def _scoring(fig: Mapping[str, Any]) -> str:
     return md_table(header, rows)
 
 
+def _secs(x: Any, spec: str = ".1f") -> str:
+    return f"{f(x, spec)} s" if x is not None else ""
+
+
+def _ratio(x: Any, strong: bool = False) -> str:
+    return bold(f"{f(x, '.1f')}x", strong) if x is not None else ""
+
+
+def _sample(r: Mapping[str, Any]) -> str:
+    return f"{_secs(r['sample_seconds'])} ({f(r['ms_per_pair'], '.0f')} ms/pair)"
+
+
+def _whole(r: Mapping[str, Any]) -> str:
+    if r["all_seconds"] is None:
+        return ""
+    return f"{_secs(r['all_seconds'])} ({f(r['all_ms_per_pair'], '.1f')} ms/pair)"
+
+
 @view("reference", "reference")
 def _reference(fig: Mapping[str, Any]) -> str:
     """The reference against each backend the run timed (the default, onnx, in bold)."""
     ref, backends = fig["reference"], fig["backends"]
 
-    def secs(x: Any, spec: str = ".1f") -> str:
-        return f"{f(x, spec)} s" if x is not None else ""
-
-    def ratio(x: Any, strong: bool = False) -> str:
-        return bold(f"{f(x, '.1f')}x", strong) if x is not None else ""
-
-    def sample(r: Mapping[str, Any]) -> str:
-        return f"{secs(r['sample_seconds'])} ({f(r['ms_per_pair'], '.0f')} ms/pair)"
-
-    def whole(r: Mapping[str, Any]) -> str:
-        if r["all_seconds"] is None:
-            return ""
-        return f"{secs(r['all_seconds'])} ({f(r['all_ms_per_pair'], '.1f')} ms/pair)"
-
     def both(r: Mapping[str, Any], strong: bool) -> str:
         pair = f"{f(r['ratio_all'], '.1f')}x / {f(r['ratio_all_with_start'], '.1f')}x"
         return (
-            bold(pair, strong) if r["ratio_all_with_start"] is not None else ratio(r["ratio_all"])
+            bold(pair, strong) if r["ratio_all_with_start"] is not None else _ratio(r["ratio_all"])
         )
 
     def agree(r: Mapping[str, Any]) -> str:
@@ -75,25 +79,25 @@ def _reference(fig: Mapping[str, Any]) -> str:
     runs = [backends[b] for b in cols]
     strong = [b == "onnx" for b in cols]
     rows = [
-        [f"{fig['sample_pairs']} sampled pairs", sample(ref), *(sample(r) for r in runs)],
+        [f"{fig['sample_pairs']} sampled pairs", _sample(ref), *(_sample(r) for r in runs)],
         [
             "ratio on the sample, model load left out",
             "1",
-            *(ratio(r["ratio_sample"], s) for r, s in zip(runs, strong, strict=True)),
+            *(_ratio(r["ratio_sample"], s) for r, s in zip(runs, strong, strict=True)),
         ],
         [
             "start (process, imports, model load, one string)",
-            *(secs(r["start_seconds"]) for r in (ref, *runs)),
+            *(_secs(r["start_seconds"]) for r in (ref, *runs)),
         ],
         [
             "ratio on the sample, start included",
             "1",
-            *(ratio(r["ratio_sample_with_start"], s) for r, s in zip(runs, strong, strict=True)),
+            *(_ratio(r["ratio_sample_with_start"], s) for r, s in zip(runs, strong, strict=True)),
         ],
         [
             f"all {fig['all_pairs']:,} pairs",
-            f"{secs(ref['all_seconds_extrapolated'], ',.0f')} (extrapolated)",
-            *(whole(r) for r in runs),
+            f"{_secs(ref['all_seconds_extrapolated'], ',.0f')} (extrapolated)",
+            *(_whole(r) for r in runs),
         ],
         [
             "ratio on all pairs, without / with the start",
@@ -107,23 +111,33 @@ def _reference(fig: Mapping[str, Any]) -> str:
         ],
     ]
     header = ["", "reference (torch)", *(f"KGScorer kgx, {b}" for b in cols)]
-    table = md_table(header, rows)
+    return md_table(header, rows)
+
+
+@view("reference_modes", "reference")
+def _reference_modes(fig: Mapping[str, Any]) -> str:
+    """The other modes timed on the same pairs, in the same run (``--modes``)."""
     modes = fig.get("modes") or {}
-    if not modes:
-        return table
-    # the other modes timed on the same pairs, in the same run (--modes)
     mode_rows = [
         [
             f"KGScorer {m}, {r['backend']}",
-            sample(r),
-            ratio(r["ratio_sample"]),
-            whole(r),
-            ratio(r["ratio_all"], strong=True),
+            _sample(r),
+            _ratio(r["ratio_sample"]),
+            _whole(r),
+            _ratio(r["ratio_all"], strong=True),
         ]
         for m, r in modes.items()
     ]
     mode_header = ["mode", "sampled pairs", "ratio", "all pairs", "ratio on all pairs"]
-    return table + "\n\n" + md_table(mode_header, mode_rows)
+    return md_table(mode_header, mode_rows)
+
+
+@view("quickstart", "quickstart")
+def _quickstart(fig: Mapping[str, Any]) -> str:
+    """The README's own-data quick start, line by line (``bench_quickstart.py``)."""
+    rows = [[f"`{r['line']}`", f"{f(r['seconds'], '.1f')} s"] for r in fig["lines"]]
+    rows.append([f"total ({fig['cache']} cache)", f"{f(fig['total_seconds'] / 60, '.1f')} min"])
+    return md_table(["line", "wall time"], rows)
 
 
 @view("ray", "ray")
@@ -418,7 +432,8 @@ def _performance(scoring: Mapping[str, Any], ref: Mapping[str, Any], ex: Mapping
     """README: the headline speed figures, each with the bench that measures it."""
     t = scoring["throughput"]
     mini, mp = t["all_minilm"], t["all_mpnet"]
-    on, to = ref["backends"]["onnx"], ref["backends"]["torch"]
+    on, to = ref["backends"]["onnx"], ref["backends"].get("torch")
+    default = (ref.get("modes") or {}).get("ot")
     rows = [
         [
             f"`KGScorer` on the {mini['pairs']:,} labelled pairs, MiniLM / mpnet (torch)",
@@ -437,10 +452,26 @@ def _performance(scoring: Mapping[str, Any], ref: Mapping[str, Any], ex: Mapping
         ],
         [
             "`KGScorer` (kgx) against the authors' released procedure, all pairs, one thread: "
-            "onnx (default) / torch",
-            f"{f(on['ratio_all'], '.1f')}x / {f(to['ratio_all'], '.1f')}x faster, S_WL identical",
+            + ("onnx (default) / torch" if to else "onnx (default)"),
+            (
+                f"{f(on['ratio_all'], '.1f')}x / {f(to['ratio_all'], '.1f')}x faster"
+                if to
+                else f"{f(on['ratio_all'], '.1f')}x faster"
+            )
+            + ", S_WL identical",
             "`bench/speed/bench_reference.py`",
         ],
+        *(
+            [
+                [
+                    "the default mode (`ot`) against the same procedure, the same pairs and run",
+                    f"{f(default['ratio_all'], '.1f')}x faster",
+                    "`bench/speed/bench_reference.py --modes kgx,ot,hybrid`",
+                ]
+            ]
+            if default
+            else []
+        ),
         [
             f"sample explorer: a question with a {ex['context_triples']}-triple context KG at a "
             "new tau, median",
@@ -468,6 +499,8 @@ def _alpha_step(fig: Mapping[str, Any]) -> str:
         "explorer": "Sample explorer",
         "search": "Search (range)",
         "failure": "Failure analysis",
+        "compare": "Run comparison",
+        "run": "Run details",
     }
     rows = [
         [
@@ -484,6 +517,12 @@ def _alpha_step(fig: Mapping[str, Any]) -> str:
         )
     ]
     return md_table(["key press to new numbers", "median", "p95", "max", "steps"], rows)
+
+
+@view("alpha_step_scale", "alpha_step_scale")
+def _alpha_step_scale(fig: Mapping[str, Any]) -> str:
+    """The same on a scale database (``bench_alpha_step.py --db`` a ``bench_scale.py`` one)."""
+    return _alpha_step(fig)
 
 
 @view("check", "check")
@@ -709,9 +748,13 @@ def _scale_cli(fig: Mapping[str, Any]) -> str:
             return str(stage["stopped"])
         return f"{f(stage['seconds'], '.1f')} s ({f(stage['peak_gb'], '.2f')} GB)"
 
+    def label(key: str) -> str:  # "100000" (the default mode) or "100000 hybrid"
+        n, _, mode = key.partition(" ")
+        return f"{int(n):,}" + (f" ({mode})" if mode else "")
+
     rows = [
-        [f"{int(n):,}", *(cell(row.get(s)) for s in SCALE_STAGES), f"{f(row['db_mb'], '.0f')} MB",
+        [label(n), *(cell(row.get(s)) for s in SCALE_STAGES), f"{f(row['db_mb'], '.0f')} MB",
          f"{row['commit']}, load {row['load_before'][0]:g} -> {row['load_after'][0]:g}"]
-        for n, row in sorted(fig["sizes"].items(), key=lambda kv: int(kv[0]))
+        for n, row in sorted(fig["sizes"].items(), key=lambda kv: (int(kv[0].split()[0]), kv[0]))
     ]  # fmt: skip
     return md_table(["answers", *SCALE_STAGES, "database", "commit, load"], rows)

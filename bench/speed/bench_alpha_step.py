@@ -3,8 +3,8 @@
 Issue 60: a step of the sidebar's alpha slider took 106-271 ms to show its numbers, the time of
 a Streamlit rerun and redraw. The Overview's figures, note and leaderboard are live blocks
 (``dashboard/live_alpha.py``) that show the slider's stop in the browser, and so are the Sample
-explorer's scores, the Search page's count of a score range and the Failure analysis's counts
-per run (:data:`PAGES`). This benchmark
+explorer's scores, the Search page's count of a score range, the Failure analysis's counts
+per run, the Run comparison's and the Run details' figures (:data:`PAGES`). This benchmark
 opens each page (``--pages``) on a copy of ``--db`` (headless Chromium at 1440x900, the
 dashboard as ``streamlit run app.py``) and presses the arrow keys on the slider ``--steps``
 times (right to 1, then left to 0, and so on), waiting for the page to be idle between two
@@ -53,10 +53,13 @@ PAGES = {
     "explorer": ("Sample_explorer", "metrics"),
     "search": ("Search?range=0.3-0.6", "note"),
     "failure": ("Failure_analysis", "table"),
+    "compare": ("Run_comparison", "metrics"),
+    "run": ("Run", "metrics"),
 }
 """The pages timed: their path and the kind of the live block whose draws are timed (the
 leaderboard, the explorer's scores, the count of the search's score range, the Failure
-analysis's counts per run)."""
+analysis's counts per run, the Run comparison's figures of its default pair, the Run details'
+figures of its default run)."""
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -23,6 +23,7 @@ Usage::
     python -m bench.speed.bench_scale --sizes 20000 --checkouts /tmp/before,.
     python -m bench.speed.bench_scale --sizes 100000 --json bench/out/scale.json
     python -m bench.speed.bench_scale --sizes 20000,100000 --evidence evidence/scale_cli.json
+    python -m bench.speed.bench_scale --sizes 100000 --mode hybrid --stages import,score
 
 ``--evidence`` adds each size's figures (wall seconds and peak memory of every stage, the
 database's size, date, commit, load average) to an evidence file, which
@@ -167,10 +168,16 @@ def run_stage(checkout: Path, args: list[str], timeout: float) -> dict[str, Any]
     return out
 
 
-def stage_args(stage: str, db: Path, folder: Path) -> list[str]:
+def stage_args(stage: str, db: Path, folder: Path, mode: str | None = None) -> list[str]:
+    """The command line of one stage (``mode``: the scoring mode, ``None`` the default).
+
+    >>> stage_args("score", Path("s.duckdb"), Path("csv"), "hybrid")[-2:]
+    ['--mode', 'hybrid']
+    """
     return {
         "import": ["import", "s3kg-release", str(folder), "--db", str(db)],
-        "score": ["score", "--db", str(db), "--encoder", "minilm-static"],
+        "score": ["score", "--db", str(db), "--encoder", "minilm-static"]
+        + (["--mode", mode] if mode else []),
         "tau": ["tau", "--db", str(db)],
         "cus": ["cus", "--db", str(db)],
         "export": ["export", "--db", str(db), "--format", "parquet", "--out", str(db) + ".pq"],
@@ -185,6 +192,7 @@ def main() -> None:
     parser.add_argument("--checkouts", default=".", help="Comma-separated repository folders.")
     parser.add_argument("--stages", default=",".join(STAGES))
     parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--mode", default=None, help="s3kg score's --mode (default: its default)")
     add_data_dir(parser, "s3kg_release/qa")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
@@ -207,7 +215,9 @@ def main() -> None:
             for i, checkout in enumerate(checkouts):
                 db = OUT / f"scale_{n}_{i}.duckdb"
                 row = results[str(n)][str(checkout)]
-                row[stage] = got = run_stage(checkout, stage_args(stage, db, folder), opts.timeout)
+                row[stage] = got = run_stage(
+                    checkout, stage_args(stage, db, folder, opts.mode), opts.timeout
+                )
                 shown = got.get("stopped") or (
                     f"{got['seconds']:.1f} s, peak {got['peak_gb']:.2f} GB"
                     + (f", exit {got['exit']}: {got['error'][0]}" if got.get("exit") else "")
@@ -231,17 +241,28 @@ def main() -> None:
     if opts.json:
         opts.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     if opts.evidence:
-        add_to_evidence(opts.evidence, results, checkouts[0], load_before)
+        add_to_evidence(opts.evidence, results, checkouts[0], load_before, opts.mode)
         print(f"wrote {opts.evidence}")
 
 
 def add_to_evidence(
-    path: Path, results: dict[str, Any], checkout: Path, load_before: tuple[float, ...]
+    path: Path,
+    results: dict[str, Any],
+    checkout: Path,
+    load_before: tuple[float, ...],
+    mode: str | None = None,
 ) -> None:
-    """Write each size's stage figures of ``checkout`` to ``path`` as ``sizes[N]``."""
-    for n, by_code in results.items():
+    """Write each size's stage figures of ``checkout`` to ``path`` as ``sizes[N]``.
+
+    A run with another scoring mode than the default is ``sizes["N MODE"]`` beside it.
+    """
+    from s3kg_core.scoring.result import DEFAULT_MODE
+
+    for size, by_code in results.items():
+        n = size if mode in (None, DEFAULT_MODE) else f"{size} {mode}"
         entry = {
             **by_code[str(checkout)],
+            "mode": mode or DEFAULT_MODE,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "commit": git_commit(checkout),
             "load_before": [round(x, 2) for x in load_before],

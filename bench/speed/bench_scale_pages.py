@@ -20,9 +20,10 @@ at ``--viewport`` (1440x900) tours the pages in the sidebar's order:
   switch in the Sample explorer's run picker (the next run) and a search of its question
   picker (*Find*, "headache"); the next question in the Run comparison's question picker; on
   Annotate a verdict saved (a name typed, *Confirm* clicked) and the Overview's next visit
-  after it (the caches the save kept: :func:`save_verdict`); and
-  *alpha step, numbers shown*: five more alpha steps, the median of the times until the text
-  naming the new alpha (drawn with the new numbers) shows, as the demo's alpha figure is taken.
+  after it (the caches the save kept: :func:`save_verdict`). The time until an alpha step's
+  numbers show is ``bench_alpha_step.py``'s: since issue 60 the browser draws them before the
+  server's rerun (the tour's *alpha step, numbers shown*, dropped, waited for a text the pages
+  no longer show).
 
 The server's peak resident memory (its whole process tree, sampled with ``psutil`` every
 0.2 s) is reported, and a screenshot of every page (the viewport, after its first visit) goes
@@ -47,7 +48,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import shutil
-import statistics
 import tempfile
 import threading
 import time
@@ -65,7 +65,6 @@ from bench._common import (
     update_evidence,
 )
 from dashboard.navigation import OLD_KEYS, PAGES
-from dashboard.url_state import ALPHA_STEP
 from tests.browser_helpers import (
     APP_IDLE,
     STATUS_WIDGET,
@@ -168,28 +167,6 @@ def keys(page: Any, locator: Any, presses: list[str], settle_ms: float) -> float
     return settle(page, t0, settle_ms)
 
 
-def alpha_shown(page: Any, slider: Any, shown: Callable[[float], str], steps: int = 5) -> float:
-    """Move ``slider`` (alpha) one step right ``steps`` times; the median seconds until the page
-    shows ``shown(alpha)``.
-
-    The time a reader waits for the new numbers (the text that names the new alpha is drawn
-    with them), as the demo's figure is taken (``bench_dashboard.py``); Streamlit may still be
-    finishing the rest of the page (:func:`keys` times that), so each step waits for idle
-    before the next.
-    """
-    times = []
-    for _ in range(steps):
-        alpha = round(float(slider.input_value()) + ALPHA_STEP, 2)
-        text = page.get_by_text(shown(alpha), exact=False)
-        slider.focus()
-        t0 = time.perf_counter()
-        page.keyboard.press("ArrowRight")
-        text.first.wait_for(timeout=TIMEOUT_MS)
-        times.append(time.perf_counter() - t0)
-        settle(page, t0, 300)
-    return statistics.median(times)
-
-
 PROGRESS = '[data-testid="stMain"] [data-testid="stProgress"]'
 
 
@@ -272,23 +249,14 @@ def interactions(
     steps: dict[str, dict[str, Callable[[], float | dict[str, float]]]] = {
         "overview": {
             "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
-            "alpha step, numbers shown (median of 5)": lambda: alpha_shown(
-                page, alpha, lambda a: f"|alpha:{a:g}"
-            ),
         },
         "explorer": {
             "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
-            "alpha step, numbers shown (median of 5)": lambda: alpha_shown(
-                page, alpha, lambda a: f"alpha {a:g} (sidebar)"
-            ),
             "run switch": lambda: pick_next(page, "Run", settle_ms),
             "picker search": lambda: search(page, "headache", settle_ms),
         },
         "compare": {
             "alpha step": lambda: keys(page, alpha, ["ArrowRight"], settle_ms),
-            "alpha step, numbers shown (median of 5)": lambda: alpha_shown(
-                page, alpha, lambda a: f"(B minus A) at alpha {a:g};"
-            ),
             "question pick": lambda: pick_next(page, "Question (", settle_ms),
         },
         "failure_analysis": {
