@@ -151,8 +151,13 @@ def max_input_bytes() -> int:
     return int(megabytes * 1e6)
 
 
-def _too_large(path: Path, size: int | None, what: str, advice: str) -> InputTooLargeError:
-    """The one-line error of ``path`` past the cap (``size`` ``None``: read past it)."""
+def _too_large(
+    path: Path, size: int | None, what: str, advice: str, *, decompressed: bool = False
+) -> InputTooLargeError:
+    """The one-line error of ``path`` past the cap.
+
+    ``size`` ``None``: read past it; ``decompressed``: ``size`` is its columns' once decompressed.
+    """
     cap = max_input_bytes()
     digits = 0  # as few as tell the size from the cap (64.3 MB, not 64 MB, against 64 MB)
     while (
@@ -165,7 +170,8 @@ def _too_large(path: Path, size: int | None, what: str, advice: str) -> InputToo
     most = f"{cap / 1e6:,.{digits}f}"
     held = f"more than {most}" if size is None else f"{size / 1e6:,.{digits}f}"
     return InputTooLargeError(
-        f"{path.name} holds {held} MB; {what} takes at most {most} MB: {advice}, or raise the "
+        f"{path.name} holds {held} MB{' once decompressed' if decompressed else ''}; {what} "
+        f"takes at most {most} MB: {advice}, or raise the "
         f"cap with {MAX_INPUT_ENV}=<megabytes>"
     )
 
@@ -258,8 +264,7 @@ def check_parquet_size(
         raise InputFormatError(f"cannot read {path} as Parquet: {first}") from exc
     size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if size > max_input_bytes():
-        error = _too_large(path, size, what, advice)
-        raise InputTooLargeError(str(error).replace(" MB;", " MB once decompressed;", 1))
+        raise _too_large(path, size, what, advice, decompressed=True)
     return int(size)
 
 

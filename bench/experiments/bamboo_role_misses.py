@@ -43,7 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from bench._common import add_data_dir, text_table, write_evidence
-from s3kg_core.evaluation.bamboo import DATASETS, load_bamboo
+from s3kg_core.evaluation.bamboo import (
+    DATASETS,
+    SPLITS,
+    load_bamboo,
+    role_confusion_accuracy_x100,
+)
 from s3kg_core.scoring.result import DEFAULT_MODE
 from s3kg_core.scoring.s3kg import KGScorer, S3KGConfig
 
@@ -124,7 +129,7 @@ def _dataset(data: Any, dataset: str, scorer: KGScorer) -> dict[str, Any]:
     return {
         "cases": cases,
         "misses": misses,
-        "accuracy": 100.0 * (cases - misses) / cases if cases else None,
+        "accuracy": role_confusion_accuracy_x100(scores) if cases else None,
         "graph_ceiling": (
             100.0 * (cases - misses + kinds["original agrees"]) / cases if cases else None
         ),
@@ -136,7 +141,7 @@ def _dataset(data: Any, dataset: str, scorer: KGScorer) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated")
-    ap.add_argument("--split", default="dev", choices=("train", "dev", "test"))
+    ap.add_argument("--split", default="dev", choices=SPLITS)
     ap.add_argument("--mode", default=DEFAULT_MODE)
     ap.add_argument("--encoder", default="minilm")
     add_data_dir(ap, "bamboo/")
